@@ -1,0 +1,5 @@
+//! The `inquiry-model` command line.
+
+fn main() {
+    std::process::exit(inquiry_model::cli::main());
+}

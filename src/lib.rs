@@ -1,0 +1,23 @@
+//! # inquiry-model
+//!
+//! An executable, property-tested reference model of the tool-inquiry
+//! recording lifecycle specified by RFD 082 ("Unified inquiry event
+//! recording") and RFD 083 ("Built-in `ask_user` tool"), on top of RFD 028
+//! (the inquiry backend) and the RFD 004/005 draft (first-class inquiry
+//! events).
+//!
+//! The modules mirror the spec's concepts:
+//!
+//! - [`wire`]: the persisted event vocabulary and its serde.
+//!
+//! The core does no I/O and no randomness of its own: the same input gives the
+//! same output, byte for byte. Every rule has a stable ID listed in
+//! `spec/RULES.md`.
+
+#![deny(missing_docs)]
+
+pub mod wire;
+pub mod stream;
+pub mod tool;
+
+pub mod cli;

@@ -1,0 +1,821 @@
+//! The persisted event vocabulary and its serde.
+//!
+//! Everything here is what lands on disk in a conversation stream: the inquiry
+//! events of RFD 004/005 as widened by RFD 082 ("`InquiryResponse`
+//! serialization") and RFD 083 ("Propagating to the persisted shape"), and the
+//! event envelope that carries every kind of event. Other Rust
+//! implementations may depend on these paths.
+//!
+//! Reading is lenient where the RFDs say "read both" (legacy flat responses,
+//! missing cancellation reasons, unknown reason tags, unknown event kinds) and
+//! strict everywhere else: a shape the spec does not describe is an error that
+//! says what was expected, never a silent guess.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// The correlation key of an `InquiryRequest`/`InquiryResponse` pair.
+///
+/// Opaque to readers (RFD 082 "Inquiry ID format", rule `WIRE-ID-OPAQUE`):
+/// there is deliberately no accessor for its segments. Writers build it with
+/// [`InquiryId::new`]; readers only compare, hash and print it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct InquiryId(String);
+
+impl InquiryId {
+    /// Writer-side constructor: `<tool_call_id>.<question_id>.<attempt>`
+    /// (RFD 082 "Inquiry ID format", rule `LIFE-ID-FORMAT`). `attempt` is
+    /// 1-indexed per `(tool_call_id, question_id)` per turn.
+    pub fn new(tool_call_id: &str, question_id: &str, attempt: u32) -> Self {
+        InquiryId(format!("{tool_call_id}.{question_id}.{attempt}"))
+    }
+
+    /// Writer-side constructor of the pre-082 two-segment form
+    /// `<tool_call_id>.<question_id>`, used only by the `legacy` profile.
+    pub fn legacy(tool_call_id: &str, question_id: &str) -> Self {
+        InquiryId(format!("{tool_call_id}.{question_id}"))
+    }
+
+    /// Wraps an ID read from elsewhere (a stream, a test) without looking
+    /// inside it.
+    pub fn from_opaque(id: impl Into<String>) -> Self {
+        InquiryId(id.into())
+    }
+
+    /// The ID as written, for display and comparison only.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for InquiryId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Who asked the question, as persisted (RFD 082 "Source attribution").
+///
+/// Internally tagged by `source`. `User` and `Other` are never produced by the
+/// model; they are read because real streams may carry them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "source", rename_all = "snake_case")]
+pub enum InquirySource {
+    /// A tool's own question: `{"source":"tool","name":…}`.
+    Tool {
+        /// The tool's name.
+        name: String,
+    },
+    /// The assistant's question (RFD 083 `ask_user`): `{"source":"assistant"}`.
+    Assistant,
+    /// A user-originated inquiry (read only).
+    User,
+    /// Any other named source (read only).
+    Other {
+        /// The source's name.
+        name: String,
+    },
+}
+
+impl InquirySource {
+    /// `InquirySource::Tool { name }`.
+    pub fn tool(name: impl Into<String>) -> Self {
+        InquirySource::Tool { name: name.into() }
+    }
+}
+
+/// One persisted select option (RFD 005 shape, kept by RFD 082/083).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectOption {
+    /// The value the answer takes when this option is chosen.
+    pub value: Value,
+    /// Optional human description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// The persisted answer type (RFD 082 "Secret questions"), tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum InquiryAnswerType {
+    /// `{"type":"boolean"}`.
+    Boolean,
+    /// `{"type":"select","options":[…]}`.
+    Select {
+        /// The options offered.
+        options: Vec<SelectOption>,
+    },
+    /// `{"type":"text"}`.
+    Text,
+    /// `{"type":"secret"}`: free text whose answer is never persisted.
+    Secret,
+}
+
+/// Whether an answer may be remembered for the turn (RFD 083 "Propagating to
+/// the persisted shape"). Defaults to `Turn`, today's behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InquiryAnswerReusePolicy {
+    /// Re-ask every time.
+    None,
+    /// May be remembered for the rest of the turn.
+    #[default]
+    Turn,
+}
+
+impl InquiryAnswerReusePolicy {
+    /// `true` for the default, so serde can skip it (rule `WIRE-QUESTION-DEFAULTS`).
+    pub fn is_turn(&self) -> bool {
+        matches!(self, InquiryAnswerReusePolicy::Turn)
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The persisted question (RFD 005, widened by RFD 083 step 5).
+///
+/// The RFD 083 fields are defaulted on read and skipped on write when they
+/// hold their default, so pre-083 payloads read and write unchanged (rule
+/// `WIRE-QUESTION-DEFAULTS`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InquiryQuestion {
+    /// The question text.
+    pub text: String,
+    /// What kind of answer is expected.
+    pub answer_type: InquiryAnswerType,
+    /// Tool-author display hint, copied verbatim (RFD 082: never redacted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+    /// Context rendered above the question (RFD 083).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Human-only question (RFD 083).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub exclusive: bool,
+    /// Answer reuse policy (RFD 083).
+    #[serde(default, skip_serializing_if = "InquiryAnswerReusePolicy::is_turn")]
+    pub persistence: InquiryAnswerReusePolicy,
+}
+
+/// `inquiry_request` event payload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InquiryRequest {
+    /// Correlation key.
+    pub id: InquiryId,
+    /// Provenance, resolved from tool kind (RFD 082 "Source attribution").
+    pub source: InquirySource,
+    /// The question as asked.
+    pub question: InquiryQuestion,
+}
+
+/// Why an inquiry closed without an answer (RFD 082 "`InquiryResponse`
+/// serialization", RFD 083 step 7).
+///
+/// On disk it is a bare string tag. Unknown tags read as `Unknown(tag)` and
+/// write back verbatim (rule `WIRE-REASON-UNKNOWN`). The model never writes
+/// `Unknown`; an `Unknown` holding a known tag reads back as that known
+/// variant, so build values with [`CancellationReason::from_tag`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CancellationReason {
+    /// The user cancelled (Ctrl-C or EOF at the prompt, or the cancellation
+    /// token fired).
+    User,
+    /// The routing backend returned an error instead of an answer.
+    BackendError,
+    /// A human-only question found no interactive terminal.
+    NoPromptBackend,
+    /// A human-only question was configured with `target = "assistant"`.
+    AssistantRoutingDenied,
+    /// A configured static answer did not fit the question (RFD 083).
+    InvalidStaticAnswer,
+    /// A tag this build does not know, preserved verbatim. Readers must not
+    /// branch on its contents.
+    Unknown(String),
+}
+
+impl CancellationReason {
+    /// Every variant this build knows by name, in declaration order.
+    pub const KNOWN: [CancellationReason; 5] = [
+        CancellationReason::User,
+        CancellationReason::BackendError,
+        CancellationReason::NoPromptBackend,
+        CancellationReason::AssistantRoutingDenied,
+        CancellationReason::InvalidStaticAnswer,
+    ];
+
+    /// The serde tag (RFD 082 "Reader behavior": `as_str` helper).
+    pub fn as_str(&self) -> &str {
+        match self {
+            CancellationReason::User => "user",
+            CancellationReason::BackendError => "backend_error",
+            CancellationReason::NoPromptBackend => "no_prompt_backend",
+            CancellationReason::AssistantRoutingDenied => "assistant_routing_denied",
+            CancellationReason::InvalidStaticAnswer => "invalid_static_answer",
+            CancellationReason::Unknown(tag) => tag,
+        }
+    }
+
+    /// Reads a tag: a known one gives its variant, anything else `Unknown`.
+    pub fn from_tag(tag: &str) -> Self {
+        match tag {
+            "user" => CancellationReason::User,
+            "backend_error" => CancellationReason::BackendError,
+            "no_prompt_backend" => CancellationReason::NoPromptBackend,
+            "assistant_routing_denied" => CancellationReason::AssistantRoutingDenied,
+            "invalid_static_answer" => CancellationReason::InvalidStaticAnswer,
+            other => CancellationReason::Unknown(other.to_owned()),
+        }
+    }
+}
+
+impl fmt::Display for CancellationReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for CancellationReason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for CancellationReason {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = CancellationReason;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a cancellation reason tag (a string)")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CancellationReason::from_tag(v))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// `inquiry_response` event payload (RFD 082 "`InquiryResponse`
+/// serialization").
+///
+/// Writes the tagged form (`outcome`); reads the tagged form and the legacy
+/// flat `{id, answer}` form. See [`InquiryResponse`'s `Deserialize`
+/// impl](#impl-Deserialize<'de>-for-InquiryResponse) for the exact rules.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum InquiryResponse {
+    /// The question was answered and the answer is persisted.
+    Answered {
+        /// Correlation key.
+        id: InquiryId,
+        /// The answer as the tool received it.
+        answer: Value,
+    },
+    /// The inquiry closed without an answer.
+    Cancelled {
+        /// Correlation key.
+        id: InquiryId,
+        /// Why.
+        reason: CancellationReason,
+    },
+    /// Answered, but deliberately not persisted (secret questions).
+    Redacted {
+        /// Correlation key.
+        id: InquiryId,
+    },
+}
+
+impl InquiryResponse {
+    /// The correlation key, whatever the outcome.
+    pub fn id(&self) -> &InquiryId {
+        match self {
+            InquiryResponse::Answered { id, .. }
+            | InquiryResponse::Cancelled { id, .. }
+            | InquiryResponse::Redacted { id } => id,
+        }
+    }
+}
+
+/// Deserializes `Some(value)` even when the value is `null`, so that a present
+/// `"answer": null` is told apart from an absent `answer`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// The fields `inquiry_response` reads; other fields are ignored by the
+/// standalone type and kept as envelope extras by [`Event`].
+const RESPONSE_FIELDS: [&str; 4] = ["id", "outcome", "answer", "reason"];
+
+#[derive(Deserialize)]
+struct ResponseRepr {
+    id: InquiryId,
+    #[serde(default)]
+    outcome: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    answer: Option<Value>,
+    #[serde(default)]
+    reason: Option<CancellationReason>,
+}
+
+impl TryFrom<ResponseRepr> for InquiryResponse {
+    type Error = String;
+
+    /// The read rules of RFD 082 "`InquiryResponse` serialization", one arm
+    /// per case (rules `WIRE-RESP-*`).
+    fn try_from(r: ResponseRepr) -> Result<Self, String> {
+        match (r.outcome.as_deref(), r.answer) {
+            // WIRE-RESP-LEGACY: no `outcome` but an `answer` is a pre-082 answer.
+            (None, Some(answer)) => Ok(InquiryResponse::Answered { id: r.id, answer }),
+            // WIRE-RESP-INVALID: neither tag nor answer.
+            (None, None) => Err(
+                "inquiry_response has neither `outcome` nor `answer`; expected a tagged \
+                 response (`outcome`: answered|cancelled|redacted) or a legacy `{id, answer}`"
+                    .to_owned(),
+            ),
+            (Some("answered"), Some(answer)) => {
+                Ok(InquiryResponse::Answered { id: r.id, answer })
+            }
+            (Some("answered"), None) => {
+                Err("inquiry_response with `outcome: answered` is missing `answer`".to_owned())
+            }
+            // WIRE-RESP-REASON-DEFAULT: a missing reason reads as `user`.
+            (Some("cancelled"), _) => Ok(InquiryResponse::Cancelled {
+                id: r.id,
+                reason: r.reason.unwrap_or(CancellationReason::User),
+            }),
+            // WIRE-RESP-REDACTED-NO-ANSWER: an answer on disk is never materialised.
+            (Some("redacted"), _) => Ok(InquiryResponse::Redacted { id: r.id }),
+            (Some(other), _) => Err(format!(
+                "unknown inquiry_response outcome `{other}`; expected one of \
+                 `answered`, `cancelled`, `redacted`"
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for InquiryResponse {
+    /// Reads an `InquiryResponse` as RFD 082 prescribes:
+    ///
+    /// | `outcome` | `answer` | result |
+    /// | --- | --- | --- |
+    /// | absent | present | `Answered` (legacy flat form) |
+    /// | absent | absent | error |
+    /// | `answered` | present | `Answered` |
+    /// | `answered` | absent | error |
+    /// | `cancelled` | any | `Cancelled`, `reason` defaulting to `User` |
+    /// | `redacted` | any | `Redacted`, any answer dropped |
+    /// | other | any | error |
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let repr = ResponseRepr::deserialize(d)?;
+        InquiryResponse::try_from(repr).map_err(de::Error::custom)
+    }
+}
+
+/// A JSON value kept exactly as it was written (bytes included), for the
+/// parts of an event the model treats as opaque (tool arguments, chat
+/// contents, unknown fields).
+#[derive(Clone)]
+pub struct Opaque(Box<RawValue>);
+
+impl Opaque {
+    /// Wraps a value, written compactly.
+    pub fn from_value(v: &Value) -> Self {
+        // Serializing a `Value` to JSON cannot fail: its keys are strings.
+        Opaque(serde_json::value::to_raw_value(v).expect("a Value always serializes"))
+    }
+
+    /// The JSON text as written.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// Parses the text into a `Value`.
+    pub fn to_value(&self) -> Value {
+        // The text was validated as JSON when the `Opaque` was built.
+        serde_json::from_str(self.0.get()).expect("Opaque holds valid JSON")
+    }
+
+    fn from_raw(raw: Box<RawValue>) -> Self {
+        Opaque(raw)
+    }
+}
+
+impl PartialEq for Opaque {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl fmt::Debug for Opaque {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl Serialize for Opaque {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Opaque {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(d).map(Opaque)
+    }
+}
+
+/// An event's fields in written order, each kept as written.
+pub type Fields = Vec<(String, Opaque)>;
+
+/// `tool_call_request` payload. Only the fields the model reasons about are
+/// typed; `arguments` stays opaque (the fixtures hold base64 text there).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallRequest {
+    /// The provider's tool-call ID (may repeat across cycles and turns).
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, opaque.
+    pub arguments: Option<Opaque>,
+}
+
+/// `tool_call_response` payload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallResponse {
+    /// The tool-call ID it answers.
+    pub id: String,
+    /// The content the provider sees, opaque.
+    pub content: Option<Opaque>,
+    /// Whether the call failed, when written.
+    pub is_error: Option<bool>,
+}
+
+/// The kind of an event and the fields the model types for it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    /// `turn_start`: opens a turn.
+    TurnStart,
+    /// `chat_request`: the user's message (fields opaque).
+    ChatRequest,
+    /// `chat_response`: the assistant's message (fields opaque).
+    ChatResponse,
+    /// `tool_call_request`.
+    ToolCallRequest(ToolCallRequest),
+    /// `tool_call_response`.
+    ToolCallResponse(ToolCallResponse),
+    /// `inquiry_request`.
+    InquiryRequest(InquiryRequest),
+    /// `inquiry_response`.
+    InquiryResponse(InquiryResponse),
+    /// Any other `type` (e.g. `config_delta`), kept verbatim.
+    Other(String),
+}
+
+impl EventKind {
+    /// The `type` tag.
+    pub fn tag(&self) -> &str {
+        match self {
+            EventKind::TurnStart => "turn_start",
+            EventKind::ChatRequest => "chat_request",
+            EventKind::ChatResponse => "chat_response",
+            EventKind::ToolCallRequest(_) => "tool_call_request",
+            EventKind::ToolCallResponse(_) => "tool_call_response",
+            EventKind::InquiryRequest(_) => "inquiry_request",
+            EventKind::InquiryResponse(_) => "inquiry_response",
+            EventKind::Other(tag) => tag,
+        }
+    }
+
+    /// Whether providers may see this event (RFD 004/005 draft "Event
+    /// Visibility", rule `WIRE-VISIBILITY`): an allowlist, so any kind this
+    /// build does not know is hidden.
+    pub fn is_provider_visible(&self) -> bool {
+        match self {
+            EventKind::ChatRequest
+            | EventKind::ChatResponse
+            | EventKind::ToolCallRequest(_)
+            | EventKind::ToolCallResponse(_) => true,
+            EventKind::TurnStart
+            | EventKind::InquiryRequest(_)
+            | EventKind::InquiryResponse(_)
+            | EventKind::Other(_) => false,
+        }
+    }
+}
+
+/// One persisted event: the `type` tag, an optional `timestamp` kept as
+/// written, the kind's typed fields, and every other field verbatim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// The timestamp string as written, if any.
+    pub timestamp: Option<String>,
+    /// The kind and its typed fields.
+    pub kind: EventKind,
+    /// Fields the kind does not type, in written order, kept verbatim.
+    pub extra: Fields,
+}
+
+impl Event {
+    /// An event with no timestamp and no extra fields.
+    pub fn new(kind: EventKind) -> Self {
+        Event {
+            timestamp: None,
+            kind,
+            extra: Vec::new(),
+        }
+    }
+
+    /// See [`EventKind::is_provider_visible`].
+    pub fn is_provider_visible(&self) -> bool {
+        self.kind.is_provider_visible()
+    }
+
+    /// The inquiry request, if this is one.
+    pub fn as_inquiry_request(&self) -> Option<&InquiryRequest> {
+        match &self.kind {
+            EventKind::InquiryRequest(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The inquiry response, if this is one.
+    pub fn as_inquiry_response(&self) -> Option<&InquiryResponse> {
+        match &self.kind {
+            EventKind::InquiryResponse(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// An event read as its raw fields, before the kind is typed.
+///
+/// The oracle looks at raw shapes (a legacy untagged response, a `redacted`
+/// event that carries an `answer` on disk) that the typed [`Event`] rightly
+/// forgets; both come from this one reader.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawEvent {
+    /// Every field in written order, `type` and `timestamp` included.
+    pub fields: Fields,
+}
+
+impl RawEvent {
+    /// The raw text of a field, if present.
+    pub fn field(&self, name: &str) -> Option<&Opaque> {
+        self.fields.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// The `type` tag, if it is a JSON string.
+    pub fn tag(&self) -> Option<String> {
+        self.field("type")
+            .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+    }
+
+    /// Types the event (rules `WIRE-EVENT-*`).
+    pub fn into_event(self) -> Result<Event, String> {
+        let mut tag: Option<String> = None;
+        let mut timestamp: Option<String> = None;
+        let mut rest: Fields = Vec::with_capacity(self.fields.len());
+        for (k, v) in self.fields {
+            match k.as_str() {
+                "type" => {
+                    tag = Some(
+                        serde_json::from_str(v.get())
+                            .map_err(|_| format!("`type` must be a string, found {}", v.get()))?,
+                    )
+                }
+                "timestamp" => {
+                    timestamp = Some(serde_json::from_str(v.get()).map_err(|_| {
+                        format!("`timestamp` must be a string, found {}", v.get())
+                    })?)
+                }
+                _ => rest.push((k, v)),
+            }
+        }
+        let tag = tag.ok_or_else(|| "event has no `type` field".to_owned())?;
+        let (kind, extra) = match tag.as_str() {
+            "turn_start" => (EventKind::TurnStart, rest),
+            "chat_request" => (EventKind::ChatRequest, rest),
+            "chat_response" => (EventKind::ChatResponse, rest),
+            "tool_call_request" => {
+                let (mut t, extra) = take(rest, &["id", "name", "arguments"]);
+                let id = req_string(&mut t, 0, "tool_call_request", "id")?;
+                let name = req_string(&mut t, 1, "tool_call_request", "name")?;
+                let arguments = t[2].take();
+                (
+                    EventKind::ToolCallRequest(ToolCallRequest {
+                        id,
+                        name,
+                        arguments,
+                    }),
+                    extra,
+                )
+            }
+            "tool_call_response" => {
+                let (mut t, extra) = take(rest, &["id", "content", "is_error"]);
+                let id = req_string(&mut t, 0, "tool_call_response", "id")?;
+                let content = t[1].take();
+                let is_error = match t[2].take() {
+                    None => None,
+                    Some(v) => Some(serde_json::from_str::<bool>(v.get()).map_err(|_| {
+                        format!(
+                            "tool_call_response `is_error` must be a boolean, found {}",
+                            v.get()
+                        )
+                    })?),
+                };
+                (
+                    EventKind::ToolCallResponse(ToolCallResponse {
+                        id,
+                        content,
+                        is_error,
+                    }),
+                    extra,
+                )
+            }
+            "inquiry_request" => {
+                let (t, extra) = take(rest, &["id", "source", "question"]);
+                let req: InquiryRequest = from_fields(&["id", "source", "question"], &t)
+                    .map_err(|e| format!("invalid inquiry_request: {e}"))?;
+                (EventKind::InquiryRequest(req), extra)
+            }
+            "inquiry_response" => {
+                let (t, extra) = take(rest, &RESPONSE_FIELDS);
+                let resp: InquiryResponse = from_fields(&RESPONSE_FIELDS, &t)
+                    .map_err(|e| format!("invalid inquiry_response: {e}"))?;
+                (EventKind::InquiryResponse(resp), extra)
+            }
+            _ => (EventKind::Other(tag), rest),
+        };
+        Ok(Event {
+            timestamp,
+            kind,
+            extra,
+        })
+    }
+}
+
+/// Splits `fields` into the named ones (by position in `names`) and the rest.
+fn take(fields: Fields, names: &[&str]) -> (Vec<Option<Opaque>>, Fields) {
+    let mut taken: Vec<Option<Opaque>> = vec![None; names.len()];
+    let mut rest = Vec::new();
+    for (k, v) in fields {
+        match names.iter().position(|n| *n == k) {
+            Some(i) => taken[i] = Some(v),
+            None => rest.push((k, v)),
+        }
+    }
+    (taken, rest)
+}
+
+fn req_string(
+    t: &mut [Option<Opaque>],
+    i: usize,
+    kind: &str,
+    name: &str,
+) -> Result<String, String> {
+    match t[i].take() {
+        None => Err(format!("{kind} is missing `{name}`")),
+        Some(v) => serde_json::from_str(v.get())
+            .map_err(|_| format!("{kind} `{name}` must be a string, found {}", v.get())),
+    }
+}
+
+/// Deserializes a struct from named raw fields, via a JSON object built from
+/// them (only the handful of inquiry fields ever goes through here).
+fn from_fields<T: for<'de> Deserialize<'de>>(
+    names: &[&str],
+    values: &[Option<Opaque>],
+) -> Result<T, serde_json::Error> {
+    let mut obj = String::from("{");
+    let mut first = true;
+    for (name, v) in names.iter().zip(values) {
+        if let Some(v) = v {
+            if !first {
+                obj.push(',');
+            }
+            first = false;
+            obj.push('"');
+            obj.push_str(name);
+            obj.push_str("\":");
+            obj.push_str(v.get());
+        }
+    }
+    obj.push('}');
+    serde_json::from_str(&obj)
+}
+
+impl<'de> Deserialize<'de> for RawEvent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawEvent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an event object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEvent, A::Error> {
+                let mut fields: Fields = Vec::new();
+                while let Some(k) = map.next_key::<String>()? {
+                    // WIRE-EVENT-DUPLICATE: a field written twice is ambiguous.
+                    if fields.iter().any(|(name, _)| *name == k) {
+                        return Err(de::Error::custom(format_args!("duplicate field `{k}`")));
+                    }
+                    let v: Box<RawValue> = map.next_value()?;
+                    fields.push((k, Opaque::from_raw(v)));
+                }
+                Ok(RawEvent { fields })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl Serialize for RawEvent {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.fields.len()))?;
+        for (k, v) in &self.fields {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        RawEvent::deserialize(d)?
+            .into_event()
+            .map_err(de::Error::custom)
+    }
+}
+
+impl Serialize for Event {
+    /// Writes `type`, then `timestamp`, then the kind's fields, then the
+    /// extras in their read order: one canonical shape, so a second write is
+    /// byte-identical to the first (rule `WIRE-STREAM-ROUNDTRIP`).
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("type", self.kind.tag())?;
+        if let Some(ts) = &self.timestamp {
+            m.serialize_entry("timestamp", ts)?;
+        }
+        match &self.kind {
+            EventKind::TurnStart
+            | EventKind::ChatRequest
+            | EventKind::ChatResponse
+            | EventKind::Other(_) => {}
+            EventKind::ToolCallRequest(r) => {
+                m.serialize_entry("id", &r.id)?;
+                m.serialize_entry("name", &r.name)?;
+                if let Some(a) = &r.arguments {
+                    m.serialize_entry("arguments", a)?;
+                }
+            }
+            EventKind::ToolCallResponse(r) => {
+                m.serialize_entry("id", &r.id)?;
+                if let Some(c) = &r.content {
+                    m.serialize_entry("content", c)?;
+                }
+                if let Some(e) = &r.is_error {
+                    m.serialize_entry("is_error", e)?;
+                }
+            }
+            EventKind::InquiryRequest(r) => {
+                m.serialize_entry("id", &r.id)?;
+                m.serialize_entry("source", &r.source)?;
+                m.serialize_entry("question", &r.question)?;
+            }
+            EventKind::InquiryResponse(r) => match r {
+                InquiryResponse::Answered { id, answer } => {
+                    m.serialize_entry("outcome", "answered")?;
+                    m.serialize_entry("id", id)?;
+                    m.serialize_entry("answer", answer)?;
+                }
+                InquiryResponse::Cancelled { id, reason } => {
+                    m.serialize_entry("outcome", "cancelled")?;
+                    m.serialize_entry("id", id)?;
+                    m.serialize_entry("reason", reason)?;
+                }
+                InquiryResponse::Redacted { id } => {
+                    m.serialize_entry("outcome", "redacted")?;
+                    m.serialize_entry("id", id)?;
+                }
+            },
+        }
+        for (k, v) in &self.extra {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+mod reader;
+pub use reader::{EventReader, Format, ReadError, Stream};
