@@ -16,8 +16,13 @@
 
 #![deny(missing_docs)]
 
-pub mod wire;
+pub mod ask_user;
+pub mod check;
+pub mod config;
+pub mod prompt;
+pub mod strategy;
 pub mod stream;
 pub mod tool;
+pub mod wire;
 
 pub mod cli;

@@ -1,0 +1,1 @@
+//! The `ask_user` built-in tool (RFD 083).

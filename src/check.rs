@@ -1,0 +1,1 @@
+//! The oracle: every invariant as a function from a stream or trace to diagnostics.

@@ -1,0 +1,1 @@
+//! Tool configuration and built-in defaults merged under user configuration (RFD 081/083).

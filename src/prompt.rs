@@ -1,0 +1,1 @@
+//! How the prompter presents a question (RFD 082 "Secret questions", RFD 083 step 4).

@@ -1,0 +1,1 @@
+//! proptest strategies and `Arbitrary` helpers for the wire types.
