@@ -1,0 +1,1037 @@
+//! The tool coordinator as a state machine: the recording lifecycle of RFD 082
+//! with RFD 083's enrichments, driven one [`Input`] at a time and answering
+//! with [`Effect`]s.
+//!
+//! The coordinator never runs a tool, shows a prompt or calls a backend: it
+//! asks for those through effects, and the driver ([`crate::scenario`], or a
+//! property test) answers with the matching input. Everything it persists
+//! leaves through [`Effect::Persist`], in order. The rule switches come from
+//! a [`Rules`] value; nothing here asks which profile it runs under.
+
+use std::fmt;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::inquiry::{BackendCall, BackendQuestion};
+use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery, TurnCacheShape};
+use crate::prompt::{self, Presentation};
+use crate::routing::{self, InquiryErrorKind, NonAnswer, Route};
+use crate::tool::{
+    AnswerReusePolicy, AnswerType, Answers, Outcome, Question, QuestionConfig, ToolSource,
+};
+use crate::wire::{
+    Event, EventKind, InquiryId, InquiryRequest, InquiryResponse, InquirySource, Opaque,
+    ToolCallRequest, ToolCallResponse,
+};
+
+/// Whether the user must allow a tool before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunPolicy {
+    /// Runs without asking.
+    #[default]
+    Unattended,
+    /// Asks the user first; `Y`/`N` remember the decision for the turn.
+    Ask,
+}
+
+/// What the coordinator knows of a tool: its kind and its configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    /// Where its code comes from.
+    pub source: ToolSource,
+    /// `conversation.tools.<tool>.questions`.
+    pub questions: IndexMap<String, QuestionConfig>,
+    /// The permission policy.
+    pub run: RunPolicy,
+}
+
+/// A tool call the assistant made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    /// The provider's tool-call ID (may repeat across cycles and turns).
+    pub id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments (an empty object when a scenario gives none).
+    #[serde(default = "empty_object")]
+    pub arguments: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// Faults the model can be told to commit, so that tests can show each
+/// invariant check catches the fault it exists for. All off by default; the
+/// model is only correct with all off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Faults {
+    /// Record the request after the routing effect instead of before it.
+    pub record_after_routing: bool,
+    /// Record nothing when the cached answer short-circuits.
+    pub skip_record_on_cache_hit: bool,
+    /// Restart the attempt counter at every cycle instead of every turn.
+    pub attempt_counter_per_cycle: bool,
+    /// Record a secret answer as `Answered`.
+    pub persist_secret: bool,
+    /// Remember a cancelled question's (null) answer for the turn.
+    pub cache_cancelled: bool,
+    /// Remember secret answers for the turn.
+    pub cache_secret: bool,
+    /// Read and write the cache for `persistence: none` questions.
+    pub ignore_persistence_gate: bool,
+    /// Let configuration (`prompt_label = "Assistant"`) set the persisted source.
+    pub config_sets_source: bool,
+    /// Route exclusive questions as if they were not (to the backend).
+    pub exclusive_to_backend: bool,
+    /// Leave the request unpaired when the inquiry backend fails.
+    pub no_response_on_backend_error: bool,
+    /// Write tool answers into the permission map (the two maps share a caller).
+    pub shared_cache_maps: bool,
+}
+
+/// An answer held for a tool in memory. Its `Debug` never shows a secret.
+#[derive(Clone, PartialEq)]
+struct Held {
+    value: Value,
+    secret: bool,
+}
+
+impl fmt::Debug for Held {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.secret {
+            f.write_str("<secret>")
+        } else {
+            write!(f, "{}", self.value)
+        }
+    }
+}
+
+/// The turn's remembered answers (RFD 082 "Splitting the turn-cache state").
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnCache {
+    /// RFD 082: one map per caller.
+    Split {
+        /// Tool-question answers, keyed `<tool_name>.<question_id>`.
+        remembered_tool_answers: IndexMap<String, Value>,
+        /// Permission decisions, keyed `<tool_name>.__permission__`.
+        remembered_permission_decisions: IndexMap<String, Value>,
+    },
+    /// Pre-082: both callers share one map.
+    Combined {
+        /// Everything remembered, keyed as above.
+        persisted_inquiry_responses: IndexMap<String, Value>,
+    },
+}
+
+impl TurnCache {
+    fn new(shape: TurnCacheShape) -> Self {
+        match shape {
+            TurnCacheShape::Split => TurnCache::Split {
+                remembered_tool_answers: IndexMap::new(),
+                remembered_permission_decisions: IndexMap::new(),
+            },
+            TurnCacheShape::Combined => TurnCache::Combined {
+                persisted_inquiry_responses: IndexMap::new(),
+            },
+        }
+    }
+
+    /// The map tool answers are read from and written to.
+    pub fn tool_answers(&self) -> &IndexMap<String, Value> {
+        match self {
+            TurnCache::Split {
+                remembered_tool_answers,
+                ..
+            } => remembered_tool_answers,
+            TurnCache::Combined {
+                persisted_inquiry_responses,
+            } => persisted_inquiry_responses,
+        }
+    }
+
+    /// The map permission decisions are read from and written to.
+    pub fn permission_decisions(&self) -> &IndexMap<String, Value> {
+        match self {
+            TurnCache::Split {
+                remembered_permission_decisions,
+                ..
+            } => remembered_permission_decisions,
+            TurnCache::Combined {
+                persisted_inquiry_responses,
+            } => persisted_inquiry_responses,
+        }
+    }
+
+    fn tool_answers_mut(&mut self) -> &mut IndexMap<String, Value> {
+        match self {
+            TurnCache::Split {
+                remembered_tool_answers,
+                ..
+            } => remembered_tool_answers,
+            TurnCache::Combined {
+                persisted_inquiry_responses,
+            } => persisted_inquiry_responses,
+        }
+    }
+
+    fn permission_decisions_mut(&mut self) -> &mut IndexMap<String, Value> {
+        match self {
+            TurnCache::Split {
+                remembered_permission_decisions,
+                ..
+            } => remembered_permission_decisions,
+            TurnCache::Combined {
+                persisted_inquiry_responses,
+            } => persisted_inquiry_responses,
+        }
+    }
+}
+
+/// Per-turn state (RFD 082 `TurnState`): built fresh at every turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnState {
+    /// The attempt counter per `(tool_call_id, question_id)` (rule
+    /// `LIFE-ATTEMPT-COUNTER`).
+    pub attempts: IndexMap<(String, String), u32>,
+    /// The remembered answers.
+    pub cache: TurnCache,
+}
+
+/// Where a tool call stands.
+#[derive(Debug, Clone, PartialEq)]
+enum Status {
+    AwaitingPermission,
+    Running,
+    AwaitingPrompt {
+        inquiry_id: Option<InquiryId>,
+        question: Question,
+    },
+    AwaitingBackend {
+        inquiry_id: Option<InquiryId>,
+        question: Question,
+        call: Box<BackendCall>,
+    },
+    Done,
+}
+
+/// A tool call of the current cycle (RFD 082 `ExecutingTool`).
+#[derive(Debug, Clone, PartialEq)]
+struct ExecutingTool {
+    call: Call,
+    /// Answers keyed by bare question ID, latest wins (rule `LIFE-ACCUMULATED`).
+    accumulated_answers: IndexMap<String, Held>,
+    status: Status,
+}
+
+/// What the driver tells the coordinator.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// A new turn with the user's message.
+    BeginTurn {
+        /// The user's message.
+        content: String,
+    },
+    /// The assistant emitted these tool calls (one cycle; parallel calls).
+    BeginCycle {
+        /// The calls, in emitted order.
+        calls: Vec<Call>,
+    },
+    /// A tool invocation returned (RFD 082 `ExecutorResult`): the source was
+    /// resolved at the executor boundary from the tool's kind.
+    ToolReturned {
+        /// Index of the call in the cycle.
+        call: usize,
+        /// What the tool returned.
+        outcome: Outcome,
+        /// The provenance the executor resolved.
+        source: InquirySource,
+    },
+    /// The user answered a prompt (RFD 082 `ExecutionEvent::PromptAnswer`).
+    PromptAnswered {
+        /// Index of the call.
+        call: usize,
+        /// The ID allocated when the request was recorded, threaded verbatim.
+        inquiry_id: Option<InquiryId>,
+        /// The answer.
+        answer: Value,
+        /// `Y`/`N` rather than `y`/`n`.
+        remember: bool,
+    },
+    /// Ctrl-C or EOF at a prompt (RFD 082 `ExecutionEvent::PromptCancelled`).
+    PromptCancelled {
+        /// Index of the call.
+        call: usize,
+        /// The ID allocated when the request was recorded.
+        inquiry_id: Option<InquiryId>,
+    },
+    /// The inquiry backend finished (RFD 028 `InquiryResult`).
+    InquiryResult {
+        /// Index of the call.
+        call: usize,
+        /// The structured response, or the backend's error.
+        result: Result<Value, InquiryErrorKind>,
+    },
+    /// The user answered a permission prompt.
+    PermissionAnswered {
+        /// Index of the call.
+        call: usize,
+        /// Allowed to run.
+        allow: bool,
+        /// Remember for the turn.
+        remember: bool,
+    },
+    /// The assistant's final message; the turn ends.
+    EndTurn {
+        /// The assistant's message.
+        content: String,
+    },
+}
+
+/// What the coordinator asks of the world.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Append this event to the persisted stream.
+    Persist(Event),
+    /// Run the tool with these accumulated answers.
+    Invoke {
+        /// Index of the call.
+        call: usize,
+        /// The answers the tool sees (`tool.answers` for local tools).
+        answers: Answers,
+    },
+    /// Ask the user whether the tool may run.
+    AskPermission {
+        /// Index of the call.
+        call: usize,
+    },
+    /// Show a question at the prompter.
+    Prompt {
+        /// Index of the call.
+        call: usize,
+        /// The ID to thread back with the answer.
+        inquiry_id: Option<InquiryId>,
+        /// What the user sees.
+        presentation: Presentation,
+    },
+    /// Call the inquiry backend.
+    Inquire {
+        /// Index of the call.
+        call: usize,
+        /// The call as the backend gets it.
+        backend: Box<BackendCall>,
+    },
+    /// The call is complete; this is what the model sees.
+    Respond {
+        /// Index of the call.
+        call: usize,
+        /// The text.
+        content: String,
+        /// Whether it is an error.
+        is_error: bool,
+    },
+}
+
+/// An input that does not fit the coordinator's state (a driver bug, never
+/// a spec outcome).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoordinatorError(pub String);
+
+impl fmt::Display for CoordinatorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CoordinatorError {}
+
+/// How a question was resolved, before any effect (pure).
+#[derive(Debug, Clone, PartialEq)]
+enum Resolution {
+    Cached(Value),
+    Static(Value),
+    Fail(NonAnswer),
+    Prompt,
+    Backend(BackendQuestion),
+}
+
+/// Where an answer came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Via {
+    Cache,
+    Static,
+    Prompter { remember: bool },
+    Backend,
+}
+
+/// The coordinator.
+#[derive(Debug, Clone)]
+pub struct Coordinator {
+    rules: Rules,
+    tty: bool,
+    tools: IndexMap<String, ToolSpec>,
+    faults: Faults,
+    persisted: usize,
+    turn: Option<TurnState>,
+    executing: Vec<ExecutingTool>,
+}
+
+impl Coordinator {
+    /// A coordinator under `rules`, with a TTY or not, knowing `tools`.
+    pub fn new(rules: Rules, tty: bool, tools: IndexMap<String, ToolSpec>, faults: Faults) -> Self {
+        Coordinator {
+            rules,
+            tty,
+            tools,
+            faults,
+            persisted: 0,
+            turn: None,
+            executing: Vec::new(),
+        }
+    }
+
+    /// The current turn's state, if a turn is open.
+    pub fn turn_state(&self) -> Option<&TurnState> {
+        self.turn.as_ref()
+    }
+
+    /// Whether every call of the current cycle has responded.
+    pub fn cycle_done(&self) -> bool {
+        self.executing
+            .iter()
+            .all(|t| matches!(t.status, Status::Done))
+    }
+
+    /// Handles one input.
+    pub fn handle(&mut self, input: Input) -> Result<Vec<Effect>, CoordinatorError> {
+        let mut fx = Vec::new();
+        match input {
+            Input::BeginTurn { content } => self.begin_turn(content, &mut fx)?,
+            Input::BeginCycle { calls } => self.begin_cycle(calls, &mut fx)?,
+            Input::ToolReturned {
+                call,
+                outcome,
+                source,
+            } => self.tool_returned(call, outcome, source, &mut fx)?,
+            Input::PromptAnswered {
+                call,
+                inquiry_id,
+                answer,
+                remember,
+            } => {
+                let question = self.expect_prompt(call, &inquiry_id)?;
+                self.answered(
+                    call,
+                    &question,
+                    inquiry_id,
+                    answer,
+                    Via::Prompter { remember },
+                    &mut fx,
+                );
+            }
+            Input::PromptCancelled { call, inquiry_id } => {
+                let question = self.expect_prompt(call, &inquiry_id)?;
+                self.fail(
+                    call,
+                    &question,
+                    inquiry_id,
+                    NonAnswer::PromptCancelled,
+                    &mut fx,
+                );
+            }
+            Input::InquiryResult { call, result } => {
+                let (question, inquiry_id, backend) =
+                    match &self.executing.get(call).map(|t| &t.status) {
+                        Some(Status::AwaitingBackend {
+                            inquiry_id,
+                            question,
+                            call: backend,
+                        }) => (question.clone(), inquiry_id.clone(), backend.clone()),
+                        _ => return Err(self.bad(call, "an inquiry result")),
+                    };
+                match result.and_then(|structured| backend.extract(&structured)) {
+                    Ok(answer) => {
+                        self.answered(call, &question, inquiry_id, answer, Via::Backend, &mut fx)
+                    }
+                    Err(kind) => self.fail(
+                        call,
+                        &question,
+                        inquiry_id,
+                        NonAnswer::Inquiry(kind),
+                        &mut fx,
+                    ),
+                }
+            }
+            Input::PermissionAnswered {
+                call,
+                allow,
+                remember,
+            } => {
+                match self.executing.get(call).map(|t| &t.status) {
+                    Some(Status::AwaitingPermission) => {}
+                    _ => return Err(self.bad(call, "a permission answer")),
+                }
+                if remember {
+                    let key = format!("{}.__permission__", self.executing[call].call.tool);
+                    let v = Value::String(if allow { "y" } else { "n" }.to_owned());
+                    self.turn_mut()?
+                        .cache
+                        .permission_decisions_mut()
+                        .insert(key, v);
+                }
+                self.permission_decided(call, allow, &mut fx);
+            }
+            Input::EndTurn { content } => {
+                if self.turn.is_none() {
+                    return Err(CoordinatorError("EndTurn outside a turn".to_owned()));
+                }
+                if !self.cycle_done() {
+                    return Err(CoordinatorError(
+                        "EndTurn while tool calls are still running".to_owned(),
+                    ));
+                }
+                let mut e = Event::new(EventKind::ChatResponse);
+                e.extra.push((
+                    "message".to_owned(),
+                    Opaque::from_value(&Value::String(content)),
+                ));
+                self.persist(e, &mut fx);
+                self.executing.clear();
+                self.turn = None;
+            }
+        }
+        Ok(fx)
+    }
+
+    fn bad(&self, call: usize, what: &str) -> CoordinatorError {
+        CoordinatorError(format!(
+            "call {call} is not waiting for {what} (state: {:?})",
+            self.executing.get(call).map(|t| &t.status)
+        ))
+    }
+
+    fn turn_mut(&mut self) -> Result<&mut TurnState, CoordinatorError> {
+        self.turn
+            .as_mut()
+            .ok_or_else(|| CoordinatorError("no turn is open".to_owned()))
+    }
+
+    fn persist(&mut self, e: Event, fx: &mut Vec<Effect>) {
+        self.persisted += 1;
+        fx.push(Effect::Persist(e));
+    }
+
+    fn begin_turn(
+        &mut self,
+        content: String,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), CoordinatorError> {
+        if !self.cycle_done() {
+            return Err(CoordinatorError(
+                "BeginTurn while tool calls are still running".to_owned(),
+            ));
+        }
+        // LIFE-ATTEMPT-RESET: a fresh TurnState per turn.
+        self.turn = Some(TurnState {
+            attempts: IndexMap::new(),
+            cache: TurnCache::new(self.rules.turn_cache),
+        });
+        self.executing.clear();
+        self.persist(Event::new(EventKind::TurnStart), fx);
+        let mut e = Event::new(EventKind::ChatRequest);
+        e.extra.push((
+            "content".to_owned(),
+            Opaque::from_value(&Value::String(content)),
+        ));
+        self.persist(e, fx);
+        Ok(())
+    }
+
+    fn begin_cycle(
+        &mut self,
+        calls: Vec<Call>,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), CoordinatorError> {
+        if !self.cycle_done() {
+            return Err(CoordinatorError(
+                "BeginCycle while tool calls are still running".to_owned(),
+            ));
+        }
+        let faults = self.faults;
+        let turn = self.turn_mut()?;
+        if faults.attempt_counter_per_cycle {
+            turn.attempts.clear();
+        }
+        self.executing = calls
+            .into_iter()
+            .map(|call| ExecutingTool {
+                call,
+                accumulated_answers: IndexMap::new(),
+                status: Status::Running,
+            })
+            .collect();
+        for i in 0..self.executing.len() {
+            let call = self.executing[i].call.clone();
+            let arguments = Opaque::from_value(&call.arguments);
+            self.persist(
+                Event::new(EventKind::ToolCallRequest(ToolCallRequest {
+                    id: call.id.clone(),
+                    name: call.tool.clone(),
+                    arguments: Some(arguments),
+                })),
+                fx,
+            );
+        }
+        for i in 0..self.executing.len() {
+            let tool = self.executing[i].call.tool.clone();
+            let Some(spec) = self.tools.get(&tool) else {
+                self.respond(i, format!("{tool}: no such tool is configured."), true, fx);
+                continue;
+            };
+            match spec.run {
+                RunPolicy::Unattended => self.start(i, fx),
+                RunPolicy::Ask => {
+                    let key = format!("{tool}.__permission__");
+                    let decided = self
+                        .turn
+                        .as_ref()
+                        .and_then(|t| t.cache.permission_decisions().get(&key).cloned());
+                    match decided.as_ref().and_then(Value::as_str) {
+                        Some("y") => self.start(i, fx),
+                        Some(_) => self.permission_decided(i, false, fx),
+                        None => {
+                            self.executing[i].status = Status::AwaitingPermission;
+                            fx.push(Effect::AskPermission { call: i });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn permission_decided(&mut self, call: usize, allow: bool, fx: &mut Vec<Effect>) {
+        if allow {
+            self.start(call, fx);
+        } else {
+            let tool = self.executing[call].call.tool.clone();
+            self.respond(call, routing::messages::permission_denied(&tool), true, fx);
+        }
+    }
+
+    /// First invocation. Pre-082, static answers are pre-seeded here (RFD 082
+    /// "Pre-seed removal" removes exactly this, rule `LIFE-NO-PRESEED`).
+    fn start(&mut self, call: usize, fx: &mut Vec<Effect>) {
+        let tool = self.executing[call].call.tool.clone();
+        if let (StaticDelivery::PreSeeded, Some(spec)) =
+            (self.rules.static_delivery, self.tools.get(&tool))
+        {
+            let seeds: Vec<(String, Value)> = spec
+                .questions
+                .iter()
+                .filter_map(|(id, c)| c.answer.clone().map(|a| (id.clone(), a)))
+                .collect();
+            for (id, value) in seeds {
+                self.executing[call].accumulated_answers.insert(
+                    id,
+                    Held {
+                        value,
+                        secret: false,
+                    },
+                );
+            }
+        }
+        self.executing[call].status = Status::Running;
+        self.invoke(call, fx);
+    }
+
+    fn invoke(&mut self, call: usize, fx: &mut Vec<Effect>) {
+        let answers: Answers = self.executing[call]
+            .accumulated_answers
+            .iter()
+            .map(|(k, h)| (k.clone(), h.value.clone()))
+            .collect();
+        fx.push(Effect::Invoke { call, answers });
+    }
+
+    fn respond(&mut self, call: usize, content: String, is_error: bool, fx: &mut Vec<Effect>) {
+        let id = self.executing[call].call.id.clone();
+        self.persist(
+            Event::new(EventKind::ToolCallResponse(ToolCallResponse {
+                id,
+                content: Some(Opaque::from_value(&Value::String(content.clone()))),
+                is_error: Some(is_error),
+            })),
+            fx,
+        );
+        let t = &mut self.executing[call];
+        t.status = Status::Done;
+        // The tool is finished: its answers, secrets included, leave memory.
+        t.accumulated_answers.clear();
+        fx.push(Effect::Respond {
+            call,
+            content,
+            is_error,
+        });
+    }
+
+    fn tool_returned(
+        &mut self,
+        call: usize,
+        outcome: Outcome,
+        source: InquirySource,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), CoordinatorError> {
+        match self.executing.get(call).map(|t| &t.status) {
+            Some(Status::Running) => {}
+            _ => return Err(self.bad(call, "a tool result")),
+        }
+        match outcome {
+            Outcome::Success { content } => self.respond(call, content, false, fx),
+            // `transient` is dropped at the executor boundary (RFD 082).
+            Outcome::Error { message, .. } => self.respond(call, message, true, fx),
+            Outcome::NeedsInput { question } => self.needs_input(call, question, source, fx)?,
+        }
+        Ok(())
+    }
+
+    /// What this build knows of a question: features of later RFDs read as
+    /// their defaults, as an older build would deserialize them.
+    fn as_known(&self, mut q: Question) -> Question {
+        if !self.rules.secret_type && matches!(q.answer_type, AnswerType::Secret) {
+            q.answer_type = AnswerType::Text;
+        }
+        if !self.rules.exclusive {
+            q.exclusive = false;
+        }
+        if !self.rules.persistence_gate {
+            q.persistence = AnswerReusePolicy::Turn;
+        }
+        q
+    }
+
+    /// The lifecycle of one `NeedsInput` (RFD 082 "Recording lifecycle").
+    fn needs_input(
+        &mut self,
+        call: usize,
+        question: Question,
+        source: InquirySource,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), CoordinatorError> {
+        let question = self.as_known(question);
+        let tool = self.executing[call].call.tool.clone();
+        let call_id = self.executing[call].call.id.clone();
+        let config = self
+            .tools
+            .get(&tool)
+            .and_then(|s| s.questions.get(&question.id))
+            .cloned()
+            .unwrap_or_default();
+
+        // LIFE-ID-FORMAT / LIFE-ATTEMPT-COUNTER: allocated once, at the
+        // recording site, and threaded through to the response.
+        let id = match self.rules.id_format {
+            IdFormat::Attempt => {
+                let turn = self.turn_mut()?;
+                let n = turn
+                    .attempts
+                    .entry((call_id.clone(), question.id.clone()))
+                    .or_insert(0);
+                *n += 1;
+                InquiryId::new(&call_id, &question.id, *n)
+            }
+            IdFormat::TwoSegment => InquiryId::legacy(&call_id, &question.id),
+        };
+        let request = Event::new(EventKind::InquiryRequest(InquiryRequest {
+            id: id.clone(),
+            source,
+            question: self.persisted_question(&question),
+        }));
+
+        let resolution = self.resolve(&tool, &question, &config)?;
+        let record_all = matches!(self.rules.record, RecordScope::EveryRoundTrip);
+        let skip =
+            self.faults.skip_record_on_cache_hit && matches!(resolution, Resolution::Cached(_));
+        // LIFE-RECORD-FIRST: the request lands before any routing effect.
+        let late = self.faults.record_after_routing;
+        if record_all && !skip && !late {
+            self.persist(request.clone(), fx);
+        }
+        let recorded_id = if record_all && !skip {
+            Some(id.clone())
+        } else {
+            None
+        };
+        match resolution {
+            Resolution::Cached(v) => {
+                if late && record_all && !skip {
+                    self.persist(request, fx);
+                }
+                self.answered(call, &question, recorded_id, v, Via::Cache, fx)
+            }
+            Resolution::Static(v) => {
+                if late && record_all {
+                    self.persist(request, fx);
+                }
+                self.answered(call, &question, recorded_id, v, Via::Static, fx)
+            }
+            Resolution::Fail(why) => {
+                if late && record_all {
+                    self.persist(request, fx);
+                }
+                self.fail(call, &question, recorded_id, why, fx)
+            }
+            Resolution::Prompt => {
+                let label = if self.rules.prompt_label {
+                    config.prompt_label.as_deref()
+                } else {
+                    None
+                };
+                let presentation = prompt::present(&question, label);
+                self.executing[call].status = Status::AwaitingPrompt {
+                    inquiry_id: recorded_id.clone(),
+                    question,
+                };
+                fx.push(Effect::Prompt {
+                    call,
+                    inquiry_id: recorded_id,
+                    presentation,
+                });
+                if late && record_all {
+                    self.persist(request, fx);
+                }
+            }
+            Resolution::Backend(bq) => {
+                // Pre-082 (RFD 005) records only here, when the inquiry is spawned.
+                if !record_all {
+                    self.persist(request.clone(), fx);
+                }
+                let backend = Box::new(BackendCall::new(
+                    id.as_str(),
+                    &call_id,
+                    &tool,
+                    bq,
+                    self.persisted,
+                ));
+                self.executing[call].status = Status::AwaitingBackend {
+                    inquiry_id: Some(id),
+                    question,
+                    call: backend.clone(),
+                };
+                fx.push(Effect::Inquire { call, backend });
+                if late && record_all {
+                    self.persist(request, fx);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The persisted question: RFD 083's fields only where 083 is in force.
+    fn persisted_question(&self, q: &Question) -> crate::wire::InquiryQuestion {
+        let mut p = q.to_inquiry_question();
+        if !self.rules.widened_question {
+            p.context = None;
+            p.exclusive = false;
+            p.persistence = crate::wire::InquiryAnswerReusePolicy::Turn;
+        }
+        p
+    }
+
+    /// The resolution order (rule `LIFE-RESOLUTION-ORDER`): cached → static →
+    /// guards → route. Pure: decides, does nothing.
+    fn resolve(
+        &self,
+        tool: &str,
+        q: &Question,
+        config: &QuestionConfig,
+    ) -> Result<Resolution, CoordinatorError> {
+        let secret = routing::is_secret(q, &self.rules);
+        let gate = self.rules.persistence_gate && !self.faults.ignore_persistence_gate;
+        // LIFE-CACHE-ELIGIBLE (read side).
+        if routing::cache_eligible(secret, q.persistence, gate) {
+            let key = format!("{tool}.{}", q.id);
+            if let Some(v) = self
+                .turn
+                .as_ref()
+                .and_then(|t| t.cache.tool_answers().get(&key))
+            {
+                return Ok(Resolution::Cached(v.clone()));
+            }
+        }
+        let human_only =
+            routing::human_only(q, &self.rules) && !(self.faults.exclusive_to_backend && !secret);
+        // LIFE-ROUTE: the RFD 083 precedence table.
+        let route = routing::route(config.answer.is_some(), config.target, self.tty, human_only);
+        Ok(match (route, &config.answer) {
+            // LIFE-STATIC-VALIDATED: under RFD 083 a static answer is checked first.
+            (Route::Static, Some(answer)) => {
+                if self.rules.static_validation
+                    && routing::validate_answer(&q.answer_type, answer).is_err()
+                {
+                    Resolution::Fail(NonAnswer::InvalidStaticAnswer)
+                } else {
+                    Resolution::Static(answer.clone())
+                }
+            }
+            (Route::Static, None) => {
+                return Err(CoordinatorError(format!(
+                    "internal: static route without a static answer for {tool}"
+                )));
+            }
+            (Route::Prompter, _) => Resolution::Prompt,
+            (Route::Backend, _) => {
+                let rules = if self.faults.exclusive_to_backend {
+                    Rules {
+                        exclusive: false,
+                        ..self.rules
+                    }
+                } else {
+                    self.rules
+                };
+                match BackendQuestion::new(q, &rules) {
+                    Some(bq) => Resolution::Backend(bq),
+                    None => {
+                        return Err(CoordinatorError(format!(
+                            "internal: a human-only question of {tool} reached the backend route"
+                        )));
+                    }
+                }
+            }
+            (Route::RefuseNoTty, _) => Resolution::Fail(NonAnswer::GuardNoTty),
+            (Route::RefuseAssistantTarget, _) => Resolution::Fail(NonAnswer::GuardAssistantTarget),
+        })
+    }
+
+    fn expect_prompt(
+        &self,
+        call: usize,
+        inquiry_id: &Option<InquiryId>,
+    ) -> Result<Question, CoordinatorError> {
+        match self.executing.get(call).map(|t| &t.status) {
+            Some(Status::AwaitingPrompt {
+                inquiry_id: waiting,
+                question,
+            }) if waiting == inquiry_id => Ok(question.clone()),
+            _ => Err(self.bad(call, "this prompt's answer")),
+        }
+    }
+
+    /// A successful answer (RFD 082 steps 3 and 5): hand it to the tool,
+    /// record `Answered` or, for a secret, `Redacted`; remember it only if
+    /// the prompter offered and the user chose it.
+    fn answered(
+        &mut self,
+        call: usize,
+        q: &Question,
+        recorded: Option<InquiryId>,
+        value: Value,
+        via: Via,
+        fx: &mut Vec<Effect>,
+    ) {
+        let secret = routing::is_secret(q, &self.rules);
+        let tool = self.executing[call].call.tool.clone();
+        let record_all = matches!(self.rules.record, RecordScope::EveryRoundTrip);
+        let record = match via {
+            Via::Backend => true,
+            Via::Cache | Via::Static | Via::Prompter { .. } => record_all,
+        };
+        if let (true, Some(id)) = (record, recorded) {
+            // LIFE-SECRET-REDACTED.
+            let response = if secret && !self.faults.persist_secret {
+                InquiryResponse::Redacted { id }
+            } else {
+                InquiryResponse::Answered {
+                    id,
+                    answer: value.clone(),
+                }
+            };
+            self.persist(Event::new(EventKind::InquiryResponse(response)), fx);
+        }
+        // LIFE-CACHE-WRITE: only a prompter answer the user chose to remember,
+        // only where the prompter offered it.
+        let gate = self.rules.persistence_gate && !self.faults.ignore_persistence_gate;
+        let offered = match q.answer_type {
+            AnswerType::Boolean => routing::cache_eligible(secret, q.persistence, gate),
+            AnswerType::Select { .. } | AnswerType::Text | AnswerType::Secret => false,
+        } || (self.faults.cache_secret && secret);
+        if let (Via::Prompter { remember: true }, true) = (via, offered) {
+            let key = format!("{tool}.{}", q.id);
+            let shared = self.faults.shared_cache_maps;
+            if let Some(turn) = self.turn.as_mut() {
+                if shared {
+                    turn.cache
+                        .permission_decisions_mut()
+                        .insert(key, value.clone());
+                } else {
+                    turn.cache.tool_answers_mut().insert(key, value.clone());
+                }
+            }
+        }
+        let t = &mut self.executing[call];
+        t.accumulated_answers
+            .insert(q.id.clone(), Held { value, secret });
+        t.status = Status::Running;
+        self.invoke(call, fx);
+    }
+
+    /// A non-answer (RFD 082 step 6): record `Cancelled` with the mapped
+    /// reason and fail the tool with its message.
+    fn fail(
+        &mut self,
+        call: usize,
+        q: &Question,
+        recorded: Option<InquiryId>,
+        why: NonAnswer,
+        fx: &mut Vec<Effect>,
+    ) {
+        let tool = self.executing[call].call.tool.clone();
+        let reason = routing::cancellation_reason(why);
+        let unpaired =
+            self.faults.no_response_on_backend_error && matches!(why, NonAnswer::Inquiry(_));
+        if let (RecordScope::EveryRoundTrip, Some(id), false) =
+            (self.rules.record, recorded, unpaired)
+        {
+            self.persist(
+                Event::new(EventKind::InquiryResponse(InquiryResponse::Cancelled {
+                    id,
+                    reason,
+                })),
+                fx,
+            );
+        }
+        if self.faults.cache_cancelled {
+            if let Some(turn) = self.turn.as_mut() {
+                turn.cache
+                    .tool_answers_mut()
+                    .insert(format!("{tool}.{}", q.id), Value::Null);
+            }
+        }
+        let message = match why {
+            NonAnswer::PromptCancelled => routing::messages::prompt_cancelled(&tool),
+            NonAnswer::Inquiry(kind) => {
+                routing::messages::inquiry_failed(&tool, inquiry_error_text(kind))
+            }
+            NonAnswer::GuardNoTty => routing::messages::no_tty(&tool),
+            NonAnswer::GuardAssistantTarget => routing::messages::assistant_target(&tool),
+            NonAnswer::InvalidStaticAnswer => {
+                routing::messages::invalid_static_answer(&tool, &q.id)
+            }
+        };
+        self.respond(call, message, true, fx);
+    }
+}
+
+fn inquiry_error_text(kind: InquiryErrorKind) -> &'static str {
+    match kind {
+        InquiryErrorKind::Cancelled => "the inquiry was cancelled",
+        InquiryErrorKind::Provider => "the provider returned an error",
+        InquiryErrorKind::MissingStructuredData => "the response carried no structured data",
+        InquiryErrorKind::AnswerExtraction => "the answer could not be extracted from the response",
+        InquiryErrorKind::Other => "the inquiry backend failed",
+    }
+}

@@ -1,0 +1,169 @@
+//! The inquiry backend of RFD 028, as far as the trace can see it: the
+//! structured-output schema per answer type, the cloned conversation with the
+//! synthetic paused `ToolCallResponse` and the question appended, and answer
+//! extraction with its errors.
+//!
+//! A `Secret` or exclusive question cannot reach this module: a
+//! [`BackendQuestion`] can only be built from a question the guards let
+//! through, and its answer type has no `Secret` variant (rule
+//! `LIFE-HUMAN-ONLY-NEVER-BACKEND`).
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::profile::Rules;
+use crate::routing::{self, InquiryErrorKind};
+use crate::tool::{AnswerType, Question};
+use crate::wire::{Event, EventKind, Opaque, ToolCallResponse};
+
+/// The answer types the backend can be asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum BackendAnswerType {
+    /// `{"type":"boolean"}`.
+    Boolean,
+    /// `{"type":"string","enum":[…]}`.
+    Select {
+        /// The options.
+        options: Vec<String>,
+    },
+    /// `{"type":"string"}`.
+    Text,
+}
+
+/// A question the guards allowed to reach the inquiry backend.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BackendQuestion {
+    /// The question text.
+    pub text: String,
+    /// The answer type (never secret).
+    pub answer_type: BackendAnswerType,
+}
+
+impl BackendQuestion {
+    /// `None` for a human-only question: the type system keeps it out.
+    pub fn new(question: &Question, rules: &Rules) -> Option<BackendQuestion> {
+        if routing::human_only(question, rules) {
+            return None;
+        }
+        let answer_type = match &question.answer_type {
+            AnswerType::Boolean => BackendAnswerType::Boolean,
+            AnswerType::Select { options } => BackendAnswerType::Select {
+                options: options.clone(),
+            },
+            AnswerType::Text => BackendAnswerType::Text,
+            // Only reachable where the profile has no `Secret` type, which
+            // then reads as plain text (a pre-082 build never saw it).
+            AnswerType::Secret => BackendAnswerType::Text,
+        };
+        Some(BackendQuestion {
+            text: question.text.clone(),
+            answer_type,
+        })
+    }
+
+    fn as_answer_type(&self) -> AnswerType {
+        match &self.answer_type {
+            BackendAnswerType::Boolean => AnswerType::Boolean,
+            BackendAnswerType::Select { options } => AnswerType::Select {
+                options: options.clone(),
+            },
+            BackendAnswerType::Text => AnswerType::Text,
+        }
+    }
+}
+
+/// The structured-output schema for an inquiry (RFD 028 "Schema Generation",
+/// rule `LIFE-BACKEND-SCHEMA`): the answer typed by the question, and the
+/// inquiry ID pinned with `const`.
+pub fn schema(inquiry_id: &str, answer_type: &BackendAnswerType) -> Value {
+    let answer = match answer_type {
+        BackendAnswerType::Boolean => json!({ "type": "boolean" }),
+        BackendAnswerType::Select { options } => json!({ "type": "string", "enum": options }),
+        BackendAnswerType::Text => json!({ "type": "string" }),
+    };
+    json!({
+        "type": "object",
+        "properties": {
+            "inquiry_id": { "type": "string", "const": inquiry_id },
+            "answer": answer,
+        },
+        "required": ["inquiry_id", "answer"],
+        "additionalProperties": false,
+    })
+}
+
+/// One call of the inquiry backend, as the trace records it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BackendCall {
+    /// The ID pinned in the schema.
+    pub inquiry_id: String,
+    /// The question as the backend sees it.
+    pub question: BackendQuestion,
+    /// The structured-output schema.
+    pub schema: Value,
+    /// How many persisted events the cloned conversation starts with.
+    pub cloned_events: usize,
+    /// What the clone gets appended: the synthetic paused `ToolCallResponse`
+    /// and the question as a `ChatRequest` carrying the schema (RFD 028
+    /// "ToolCoordinator Integration").
+    #[serde(serialize_with = "serialize_events")]
+    pub appended: Vec<Event>,
+}
+
+fn serialize_events<S: serde::Serializer>(events: &[Event], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(events)
+}
+
+impl BackendCall {
+    /// Builds the call for `question`, asked by tool call `tool_call_id`,
+    /// against a persisted stream of `persisted_len` events.
+    pub fn new(
+        inquiry_id: &str,
+        tool_call_id: &str,
+        tool: &str,
+        question: BackendQuestion,
+        persisted_len: usize,
+    ) -> BackendCall {
+        let schema = schema(inquiry_id, &question.answer_type);
+        let paused = Event::new(EventKind::ToolCallResponse(ToolCallResponse {
+            id: tool_call_id.to_owned(),
+            content: Some(Opaque::from_value(&Value::String(format!(
+                "Tool paused: {tool} is waiting for an answer to a question."
+            )))),
+            is_error: Some(false),
+        }));
+        let mut ask = Event::new(EventKind::ChatRequest);
+        ask.extra.push((
+            "content".to_owned(),
+            Opaque::from_value(&Value::String(question.text.clone())),
+        ));
+        ask.extra
+            .push(("schema".to_owned(), Opaque::from_value(&schema)));
+        BackendCall {
+            inquiry_id: inquiry_id.to_owned(),
+            question,
+            schema,
+            cloned_events: persisted_len,
+            appended: vec![paused, ask],
+        }
+    }
+
+    /// Extracts and validates the answer from the backend's structured
+    /// response (RFD 028 `inquire` step 4, rule `LIFE-BACKEND-EXTRACT`).
+    pub fn extract(&self, structured: &Value) -> Result<Value, InquiryErrorKind> {
+        let Value::Object(map) = structured else {
+            return Err(InquiryErrorKind::MissingStructuredData);
+        };
+        match map.get("inquiry_id") {
+            Some(Value::String(id)) if *id == self.inquiry_id => {}
+            Some(_) | None => return Err(InquiryErrorKind::AnswerExtraction),
+        }
+        let Some(answer) = map.get("answer") else {
+            return Err(InquiryErrorKind::AnswerExtraction);
+        };
+        routing::validate_answer(&self.question.as_answer_type(), answer)
+            .map_err(|_| InquiryErrorKind::AnswerExtraction)?;
+        Ok(answer.clone())
+    }
+}

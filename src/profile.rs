@@ -1,0 +1,171 @@
+//! Profiles: the rule set of each RFD stage, as values.
+//!
+//! A profile is a named set of rule switches. The coordinator reads the
+//! switches; it never asks which profile it runs under. That is what lets an
+//! amendment be described as "these switches flip" and diffed by running the
+//! same scenarios under two profiles.
+
+use serde::{Deserialize, Serialize};
+
+/// The named RFD stages.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ProfileName {
+    /// RFD 005 + 028, before RFD 082.
+    Legacy,
+    /// RFD 082 alone.
+    Rfd082,
+    /// RFD 082 + 083 (the default).
+    #[default]
+    Rfd083,
+}
+
+impl ProfileName {
+    /// Every profile, oldest first.
+    pub const ALL: [ProfileName; 3] = [
+        ProfileName::Legacy,
+        ProfileName::Rfd082,
+        ProfileName::Rfd083,
+    ];
+
+    /// The name as written on the command line and in scenarios.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProfileName::Legacy => "legacy",
+            ProfileName::Rfd082 => "rfd082",
+            ProfileName::Rfd083 => "rfd083",
+        }
+    }
+
+    /// The rule switches of this stage.
+    pub fn rules(self) -> Rules {
+        match self {
+            ProfileName::Legacy => Rules {
+                record: RecordScope::BackendOnly,
+                id_format: IdFormat::TwoSegment,
+                static_delivery: StaticDelivery::PreSeeded,
+                turn_cache: TurnCacheShape::Combined,
+                secret_type: false,
+                exclusive: false,
+                persistence_gate: false,
+                static_validation: false,
+                prompt_label: false,
+                widened_question: false,
+            },
+            ProfileName::Rfd082 => Rules {
+                record: RecordScope::EveryRoundTrip,
+                id_format: IdFormat::Attempt,
+                static_delivery: StaticDelivery::OnNeedsInput,
+                turn_cache: TurnCacheShape::Split,
+                secret_type: true,
+                exclusive: false,
+                persistence_gate: false,
+                static_validation: false,
+                prompt_label: false,
+                widened_question: false,
+            },
+            ProfileName::Rfd083 => Rules {
+                record: RecordScope::EveryRoundTrip,
+                id_format: IdFormat::Attempt,
+                static_delivery: StaticDelivery::OnNeedsInput,
+                turn_cache: TurnCacheShape::Split,
+                secret_type: true,
+                exclusive: true,
+                persistence_gate: true,
+                static_validation: true,
+                prompt_label: true,
+                widened_question: true,
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for ProfileName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ProfileName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "legacy" => Ok(ProfileName::Legacy),
+            "rfd082" => Ok(ProfileName::Rfd082),
+            "rfd083" => Ok(ProfileName::Rfd083),
+            other => Err(format!(
+                "unknown profile `{other}`; expected legacy, rfd082 or rfd083"
+            )),
+        }
+    }
+}
+
+/// Which round-trips land on the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordScope {
+    /// RFD 005: only inquiry-backend questions, the request when the inquiry
+    /// is spawned and the response only on success.
+    BackendOnly,
+    /// RFD 082: every `NeedsInput`, request first, always closed by a response.
+    EveryRoundTrip,
+}
+
+/// How inquiry IDs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdFormat {
+    /// `<tool_call_id>.<question_id>` (pre-082).
+    TwoSegment,
+    /// `<tool_call_id>.<question_id>.<attempt>` (RFD 082).
+    Attempt,
+}
+
+/// When configured static answers reach the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StaticDelivery {
+    /// Pre-seeded into the first invocation; never asked, never recorded.
+    PreSeeded,
+    /// Applied when the tool asks (RFD 082 "Pre-seed removal").
+    OnNeedsInput,
+}
+
+/// The shape of the turn's remembered answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnCacheShape {
+    /// One map for tool answers and permission decisions (pre-082).
+    Combined,
+    /// Two maps, one per caller (RFD 082 "Splitting the turn-cache state").
+    Split,
+}
+
+/// The rule switches of a profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rules {
+    /// Which round-trips are recorded.
+    pub record: RecordScope,
+    /// The ID format written.
+    pub id_format: IdFormat,
+    /// When static answers are delivered.
+    pub static_delivery: StaticDelivery,
+    /// The turn cache's shape.
+    pub turn_cache: TurnCacheShape,
+    /// `AnswerType::Secret` exists (RFD 082); without it a secret question is
+    /// plain text.
+    pub secret_type: bool,
+    /// `Question.exclusive` is honoured (RFD 083).
+    pub exclusive: bool,
+    /// `Question.persistence` gates the cache (RFD 083 step 6).
+    pub persistence_gate: bool,
+    /// Static answers are validated before use (RFD 083 step 6).
+    pub static_validation: bool,
+    /// `QuestionConfig.prompt_label` is rendered (RFD 083 step 4).
+    pub prompt_label: bool,
+    /// The persisted question carries RFD 083's `context`, `exclusive` and
+    /// `persistence` (RFD 083 step 5).
+    pub widened_question: bool,
+}

@@ -1,0 +1,245 @@
+//! Pure routing decisions, each a `match` that reads like the RFD table it
+//! implements. The same tables are written out in `spec/tables/`, and a test
+//! enumerates every input combination and compares the two.
+//!
+//! Order for every `NeedsInput`, after the request is recorded (RFD 082
+//! "Recording lifecycle" steps 2–4, RFD 083 "Resolution precedence"):
+//! cached answer → static answer → human-only guards → route.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::profile::Rules;
+use crate::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
+use crate::wire::CancellationReason;
+
+/// Whether a question may only be answered by a human (rule `LIFE-HUMAN-ONLY`):
+/// `Secret` (RFD 082 "Secret questions", routing guard) or, where RFD 083 is
+/// in force, `exclusive: true`.
+pub fn human_only(question: &Question, rules: &Rules) -> bool {
+    let secret = match question.answer_type {
+        AnswerType::Secret => rules.secret_type,
+        AnswerType::Boolean | AnswerType::Select { .. } | AnswerType::Text => false,
+    };
+    secret || (question.exclusive && rules.exclusive)
+}
+
+/// Whether the turn cache may be read for, or written with, this question
+/// (rule `LIFE-CACHE-ELIGIBLE`; table `spec/tables/cache.md`). The same
+/// predicate serves both sides (RFD 083 step 6: "The write side of the cache
+/// uses the same predicate").
+///
+/// | secret | persistence | persistence gate | cache |
+/// | --- | --- | --- | --- |
+/// | yes | any | any | no |
+/// | no | turn | any | yes |
+/// | no | none | on | no |
+/// | no | none | off | yes |
+pub fn cache_eligible(
+    secret: bool,
+    persistence: AnswerReusePolicy,
+    persistence_gate: bool,
+) -> bool {
+    match (secret, persistence, persistence_gate) {
+        (true, _, _) => false,
+        (false, AnswerReusePolicy::Turn, _) => true,
+        (false, AnswerReusePolicy::None, true) => false,
+        (false, AnswerReusePolicy::None, false) => true,
+    }
+}
+
+/// Whether a question's answer type is secret under these rules.
+pub fn is_secret(question: &Question, rules: &Rules) -> bool {
+    match question.answer_type {
+        AnswerType::Secret => rules.secret_type,
+        AnswerType::Boolean | AnswerType::Select { .. } | AnswerType::Text => false,
+    }
+}
+
+/// Whether the prompter offers `y`/`Y`/`n`/`N` "remember for turn" (rule
+/// `LIFE-REMEMBER`; table `spec/tables/remember.md`): booleans only, and only
+/// where the cache would take the answer.
+pub fn remember_offered(question: &Question, rules: &Rules) -> bool {
+    match question.answer_type {
+        AnswerType::Boolean => cache_eligible(
+            is_secret(question, rules),
+            question.persistence,
+            rules.persistence_gate,
+        ),
+        AnswerType::Select { .. } | AnswerType::Text | AnswerType::Secret => false,
+    }
+}
+
+/// Where a question goes once no cached answer applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Route {
+    /// Use the configured static answer; routing skipped entirely.
+    Static,
+    /// The interactive prompter.
+    Prompter,
+    /// The inquiry backend (RFD 028).
+    Backend,
+    /// Fail the tool: no TTY for a human-only question.
+    RefuseNoTty,
+    /// Fail the tool: a human-only question targeted at the assistant.
+    RefuseAssistantTarget,
+}
+
+/// The route choice (rule `LIFE-ROUTE`; RFD 083 "Resolution precedence",
+/// extended by RFD 082's secret guard; table `spec/tables/route.md`).
+///
+/// | static answer | target | TTY | human-only | route |
+/// | --- | --- | --- | --- | --- |
+/// | yes | any | any | any | static |
+/// | no | user | yes | any | prompter |
+/// | no | user | no | no | backend |
+/// | no | user | no | yes | refuse_no_tty |
+/// | no | assistant | any | no | backend |
+/// | no | assistant | any | yes | refuse_assistant_target |
+pub fn route(has_static: bool, target: QuestionTarget, tty: bool, human_only: bool) -> Route {
+    match (has_static, target, tty, human_only) {
+        (true, _, _, _) => Route::Static,
+        (false, QuestionTarget::User, true, _) => Route::Prompter,
+        (false, QuestionTarget::User, false, false) => Route::Backend,
+        (false, QuestionTarget::User, false, true) => Route::RefuseNoTty,
+        (false, QuestionTarget::Assistant, _, false) => Route::Backend,
+        (false, QuestionTarget::Assistant, _, true) => Route::RefuseAssistantTarget,
+    }
+}
+
+/// The error kinds of the inquiry backend (RFD 028 `InquiryError`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InquiryErrorKind {
+    /// The cancellation token fired (user restart, tool cancel, hard quit).
+    Cancelled,
+    /// The provider call failed.
+    Provider,
+    /// The structured response carried no data.
+    MissingStructuredData,
+    /// The answer could not be extracted or did not fit the schema.
+    AnswerExtraction,
+    /// Anything else (the mock backend's catch-all).
+    Other,
+}
+
+/// What closed an inquiry without an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "event", content = "kind")]
+pub enum NonAnswer {
+    /// `ExecutionEvent::PromptCancelled`: Ctrl-C or EOF at the prompt.
+    PromptCancelled,
+    /// The inquiry backend returned an error.
+    Inquiry(InquiryErrorKind),
+    /// The no-TTY guard refused a human-only question.
+    GuardNoTty,
+    /// The assistant-target guard refused a human-only question.
+    GuardAssistantTarget,
+    /// A configured static answer did not fit the question (RFD 083 step 6).
+    InvalidStaticAnswer,
+}
+
+/// The cancellation-reason mapping (rule `LIFE-CANCEL-REASON`; RFD 082
+/// "Recording lifecycle" table, RFD 083 "Persisted recording" table;
+/// `spec/tables/cancellation.md`).
+pub fn cancellation_reason(event: NonAnswer) -> CancellationReason {
+    match event {
+        NonAnswer::PromptCancelled => CancellationReason::User,
+        NonAnswer::Inquiry(InquiryErrorKind::Cancelled) => CancellationReason::User,
+        NonAnswer::Inquiry(InquiryErrorKind::Provider) => CancellationReason::BackendError,
+        NonAnswer::Inquiry(InquiryErrorKind::MissingStructuredData) => {
+            CancellationReason::BackendError
+        }
+        NonAnswer::Inquiry(InquiryErrorKind::AnswerExtraction) => CancellationReason::BackendError,
+        NonAnswer::Inquiry(InquiryErrorKind::Other) => CancellationReason::BackendError,
+        NonAnswer::GuardNoTty => CancellationReason::NoPromptBackend,
+        NonAnswer::GuardAssistantTarget => CancellationReason::AssistantRoutingDenied,
+        NonAnswer::InvalidStaticAnswer => CancellationReason::InvalidStaticAnswer,
+    }
+}
+
+/// Why an answer does not fit a question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnswerMismatch {
+    /// The JSON type is wrong for the answer type.
+    WrongType {
+        /// What was expected, e.g. "a boolean".
+        expected: &'static str,
+    },
+    /// A select answer that is not one of the options.
+    NotAnOption,
+}
+
+/// Checks an answer against an answer type (rule `LIFE-ANSWER-SHAPE`): used
+/// by static-answer validation (RFD 083 step 6) and by the inquiry backend's
+/// answer extraction (RFD 028).
+pub fn validate_answer(answer_type: &AnswerType, value: &Value) -> Result<(), AnswerMismatch> {
+    match (answer_type, value) {
+        (AnswerType::Boolean, Value::Bool(_)) => Ok(()),
+        (AnswerType::Boolean, _) => Err(AnswerMismatch::WrongType {
+            expected: "a boolean",
+        }),
+        (AnswerType::Select { options }, Value::String(s)) => {
+            if options.iter().any(|o| o == s) {
+                Ok(())
+            } else {
+                Err(AnswerMismatch::NotAnOption)
+            }
+        }
+        (AnswerType::Select { .. }, _) => Err(AnswerMismatch::WrongType {
+            expected: "a string (one of the options)",
+        }),
+        (AnswerType::Text | AnswerType::Secret, Value::String(_)) => Ok(()),
+        (AnswerType::Text | AnswerType::Secret, _) => Err(AnswerMismatch::WrongType {
+            expected: "a string",
+        }),
+    }
+}
+
+/// The tool-level error texts of RFD 083 (rule `LIFE-GUARD-MESSAGES`), used
+/// for `Secret` (RFD 082) and `exclusive` (RFD 083) alike.
+pub mod messages {
+    /// RFD 083 step 7, no-TTY refusal.
+    pub fn no_tty(tool: &str) -> String {
+        format!(
+            "{tool} cannot run because no interactive terminal is available. Do not retry this \
+             tool call in this turn; continue without user input or explain what information \
+             is missing."
+        )
+    }
+
+    /// RFD 083 step 7, assistant-target refusal.
+    pub fn assistant_target(tool: &str) -> String {
+        format!(
+            "{tool} requires a human answer and cannot be routed to the assistant. Do not retry \
+             this tool call in this turn."
+        )
+    }
+
+    /// RFD 083 step 6, the source-aware static-answer error.
+    pub fn invalid_static_answer(tool: &str, question_id: &str) -> String {
+        format!(
+            "{tool}: the configured conversation.tools.{tool}.questions.{question_id}.answer \
+             value does not match the question's answer_type. Update the configuration; do \
+             not retry."
+        )
+    }
+
+    /// The prompt was cancelled (Ctrl-C or EOF). RFD 082 keeps the existing
+    /// wording, which it does not quote; this is the model's (decision in
+    /// `spec/DECISIONS.md`).
+    pub fn prompt_cancelled(tool: &str) -> String {
+        format!("{tool}: the user cancelled the question; the tool did not run to completion.")
+    }
+
+    /// The inquiry backend failed.
+    pub fn inquiry_failed(tool: &str, error: &str) -> String {
+        format!("{tool}: the inquiry for the tool's question failed: {error}")
+    }
+
+    /// The user denied permission to run the tool.
+    pub fn permission_denied(tool: &str) -> String {
+        format!("{tool}: the user denied permission to run this tool.")
+    }
+}

@@ -1,0 +1,806 @@
+//! The input language of the model and the driver that runs it.
+//!
+//! A [`Scenario`] fixes the whole environment: the profile, whether a TTY is
+//! present, each tool's kind, configuration and behaviour (a small program),
+//! the turns and their cycles of tool calls, the answers the prompter, the
+//! inquiry backend and the permission prompt will give, in order, and the
+//! scheduler's choices among parallel work. [`run`] drives the
+//! [`Coordinator`] through it and returns the [`Trace`]: the persisted stream
+//! and everything the tools, the user and the backend saw. The same scenario
+//! gives the same trace, byte for byte.
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::ask_user;
+use crate::coordinator::{
+    Call, Coordinator, CoordinatorError, Effect, Faults, Input, RunPolicy, ToolSpec,
+};
+use crate::inquiry::BackendCall;
+use crate::profile::ProfileName;
+use crate::prompt::Presentation;
+use crate::routing::InquiryErrorKind;
+use crate::tool::{
+    Answers, BuiltinHook, Outcome, Question, QuestionConfig, ToolSource, resolve_inquiry_source,
+};
+use crate::wire::{Event, EventKind, InquiryResponse};
+
+fn yes() -> bool {
+    true
+}
+
+/// A whole run of the model, described as data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// The rule set (default `rfd083`).
+    #[serde(default)]
+    pub profile: ProfileName,
+    /// Whether an interactive terminal is present (default yes).
+    #[serde(default = "yes")]
+    pub tty: bool,
+    /// The tools, by name.
+    pub tools: IndexMap<String, ToolSetup>,
+    /// The turns.
+    pub turns: Vec<TurnScript>,
+    /// The prompter's replies, consumed in order; when they run out the
+    /// prompter reads EOF.
+    #[serde(default)]
+    pub prompter: Vec<PrompterReply>,
+    /// The inquiry backend's replies, consumed in order; when they run out
+    /// the mock backend fails with `Other`.
+    #[serde(default)]
+    pub backend: Vec<BackendReply>,
+    /// The permission prompt's replies; when they run out the user denies.
+    #[serde(default)]
+    pub permissions: Vec<PermissionReply>,
+    /// Scheduler choices: at each step the pending piece of work at
+    /// `choice % pending` runs next; when they run out, the oldest runs.
+    #[serde(default)]
+    pub schedule: Vec<u32>,
+}
+
+/// One tool: its kind, its configuration, its behaviour.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSetup {
+    /// Where its code comes from; defaults to a built-in with the default
+    /// provenance hook (for `ask_user`, its own `Assistant` hook).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ToolSource>,
+    /// What it does when invoked.
+    pub program: Program,
+    /// `conversation.tools.<tool>.questions`.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub questions: IndexMap<String, QuestionConfig>,
+    /// The permission policy.
+    #[serde(default, skip_serializing_if = "is_unattended")]
+    pub run: RunPolicy,
+}
+
+fn is_unattended(r: &RunPolicy) -> bool {
+    matches!(r, RunPolicy::Unattended)
+}
+
+/// A tool's behaviour.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Program {
+    /// Asks its questions in order, then finishes.
+    Script {
+        /// The questions, in the order asked.
+        #[serde(default)]
+        asks: Vec<ScriptedAsk>,
+        /// How it ends once every question has an accepted answer.
+        #[serde(default)]
+        finish: Finish,
+    },
+    /// The `ask_user` built-in of RFD 083, driven by the call's arguments.
+    AskUser,
+}
+
+/// One question of a scripted tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedAsk {
+    /// The question.
+    pub question: Question,
+    /// How many answers the tool rejects (re-asking each time) before it
+    /// accepts one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reject_first: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+/// How a scripted tool ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "with", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Finish {
+    /// `Outcome::Success`.
+    #[default]
+    Succeed,
+    /// `Outcome::Error`.
+    Fail {
+        /// The (dropped) `transient` flag.
+        #[serde(default)]
+        transient: bool,
+    },
+}
+
+/// One turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnScript {
+    /// The user's message.
+    #[serde(default)]
+    pub user: String,
+    /// The cycles: each the tool calls the assistant emits at once.
+    #[serde(default)]
+    pub cycles: Vec<Vec<Call>>,
+}
+
+/// What the user does at a question prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PrompterReply {
+    /// Answers; `remember` is the uppercase `Y`/`N` (honoured only where
+    /// offered).
+    Answer {
+        /// The answer.
+        value: Value,
+        /// Remember for the turn.
+        #[serde(default)]
+        remember: bool,
+    },
+    /// Ctrl-C.
+    CtrlC,
+    /// EOF on stdin.
+    Eof,
+}
+
+/// What the inquiry backend does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case", deny_unknown_fields)]
+pub enum BackendReply {
+    /// A well-formed structured response with this answer (which is still
+    /// validated against the question).
+    Answer {
+        /// The answer.
+        value: Value,
+    },
+    /// A structured response exactly as given (to exercise extraction).
+    Raw {
+        /// The response object.
+        structured: Value,
+    },
+    /// An `InquiryError`.
+    Error {
+        /// Which.
+        error: InquiryErrorKind,
+    },
+}
+
+/// What the user does at a permission prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PermissionReply {
+    /// `y`, or `Y` to remember.
+    Allow {
+        /// Remember for the turn.
+        #[serde(default)]
+        remember: bool,
+    },
+    /// `n`, or `N` to remember.
+    Deny {
+        /// Remember for the turn.
+        #[serde(default)]
+        remember: bool,
+    },
+}
+
+/// Where in the run something happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct At {
+    /// 0-based turn.
+    pub turn: usize,
+    /// 0-based cycle within the turn.
+    pub cycle: usize,
+}
+
+/// One tool invocation, with the answers it received.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InvocationRecord {
+    /// When.
+    #[serde(flatten)]
+    pub at: At,
+    /// The tool-call ID.
+    pub tool_call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// 1-based invocation number within the call.
+    pub invocation: u32,
+    /// The accumulated answers it saw (empty for MCP tools).
+    pub answers: Answers,
+    /// What it returned.
+    pub outcome: Outcome,
+}
+
+/// One question shown at the prompter.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PromptRecord {
+    /// When.
+    #[serde(flatten)]
+    pub at: At,
+    /// The tool-call ID.
+    pub tool_call_id: String,
+    /// The inquiry ID threaded with the prompt (none pre-082).
+    pub inquiry_id: Option<String>,
+    /// What the user saw.
+    pub presentation: Presentation,
+    /// What the user did.
+    pub reply: PrompterReply,
+}
+
+/// One permission prompt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PermissionRecord {
+    /// When.
+    #[serde(flatten)]
+    pub at: At,
+    /// The tool-call ID.
+    pub tool_call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// What the user did.
+    pub reply: PermissionReply,
+}
+
+/// One inquiry-backend call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BackendRecord {
+    /// When.
+    #[serde(flatten)]
+    pub at: At,
+    /// The tool-call ID.
+    pub tool_call_id: String,
+    /// The call.
+    pub call: BackendCall,
+    /// What the backend did.
+    pub reply: BackendReply,
+}
+
+/// One `ToolCallResponse` as the model sees it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolResponseRecord {
+    /// When.
+    #[serde(flatten)]
+    pub at: At,
+    /// The tool-call ID.
+    pub tool_call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// The text.
+    pub content: String,
+    /// Whether it is an error.
+    pub is_error: bool,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Trace {
+    /// The profile it ran under.
+    pub profile: ProfileName,
+    /// The persisted stream.
+    #[serde(serialize_with = "serialize_stream")]
+    pub stream: Vec<Event>,
+    /// Every tool invocation.
+    pub invocations: Vec<InvocationRecord>,
+    /// Every question prompt.
+    pub prompts: Vec<PromptRecord>,
+    /// Every permission prompt.
+    pub permission_prompts: Vec<PermissionRecord>,
+    /// Every inquiry-backend call.
+    pub backend_calls: Vec<BackendRecord>,
+    /// Every tool response.
+    pub tool_responses: Vec<ToolResponseRecord>,
+}
+
+fn serialize_stream<S: serde::Serializer>(events: &[Event], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(events)
+}
+
+impl Trace {
+    /// The stream as the profile's writer puts it on disk: pre-082 writers
+    /// write answered responses in the flat `{id, answer}` form.
+    pub fn persisted_json(&self) -> Value {
+        let events: Vec<Value> = self
+            .stream
+            .iter()
+            .map(|e| {
+                let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+                let legacy_answer = matches!(self.profile, ProfileName::Legacy)
+                    && matches!(
+                        e.kind,
+                        EventKind::InquiryResponse(InquiryResponse::Answered { .. })
+                    );
+                if let (true, Value::Object(m)) = (legacy_answer, &mut v) {
+                    m.shift_remove("outcome");
+                }
+                v
+            })
+            .collect();
+        Value::Array(events)
+    }
+}
+
+/// Why a scenario could not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError(pub String);
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl From<CoordinatorError> for ScenarioError {
+    fn from(e: CoordinatorError) -> Self {
+        ScenarioError(format!("coordinator: {e}"))
+    }
+}
+
+/// The most steps a run may take; scenarios are finite by construction, this
+/// only turns a driver bug into an error instead of a hang.
+pub const MAX_STEPS: usize = 100_000;
+
+impl ToolSetup {
+    /// The source, defaulted.
+    pub fn source(&self) -> ToolSource {
+        match (self.source, &self.program) {
+            (Some(s), _) => s,
+            (None, Program::AskUser) => ask_user::SOURCE,
+            (None, Program::Script { .. }) => ToolSource::Builtin {
+                hook: BuiltinHook::Default,
+            },
+        }
+    }
+
+    /// The configuration with built-in defaults merged under it (RFD 083
+    /// Phase 1 step 3): `ask_user` gets `questions.answer.prompt_label =
+    /// "Assistant"` unless the user set one.
+    pub fn spec(&self) -> ToolSpec {
+        let mut questions = self.questions.clone();
+        if let Program::AskUser = self.program {
+            let slot = questions
+                .entry(ask_user::QUESTION_ID.to_owned())
+                .or_default();
+            if slot.prompt_label.is_none() {
+                slot.prompt_label = Some("Assistant".to_owned());
+            }
+        }
+        ToolSpec {
+            source: self.source(),
+            questions,
+            run: self.run,
+        }
+    }
+}
+
+/// A scripted tool's memory across the invocations of one call.
+#[derive(Debug, Clone, Default)]
+struct ScriptState {
+    accepted: Vec<String>,
+    rejections: IndexMap<String, u8>,
+}
+
+fn run_script(
+    name: &str,
+    asks: &[ScriptedAsk],
+    finish: Finish,
+    answers: &Answers,
+    state: &mut ScriptState,
+) -> Outcome {
+    for ask in asks {
+        let id = &ask.question.id;
+        if state.accepted.contains(id) {
+            continue;
+        }
+        if answers.contains_key(id) {
+            let n = state.rejections.entry(id.clone()).or_insert(0);
+            if *n < ask.reject_first {
+                *n += 1;
+                return Outcome::NeedsInput {
+                    question: ask.question.clone(),
+                };
+            }
+            state.accepted.push(id.clone());
+            continue;
+        }
+        return Outcome::NeedsInput {
+            question: ask.question.clone(),
+        };
+    }
+    match finish {
+        Finish::Succeed => {
+            // A tool that echoes answers must never echo a secret one.
+            let seen: Vec<String> = asks
+                .iter()
+                .map(
+                    |a| match (a.question.is_secret(), answers.get(&a.question.id)) {
+                        (true, _) => format!("{}=<secret received>", a.question.id),
+                        (false, Some(v)) => format!("{}={v}", a.question.id),
+                        (false, None) => format!("{}=<none>", a.question.id),
+                    },
+                )
+                .collect();
+            Outcome::Success {
+                content: format!("{name} done: {}", seen.join(", ")),
+            }
+        }
+        Finish::Fail { transient } => Outcome::Error {
+            message: format!("{name} failed"),
+            transient,
+        },
+    }
+}
+
+/// A piece of work the driver can do next.
+#[derive(Debug, Clone)]
+enum Work {
+    Invoke {
+        call: usize,
+        answers: Answers,
+    },
+    Prompt {
+        call: usize,
+        inquiry_id: Option<crate::wire::InquiryId>,
+        presentation: Presentation,
+    },
+    Inquire {
+        call: usize,
+        backend: Box<BackendCall>,
+    },
+    Permission {
+        call: usize,
+    },
+}
+
+/// Options that are not part of the scenario.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Faults to inject (all off: the model as specified).
+    pub faults: Faults,
+}
+
+/// Runs a scenario under the model as specified.
+pub fn run(scenario: &Scenario) -> Result<Trace, ScenarioError> {
+    run_with(scenario, RunOptions::default())
+}
+
+/// Runs a scenario, with options.
+pub fn run_with(scenario: &Scenario, options: RunOptions) -> Result<Trace, ScenarioError> {
+    let mut driver = Driver::new(scenario, options)?;
+    driver.run()?;
+    Ok(driver.trace)
+}
+
+/// Runs a scenario step by step, calling `observe` after every input the
+/// coordinator handled (for invariants checked at every step).
+pub fn run_observed(
+    scenario: &Scenario,
+    options: RunOptions,
+    observe: &mut dyn FnMut(&Coordinator, &Trace),
+) -> Result<Trace, ScenarioError> {
+    let mut driver = Driver::new(scenario, options)?;
+    driver.observer = Some(observe);
+    driver.run()?;
+    Ok(driver.trace)
+}
+
+struct Driver<'s, 'o> {
+    scenario: &'s Scenario,
+    options: RunOptions,
+    coordinator: Coordinator,
+    trace: Trace,
+    prompter: VecDeque<PrompterReply>,
+    backend: VecDeque<BackendReply>,
+    permissions: VecDeque<PermissionReply>,
+    schedule: VecDeque<u32>,
+    steps: usize,
+    observer: Option<&'o mut dyn FnMut(&Coordinator, &Trace)>,
+}
+
+/// Per-call state of the current cycle.
+struct CallState {
+    call: Call,
+    script: ScriptState,
+    invocations: u32,
+}
+
+impl<'s, 'o> Driver<'s, 'o> {
+    fn new(scenario: &'s Scenario, options: RunOptions) -> Result<Self, ScenarioError> {
+        validate(scenario)?;
+        let tools = scenario
+            .tools
+            .iter()
+            .map(|(n, t)| (n.clone(), t.spec()))
+            .collect();
+        Ok(Driver {
+            scenario,
+            options,
+            coordinator: Coordinator::new(
+                scenario.profile.rules(),
+                scenario.tty,
+                tools,
+                options.faults,
+            ),
+            trace: Trace {
+                profile: scenario.profile,
+                stream: Vec::new(),
+                invocations: Vec::new(),
+                prompts: Vec::new(),
+                permission_prompts: Vec::new(),
+                backend_calls: Vec::new(),
+                tool_responses: Vec::new(),
+            },
+            prompter: scenario.prompter.iter().cloned().collect(),
+            backend: scenario.backend.iter().cloned().collect(),
+            permissions: scenario.permissions.iter().copied().collect(),
+            schedule: scenario.schedule.iter().copied().collect(),
+            steps: 0,
+            observer: None,
+        })
+    }
+
+    fn handle(
+        &mut self,
+        input: Input,
+        at: At,
+        calls: &[CallState],
+        work: &mut Vec<Work>,
+    ) -> Result<(), ScenarioError> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Err(ScenarioError(format!("the run exceeded {MAX_STEPS} steps")));
+        }
+        for effect in self.coordinator.handle(input)? {
+            match effect {
+                Effect::Persist(e) => self.trace.stream.push(e),
+                Effect::Invoke { call, answers } => work.push(Work::Invoke { call, answers }),
+                Effect::AskPermission { call } => work.push(Work::Permission { call }),
+                Effect::Prompt {
+                    call,
+                    inquiry_id,
+                    presentation,
+                } => work.push(Work::Prompt {
+                    call,
+                    inquiry_id,
+                    presentation,
+                }),
+                Effect::Inquire { call, backend } => work.push(Work::Inquire { call, backend }),
+                Effect::Respond {
+                    call,
+                    content,
+                    is_error,
+                } => self.trace.tool_responses.push(ToolResponseRecord {
+                    at,
+                    tool_call_id: calls[call].call.id.clone(),
+                    tool: calls[call].call.tool.clone(),
+                    content,
+                    is_error,
+                }),
+            }
+        }
+        if let Some(obs) = self.observer.as_mut() {
+            obs(&self.coordinator, &self.trace);
+        }
+        Ok(())
+    }
+
+    fn run(&mut self) -> Result<(), ScenarioError> {
+        let scenario = self.scenario;
+        for (t, turn) in scenario.turns.iter().enumerate() {
+            let at = At { turn: t, cycle: 0 };
+            let mut work = Vec::new();
+            self.handle(
+                Input::BeginTurn {
+                    content: turn.user.clone(),
+                },
+                at,
+                &[],
+                &mut work,
+            )?;
+            for (c, cycle) in turn.cycles.iter().enumerate() {
+                let at = At { turn: t, cycle: c };
+                let mut calls: Vec<CallState> = cycle
+                    .iter()
+                    .map(|call| CallState {
+                        call: call.clone(),
+                        script: ScriptState::default(),
+                        invocations: 0,
+                    })
+                    .collect();
+                let mut work = Vec::new();
+                self.handle(
+                    Input::BeginCycle {
+                        calls: cycle.clone(),
+                    },
+                    at,
+                    &calls,
+                    &mut work,
+                )?;
+                while !work.is_empty() {
+                    let pick = match self.schedule.pop_front() {
+                        Some(choice) => choice as usize % work.len(),
+                        None => 0,
+                    };
+                    let item = work.remove(pick);
+                    let input = self.perform(item, at, &mut calls)?;
+                    self.handle(input, at, &calls, &mut work)?;
+                }
+            }
+            self.handle(
+                Input::EndTurn {
+                    content: format!("turn {t} done"),
+                },
+                at,
+                &[],
+                &mut work,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Does one piece of work: runs a tool (the executor, which also resolves
+    /// provenance from the tool's kind), or takes the next reply of the
+    /// prompter, the backend or the permission prompt.
+    fn perform(
+        &mut self,
+        item: Work,
+        at: At,
+        calls: &mut [CallState],
+    ) -> Result<Input, ScenarioError> {
+        match item {
+            Work::Invoke { call, answers } => {
+                let state = &mut calls[call];
+                let name = state.call.tool.clone();
+                let setup =
+                    self.scenario.tools.get(&name).ok_or_else(|| {
+                        ScenarioError(format!("unknown tool `{name}` was invoked"))
+                    })?;
+                let source = setup.source();
+                // MCP tools never see answers (RFD 082 "Pre-seed removal").
+                let answers = match source {
+                    ToolSource::Mcp => Answers::new(),
+                    ToolSource::Builtin { .. } | ToolSource::Local => answers,
+                };
+                let outcome = match &setup.program {
+                    Program::Script { asks, finish } => {
+                        run_script(&name, asks, *finish, &answers, &mut state.script)
+                    }
+                    Program::AskUser => ask_user::execute(&state.call.arguments, &answers),
+                };
+                state.invocations += 1;
+                self.trace.invocations.push(InvocationRecord {
+                    at,
+                    tool_call_id: state.call.id.clone(),
+                    tool: name.clone(),
+                    invocation: state.invocations,
+                    answers,
+                    outcome: outcome.clone(),
+                });
+                // LIFE-PROVENANCE: resolved at the executor boundary from the
+                // tool's kind alone.
+                let mut source = resolve_inquiry_source(source, &name);
+                if let (true, Outcome::NeedsInput { question }) =
+                    (self.options.faults.config_sets_source, &outcome)
+                {
+                    // Fault: configuration leaks into provenance.
+                    let label = setup
+                        .spec()
+                        .questions
+                        .get(&question.id)
+                        .and_then(|c| c.prompt_label.clone());
+                    if label.as_deref() == Some("Assistant") {
+                        source = crate::wire::InquirySource::Assistant;
+                    }
+                }
+                Ok(Input::ToolReturned {
+                    call,
+                    outcome,
+                    source,
+                })
+            }
+            Work::Prompt {
+                call,
+                inquiry_id,
+                presentation,
+            } => {
+                let reply = self.prompter.pop_front().unwrap_or(PrompterReply::Eof);
+                self.trace.prompts.push(PromptRecord {
+                    at,
+                    tool_call_id: calls[call].call.id.clone(),
+                    inquiry_id: inquiry_id.as_ref().map(|i| i.to_string()),
+                    presentation,
+                    reply: reply.clone(),
+                });
+                Ok(match reply {
+                    PrompterReply::Answer { value, remember } => Input::PromptAnswered {
+                        call,
+                        inquiry_id,
+                        answer: value,
+                        remember,
+                    },
+                    PrompterReply::CtrlC | PrompterReply::Eof => {
+                        Input::PromptCancelled { call, inquiry_id }
+                    }
+                })
+            }
+            Work::Inquire { call, backend } => {
+                let reply = self.backend.pop_front().unwrap_or(BackendReply::Error {
+                    error: InquiryErrorKind::Other,
+                });
+                let result = match &reply {
+                    BackendReply::Answer { value } => Ok(json!({
+                        "inquiry_id": backend.inquiry_id,
+                        "answer": value,
+                    })),
+                    BackendReply::Raw { structured } => Ok(structured.clone()),
+                    BackendReply::Error { error } => Err(*error),
+                };
+                self.trace.backend_calls.push(BackendRecord {
+                    at,
+                    tool_call_id: calls[call].call.id.clone(),
+                    call: *backend,
+                    reply,
+                });
+                Ok(Input::InquiryResult { call, result })
+            }
+            Work::Permission { call } => {
+                let reply = self
+                    .permissions
+                    .pop_front()
+                    .unwrap_or(PermissionReply::Deny { remember: false });
+                self.trace.permission_prompts.push(PermissionRecord {
+                    at,
+                    tool_call_id: calls[call].call.id.clone(),
+                    tool: calls[call].call.tool.clone(),
+                    reply,
+                });
+                let (allow, remember) = match reply {
+                    PermissionReply::Allow { remember } => (true, remember),
+                    PermissionReply::Deny { remember } => (false, remember),
+                };
+                Ok(Input::PermissionAnswered {
+                    call,
+                    allow,
+                    remember,
+                })
+            }
+        }
+    }
+}
+
+/// Rejects scenarios the model cannot run, with a message naming the part.
+pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
+    for (name, tool) in &scenario.tools {
+        match (&tool.program, tool.source()) {
+            (Program::Script { asks, .. }, ToolSource::Mcp) if !asks.is_empty() => {
+                return Err(ScenarioError(format!(
+                    "tool `{name}`: an MCP tool cannot ask questions (the MCP protocol has no NeedsInput)"
+                )));
+            }
+            (Program::Script { .. } | Program::AskUser, _) => {}
+        }
+    }
+    Ok(())
+}
