@@ -1,1 +1,607 @@
-//! Tool configuration and built-in defaults merged under user configuration (RFD 081/083).
+//! Tool configuration and built-in defaults merged under user configuration
+//! (RFD 083 "Tool configuration" and Phase 1 step 3; the `enable` shape of
+//! RFD 081 as RFD 083 describes it).
+//!
+//! Configuration is read into [`PartialToolConfig`] (every field optional;
+//! JSON stands in for TOML), layered — built-in defaults *under* the user's
+//! entries (rule `CONFIG-MERGE-UNDER`) — resolved into [`ToolConfig`], and
+//! finally adjusted by the CLI's `-t`/`-T` flags, modelled as [`Toggle`]
+//! values (rule `CONFIG-TOGGLE`).
+//!
+//! Provenance is deliberately absent from configuration: [`ConfigSource`]
+//! says *where the code comes from*, and the built-in's provenance hook is
+//! looked up from the compiled-in executor by the config key
+//! ([`ConfigSource::executor`], rule `CONFIG-SOURCE-EXECUTOR`), never read
+//! from user input (RFD 083 "Alternatives: Attribution enum").
+
+use std::fmt;
+
+use indexmap::IndexMap;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::ask_user;
+use crate::tool::{QuestionConfig, QuestionTarget, ToolSource};
+
+/// Which CLI toggles may change a tool's `enable.state` (RFD 081 via RFD 083
+/// "Tool configuration").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AllowToggle {
+    /// Bulk (`-t`/`-T`) and named (`-t NAME`/`-T NAME`) toggles both apply.
+    #[default]
+    Always,
+    /// Only named toggles apply: bulk `-T` leaves the tool as it is.
+    IfNamed,
+}
+
+/// The resolved `enable` field: on or off, and who may toggle it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Enable {
+    /// Whether the tool is offered to the model.
+    pub state: bool,
+    /// Which CLI toggles may change `state`.
+    pub allow_toggle: AllowToggle,
+}
+
+impl Default for Enable {
+    /// A configured tool is on, and every toggle applies to it.
+    fn default() -> Self {
+        Enable {
+            state: true,
+            allow_toggle: AllowToggle::Always,
+        }
+    }
+}
+
+/// The partial `enable` field (RFD 083 "Tool configuration", rules
+/// `CONFIG-ENABLE-TABLE` and `CONFIG-ENABLE-SHORTHAND`).
+///
+/// Two input shapes: the table `{ state?, allow_toggle? }` sets only the keys
+/// it names, so `{ state = false }` keeps a lower layer's `allow_toggle`; the
+/// bool shorthand `enable = b` is `{ state = b, allow_toggle = "always" }`,
+/// i.e. it also resets `allow_toggle`, exactly as RFD 083 warns. It always
+/// serializes as the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+pub struct PartialEnable {
+    /// `state`, when this layer sets it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<bool>,
+    /// `allow_toggle`, when this layer sets it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allow_toggle: Option<AllowToggle>,
+}
+
+impl PartialEnable {
+    /// What the bool shorthand `enable = state` means.
+    pub fn shorthand(state: bool) -> Self {
+        PartialEnable {
+            state: Some(state),
+            allow_toggle: Some(AllowToggle::Always),
+        }
+    }
+
+    /// Overlays `upper` on `self`, key by key.
+    fn merge(&mut self, upper: &PartialEnable) {
+        overlay(&mut self.state, &upper.state);
+        overlay(&mut self.allow_toggle, &upper.allow_toggle);
+    }
+
+    fn resolve(self) -> Enable {
+        let default = Enable::default();
+        Enable {
+            state: self.state.unwrap_or(default.state),
+            allow_toggle: self.allow_toggle.unwrap_or(default.allow_toggle),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PartialEnable {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            #[serde(default)]
+            state: Option<bool>,
+            #[serde(default)]
+            allow_toggle: Option<AllowToggle>,
+        }
+
+        struct EnableVisitor;
+
+        impl<'de> Visitor<'de> for EnableVisitor {
+            type Value = PartialEnable;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("`true`, `false` or a table `{ state, allow_toggle }`")
+            }
+
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<PartialEnable, E> {
+                Ok(PartialEnable::shorthand(v))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<PartialEnable, E> {
+                Err(E::custom(format_args!(
+                    "`enable = \"{v}\"` is not a supported shape: write `true`, `false` or \
+                     `{{ state = <bool>, allow_toggle = \"always\" | \"if_named\" }}`"
+                )))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PartialEnable, A::Error> {
+                let t = Table::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(PartialEnable {
+                    state: t.state,
+                    allow_toggle: t.allow_toggle,
+                })
+            }
+        }
+
+        deserializer.deserialize_any(EnableVisitor)
+    }
+}
+
+/// When the user is asked before a tool runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunMode {
+    /// Ask for permission before running.
+    Ask,
+    /// Run without asking.
+    Unattended,
+}
+
+/// When the user is asked before a tool's result goes to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultMode {
+    /// Ask before delivering the result.
+    Ask,
+    /// Deliver without asking.
+    Unattended,
+}
+
+/// The resolved `style` table (only the key the RFDs give meaning to).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Style {
+    /// The call and result are not rendered as tool chrome.
+    pub hidden: bool,
+}
+
+/// The partial `style` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartialStyle {
+    /// `hidden`, when this layer sets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<bool>,
+}
+
+/// The partial `questions.<id>` table (RFD 083 "Supported `questions.answer`
+/// configuration"); resolves to [`QuestionConfig`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartialQuestionConfig {
+    /// `target`, when this layer sets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<QuestionTarget>,
+    /// A static answer, when this layer sets one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Value>,
+    /// The display-only "who's asking" header, when this layer sets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_label: Option<String>,
+}
+
+impl PartialQuestionConfig {
+    fn merge(&mut self, upper: &PartialQuestionConfig) {
+        overlay(&mut self.target, &upper.target);
+        overlay(&mut self.answer, &upper.answer);
+        overlay(&mut self.prompt_label, &upper.prompt_label);
+    }
+
+    fn resolve(self) -> QuestionConfig {
+        QuestionConfig {
+            target: self.target.unwrap_or_default(),
+            answer: self.answer,
+            prompt_label: self.prompt_label,
+        }
+    }
+}
+
+/// Where a tool's code comes from, as configuration writes it: `"builtin"`,
+/// `"builtin.<tool>"`, `"local"`, `"mcp.<server>"` or `"mcp.<server>.<tool>"`
+/// (the string form real `jp` configuration uses).
+///
+/// It carries no provenance: see [`ConfigSource::executor`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ConfigSource {
+    /// A compiled-in tool. `tool` is kept but, as in RFD 083 "Built-in
+    /// aliasing", the executor is looked up by the config key, not by it.
+    Builtin {
+        /// The `builtin.<tool>` suffix, if written.
+        tool: Option<String>,
+    },
+    /// A shell command.
+    Local,
+    /// A tool served by an MCP server.
+    Mcp {
+        /// The server's name.
+        server: String,
+        /// The server-side tool name, if it differs from the config key.
+        tool: Option<String>,
+    },
+}
+
+impl ConfigSource {
+    /// Parses the string form; `Err` says what is accepted.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let (kind, rest) = match s.split_once('.') {
+            Some((kind, rest)) => (kind, Some(rest)),
+            None => (s, None),
+        };
+        let bad = || {
+            format!(
+                "`source = \"{s}\"` is not a tool source: write \"builtin\", \"local\", \
+                 \"mcp.<server>\" or \"mcp.<server>.<tool>\""
+            )
+        };
+        match (kind, rest) {
+            ("builtin", None) => Ok(ConfigSource::Builtin { tool: None }),
+            ("builtin", Some(tool)) if !tool.is_empty() => Ok(ConfigSource::Builtin {
+                tool: Some(tool.to_owned()),
+            }),
+            ("local", None) => Ok(ConfigSource::Local),
+            ("mcp", Some(rest)) => {
+                let (server, tool) = match rest.split_once('.') {
+                    Some((server, tool)) => (server, Some(tool)),
+                    None => (rest, None),
+                };
+                match tool {
+                    _ if server.is_empty() => Err(bad()),
+                    Some("") => Err(bad()),
+                    tool => Ok(ConfigSource::Mcp {
+                        server: server.to_owned(),
+                        tool: tool.map(str::to_owned),
+                    }),
+                }
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    /// The executor behind this source for the tool configured under `key`,
+    /// and so its provenance hook (rule `CONFIG-SOURCE-EXECUTOR`).
+    ///
+    /// Built-ins are looked up by the config key (RFD 083 "Built-in
+    /// aliasing"): an unknown key is [`ConfigError::UnknownBuiltin`]. A
+    /// `local` or `mcp` source on a built-in's key shadows the built-in
+    /// executor, and with it the built-in's provenance hook (RFD 083 Phase 1
+    /// step 3).
+    pub fn executor(&self, key: &str) -> Result<ToolSource, ConfigError> {
+        match self {
+            ConfigSource::Builtin { .. } => {
+                builtin_executor(key).ok_or_else(|| ConfigError::UnknownBuiltin {
+                    tool: key.to_owned(),
+                })
+            }
+            ConfigSource::Local => Ok(ToolSource::Local),
+            ConfigSource::Mcp { .. } => Ok(ToolSource::Mcp),
+        }
+    }
+}
+
+impl fmt::Display for ConfigSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigSource::Builtin { tool: None } => f.write_str("builtin"),
+            ConfigSource::Builtin { tool: Some(t) } => write!(f, "builtin.{t}"),
+            ConfigSource::Local => f.write_str("local"),
+            ConfigSource::Mcp { server, tool: None } => write!(f, "mcp.{server}"),
+            ConfigSource::Mcp {
+                server,
+                tool: Some(t),
+            } => write!(f, "mcp.{server}.{t}"),
+        }
+    }
+}
+
+impl Serialize for ConfigSource {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ConfigSource {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(deserializer)?;
+        ConfigSource::parse(&s).map_err(de::Error::custom)
+    }
+}
+
+/// The compiled-in executors, by config key, with their provenance hook.
+fn builtin_executor(key: &str) -> Option<ToolSource> {
+    (key == ask_user::NAME).then_some(ask_user::SOURCE)
+}
+
+/// One tool's configuration layer, every field optional
+/// (`conversation.tools.<name>`).
+///
+/// Unknown keys are an error naming the key (a misspelt `enable` must not
+/// silently leave a tool on).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartialToolConfig {
+    /// Where the code comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ConfigSource>,
+    /// On/off and toggle policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enable: Option<PartialEnable>,
+    /// Permission before running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunMode>,
+    /// Permission before delivering the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ResultMode>,
+    /// Rendering.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<PartialStyle>,
+    /// Per-question configuration, by question ID.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub questions: IndexMap<String, PartialQuestionConfig>,
+    /// The description sent to the provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The JSON Schema of the arguments; replaced whole, never merged key by
+    /// key (a merged schema would describe neither layer's contract).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Value>,
+}
+
+impl PartialToolConfig {
+    /// Overlays `upper` on `self` (rule `CONFIG-MERGE-UNDER`): every field
+    /// `upper` sets wins; every field it leaves unset keeps `self`'s value.
+    /// Nested tables (`enable`, `style`, each `questions.<id>`) merge key by
+    /// key; `parameters` and `description` are replaced whole.
+    pub fn merge(&mut self, upper: &PartialToolConfig) {
+        overlay(&mut self.source, &upper.source);
+        match (&mut self.enable, &upper.enable) {
+            (Some(lower), Some(upper)) => lower.merge(upper),
+            (lower, upper) => overlay(lower, upper),
+        }
+        overlay(&mut self.run, &upper.run);
+        overlay(&mut self.result, &upper.result);
+        match (&mut self.style, &upper.style) {
+            (Some(lower), Some(upper)) => overlay(&mut lower.hidden, &upper.hidden),
+            (lower, upper) => overlay(lower, upper),
+        }
+        for (id, upper_q) in &upper.questions {
+            self.questions.entry(id.clone()).or_default().merge(upper_q);
+        }
+        overlay(&mut self.description, &upper.description);
+        overlay(&mut self.parameters, &upper.parameters);
+    }
+
+    /// `self` merged over `lower`: the layering of RFD 083 Phase 1 step 3,
+    /// with `lower` the built-in defaults.
+    pub fn merged_over(&self, lower: &PartialToolConfig) -> PartialToolConfig {
+        let mut out = lower.clone();
+        out.merge(self);
+        out
+    }
+
+    /// Resolves the layer into a complete configuration for the tool named
+    /// `name`. `source` is the only required field; the other defaults are
+    /// documented on [`ToolConfig`].
+    pub fn resolve(&self, name: &str) -> Result<ToolConfig, ConfigError> {
+        let source = self
+            .source
+            .clone()
+            .ok_or_else(|| ConfigError::MissingSource {
+                tool: name.to_owned(),
+            })?;
+        Ok(ToolConfig {
+            source,
+            enable: self.enable.unwrap_or_default().resolve(),
+            run: self.run.unwrap_or(RunMode::Ask),
+            result: self.result.unwrap_or(ResultMode::Unattended),
+            style: Style {
+                hidden: self.style.and_then(|s| s.hidden).unwrap_or(false),
+            },
+            questions: self
+                .questions
+                .iter()
+                .map(|(id, q)| (id.clone(), q.clone().resolve()))
+                .collect(),
+            description: self.description.clone(),
+            parameters: self.parameters.clone(),
+        })
+    }
+}
+
+/// Sets `lower` to `upper` when `upper` is set.
+fn overlay<T: Clone>(lower: &mut Option<T>, upper: &Option<T>) {
+    if let Some(v) = upper {
+        *lower = Some(v.clone());
+    }
+}
+
+/// One tool's resolved configuration.
+///
+/// Defaults for keys no layer sets: `enable = { state = true, allow_toggle =
+/// "always" }`, `run = "ask"` (running needs permission unless a layer says
+/// otherwise), `result = "unattended"`, `style.hidden = false`, no questions,
+/// no description, no parameters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolConfig {
+    /// Where the code comes from.
+    pub source: ConfigSource,
+    /// On/off and toggle policy.
+    pub enable: Enable,
+    /// Permission before running.
+    pub run: RunMode,
+    /// Permission before delivering the result.
+    pub result: ResultMode,
+    /// Rendering.
+    pub style: Style,
+    /// Per-question configuration, by question ID.
+    pub questions: IndexMap<String, QuestionConfig>,
+    /// The description sent to the provider.
+    pub description: Option<String>,
+    /// The JSON Schema of the arguments.
+    pub parameters: Option<Value>,
+}
+
+impl ToolConfig {
+    /// The configuration of question `id` (defaults when none is set).
+    pub fn question(&self, id: &str) -> QuestionConfig {
+        self.questions.get(id).cloned().unwrap_or_default()
+    }
+
+    /// The label the coordinator passes to the prompter for question `id`
+    /// (RFD 083 step 4: label resolution stays in the coordinator).
+    pub fn prompt_label(&self, id: &str) -> Option<&str> {
+        self.questions.get(id)?.prompt_label.as_deref()
+    }
+}
+
+/// The built-in tools' registered configuration, in registration order
+/// (`builtins::all()` in RFD 083 "Tool configuration").
+pub fn builtins() -> Vec<(String, PartialToolConfig)> {
+    vec![(ask_user::NAME.to_owned(), ask_user::registered_config())]
+}
+
+/// Layers the built-in defaults under the user's tool configuration (RFD 083
+/// Phase 1 step 3, rule `CONFIG-MERGE-UNDER`): each built-in's entry is the
+/// user's entry for the same key merged *over* the built-in's, never a
+/// replacement of it. Built-ins come first in registration order, then the
+/// user's other tools in their order.
+pub fn layer_builtins(
+    user: &IndexMap<String, PartialToolConfig>,
+) -> IndexMap<String, PartialToolConfig> {
+    let mut out = IndexMap::new();
+    for (name, builtin) in builtins() {
+        let layered = match user.get(&name) {
+            Some(user_layer) => user_layer.merged_over(&builtin),
+            None => builtin,
+        };
+        out.insert(name, layered);
+    }
+    for (name, user_layer) in user {
+        if !out.contains_key(name) {
+            out.insert(name.clone(), user_layer.clone());
+        }
+    }
+    out
+}
+
+/// One `-t`/`-T` flag on the command line, in the order given.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Toggle {
+    /// Bare `-t`: enable every tool whose `allow_toggle` is `always`.
+    EnableAll,
+    /// `-t NAME`: enable that tool, whatever its `allow_toggle`.
+    Enable(String),
+    /// Bare `-T`: disable every tool whose `allow_toggle` is `always`.
+    DisableAll,
+    /// `-T NAME`: disable that tool, whatever its `allow_toggle`.
+    Disable(String),
+}
+
+/// Applies CLI toggles, left to right, to resolved configurations (rule
+/// `CONFIG-TOGGLE`, RFD 083 "Tool configuration" and "Drawbacks").
+///
+/// A bulk toggle changes only tools with `allow_toggle = "always"`, so bare
+/// `-T` leaves `ask_user` (`if_named`) on; a named toggle changes the named
+/// tool whatever its policy. `-T -T ask_user` is therefore "bulk disable,
+/// plus the named exception": every tool off, `ask_user` included. Naming a
+/// tool that is not configured is an error, not a silent no-op.
+pub fn apply_toggles(
+    configs: &IndexMap<String, ToolConfig>,
+    toggles: &[Toggle],
+) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
+    let mut out = configs.clone();
+    for toggle in toggles {
+        let (target, state) = match toggle {
+            Toggle::EnableAll => (None, true),
+            Toggle::Enable(name) => (Some(name), true),
+            Toggle::DisableAll => (None, false),
+            Toggle::Disable(name) => (Some(name), false),
+        };
+        match target {
+            Some(name) => {
+                let config = out
+                    .get_mut(name)
+                    .ok_or_else(|| ConfigError::UnknownTool { tool: name.clone() })?;
+                config.enable.state = state;
+            }
+            None => {
+                for config in out.values_mut() {
+                    match config.enable.allow_toggle {
+                        AllowToggle::Always => config.enable.state = state,
+                        AllowToggle::IfNamed => {}
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The tools in effect for a turn: built-ins layered under the user's
+/// configuration, resolved, then the CLI toggles applied.
+pub fn effective_tools(
+    user: &IndexMap<String, PartialToolConfig>,
+    toggles: &[Toggle],
+) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
+    let resolved = layer_builtins(user)
+        .iter()
+        .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
+        .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
+    apply_toggles(&resolved, toggles)
+}
+
+/// A configuration that cannot be used, with the tool it concerns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigError {
+    /// No layer sets `source`.
+    MissingSource {
+        /// The config key.
+        tool: String,
+    },
+    /// `source = "builtin"` on a key with no compiled-in executor.
+    UnknownBuiltin {
+        /// The config key.
+        tool: String,
+    },
+    /// A named toggle names a tool that is not configured.
+    UnknownTool {
+        /// The name given on the command line.
+        tool: String,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::MissingSource { tool } => write!(
+                f,
+                "tool `{tool}` has no `source`: set `conversation.tools.{tool}.source` to \
+                 \"local\", \"mcp.<server>\" or \"builtin\""
+            ),
+            ConfigError::UnknownBuiltin { tool } => write!(
+                f,
+                "tool `{tool}` has `source = \"builtin\"` but there is no built-in tool \
+                 named `{tool}` (built-ins are found by their configuration key)"
+            ),
+            ConfigError::UnknownTool { tool } => {
+                write!(f, "no tool named `{tool}` is configured")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
