@@ -19,7 +19,8 @@ use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery, TurnCacheShap
 use crate::prompt::{self, Presentation};
 use crate::routing::{self, InquiryErrorKind, NonAnswer, Route};
 use crate::tool::{
-    AnswerReusePolicy, AnswerType, Answers, Outcome, Question, QuestionConfig, ToolSource,
+    AnswerReusePolicy, AnswerType, Answers, Outcome, Question, QuestionConfig, QuestionTarget,
+    ToolSource,
 };
 use crate::wire::{
     Event, EventKind, InquiryId, InquiryRequest, InquiryResponse, InquirySource, Opaque,
@@ -38,7 +39,11 @@ pub enum RunPolicy {
 }
 
 /// What the coordinator knows of a tool: its kind and its configuration.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Its `Debug` shows configured static answers as `<configured>`: one of
+/// them may answer a `Secret` question, and the coordinator's `Debug` output
+/// must never carry a secret (rule `INV-SECRET-NEVER-PERSISTED`).
+#[derive(Clone, PartialEq)]
 pub struct ToolSpec {
     /// Where its code comes from.
     pub source: ToolSource,
@@ -46,6 +51,24 @@ pub struct ToolSpec {
     pub questions: IndexMap<String, QuestionConfig>,
     /// The permission policy.
     pub run: RunPolicy,
+}
+
+impl fmt::Debug for ToolSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let questions: Vec<(&String, QuestionTarget, bool, &Option<String>)> = self
+            .questions
+            .iter()
+            .map(|(id, c)| (id, c.target, c.answer.is_some(), &c.prompt_label))
+            .collect();
+        f.debug_struct("ToolSpec")
+            .field("source", &self.source)
+            .field(
+                "questions (id, target, static answer configured, label)",
+                &questions,
+            )
+            .field("run", &self.run)
+            .finish()
+    }
 }
 
 /// A tool call the assistant made.

@@ -9,6 +9,8 @@
 //! and everything the tools, the user and the backend saw. The same scenario
 //! gives the same trace, byte for byte.
 
+pub mod strategy;
+
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -224,8 +226,15 @@ pub struct InvocationRecord {
     pub tool_call_id: String,
     /// The tool.
     pub tool: String,
+    /// Which call of its cycle (0-based), to tell apart calls that share an ID.
+    pub call_index: usize,
     /// 1-based invocation number within the call.
     pub invocation: u32,
+    /// How many events were persisted when the tool was invoked.
+    pub stream_position: usize,
+    /// The stream index of the inquiry request its question produced, if one
+    /// was recorded.
+    pub request_event: Option<usize>,
     /// The accumulated answers it saw (empty for MCP tools).
     pub answers: Answers,
     /// What it returned.
@@ -240,8 +249,12 @@ pub struct PromptRecord {
     pub at: At,
     /// The tool-call ID.
     pub tool_call_id: String,
+    /// Which call of its cycle (0-based).
+    pub call_index: usize,
     /// The inquiry ID threaded with the prompt (none pre-082).
     pub inquiry_id: Option<String>,
+    /// How many events were persisted when the prompt was shown.
+    pub stream_position: usize,
     /// What the user saw.
     pub presentation: Presentation,
     /// What the user did.
@@ -270,6 +283,8 @@ pub struct BackendRecord {
     pub at: At,
     /// The tool-call ID.
     pub tool_call_id: String,
+    /// Which call of its cycle (0-based).
+    pub call_index: usize,
     /// The call.
     pub call: BackendCall,
     /// What the backend did.
@@ -572,9 +587,17 @@ impl<'s, 'o> Driver<'s, 'o> {
         if self.steps > MAX_STEPS {
             return Err(ScenarioError(format!("the run exceeded {MAX_STEPS} steps")));
         }
+        let returned = matches!(input, Input::ToolReturned { .. });
         for effect in self.coordinator.handle(input)? {
             match effect {
-                Effect::Persist(e) => self.trace.stream.push(e),
+                Effect::Persist(e) => {
+                    if let (true, Some(_)) = (returned, e.as_inquiry_request()) {
+                        if let Some(inv) = self.trace.invocations.last_mut() {
+                            inv.request_event = Some(self.trace.stream.len());
+                        }
+                    }
+                    self.trace.stream.push(e)
+                }
                 Effect::Invoke { call, answers } => work.push(Work::Invoke { call, answers }),
                 Effect::AskPermission { call } => work.push(Work::Permission { call }),
                 Effect::Prompt {
@@ -694,7 +717,10 @@ impl<'s, 'o> Driver<'s, 'o> {
                     at,
                     tool_call_id: state.call.id.clone(),
                     tool: name.clone(),
+                    call_index: call,
                     invocation: state.invocations,
+                    stream_position: self.trace.stream.len(),
+                    request_event: None,
                     answers,
                     outcome: outcome.clone(),
                 });
@@ -729,7 +755,9 @@ impl<'s, 'o> Driver<'s, 'o> {
                 self.trace.prompts.push(PromptRecord {
                     at,
                     tool_call_id: calls[call].call.id.clone(),
+                    call_index: call,
                     inquiry_id: inquiry_id.as_ref().map(|i| i.to_string()),
+                    stream_position: self.trace.stream.len(),
                     presentation,
                     reply: reply.clone(),
                 });
@@ -760,6 +788,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 self.trace.backend_calls.push(BackendRecord {
                     at,
                     tool_call_id: calls[call].call.id.clone(),
+                    call_index: call,
                     call: *backend,
                     reply,
                 });

@@ -63,8 +63,9 @@ pub struct Question {
     pub id: String,
     /// The question text.
     pub text: String,
-    /// Context rendered above the question (renamed from `pre_amble`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Context rendered above the question (RFD 083 step 1 renames it from
+    /// `pre_amble`, which is still read).
+    #[serde(default, alias = "pre_amble", skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
     /// The expected answer type.
     pub answer_type: AnswerType,
