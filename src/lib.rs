@@ -19,7 +19,12 @@
 pub mod ask_user;
 pub mod check;
 pub mod config;
+pub mod coordinator;
+pub mod inquiry;
+pub mod profile;
 pub mod prompt;
+pub mod routing;
+pub mod scenario;
 pub mod strategy;
 pub mod stream;
 pub mod tool;
