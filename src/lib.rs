@@ -20,6 +20,7 @@ pub mod ask_user;
 pub mod check;
 pub mod config;
 pub mod coordinator;
+pub mod explore;
 pub mod inquiry;
 pub mod profile;
 pub mod prompt;

@@ -16,19 +16,7 @@ fn report(d: &[Diagnostic]) -> String {
     d.iter().map(|d| format!("{d}\n")).collect()
 }
 
-/// The invariants RFD 082 itself says the pre-082 behaviour breaks:
-/// backend errors leave requests unpaired, prompter/cached/static answers
-/// are not recorded, and there is no `Secret` type. An unpaired legacy
-/// request also takes, by order, the response of a later request with the
-/// same two-segment ID (the same call ID re-used in a later cycle), which
-/// the oracle then sees as a response after its call ended.
-const LEGACY_KNOWN: [&str; 5] = [
-    "INV-PAIRED",
-    "CHECK-PAIRED",
-    "INV-RECORD-ALL",
-    "INV-RECORDED-BEFORE-ROUTED",
-    "CHECK-PLACEMENT-CLOSED",
-];
+use inquiry_model::check::trace::LEGACY_KNOWN_GAPS as LEGACY_KNOWN;
 
 proptest! {
     #![proptest_config(ProptestConfig { max_shrink_iters: 4096, ..ProptestConfig::default() })]

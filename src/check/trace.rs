@@ -25,6 +25,20 @@ use crate::wire::{EventKind, Stream};
 /// The origin named in trace diagnostics.
 pub const ORIGIN: &str = "trace";
 
+/// The rules the pre-082 behaviour (the `legacy` profile) breaks, as RFD 082
+/// says it does: backend errors leave requests unpaired, prompter, cached and
+/// static answers are not recorded. An unpaired legacy request also takes,
+/// by order, the response of a later request with the same two-segment ID
+/// (the same call ID in a later cycle), which the oracle then sees as a
+/// response after its call ended.
+pub const LEGACY_KNOWN_GAPS: [&str; 5] = [
+    "INV-PAIRED",
+    "CHECK-PAIRED",
+    "INV-RECORD-ALL",
+    "INV-RECORDED-BEFORE-ROUTED",
+    "CHECK-PLACEMENT-CLOSED",
+];
+
 fn diag(
     rule: &'static str,
     turn: usize,

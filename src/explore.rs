@@ -1,0 +1,424 @@
+//! Exhaustive small-scope exploration: every scenario within stated bounds,
+//! each run and checked against every invariant after every step and at the
+//! end.
+//!
+//! Two families, both enumerated completely:
+//!
+//! - **single** — one tool asking one question, over the whole per-question
+//!   space: 4 answer types × `exclusive` × `persistence` (16 questions) ×
+//!   target user/assistant × no/valid/invalid static answer (6 configs) ×
+//!   3 tool kinds (built-in, built-in with the `Assistant` hook, local) ×
+//!   re-asked once or not × 4 prompter replies (answer, answer + remember,
+//!   Ctrl-C, EOF) × 7 backend replies (answer, mistyped answer, and each of
+//!   the 5 `InquiryError` kinds) × 5 shapes (one call; the same call ID in two
+//!   cycles; the same call ID in two turns; two parallel calls, in both
+//!   orders) × TTY on/off × 3 profiles.
+//! - **pairs** — two tools asking two questions each, each question one of 8
+//!   representative kinds (plain boolean, `persistence: none` boolean,
+//!   select with a valid static answer, text with an invalid static answer,
+//!   secret, exclusive boolean, boolean targeted at the assistant, secret
+//!   targeted at the assistant) × 2 prompter replies (answer + remember,
+//!   Ctrl-C) × 2 backend replies (answer, provider error) × parallel in both
+//!   orders × TTY on/off × 3 profiles.
+//!
+//! The legacy profile is held to the invariants it keeps; the ones RFD 082
+//! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.
+
+use std::collections::BTreeMap;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::check::Diagnostic;
+use crate::check::trace::{LEGACY_KNOWN_GAPS, check_step, check_trace};
+use crate::coordinator::{Call, RunPolicy};
+use crate::profile::ProfileName;
+use crate::routing::InquiryErrorKind;
+use crate::scenario::{
+    self, BackendReply, Finish, Program, PrompterReply, RunOptions, Scenario, ScriptedAsk,
+    ToolSetup, TurnScript,
+};
+use crate::tool::{
+    AnswerReusePolicy, AnswerType, BuiltinHook, Question, QuestionConfig, QuestionTarget,
+    ToolSource,
+};
+
+/// Which family to enumerate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// One tool, one question, the whole per-question space.
+    Single,
+    /// Two tools, two questions each, representative question kinds.
+    Pairs,
+}
+
+/// The outcome of an exploration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Scenarios enumerated and checked, per family.
+    pub scenarios: BTreeMap<String, usize>,
+    /// Scenarios per profile.
+    pub per_profile: BTreeMap<String, usize>,
+    /// Coordinator steps checked.
+    pub steps: usize,
+    /// Legacy-profile findings of the invariants RFD 082 fixes, per rule.
+    pub legacy_known_gaps: BTreeMap<String, usize>,
+    /// Every other violation, with its scenario (none expected).
+    pub violations: Vec<(Scenario, Vec<String>)>,
+    /// Scenarios the model refused to run (none expected).
+    pub errors: Vec<(Scenario, String)>,
+}
+
+impl Report {
+    fn new() -> Self {
+        Report {
+            scenarios: BTreeMap::new(),
+            per_profile: BTreeMap::new(),
+            steps: 0,
+            legacy_known_gaps: BTreeMap::new(),
+            violations: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Total scenarios checked.
+    pub fn total(&self) -> usize {
+        self.scenarios.values().sum()
+    }
+}
+
+/// How many scenarios a family holds.
+pub fn family_size(family: Family) -> usize {
+    dims(family).iter().product()
+}
+
+fn dims(family: Family) -> Vec<usize> {
+    match family {
+        // question, config, kind, reask, prompter, backend, shape, tty, profile
+        Family::Single => vec![16, 6, 3, 2, 4, 7, 5, 2, 3],
+        // 4 question slots, prompter, backend, order, tty, profile
+        Family::Pairs => vec![8, 8, 8, 8, 2, 2, 2, 2, 3],
+    }
+}
+
+/// Decodes index `n` of a family into its digits (mixed radix).
+fn digits(mut n: usize, dims: &[usize]) -> Vec<usize> {
+    dims.iter()
+        .map(|&d| {
+            let x = n % d;
+            n /= d;
+            x
+        })
+        .collect()
+}
+
+/// The scenario at index `n` of a family (`n < family_size(family)`).
+pub fn scenario_at(family: Family, n: usize) -> Scenario {
+    let d = digits(n, &dims(family));
+    match family {
+        Family::Single => single(&d),
+        Family::Pairs => pairs(&d),
+    }
+}
+
+const PROFILES: [ProfileName; 3] = ProfileName::ALL;
+
+fn base_question(id: &str, k: usize) -> Question {
+    let answer_type = match k % 4 {
+        0 => AnswerType::Boolean,
+        1 => AnswerType::Select {
+            options: vec!["a".to_owned(), "b".to_owned()],
+        },
+        2 => AnswerType::Text,
+        _ => AnswerType::Secret,
+    };
+    let mut q = Question::text(id, format!("Question {id}?"));
+    q.answer_type = answer_type;
+    q.exclusive = (k / 4) % 2 == 1;
+    q.persistence = if (k / 8) % 2 == 1 {
+        AnswerReusePolicy::None
+    } else {
+        AnswerReusePolicy::Turn
+    };
+    q
+}
+
+/// An answer that fits the question, unique per slot so secrets are findable.
+fn fitting(q: &Question, slot: &str) -> Value {
+    match &q.answer_type {
+        AnswerType::Boolean => json!(true),
+        AnswerType::Select { .. } => json!("a"),
+        AnswerType::Text => json!(format!("text-{slot}-answer")),
+        AnswerType::Secret => json!(format!("secret-{slot}-marker")),
+    }
+}
+
+fn misfit(q: &Question) -> Value {
+    match &q.answer_type {
+        AnswerType::Boolean => json!("yes"),
+        AnswerType::Select { .. } => json!("z"),
+        AnswerType::Text | AnswerType::Secret => json!(42),
+    }
+}
+
+fn config(q: &Question, k: usize, slot: &str) -> QuestionConfig {
+    let target = if k % 2 == 1 {
+        QuestionTarget::Assistant
+    } else {
+        QuestionTarget::User
+    };
+    let answer = match k / 2 {
+        0 => None,
+        1 => Some(fitting(q, &format!("static-{slot}"))),
+        _ => Some(misfit(q)),
+    };
+    QuestionConfig {
+        target,
+        answer,
+        prompt_label: None,
+    }
+}
+
+fn source(k: usize) -> ToolSource {
+    match k {
+        0 => ToolSource::Builtin {
+            hook: BuiltinHook::Default,
+        },
+        1 => ToolSource::Builtin {
+            hook: BuiltinHook::Assistant,
+        },
+        _ => ToolSource::Local,
+    }
+}
+
+fn prompter(q: &Question, k: usize, n: usize) -> Vec<PrompterReply> {
+    (0..n)
+        .map(|i| match k {
+            0 => PrompterReply::Answer {
+                value: fitting(q, &format!("p{i}")),
+                remember: false,
+            },
+            1 => PrompterReply::Answer {
+                value: fitting(q, &format!("p{i}")),
+                remember: true,
+            },
+            2 => PrompterReply::CtrlC,
+            _ => PrompterReply::Eof,
+        })
+        .collect()
+}
+
+fn backend(q: &Question, k: usize, n: usize) -> Vec<BackendReply> {
+    let kinds = [
+        InquiryErrorKind::Cancelled,
+        InquiryErrorKind::Provider,
+        InquiryErrorKind::MissingStructuredData,
+        InquiryErrorKind::AnswerExtraction,
+        InquiryErrorKind::Other,
+    ];
+    (0..n)
+        .map(|i| match k {
+            0 => BackendReply::Answer {
+                value: fitting(q, &format!("b{i}")),
+            },
+            1 => BackendReply::Answer { value: misfit(q) },
+            e => BackendReply::Error {
+                error: kinds[e - 2],
+            },
+        })
+        .collect()
+}
+
+fn call(id: &str, tool: &str) -> Call {
+    Call {
+        id: id.to_owned(),
+        tool: tool.to_owned(),
+        arguments: json!({}),
+    }
+}
+
+fn single(d: &[usize]) -> Scenario {
+    let q = base_question("q", d[0]);
+    let c = config(&q, d[1], "t");
+    let tool = ToolSetup {
+        source: Some(source(d[2])),
+        program: Program::Script {
+            asks: vec![ScriptedAsk {
+                question: q.clone(),
+                reject_first: d[3] as u8,
+            }],
+            finish: Finish::Succeed,
+        },
+        questions: IndexMap::from([("q".to_owned(), c)]),
+        run: RunPolicy::Unattended,
+    };
+    let (turns, schedule) = match d[6] {
+        0 => (vec![turn(vec![vec![call("c1", "t")]])], vec![]),
+        1 => (
+            vec![turn(vec![vec![call("c1", "t")], vec![call("c1", "t")]])],
+            vec![],
+        ),
+        2 => (
+            vec![
+                turn(vec![vec![call("c1", "t")]]),
+                turn(vec![vec![call("c1", "t")]]),
+            ],
+            vec![],
+        ),
+        3 => (
+            vec![turn(vec![vec![call("c1", "t"), call("c2", "t")]])],
+            vec![],
+        ),
+        _ => (
+            vec![turn(vec![vec![call("c1", "t"), call("c2", "t")]])],
+            vec![1; 16],
+        ),
+    };
+    Scenario {
+        profile: PROFILES[d[8]],
+        tty: d[7] == 1,
+        tools: IndexMap::from([("t".to_owned(), tool)]),
+        turns,
+        prompter: prompter(&q, d[4], 8),
+        backend: backend(&q, d[5], 8),
+        permissions: vec![],
+        schedule,
+    }
+}
+
+fn turn(cycles: Vec<Vec<Call>>) -> TurnScript {
+    TurnScript {
+        user: "go".to_owned(),
+        cycles,
+    }
+}
+
+/// The 8 representative question kinds of the pairs family: `(question
+/// kind index, config index)` into the single family's spaces.
+const REPRESENTATIVE: [(usize, usize); 8] = [
+    (0, 0), // plain boolean
+    (8, 0), // boolean, persistence none
+    (1, 2), // select, valid static answer
+    (2, 4), // text, invalid static answer
+    (3, 0), // secret
+    (4, 0), // exclusive boolean
+    (0, 1), // boolean targeted at the assistant
+    (3, 1), // secret targeted at the assistant
+];
+
+fn pairs(d: &[usize]) -> Scenario {
+    let mut tools = IndexMap::new();
+    for (t, name) in ["t1", "t2"].iter().enumerate() {
+        let mut asks = Vec::new();
+        let mut questions = IndexMap::new();
+        for (i, id) in ["q1", "q2"].iter().enumerate() {
+            let (qk, ck) = REPRESENTATIVE[d[t * 2 + i]];
+            let q = base_question(id, qk);
+            questions.insert((*id).to_owned(), config(&q, ck, &format!("{name}-{id}")));
+            asks.push(ScriptedAsk {
+                question: q,
+                reject_first: 0,
+            });
+        }
+        tools.insert(
+            (*name).to_owned(),
+            ToolSetup {
+                source: Some(source(t)),
+                program: Program::Script {
+                    asks,
+                    finish: Finish::Succeed,
+                },
+                questions,
+                run: RunPolicy::Unattended,
+            },
+        );
+    }
+    let probe = base_question("q", 3);
+    let prompter = (0..8)
+        .map(|i| match d[4] {
+            0 => PrompterReply::Answer {
+                value: if i % 2 == 0 {
+                    json!(true)
+                } else {
+                    fitting(&probe, &format!("pp{i}"))
+                },
+                remember: true,
+            },
+            _ => PrompterReply::CtrlC,
+        })
+        .collect();
+    let backend = (0..8)
+        .map(|_| match d[5] {
+            0 => BackendReply::Answer { value: json!(true) },
+            _ => BackendReply::Error {
+                error: InquiryErrorKind::Provider,
+            },
+        })
+        .collect();
+    Scenario {
+        profile: PROFILES[d[8]],
+        tty: d[7] == 1,
+        tools,
+        turns: vec![turn(vec![vec![call("c1", "t1"), call("c2", "t2")]])],
+        prompter,
+        backend,
+        permissions: vec![],
+        schedule: if d[6] == 1 { vec![1; 16] } else { vec![] },
+    }
+}
+
+/// Runs and checks one scenario, adding to the report.
+pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
+    let mut found: Vec<Diagnostic> = Vec::new();
+    let mut steps = 0usize;
+    let result = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
+        steps += 1;
+        found.extend(check_step(c, t));
+    });
+    *report
+        .scenarios
+        .entry(format!("{family:?}").to_lowercase())
+        .or_default() += 1;
+    *report.per_profile.entry(s.profile.to_string()).or_default() += 1;
+    report.steps += steps;
+    let trace = match result {
+        Ok(t) => t,
+        Err(e) => {
+            report.errors.push((s.clone(), e.to_string()));
+            return;
+        }
+    };
+    found.extend(check_trace(&trace, s));
+    let mut bad = Vec::new();
+    for d in found {
+        if s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule) {
+            *report
+                .legacy_known_gaps
+                .entry(d.rule.to_owned())
+                .or_default() += 1;
+        } else {
+            bad.push(d.to_string());
+        }
+    }
+    if !bad.is_empty() {
+        bad.dedup();
+        report.violations.push((s.clone(), bad));
+    }
+}
+
+/// Enumerates the families, checking every `stride`-th scenario (1 for the
+/// complete enumeration), and reports.
+pub fn explore(families: &[Family], stride: usize) -> Report {
+    let mut report = Report::new();
+    let stride = stride.max(1);
+    for &family in families {
+        let mut n = 0;
+        while n < family_size(family) {
+            check_one(&scenario_at(family, n), family, &mut report);
+            n += stride;
+        }
+    }
+    report
+}
