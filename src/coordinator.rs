@@ -348,6 +348,18 @@ pub enum Effect {
         /// The call as the backend gets it.
         backend: Box<BackendCall>,
     },
+    /// How a question was resolved (informative: for traces and amendment
+    /// diffs, never persisted).
+    Resolved {
+        /// Index of the call.
+        call: usize,
+        /// The question's ID.
+        question_id: String,
+        /// The path it took.
+        route: RouteTaken,
+        /// Whether its request was recorded.
+        recorded: bool,
+    },
     /// The call is complete; this is what the model sees.
     Respond {
         /// Index of the call.
@@ -357,6 +369,26 @@ pub enum Effect {
         /// Whether it is an error.
         is_error: bool,
     },
+}
+
+/// The path a question took (RFD 082 "Recording lifecycle" steps 3–6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RouteTaken {
+    /// The turn cache answered.
+    Cached,
+    /// The configured static answer was used.
+    Static,
+    /// The user was prompted.
+    Prompter,
+    /// The inquiry backend was asked.
+    Backend,
+    /// Refused: human-only, no TTY.
+    RefusedNoTty,
+    /// Refused: human-only, targeted at the assistant.
+    RefusedAssistantTarget,
+    /// Refused: the static answer does not fit.
+    InvalidStaticAnswer,
 }
 
 /// An input that does not fit the coordinator's state (a driver bug, never
@@ -377,7 +409,9 @@ impl std::error::Error for CoordinatorError {}
 enum Resolution {
     Cached(Value),
     Static(Value),
-    Fail(NonAnswer),
+    InvalidStatic,
+    RefuseNoTty,
+    RefuseAssistantTarget,
     Prompt,
     Backend(BackendQuestion),
 }
@@ -784,6 +818,20 @@ impl Coordinator {
         if record_all && !skip && !late {
             self.persist(request.clone(), fx);
         }
+        fx.push(Effect::Resolved {
+            call,
+            question_id: question.id.clone(),
+            route: match &resolution {
+                Resolution::Cached(_) => RouteTaken::Cached,
+                Resolution::Static(_) => RouteTaken::Static,
+                Resolution::RefuseNoTty => RouteTaken::RefusedNoTty,
+                Resolution::RefuseAssistantTarget => RouteTaken::RefusedAssistantTarget,
+                Resolution::InvalidStatic => RouteTaken::InvalidStaticAnswer,
+                Resolution::Prompt => RouteTaken::Prompter,
+                Resolution::Backend(_) => RouteTaken::Backend,
+            },
+            recorded: (record_all && !skip) || matches!(resolution, Resolution::Backend(_)),
+        });
         let recorded_id = if record_all && !skip {
             Some(id.clone())
         } else {
@@ -802,11 +850,20 @@ impl Coordinator {
                 }
                 self.answered(call, &question, recorded_id, v, Via::Static, fx)
             }
-            Resolution::Fail(why) => {
-                if late && record_all {
-                    self.persist(request, fx);
-                }
-                self.fail(call, &question, recorded_id, why, fx)
+            Resolution::InvalidStatic => {
+                let late_request = (late && record_all).then_some(request);
+                let why = NonAnswer::InvalidStaticAnswer;
+                self.refuse(call, &question, recorded_id, why, late_request, fx)
+            }
+            Resolution::RefuseNoTty => {
+                let late_request = (late && record_all).then_some(request);
+                let why = NonAnswer::GuardNoTty;
+                self.refuse(call, &question, recorded_id, why, late_request, fx)
+            }
+            Resolution::RefuseAssistantTarget => {
+                let late_request = (late && record_all).then_some(request);
+                let why = NonAnswer::GuardAssistantTarget;
+                self.refuse(call, &question, recorded_id, why, late_request, fx)
             }
             Resolution::Prompt => {
                 let label = if self.rules.prompt_label {
@@ -896,7 +953,7 @@ impl Coordinator {
                 if self.rules.static_validation
                     && routing::validate_answer(&q.answer_type, answer).is_err()
                 {
-                    Resolution::Fail(NonAnswer::InvalidStaticAnswer)
+                    Resolution::InvalidStatic
                 } else {
                     Resolution::Static(answer.clone())
                 }
@@ -925,8 +982,8 @@ impl Coordinator {
                     }
                 }
             }
-            (Route::RefuseNoTty, _) => Resolution::Fail(NonAnswer::GuardNoTty),
-            (Route::RefuseAssistantTarget, _) => Resolution::Fail(NonAnswer::GuardAssistantTarget),
+            (Route::RefuseNoTty, _) => Resolution::RefuseNoTty,
+            (Route::RefuseAssistantTarget, _) => Resolution::RefuseAssistantTarget,
         })
     }
 
@@ -1000,6 +1057,23 @@ impl Coordinator {
             .insert(q.id.clone(), Held { value, secret });
         t.status = Status::Running;
         self.invoke(call, fx);
+    }
+
+    /// A refusal decided before routing; `late_request` is the request when
+    /// the `record_after_routing` fault holds it back until now.
+    fn refuse(
+        &mut self,
+        call: usize,
+        q: &Question,
+        recorded: Option<InquiryId>,
+        why: NonAnswer,
+        late_request: Option<Event>,
+        fx: &mut Vec<Effect>,
+    ) {
+        if let Some(request) = late_request {
+            self.persist(request, fx);
+        }
+        self.fail(call, q, recorded, why, fx)
     }
 
     /// A non-answer (RFD 082 step 6): record `Cancelled` with the mapped

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use crate::ask_user;
 use crate::coordinator::{
-    Call, Coordinator, CoordinatorError, Effect, Faults, Input, RunPolicy, ToolSpec,
+    Call, Coordinator, CoordinatorError, Effect, Faults, Input, RouteTaken, RunPolicy, ToolSpec,
 };
 use crate::inquiry::BackendCall;
 use crate::profile::ProfileName;
@@ -291,6 +291,24 @@ pub struct BackendRecord {
     pub reply: BackendReply,
 }
 
+/// How one question was resolved.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResolutionRecord {
+    /// When.
+    #[serde(flatten)]
+    pub at: At,
+    /// The tool-call ID.
+    pub tool_call_id: String,
+    /// Which call of its cycle (0-based).
+    pub call_index: usize,
+    /// The question's ID.
+    pub question_id: String,
+    /// The path it took.
+    pub route: RouteTaken,
+    /// Whether its request was recorded.
+    pub recorded: bool,
+}
+
 /// One `ToolCallResponse` as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolResponseRecord {
@@ -323,6 +341,8 @@ pub struct Trace {
     pub permission_prompts: Vec<PermissionRecord>,
     /// Every inquiry-backend call.
     pub backend_calls: Vec<BackendRecord>,
+    /// How every question was resolved.
+    pub resolutions: Vec<ResolutionRecord>,
     /// Every tool response.
     pub tool_responses: Vec<ToolResponseRecord>,
 }
@@ -565,6 +585,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 prompts: Vec::new(),
                 permission_prompts: Vec::new(),
                 backend_calls: Vec::new(),
+                resolutions: Vec::new(),
                 tool_responses: Vec::new(),
             },
             prompter: scenario.prompter.iter().cloned().collect(),
@@ -610,6 +631,19 @@ impl<'s, 'o> Driver<'s, 'o> {
                     presentation,
                 }),
                 Effect::Inquire { call, backend } => work.push(Work::Inquire { call, backend }),
+                Effect::Resolved {
+                    call,
+                    question_id,
+                    route,
+                    recorded,
+                } => self.trace.resolutions.push(ResolutionRecord {
+                    at,
+                    tool_call_id: calls[call].call.id.clone(),
+                    call_index: call,
+                    question_id,
+                    route,
+                    recorded,
+                }),
                 Effect::Respond {
                     call,
                     content,
