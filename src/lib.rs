@@ -16,11 +16,13 @@
 
 #![deny(missing_docs)]
 
+pub mod amend;
 pub mod ask_user;
 pub mod check;
 pub mod config;
 pub mod coordinator;
 pub mod explore;
+pub mod fuzzing;
 pub mod inquiry;
 pub mod profile;
 pub mod prompt;

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::{Diagnostic, ProfileMode};
 use crate::coordinator::Coordinator;
-use crate::profile::{ProfileName, RecordScope};
+use crate::profile::ProfileName;
 use crate::routing;
 use crate::scenario::{InvocationRecord, Scenario, Trace};
 use crate::stream;
@@ -25,13 +25,27 @@ use crate::wire::{EventKind, Stream};
 /// The origin named in trace diagnostics.
 pub const ORIGIN: &str = "trace";
 
+/// Every invariant this module judges, in catalog order.
+pub const INVARIANTS: [&str; 8] = [
+    "INV-PAIRED",
+    "INV-RECORD-ALL",
+    "INV-RECORDED-BEFORE-ROUTED",
+    "INV-SECRET-NEVER-PERSISTED",
+    "INV-PROVENANCE",
+    "INV-HUMAN-ONLY-NEVER-BACKEND",
+    "INV-CACHE-HYGIENE",
+    "INV-WIRE-ROUNDTRIP",
+];
+
 /// The rules the pre-082 behaviour (the `legacy` profile) breaks, as RFD 082
 /// says it does: backend errors leave requests unpaired, prompter, cached and
-/// static answers are not recorded. An unpaired legacy request also takes,
+/// static answers are not recorded, and there is no `Secret` type to keep
+/// an answer off disk. An unpaired legacy request also takes,
 /// by order, the response of a later request with the same two-segment ID
 /// (the same call ID in a later cycle), which the oracle then sees as a
 /// response after its call ended.
-pub const LEGACY_KNOWN_GAPS: [&str; 5] = [
+pub const LEGACY_KNOWN_GAPS: [&str; 6] = [
+    "INV-SECRET-NEVER-PERSISTED",
     "INV-PAIRED",
     "CHECK-PAIRED",
     "INV-RECORD-ALL",
@@ -157,10 +171,6 @@ fn asked(inv: &InvocationRecord) -> Option<&Question> {
     }
 }
 
-fn records_everything(trace: &Trace) -> bool {
-    matches!(trace.profile.rules().record, RecordScope::EveryRoundTrip)
-}
-
 /// `INV-RECORD-ALL`: every `NeedsInput` a tool returned has its request on
 /// the stream (RFD 082 Summary). Holds from RFD 082 on.
 pub fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
@@ -217,11 +227,9 @@ pub fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
 
 /// `INV-RECORDED-BEFORE-ROUTED`: no prompt is shown, no backend called and no
 /// tool re-invoked with an answer before the request for it is on the stream
-/// (RFD 082 "Recording lifecycle" step 2). Holds from RFD 082 on.
+/// (RFD 082 "Recording lifecycle" step 2). Holds from RFD 082 on; the
+/// legacy profile breaks it (unrecorded prompts, pre-seeded static answers).
 pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
-    if !records_everything(trace) {
-        return vec![];
-    }
     let mut out = Vec::new();
     let request_at: HashMap<(usize, String), Vec<usize>> = {
         let turns = stream::turns(&trace.stream);
@@ -236,7 +244,17 @@ pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
         m
     };
     for p in &trace.prompts {
-        if let Some(id) = &p.inquiry_id {
+        let Some(id) = &p.inquiry_id else {
+            out.push(diag(
+                "INV-RECORDED-BEFORE-ROUTED",
+                p.at.turn,
+                p.stream_position,
+                vec![p.tool_call_id.clone()],
+                "a prompt was shown for a question whose request is not recorded".to_owned(),
+            ));
+            continue;
+        };
+        {
             let ok = request_at
                 .get(&(p.at.turn, id.clone()))
                 .is_some_and(|v| v.iter().any(|&i| i < p.stream_position));
@@ -268,6 +286,18 @@ pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
     // A re-invocation follows one answered question: its request and
     // response are both on the stream before the tool runs again.
     for invs in by_call(trace).values() {
+        if let Some(first) = invs.first().filter(|i| !i.answers.is_empty()) {
+            out.push(diag(
+                "INV-RECORDED-BEFORE-ROUTED",
+                first.at.turn,
+                first.stream_position,
+                vec![first.tool_call_id.clone()],
+                format!(
+                    "{} saw answers on its first invocation, before any question was recorded",
+                    first.tool
+                ),
+            ));
+        }
         for w in invs.windows(2) {
             let (prev, next) = (w[0], w[1]);
             let Some(q) = asked(prev) else { continue };
@@ -317,11 +347,9 @@ pub fn secret_answers(trace: &Trace) -> Vec<String> {
 /// stream, nor in any of the `extra` texts (the coordinator's `Debug`, the
 /// remembered maps). Secrets shorter than 6 characters are not searched for
 /// (a secret `"y"` would match everywhere); the property tests use unique
-/// markers. Holds where the profile has the `Secret` type.
+/// markers. The legacy profile has no `Secret` type and breaks it: a tool's
+/// secret question is plain text there, and a backend answer is persisted.
 pub fn secrets_never_persisted(trace: &Trace, extra: &[(&str, &str)]) -> Vec<Diagnostic> {
-    if !trace.profile.rules().secret_type {
-        return vec![];
-    }
     let secrets = secret_answers(trace);
     let mut out = Vec::new();
     for (i, e) in trace.stream.iter().enumerate() {

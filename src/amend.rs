@@ -1,0 +1,756 @@
+//! Amendment review: what changes between two rule sets, shown by running
+//! the same scenarios under both and classifying every difference; and which
+//! invariants of the catalog hold under a profile.
+//!
+//! Reviewers of an RFD amendment ask "what exactly changes?". RFD 082 answers
+//! in prose (its Drawbacks section); [`diff_profiles`] answers with counts
+//! and the smallest scenario that shows each change, and
+//! [`invariant_matrix`] with the invariants each stage keeps or breaks.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::check::trace::{INVARIANTS, check_step, check_trace};
+use crate::coordinator::RouteTaken;
+use crate::explore::{self, Family};
+use crate::profile::ProfileName;
+use crate::scenario::strategy;
+use crate::scenario::{self, RunOptions, Scenario, Trace};
+use crate::stream;
+use crate::wire::{EventKind, InquiryResponse};
+
+/// A kind of behavioural difference between two runs of one scenario.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case", tag = "class", content = "reason")]
+pub enum Class {
+    /// Prompter-answered round-trips are recorded in one and not the other.
+    PrompterAnswerRecorded,
+    /// Cache-answered round-trips are recorded in one and not the other.
+    CachedAnswerRecorded,
+    /// Static-answered round-trips are recorded in one and not the other.
+    StaticAnswerRecorded,
+    /// A tool's first invocation sees a static answer in one and not the
+    /// other (pre-seeding versus delivery on `NeedsInput`).
+    StaticAnswerDeliveredLater,
+    /// The number of `Cancelled` responses with this reason differs.
+    CancellationRecorded(String),
+    /// The number of `Redacted` responses differs.
+    RedactedRecorded,
+    /// The number of requests left without a response differs.
+    UnpairedRequest,
+    /// The same backend-routed question is recorded under a different ID.
+    IdShape,
+    /// Responses are written flat (`{id, answer}`) in one and tagged in the other.
+    ResponseShape,
+    /// The persisted question carries different fields for the same inquiry.
+    QuestionFields,
+    /// The turn cache answers a different number of questions.
+    CachedAnswerUsed,
+    /// A different number of prompts is shown.
+    PromptShown,
+    /// Echo at the prompt differs (no-echo secret input).
+    PromptEcho,
+    /// The prompt's "who's asking" label differs.
+    PromptLabel,
+    /// The "remember for turn" affordance differs.
+    RememberAffordance,
+    /// The inquiry backend is called a different number of times.
+    BackendCalled,
+    /// Tools are invoked a different number of times, or see other answers.
+    ToolInvocations,
+    /// What the model is told (tool responses) differs.
+    ToolResponseText,
+}
+
+impl Class {
+    /// A stable name (`cancellation_recorded:user`).
+    pub fn name(&self) -> String {
+        let s = serde_json::to_value(self).unwrap_or(Value::Null);
+        match (
+            s.get("class").and_then(Value::as_str),
+            s.get("reason").and_then(Value::as_str),
+        ) {
+            (Some(c), Some(r)) => format!("{c}:{r}"),
+            (Some(c), None) => c.to_owned(),
+            (None, _) => format!("{self:?}"),
+        }
+    }
+
+    /// One line for a reviewer.
+    pub fn describe(&self) -> String {
+        match self {
+            Class::PrompterAnswerRecorded => "recorded prompter-answered round-trips (RFD 082: stream growth)".to_owned(),
+            Class::CachedAnswerRecorded => "recorded cache-answered round-trips".to_owned(),
+            Class::StaticAnswerRecorded => "recorded static-answered round-trips".to_owned(),
+            Class::StaticAnswerDeliveredLater => {
+                "what a tool sees on its first invocation (static answers pre-seeded vs delivered after `NeedsInput`)".to_owned()
+            }
+            Class::CancellationRecorded(r) => format!("`cancelled` responses with reason `{r}`"),
+            Class::RedactedRecorded => "`redacted` responses (secret answers)".to_owned(),
+            Class::UnpairedRequest => "requests left without a response (e.g. after a backend error)".to_owned(),
+            Class::IdShape => "inquiry ID shape (two segments vs `.attempt`)".to_owned(),
+            Class::ResponseShape => "response shape on disk (flat `{id, answer}` vs tagged `outcome`)".to_owned(),
+            Class::QuestionFields => "fields of the persisted question (context/exclusive/persistence)".to_owned(),
+            Class::CachedAnswerUsed => "questions the turn cache answers".to_owned(),
+            Class::PromptShown => "prompts shown to the user".to_owned(),
+            Class::PromptEcho => "prompt echo (no-echo secret input)".to_owned(),
+            Class::PromptLabel => "the prompt's who's-asking label".to_owned(),
+            Class::RememberAffordance => "the y/Y/n/N remember-for-turn affordance".to_owned(),
+            Class::BackendCalled => "inquiry-backend calls".to_owned(),
+            Class::ToolInvocations => "tool invocations and the answers tools see".to_owned(),
+            Class::ToolResponseText => "tool response text the model sees".to_owned(),
+        }
+    }
+}
+
+fn count<T, F: Fn(&T) -> bool>(items: &[T], f: F) -> usize {
+    items.iter().filter(|x| f(x)).count()
+}
+
+fn routes(t: &Trace, route: RouteTaken, recorded: bool) -> usize {
+    count(&t.resolutions, |r| {
+        r.route == route && r.recorded == recorded
+    })
+}
+
+fn reasons(t: &Trace) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for e in &t.stream {
+        if let Some(InquiryResponse::Cancelled { reason, .. }) = e.as_inquiry_response() {
+            *m.entry(reason.as_str().to_owned()).or_default() += 1;
+        }
+    }
+    m
+}
+
+fn flat_responses(t: &Trace) -> (usize, usize) {
+    let json = t.persisted_json();
+    let events = json.as_array().cloned().unwrap_or_default();
+    let responses: Vec<&Value> = events
+        .iter()
+        .filter(|e| e.get("type").and_then(Value::as_str) == Some("inquiry_response"))
+        .collect();
+    let flat = responses
+        .iter()
+        .filter(|e| e.get("outcome").is_none())
+        .count();
+    (flat, responses.len() - flat)
+}
+
+fn backend_ids(t: &Trace) -> Vec<String> {
+    t.backend_calls
+        .iter()
+        .map(|b| b.call.inquiry_id.clone())
+        .collect()
+}
+
+fn questions_by_id(t: &Trace) -> BTreeMap<(usize, String), Value> {
+    let turns = stream::turns(&t.stream);
+    let mut m = BTreeMap::new();
+    for turn in &turns {
+        for e in &t.stream[turn.start..turn.end] {
+            if let EventKind::InquiryRequest(r) = &e.kind {
+                m.insert(
+                    (turn.index, r.id.to_string()),
+                    serde_json::to_value(&r.question).unwrap_or(Value::Null),
+                );
+            }
+        }
+    }
+    m
+}
+
+/// Every class of difference between two runs of one scenario (RFD 082
+/// Drawbacks and the issue's list: event recorded or not, response outcome
+/// or reason, ID shape, tool invocations and answers, prompts, tool
+/// response text).
+pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
+    let mut out = BTreeMap::new();
+    let mut when = |cond: bool, c: Class, evidence: &dyn Fn() -> String| {
+        if cond {
+            out.insert(c, evidence());
+        }
+    };
+    let pair_of = |x: usize, y: usize| move || format!("{x} → {y}");
+    let (pa, pb) = (
+        routes(a, RouteTaken::Prompter, true),
+        routes(b, RouteTaken::Prompter, true),
+    );
+    when(pa != pb, Class::PrompterAnswerRecorded, &pair_of(pa, pb));
+    let (ca, cb) = (
+        routes(a, RouteTaken::Cached, true),
+        routes(b, RouteTaken::Cached, true),
+    );
+    when(ca != cb, Class::CachedAnswerRecorded, &pair_of(ca, cb));
+    let (sa, sb) = (
+        routes(a, RouteTaken::Static, true),
+        routes(b, RouteTaken::Static, true),
+    );
+    when(sa != sb, Class::StaticAnswerRecorded, &pair_of(sa, sb));
+    let first_answers = |t: &Trace| -> Vec<String> {
+        t.invocations
+            .iter()
+            .filter(|i| i.invocation == 1)
+            .map(|i| serde_json::to_string(&i.answers).unwrap_or_default())
+            .collect()
+    };
+    let (fa, fb) = (first_answers(a), first_answers(b));
+    when(fa != fb, Class::StaticAnswerDeliveredLater, &|| {
+        format!("first invocation sees {} → {}", fa.join(" "), fb.join(" "))
+    });
+    let (ra, rb) = (reasons(a), reasons(b));
+    let keys: BTreeSet<&String> = ra.keys().chain(rb.keys()).collect();
+    for k in keys {
+        let (x, y) = (
+            ra.get(k).copied().unwrap_or(0),
+            rb.get(k).copied().unwrap_or(0),
+        );
+        when(
+            x != y,
+            Class::CancellationRecorded(k.clone()),
+            &pair_of(x, y),
+        );
+    }
+    let redacted = |t: &Trace| {
+        count(&t.stream, |e| {
+            matches!(
+                e.as_inquiry_response(),
+                Some(InquiryResponse::Redacted { .. })
+            )
+        })
+    };
+    let (xa, xb) = (redacted(a), redacted(b));
+    when(xa != xb, Class::RedactedRecorded, &pair_of(xa, xb));
+    let (oa, ob) = (
+        stream::pair(&a.stream).orphan_requests.len(),
+        stream::pair(&b.stream).orphan_requests.len(),
+    );
+    when(oa != ob, Class::UnpairedRequest, &pair_of(oa, ob));
+    let (ba, bb) = (backend_ids(a), backend_ids(b));
+    when(ba.len() == bb.len() && ba != bb, Class::IdShape, &|| {
+        format!("{} → {}", ba.join(" "), bb.join(" "))
+    });
+    let ((fla, ta), (flb, tb)) = (flat_responses(a), flat_responses(b));
+    when(
+        (fla > 0 && tb > 0) || (flb > 0 && ta > 0),
+        Class::ResponseShape,
+        &|| format!("{fla} flat, {ta} tagged → {flb} flat, {tb} tagged"),
+    );
+    let (qa, qb) = (questions_by_id(a), questions_by_id(b));
+    let changed = qa.iter().find(|(k, v)| qb.get(*k).is_some_and(|w| w != *v));
+    when(
+        changed.is_some(),
+        Class::QuestionFields,
+        &|| match changed {
+            Some((k, v)) => format!(
+                "{} → {}",
+                v,
+                qb.get(k).map(Value::to_string).unwrap_or_default()
+            ),
+            None => String::new(),
+        },
+    );
+    let cached = |t: &Trace| count(&t.resolutions, |r| r.route == RouteTaken::Cached);
+    let (ua, ub) = (cached(a), cached(b));
+    when(ua != ub, Class::CachedAnswerUsed, &pair_of(ua, ub));
+    when(
+        a.prompts.len() != b.prompts.len(),
+        Class::PromptShown,
+        &pair_of(a.prompts.len(), b.prompts.len()),
+    );
+    let same_prompts = a.prompts.len() == b.prompts.len();
+    let echo = |t: &Trace| {
+        t.prompts
+            .iter()
+            .map(|p| p.presentation.echo)
+            .collect::<Vec<_>>()
+    };
+    when(
+        same_prompts && echo(a) != echo(b),
+        Class::PromptEcho,
+        &|| format!("echo {:?} → {:?}", echo(a), echo(b)),
+    );
+    let label = |t: &Trace| {
+        t.prompts
+            .iter()
+            .map(|p| p.presentation.label.clone())
+            .collect::<Vec<_>>()
+    };
+    when(
+        same_prompts && label(a) != label(b),
+        Class::PromptLabel,
+        &|| format!("{:?} → {:?}", label(a), label(b)),
+    );
+    let remember = |t: &Trace| {
+        t.prompts
+            .iter()
+            .map(|p| p.presentation.remember_affordance)
+            .collect::<Vec<_>>()
+    };
+    when(
+        same_prompts && remember(a) != remember(b),
+        Class::RememberAffordance,
+        &|| format!("offered {:?} → {:?}", remember(a), remember(b)),
+    );
+    when(
+        a.backend_calls.len() != b.backend_calls.len(),
+        Class::BackendCalled,
+        &pair_of(a.backend_calls.len(), b.backend_calls.len()),
+    );
+    let invs = |t: &Trace| {
+        t.invocations
+            .iter()
+            .map(|i| serde_json::to_string(&i.answers).unwrap_or_default())
+            .collect::<Vec<_>>()
+    };
+    when(invs(a) != invs(b), Class::ToolInvocations, &|| {
+        format!(
+            "{} invocations → {}",
+            a.invocations.len(),
+            b.invocations.len()
+        )
+    });
+    let resp = |t: &Trace| {
+        t.tool_responses
+            .iter()
+            .map(|r| r.content.clone())
+            .collect::<Vec<_>>()
+    };
+    let (wa, wb) = (resp(a), resp(b));
+    when(wa != wb, Class::ToolResponseText, &|| {
+        first_difference(&wa, &wb).unwrap_or_default()
+    });
+    out
+}
+
+/// A trace as a reviewer reads it: one line per persisted event, then what
+/// the model was told.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceView {
+    /// One short line per persisted event.
+    pub stream: Vec<String>,
+    /// `call: [error] text` per tool response.
+    pub tool_responses: Vec<String>,
+    /// Prompts shown, one line each.
+    pub prompts: Vec<String>,
+}
+
+/// A one-line summary of a persisted event.
+pub fn event_line(e: &crate::wire::Event) -> String {
+    match &e.kind {
+        EventKind::InquiryRequest(r) => {
+            let t = serde_json::to_value(&r.question.answer_type).unwrap_or(Value::Null);
+            format!(
+                "inquiry_request {} ({}{})",
+                r.id,
+                t.get("type").and_then(Value::as_str).unwrap_or("?"),
+                if r.question.exclusive {
+                    ", exclusive"
+                } else {
+                    ""
+                }
+            )
+        }
+        EventKind::InquiryResponse(r) => match r {
+            InquiryResponse::Answered { id, answer } => {
+                format!("inquiry_response {id} answered {answer}")
+            }
+            InquiryResponse::Cancelled { id, reason } => {
+                format!("inquiry_response {id} cancelled ({reason})")
+            }
+            InquiryResponse::Redacted { id } => format!("inquiry_response {id} redacted"),
+        },
+        EventKind::ToolCallRequest(r) => format!("tool_call_request {} {}", r.id, r.name),
+        EventKind::ToolCallResponse(r) => {
+            format!(
+                "tool_call_response {}{}",
+                r.id,
+                if r.is_error == Some(true) {
+                    " (error)"
+                } else {
+                    ""
+                }
+            )
+        }
+        other => other.tag().to_owned(),
+    }
+}
+
+/// The view of a trace.
+pub fn view(t: &Trace) -> TraceView {
+    TraceView {
+        stream: t.stream.iter().map(event_line).collect(),
+        tool_responses: t
+            .tool_responses
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}: {}{}",
+                    r.tool_call_id,
+                    if r.is_error { "[error] " } else { "" },
+                    r.content
+                )
+            })
+            .collect(),
+        prompts: t
+            .prompts
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}{}{}",
+                    p.presentation
+                        .label
+                        .as_ref()
+                        .map(|l| format!("[{l}] "))
+                        .unwrap_or_default(),
+                    p.presentation.question,
+                    if p.presentation.echo { "" } else { " (hidden)" }
+                )
+            })
+            .collect(),
+    }
+}
+
+/// One class of difference with its smallest example.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassReport {
+    /// The class's stable name.
+    pub class: String,
+    /// What it means.
+    pub description: String,
+    /// How many scenarios show it.
+    pub scenarios: usize,
+    /// What differs in the smallest scenario (`from → to`).
+    pub evidence: String,
+    /// The smallest scenario that shows it.
+    pub smallest: Scenario,
+    /// Its trace under `from`.
+    pub from: TraceView,
+    /// Its trace under `to`.
+    pub to: TraceView,
+}
+
+/// The result of a profile diff.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiffReport {
+    /// The old rule set.
+    pub from: ProfileName,
+    /// The new rule set.
+    pub to: ProfileName,
+    /// Scenarios run under both.
+    pub scenarios: usize,
+    /// Scenarios whose runs differ at all.
+    pub differing: usize,
+    /// One entry per class, in class order.
+    pub classes: Vec<ClassReport>,
+}
+
+fn weight(s: &Scenario) -> (usize, usize) {
+    (
+        strategy::size(s),
+        serde_json::to_string(s)
+            .map(|t| t.len())
+            .unwrap_or(usize::MAX),
+    )
+}
+
+/// Which scenarios the amendment tools run: a stride through the exhaustive
+/// small scope, then `sample` scenarios drawn with `seed` from the general
+/// strategy. Deterministic for given arguments.
+pub fn scenarios(stride: usize, sample: usize, seed: u64) -> Vec<Scenario> {
+    let mut out = Vec::new();
+    for family in [Family::Single, Family::Pairs] {
+        let mut n = 0;
+        while n < explore::family_size(family) {
+            out.push(explore::scenario_at(family, n));
+            n += stride.max(1);
+        }
+    }
+    let mut seed_bytes = [0u8; 32];
+    seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes),
+    );
+    let strat = strategy::scenario();
+    for _ in 0..sample {
+        if let Ok(tree) = strat.new_tree(&mut runner) {
+            out.push(tree.current());
+        }
+    }
+    out
+}
+
+fn under(s: &Scenario, p: ProfileName) -> Scenario {
+    Scenario {
+        profile: p,
+        ..s.clone()
+    }
+}
+
+/// Runs every scenario under `from` and `to` and classifies the differences.
+pub fn diff_profiles(from: ProfileName, to: ProfileName, scenarios: &[Scenario]) -> DiffReport {
+    let mut by_class: BTreeMap<Class, (usize, Scenario, Trace, Trace, String)> = BTreeMap::new();
+    let mut differing = 0;
+    let mut run = 0;
+    for s in scenarios {
+        let (sa, sb) = (under(s, from), under(s, to));
+        let (Ok(a), Ok(b)) = (scenario::run(&sa), scenario::run(&sb)) else {
+            continue;
+        };
+        run += 1;
+        let classes = classify(&a, &b);
+        if !classes.is_empty() {
+            differing += 1;
+        }
+        for (c, evidence) in classes {
+            let entry = by_class
+                .entry(c)
+                .or_insert_with(|| (0, s.clone(), a.clone(), b.clone(), evidence.clone()));
+            entry.0 += 1;
+            if weight(s) < weight(&entry.1) {
+                *entry = (entry.0, s.clone(), a.clone(), b.clone(), evidence);
+            }
+        }
+    }
+    DiffReport {
+        from,
+        to,
+        scenarios: run,
+        differing,
+        classes: by_class
+            .into_iter()
+            .map(|(c, (n, s, a, b, evidence))| ClassReport {
+                class: c.name(),
+                description: c.describe(),
+                scenarios: n,
+                evidence,
+                smallest: Scenario { profile: from, ..s },
+                from: view(&a),
+                to: view(&b),
+            })
+            .collect(),
+    }
+}
+
+impl DiffReport {
+    /// A Markdown table a reviewer can paste into the RFD discussion.
+    pub fn markdown(&self) -> String {
+        let mut s = format!(
+            "### Behaviour changes from `{}` to `{}`\n\n{} scenarios run under both; {} differ.\n\n\
+             | class | what changes | scenarios | smallest example (`{}` → `{}`) |\n| --- | --- | ---: | --- |\n",
+            self.from, self.to, self.scenarios, self.differing, self.from, self.to
+        );
+        for c in &self.classes {
+            s.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                c.class,
+                c.description,
+                c.scenarios,
+                c.evidence.replace('|', "\\|")
+            ));
+        }
+        s
+    }
+
+    /// Plain text: per class, the count and the smallest scenario with both
+    /// traces side by side.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{} -> {}: {} scenarios, {} differ, {} classes\n",
+            self.from,
+            self.to,
+            self.scenarios,
+            self.differing,
+            self.classes.len()
+        );
+        for c in &self.classes {
+            s.push_str(&format!(
+                "\n== {} ({} scenarios): {}\n",
+                c.class, c.scenarios, c.description
+            ));
+            s.push_str(&format!(
+                "scenario: {}\n",
+                serde_json::to_string(&c.smallest).unwrap_or_default()
+            ));
+            s.push_str(&side_by_side(
+                &self.from.to_string(),
+                &c.from.stream,
+                &self.to.to_string(),
+                &c.to.stream,
+            ));
+            s.push_str(&side_by_side(
+                "",
+                &c.from.tool_responses,
+                "",
+                &c.to.tool_responses,
+            ));
+            if !(c.from.prompts.is_empty() && c.to.prompts.is_empty()) {
+                s.push_str(&side_by_side(
+                    "prompts",
+                    &c.from.prompts,
+                    "prompts",
+                    &c.to.prompts,
+                ));
+            }
+        }
+        s
+    }
+}
+
+fn first_difference(a: &[String], b: &[String]) -> Option<String> {
+    let n = a.len().max(b.len());
+    (0..n).find_map(|i| {
+        let (x, y) = (a.get(i), b.get(i));
+        (x != y).then(|| {
+            format!(
+                "{} → {}",
+                x.map(|s| format!("`{s}`"))
+                    .unwrap_or_else(|| "(nothing)".to_owned()),
+                y.map(|s| format!("`{s}`"))
+                    .unwrap_or_else(|| "(nothing)".to_owned())
+            )
+        })
+    })
+}
+
+fn side_by_side(ha: &str, a: &[String], hb: &str, b: &[String]) -> String {
+    const W: usize = 58;
+    let cut = |s: &str| -> String {
+        if s.chars().count() > W {
+            s.chars().take(W - 1).collect::<String>() + "…"
+        } else {
+            s.to_owned()
+        }
+    };
+    let mut out = String::new();
+    if !(ha.is_empty() && hb.is_empty()) {
+        out.push_str(&format!("  {:<W$} | {}\n", ha, hb));
+    }
+    for i in 0..a.len().max(b.len()) {
+        let x = a.get(i).map(|s| cut(s)).unwrap_or_default();
+        let y = b.get(i).map(|s| cut(s)).unwrap_or_default();
+        let mark = if a.get(i) == b.get(i) { ' ' } else { '*' };
+        out.push_str(&format!("{mark} {x:<W$} | {y}\n"));
+    }
+    out
+}
+
+/// Whether an invariant holds under a profile, with its smallest
+/// counterexample when it does not.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The rule ID.
+    pub rule: String,
+    /// Scenarios that violate it.
+    pub violating: usize,
+    /// The smallest violating scenario.
+    pub smallest: Option<Scenario>,
+    /// The first diagnostic of that scenario for this rule.
+    pub example: Option<String>,
+}
+
+/// Which invariants hold under `profile` over `scenarios`: every `INV-*`
+/// rule of the catalog, and every `CHECK-*` rule any run breaks.
+pub fn invariants(profile: ProfileName, scenarios: &[Scenario]) -> Vec<Verdict> {
+    let mut found: BTreeMap<String, (usize, Scenario, String)> = BTreeMap::new();
+    for s in scenarios {
+        let s = under(s, profile);
+        let mut diags = Vec::new();
+        let Ok(t) = scenario::run_observed(&s, RunOptions::default(), &mut |c, t| {
+            diags.extend(check_step(c, t))
+        }) else {
+            continue;
+        };
+        diags.extend(check_trace(&t, &s));
+        let mut seen = BTreeSet::new();
+        for d in diags {
+            if !seen.insert(d.rule) {
+                continue;
+            }
+            let e = found
+                .entry(d.rule.to_owned())
+                .or_insert_with(|| (0, s.clone(), d.to_string()));
+            e.0 += 1;
+            if weight(&s) < weight(&e.1) {
+                e.1 = s.clone();
+                e.2 = d.to_string();
+            }
+        }
+    }
+    let mut rules: BTreeSet<String> = INVARIANTS.iter().map(|r| (*r).to_owned()).collect();
+    rules.extend(found.keys().cloned());
+    rules
+        .into_iter()
+        .map(|rule| match found.remove(&rule) {
+            Some((n, s, d)) => Verdict {
+                rule,
+                violating: n,
+                smallest: Some(s),
+                example: Some(d),
+            },
+            None => Verdict {
+                rule,
+                violating: 0,
+                smallest: None,
+                example: None,
+            },
+        })
+        .collect()
+}
+
+/// The scenario set of the committed matrix: stride, sample size, seed.
+pub const MATRIX_SCENARIOS: (usize, usize, u64) = (61, 300, 1);
+
+/// The committed matrix (`spec/invariants.md`) as generated now.
+pub fn committed_matrix() -> String {
+    let (stride, sample, seed) = MATRIX_SCENARIOS;
+    invariant_matrix(
+        &scenarios(stride, sample, seed),
+        &format!(
+            "one in every {stride} scenarios of the small scope, plus {sample} drawn with seed {seed}"
+        ),
+    )
+}
+
+/// The invariant × profile matrix as Markdown (committed as
+/// `spec/invariants.md`, kept current by a test).
+pub fn invariant_matrix(scenarios: &[Scenario], description: &str) -> String {
+    let per: Vec<(ProfileName, Vec<Verdict>)> = ProfileName::ALL
+        .iter()
+        .map(|&p| (p, invariants(p, scenarios)))
+        .collect();
+    let mut rules: BTreeSet<String> = BTreeSet::new();
+    for (_, v) in &per {
+        rules.extend(v.iter().map(|x| x.rule.clone()));
+    }
+    let mut s = format!(
+        "# Invariants by profile\n\nGenerated by `inquiry-model invariants --matrix` ({description}); \
+         `tests/amendment.rs` regenerates it and fails when it is stale. A cell is `holds`, or the number \
+         of scenarios that violate the invariant under that profile.\n\n| invariant |"
+    );
+    for (p, _) in &per {
+        s.push_str(&format!(" {p} |"));
+    }
+    s.push_str("\n| --- |");
+    for _ in &per {
+        s.push_str(" --- |");
+    }
+    s.push('\n');
+    for rule in &rules {
+        s.push_str(&format!("| `{rule}` |"));
+        for (_, v) in &per {
+            let cell = match v.iter().find(|x| &x.rule == rule) {
+                Some(x) if x.violating > 0 => format!(" violated ({}) |", x.violating),
+                Some(_) | None => " holds |".to_owned(),
+            };
+            s.push_str(&cell);
+        }
+        s.push('\n');
+    }
+    s
+}
