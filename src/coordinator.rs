@@ -93,7 +93,8 @@ fn empty_object() -> Value {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Faults {
-    /// Record the request after the routing effect instead of before it.
+    /// Hold the request back until its response is recorded (after the
+    /// prompt was shown or the backend called).
     pub record_after_routing: bool,
     /// Record nothing when the cached answer short-circuits.
     pub skip_record_on_cache_hit: bool,
@@ -249,6 +250,8 @@ struct ExecutingTool {
     /// Answers keyed by bare question ID, latest wins (rule `LIFE-ACCUMULATED`).
     accumulated_answers: IndexMap<String, Held>,
     status: Status,
+    /// Only under the `record_after_routing` fault: the request held back.
+    held_request: Option<Event>,
 }
 
 /// What the driver tells the coordinator.
@@ -629,6 +632,7 @@ impl Coordinator {
                 call,
                 accumulated_answers: IndexMap::new(),
                 status: Status::Running,
+                held_request: None,
             })
             .collect();
         for i in 0..self.executing.len() {
@@ -814,9 +818,13 @@ impl Coordinator {
         let skip =
             self.faults.skip_record_on_cache_hit && matches!(resolution, Resolution::Cached(_));
         // LIFE-RECORD-FIRST: the request lands before any routing effect.
-        let late = self.faults.record_after_routing;
-        if record_all && !skip && !late {
-            self.persist(request.clone(), fx);
+        // (Fault: hold it back until the response is recorded.)
+        if record_all && !skip {
+            if self.faults.record_after_routing {
+                self.executing[call].held_request = Some(request.clone());
+            } else {
+                self.persist(request.clone(), fx);
+            }
         }
         fx.push(Effect::Resolved {
             call,
@@ -838,33 +846,27 @@ impl Coordinator {
             None
         };
         match resolution {
-            Resolution::Cached(v) => {
-                if late && record_all && !skip {
-                    self.persist(request, fx);
-                }
-                self.answered(call, &question, recorded_id, v, Via::Cache, fx)
-            }
+            Resolution::Cached(v) => self.answered(call, &question, recorded_id, v, Via::Cache, fx),
             Resolution::Static(v) => {
-                if late && record_all {
-                    self.persist(request, fx);
-                }
                 self.answered(call, &question, recorded_id, v, Via::Static, fx)
             }
-            Resolution::InvalidStatic => {
-                let late_request = (late && record_all).then_some(request);
-                let why = NonAnswer::InvalidStaticAnswer;
-                self.refuse(call, &question, recorded_id, why, late_request, fx)
-            }
+            Resolution::InvalidStatic => self.fail(
+                call,
+                &question,
+                recorded_id,
+                NonAnswer::InvalidStaticAnswer,
+                fx,
+            ),
             Resolution::RefuseNoTty => {
-                let late_request = (late && record_all).then_some(request);
-                let why = NonAnswer::GuardNoTty;
-                self.refuse(call, &question, recorded_id, why, late_request, fx)
+                self.fail(call, &question, recorded_id, NonAnswer::GuardNoTty, fx)
             }
-            Resolution::RefuseAssistantTarget => {
-                let late_request = (late && record_all).then_some(request);
-                let why = NonAnswer::GuardAssistantTarget;
-                self.refuse(call, &question, recorded_id, why, late_request, fx)
-            }
+            Resolution::RefuseAssistantTarget => self.fail(
+                call,
+                &question,
+                recorded_id,
+                NonAnswer::GuardAssistantTarget,
+                fx,
+            ),
             Resolution::Prompt => {
                 let label = if self.rules.prompt_label {
                     config.prompt_label.as_deref()
@@ -881,14 +883,11 @@ impl Coordinator {
                     inquiry_id: recorded_id,
                     presentation,
                 });
-                if late && record_all {
-                    self.persist(request, fx);
-                }
             }
             Resolution::Backend(bq) => {
                 // Pre-082 (RFD 005) records only here, when the inquiry is spawned.
                 if !record_all {
-                    self.persist(request.clone(), fx);
+                    self.persist(request, fx);
                 }
                 let backend = Box::new(BackendCall::new(
                     id.as_str(),
@@ -903,9 +902,6 @@ impl Coordinator {
                     call: backend.clone(),
                 };
                 fx.push(Effect::Inquire { call, backend });
-                if late && record_all {
-                    self.persist(request, fx);
-                }
             }
         }
         Ok(())
@@ -1013,6 +1009,7 @@ impl Coordinator {
         via: Via,
         fx: &mut Vec<Effect>,
     ) {
+        self.release_held_request(call, fx);
         let secret = routing::is_secret(q, &self.rules);
         let tool = self.executing[call].call.tool.clone();
         let record_all = matches!(self.rules.record, RecordScope::EveryRoundTrip);
@@ -1034,11 +1031,11 @@ impl Coordinator {
         }
         // LIFE-CACHE-WRITE: only a prompter answer the user chose to remember,
         // only where the prompter offered it.
-        let gate = self.rules.persistence_gate && !self.faults.ignore_persistence_gate;
-        let offered = match q.answer_type {
-            AnswerType::Boolean => routing::cache_eligible(secret, q.persistence, gate),
-            AnswerType::Select { .. } | AnswerType::Text | AnswerType::Secret => false,
-        } || (self.faults.cache_secret && secret);
+        let rules = Rules {
+            persistence_gate: self.rules.persistence_gate && !self.faults.ignore_persistence_gate,
+            ..self.rules
+        };
+        let offered = routing::remember_offered(q, &rules) || (self.faults.cache_secret && secret);
         if let (Via::Prompter { remember: true }, true) = (via, offered) {
             let key = format!("{tool}.{}", q.id);
             let shared = self.faults.shared_cache_maps;
@@ -1059,21 +1056,12 @@ impl Coordinator {
         self.invoke(call, fx);
     }
 
-    /// A refusal decided before routing; `late_request` is the request when
-    /// the `record_after_routing` fault holds it back until now.
-    fn refuse(
-        &mut self,
-        call: usize,
-        q: &Question,
-        recorded: Option<InquiryId>,
-        why: NonAnswer,
-        late_request: Option<Event>,
-        fx: &mut Vec<Effect>,
-    ) {
-        if let Some(request) = late_request {
+    /// Only under the `record_after_routing` fault: the held-back request
+    /// lands now, just before its response.
+    fn release_held_request(&mut self, call: usize, fx: &mut Vec<Effect>) {
+        if let Some(request) = self.executing[call].held_request.take() {
             self.persist(request, fx);
         }
-        self.fail(call, q, recorded, why, fx)
     }
 
     /// A non-answer (RFD 082 step 6): record `Cancelled` with the mapped
@@ -1086,6 +1074,7 @@ impl Coordinator {
         why: NonAnswer,
         fx: &mut Vec<Effect>,
     ) {
+        self.release_held_request(call, fx);
         let tool = self.executing[call].call.tool.clone();
         let reason = routing::cancellation_reason(why);
         let unpaired =

@@ -20,6 +20,7 @@ pub mod amend;
 pub mod ask_user;
 pub mod check;
 pub mod config;
+pub mod conformance;
 pub mod coordinator;
 pub mod explore;
 pub mod fuzzing;

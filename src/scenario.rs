@@ -291,6 +291,17 @@ pub struct BackendRecord {
     pub reply: BackendReply,
 }
 
+/// What the turn cache held when a turn ended.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RememberedKeys {
+    /// The turn.
+    pub turn: usize,
+    /// Keys of the remembered tool answers (`<tool>.<question>`).
+    pub tool_answers: Vec<String>,
+    /// Keys of the remembered permission decisions (the same map pre-082).
+    pub permission_decisions: Vec<String>,
+}
+
 /// How one question was resolved.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResolutionRecord {
@@ -343,6 +354,10 @@ pub struct Trace {
     pub backend_calls: Vec<BackendRecord>,
     /// How every question was resolved.
     pub resolutions: Vec<ResolutionRecord>,
+    /// The keys of the turn's remembered maps when each turn ended (values
+    /// are not shown: the maps must never hold a secret, and keys suffice to
+    /// see what was remembered).
+    pub remembered: Vec<RememberedKeys>,
     /// Every tool response.
     pub tool_responses: Vec<ToolResponseRecord>,
 }
@@ -586,6 +601,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 permission_prompts: Vec::new(),
                 backend_calls: Vec::new(),
                 resolutions: Vec::new(),
+                remembered: Vec::new(),
                 tool_responses: Vec::new(),
             },
             prompter: scenario.prompter.iter().cloned().collect(),
@@ -704,6 +720,18 @@ impl<'s, 'o> Driver<'s, 'o> {
                     let input = self.perform(item, at, &mut calls)?;
                     self.handle(input, at, &calls, &mut work)?;
                 }
+            }
+            if let Some(state) = self.coordinator.turn_state() {
+                self.trace.remembered.push(RememberedKeys {
+                    turn: t,
+                    tool_answers: state.cache.tool_answers().keys().cloned().collect(),
+                    permission_decisions: state
+                        .cache
+                        .permission_decisions()
+                        .keys()
+                        .cloned()
+                        .collect(),
+                });
             }
             self.handle(
                 Input::EndTurn {
