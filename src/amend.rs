@@ -461,7 +461,7 @@ fn weight(s: &Scenario) -> (usize, usize) {
 /// Which scenarios the amendment tools run: a stride through the exhaustive
 /// small scope, then `sample` scenarios drawn with `seed` from the general
 /// strategy. Deterministic for given arguments.
-pub fn scenarios(stride: usize, sample: usize, seed: u64) -> Vec<Scenario> {
+pub fn scenarios(stride: usize, sample_size: usize, seed: u64) -> Vec<Scenario> {
     let mut out = Vec::new();
     for family in [Family::Single, Family::Pairs] {
         let mut n = 0;
@@ -470,18 +470,7 @@ pub fn scenarios(stride: usize, sample: usize, seed: u64) -> Vec<Scenario> {
             n += stride.max(1);
         }
     }
-    let mut seed_bytes = [0u8; 32];
-    seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(
-        Config::default(),
-        TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes),
-    );
-    let strat = strategy::scenario();
-    for _ in 0..sample {
-        if let Ok(tree) = strat.new_tree(&mut runner) {
-            out.push(tree.current());
-        }
-    }
+    out.extend(sample(sample_size, seed));
     out
 }
 
@@ -490,6 +479,20 @@ fn under(s: &Scenario, p: ProfileName) -> Scenario {
         profile: p,
         ..s.clone()
     }
+}
+
+/// `count` scenarios drawn from the general strategy with `seed`.
+pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
+    let mut seed_bytes = [0u8; 32];
+    seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes),
+    );
+    let strat = strategy::scenario();
+    (0..count)
+        .filter_map(|_| strat.new_tree(&mut runner).ok().map(|t| t.current()))
+        .collect()
 }
 
 /// Runs every scenario under `from` and `to` and classifies the differences.

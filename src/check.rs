@@ -1,1 +1,916 @@
-//! The oracle: every invariant as a function from a stream or trace to diagnostics.
+//! The oracle: judges a persisted stream against every `CHECK-*` rule and
+//! reports each violation with its rule ID and position.
+//!
+//! The checker reads one event at a time ([`Checker::push_raw`] for events
+//! read from disk, [`Checker::push_event`] for typed events such as the
+//! model's traces). Its memory is what the current turn holds open: the open
+//! tool calls, the waiting requests, the IDs seen in the turn, and the
+//! findings not yet flushed. Findings are flushed, in event order, when their
+//! turn ends; nothing of a finished turn is kept except a bounded list of its
+//! unanswered requests (for `CHECK-TURN-SCOPED`).
+//!
+//! What each rule demands is in [`rules`] (pure functions, reusable on
+//! traces); what an event shows on disk is in [`shape`]. The rule catalog is
+//! `spec/RULES.md`, section "Oracle checks".
+//!
+//! # Profiles
+//!
+//! A stream is judged as written by the writer of one RFD stage
+//! ([`Profile`]). [`ProfileMode::Fixed`] judges every turn as written by that
+//! writer: use it to test an implementation's own output. [`ProfileMode::Auto`]
+//! judges each turn by the stage its own events show ([`shape::Shape::evidence`]),
+//! because a real stream heals one turn at a time (RFD 082: "the on-disk shape
+//! heals one event at a time") and may hold legacy turns before tagged ones.
+//! See spec/DECISIONS.md, "Oracle checks: auto profile per turn".
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt;
+use std::io::BufRead;
+
+use serde::{Serialize, Serializer};
+
+use crate::stream::{PairStep, Pairer};
+use crate::wire::{Event, EventKind, EventReader, InquiryId, RawEvent, ReadError};
+
+pub mod rules;
+pub mod shape;
+pub mod trace;
+
+use rules::{Finding, OpenCallRef, QuestionFacts};
+use shape::Shape;
+
+/// The writer of one RFD stage, as the oracle judges it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// RFD 005 + 028: two-segment IDs, flat responses, backend questions only.
+    Legacy,
+    /// RFD 082: tagged responses, `secret`, three-segment IDs.
+    Rfd082,
+    /// RFD 082 + 083: adds `context`/`exclusive`/`persistence` and
+    /// `invalid_static_answer`.
+    Rfd083,
+}
+
+impl Profile {
+    /// Every profile, oldest first.
+    pub const ALL: [Profile; 3] = [Profile::Legacy, Profile::Rfd082, Profile::Rfd083];
+
+    /// The name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Legacy => "legacy",
+            Profile::Rfd082 => "rfd082",
+            Profile::Rfd083 => "rfd083",
+        }
+    }
+
+    /// RFD 082 "`InquiryResponse` serialization": tagged responses.
+    pub fn has_tagged_responses(self) -> bool {
+        match self {
+            Profile::Legacy => false,
+            Profile::Rfd082 | Profile::Rfd083 => true,
+        }
+    }
+
+    /// RFD 082 "Secret questions": the `secret` answer type.
+    pub fn has_secret_type(self) -> bool {
+        match self {
+            Profile::Legacy => false,
+            Profile::Rfd082 | Profile::Rfd083 => true,
+        }
+    }
+
+    /// RFD 082 "Inquiry ID format": turn-unique `<call>.<question>.<attempt>` IDs.
+    pub fn writes_attempt_ids(self) -> bool {
+        match self {
+            Profile::Legacy => false,
+            Profile::Rfd082 | Profile::Rfd083 => true,
+        }
+    }
+
+    /// RFD 083 step 5: `context`, `exclusive`, `persistence` on the question.
+    pub fn has_083_fields(self) -> bool {
+        match self {
+            Profile::Legacy | Profile::Rfd082 => false,
+            Profile::Rfd083 => true,
+        }
+    }
+
+    /// RFD 083 step 7: the `invalid_static_answer` reason.
+    pub fn has_invalid_static_answer(self) -> bool {
+        match self {
+            Profile::Legacy | Profile::Rfd082 => false,
+            Profile::Rfd083 => true,
+        }
+    }
+
+    fn slot(self) -> usize {
+        match self {
+            Profile::Legacy => 0,
+            Profile::Rfd082 => 1,
+            Profile::Rfd083 => 2,
+        }
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "legacy" => Ok(Profile::Legacy),
+            "rfd082" => Ok(Profile::Rfd082),
+            "rfd083" => Ok(Profile::Rfd083),
+            other => Err(format!(
+                "unknown profile `{other}`; expected legacy, rfd082 or rfd083"
+            )),
+        }
+    }
+}
+
+/// How a stream's profile is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ProfileMode {
+    /// Each turn by what its own events show; a turn that shows nothing
+    /// takes the previous turn's profile (the first, `legacy`).
+    #[default]
+    Auto,
+    /// Every turn as written by this profile's writer.
+    Fixed(Profile),
+}
+
+impl ProfileMode {
+    /// The profile the per-event rules run under: the fixed one, or under
+    /// auto the most permissive (every shape a turn shows lifts the turn to
+    /// the stage that has it, so no shape is out of profile).
+    fn event_profile(self) -> Profile {
+        match self {
+            ProfileMode::Auto => Profile::Rfd083,
+            ProfileMode::Fixed(p) => p,
+        }
+    }
+}
+
+impl fmt::Display for ProfileMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProfileMode::Auto => f.write_str("auto"),
+            ProfileMode::Fixed(p) => p.fmt(f),
+        }
+    }
+}
+
+impl std::str::FromStr for ProfileMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(ProfileMode::Auto),
+            other => other.parse().map(ProfileMode::Fixed).map_err(|_| {
+                format!("unknown profile `{other}`; expected auto, legacy, rfd082 or rfd083")
+            }),
+        }
+    }
+}
+
+impl Serialize for ProfileMode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// One rule broken at one place in one stream.
+///
+/// `Display` is one line a person can act on:
+/// `events.json: turn 3, event 41: CHECK-PAIRED: inquiry request `…` has no
+/// response in its turn`. Turns and events count from 0, as the reader's
+/// errors do; the turn before the first `turn_start`, if any, is turn 0.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// The `CHECK-*` rule ID.
+    pub rule: &'static str,
+    /// The file (or `<stdin>`, or whatever the caller named the input).
+    pub origin: String,
+    /// The 0-based turn the event sits in.
+    pub turn: usize,
+    /// The 0-based index of the offending event in the stream.
+    pub event_index: usize,
+    /// The inquiry IDs and tool-call IDs involved.
+    pub ids: Vec<String>,
+    /// What is wrong. Never contains an answer value.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: turn {}, event {}: {}: {}",
+            self.origin, self.turn, self.event_index, self.rule, self.message
+        )
+    }
+}
+
+/// How many turns were judged under each profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct TurnsByProfile {
+    /// Judged as a legacy writer's.
+    pub legacy: usize,
+    /// Judged as an RFD 082 writer's.
+    pub rfd082: usize,
+    /// Judged as an RFD 083 writer's.
+    pub rfd083: usize,
+}
+
+impl TurnsByProfile {
+    fn add(&mut self, p: Profile) {
+        match p {
+            Profile::Legacy => self.legacy += 1,
+            Profile::Rfd082 => self.rfd082 += 1,
+            Profile::Rfd083 => self.rfd083 += 1,
+        }
+    }
+}
+
+/// What the checker learned about a whole stream (or the part of it read
+/// before an error).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileSummary {
+    /// The input's name.
+    pub origin: String,
+    /// The mode asked for.
+    pub requested_profile: ProfileMode,
+    /// The profile the stream was judged under: the fixed one, or under auto
+    /// the newest stage any turn was judged as (`legacy` for a stream with
+    /// no inquiry shapes).
+    pub profile: Profile,
+    /// Under auto: some turns were judged legacy and others RFD 082 or later
+    /// (a stream written before and after an upgrade).
+    pub mixed: bool,
+    /// Events read.
+    pub events: usize,
+    /// Turns read.
+    pub turns: usize,
+    /// Turns per judged profile.
+    pub turns_by_profile: TurnsByProfile,
+    /// Diagnostics reported.
+    pub diagnostics: usize,
+}
+
+/// At most this many unanswered requests of finished turns are remembered
+/// for `CHECK-TURN-SCOPED`, oldest dropped first, so memory stays bounded
+/// whatever the stream.
+pub const CARRY_LIMIT: usize = 1024;
+
+/// Gate of a finding whose rule applies only to some writers (decided when
+/// the turn's profile is known, at its end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    /// Every profile.
+    Always,
+    /// Only turns judged as an RFD 082 or later writer's (turn-unique IDs,
+    /// the ID format, attempts).
+    AttemptIds,
+}
+
+#[derive(Debug)]
+struct Pending {
+    index: usize,
+    gate: Gate,
+    finding: Finding,
+}
+
+#[derive(Debug)]
+struct OpenCall {
+    id: String,
+    name: String,
+}
+
+#[derive(Debug)]
+struct OpenRequest {
+    id: InquiryId,
+    facts: QuestionFacts,
+    /// Open calls (by request event index) the request may belong to.
+    candidates: Vec<usize>,
+    /// Set when the last candidate call ended: its ID and the index of its
+    /// `tool_call_response`.
+    closed_by: Option<(String, usize)>,
+}
+
+#[derive(Debug, Default)]
+struct SeenId {
+    first_request: usize,
+    last_response: Option<usize>,
+}
+
+#[derive(Debug)]
+struct Carried {
+    id: InquiryId,
+    turn: usize,
+    index: usize,
+}
+
+/// Everything the checker holds for the current turn.
+#[derive(Debug, Default)]
+struct TurnState {
+    /// The newest stage the turn's events show.
+    evidence: Option<Profile>,
+    /// Open tool calls by `tool_call_request` index.
+    calls: BTreeMap<usize, OpenCall>,
+    /// Open call indices by tool-call ID, oldest first (IDs may repeat
+    /// across cycles; a response closes the oldest).
+    calls_by_id: HashMap<String, VecDeque<usize>>,
+    /// Waiting requests per open call.
+    call_requests: HashMap<usize, Vec<usize>>,
+    /// Requests waiting for their response, by event index.
+    requests: HashMap<usize, OpenRequest>,
+    /// Inquiry IDs requested in the turn.
+    seen: HashMap<InquiryId, SeenId>,
+    /// Last attempt per `(tool_call_id, question_id)`.
+    attempts: HashMap<(String, String), u32>,
+    /// Responses that matched no waiting request, judged at turn end.
+    orphan_responses: HashMap<InquiryId, VecDeque<usize>>,
+    /// Findings not yet flushed.
+    pending: Vec<Pending>,
+}
+
+impl TurnState {
+    fn note(&mut self, evidence: Option<Profile>) {
+        if let Some(e) = evidence {
+            self.evidence = Some(self.evidence.map_or(e, |old| old.max(e)));
+        }
+    }
+
+    fn find(&mut self, index: usize, gate: Gate, finding: Option<Finding>) {
+        if let Some(finding) = finding {
+            self.pending.push(Pending {
+                index,
+                gate,
+                finding,
+            });
+        }
+    }
+}
+
+/// The streaming checker of one stream. Feed events in order, then call
+/// [`Checker::finish`]; every call returns the diagnostics it flushed.
+#[derive(Debug)]
+pub struct Checker {
+    origin: String,
+    mode: ProfileMode,
+    pairer: Pairer,
+    next_index: usize,
+    turn_index: usize,
+    turn: TurnState,
+    previous: Profile,
+    carried: VecDeque<Carried>,
+    turns_by_profile: TurnsByProfile,
+    diagnostics: usize,
+    finished: bool,
+}
+
+impl Checker {
+    /// A checker for the stream named `origin`, judged under `mode`.
+    pub fn new(origin: impl Into<String>, mode: ProfileMode) -> Self {
+        Checker {
+            origin: origin.into(),
+            mode,
+            pairer: Pairer::new(),
+            next_index: 0,
+            turn_index: 0,
+            turn: TurnState::default(),
+            previous: Profile::Legacy,
+            carried: VecDeque::new(),
+            turns_by_profile: TurnsByProfile::default(),
+            diagnostics: 0,
+            finished: false,
+        }
+    }
+
+    /// Feeds the next event as read from disk: its shape is taken from the
+    /// raw fields, then it is typed. A typing error is returned as the
+    /// reader's message and leaves the checker as it was.
+    pub fn push_raw(&mut self, raw: RawEvent) -> Result<Vec<Diagnostic>, String> {
+        let shape = Shape::of_raw(&raw);
+        let event = raw.into_event()?;
+        Ok(self.push_shaped(&event, &shape))
+    }
+
+    /// Feeds the next event as this crate's writer would write it (for
+    /// judging the model's traces).
+    pub fn push_event(&mut self, event: &Event) -> Vec<Diagnostic> {
+        self.push_shaped(event, &Shape::of_event(event))
+    }
+
+    /// Feeds the next event with its on-disk shape.
+    pub fn push_shaped(&mut self, event: &Event, shape: &Shape) -> Vec<Diagnostic> {
+        let index = self.next_index;
+        self.next_index += 1;
+        let step = self.pairer.push(index, event);
+        let mut out = Vec::new();
+        match &step {
+            PairStep::TurnEnded {
+                orphan_requests, ..
+            } => {
+                out = self.close_turn(orphan_requests, true);
+                self.turn_index = self.pairer.turn();
+            }
+            PairStep::None
+            | PairStep::Opened
+            | PairStep::Paired(_)
+            | PairStep::OrphanResponse { .. } => {}
+        }
+        self.turn.note(shape.evidence(event));
+        let profile = self.mode.event_profile();
+        match &event.kind {
+            EventKind::ToolCallRequest(call) => {
+                self.turn.calls.insert(
+                    index,
+                    OpenCall {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                    },
+                );
+                self.turn
+                    .calls_by_id
+                    .entry(call.id.clone())
+                    .or_default()
+                    .push_back(index);
+            }
+            EventKind::ToolCallResponse(resp) => self.close_call(&resp.id, index),
+            EventKind::InquiryRequest(req) => {
+                let facts = QuestionFacts::of(&req.question);
+                for f in rules::request_shape(self.mode, &req.id, facts, shape) {
+                    self.turn.find(index, Gate::Always, Some(f));
+                }
+                let open: Vec<OpenCallRef<'_>> = self
+                    .turn
+                    .calls
+                    .iter()
+                    .map(|(i, c)| OpenCallRef {
+                        index: *i,
+                        id: &c.id,
+                        name: &c.name,
+                    })
+                    .collect();
+                let (candidates, placed) = rules::placement(&req.id, &req.source, &open);
+                let candidate_ids: Vec<&str> = candidates.iter().map(|c| c.id).collect();
+                let id_check = if candidates.is_empty() {
+                    None
+                } else {
+                    Some(rules::id_format(&req.id, &candidate_ids))
+                };
+                let candidates: Vec<usize> = candidates.iter().map(|c| c.index).collect();
+                self.turn.find(index, Gate::Always, placed);
+                self.judge_id(index, &req.id, id_check);
+                for c in &candidates {
+                    self.turn.call_requests.entry(*c).or_default().push(index);
+                }
+                self.turn.requests.insert(
+                    index,
+                    OpenRequest {
+                        id: req.id.clone(),
+                        facts,
+                        candidates,
+                        closed_by: None,
+                    },
+                );
+            }
+            EventKind::InquiryResponse(resp) => {
+                self.turn.find(
+                    index,
+                    Gate::Always,
+                    rules::response_shape(self.mode, resp, shape),
+                );
+                self.turn
+                    .find(index, Gate::Always, rules::stray_answer(resp, shape));
+                self.turn.find(
+                    index,
+                    Gate::Always,
+                    rules::reason_for_profile(profile, resp),
+                );
+                match &step {
+                    PairStep::Paired(pair) => {
+                        if let Some(seen) = self.turn.seen.get_mut(resp.id()) {
+                            seen.last_response = Some(index);
+                        }
+                        if let Some(req) = self.turn.requests.remove(&pair.request) {
+                            let q = req.facts;
+                            self.turn.find(
+                                index,
+                                Gate::Always,
+                                rules::secret_not_answered(q, resp),
+                            );
+                            self.turn.find(
+                                index,
+                                Gate::Always,
+                                rules::redacted_only_secret(q, resp),
+                            );
+                            self.turn.find(
+                                index,
+                                Gate::Always,
+                                rules::reason_for_question(profile, q, resp),
+                            );
+                            let closed = req
+                                .closed_by
+                                .map(|(call, at)| rules::placement_closed(&req.id, &call, at));
+                            self.turn.find(index, Gate::Always, closed);
+                        }
+                    }
+                    PairStep::OrphanResponse { .. } => {
+                        self.turn
+                            .orphan_responses
+                            .entry(resp.id().clone())
+                            .or_default()
+                            .push_back(index);
+                    }
+                    PairStep::None | PairStep::Opened | PairStep::TurnEnded { .. } => {}
+                }
+            }
+            EventKind::TurnStart
+            | EventKind::ChatRequest
+            | EventKind::ChatResponse
+            | EventKind::Other(_) => {}
+        }
+        out
+    }
+
+    /// CHECK-TURN-UNIQUE-ID, CHECK-ID-FORMAT, CHECK-ID-ATTEMPT for a request.
+    /// A repeated ID is reported once, as a repeat; its format and attempt
+    /// are not judged again.
+    fn judge_id(
+        &mut self,
+        index: usize,
+        id: &InquiryId,
+        format: Option<Result<rules::IdParts, Finding>>,
+    ) {
+        if let Some(seen) = self.turn.seen.get(id) {
+            let finding = Finding {
+                rule: rules::TURN_UNIQUE_ID,
+                ids: vec![id.to_string()],
+                message: format!(
+                    "inquiry ID `{id}` is used again in this turn (first request at event {}); \
+                     RFD 082 IDs are unique within a turn",
+                    seen.first_request
+                ),
+            };
+            self.turn.find(index, Gate::AttemptIds, Some(finding));
+            return;
+        }
+        self.turn.seen.insert(
+            id.clone(),
+            SeenId {
+                first_request: index,
+                last_response: None,
+            },
+        );
+        match format {
+            None => {}
+            Some(Err(f)) => self.turn.find(index, Gate::AttemptIds, Some(f)),
+            Some(Ok(parts)) => {
+                let key = (parts.tool_call_id.clone(), parts.question_id.clone());
+                let previous = self.turn.attempts.get(&key).copied();
+                self.turn.find(
+                    index,
+                    Gate::AttemptIds,
+                    rules::id_attempt(id, &parts, previous),
+                );
+                let last = previous.map_or(parts.attempt, |p| p.max(parts.attempt));
+                self.turn.attempts.insert(key, last);
+            }
+        }
+    }
+
+    /// A `tool_call_response` closes the oldest open call with its ID; a
+    /// waiting request whose last candidate call closes is marked.
+    fn close_call(&mut self, id: &str, index: usize) {
+        let Some(queue) = self.turn.calls_by_id.get_mut(id) else {
+            return;
+        };
+        let call = queue.pop_front();
+        if queue.is_empty() {
+            self.turn.calls_by_id.remove(id);
+        }
+        let Some(call) = call else { return };
+        self.turn.calls.remove(&call);
+        for r in self.turn.call_requests.remove(&call).unwrap_or_default() {
+            if let Some(req) = self.turn.requests.get_mut(&r) {
+                req.candidates.retain(|c| *c != call);
+                if req.candidates.is_empty() && req.closed_by.is_none() {
+                    req.closed_by = Some((id.to_owned(), index));
+                }
+            }
+        }
+    }
+
+    /// Ends the current turn: judges what stayed unpaired (when the turn is
+    /// `complete`), resolves the turn's profile, and flushes its findings in
+    /// event order.
+    fn close_turn(&mut self, orphan_requests: &[usize], complete: bool) -> Vec<Diagnostic> {
+        let turn = std::mem::take(&mut self.turn);
+        let turn_no = self.turn_index;
+        let mut pending = turn.pending;
+        let level = match (self.mode, turn.evidence) {
+            (ProfileMode::Fixed(p), _) => p,
+            (ProfileMode::Auto, None) => self.previous,
+            (ProfileMode::Auto, Some(Profile::Legacy)) => Profile::Legacy,
+            (ProfileMode::Auto, Some(p @ (Profile::Rfd082 | Profile::Rfd083))) => {
+                p.max(self.previous)
+            }
+        };
+        self.previous = level;
+        self.turns_by_profile.add(level);
+        // The turn is a legacy writer's by its own shapes, or by the user's word.
+        let legacy_shown = match (self.mode, turn.evidence) {
+            (ProfileMode::Fixed(Profile::Legacy), _)
+            | (ProfileMode::Auto, Some(Profile::Legacy)) => true,
+            (ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083), _)
+            | (ProfileMode::Auto, None | Some(Profile::Rfd082 | Profile::Rfd083)) => false,
+        };
+        if complete {
+            let mut early = turn.orphan_responses;
+            let mut unanswered = Vec::new();
+            for &r in orphan_requests {
+                let Some(req) = turn.requests.get(&r) else {
+                    continue;
+                };
+                let before = early
+                    .get_mut(&req.id)
+                    .and_then(|q| q.front().is_some_and(|&i| i < r).then(|| q.pop_front()))
+                    .flatten();
+                let finding = match before {
+                    Some(resp) => Pending {
+                        index: resp,
+                        gate: Gate::Always,
+                        finding: Finding {
+                            rule: rules::RESPONSE_AFTER_REQUEST,
+                            ids: vec![req.id.to_string()],
+                            message: format!(
+                                "inquiry response `{}` comes before its request (event {r}); \
+                                 a response follows its request",
+                                req.id
+                            ),
+                        },
+                    },
+                    None => {
+                        unanswered.push(Carried {
+                            id: req.id.clone(),
+                            turn: turn_no,
+                            index: r,
+                        });
+                        Pending {
+                            index: r,
+                            gate: Gate::Always,
+                            finding: Finding {
+                                rule: rules::PAIRED,
+                                ids: vec![req.id.to_string()],
+                                message: unanswered_message(&req.id, legacy_shown),
+                            },
+                        }
+                    }
+                };
+                pending.push(finding);
+            }
+            let mut rest: Vec<(usize, InquiryId)> = early
+                .into_iter()
+                .flat_map(|(id, q)| q.into_iter().map(move |i| (i, id.clone())))
+                .collect();
+            rest.sort_unstable_by_key(|(i, _)| *i);
+            for (i, id) in rest {
+                let answered = turn.seen.get(&id).and_then(|s| s.last_response);
+                let carried = self.carried.iter().position(|c| c.id == id);
+                let (rule, message) = match (answered, carried) {
+                    (Some(at), _) => (
+                        rules::PAIRED,
+                        format!(
+                            "inquiry response `{id}` answers no waiting request: its request \
+                             was answered at event {at}"
+                        ),
+                    ),
+                    (None, Some(pos)) => {
+                        let c = self.carried.remove(pos).expect("position is in range");
+                        (
+                            rules::TURN_SCOPED,
+                            format!(
+                                "inquiry response `{id}` answers the request at event {} of \
+                                 turn {}; a pair never crosses a turn boundary",
+                                c.index, c.turn
+                            ),
+                        )
+                    }
+                    (None, None) => (
+                        rules::PAIRED,
+                        format!("inquiry response `{id}` answers no request in its turn"),
+                    ),
+                };
+                pending.push(Pending {
+                    index: i,
+                    gate: Gate::Always,
+                    finding: Finding {
+                        rule,
+                        ids: vec![id.to_string()],
+                        message,
+                    },
+                });
+            }
+            for c in unanswered {
+                if self.carried.len() == CARRY_LIMIT {
+                    self.carried.pop_front();
+                }
+                self.carried.push_back(c);
+            }
+        }
+        let keep_attempt_ids = level.writes_attempt_ids();
+        pending.retain(|p| match p.gate {
+            Gate::Always => true,
+            Gate::AttemptIds => keep_attempt_ids,
+        });
+        pending.sort_by_key(|p| p.index);
+        self.diagnostics += pending.len();
+        pending
+            .into_iter()
+            .map(|p| Diagnostic {
+                rule: p.finding.rule,
+                origin: self.origin.clone(),
+                turn: turn_no,
+                event_index: p.index,
+                ids: p.finding.ids,
+                message: one_line(p.finding.message),
+            })
+            .collect()
+    }
+
+    /// Ends the stream: judges the last turn. Further calls return nothing.
+    pub fn finish(&mut self) -> Vec<Diagnostic> {
+        if self.finished || self.next_index == 0 {
+            self.finished = true;
+            return Vec::new();
+        }
+        self.finished = true;
+        let orphans = self.pairer.finish();
+        self.close_turn(&orphans, true)
+    }
+
+    /// Ends a stream cut short by a read error: flushes what the last turn
+    /// already showed, without judging its unpaired requests and responses
+    /// (the rest of the turn was never read).
+    pub fn abandon(&mut self) -> Vec<Diagnostic> {
+        if self.finished || self.next_index == 0 {
+            self.finished = true;
+            return Vec::new();
+        }
+        self.finished = true;
+        self.close_turn(&[], false)
+    }
+
+    /// Events fed so far.
+    pub fn events(&self) -> usize {
+        self.next_index
+    }
+
+    /// What the checker learned so far (complete after `finish`).
+    pub fn summary(&self) -> FileSummary {
+        let t = self.turns_by_profile;
+        let judged = [t.legacy, t.rfd082, t.rfd083];
+        let profile = match self.mode {
+            ProfileMode::Fixed(p) => p,
+            ProfileMode::Auto => Profile::ALL
+                .into_iter()
+                .rev()
+                .find(|p| judged[p.slot()] > 0)
+                .unwrap_or(Profile::Legacy),
+        };
+        FileSummary {
+            origin: self.origin.clone(),
+            requested_profile: self.mode,
+            profile,
+            mixed: t.legacy > 0 && t.rfd082 + t.rfd083 > 0,
+            events: self.next_index,
+            turns: if self.next_index == 0 {
+                0
+            } else {
+                self.turn_index + 1
+            },
+            turns_by_profile: t,
+            diagnostics: self.diagnostics,
+        }
+    }
+}
+
+/// CHECK-PAIRED for a request. A pre-082 writer leaves the request of a
+/// failed inquiry-backend call unanswered (RFD 082 "Motivation"); the stream
+/// is still unpaired, but in a turn that shows a legacy writer the message
+/// says it is the known legacy gap.
+fn unanswered_message(id: &InquiryId, legacy_shown: bool) -> String {
+    if !legacy_shown {
+        format!("inquiry request `{id}` has no response in its turn")
+    } else {
+        format!(
+            "inquiry request `{id}` has no response in its turn (a pre-082 writer leaves a \
+             failed inquiry-backend request unanswered; RFD 082 closes it with `cancelled`)"
+        )
+    }
+}
+
+/// Escapes control characters (IDs and tool names come from the stream and
+/// may hold a newline), so a diagnostic always prints as one line.
+fn one_line(message: String) -> String {
+    if !message.chars().any(char::is_control) {
+        return message;
+    }
+    message
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The result of checking one input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// What was learned.
+    pub summary: FileSummary,
+    /// Every diagnostic, in the order reported.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Why the input could not be read to its end, if it could not.
+    pub error: Option<ReadError>,
+}
+
+/// Checks a stream read from `reader` (JSON array or JSON Lines), handing
+/// each diagnostic to `sink` as soon as its turn ends. Memory is bounded by
+/// the largest turn, not by the stream. On a read or typing error the
+/// diagnostics found before it are still reported, and the error is returned
+/// with the summary of what was read.
+pub fn check_reader<R: BufRead>(
+    reader: R,
+    origin: &str,
+    mode: ProfileMode,
+    sink: &mut dyn FnMut(Diagnostic),
+) -> (FileSummary, Option<ReadError>) {
+    let mut checker = Checker::new(origin, mode);
+    let mut error = None;
+    for item in EventReader::new(reader, origin) {
+        let result = item.and_then(|(raw, line, column)| {
+            checker.push_raw(raw).map_err(|message| ReadError {
+                origin: origin.to_owned(),
+                event_index: Some(checker.events()),
+                line,
+                column,
+                message,
+            })
+        });
+        match result {
+            Ok(found) => found.into_iter().for_each(&mut *sink),
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    let rest = match error {
+        None => checker.finish(),
+        Some(_) => checker.abandon(),
+    };
+    rest.into_iter().for_each(&mut *sink);
+    (checker.summary(), error)
+}
+
+/// Checks a stream held in memory, collecting the diagnostics.
+pub fn check_bytes(bytes: &[u8], origin: &str, mode: ProfileMode) -> Checked {
+    let mut diagnostics = Vec::new();
+    let (summary, error) = check_reader(bytes, origin, mode, &mut |d| diagnostics.push(d));
+    Checked {
+        summary,
+        diagnostics,
+        error,
+    }
+}
+
+/// Checks typed events as this crate's writer would write them (the
+/// model's traces, or a [`crate::wire::Stream`]'s events).
+pub fn check_events<'a, I>(events: I, origin: &str, mode: ProfileMode) -> Checked
+where
+    I: IntoIterator<Item = &'a Event>,
+{
+    let mut checker = Checker::new(origin, mode);
+    let mut diagnostics = Vec::new();
+    for e in events {
+        diagnostics.extend(checker.push_event(e));
+    }
+    diagnostics.extend(checker.finish());
+    Checked {
+        summary: checker.summary(),
+        diagnostics,
+        error: None,
+    }
+}

@@ -1,0 +1,568 @@
+//! The `CHECK-*` rules: their IDs and the pure judgments behind them.
+//!
+//! Each judgment is a small function from facts about one event (and, for a
+//! response, the question it answers) to an optional [`Finding`]. None of them
+//! holds state or knows about files, so the same functions judge a persisted
+//! stream ([`super::Checker`]) and, later, the model's own traces. Stream
+//! state (what is open in the turn, which IDs were seen) lives in the checker;
+//! the catalog with sources and tests is `spec/RULES.md`, section "Oracle
+//! checks".
+
+use super::shape::Shape;
+use super::{Profile, ProfileMode};
+use crate::wire::{
+    CancellationReason, InquiryAnswerType, InquiryId, InquiryQuestion, InquiryResponse,
+    InquirySource,
+};
+
+/// An inquiry request gets exactly one response with its ID, later in its
+/// turn; a response answers exactly one earlier request of its turn.
+pub const PAIRED: &str = "CHECK-PAIRED";
+/// A response never precedes its request.
+pub const RESPONSE_AFTER_REQUEST: &str = "CHECK-RESPONSE-AFTER-REQUEST";
+/// A pair never crosses a turn boundary.
+pub const TURN_SCOPED: &str = "CHECK-TURN-SCOPED";
+/// An inquiry request sits inside an open tool call of its turn.
+pub const PLACEMENT: &str = "CHECK-PLACEMENT";
+/// A `source: tool {name}` request sits inside an open call of that tool.
+pub const PLACEMENT_SOURCE: &str = "CHECK-PLACEMENT-SOURCE";
+/// The response comes before its tool call's `tool_call_response`.
+pub const PLACEMENT_CLOSED: &str = "CHECK-PLACEMENT-CLOSED";
+/// RFD 082 writers never repeat an inquiry ID within a turn.
+pub const TURN_UNIQUE_ID: &str = "CHECK-TURN-UNIQUE-ID";
+/// RFD 082 writers write `<tool_call_id>.<question_id>.<attempt>` for the open call.
+pub const ID_FORMAT: &str = "CHECK-ID-FORMAT";
+/// RFD 082 attempts count 1, 2, 3… per `(tool_call_id, question_id)` per turn.
+pub const ID_ATTEMPT: &str = "CHECK-ID-ATTEMPT";
+/// The response to a `secret` question is never `answered`.
+pub const SECRET_NOT_ANSWERED: &str = "CHECK-SECRET-NOT-ANSWERED";
+/// A `redacted` response carries no `answer` on disk.
+pub const REDACTED_NO_ANSWER: &str = "CHECK-REDACTED-NO-ANSWER";
+/// A `cancelled` response carries no `answer` on disk.
+pub const CANCELLED_NO_ANSWER: &str = "CHECK-CANCELLED-NO-ANSWER";
+/// Only a `secret` question's response is `redacted`.
+pub const REDACTED_ONLY_SECRET: &str = "CHECK-REDACTED-ONLY-SECRET";
+/// `no_prompt_backend` and `assistant_routing_denied` close only human-only
+/// questions.
+pub const REASON_HUMAN_ONLY: &str = "CHECK-REASON-HUMAN-ONLY";
+/// `backend_error` never closes a human-only question.
+pub const REASON_BACKEND_ERROR: &str = "CHECK-REASON-BACKEND-ERROR";
+/// `invalid_static_answer` exists only from RFD 083 on.
+pub const REASON_INVALID_STATIC: &str = "CHECK-REASON-INVALID-STATIC";
+/// Every shape on disk exists in the judged profile.
+pub const PROFILE_SHAPE: &str = "CHECK-PROFILE-SHAPE";
+/// An RFD 082 writer writes every response tagged.
+pub const RESPONSE_TAGGED: &str = "CHECK-RESPONSE-TAGGED";
+
+/// Every `CHECK-*` rule this module judges, with a one-line statement.
+pub const ALL: [(&str, &str); 18] = [
+    (
+        PAIRED,
+        "every inquiry request gets exactly one response with its ID later in its turn",
+    ),
+    (
+        RESPONSE_AFTER_REQUEST,
+        "an inquiry response never comes before its request",
+    ),
+    (TURN_SCOPED, "an inquiry pair never crosses a turn boundary"),
+    (
+        PLACEMENT,
+        "an inquiry request sits inside an open tool call of its turn",
+    ),
+    (
+        PLACEMENT_SOURCE,
+        "a `source: tool {name}` request sits inside an open call of that tool",
+    ),
+    (
+        PLACEMENT_CLOSED,
+        "an inquiry response comes before its tool call's tool_call_response",
+    ),
+    (
+        TURN_UNIQUE_ID,
+        "an RFD 082 writer never repeats an inquiry ID within a turn",
+    ),
+    (
+        ID_FORMAT,
+        "an RFD 082 writer writes `<tool_call_id>.<question_id>.<attempt>` for the open call",
+    ),
+    (
+        ID_ATTEMPT,
+        "RFD 082 attempts count from 1 without gaps per (tool call, question) per turn",
+    ),
+    (
+        SECRET_NOT_ANSWERED,
+        "the response to a secret question is never `answered`",
+    ),
+    (
+        REDACTED_NO_ANSWER,
+        "a `redacted` response carries no `answer` on disk",
+    ),
+    (
+        CANCELLED_NO_ANSWER,
+        "a `cancelled` response carries no `answer` on disk",
+    ),
+    (
+        REDACTED_ONLY_SECRET,
+        "only a secret question's response is `redacted`",
+    ),
+    (
+        REASON_HUMAN_ONLY,
+        "`no_prompt_backend`/`assistant_routing_denied` close only secret (or, from RFD 083, exclusive) questions",
+    ),
+    (
+        REASON_BACKEND_ERROR,
+        "`backend_error` never closes a secret or exclusive question",
+    ),
+    (
+        REASON_INVALID_STATIC,
+        "`invalid_static_answer` appears only under RFD 083",
+    ),
+    (
+        PROFILE_SHAPE,
+        "every shape on disk exists in the judged profile",
+    ),
+    (
+        RESPONSE_TAGGED,
+        "under an explicit RFD 082/083 profile every response is written tagged",
+    ),
+];
+
+/// A rule broken by one event: what [`super::Diagnostic`] adds a position to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The `CHECK-*` ID.
+    pub rule: &'static str,
+    /// The inquiry and tool-call IDs involved.
+    pub ids: Vec<String>,
+    /// What is wrong, in one sentence. Never contains an answer value.
+    pub message: String,
+}
+
+impl Finding {
+    fn new(rule: &'static str, ids: Vec<String>, message: String) -> Self {
+        Finding { rule, ids, message }
+    }
+}
+
+/// What the response rules need to know about a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QuestionFacts {
+    /// `answer_type` is `secret` (RFD 082 "Secret questions").
+    pub secret: bool,
+    /// `exclusive: true` (RFD 083 "Non-interactive behavior").
+    pub exclusive: bool,
+}
+
+impl QuestionFacts {
+    /// The facts of a persisted question.
+    pub fn of(q: &InquiryQuestion) -> Self {
+        QuestionFacts {
+            secret: match q.answer_type {
+                InquiryAnswerType::Secret => true,
+                InquiryAnswerType::Boolean
+                | InquiryAnswerType::Select { .. }
+                | InquiryAnswerType::Text => false,
+            },
+            exclusive: q.exclusive,
+        }
+    }
+
+    /// Whether the lifecycle treats the question as human-only under
+    /// `profile`: `secret` always (RFD 082), `exclusive` from RFD 083 on.
+    pub fn human_only(&self, profile: Profile) -> bool {
+        self.secret || (self.exclusive && profile.has_083_fields())
+    }
+
+    fn describe(&self, profile: Profile) -> &'static str {
+        match (self.secret, self.exclusive && profile.has_083_fields()) {
+            (true, _) => "a secret question",
+            (false, true) => "an exclusive question",
+            (false, false) => "a question that is neither secret nor exclusive",
+        }
+    }
+}
+
+fn outcome_name(r: &InquiryResponse) -> &'static str {
+    match r {
+        InquiryResponse::Answered { .. } => "answered",
+        InquiryResponse::Cancelled { .. } => "cancelled",
+        InquiryResponse::Redacted { .. } => "redacted",
+    }
+}
+
+/// CHECK-SECRET-NOT-ANSWERED (RFD 082 "Secret questions", "Recording
+/// lifecycle" step 5): a secret answer is recorded `redacted`, a refused one
+/// `cancelled`; `answered` would put the secret on disk. The message never
+/// repeats the answer.
+pub fn secret_not_answered(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
+    match r {
+        InquiryResponse::Answered { id, .. } if q.secret => Some(Finding::new(
+            SECRET_NOT_ANSWERED,
+            vec![id.to_string()],
+            format!(
+                "the response to secret question `{id}` is `answered`, so the secret is on disk; \
+                 a secret answer is recorded `redacted`"
+            ),
+        )),
+        InquiryResponse::Answered { .. }
+        | InquiryResponse::Cancelled { .. }
+        | InquiryResponse::Redacted { .. } => None,
+    }
+}
+
+/// CHECK-REDACTED-ONLY-SECRET (RFD 082 "Secret questions", effect 2): every
+/// path records `Redacted` only where a non-secret question would record
+/// `Answered`.
+pub fn redacted_only_secret(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
+    match r {
+        InquiryResponse::Redacted { id } if !q.secret => Some(Finding::new(
+            REDACTED_ONLY_SECRET,
+            vec![id.to_string()],
+            format!(
+                "inquiry response `{id}` is `redacted` but its question is not secret; \
+                 only a secret answer is withheld from disk"
+            ),
+        )),
+        InquiryResponse::Redacted { .. }
+        | InquiryResponse::Answered { .. }
+        | InquiryResponse::Cancelled { .. } => None,
+    }
+}
+
+/// CHECK-REDACTED-NO-ANSWER and CHECK-CANCELLED-NO-ANSWER (RFD 082
+/// "`InquiryResponse` serialization": `Redacted` carries only `id`,
+/// `Cancelled` only `id` and `reason`): judged on the raw shape, since the
+/// typed value drops the stray field. The message never repeats the value.
+pub fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
+    if !shape.answer_on_disk {
+        return None;
+    }
+    match r {
+        InquiryResponse::Redacted { id } => Some(Finding::new(
+            REDACTED_NO_ANSWER,
+            vec![id.to_string()],
+            format!(
+                "`redacted` response `{id}` carries an `answer` on disk; \
+                 a redacted response holds only its `id`"
+            ),
+        )),
+        InquiryResponse::Cancelled { id, .. } => Some(Finding::new(
+            CANCELLED_NO_ANSWER,
+            vec![id.to_string()],
+            format!(
+                "`cancelled` response `{id}` carries an `answer` on disk; \
+                 a cancelled response holds only `id` and `reason`"
+            ),
+        )),
+        InquiryResponse::Answered { .. } => None,
+    }
+}
+
+/// CHECK-REASON-HUMAN-ONLY and CHECK-REASON-BACKEND-ERROR (RFD 082 "Recording
+/// lifecycle" reason table and "Secret questions" routing guard; RFD 083
+/// "Persisted recording" emit sites): the guard reasons close only
+/// human-only questions, and human-only questions never reach the inquiry
+/// backend, so never fail there. `user` and unknown reasons are legal for any
+/// question (unknown tags are read-only landing pads, RFD 082).
+pub fn reason_for_question(
+    profile: Profile,
+    q: QuestionFacts,
+    r: &InquiryResponse,
+) -> Option<Finding> {
+    let (id, reason) = match r {
+        InquiryResponse::Cancelled { id, reason } => (id, reason),
+        InquiryResponse::Answered { .. } | InquiryResponse::Redacted { .. } => return None,
+    };
+    match reason {
+        CancellationReason::NoPromptBackend | CancellationReason::AssistantRoutingDenied
+            if !q.human_only(profile) =>
+        {
+            let also = if profile.has_083_fields() {
+                "secret or exclusive"
+            } else {
+                "secret"
+            };
+            Some(Finding::new(
+                REASON_HUMAN_ONLY,
+                vec![id.to_string()],
+                format!(
+                    "inquiry `{id}` is cancelled with `{reason}`, which only the routing guard of a \
+                     {also} question records, but it closes {}",
+                    q.describe(profile)
+                ),
+            ))
+        }
+        CancellationReason::BackendError if q.human_only(profile) => Some(Finding::new(
+            REASON_BACKEND_ERROR,
+            vec![id.to_string()],
+            format!(
+                "inquiry `{id}` is cancelled with `backend_error`, but it closes {}, \
+                 which never reaches the inquiry backend",
+                q.describe(profile)
+            ),
+        )),
+        CancellationReason::NoPromptBackend
+        | CancellationReason::AssistantRoutingDenied
+        | CancellationReason::BackendError
+        | CancellationReason::User
+        | CancellationReason::InvalidStaticAnswer
+        | CancellationReason::Unknown(_) => None,
+    }
+}
+
+/// CHECK-REASON-INVALID-STATIC (RFD 083 step 7 adds the variant): a writer
+/// before RFD 083 cannot produce `invalid_static_answer`.
+pub fn reason_for_profile(profile: Profile, r: &InquiryResponse) -> Option<Finding> {
+    match r {
+        InquiryResponse::Cancelled {
+            id,
+            reason: CancellationReason::InvalidStaticAnswer,
+        } if !profile.has_invalid_static_answer() => Some(Finding::new(
+            REASON_INVALID_STATIC,
+            vec![id.to_string()],
+            format!(
+                "inquiry `{id}` is cancelled with `invalid_static_answer`, a reason RFD 083 adds; \
+                 the {profile} profile cannot produce it"
+            ),
+        )),
+        InquiryResponse::Cancelled { .. }
+        | InquiryResponse::Answered { .. }
+        | InquiryResponse::Redacted { .. } => None,
+    }
+}
+
+/// CHECK-PROFILE-SHAPE for a request (RFD 082 "Secret questions" adds
+/// `secret`; RFD 083 "Propagating to the persisted shape" adds `context`,
+/// `exclusive`, `persistence`): only judged under an explicit profile.
+pub fn request_shape(
+    mode: ProfileMode,
+    id: &InquiryId,
+    q: QuestionFacts,
+    shape: &Shape,
+) -> Vec<Finding> {
+    let profile = match mode {
+        ProfileMode::Auto => return Vec::new(),
+        ProfileMode::Fixed(p) => p,
+    };
+    let mut out = Vec::new();
+    if q.secret && !profile.has_secret_type() {
+        out.push(Finding::new(
+            PROFILE_SHAPE,
+            vec![id.to_string()],
+            format!(
+                "inquiry request `{id}` has answer type `secret`, which RFD 082 adds; \
+                 the {profile} profile has no secret questions"
+            ),
+        ));
+    }
+    if !profile.has_083_fields() {
+        let fields: Vec<String> = shape
+            .question_083_fields()
+            .map(|f| format!("`{f}`"))
+            .collect();
+        if !fields.is_empty() {
+            out.push(Finding::new(
+                PROFILE_SHAPE,
+                vec![id.to_string()],
+                format!(
+                    "inquiry request `{id}` writes {} on its question, which RFD 083 adds; \
+                     the {profile} profile does not write them",
+                    fields.join(", ")
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// CHECK-PROFILE-SHAPE for a response (a legacy writer writes only the flat
+/// `{id, answer}`) and CHECK-RESPONSE-TAGGED (RFD 082 "`InquiryResponse`
+/// serialization": "every new write produces the tagged form"): only judged
+/// under an explicit profile.
+pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
+    let profile = match mode {
+        ProfileMode::Auto => return None,
+        ProfileMode::Fixed(p) => p,
+    };
+    let id = r.id();
+    match (shape.tagged, profile.has_tagged_responses()) {
+        (true, false) => Some(Finding::new(
+            PROFILE_SHAPE,
+            vec![id.to_string()],
+            format!(
+                "inquiry response `{id}` is tagged (`outcome: {}`), a shape RFD 082 adds; \
+                 the {profile} profile writes only the flat `{{id, answer}}`",
+                outcome_name(r)
+            ),
+        )),
+        (false, true) => Some(Finding::new(
+            RESPONSE_TAGGED,
+            vec![id.to_string()],
+            format!(
+                "inquiry response `{id}` is in the legacy flat form (no `outcome`); \
+                 an {profile} writer tags every response"
+            ),
+        )),
+        (true, true) | (false, false) => None,
+    }
+}
+
+/// Where a request sits: the open tool calls it may belong to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenCallRef<'a> {
+    /// The call's `tool_call_request` event index.
+    pub index: usize,
+    /// The tool-call ID.
+    pub id: &'a str,
+    /// The tool's name.
+    pub name: &'a str,
+}
+
+/// CHECK-PLACEMENT and CHECK-PLACEMENT-SOURCE (RFD 082 "What changes for
+/// stream readers", RFD 004/005 draft "Recording Inquiry Events"): the pair
+/// sits between the `ToolCallRequest` and `ToolCallResponse` of the tool
+/// that asked. Returns the calls the request may belong to (those of the
+/// named tool, or every open call when the source names none or names a
+/// tool with no open call) and the finding, if any. IDs are not consulted:
+/// they are opaque to readers.
+pub fn placement<'a>(
+    id: &InquiryId,
+    source: &InquirySource,
+    open: &[OpenCallRef<'a>],
+) -> (Vec<OpenCallRef<'a>>, Option<Finding>) {
+    if open.is_empty() {
+        return (
+            Vec::new(),
+            Some(Finding::new(
+                PLACEMENT,
+                vec![id.to_string()],
+                format!(
+                    "inquiry request `{id}` is not inside an open tool call; an inquiry sits \
+                     between a tool_call_request and its tool_call_response"
+                ),
+            )),
+        );
+    }
+    match source {
+        InquirySource::Tool { name } => {
+            let named: Vec<OpenCallRef<'a>> =
+                open.iter().filter(|c| c.name == name).cloned().collect();
+            if !named.is_empty() {
+                return (named, None);
+            }
+            let listed: Vec<String> = open
+                .iter()
+                .map(|c| format!("`{}` ({})", c.id, c.name))
+                .collect();
+            let mut ids = vec![id.to_string()];
+            ids.extend(open.iter().map(|c| c.id.to_owned()));
+            (
+                open.to_vec(),
+                Some(Finding::new(
+                    PLACEMENT_SOURCE,
+                    ids,
+                    format!(
+                        "inquiry request `{id}` has source tool `{name}`, but no call of `{name}` \
+                         is open (open: {})",
+                        listed.join(", ")
+                    ),
+                )),
+            )
+        }
+        InquirySource::Assistant | InquirySource::User | InquirySource::Other { .. } => {
+            (open.to_vec(), None)
+        }
+    }
+}
+
+/// CHECK-PLACEMENT-CLOSED: the response came after the `tool_call_response`
+/// (at `closed_at`) of the last call it could belong to.
+pub fn placement_closed(id: &InquiryId, call_id: &str, closed_at: usize) -> Finding {
+    Finding::new(
+        PLACEMENT_CLOSED,
+        vec![id.to_string(), call_id.to_owned()],
+        format!(
+            "inquiry response `{id}` comes after its tool call `{call_id}` ended \
+             (tool_call_response at event {closed_at}); it must come before"
+        ),
+    )
+}
+
+/// The writer-side parts of a conforming RFD 082 ID.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IdParts {
+    /// The open call's tool-call ID.
+    pub tool_call_id: String,
+    /// The question ID.
+    pub question_id: String,
+    /// The attempt, from 1.
+    pub attempt: u32,
+}
+
+/// CHECK-ID-FORMAT (RFD 082 "Inquiry ID format"): a conformance check of the
+/// WRITER, never used for pairing (readers treat IDs as opaque). The ID must
+/// be `<call>.<question_id>.<attempt>` for one of `calls` (the open calls the
+/// request may belong to; the longest matching call ID wins), with a
+/// non-empty question ID and a decimal attempt from 1 without leading zeros.
+pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
+    let s = id.as_str();
+    let call = calls
+        .iter()
+        .filter(|c| s.len() > c.len() + 1 && s.starts_with(**c) && s.as_bytes()[c.len()] == b'.')
+        .max_by_key(|c| c.len());
+    let fail = |why: String| {
+        let mut ids = vec![s.to_owned()];
+        ids.extend(calls.iter().map(|c| (*c).to_owned()));
+        Finding::new(
+            ID_FORMAT,
+            ids,
+            format!("inquiry ID `{id}` is not `<tool_call_id>.<question_id>.<attempt>`: {why}"),
+        )
+    };
+    let Some(call) = call else {
+        let names: Vec<String> = calls.iter().map(|c| format!("`{c}.`")).collect();
+        return Err(fail(format!(
+            "it does not start with the ID of its open tool call ({})",
+            names.join(" or ")
+        )));
+    };
+    let rest = &s[call.len() + 1..];
+    let Some((question, attempt)) = rest.rsplit_once('.') else {
+        return Err(fail(format!(
+            "after `{call}.` it has no `.<attempt>` (a pre-082 two-segment ID)"
+        )));
+    };
+    if question.is_empty() {
+        return Err(fail("its question ID is empty".to_owned()));
+    }
+    let digits = !attempt.is_empty() && attempt.bytes().all(|b| b.is_ascii_digit());
+    match (digits, attempt.starts_with('0'), attempt.parse::<u32>()) {
+        (true, false, Ok(n)) => Ok(IdParts {
+            tool_call_id: (*call).to_owned(),
+            question_id: question.to_owned(),
+            attempt: n,
+        }),
+        (true, true, _) | (true, false, Err(_)) | (false, _, _) => Err(fail(format!(
+            "its attempt `{attempt}` is not a number from 1 written without leading zeros"
+        ))),
+    }
+}
+
+/// CHECK-ID-ATTEMPT (RFD 082 "Inquiry ID format"): the attempt counter of a
+/// `(tool_call_id, question_id)` key starts at 1 in each turn and grows by
+/// one per recording. `previous` is the key's last attempt in the turn.
+pub fn id_attempt(id: &InquiryId, parts: &IdParts, previous: Option<u32>) -> Option<Finding> {
+    let expected = previous.map_or(1, |p| p.saturating_add(1));
+    if parts.attempt == expected {
+        return None;
+    }
+    Some(Finding::new(
+        ID_ATTEMPT,
+        vec![id.to_string(), parts.tool_call_id.clone()],
+        format!(
+            "inquiry ID `{id}` has attempt {}, expected {expected}: attempts of question `{}` in \
+             call `{}` count from 1 without gaps within a turn",
+            parts.attempt, parts.question_id, parts.tool_call_id
+        ),
+    ))
+}
