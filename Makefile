@@ -5,13 +5,35 @@ CARGO ?= cargo
 PROPTEST_CASES ?= 256
 export PROPTEST_CASES
 
-.PHONY: all run test lint fmt explore vectors bench fuzz fuzz-smoke clean
+.PHONY: all run test lint fmt explore vectors spec-matrix diff clean
 
 all: test
 
-## The main job on bundled data.
+## The main job on bundled data: judge the bundled streams with the oracle.
 run:
-	$(CARGO) run --quiet --release -- summary spec/examples
+	$(CARGO) run --quiet --release -- check spec/examples
+
+## The exhaustive small-scope exploration (680 448 scenarios, every invariant
+## after every step; about 90 s on 2 cores). STRIDE=N checks every Nth.
+STRIDE ?= 1
+explore:
+	$(CARGO) run --quiet --release -- explore --stride $(STRIDE)
+
+## Rewrite the committed conformance vectors (spec/vectors/).
+vectors:
+	rm -rf spec/vectors
+	$(CARGO) run --quiet --release -- vectors --out spec/vectors
+
+## Rewrite the committed invariant x profile matrix (spec/invariants.md).
+spec-matrix:
+	$(CARGO) run --quiet --release -- invariants --matrix > spec/invariants.md
+
+## What changes between two profiles, as a Markdown table:
+##   make diff FROM=legacy TO=rfd082
+FROM ?= legacy
+TO ?= rfd082
+diff:
+	$(CARGO) run --quiet --release -- diff-profiles --from $(FROM) --to $(TO) --format markdown
 
 ## The whole test suite (what CI runs).
 test:
@@ -28,3 +50,54 @@ fmt:
 
 clean:
 	$(CARGO) clean
+
+## Time pairing and sanitize on worst-case streams of 10^4..10^6 events and
+## print the ratio per 10x (rule STREAM-LINEAR; linear is ~10x).
+.PHONY: stream-scaling
+stream-scaling:
+	$(CARGO) run --quiet --release --example stream_scaling
+
+## Fuzzing, on nightly with cargo-fuzz (see fuzz/README.md).
+##   make fuzz TARGET=<name> SECONDS=<n>   one target (names: fuzz/fuzz_targets/)
+##   make fuzz-smoke                       every target for FUZZ_SMOKE_SECONDS
+##                                         each; prints exec/s and executions;
+##                                         fails on any crash
+##   make fuzz-corpus                      rewrites the generated seeds in
+##                                         fuzz/corpus/ (stable)
+## New inputs go to fuzz/work/<target>/ (ignored); the committed seeds in
+## fuzz/corpus/<target>/ are only read. `make test` replays them on stable.
+FUZZ_TOOLCHAIN ?= +nightly
+TARGET ?= response_differential
+SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_TARGETS := $(sort $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs))))
+FUZZ_FLAGS = -dict=$(CURDIR)/fuzz/inquiry.dict -print_final_stats=1
+
+.PHONY: fuzz fuzz-smoke fuzz-corpus fuzz-install
+
+fuzz-install:
+	@$(CARGO) fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
+
+fuzz: fuzz-install
+	@mkdir -p fuzz/work/$(TARGET)
+	$(CARGO) $(FUZZ_TOOLCHAIN) fuzz run $(TARGET) $(CURDIR)/fuzz/work/$(TARGET) $(CURDIR)/fuzz/corpus/$(TARGET) -- -max_total_time=$(SECONDS) $(FUZZ_FLAGS)
+
+fuzz-smoke: fuzz-install
+	$(CARGO) $(FUZZ_TOOLCHAIN) fuzz build
+	@mkdir -p fuzz/work/smoke; failed=""; \
+	printf '%-24s %10s %14s  %s\n' target exec/s executions result; \
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p fuzz/work/$$t; log=fuzz/work/smoke/$$t.log; \
+	  if $(CARGO) $(FUZZ_TOOLCHAIN) fuzz run $$t $(CURDIR)/fuzz/work/$$t $(CURDIR)/fuzz/corpus/$$t -- \
+	       -max_total_time=$(FUZZ_SMOKE_SECONDS) $(FUZZ_FLAGS) >$$log 2>&1; \
+	  then res=ok; else res="CRASH (see $$log)"; failed="$$failed $$t"; fi; \
+	  execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log | tail -n 1); \
+	  rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $$log | tail -n 1); \
+	  printf '%-24s %10s %14s  %s\n' $$t "$${rate:-?}" "$${execs:-?}" "$$res"; \
+	done; \
+	if [ -n "$$failed" ]; then \
+	  echo "fuzz-smoke: crash in:$$failed; inputs in fuzz/artifacts/<target>/"; exit 1; \
+	fi
+
+fuzz-corpus:
+	$(CARGO) run --quiet --example fuzz_corpus

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
+pub mod model_commands;
+
 use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode};
 use crate::stream::{PairStep, Pairer};
 use crate::wire::{EventReader, ReadError};
@@ -54,6 +56,19 @@ enum Command {
     /// Judge persisted streams against every CHECK-* rule (the conformance
     /// oracle). Exit 0: no violation; 1: violations; 2: unusable input.
     Check(CheckArgs),
+    /// Run a scenario through the model and print the trace as JSON.
+    Run(model_commands::RunArgs),
+    /// Write conformance vectors: scenario in, expected stream and
+    /// tool-visible behaviour out.
+    Vectors(model_commands::VectorsArgs),
+    /// Print a rule of the catalog: its text, RFD source and tests.
+    Explain(model_commands::ExplainArgs),
+    /// Enumerate the small scope exhaustively and check every invariant.
+    Explore(model_commands::ExploreArgs),
+    /// Run the same scenarios under two profiles and classify the changes.
+    DiffProfiles(model_commands::DiffArgs),
+    /// Which invariants hold under a profile (or the whole matrix).
+    Invariants(model_commands::InvariantsArgs),
 }
 
 /// `inquiry-model check`.
@@ -132,6 +147,12 @@ where
     match cli.command {
         Command::Summary { paths } => summary(paths),
         Command::Check(args) => check_command(args),
+        Command::Run(args) => model_commands::run_command(args),
+        Command::Vectors(args) => model_commands::vectors_command(args),
+        Command::Explain(args) => model_commands::explain_command(args),
+        Command::Explore(args) => model_commands::explore_command(args),
+        Command::DiffProfiles(args) => model_commands::diff_command(args),
+        Command::Invariants(args) => model_commands::invariants_command(args),
     }
 }
 

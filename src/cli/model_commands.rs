@@ -1,0 +1,446 @@
+//! The subcommands that run the model: `run`, `vectors`, `explain`,
+//! `explore`, `diff-profiles`, `invariants`.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use serde_json::Value;
+
+use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
+use crate::amend;
+use crate::conformance;
+use crate::explore::{self, Family};
+use crate::profile::ProfileName;
+use crate::scenario::{self, Scenario};
+
+/// The rule catalog, compiled in so `explain` works from any directory.
+const RULES_MD: &str = include_str!("../../spec/RULES.md");
+
+/// `inquiry-model run`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+The scenario is a JSON document (see spec/vectors/*.json, field `scenario`, \
+for examples). The trace printed is JSON: the persisted stream as the \
+profile's writer puts it on disk, every tool invocation with the answers it \
+received, every prompt shown, every inquiry-backend call, how each question \
+was resolved, the remembered keys at each turn's end, and every tool \
+response.")]
+pub struct RunArgs {
+    /// The scenario file (or a conformance vector, whose `scenario` is run),
+    /// or `-` for stdin.
+    pub scenario: PathBuf,
+    /// Run under this profile instead of the scenario's own.
+    #[arg(long, value_parser = parse_profile)]
+    pub profile: Option<ProfileName>,
+}
+
+/// `inquiry-model vectors`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Writes one `<name>.json` per vector ({name, description, rules, scenario, \
+expected}) and an `index.json`. The curated vectors cover every routing path, \
+guard and cancellation reason; `--count` generated ones follow, drawn with \
+`--seed`. The output is deterministic for its arguments; the committed set in \
+spec/vectors/ is `--seed 1 --count 20`.")]
+pub struct VectorsArgs {
+    /// The folder to write to (created if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Seed of the generated vectors.
+    #[arg(long, default_value_t = conformance::COMMITTED.0)]
+    pub seed: u64,
+    /// How many generated vectors.
+    #[arg(long, default_value_t = conformance::COMMITTED.1)]
+    pub count: usize,
+}
+
+/// `inquiry-model explain`.
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// A rule ID from spec/RULES.md, e.g. LIFE-RECORD-FIRST or CHECK-PAIRED.
+    pub rule: String,
+}
+
+/// `inquiry-model explore`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Enumerates every scenario of the small scope (see src/explore.rs for the \
+bounds: 680 448 scenarios in two families) and checks every invariant after \
+every step and at the end. Exit 1 if any scenario violates an invariant \
+(the legacy profile's known gaps are counted, not failed).")]
+pub struct ExploreArgs {
+    /// Check only every Nth scenario (1: the complete enumeration).
+    #[arg(long, default_value_t = 1)]
+    pub stride: usize,
+}
+
+/// Output formats of the amendment tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Per class, the smallest scenario and both traces side by side.
+    Text,
+    /// A table to paste into an RFD discussion.
+    Markdown,
+    /// The whole report as JSON.
+    Json,
+}
+
+/// `inquiry-model diff-profiles`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Runs the same scenarios (one in every --stride of the exhaustive small scope, \
+plus --sample drawn with --seed) under both profiles and classifies every \
+difference: events recorded or not, response outcomes and reasons, ID and \
+response shapes, tool invocations and the answers tools saw, prompts, backend \
+calls, and the tool response text. Per class: how many scenarios show it and \
+the smallest one.")]
+pub struct DiffArgs {
+    /// The old rule set.
+    #[arg(long, value_parser = parse_profile)]
+    pub from: ProfileName,
+    /// The new rule set.
+    #[arg(long, value_parser = parse_profile)]
+    pub to: ProfileName,
+    /// Take one in every N scenarios of the small scope.
+    #[arg(long, default_value_t = 7)]
+    pub stride: usize,
+    /// How many random scenarios to add.
+    #[arg(long, default_value_t = 1000)]
+    pub sample: usize,
+    /// Seed of the random scenarios.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+}
+
+/// `inquiry-model invariants`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Lists every invariant of the catalog with `holds` or the number of scenarios \
+that violate it under the profile, and the smallest counterexample. \
+`--matrix` prints the invariant x profile matrix committed as \
+spec/invariants.md instead.")]
+pub struct InvariantsArgs {
+    /// The profile to judge.
+    #[arg(long, value_parser = parse_profile, required_unless_present = "matrix")]
+    pub profile: Option<ProfileName>,
+    /// Print the committed matrix (all profiles) instead.
+    #[arg(long)]
+    pub matrix: bool,
+    /// Take one in every N scenarios of the small scope.
+    #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.0)]
+    pub stride: usize,
+    /// How many random scenarios to add.
+    #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.1)]
+    pub sample: usize,
+    /// Seed of the random scenarios.
+    #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.2)]
+    pub seed: u64,
+    /// Output format (`text` or `json`).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+}
+
+fn parse_profile(s: &str) -> Result<ProfileName, String> {
+    s.parse()
+}
+
+fn read_input(path: &PathBuf) -> Result<String, String> {
+    if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| format!("<stdin>: cannot read: {e}"))?;
+        Ok(s)
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
+    }
+}
+
+/// `run`: prints the trace of a scenario as JSON.
+pub fn run_command(args: RunArgs) -> i32 {
+    let name = if args.scenario.as_os_str() == "-" {
+        "<stdin>".to_owned()
+    } else {
+        args.scenario.display().to_string()
+    };
+    let text = match read_input(&args.scenario) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("inquiry-model: {e}");
+            return EXIT_UNUSABLE;
+        }
+    };
+    // A conformance vector holds its scenario under `scenario`.
+    let text = match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(mut m)) if m.contains_key("expected") && m.contains_key("scenario") => {
+            m.remove("scenario").map(|v| v.to_string()).unwrap_or(text)
+        }
+        Ok(_) | Err(_) => text,
+    };
+    let mut s: Scenario = match serde_json::from_str(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "inquiry-model: {name}: line {}, column {}: not a scenario: {}",
+                e.line(),
+                e.column(),
+                strip(&e.to_string())
+            );
+            return EXIT_UNUSABLE;
+        }
+    };
+    if let Some(p) = args.profile {
+        s.profile = p;
+    }
+    match scenario::run(&s) {
+        Ok(t) => {
+            let mut v = serde_json::to_value(&t).unwrap_or(Value::Null);
+            if let Value::Object(m) = &mut v {
+                m.insert("stream".to_owned(), t.persisted_json());
+            }
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("inquiry-model: {name}: the scenario cannot run: {e}");
+            EXIT_UNUSABLE
+        }
+    }
+}
+
+fn strip(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg.to_owned(),
+    }
+}
+
+/// `vectors`: writes the conformance vectors.
+pub fn vectors_command(args: VectorsArgs) -> i32 {
+    let vectors = match conformance::vectors(args.seed, args.count) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("inquiry-model: {e}");
+            return EXIT_UNUSABLE;
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(&args.out) {
+        eprintln!("inquiry-model: {}: cannot create: {e}", args.out.display());
+        return EXIT_UNUSABLE;
+    }
+    let files = conformance::vector_files(&vectors);
+    for (name, text) in &files {
+        let path = args.out.join(name);
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("inquiry-model: {}: cannot write: {e}", path.display());
+            return EXIT_UNUSABLE;
+        }
+    }
+    println!(
+        "wrote {} vectors ({} curated, {} generated with seed {}) to {}",
+        vectors.len(),
+        vectors.len() - args.count.min(vectors.len()),
+        args.count,
+        args.seed,
+        args.out.display()
+    );
+    EXIT_OK
+}
+
+/// One row of the catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogRow {
+    /// The section heading it sits under.
+    pub section: String,
+    /// The rule ID.
+    pub id: String,
+    /// The rule's text.
+    pub rule: String,
+    /// Its RFD source.
+    pub source: String,
+    /// The test functions that check it.
+    pub tests: Vec<String>,
+}
+
+/// Parses the rule catalog's tables (`| ID | rule | source | tests |`).
+pub fn catalog(markdown: &str) -> Vec<CatalogRow> {
+    let mut section = String::new();
+    let mut out = Vec::new();
+    for line in markdown.lines() {
+        if let Some(h) = line.strip_prefix("## ") {
+            section = h.trim().to_owned();
+            continue;
+        }
+        let t = line.trim();
+        if !t.starts_with('|') {
+            continue;
+        }
+        let cells: Vec<&str> = t.trim_matches('|').split('|').map(str::trim).collect();
+        if cells.len() < 4 || cells[0] == "ID" || cells[0].starts_with("---") {
+            continue;
+        }
+        let tests = cells[3]
+            .split('`')
+            .enumerate()
+            .filter(|(i, s)| i % 2 == 1 && !s.is_empty())
+            .map(|(_, s)| s.to_owned())
+            .collect();
+        out.push(CatalogRow {
+            section: section.clone(),
+            id: cells[0].trim_matches('`').to_owned(),
+            rule: cells[1].to_owned(),
+            source: cells[2].to_owned(),
+            tests,
+        });
+    }
+    out
+}
+
+/// `explain`: prints a rule, its source and its tests.
+pub fn explain_command(args: ExplainArgs) -> i32 {
+    let rows = catalog(RULES_MD);
+    let want = args.rule.trim().to_uppercase();
+    match rows.iter().find(|r| r.id == want) {
+        Some(r) => {
+            println!("{}  ({})", r.id, r.section);
+            println!("rule:   {}", r.rule);
+            println!("source: {}", r.source);
+            println!("tests:  {}", r.tests.join(", "));
+            EXIT_OK
+        }
+        None => {
+            let prefix = want.split('-').next().unwrap_or("");
+            let near: Vec<&str> = rows
+                .iter()
+                .filter(|r| r.id.starts_with(prefix))
+                .map(|r| r.id.as_str())
+                .take(12)
+                .collect();
+            eprintln!(
+                "inquiry-model: no rule `{}` in the catalog (spec/RULES.md){}",
+                args.rule,
+                if near.is_empty() {
+                    String::new()
+                } else {
+                    format!("; rules with that prefix: {}", near.join(", "))
+                }
+            );
+            EXIT_UNUSABLE
+        }
+    }
+}
+
+/// `explore`: the exhaustive small-scope enumeration.
+pub fn explore_command(args: ExploreArgs) -> i32 {
+    let start = Instant::now();
+    let report = explore::explore(&[Family::Single, Family::Pairs], args.stride);
+    let secs = start.elapsed().as_secs_f64().max(1e-9);
+    let total = report.total();
+    println!(
+        "checked {total} scenarios ({} single, {} pairs; stride {}) and {} coordinator steps in {:.1} s: {:.0} scenarios/s",
+        report.scenarios.get("single").copied().unwrap_or(0),
+        report.scenarios.get("pairs").copied().unwrap_or(0),
+        args.stride,
+        report.steps,
+        secs,
+        total as f64 / secs
+    );
+    println!(
+        "per profile: {}",
+        report
+            .per_profile
+            .iter()
+            .map(|(p, n)| format!("{p} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!(
+        "legacy known gaps (counted, not failed): {}",
+        report
+            .legacy_known_gaps
+            .iter()
+            .map(|(r, n)| format!("{r} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!(
+        "violations: {}; scenarios the model refused: {}",
+        report.violations.len(),
+        report.errors.len()
+    );
+    for (s, v) in report.violations.iter().take(5) {
+        println!(
+            "violation: {}\n  scenario: {}",
+            v.join("\n  "),
+            serde_json::to_string(s).unwrap_or_default()
+        );
+    }
+    for (s, e) in report.errors.iter().take(5) {
+        println!(
+            "refused: {e}\n  scenario: {}",
+            serde_json::to_string(s).unwrap_or_default()
+        );
+    }
+    if report.violations.is_empty() && report.errors.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_VIOLATIONS
+    }
+}
+
+/// `diff-profiles`.
+pub fn diff_command(args: DiffArgs) -> i32 {
+    let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
+    let report = amend::diff_profiles(args.from, args.to, &scenarios);
+    match args.format {
+        ReportFormat::Text => print!("{}", report.text()),
+        ReportFormat::Markdown => print!("{}", report.markdown()),
+        ReportFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ),
+    }
+    EXIT_OK
+}
+
+/// `invariants`.
+pub fn invariants_command(args: InvariantsArgs) -> i32 {
+    if args.matrix {
+        print!("{}", amend::committed_matrix());
+        return EXIT_OK;
+    }
+    let Some(profile) = args.profile else {
+        eprintln!("inquiry-model: --profile or --matrix is required");
+        return EXIT_UNUSABLE;
+    };
+    let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
+    let verdicts = amend::invariants(profile, &scenarios);
+    match args.format {
+        ReportFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&verdicts).unwrap_or_default()
+        ),
+        ReportFormat::Text | ReportFormat::Markdown => {
+            println!(
+                "invariants under {profile} over {} scenarios:",
+                scenarios.len()
+            );
+            for v in &verdicts {
+                match (&v.smallest, &v.example) {
+                    (Some(s), Some(d)) => println!(
+                        "  {:<32} violated in {} scenarios; smallest:\n      {}\n      {}",
+                        v.rule,
+                        v.violating,
+                        d,
+                        serde_json::to_string(s).unwrap_or_default()
+                    ),
+                    _ => println!("  {:<32} holds", v.rule),
+                }
+            }
+        }
+    }
+    EXIT_OK
+}
