@@ -939,8 +939,9 @@ impl Coordinator {
                 return Ok(Resolution::Cached(v.clone()));
             }
         }
+        // Fault: an exclusive (not secret) question loses its guard.
         let human_only =
-            routing::human_only(q, &self.rules) && !(self.faults.exclusive_to_backend && !secret);
+            routing::human_only(q, &self.rules) && (secret || !self.faults.exclusive_to_backend);
         // LIFE-ROUTE: the RFD 083 precedence table.
         let route = routing::route(config.answer.is_some(), config.target, self.tty, human_only);
         Ok(match (route, &config.answer) {
@@ -1090,12 +1091,12 @@ impl Coordinator {
                 fx,
             );
         }
-        if self.faults.cache_cancelled {
-            if let Some(turn) = self.turn.as_mut() {
-                turn.cache
-                    .tool_answers_mut()
-                    .insert(format!("{tool}.{}", q.id), Value::Null);
-            }
+        if self.faults.cache_cancelled
+            && let Some(turn) = self.turn.as_mut()
+        {
+            turn.cache
+                .tool_answers_mut()
+                .insert(format!("{tool}.{}", q.id), Value::Null);
         }
         let message = match why {
             NonAnswer::PromptCancelled => routing::messages::prompt_cancelled(&tool),

@@ -566,8 +566,11 @@ struct Driver<'s, 'o> {
     permissions: VecDeque<PermissionReply>,
     schedule: VecDeque<u32>,
     steps: usize,
-    observer: Option<&'o mut dyn FnMut(&Coordinator, &Trace)>,
+    observer: Option<&'o mut Observer<'o>>,
 }
+
+/// What `run_observed` calls after every step.
+type Observer<'o> = dyn FnMut(&Coordinator, &Trace) + 'o;
 
 /// Per-call state of the current cycle.
 struct CallState {
@@ -628,10 +631,11 @@ impl<'s, 'o> Driver<'s, 'o> {
         for effect in self.coordinator.handle(input)? {
             match effect {
                 Effect::Persist(e) => {
-                    if let (true, Some(_)) = (returned, e.as_inquiry_request()) {
-                        if let Some(inv) = self.trace.invocations.last_mut() {
-                            inv.request_event = Some(self.trace.stream.len());
-                        }
+                    if returned
+                        && e.as_inquiry_request().is_some()
+                        && let Some(inv) = self.trace.invocations.last_mut()
+                    {
+                        inv.request_event = Some(self.trace.stream.len());
                     }
                     self.trace.stream.push(e)
                 }

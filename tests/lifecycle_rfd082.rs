@@ -332,7 +332,7 @@ fn cancellation_reason_mapping() {
             "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],
             "backend": [{"reply": "error", "error": error}]
         }));
-        assert_eq!(cancel_reasons(&t), [reason.clone()], "{error}");
+        assert_eq!(cancel_reasons(&t), std::slice::from_ref(&reason), "{error}");
         assert_paired(&t);
         assert!(t.tool_responses[0].is_error);
     }

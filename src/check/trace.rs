@@ -331,10 +331,10 @@ pub fn secret_answers(trace: &Trace) -> Vec<String> {
     let mut out = Vec::new();
     for invs in by_call(trace).values() {
         for w in invs.windows(2) {
-            if let Some(q) = asked(w[0]).filter(|q| q.is_secret()) {
-                if let Some(Value::String(s)) = w[1].answers.get(&q.id) {
-                    out.push(s.clone());
-                }
+            if let Some(q) = asked(w[0]).filter(|q| q.is_secret())
+                && let Some(Value::String(s)) = w[1].answers.get(&q.id)
+            {
+                out.push(s.clone());
             }
         }
     }
@@ -408,22 +408,22 @@ pub fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
                 .and_then(|e| e.as_inquiry_request())
                 .map(|r| (k, r))
         });
-        if let Some((k, r)) = found {
-            if r.source != expected {
-                out.push(diag(
-                    "INV-PROVENANCE",
-                    inv.at.turn,
-                    k,
-                    vec![r.id.to_string()],
-                    format!(
-                        "{} ({}) recorded source {:?}, its kind resolves to {:?}",
-                        inv.tool,
-                        kind_name(setup.source()),
-                        r.source,
-                        expected
-                    ),
-                ));
-            }
+        if let Some((k, r)) = found
+            && r.source != expected
+        {
+            out.push(diag(
+                "INV-PROVENANCE",
+                inv.at.turn,
+                k,
+                vec![r.id.to_string()],
+                format!(
+                    "{} ({}) recorded source {:?}, its kind resolves to {:?}",
+                    inv.tool,
+                    kind_name(setup.source()),
+                    r.source,
+                    expected
+                ),
+            ));
         }
     }
     out
@@ -451,19 +451,19 @@ pub fn human_only_never_backend(trace: &Trace) -> Vec<Diagnostic> {
                 .filter(|i| i.stream_position <= b.call.cloned_events)
                 .find_map(|i| asked(i))
         });
-        if let Some(q) = q {
-            if routing::human_only(q, &rules) {
-                out.push(diag(
-                    "INV-HUMAN-ONLY-NEVER-BACKEND",
-                    b.at.turn,
-                    b.call.cloned_events,
-                    vec![b.call.inquiry_id.clone()],
-                    format!(
-                        "the human-only question `{}` was sent to the inquiry backend",
-                        q.id
-                    ),
-                ));
-            }
+        if let Some(q) = q
+            && routing::human_only(q, &rules)
+        {
+            out.push(diag(
+                "INV-HUMAN-ONLY-NEVER-BACKEND",
+                b.at.turn,
+                b.call.cloned_events,
+                vec![b.call.inquiry_id.clone()],
+                format!(
+                    "the human-only question `{}` was sent to the inquiry backend",
+                    q.id
+                ),
+            ));
         }
     }
     out
