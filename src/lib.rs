@@ -8,7 +8,28 @@
 //!
 //! The modules mirror the spec's concepts:
 //!
-//! - [`wire`]: the persisted event vocabulary and its serde.
+//! - [`wire`]: the persisted event vocabulary and its serde (RFD 082
+//!   "`InquiryResponse` serialization", RFD 083 step 5), and the streaming
+//!   reader and writer of whole stream files.
+//! - [`stream`]: turns, inquiry pairing, turn-scoped `sanitize`, the
+//!   provider view (RFD 082 Phase 3, RFD 004/005 draft).
+//! - [`tool`]: in-flight tool types and provenance resolution (RFD 028,
+//!   082, 083).
+//! - [`routing`]: the RFDs' decision tables as pure functions
+//!   (`spec/tables/`).
+//! - [`inquiry`]: the RFD 028 inquiry backend as the trace sees it.
+//! - [`coordinator`]: the recording lifecycle as a state machine.
+//! - [`profile`]: the rule set of each RFD stage, as values.
+//! - [`ask_user`], [`prompt`], [`config`]: RFD 083's built-in, the
+//!   prompter's presentation, tool configuration.
+//! - [`scenario`]: the input language and `scenario::run(&Scenario) -> Trace`.
+//! - [`check`]: the oracle over persisted streams (`CHECK-*`) and the
+//!   invariants of the model's runs (`INV-*`).
+//! - [`explore`], [`amend`], [`conformance`]: exhaustive small-scope
+//!   exploration, profile diffs and the invariant matrix, the conformance
+//!   runner and vectors.
+//! - [`strategy`]: proptest strategies for the wire types.
+//! - [`cli`]: the command line, the only module that does I/O.
 //!
 //! The core does no I/O and no randomness of its own: the same input gives the
 //! same output, byte for byte. Every rule has a stable ID listed in
