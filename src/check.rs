@@ -39,98 +39,18 @@ pub mod trace;
 use rules::{Finding, OpenCallRef, QuestionFacts};
 use shape::Shape;
 
-/// The writer of one RFD stage, as the oracle judges it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Profile {
-    /// RFD 005 + 028: two-segment IDs, flat responses, backend questions only.
-    Legacy,
-    /// RFD 082: tagged responses, `secret`, three-segment IDs.
-    Rfd082,
-    /// RFD 082 + 083: adds `context`/`exclusive`/`persistence` and
-    /// `invalid_static_answer`.
-    Rfd083,
-}
+/// The writer of one RFD stage, as the oracle judges it: the same
+/// profiles the model runs under ([`crate::profile::ProfileName`]), so what
+/// the oracle accepts of a stage and what the model writes under it come from
+/// one set of rule switches.
+pub use crate::profile::ProfileName as Profile;
 
-impl Profile {
-    /// Every profile, oldest first.
-    pub const ALL: [Profile; 3] = [Profile::Legacy, Profile::Rfd082, Profile::Rfd083];
-
-    /// The name used on the command line and in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Profile::Legacy => "legacy",
-            Profile::Rfd082 => "rfd082",
-            Profile::Rfd083 => "rfd083",
-        }
-    }
-
-    /// RFD 082 "`InquiryResponse` serialization": tagged responses.
-    pub fn has_tagged_responses(self) -> bool {
-        match self {
-            Profile::Legacy => false,
-            Profile::Rfd082 | Profile::Rfd083 => true,
-        }
-    }
-
-    /// RFD 082 "Secret questions": the `secret` answer type.
-    pub fn has_secret_type(self) -> bool {
-        match self {
-            Profile::Legacy => false,
-            Profile::Rfd082 | Profile::Rfd083 => true,
-        }
-    }
-
-    /// RFD 082 "Inquiry ID format": turn-unique `<call>.<question>.<attempt>` IDs.
-    pub fn writes_attempt_ids(self) -> bool {
-        match self {
-            Profile::Legacy => false,
-            Profile::Rfd082 | Profile::Rfd083 => true,
-        }
-    }
-
-    /// RFD 083 step 5: `context`, `exclusive`, `persistence` on the question.
-    pub fn has_083_fields(self) -> bool {
-        match self {
-            Profile::Legacy | Profile::Rfd082 => false,
-            Profile::Rfd083 => true,
-        }
-    }
-
-    /// RFD 083 step 7: the `invalid_static_answer` reason.
-    pub fn has_invalid_static_answer(self) -> bool {
-        match self {
-            Profile::Legacy | Profile::Rfd082 => false,
-            Profile::Rfd083 => true,
-        }
-    }
-
-    fn slot(self) -> usize {
-        match self {
-            Profile::Legacy => 0,
-            Profile::Rfd082 => 1,
-            Profile::Rfd083 => 2,
-        }
-    }
-}
-
-impl fmt::Display for Profile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Profile {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "legacy" => Ok(Profile::Legacy),
-            "rfd082" => Ok(Profile::Rfd082),
-            "rfd083" => Ok(Profile::Rfd083),
-            other => Err(format!(
-                "unknown profile `{other}`; expected legacy, rfd082 or rfd083"
-            )),
-        }
+/// A profile's index in per-profile tables.
+fn slot(p: Profile) -> usize {
+    match p {
+        Profile::Legacy => 0,
+        Profile::Rfd082 => 1,
+        Profile::Rfd083 => 2,
     }
 }
 
@@ -782,7 +702,7 @@ impl Checker {
             ProfileMode::Auto => Profile::ALL
                 .into_iter()
                 .rev()
-                .find(|p| judged[p.slot()] > 0)
+                .find(|p| judged[slot(*p)] > 0)
                 .unwrap_or(Profile::Legacy),
         };
         FileSummary {

@@ -45,6 +45,7 @@ impl ProfileName {
             ProfileName::Legacy => Rules {
                 record: RecordScope::BackendOnly,
                 id_format: IdFormat::TwoSegment,
+                response_form: ResponseForm::Flat,
                 static_delivery: StaticDelivery::PreSeeded,
                 turn_cache: TurnCacheShape::Combined,
                 secret_type: false,
@@ -57,6 +58,7 @@ impl ProfileName {
             ProfileName::Rfd082 => Rules {
                 record: RecordScope::EveryRoundTrip,
                 id_format: IdFormat::Attempt,
+                response_form: ResponseForm::Tagged,
                 static_delivery: StaticDelivery::OnNeedsInput,
                 turn_cache: TurnCacheShape::Split,
                 secret_type: true,
@@ -69,6 +71,7 @@ impl ProfileName {
             ProfileName::Rfd083 => Rules {
                 record: RecordScope::EveryRoundTrip,
                 id_format: IdFormat::Attempt,
+                response_form: ResponseForm::Tagged,
                 static_delivery: StaticDelivery::OnNeedsInput,
                 turn_cache: TurnCacheShape::Split,
                 secret_type: true,
@@ -100,6 +103,51 @@ impl std::str::FromStr for ProfileName {
             )),
         }
     }
+}
+
+impl ProfileName {
+    /// RFD 082 "`InquiryResponse` serialization": responses are written
+    /// tagged with `outcome` (pre-082 writers wrote the flat `{id, answer}`).
+    pub fn has_tagged_responses(self) -> bool {
+        match self.rules().response_form {
+            ResponseForm::Flat => false,
+            ResponseForm::Tagged => true,
+        }
+    }
+
+    /// RFD 082 "Secret questions": the `secret` answer type exists.
+    pub fn has_secret_type(self) -> bool {
+        self.rules().secret_type
+    }
+
+    /// RFD 082 "Inquiry ID format": turn-unique `<call>.<question>.<attempt>` IDs.
+    pub fn writes_attempt_ids(self) -> bool {
+        match self.rules().id_format {
+            IdFormat::TwoSegment => false,
+            IdFormat::Attempt => true,
+        }
+    }
+
+    /// RFD 083 step 5: `context`, `exclusive`, `persistence` on the question.
+    pub fn has_083_fields(self) -> bool {
+        self.rules().widened_question
+    }
+
+    /// RFD 083 step 7: the `invalid_static_answer` reason exists (it comes
+    /// with static-answer validation).
+    pub fn has_invalid_static_answer(self) -> bool {
+        self.rules().static_validation
+    }
+}
+
+/// How an answered response is written on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseForm {
+    /// Pre-082: `{"id", "answer"}`.
+    Flat,
+    /// RFD 082: `{"outcome": "answered", "id", "answer"}`.
+    Tagged,
 }
 
 /// Which round-trips land on the stream.
@@ -150,6 +198,8 @@ pub struct Rules {
     pub record: RecordScope,
     /// The ID format written.
     pub id_format: IdFormat,
+    /// How answered responses are written.
+    pub response_form: ResponseForm,
     /// When static answers are delivered.
     pub static_delivery: StaticDelivery,
     /// The turn cache's shape.

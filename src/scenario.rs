@@ -23,7 +23,7 @@ use crate::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Faults, Input, RouteTaken, RunPolicy, ToolSpec,
 };
 use crate::inquiry::BackendCall;
-use crate::profile::ProfileName;
+use crate::profile::{ProfileName, ResponseForm};
 use crate::prompt::Presentation;
 use crate::routing::InquiryErrorKind;
 use crate::tool::{
@@ -375,11 +375,12 @@ impl Trace {
             .iter()
             .map(|e| {
                 let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
-                let legacy_answer = matches!(self.profile, ProfileName::Legacy)
-                    && matches!(
-                        e.kind,
-                        EventKind::InquiryResponse(InquiryResponse::Answered { .. })
-                    );
+                let legacy_answer =
+                    matches!(self.profile.rules().response_form, ResponseForm::Flat)
+                        && matches!(
+                            e.kind,
+                            EventKind::InquiryResponse(InquiryResponse::Answered { .. })
+                        );
                 if let (true, Value::Object(m)) = (legacy_answer, &mut v) {
                     m.shift_remove("outcome");
                 }

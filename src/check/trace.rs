@@ -15,7 +15,6 @@ use serde_json::Value;
 
 use super::{Diagnostic, ProfileMode};
 use crate::coordinator::Coordinator;
-use crate::profile::ProfileName;
 use crate::routing;
 use crate::scenario::{InvocationRecord, Scenario, Trace};
 use crate::stream;
@@ -98,11 +97,7 @@ pub fn check_step(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
 /// the trace's own profile.
 pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
     let bytes = serde_json::to_vec(&trace.persisted_json()).unwrap_or_default();
-    let mode = ProfileMode::Fixed(match trace.profile {
-        ProfileName::Legacy => super::Profile::Legacy,
-        ProfileName::Rfd082 => super::Profile::Rfd082,
-        ProfileName::Rfd083 => super::Profile::Rfd083,
-    });
+    let mode = ProfileMode::Fixed(trace.profile);
     let checked = super::check_bytes(&bytes, ORIGIN, mode);
     let mut out = checked.diagnostics;
     if let Some(e) = checked.error {
