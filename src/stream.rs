@@ -1,5 +1,6 @@
-//! Stream operations: turns and inquiry pairing (RFD 082 "Inquiry ID format",
-//! Phase 3).
+//! Stream operations: turns, pairing, turn-scoped sanitize and the provider
+//! view (RFD 082 "Inquiry ID format" and Phase 3; RFD 004/005 draft "Thread
+//! Decomposition").
 //!
 //! A turn is the run of events from one `turn_start` marker to the next;
 //! events before the first marker form an implicit leading turn (rule
@@ -7,14 +8,31 @@
 //! unpaired `InquiryResponse` of the same ID (rule `STREAM-PAIR-ORDER`): new
 //! three-segment IDs are unique and pair uniquely, legacy two-segment IDs that
 //! collide pair by order. Pairing never crosses a turn boundary (rule
-//! `STREAM-PAIR-TURN-SCOPED`) and never looks inside an ID.
+//! `STREAM-PAIR-TURN-SCOPED`) and never looks inside an ID (rule
+//! `STREAM-PAIR-OPAQUE-ID`). Tool calls pair the same way by their
+//! provider-given IDs, which may repeat across cycles and turns (rule
+//! `STREAM-TOOL-PAIR-ORDER`).
 //!
-//! Everything here is one pass over the events, in time linear in their
-//! number, whatever the IDs (rule `STREAM-LINEAR`).
+//! [`sanitize`] repairs orphans turn by turn (the `STREAM-SANITIZE` family of
+//! rules in `spec/RULES.md`) and [`provider_view`] is the one place where
+//! events are filtered for providers (rule `STREAM-PROVIDER-VIEW`).
+//!
+//! Everything here is one pass (or a fixed number of passes) over the events,
+//! in time linear in their number, whatever the IDs (rule `STREAM-LINEAR`):
+//! requests wait in per-ID queues, orphans are read back from a per-turn log
+//! in stream order (no sorting), and a map that served a turn is dropped
+//! rather than cleared, so its cost is paid once by the events that grew it.
 
-use std::collections::{HashMap, VecDeque};
+pub mod arb;
 
-use crate::wire::{Event, EventKind, InquiryId};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::Hash;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::wire::{Event, EventKind, InquiryId, Opaque, ToolCallResponse};
 
 /// A turn: the half-open event range `start..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +47,7 @@ pub struct Turn {
 
 /// Splits a stream into turns (rule `STREAM-TURNS`). An empty stream has no
 /// turn; a stream with events before its first marker has an implicit
-/// leading turn.
+/// leading turn. Every event belongs to exactly one turn.
 pub fn turns(events: &[Event]) -> Vec<Turn> {
     let mut out: Vec<Turn> = Vec::new();
     let mut start = 0;
@@ -54,13 +72,17 @@ pub fn turns(events: &[Event]) -> Vec<Turn> {
 }
 
 /// A matched request/response, by event index.
+///
+/// From [`pair`] and [`Pairer`] the events are an `inquiry_request` and its
+/// `inquiry_response`; from [`pair_tool_calls`] a `tool_call_request` and its
+/// `tool_call_response`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Pair {
     /// The turn both events sit in.
     pub turn: usize,
-    /// Index of the `inquiry_request`.
+    /// Index of the request.
     pub request: usize,
-    /// Index of the `inquiry_response`.
+    /// Index of the response.
     pub response: usize,
 }
 
@@ -69,10 +91,19 @@ pub struct Pair {
 pub struct Pairing {
     /// Matched pairs, in the order their responses appear.
     pub pairs: Vec<Pair>,
-    /// Requests with no response later in their turn: `(turn, index)`.
+    /// Requests with no response later in their turn: `(turn, index)`, in
+    /// stream order.
     pub orphan_requests: Vec<(usize, usize)>,
-    /// Responses with no unpaired request earlier in their turn: `(turn, index)`.
+    /// Responses with no unpaired request earlier in their turn:
+    /// `(turn, index)`, in stream order.
     pub orphan_responses: Vec<(usize, usize)>,
+}
+
+impl Pairing {
+    /// `true` when nothing is left unpaired on either side.
+    pub fn is_complete(&self) -> bool {
+        self.orphan_requests.is_empty() && self.orphan_responses.is_empty()
+    }
 }
 
 /// What [`Pairer::push`] learned from one event.
@@ -98,15 +129,157 @@ pub enum PairStep {
     },
 }
 
-/// Incremental pairing, one event at a time, with memory proportional to the
-/// requests waiting in the current turn. The oracle uses it to judge streams
-/// of any size; [`pair`] uses it on a slice.
+/// The part an event plays in one pairing (inquiries or tool calls).
+enum Role<K> {
+    /// Opens a turn: everything still waiting is orphaned.
+    TurnStart,
+    /// Waits for a response with this key.
+    Request(K),
+    /// Closes the earliest waiting request with this key.
+    Response(K),
+    /// Plays no part.
+    Neither,
+}
+
+/// The event's part in inquiry pairing, keyed by the opaque [`InquiryId`].
+fn inquiry_role(e: &Event) -> Role<&InquiryId> {
+    match &e.kind {
+        EventKind::TurnStart => Role::TurnStart,
+        EventKind::InquiryRequest(r) => Role::Request(&r.id),
+        EventKind::InquiryResponse(r) => Role::Response(r.id()),
+        EventKind::ChatRequest
+        | EventKind::ChatResponse
+        | EventKind::ToolCallRequest(_)
+        | EventKind::ToolCallResponse(_)
+        | EventKind::Other(_) => Role::Neither,
+    }
+}
+
+/// The event's part in tool-call pairing, keyed by the provider's tool-call
+/// ID (never parsed either).
+fn tool_call_role(e: &Event) -> Role<&str> {
+    match &e.kind {
+        EventKind::TurnStart => Role::TurnStart,
+        EventKind::ToolCallRequest(r) => Role::Request(r.id.as_str()),
+        EventKind::ToolCallResponse(r) => Role::Response(r.id.as_str()),
+        EventKind::ChatRequest
+        | EventKind::ChatResponse
+        | EventKind::InquiryRequest(_)
+        | EventKind::InquiryResponse(_)
+        | EventKind::Other(_) => Role::Neither,
+    }
+}
+
+/// Marks a paired request in the log, and the end of a key's queue.
+const NONE: usize = usize::MAX;
+
+/// By-order matching within one turn: a request waits in the FIFO queue of
+/// its key; a response takes the front of its key's queue (rule
+/// `STREAM-PAIR-ORDER`). Every operation is O(1) expected and allocates
+/// nothing per key beyond the map entry: each key's queue is a linked list
+/// threaded through the turn's request log. Reading the orphans back is
+/// O(requests in the turn) and already in stream order.
+#[derive(Debug)]
+struct ByOrder<K> {
+    /// Per key: its waiting requests (as a list through `log`) and the index
+    /// of the last response it paired.
+    keys: HashMap<K, KeyQueue>,
+    /// Every request opened this turn, in stream order.
+    log: Vec<Logged>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Logged {
+    /// The request's event index; `NONE` once paired.
+    index: usize,
+    /// The next waiting request with the same key, or `NONE`.
+    next: usize,
+}
+
+#[derive(Debug)]
+struct KeyQueue {
+    /// Log slots of the oldest and newest waiting requests (`NONE` if none).
+    head: usize,
+    tail: usize,
+    last_paired: Option<usize>,
+}
+
+impl<K> Default for ByOrder<K> {
+    fn default() -> Self {
+        ByOrder {
+            keys: HashMap::new(),
+            log: Vec::new(),
+        }
+    }
+}
+
+impl<K: Hash + Eq + Clone> ByOrder<K> {
+    /// A request at `index` starts waiting. One hash and one probe: the key
+    /// is cloned up front (free for borrowed keys).
+    fn open(&mut self, key: &K, index: usize) {
+        let slot = self.log.len();
+        self.log.push(Logged { index, next: NONE });
+        match self.keys.entry(key.clone()) {
+            Entry::Occupied(o) => {
+                let q = o.into_mut();
+                if q.head == NONE {
+                    q.head = slot;
+                } else {
+                    self.log[q.tail].next = slot;
+                }
+                q.tail = slot;
+            }
+            Entry::Vacant(v) => {
+                v.insert(KeyQueue {
+                    head: slot,
+                    tail: slot,
+                    last_paired: None,
+                });
+            }
+        }
+    }
+
+    /// A response at `index`: the request it pairs with, if any.
+    fn close(&mut self, key: &K, index: usize) -> Option<usize> {
+        let q = self.keys.get_mut(key)?;
+        if q.head == NONE {
+            return None;
+        }
+        let entry = &mut self.log[q.head];
+        q.head = entry.next;
+        q.last_paired = Some(index);
+        Some(std::mem::replace(&mut entry.index, NONE))
+    }
+
+    /// The last response `key` paired in this turn.
+    fn last_paired(&self, key: &K) -> Option<usize> {
+        self.keys.get(key).and_then(|q| q.last_paired)
+    }
+
+    /// The requests still waiting, in stream order.
+    fn orphans(&self) -> impl Iterator<Item = usize> + '_ {
+        self.log.iter().map(|l| l.index).filter(|&i| i != NONE)
+    }
+
+    /// Forgets the turn. A used map is dropped, not cleared: clearing costs
+    /// its capacity, which a later run of small turns must not pay again.
+    fn reset(&mut self) {
+        if !self.keys.is_empty() {
+            self.keys = HashMap::new();
+        }
+        self.log.clear();
+    }
+}
+
+/// Incremental inquiry pairing, one event at a time, with memory
+/// proportional to the inquiry requests of the current turn. The CLI and the
+/// oracle use it to judge streams of any size without holding them; [`pair`]
+/// gives the same answer on a slice.
 #[derive(Debug, Default)]
 pub struct Pairer {
     turn: usize,
     seen_any: bool,
-    waiting: HashMap<InquiryId, VecDeque<usize>>,
-    waiting_count: usize,
+    by_order: ByOrder<InquiryId>,
 }
 
 impl Pairer {
@@ -120,99 +293,503 @@ impl Pairer {
         self.turn
     }
 
-    /// Feeds the event at `index`.
+    /// Feeds the event at `index` (events must be pushed in stream order).
     pub fn push(&mut self, index: usize, event: &Event) -> PairStep {
         let first = !self.seen_any;
         self.seen_any = true;
-        match &event.kind {
-            EventKind::TurnStart if first => PairStep::None,
-            EventKind::TurnStart => {
+        match inquiry_role(event) {
+            Role::TurnStart if first => PairStep::None,
+            Role::TurnStart => {
                 let ended = self.turn;
-                let orphan_requests = self.drain_waiting();
+                let orphan_requests = self.finish();
                 self.turn += 1;
                 PairStep::TurnEnded {
                     turn: ended,
                     orphan_requests,
                 }
             }
-            EventKind::InquiryRequest(r) => {
-                self.waiting.entry(r.id.clone()).or_default().push_back(index);
-                self.waiting_count += 1;
+            Role::Request(id) => {
+                self.by_order.open(id, index);
                 PairStep::Opened
             }
-            EventKind::InquiryResponse(r) => {
-                let id = r.id();
-                let found = match self.waiting.get_mut(id) {
-                    Some(q) => {
-                        let req = q.pop_front();
-                        if q.is_empty() {
-                            self.waiting.remove(id);
-                        }
-                        req
-                    }
-                    None => None,
-                };
-                match found {
-                    Some(request) => {
-                        self.waiting_count -= 1;
-                        PairStep::Paired(Pair {
-                            turn: self.turn,
-                            request,
-                            response: index,
-                        })
-                    }
-                    None => PairStep::OrphanResponse { turn: self.turn },
-                }
-            }
-            EventKind::ChatRequest
-            | EventKind::ChatResponse
-            | EventKind::ToolCallRequest(_)
-            | EventKind::ToolCallResponse(_)
-            | EventKind::Other(_) => PairStep::None,
+            Role::Response(id) => match self.by_order.close(id, index) {
+                Some(request) => PairStep::Paired(Pair {
+                    turn: self.turn,
+                    request,
+                    response: index,
+                }),
+                None => PairStep::OrphanResponse { turn: self.turn },
+            },
+            Role::Neither => PairStep::None,
         }
     }
 
     /// Ends the stream: the current turn's unpaired requests, in stream order.
     pub fn finish(&mut self) -> Vec<usize> {
-        self.drain_waiting()
-    }
-
-    fn drain_waiting(&mut self) -> Vec<usize> {
-        let mut out: Vec<usize> = Vec::with_capacity(self.waiting_count);
-        for (_, q) in self.waiting.drain() {
-            out.extend(q);
-        }
-        out.sort_unstable();
-        self.waiting_count = 0;
-        // A map that grew for one huge turn is dropped rather than cleared, so
-        // thousands of small turns after it do not each pay for its capacity.
-        if self.waiting.capacity() > 1024 {
-            self.waiting = HashMap::new();
-        }
+        let out = self.by_order.orphans().collect();
+        self.by_order.reset();
         out
     }
 }
 
-/// Pairs every inquiry in a stream (rules `STREAM-PAIR-ORDER`,
-/// `STREAM-PAIR-TURN-SCOPED`).
-pub fn pair(events: &[Event]) -> Pairing {
-    let mut p = Pairer::new();
+/// Pairs a whole slice with the given role function.
+fn pair_by<'a, K: Hash + Eq + Clone>(
+    events: &'a [Event],
+    role: fn(&'a Event) -> Role<K>,
+) -> Pairing {
+    let mut by_order: ByOrder<K> = ByOrder::default();
     let mut out = Pairing::default();
+    let mut turn = 0;
     for (i, e) in events.iter().enumerate() {
-        match p.push(i, e) {
-            PairStep::None | PairStep::Opened => {}
-            PairStep::TurnEnded {
-                turn,
-                orphan_requests,
-            } => out
-                .orphan_requests
-                .extend(orphan_requests.into_iter().map(|r| (turn, r))),
-            PairStep::Paired(pair) => out.pairs.push(pair),
-            PairStep::OrphanResponse { turn } => out.orphan_responses.push((turn, i)),
+        match role(e) {
+            // Same boundary as `turns`: a marker at index 0 opens turn 0.
+            Role::TurnStart if i == 0 => {}
+            Role::TurnStart => {
+                out.orphan_requests
+                    .extend(by_order.orphans().map(|r| (turn, r)));
+                by_order.reset();
+                turn += 1;
+            }
+            Role::Request(k) => by_order.open(&k, i),
+            Role::Response(k) => match by_order.close(&k, i) {
+                Some(request) => out.pairs.push(Pair {
+                    turn,
+                    request,
+                    response: i,
+                }),
+                None => out.orphan_responses.push((turn, i)),
+            },
+            Role::Neither => {}
         }
     }
-    let turn = p.turn();
     out.orphan_requests
-        .extend(p.finish().into_iter().map(|r| (turn, r)));
+        .extend(by_order.orphans().map(|r| (turn, r)));
     out
+}
+
+/// Pairs every inquiry in a stream (rules `STREAM-PAIR-ORDER`,
+/// `STREAM-PAIR-TURN-SCOPED`, `STREAM-PAIR-OPAQUE-ID`).
+pub fn pair(events: &[Event]) -> Pairing {
+    pair_by(events, inquiry_role)
+}
+
+/// Pairs every tool call in a stream by its tool-call ID, by order within the
+/// turn, exactly like legacy inquiry IDs (rule `STREAM-TOOL-PAIR-ORDER`):
+/// providers may reuse an ID across cycles (RFD 082 "Inquiry ID format").
+pub fn pair_tool_calls(events: &[Event]) -> Pairing {
+    pair_by(events, tool_call_role)
+}
+
+/// The events a provider sees, in stream order: the one filtering point of
+/// RFD 004/005 draft "Thread Decomposition" (rule `STREAM-PROVIDER-VIEW`).
+///
+/// Inquiry events, turn markers and unknown kinds never pass (the allowlist
+/// of [`EventKind::is_provider_visible`]). The view filters only: run
+/// [`sanitize`] first to get a view that keeps the provider's tool-call
+/// request/response contract.
+pub fn provider_view(events: &[Event]) -> impl DoubleEndedIterator<Item = &Event> + Clone {
+    provider_view_indexed(events).map(|(_, e)| e)
+}
+
+/// [`provider_view`] with each event's index in the full stream, for
+/// diagnostics that point back at the persisted stream.
+pub fn provider_view_indexed(
+    events: &[Event],
+) -> impl DoubleEndedIterator<Item = (usize, &Event)> + Clone {
+    events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.is_provider_visible())
+}
+
+/// Why [`sanitize`] removed an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Orphan {
+    /// An `inquiry_request` with no response later in its turn.
+    InquiryRequest,
+    /// An `inquiry_response` with no unpaired request earlier in its turn.
+    InquiryResponse,
+    /// A `tool_call_response` with no unpaired request earlier in its turn.
+    ToolCallResponse,
+}
+
+/// An event [`sanitize`] removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Removed {
+    /// Its index in the input.
+    pub index: usize,
+    /// Its turn in the input.
+    pub turn: usize,
+    /// Why it went.
+    pub reason: Orphan,
+}
+
+/// A synthetic `tool_call_response` [`sanitize`] added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Injected {
+    /// Index in the input of the orphaned `tool_call_request` it answers.
+    pub request: usize,
+    /// The request's turn in the input (the response sits in the same turn).
+    pub turn: usize,
+    /// Its index in the output.
+    pub at: usize,
+}
+
+/// What [`sanitize`] returns: the repaired stream and an exact account of the
+/// repair, so an oracle can report it and a test can check it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sanitized {
+    /// The repaired stream.
+    pub events: Vec<Event>,
+    /// For each output event, its index in the input; `None` for an injected
+    /// event. Strictly increasing over the `Some`s.
+    pub origin: Vec<Option<usize>>,
+    /// The removed events, in input order.
+    pub removed: Vec<Removed>,
+    /// The injected events, in output order.
+    pub injected: Vec<Injected>,
+}
+
+impl Sanitized {
+    /// `true` when the input had nothing to repair (rule
+    /// `STREAM-SANITIZE-CLEAN-IDENTITY`: then `events` is the input).
+    pub fn is_unchanged(&self) -> bool {
+        self.removed.is_empty() && self.injected.is_empty()
+    }
+}
+
+/// The text of the synthetic error response [`sanitize`] writes for an
+/// orphaned tool call. On disk it is base64-encoded, like every tool content
+/// in real streams (see `../shared/fixtures/jp-streams/`).
+pub const INTERRUPTED_TOOL_CALL: &str =
+    "Tool call interrupted: no response was recorded for it in its turn.";
+
+/// Turn-scoped repair (RFD 082 Phase 3 "Make inquiry-orphan repair in
+/// `ConversationStream::sanitize()` turn-scoped"; decision "Stream:
+/// turn-scoped sanitize" in `spec/DECISIONS.md`).
+///
+/// Within each turn, independently of every other turn:
+///
+/// - an `inquiry_response` with no unpaired request earlier in its turn is
+///   removed, and so is an `inquiry_request` with no response later in its
+///   turn; pairs matched by order (legacy duplicate IDs) are kept; nothing is
+///   ever invented for an inquiry (rule `STREAM-SANITIZE-INQUIRY-ORPHANS`);
+/// - a `tool_call_response` with no unpaired request earlier in its turn is
+///   removed; a `tool_call_request` with no response later in its turn gets a
+///   synthetic error `tool_call_response` (content: the base64 of
+///   [`INTERRUPTED_TOOL_CALL`]; `is_error: true`; the timestamp of the input
+///   event just before it),
+///   placed immediately before the first `chat_request`/`chat_response` that
+///   follows both the request and the last response its ID paired in the
+///   turn, or at the end of the turn if there is none; several land in
+///   request order (rule `STREAM-SANITIZE-TOOL-ORPHANS`);
+/// - every other event is kept, in order, in its turn (rules
+///   `STREAM-SANITIZE-KEEPS-PAIRS`, `STREAM-SANITIZE-TURN-SCOPED`), including
+///   inquiry pairs that sit outside their tool call: placement is the
+///   oracle's to judge (rule `STREAM-SANITIZE-PLACEMENT-LEFT`).
+///
+/// The result has no orphan of either kind (rule `STREAM-SANITIZE-NO-ORPHANS`)
+/// and sanitizing it again changes nothing (rule `STREAM-SANITIZE-IDEMPOTENT`).
+/// Linear time (rule `STREAM-LINEAR`).
+pub fn sanitize(events: Vec<Event>) -> Sanitized {
+    let plan = plan(&events);
+    apply(events, plan)
+}
+
+/// A synthetic response to insert before input index `at`.
+struct Injection {
+    at: usize,
+    request: usize,
+    turn: usize,
+    event: Event,
+}
+
+struct Plan {
+    /// Per input event: `Some(reason)` if it goes.
+    fate: Vec<Option<Orphan>>,
+    /// The same, as the report lists it (input order).
+    removed: Vec<Removed>,
+    /// Sorted by `at`, then by request.
+    injections: Vec<Injection>,
+}
+
+/// Whether a synthetic response must land before this event: the next
+/// provider message that is not part of the tool-call exchange.
+fn ends_tool_exchange(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::ChatRequest | EventKind::ChatResponse => true,
+        EventKind::TurnStart
+        | EventKind::ToolCallRequest(_)
+        | EventKind::ToolCallResponse(_)
+        | EventKind::InquiryRequest(_)
+        | EventKind::InquiryResponse(_)
+        | EventKind::Other(_) => false,
+    }
+}
+
+fn plan(events: &[Event]) -> Plan {
+    let mut fate: Vec<Option<Orphan>> = vec![None; events.len()];
+    let mut removed: Vec<Removed> = Vec::new();
+    let mut injections: Vec<Injection> = Vec::new();
+    let mut inquiries: ByOrder<&InquiryId> = ByOrder::default();
+    let mut tools: ByOrder<&str> = ByOrder::default();
+    let mut placer = Placer::default();
+    for turn in turns(events) {
+        for i in turn.start..turn.end {
+            let e = &events[i];
+            match inquiry_role(e) {
+                Role::Request(id) => inquiries.open(&id, i),
+                Role::Response(id) => {
+                    if inquiries.close(&id, i).is_none() {
+                        fate[i] = Some(Orphan::InquiryResponse);
+                    }
+                }
+                Role::TurnStart | Role::Neither => {}
+            }
+            match tool_call_role(e) {
+                Role::Request(id) => tools.open(&id, i),
+                Role::Response(id) => {
+                    if tools.close(&id, i).is_none() {
+                        fate[i] = Some(Orphan::ToolCallResponse);
+                    }
+                }
+                Role::TurnStart | Role::Neither => {}
+            }
+        }
+        for r in inquiries.orphans() {
+            fate[r] = Some(Orphan::InquiryRequest);
+        }
+        inquiries.reset();
+        placer.place(events, turn, &tools, &mut injections);
+        tools.reset();
+        removed.extend((turn.start..turn.end).filter_map(|index| {
+            fate[index].map(|reason| Removed {
+                index,
+                turn: turn.index,
+                reason,
+            })
+        }));
+    }
+    Plan {
+        fate,
+        removed,
+        injections,
+    }
+}
+
+/// Places the synthetic responses of a turn. Its buffers are reused from
+/// turn to turn, and ordering is a counting sort over the turn's positions,
+/// so a turn costs O(its events) whatever its orphans.
+#[derive(Default)]
+struct Placer<'a> {
+    /// `next_end[k]`: the first exchange-ending event at or after offset `k`
+    /// of the turn, or the turn's end.
+    next_end: Vec<usize>,
+    /// `(position, request, id)` per orphan, in request order.
+    placed: Vec<(usize, usize, &'a str)>,
+    /// Counting-sort buckets by position offset.
+    count: Vec<usize>,
+    order: Vec<usize>,
+    /// The synthetic content, built once.
+    content: Option<Opaque>,
+}
+
+impl<'a> Placer<'a> {
+    /// Appends a synthetic response for each orphaned tool call of `turn` to
+    /// `out`, in (position, request) order.
+    fn place(
+        &mut self,
+        events: &'a [Event],
+        turn: Turn,
+        tools: &ByOrder<&'a str>,
+        out: &mut Vec<Injection>,
+    ) {
+        let mut orphans = tools.orphans().peekable();
+        if orphans.peek().is_none() {
+            return;
+        }
+        let len = turn.end - turn.start;
+        self.next_end.clear();
+        self.next_end.resize(len + 1, turn.end);
+        for k in (0..len).rev() {
+            if ends_tool_exchange(&events[turn.start + k].kind) {
+                self.next_end[k] = turn.start + k;
+            } else {
+                self.next_end[k] = self.next_end[k + 1];
+            }
+        }
+        self.placed.clear();
+        for r in orphans {
+            let id = match tool_call_role(&events[r]) {
+                Role::Request(id) => id,
+                // The log only holds tool-call requests.
+                Role::TurnStart | Role::Response(_) | Role::Neither => continue,
+            };
+            // After the request and after every response its ID paired: the
+            // by-order pairs of the turn stay exactly as they were.
+            let anchor = tools.last_paired(&id).map_or(r, |p| p.max(r));
+            self.placed
+                .push((self.next_end[anchor - turn.start], r, id));
+        }
+        // Stable counting sort by position: ties keep request order.
+        self.count.clear();
+        self.count.resize(len + 2, 0);
+        for &(at, _, _) in &self.placed {
+            self.count[at - turn.start + 1] += 1;
+        }
+        for k in 1..self.count.len() {
+            self.count[k] += self.count[k - 1];
+        }
+        self.order.clear();
+        self.order.resize(self.placed.len(), 0);
+        for (j, &(at, _, _)) in self.placed.iter().enumerate() {
+            let slot = &mut self.count[at - turn.start];
+            self.order[*slot] = j;
+            *slot += 1;
+        }
+        let content = self.content.get_or_insert_with(|| {
+            Opaque::from_value(&Value::String(base64(INTERRUPTED_TOOL_CALL.as_bytes())))
+        });
+        for &j in &self.order {
+            let (at, request, id) = self.placed[j];
+            out.push(Injection {
+                at,
+                request,
+                turn: turn.index,
+                event: Event {
+                    // The time of the input event it follows (`at` is past
+                    // the request): timestamps stay ordered if they were.
+                    timestamp: events[at - 1].timestamp.clone(),
+                    kind: EventKind::ToolCallResponse(ToolCallResponse {
+                        id: id.to_owned(),
+                        content: Some(content.clone()),
+                        is_error: Some(true),
+                    }),
+                    extra: Vec::new(),
+                },
+            });
+        }
+    }
+}
+
+fn apply(mut events: Vec<Event>, plan: Plan) -> Sanitized {
+    let Plan {
+        fate,
+        removed,
+        injections,
+    } = plan;
+    if injections.is_empty() {
+        // Nothing to insert: compact in place, no second buffer.
+        let origin = (0..events.len())
+            .filter(|&i| fate[i].is_none())
+            .map(Some)
+            .collect();
+        if !removed.is_empty() {
+            // `retain` visits every element once, in order.
+            let mut fates = fate.iter();
+            events.retain(|_| fates.next().is_some_and(|f| f.is_none()));
+        }
+        return Sanitized {
+            events,
+            origin,
+            removed,
+            injected: Vec::new(),
+        };
+    }
+    let size = events.len() - removed.len() + injections.len();
+    let mut out = Sanitized {
+        events: Vec::with_capacity(size),
+        origin: Vec::with_capacity(size),
+        removed,
+        injected: Vec::with_capacity(injections.len()),
+    };
+    let mut injections = injections.into_iter().peekable();
+    for (i, (e, fate)) in events.into_iter().zip(fate).enumerate() {
+        while let Some(inj) = injections.next_if(|inj| inj.at == i) {
+            out.inject(inj);
+        }
+        if fate.is_none() {
+            out.events.push(e);
+            out.origin.push(Some(i));
+        }
+    }
+    for inj in injections {
+        out.inject(inj);
+    }
+    out
+}
+
+impl Sanitized {
+    fn inject(&mut self, inj: Injection) {
+        self.injected.push(Injected {
+            request: inj.request,
+            turn: inj.turn,
+            at: self.events.len(),
+        });
+        self.events.push(inj.event);
+        self.origin.push(None);
+    }
+}
+
+/// Standard base64 with padding (RFC 4648 §4), the encoding real streams use
+/// for tool contents.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        let sextet = |shift: u32| char::from(ALPHABET[((n >> shift) & 63) as usize]);
+        out.push(sextet(18));
+        out.push(sextet(12));
+        out.push(if chunk.len() > 1 { sextet(6) } else { '=' });
+        out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The synthetic content is valid base64: RFC 4648 §10 test vectors.
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        let vectors = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (plain, encoded) in vectors {
+            assert_eq!(base64(plain.as_bytes()), encoded, "base64({plain:?})");
+        }
+    }
+
+    /// Orphans come back in stream order even when several IDs interleave,
+    /// and a used map is dropped on reset.
+    #[test]
+    fn by_order_orphans_in_stream_order_across_keys() {
+        let mut b: ByOrder<&str> = ByOrder::default();
+        b.open(&"x", 10);
+        b.open(&"y", 11);
+        b.open(&"x", 12);
+        b.open(&"y", 13);
+        assert_eq!(b.close(&"y", 14), Some(11));
+        assert_eq!(b.close(&"z", 15), None);
+        assert_eq!(b.orphans().collect::<Vec<_>>(), vec![10, 12, 13]);
+        assert_eq!(b.last_paired(&"y"), Some(14));
+        assert_eq!(b.last_paired(&"x"), None);
+        b.reset();
+        assert_eq!(b.orphans().count(), 0);
+        assert_eq!(b.keys.capacity(), 0);
+    }
 }
