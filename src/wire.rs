@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -153,7 +153,13 @@ pub struct InquiryQuestion {
     /// What kind of answer is expected.
     pub answer_type: InquiryAnswerType,
     /// Tool-author display hint, copied verbatim (RFD 082: never redacted).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A written `"default": null` reads back as `Some(Null)`, so it survives
+    /// a read/write cycle (rule `WIRE-QUESTION-DEFAULTS`).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub default: Option<Value>,
     /// Context rendered above the question (RFD 083).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -316,14 +322,24 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 /// standalone type and kept as envelope extras by [`Event`].
 const RESPONSE_FIELDS: [&str; 4] = ["id", "outcome", "answer", "reason"];
 
+/// `Some` for any present value: a `null` is a value of the wrong type (an
+/// error), not an absent field. RFD 082 reads as legacy only "events without
+/// an `outcome` field" and defaults the reason only when "the `reason` field
+/// is missing" (rule `WIRE-RESP-INVALID`).
+fn present_strict<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 #[derive(Deserialize)]
 struct ResponseRepr {
     id: InquiryId,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present_strict")]
     outcome: Option<String>,
     #[serde(default, deserialize_with = "present")]
     answer: Option<Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present_strict")]
     reason: Option<CancellationReason>,
 }
 
@@ -342,9 +358,7 @@ impl TryFrom<ResponseRepr> for InquiryResponse {
                  response (`outcome`: answered|cancelled|redacted) or a legacy `{id, answer}`"
                     .to_owned(),
             ),
-            (Some("answered"), Some(answer)) => {
-                Ok(InquiryResponse::Answered { id: r.id, answer })
-            }
+            (Some("answered"), Some(answer)) => Ok(InquiryResponse::Answered { id: r.id, answer }),
             (Some("answered"), None) => {
                 Err("inquiry_response with `outcome: answered` is missing `answer`".to_owned())
             }
@@ -375,15 +389,37 @@ impl<'de> Deserialize<'de> for InquiryResponse {
     /// | `cancelled` | any | `Cancelled`, `reason` defaulting to `User` |
     /// | `redacted` | any | `Redacted`, any answer dropped |
     /// | other | any | error |
+    ///
+    /// A response is a JSON object: the array form serde's derive would
+    /// accept for a struct is not a shape the RFD describes, and a `null`
+    /// `outcome` or `reason` is a non-string, not an absent field (rule
+    /// `WIRE-RESP-INVALID`).
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let repr = ResponseRepr::deserialize(d)?;
-        InquiryResponse::try_from(repr).map_err(de::Error::custom)
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = InquiryResponse;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an inquiry_response object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<InquiryResponse, A::Error> {
+                let repr = ResponseRepr::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                InquiryResponse::try_from(repr).map_err(de::Error::custom)
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
 /// A JSON value kept exactly as it was written (bytes included), for the
 /// parts of an event the model treats as opaque (tool arguments, chat
 /// contents, unknown fields).
+///
+/// Every `Opaque` the reader builds holds text a [`Value`] can represent (at
+/// most 128 levels deep, no lone surrogate escapes, numbers within `f64`
+/// range; rule `WIRE-OPAQUE-VALID`), so [`Opaque::to_value`] never fails on
+/// read data. Two `Opaque`s are equal when their texts differ only in
+/// whitespace outside strings: re-indenting a stream (a pretty array written
+/// back as JSON Lines) does not change its values (rule `WIRE-OPAQUE-EQ`).
 #[derive(Clone)]
 pub struct Opaque(Box<RawValue>);
 
@@ -401,18 +437,100 @@ impl Opaque {
 
     /// Parses the text into a `Value`.
     pub fn to_value(&self) -> Value {
-        // The text was validated as JSON when the `Opaque` was built.
+        // Read text was checked by `check_raw` when the `Opaque` was built;
+        // `from_value` text comes from a `Value`.
         serde_json::from_str(self.0.get()).expect("Opaque holds valid JSON")
     }
 
+    /// Wraps raw text already checked by [`check_raw`].
     fn from_raw(raw: Box<RawValue>) -> Self {
         Opaque(raw)
     }
 }
 
+/// Checks that raw JSON text is something a [`Value`] can hold (depth limit,
+/// valid escapes, finite numbers) without building the tree: `RawValue`
+/// alone skips over its input and accepts all three (rule
+/// `WIRE-OPAQUE-VALID`).
+fn check_raw(raw: &RawValue) -> Result<(), String> {
+    serde_json::from_str::<Checked>(raw.get())
+        .map(|Checked| ())
+        .map_err(|e| reader::strip_position(&e.to_string()))
+}
+
+/// A JSON value read only to check that serde_json can represent it.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Checked;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+                while seq.next_element::<Checked>()?.is_some() {}
+                Ok(Checked)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+                while map.next_key::<Checked>()?.is_some() {
+                    map.next_value::<Checked>()?;
+                }
+                Ok(Checked)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The bytes of a JSON text that carry meaning: all of them except
+/// whitespace outside strings. Raw control characters cannot occur inside a
+/// valid JSON string, so dropping them never changes a value.
+pub(crate) fn significant_bytes(text: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    let mut in_string = false;
+    let mut escape = false;
+    text.iter().copied().filter(move |&b| {
+        if in_string {
+            if escape {
+                escape = false;
+            } else if b == b'\\' {
+                escape = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            true
+        } else if b == b'"' {
+            in_string = true;
+            true
+        } else {
+            !matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+        }
+    })
+}
+
 impl PartialEq for Opaque {
+    /// Equal up to whitespace outside strings (see the type's docs).
     fn eq(&self, other: &Self) -> bool {
-        self.get() == other.get()
+        significant_bytes(self.get().as_bytes()).eq(significant_bytes(other.get().as_bytes()))
     }
 }
 
@@ -430,7 +548,9 @@ impl Serialize for Opaque {
 
 impl<'de> Deserialize<'de> for Opaque {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(d).map(Opaque)
+        let raw = Box::<RawValue>::deserialize(d)?;
+        check_raw(&raw).map_err(de::Error::custom)?;
+        Ok(Opaque::from_raw(raw))
     }
 }
 
@@ -594,9 +714,10 @@ impl RawEvent {
                     )
                 }
                 "timestamp" => {
-                    timestamp = Some(serde_json::from_str(v.get()).map_err(|_| {
-                        format!("`timestamp` must be a string, found {}", v.get())
-                    })?)
+                    timestamp =
+                        Some(serde_json::from_str(v.get()).map_err(|_| {
+                            format!("`timestamp` must be a string, found {}", v.get())
+                        })?)
                 }
                 _ => rest.push((k, v)),
             }
@@ -644,14 +765,27 @@ impl RawEvent {
             }
             "inquiry_request" => {
                 let (t, extra) = take(rest, &["id", "source", "question"]);
-                let req: InquiryRequest = from_fields(&["id", "source", "question"], &t)
-                    .map_err(|e| format!("invalid inquiry_request: {e}"))?;
+                let req: InquiryRequest =
+                    from_fields(&["id", "source", "question"], &t).map_err(|e| {
+                        // serde_json's position is inside the object built by
+                        // `from_fields`, not the file: the reader reports its own.
+                        format!(
+                            "invalid inquiry_request: {}",
+                            reader::strip_position(&e.to_string())
+                        )
+                    })?;
                 (EventKind::InquiryRequest(req), extra)
             }
             "inquiry_response" => {
                 let (t, extra) = take(rest, &RESPONSE_FIELDS);
-                let resp: InquiryResponse = from_fields(&RESPONSE_FIELDS, &t)
-                    .map_err(|e| format!("invalid inquiry_response: {e}"))?;
+                let resp: InquiryResponse = from_fields(&RESPONSE_FIELDS, &t).map_err(|e| {
+                    // serde_json's position is inside the object built by
+                    // `from_fields`, not the file: the reader reports its own.
+                    format!(
+                        "invalid inquiry_response: {}",
+                        reader::strip_position(&e.to_string())
+                    )
+                })?;
                 (EventKind::InquiryResponse(resp), extra)
             }
             _ => (EventKind::Other(tag), rest),
@@ -730,6 +864,9 @@ impl<'de> Deserialize<'de> for RawEvent {
                         return Err(de::Error::custom(format_args!("duplicate field `{k}`")));
                     }
                     let v: Box<RawValue> = map.next_value()?;
+                    // WIRE-OPAQUE-VALID: every kept field is a readable value.
+                    check_raw(&v)
+                        .map_err(|m| de::Error::custom(format_args!("field `{k}`: {m}")))?;
                     fields.push((k, Opaque::from_raw(v)));
                 }
                 Ok(RawEvent { fields })

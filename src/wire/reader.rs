@@ -11,7 +11,7 @@
 use std::fmt;
 use std::io::{self, BufRead, Write};
 
-use super::{Event, RawEvent};
+use super::{Event, RawEvent, significant_bytes};
 
 /// The two file layouts a stream may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,17 +39,30 @@ pub struct ReadError {
 }
 
 impl fmt::Display for ReadError {
+    /// One line, always: the origin and the message may quote input (a file
+    /// name, a field name, an `outcome`), so their control characters and
+    /// line separators are written escaped (rule `WIRE-READ-ERRORS`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.origin)?;
+        write_one_line(f, &self.origin)?;
+        f.write_str(": ")?;
         if let Some(i) = self.event_index {
             write!(f, "event {i} ")?;
         }
-        write!(
-            f,
-            "(line {}, column {}): {}",
-            self.line, self.column, self.message
-        )
+        write!(f, "(line {}, column {}): ", self.line, self.column)?;
+        write_one_line(f, &self.message)
     }
+}
+
+/// Writes `s` with control characters and Unicode line separators escaped.
+fn write_one_line(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    for c in s.chars() {
+        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+            write!(f, "{}", c.escape_default())?;
+        } else {
+            write!(f, "{c}")?;
+        }
+    }
+    Ok(())
 }
 
 impl std::error::Error for ReadError {}
@@ -176,6 +189,9 @@ impl<R: BufRead> EventReader<R> {
                 Err(e) => return Err(self.io_err(e)),
             };
             if chunk.is_empty() {
+                // Report where the input ends, not where the event began.
+                let buf = std::mem::take(&mut self.buf);
+                self.advance(&buf);
                 return Err(self.err(
                     Some(self.index),
                     "unexpected end of input inside an event object (expected `}`)",
@@ -366,7 +382,7 @@ impl<R: BufRead> Iterator for EventReader<R> {
 }
 
 /// serde_json appends " at line L column C"; the reader reports its own.
-fn strip_position(msg: &str) -> String {
+pub(super) fn strip_position(msg: &str) -> String {
     match msg.rfind(" at line ") {
         Some(i) => msg[..i].to_owned(),
         None => msg.to_owned(),
@@ -414,10 +430,30 @@ impl Stream {
         w.write_all(b"\n")
     }
 
-    /// Writes the stream as JSON Lines.
+    /// Writes the stream as JSON Lines: exactly one line per event. Opaque
+    /// fields read from a pretty file keep their inner line breaks in
+    /// memory; here they are dropped with the rest of the whitespace outside
+    /// strings, which changes no value (rule `WIRE-JSONL-ONE-LINE`).
+    ///
+    /// An empty stream has no JSON Lines form: its file would be empty, and
+    /// the reader rejects empty input (it cannot tell a layout from nothing,
+    /// and an empty file is more often a failed write than a conversation).
+    /// Writing one is an [`io::ErrorKind::InvalidInput`] error; write it as
+    /// an array, `[]`.
     pub fn write_json_lines<W: Write>(&self, mut w: W) -> io::Result<()> {
+        if self.events.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "an empty stream has no JSON Lines form (the reader rejects empty input); \
+                 write it as an array",
+            ));
+        }
+        let mut line = Vec::new();
         for e in &self.events {
-            serde_json::to_writer(&mut w, e)?;
+            line.clear();
+            serde_json::to_writer(&mut line, e)?;
+            let compact: Vec<u8> = significant_bytes(&line).collect();
+            w.write_all(&compact)?;
             w.write_all(b"\n")?;
         }
         Ok(())
