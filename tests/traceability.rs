@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 const PREFIXES: [&str; 13] = [
-    "WIRE", "STREAM", "LIFE", "CLI", "SCHEMA", "ASK", "PROMPT", "CONFIG", "CHECK", "INV", "AMEND", "CONF", "FUZZ",
+    "WIRE", "STREAM", "LIFE", "CLI", "SCHEMA", "ASK", "PROMPT", "CONFIG", "CHECK", "INV", "AMEND",
+    "CONF", "FUZZ",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
