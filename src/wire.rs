@@ -110,6 +110,7 @@ pub enum InquiryAnswerType {
     /// `{"type":"select","options":[…]}`.
     Select {
         /// The options offered.
+        #[serde(deserialize_with = "option_objects")]
         options: Vec<SelectOption>,
     },
     /// `{"type":"text"}`.
@@ -151,6 +152,7 @@ pub struct InquiryQuestion {
     /// The question text.
     pub text: String,
     /// What kind of answer is expected.
+    #[serde(deserialize_with = "from_object")]
     pub answer_type: InquiryAnswerType,
     /// Tool-author display hint, copied verbatim (RFD 082: never redacted).
     /// A written `"default": null` reads back as `Some(Null)`, so it survives
@@ -168,8 +170,87 @@ pub struct InquiryQuestion {
     #[serde(default, skip_serializing_if = "is_false")]
     pub exclusive: bool,
     /// Answer reuse policy (RFD 083).
-    #[serde(default, skip_serializing_if = "InquiryAnswerReusePolicy::is_turn")]
+    #[serde(
+        default,
+        deserialize_with = "reuse_policy",
+        skip_serializing_if = "InquiryAnswerReusePolicy::is_turn"
+    )]
     pub persistence: InquiryAnswerReusePolicy,
+}
+
+/// Reads `T` only from a JSON object. serde's derive also takes an array of
+/// the fields in order, a shape no RFD describes and no schema accepts (rule
+/// `WIRE-EVENT-SHAPE`); inquiry payloads are rare, so the detour through a
+/// `Value` costs nothing that matters.
+fn from_object<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: de::DeserializeOwned,
+{
+    // Through the raw text rather than a `Value`, so that a field written
+    // twice is still refused (rule `WIRE-EVENT-DUPLICATE`).
+    let raw = Box::<RawValue>::deserialize(d)?;
+    if raw.get().trim_start().starts_with('{') {
+        serde_json::from_str(raw.get())
+            .map_err(|e| de::Error::custom(strip_position(&e.to_string())))
+    } else {
+        let v: Value = serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
+        Err(de::Error::invalid_type(unexpected(&v), &"a JSON object"))
+    }
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg.to_owned(),
+    }
+}
+
+/// Select options, each an object `{value, description?}`.
+fn option_objects<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<SelectOption>, D::Error> {
+    // A `Value`, not raw text: `InquiryAnswerType` is internally tagged, so
+    // serde has already buffered this field and raw text is gone.
+    match Value::deserialize(d)? {
+        Value::Array(items) => items
+            .into_iter()
+            .map(|item| match item {
+                v @ Value::Object(_) => SelectOption::deserialize(v).map_err(de::Error::custom),
+                other => Err(de::Error::invalid_type(
+                    unexpected(&other),
+                    &"a select option object {value, description?}",
+                )),
+            })
+            .collect(),
+        other => Err(de::Error::invalid_type(
+            unexpected(&other),
+            &"an array of select options",
+        )),
+    }
+}
+
+/// `"none"` or `"turn"`, and nothing else (serde's derive would also take
+/// `{"none": null}`).
+fn reuse_policy<'de, D: Deserializer<'de>>(d: D) -> Result<InquiryAnswerReusePolicy, D::Error> {
+    match Value::deserialize(d)? {
+        Value::String(s) if s == "none" => Ok(InquiryAnswerReusePolicy::None),
+        Value::String(s) if s == "turn" => Ok(InquiryAnswerReusePolicy::Turn),
+        Value::String(s) => Err(de::Error::unknown_variant(&s, &["none", "turn"])),
+        other => Err(de::Error::invalid_type(
+            unexpected(&other),
+            &"`persistence`: \"none\" or \"turn\"",
+        )),
+    }
+}
+
+fn unexpected(v: &Value) -> de::Unexpected<'_> {
+    match v {
+        Value::Null => de::Unexpected::Unit,
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::Number(_) => de::Unexpected::Other("a number"),
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Array(_) => de::Unexpected::Seq,
+        Value::Object(_) => de::Unexpected::Map,
+    }
 }
 
 /// `inquiry_request` event payload.
@@ -178,8 +259,10 @@ pub struct InquiryRequest {
     /// Correlation key.
     pub id: InquiryId,
     /// Provenance, resolved from tool kind (RFD 082 "Source attribution").
+    #[serde(deserialize_with = "from_object")]
     pub source: InquirySource,
     /// The question as asked.
+    #[serde(deserialize_with = "from_object")]
     pub question: InquiryQuestion,
 }
 

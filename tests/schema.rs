@@ -847,38 +847,6 @@ fn known_gaps() -> Vec<KnownGap> {
     };
     vec![
         gap(
-            "source tool as an array",
-            request_with_source(r#"["tool","fs"]"#),
-            false,
-        ),
-        gap(
-            "source assistant as an array",
-            request_with_source(r#"["assistant"]"#),
-            false,
-        ),
-        gap(
-            "question as an array",
-            request_with_question(r#"["q",{"type":"text"}]"#),
-            false,
-        ),
-        gap(
-            "answer_type as an array",
-            request_with_question(r#"{"text":"q","answer_type":["text"]}"#),
-            false,
-        ),
-        gap(
-            "select option as an array",
-            request_with_answer_type(r#"{"type":"select","options":[[1,"one"]]}"#),
-            false,
-        ),
-        gap(
-            "persistence as a one-key map",
-            request_with_question(
-                r#"{"text":"q","answer_type":{"type":"text"},"persistence":{"none":null}}"#,
-            ),
-            false,
-        ),
-        gap(
             "duplicate event field",
             r#"{"type":"turn_start","type":"turn_start"}"#.to_owned(),
             true,
@@ -892,10 +860,10 @@ fn known_gaps() -> Vec<KnownGap> {
 }
 
 /// Rule: SCHEMA-KNOWN-GAPS — the schema and the reader disagree exactly on
-/// the documented cases: the schema rejects serde's array and one-key-map
-/// encodings the reader accepts, and cannot see the duplicate field names the
-/// reader rejects. If the reader is tightened, a case here fails and moves to
-/// the agreement table.
+/// the documented cases: the schema cannot see the duplicate field names the
+/// reader rejects. (serde's array and one-key-map encodings, once accepted by
+/// the reader, are now refused by both: see
+/// `schema_and_reader_agree_on_serde_encodings_no_rfd_describes`.)
 #[test]
 fn schema_and_reader_disagree_only_where_documented() {
     let mut wrong = Vec::new();
@@ -1208,4 +1176,26 @@ fn stream_schema_and_reader_agree_on_whole_streams() {
         assert_eq!(reader.is_ok(), valid, "{what}: reader {:?}", reader.err());
     }
     assert!(SCHEMAS.stream(&json!({"type": "turn_start"})).is_err());
+}
+
+/// Rule: SCHEMA-READER-AGREEMENT — serde's array and one-key-map encodings of
+/// the inquiry payloads, which no RFD describes, are refused by the schema
+/// and by the reader alike.
+#[test]
+fn schema_and_reader_agree_on_serde_encodings_no_rfd_describes() {
+    let cases = [
+        request_with_source(r#"["tool","fs"]"#),
+        request_with_source(r#"["assistant"]"#),
+        request_with_question(r#"["q",{"type":"text"}]"#),
+        request_with_question(r#"{"text":"q","answer_type":["text"]}"#),
+        request_with_answer_type(r#"{"type":"select","options":[[1,"one"]]}"#),
+        request_with_question(
+            r#"{"text":"q","answer_type":{"type":"text"},"persistence":{"none":null}}"#,
+        ),
+    ];
+    for text in cases {
+        let value: Value = serde_json::from_str(&text).expect("JSON");
+        assert!(SCHEMAS.event(&value).is_err(), "schema accepts {text}");
+        assert!(reader_accepts(&text).is_err(), "reader accepts {text}");
+    }
 }
