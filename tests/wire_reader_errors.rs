@@ -449,7 +449,7 @@ fn check_cut(full: &[u8], format: Format, n: usize, cut: usize) -> Result<(), St
 fn every_truncation_reads_whole_events_or_errors_at_the_cut() {
     let mut examples = Vec::new();
     for path in [
-        "spec/examples/rfd082-mixed-routes.json",
+        "spec/examples/rfd083-mixed-routes.json",
         "spec/examples/legacy-backend-answered.jsonl",
     ] {
         let bytes = std::fs::read(path).expect("bundled example");

@@ -178,7 +178,7 @@ fn fixture_json_lines_have_one_line_per_event() {
 /// round-trip.
 #[test]
 fn spec_examples_read_as_described_and_round_trip() {
-    let mixed = read_file(Path::new("spec/examples/rfd082-mixed-routes.json"));
+    let mixed = read_file(Path::new("spec/examples/rfd083-mixed-routes.json"));
     let responses: Vec<&InquiryResponse> = mixed
         .events
         .iter()
