@@ -1,0 +1,778 @@
+//! Fuzzing entry points: one function per cargo-fuzz target, each taking
+//! the fuzzer's bytes (rule family `FUZZ-*` in `spec/RULES.md`).
+//!
+//! The targets under `fuzz/fuzz_targets/` are one-line wrappers around these
+//! functions, and `tests/fuzz_corpus_replay.rs` replays the committed corpus
+//! (`fuzz/corpus/<target>/`) through the same functions on stable Rust, so
+//! a corpus entry that once found a bug keeps guarding it in `make test`.
+//!
+//! Every entry returns normally on every input, bad input included: the code
+//! under test answers bad input with an error, never a panic (rule
+//! `FUZZ-NO-PANIC`). An entry panics only when a property it checks is
+//! violated, with a message that names the property; that is what the
+//! fuzzer reports as a crash.
+//!
+//! [`TARGETS`] lists them all; [`seeds`] builds the generated part of the
+//! seed corpus.
+
+pub mod response_oracle;
+pub mod seeds;
+pub mod structured;
+
+use std::io::{BufRead, BufReader};
+
+use arbitrary::Unstructured;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::check::{self, Profile, ProfileMode};
+use crate::profile::ProfileName;
+use crate::stream::{self, Sanitized};
+use crate::wire::{
+    CancellationReason, Event, EventKind, EventReader, InquiryRequest, InquiryResponse, RawEvent,
+    ReadError, Stream,
+};
+
+/// One fuzz target: its cargo-fuzz name (also its corpus folder) and entry.
+#[derive(Debug, Clone, Copy)]
+pub struct Target {
+    /// The `[[bin]]` name in `fuzz/Cargo.toml` and the corpus folder name.
+    pub name: &'static str,
+    /// The function the target calls with the fuzzer's bytes.
+    pub entry: fn(&[u8]),
+    /// What it checks, in one line.
+    pub about: &'static str,
+}
+
+/// Every fuzz target.
+pub const TARGETS: [Target; 13] = [
+    Target {
+        name: "inquiry_response",
+        entry: inquiry_response,
+        about: "InquiryResponse deserializer: never panics; what it reads writes tagged, and the event envelope reads it alike",
+    },
+    Target {
+        name: "cancellation_reason",
+        entry: cancellation_reason,
+        about: "CancellationReason deserializer: exactly the JSON strings, every tag kept",
+    },
+    Target {
+        name: "inquiry_request",
+        entry: inquiry_request,
+        about: "InquiryRequest deserializer: never panics; what it reads writes and reads back equal",
+    },
+    Target {
+        name: "event",
+        entry: event,
+        about: "RawEvent and Event deserializers: typing goes through the raw reader; every kept field is a readable value",
+    },
+    Target {
+        name: "stream_reader",
+        entry: stream_reader,
+        about: "EventReader over a whole file (array or JSON Lines): the same events and errors whatever the buffer size",
+    },
+    Target {
+        name: "roundtrip_response",
+        entry: roundtrip_response,
+        about: "InquiryResponse read/write/read: equal values, identical second write, reason tags verbatim",
+    },
+    Target {
+        name: "roundtrip_event",
+        entry: roundtrip_event,
+        about: "Event read/write/read: equal values, identical second write, pretty or compact",
+    },
+    Target {
+        name: "roundtrip_stream",
+        entry: roundtrip_stream,
+        about: "Stream read/write/read as array and as JSON Lines: equal streams, identical second write",
+    },
+    Target {
+        name: "reason_tag",
+        entry: reason_tag,
+        about: "any reason tag in a cancelled response survives a read/write byte for byte",
+    },
+    Target {
+        name: "response_differential",
+        entry: response_differential,
+        about: "typed InquiryResponse reader vs an independent RFD 082 decision over serde_json::Value",
+    },
+    Target {
+        name: "check_bytes",
+        entry: check_bytes,
+        about: "the oracle (check_bytes, every profile mode) never panics and agrees with the reader",
+    },
+    Target {
+        name: "sanitize",
+        entry: sanitize,
+        about: "sanitize over structured streams: idempotent, no orphan left, nothing crosses a turn",
+    },
+    Target {
+        name: "scenario",
+        entry: scenario,
+        about: "the model over structured scenarios: valid, deterministic, every invariant holds",
+    },
+];
+
+/// The entry of the target named `name`.
+pub fn target(name: &str) -> Option<Target> {
+    TARGETS.into_iter().find(|t| t.name == name)
+}
+
+/// Serializes a value the crate wrote; the crate's types always serialize
+/// (string keys, no non-finite floats), so a failure is a property violation.
+fn to_vec<T: Serialize>(what: &str, x: &T) -> Vec<u8> {
+    match serde_json::to_vec(x) {
+        Ok(v) => v,
+        Err(e) => panic!("FUZZ-ROUNDTRIP: a read {what} does not serialize: {e}"),
+    }
+}
+
+/// Reads back what the crate wrote; it must read, and read equal.
+fn read_back<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
+    what: &str,
+    x: &T,
+    written: &[u8],
+) -> T {
+    match serde_json::from_slice::<T>(written) {
+        Ok(back) => {
+            assert!(
+                back == *x,
+                "FUZZ-ROUNDTRIP: a {what} changed through write/read:\n  read    {x:?}\n  written {}\n  re-read {back:?}",
+                String::from_utf8_lossy(written)
+            );
+            back
+        }
+        Err(e) => panic!(
+            "FUZZ-ROUNDTRIP: a {what} the crate wrote does not read back: {e}\n  written {}",
+            String::from_utf8_lossy(written)
+        ),
+    }
+}
+
+/// Write, read back equal, write again identical (the canonical form).
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(
+    what: &str,
+    x: &T,
+) -> Vec<u8> {
+    let first = to_vec(what, x);
+    let back = read_back(what, x, &first);
+    let second = to_vec(what, &back);
+    assert!(
+        first == second,
+        "FUZZ-ROUNDTRIP: a {what}'s second write differs from its first:\n  first  {}\n  second {}",
+        String::from_utf8_lossy(&first),
+        String::from_utf8_lossy(&second)
+    );
+    first
+}
+
+/// The keys of a written object, in order.
+fn keys(written: &[u8]) -> Vec<String> {
+    match serde_json::from_slice::<Value>(written) {
+        Ok(Value::Object(m)) => m.keys().cloned().collect(),
+        other => panic!("FUZZ-ROUNDTRIP: the crate wrote a non-object: {other:?}"),
+    }
+}
+
+/// An `Unknown` reason never holds a tag this build knows by name (it would
+/// compare unequal to the known variant that reads back).
+fn assert_reason_canonical(reason: &CancellationReason) {
+    if let CancellationReason::Unknown(tag) = reason {
+        assert!(
+            CancellationReason::KNOWN.iter().all(|k| k.as_str() != tag),
+            "FUZZ-ROUNDTRIP: read `{tag}` as Unknown although it is a known tag"
+        );
+    }
+}
+
+/// Target `inquiry_response` (rule `FUZZ-NO-PANIC`): the standalone
+/// `InquiryResponse` deserializer on any bytes. What it reads is written in
+/// the tagged form with exactly the variant's fields, an `Unknown` reason
+/// never holds a known tag, and the same object read as an
+/// `inquiry_response` event gives the same response whenever the (stricter)
+/// envelope accepts it.
+pub fn inquiry_response(data: &[u8]) {
+    let Ok(r) = serde_json::from_slice::<InquiryResponse>(data) else {
+        return;
+    };
+    if let InquiryResponse::Cancelled { reason, .. } = &r {
+        assert_reason_canonical(reason);
+    }
+    let written = to_vec("response", &r);
+    let want: &[&str] = match &r {
+        InquiryResponse::Answered { .. } => &["outcome", "id", "answer"],
+        InquiryResponse::Cancelled { .. } => &["outcome", "id", "reason"],
+        InquiryResponse::Redacted { .. } => &["outcome", "id"],
+    };
+    assert_eq!(
+        keys(&written),
+        want,
+        "FUZZ-ROUNDTRIP: a response is written tagged with its variant's fields only"
+    );
+    if let Some(event) = as_response_event(data)
+        && let Ok(e) = serde_json::from_slice::<Event>(&event)
+    {
+        assert_eq!(
+            e.as_inquiry_response(),
+            Some(&r),
+            "FUZZ-ROUNDTRIP: the event envelope reads a response unlike the standalone type"
+        );
+    }
+}
+
+/// `{ "type": "inquiry_response", <the object's fields> }`, if `data` is a
+/// JSON object's text.
+fn as_response_event(data: &[u8]) -> Option<Vec<u8>> {
+    let start = data.iter().position(|b| !b.is_ascii_whitespace())?;
+    if data[start] != b'{' {
+        return None;
+    }
+    let rest = &data[start + 1..];
+    let empty = rest
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| *b == b'}');
+    let mut out = br#"{"type":"inquiry_response""#.to_vec();
+    if !empty {
+        out.push(b',');
+    }
+    out.extend_from_slice(rest);
+    Some(out)
+}
+
+/// Target `cancellation_reason` (rule `FUZZ-REASON-TAG-VERBATIM`): a
+/// `CancellationReason` reads from exactly the JSON texts that are strings,
+/// as the variant its tag names (`Unknown` for any other tag), and writes
+/// that string back.
+pub fn cancellation_reason(data: &[u8]) {
+    let typed = serde_json::from_slice::<CancellationReason>(data);
+    let string = serde_json::from_slice::<String>(data);
+    match (typed, string) {
+        (Ok(r), Ok(s)) => {
+            assert_eq!(r.as_str(), s, "FUZZ-REASON-TAG-VERBATIM: the tag as read");
+            assert_eq!(r, CancellationReason::from_tag(&s));
+            assert_reason_canonical(&r);
+            assert_eq!(
+                to_vec("reason", &r),
+                to_vec("tag", &s),
+                "FUZZ-REASON-TAG-VERBATIM: the tag as written"
+            );
+        }
+        (Err(_), Err(_)) => {}
+        (Ok(r), Err(e)) => panic!("FUZZ-REASON-TAG-VERBATIM: read {r:?} from a non-string ({e})"),
+        (Err(e), Ok(s)) => {
+            panic!("FUZZ-REASON-TAG-VERBATIM: the string {s:?} is not read as a reason: {e}")
+        }
+    }
+}
+
+/// Target `inquiry_request` (rules `FUZZ-NO-PANIC`, `FUZZ-ROUNDTRIP`): the
+/// `InquiryRequest` deserializer on any bytes; what it reads writes and
+/// reads back equal, the second write identical to the first, and the
+/// RFD 083 fields are written only when they differ from their defaults.
+pub fn inquiry_request(data: &[u8]) {
+    let Ok(r) = serde_json::from_slice::<InquiryRequest>(data) else {
+        return;
+    };
+    let written = round_trip("request", &r);
+    let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(&written) else {
+        panic!("FUZZ-ROUNDTRIP: a request is written as an object");
+    };
+    let Some(question) = m.get("question").and_then(Value::as_object) else {
+        panic!("FUZZ-ROUNDTRIP: a request is written with its question object");
+    };
+    let q = &r.question;
+    for (key, is_default) in [
+        ("exclusive", !q.exclusive),
+        ("persistence", q.persistence.is_turn()),
+        ("context", q.context.is_none()),
+        ("default", q.default.is_none()),
+    ] {
+        assert_eq!(
+            question.contains_key(key),
+            !is_default,
+            "FUZZ-ROUNDTRIP: question field `{key}` is written exactly when it is not its default"
+        );
+    }
+}
+
+/// The event kinds providers may see, from the RFD 004/005 draft "Event
+/// Visibility" (written here, not taken from `crate::wire`).
+const PROVIDER_VISIBLE: [&str; 4] = [
+    "chat_request",
+    "chat_response",
+    "tool_call_request",
+    "tool_call_response",
+];
+
+/// Target `event` (rule `FUZZ-NO-PANIC`): the `RawEvent` and `Event`
+/// deserializers on any bytes. Typing is the raw reading then
+/// `RawEvent::into_event`, with the same result; every field kept raw is a
+/// value `Opaque::to_value` can read; the typed kind has the raw `type`
+/// tag, and it is provider-visible exactly when the draft RFD says so.
+pub fn event(data: &[u8]) {
+    let raw = serde_json::from_slice::<RawEvent>(data);
+    let typed = serde_json::from_slice::<Event>(data);
+    let raw = match (raw, &typed) {
+        (Err(_), Err(_)) => return,
+        (Err(e), Ok(t)) => panic!("FUZZ-NO-PANIC: typed {t:?} although the raw reading fails: {e}"),
+        (Ok(raw), _) => raw,
+    };
+    for (_, v) in &raw.fields {
+        let _ = v.to_value();
+    }
+    let tag = raw.tag();
+    let again = raw.into_event();
+    match (&typed, again) {
+        (Ok(t), Ok(a)) => {
+            assert_eq!(*t, a, "FUZZ-NO-PANIC: the two typing paths differ");
+            assert_eq!(
+                tag.as_deref(),
+                Some(t.kind.tag()),
+                "the kind keeps the raw `type`"
+            );
+            assert_eq!(
+                t.is_provider_visible(),
+                PROVIDER_VISIBLE.contains(&t.kind.tag()),
+                "provider visibility of `{}`",
+                t.kind.tag()
+            );
+            for (_, v) in &t.extra {
+                let _ = v.to_value();
+            }
+        }
+        (Err(_), Err(_)) => {}
+        (t, a) => panic!("FUZZ-NO-PANIC: the typing paths disagree: {t:?} vs {a:?}"),
+    }
+}
+
+/// What an `EventReader` yields: raw events with their start positions.
+type Yielded = Vec<Result<(RawEvent, usize, usize), ReadError>>;
+
+/// What breaks a line: a read error's `Display` holds none of them (the
+/// reader escapes control characters and Unicode line separators).
+const LINE_BREAKS: [char; 4] = ['\n', '\r', '\u{2028}', '\u{2029}'];
+
+/// Everything an `EventReader` yields for `reader`, with its final format.
+fn read_all<R: BufRead>(reader: R) -> (Yielded, Option<crate::wire::Format>) {
+    let mut r = EventReader::new(reader, "fuzz");
+    let mut out = Vec::new();
+    for item in r.by_ref() {
+        out.push(item);
+    }
+    // Exhausted stays exhausted, after an error too.
+    assert!(
+        r.next().is_none(),
+        "FUZZ-READER-CHUNKING: the reader yields after its end"
+    );
+    (out, r.format())
+}
+
+/// Target `stream_reader` (rules `FUZZ-NO-PANIC`, `FUZZ-READER-CHUNKING`):
+/// a whole stream file through `EventReader`; the reader decides the layout
+/// from the first byte (array or JSON Lines). Whatever size the reader's
+/// buffer has (the whole input, one byte, and a size the input picks), it
+/// yields the same events at the same positions and the same error; it
+/// stops at the first error; every error has a 1-based position and prints
+/// as one line; and `Stream::from_slice` succeeds exactly when every event
+/// reads and types.
+pub fn stream_reader(data: &[u8]) {
+    let (whole, format) = read_all(data);
+    let picked = 2 + data.len() % 13;
+    for cap in [1, picked] {
+        let (chunked, f) = read_all(BufReader::with_capacity(cap, data));
+        assert!(
+            chunked == whole && f == format,
+            "FUZZ-READER-CHUNKING: a {cap}-byte buffer reads differently:\n  whole   {whole:?}\n  chunked {chunked:?}"
+        );
+    }
+    let errors = whole.iter().filter(|r| r.is_err()).count();
+    assert!(errors <= 1, "FUZZ-READER-CHUNKING: more than one error");
+    if let Some(Err(e)) = whole.last() {
+        assert!(e.line >= 1 && e.column >= 1, "positions are 1-based: {e:?}");
+        assert!(
+            !e.to_string().contains(LINE_BREAKS),
+            "a read error prints as one line: {e}"
+        );
+    }
+    let typed: Vec<Result<Event, ReadError>> = EventReader::new(data, "fuzz").typed().collect();
+    let stream = Stream::from_slice(data, "fuzz");
+    match (&stream, typed.iter().position(Result::is_err)) {
+        (Ok(s), None) => assert_eq!(s.events.len(), typed.len()),
+        (Err(e), Some(i)) => {
+            assert_eq!(Some(e), typed[i].as_ref().err());
+            assert!(
+                !e.to_string().contains(LINE_BREAKS),
+                "a read error prints as one line: {e}"
+            );
+        }
+        (s, i) => {
+            panic!("FUZZ-READER-CHUNKING: Stream::from_slice {s:?} vs first typing error at {i:?}")
+        }
+    }
+}
+
+/// Target `roundtrip_response` (rules `FUZZ-ROUNDTRIP`,
+/// `FUZZ-REASON-TAG-VERBATIM`): whatever reads as an `InquiryResponse`
+/// writes, reads back equal, and writes again identically; a cancelled
+/// response whose `reason` is a string writes that string back verbatim.
+pub fn roundtrip_response(data: &[u8]) {
+    let Ok(r) = serde_json::from_slice::<InquiryResponse>(data) else {
+        return;
+    };
+    let written = round_trip("response", &r);
+    let read_tag = match serde_json::from_slice::<Value>(data) {
+        Ok(Value::Object(m)) if m.get("outcome") == Some(&Value::from("cancelled")) => {
+            m.get("reason").and_then(Value::as_str).map(str::to_owned)
+        }
+        _ => None,
+    };
+    if let Some(tag) = read_tag {
+        let Ok(Value::Object(w)) = serde_json::from_slice::<Value>(&written) else {
+            panic!("FUZZ-ROUNDTRIP: a response is written as an object");
+        };
+        assert_eq!(
+            w.get("reason").and_then(Value::as_str),
+            Some(tag.as_str()),
+            "FUZZ-REASON-TAG-VERBATIM: the reason tag as written"
+        );
+    }
+}
+
+/// Target `roundtrip_event` (rule `FUZZ-ROUNDTRIP`): whatever reads as an
+/// `Event` writes, reads back equal and writes again identically, compact
+/// or pretty-printed.
+pub fn roundtrip_event(data: &[u8]) {
+    let Ok(e) = serde_json::from_slice::<Event>(data) else {
+        return;
+    };
+    round_trip("event", &e);
+    match serde_json::to_vec_pretty(&e) {
+        Ok(pretty) => {
+            read_back("pretty-printed event", &e, &pretty);
+        }
+        Err(err) => panic!("FUZZ-ROUNDTRIP: a read event does not pretty-print: {err}"),
+    }
+}
+
+/// Target `roundtrip_stream` (rule `FUZZ-ROUNDTRIP`): whatever reads as a
+/// `Stream` writes as a pretty array and as JSON Lines (one line per
+/// event), each reading back equal with an identical second write; an empty
+/// stream has no JSON Lines form and says so.
+pub fn roundtrip_stream(data: &[u8]) {
+    let Ok(s) = Stream::from_slice(data, "fuzz") else {
+        return;
+    };
+    let mut array = Vec::new();
+    if let Err(e) = s.write_array(&mut array) {
+        panic!("FUZZ-ROUNDTRIP: writing an array to memory failed: {e}");
+    }
+    let back = match Stream::from_slice(&array, "array") {
+        Ok(b) => b,
+        Err(e) => panic!("FUZZ-ROUNDTRIP: the written array does not read back: {e}"),
+    };
+    assert!(
+        back == s,
+        "FUZZ-ROUNDTRIP: the stream changed through an array"
+    );
+    assert_eq!(
+        back.to_array_string().as_bytes(),
+        array,
+        "FUZZ-ROUNDTRIP: second array write"
+    );
+    let mut lines = Vec::new();
+    match (s.write_json_lines(&mut lines), s.events.is_empty()) {
+        (Err(_), true) => {}
+        (Ok(()), true) => panic!("FUZZ-ROUNDTRIP: an empty stream was written as JSON Lines"),
+        (Err(e), false) => panic!("FUZZ-ROUNDTRIP: writing JSON Lines to memory failed: {e}"),
+        (Ok(()), false) => {
+            assert_eq!(
+                lines.iter().filter(|b| **b == b'\n').count(),
+                s.events.len(),
+                "FUZZ-ROUNDTRIP: one line per event"
+            );
+            let back = match Stream::from_slice(&lines, "lines") {
+                Ok(b) => b,
+                Err(e) => panic!("FUZZ-ROUNDTRIP: the written JSON Lines do not read back: {e}"),
+            };
+            assert!(
+                back == s,
+                "FUZZ-ROUNDTRIP: the stream changed through JSON Lines"
+            );
+            let mut again = Vec::new();
+            if let Err(e) = back.write_json_lines(&mut again) {
+                panic!("FUZZ-ROUNDTRIP: second JSON Lines write failed: {e}");
+            }
+            assert_eq!(again, lines, "FUZZ-ROUNDTRIP: second JSON Lines write");
+        }
+    }
+}
+
+/// Target `reason_tag` (rule `FUZZ-REASON-TAG-VERBATIM`): the bytes become
+/// an ID and a tag (split at the first NUL byte, read as UTF-8 with
+/// replacement), written as RFD 082's
+/// `{"outcome":"cancelled","id":…,"reason":"<tag>"}`. It reads as
+/// `Cancelled` with that tag (`Unknown` exactly when the RFDs do not name
+/// it) and "the on-disk shape is identical to the input" on re-serializing.
+pub fn reason_tag(data: &[u8]) {
+    let (id, tag) = match data.iter().position(|b| *b == 0) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (&b"call_1.confirm.1"[..], data),
+    };
+    let (id, tag) = (String::from_utf8_lossy(id), String::from_utf8_lossy(tag));
+    let input = format!(
+        r#"{{"outcome":"cancelled","id":{},"reason":{}}}"#,
+        String::from_utf8(to_vec("id", &id)).unwrap_or_default(),
+        String::from_utf8(to_vec("tag", &tag)).unwrap_or_default(),
+    );
+    let r = match serde_json::from_str::<InquiryResponse>(&input) {
+        Ok(r) => r,
+        Err(e) => {
+            panic!("FUZZ-REASON-TAG-VERBATIM: a cancelled response does not read: {e}\n  {input}")
+        }
+    };
+    let InquiryResponse::Cancelled { reason, .. } = &r else {
+        panic!("FUZZ-REASON-TAG-VERBATIM: read {r:?} from {input}");
+    };
+    assert_eq!(
+        reason.as_str(),
+        tag,
+        "FUZZ-REASON-TAG-VERBATIM: the tag as read"
+    );
+    assert_eq!(
+        matches!(reason, CancellationReason::Unknown(_)),
+        !response_oracle::RFD_REASON_TAGS.contains(&tag.as_ref()),
+        "FUZZ-REASON-TAG-VERBATIM: `{tag}` is Unknown exactly when the RFDs do not name it"
+    );
+    let written = to_vec("response", &r);
+    assert!(
+        written == input.as_bytes(),
+        "FUZZ-REASON-TAG-VERBATIM: re-serialized shape differs:\n  input   {input}\n  written {}",
+        String::from_utf8_lossy(&written)
+    );
+}
+
+/// Target `response_differential` (rule `FUZZ-RESPONSE-DIFFERENTIAL`): the
+/// typed `InquiryResponse` reader and the independent RFD 082 decision of
+/// [`response_oracle`] agree on accept/reject and, when both accept, on the
+/// value.
+pub fn response_differential(data: &[u8]) {
+    let typed = serde_json::from_slice::<InquiryResponse>(data);
+    let oracle = response_oracle::decide(data);
+    if let Err(d) = response_oracle::compare(&typed, &oracle) {
+        panic!(
+            "FUZZ-RESPONSE-DIFFERENTIAL: {d}\n  input {}",
+            String::from_utf8_lossy(data)
+        );
+    }
+}
+
+/// The profile modes the oracle is fuzzed under.
+pub const CHECK_MODES: [ProfileMode; 4] = [
+    ProfileMode::Auto,
+    ProfileMode::Fixed(Profile::Legacy),
+    ProfileMode::Fixed(Profile::Rfd082),
+    ProfileMode::Fixed(Profile::Rfd083),
+];
+
+/// Target `check_bytes` (rules `FUZZ-NO-PANIC`, `FUZZ-ORACLE-TOTAL`): the
+/// oracle over arbitrary bytes, under auto and every fixed profile, always
+/// returns a summary (and possibly a read error); the summary counts the
+/// diagnostics it returned; every diagnostic names a catalogued `CHECK-*`
+/// rule and an event that was read, and prints as one line; and the read
+/// error is exactly the one `Stream::from_slice` gives (none when it reads).
+pub fn check_bytes(data: &[u8]) {
+    let stream = Stream::from_slice(data, "fuzz");
+    for mode in CHECK_MODES {
+        let c = check::check_bytes(data, "fuzz", mode);
+        assert_eq!(
+            c.summary.diagnostics,
+            c.diagnostics.len(),
+            "FUZZ-ORACLE-TOTAL: diagnostics counted ({mode})"
+        );
+        assert_eq!(c.summary.requested_profile, mode);
+        for d in &c.diagnostics {
+            assert!(
+                check::rules::ALL.iter().any(|(id, _)| *id == d.rule),
+                "FUZZ-ORACLE-TOTAL: uncatalogued rule {}",
+                d.rule
+            );
+            assert!(
+                d.event_index < c.summary.events,
+                "FUZZ-ORACLE-TOTAL: {d} points past the events read"
+            );
+            assert!(
+                d.turn < c.summary.turns,
+                "FUZZ-ORACLE-TOTAL: {d} points past the turns read"
+            );
+            assert!(
+                !d.to_string().contains(['\n', '\r']),
+                "FUZZ-ORACLE-TOTAL: a diagnostic prints as one line: {d}"
+            );
+        }
+        match (&stream, &c.error) {
+            (Ok(s), None) => assert_eq!(
+                c.summary.events,
+                s.events.len(),
+                "FUZZ-ORACLE-TOTAL: events read ({mode})"
+            ),
+            (Err(e), Some(ce)) => {
+                assert_eq!(e, ce, "FUZZ-ORACLE-TOTAL: the oracle's read error ({mode})")
+            }
+            (s, ce) => panic!("FUZZ-ORACLE-TOTAL: reader {s:?} vs oracle error {ce:?} ({mode})"),
+        }
+    }
+}
+
+/// For each event, the index of the `turn_start` that opened its turn
+/// (`None` before the first marker): a turn's identity that survives
+/// removals, unlike its number.
+fn turn_openers(events: &[Event]) -> Vec<Option<usize>> {
+    let mut opener = None;
+    events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            if matches!(e.kind, EventKind::TurnStart) {
+                opener = Some(i);
+            }
+            opener
+        })
+        .collect()
+}
+
+/// Target `sanitize` (rules `STREAM-SANITIZE-IDEMPOTENT`,
+/// `STREAM-SANITIZE-NO-ORPHANS`, `STREAM-SANITIZE-TURN-SCOPED`,
+/// `STREAM-SANITIZE-CLEAN-IDENTITY`): `stream::sanitize` over streams
+/// decoded by [`structured::stream`]. Its output has no orphan inquiry or
+/// tool call; sanitizing it again changes nothing; every kept event stays
+/// in the turn it was in, in order, and every injected response sits in its
+/// request's turn; its account (`origin`, `removed`, `injected`) describes
+/// the output exactly; a stream with nothing to repair comes back as it was.
+pub fn sanitize(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(input) = structured::stream(&mut u) else {
+        return;
+    };
+    let clean = stream::pair(&input).is_complete() && stream::pair_tool_calls(&input).is_complete();
+    let out: Sanitized = stream::sanitize(input.clone());
+    if clean {
+        assert!(
+            out.is_unchanged() && out.events == input,
+            "STREAM-SANITIZE-CLEAN-IDENTITY: a clean stream changed"
+        );
+    }
+    assert!(
+        stream::pair(&out.events).is_complete(),
+        "STREAM-SANITIZE-NO-ORPHANS: inquiry orphans left"
+    );
+    assert!(
+        stream::pair_tool_calls(&out.events).is_complete(),
+        "STREAM-SANITIZE-NO-ORPHANS: tool-call orphans left"
+    );
+    let again = stream::sanitize(out.events.clone());
+    assert!(
+        again.is_unchanged() && again.events == out.events,
+        "STREAM-SANITIZE-IDEMPOTENT: a second sanitize changed the stream"
+    );
+
+    // The account matches the output.
+    assert_eq!(
+        out.origin.len(),
+        out.events.len(),
+        "one origin per output event"
+    );
+    let kept: Vec<usize> = out.origin.iter().flatten().copied().collect();
+    assert!(
+        kept.windows(2).all(|w| w[0] < w[1]),
+        "STREAM-SANITIZE-TURN-SCOPED: kept events reordered"
+    );
+    let removed: Vec<usize> = out.removed.iter().map(|r| r.index).collect();
+    let mut all: Vec<usize> = kept.iter().chain(&removed).copied().collect();
+    all.sort_unstable();
+    assert!(
+        all == (0..input.len()).collect::<Vec<_>>(),
+        "every input event is kept or removed, once"
+    );
+    let injected_at: Vec<usize> = out.injected.iter().map(|i| i.at).collect();
+    let none_at: Vec<usize> = (0..out.origin.len())
+        .filter(|&j| out.origin[j].is_none())
+        .collect();
+    assert_eq!(
+        injected_at, none_at,
+        "injected events are exactly the ones with no origin"
+    );
+
+    // Nothing crosses a turn boundary.
+    let before = turn_openers(&input);
+    let after = turn_openers(&out.events);
+    let opener_in_input =
+        |j: usize| after[j].map(|k| out.origin[k].expect("turn_start is never injected"));
+    for (j, origin) in out.origin.iter().enumerate() {
+        if let Some(i) = origin {
+            assert_eq!(input[*i], out.events[j], "a kept event is unchanged");
+            assert_eq!(
+                opener_in_input(j),
+                before[*i],
+                "STREAM-SANITIZE-TURN-SCOPED: input event {i} moved to another turn"
+            );
+        }
+    }
+    for inj in &out.injected {
+        assert_eq!(
+            opener_in_input(inj.at),
+            before[inj.request],
+            "STREAM-SANITIZE-TURN-SCOPED: the response injected for request {} sits in another turn",
+            inj.request
+        );
+    }
+}
+
+/// Target `scenario` (rules `FUZZ-MODEL-INVARIANTS`): the model over
+/// scenarios decoded by [`structured::scenario`]. `scenario::validate`
+/// accepts them, they run, the same scenario gives the same trace, and
+/// `check::trace::check_trace` finds nothing, except, under the legacy
+/// profile, the gaps RFD 082 exists to close
+/// (`check::trace::LEGACY_KNOWN_GAPS`).
+pub fn scenario(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(s) = structured::scenario(&mut u) else {
+        return;
+    };
+    if let Err(e) = crate::scenario::validate(&s) {
+        panic!("FUZZ-MODEL-INVARIANTS: a decoded scenario is invalid: {e}\n{s:?}");
+    }
+    let trace = match crate::scenario::run(&s) {
+        Ok(t) => t,
+        Err(e) => panic!(
+            "FUZZ-MODEL-INVARIANTS: a valid scenario does not run: {e}\n{}",
+            show(&s)
+        ),
+    };
+    let found: Vec<_> = check::trace::check_trace(&trace, &s)
+        .into_iter()
+        .filter(|d| {
+            s.profile != ProfileName::Legacy || !check::trace::LEGACY_KNOWN_GAPS.contains(&d.rule)
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "FUZZ-MODEL-INVARIANTS: {} invariant violation(s):\n{}\nscenario: {}",
+        found.len(),
+        found.iter().map(|d| format!("  {d}\n")).collect::<String>(),
+        show(&s)
+    );
+    match crate::scenario::run(&s) {
+        Ok(again) => assert!(
+            again == trace,
+            "FUZZ-MODEL-INVARIANTS: the same scenario gave two traces"
+        ),
+        Err(e) => panic!("FUZZ-MODEL-INVARIANTS: a scenario ran once, then failed: {e}"),
+    }
+}
+
+/// A scenario as JSON (what `inquiry-model run` reads), for crash reports.
+fn show(s: &crate::scenario::Scenario) -> String {
+    serde_json::to_string(s).unwrap_or_else(|e| format!("<unserializable scenario: {e}>"))
+}
