@@ -84,12 +84,13 @@ fuzz: fuzz-install
 
 fuzz-smoke: fuzz-install
 	$(CARGO) $(FUZZ_TOOLCHAIN) fuzz build
-	@mkdir -p fuzz/work/smoke; failed=""; \
+	@bin=fuzz/target/$$(rustc $(FUZZ_TOOLCHAIN) -vV | sed -n 's/^host: //p')/release; \
+	mkdir -p fuzz/work/smoke; failed=""; \
 	printf '%-24s %10s %14s  %s\n' target exec/s executions result; \
 	for t in $(FUZZ_TARGETS); do \
-	  mkdir -p fuzz/work/$$t; log=fuzz/work/smoke/$$t.log; \
-	  if $(CARGO) $(FUZZ_TOOLCHAIN) fuzz run $$t $(CURDIR)/fuzz/work/$$t $(CURDIR)/fuzz/corpus/$$t -- \
-	       -max_total_time=$(FUZZ_SMOKE_SECONDS) $(FUZZ_FLAGS) >$$log 2>&1; \
+	  mkdir -p fuzz/work/$$t fuzz/artifacts/$$t; log=fuzz/work/smoke/$$t.log; \
+	  if $$bin/$$t -artifact_prefix=fuzz/artifacts/$$t/ -max_total_time=$(FUZZ_SMOKE_SECONDS) \
+	       $(FUZZ_FLAGS) fuzz/work/$$t fuzz/corpus/$$t >$$log 2>&1; \
 	  then res=ok; else res="CRASH (see $$log)"; failed="$$failed $$t"; fi; \
 	  execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log | tail -n 1); \
 	  rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $$log | tail -n 1); \
