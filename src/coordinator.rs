@@ -116,6 +116,12 @@ pub struct Faults {
     pub no_response_on_backend_error: bool,
     /// Write tool answers into the permission map (the two maps share a caller).
     pub shared_cache_maps: bool,
+    /// Write tool-call requests with their `id` twice (a stream that does not
+    /// read back).
+    pub unreadable_write: bool,
+    /// Hand tools their answers in hash order instead of answer order (a
+    /// trace that differs from run to run).
+    pub nondeterministic_answers: bool,
 }
 
 /// An answer held for a tool in memory. Its `Debug` never shows a secret.
@@ -638,14 +644,18 @@ impl Coordinator {
         for i in 0..self.executing.len() {
             let call = self.executing[i].call.clone();
             let arguments = Opaque::from_value(&call.arguments);
-            self.persist(
-                Event::new(EventKind::ToolCallRequest(ToolCallRequest {
-                    id: call.id.clone(),
-                    name: call.tool.clone(),
-                    arguments: Some(arguments),
-                })),
-                fx,
-            );
+            let mut request = Event::new(EventKind::ToolCallRequest(ToolCallRequest {
+                id: call.id.clone(),
+                name: call.tool.clone(),
+                arguments: Some(arguments),
+            }));
+            if self.faults.unreadable_write {
+                request.extra.push((
+                    "id".to_owned(),
+                    Opaque::from_value(&Value::String(call.id.clone())),
+                ));
+            }
+            self.persist(request, fx);
         }
         for i in 0..self.executing.len() {
             let tool = self.executing[i].call.tool.clone();
@@ -716,6 +726,12 @@ impl Coordinator {
             .iter()
             .map(|(k, h)| (k.clone(), h.value.clone()))
             .collect();
+        let answers = if self.faults.nondeterministic_answers {
+            let shuffled: std::collections::HashMap<String, Value> = answers.into_iter().collect();
+            shuffled.into_iter().collect()
+        } else {
+            answers
+        };
         fx.push(Effect::Invoke { call, answers });
     }
 

@@ -493,7 +493,22 @@ pub const INTERRUPTED_TOOL_CALL: &str =
 /// and sanitizing it again changes nothing (rule `STREAM-SANITIZE-IDEMPOTENT`).
 /// Linear time (rule `STREAM-LINEAR`).
 pub fn sanitize(events: Vec<Event>) -> Sanitized {
-    let plan = plan(&events);
+    sanitize_with(events, SanitizeFaults::default())
+}
+
+/// Faults `sanitize` can be told to commit, so that tests can show its
+/// properties catch them. All off by default; `sanitize` is only correct
+/// with all off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SanitizeFaults {
+    /// Pair inquiries across turn boundaries (one ID set for the whole
+    /// stream, the pre-082 repair RFD 082 Phase 3 replaces).
+    pub across_turns: bool,
+}
+
+/// [`sanitize`], with faults injected (for fault-injection tests only).
+pub fn sanitize_with(events: Vec<Event>, faults: SanitizeFaults) -> Sanitized {
+    let plan = plan(&events, faults);
     apply(events, plan)
 }
 
@@ -528,7 +543,7 @@ fn ends_tool_exchange(kind: &EventKind) -> bool {
     }
 }
 
-fn plan(events: &[Event]) -> Plan {
+fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
     let mut fate: Vec<Option<Orphan>> = vec![None; events.len()];
     let mut removed: Vec<Removed> = Vec::new();
     let mut injections: Vec<Injection> = Vec::new();
@@ -557,10 +572,12 @@ fn plan(events: &[Event]) -> Plan {
                 Role::TurnStart | Role::Neither => {}
             }
         }
-        for r in inquiries.orphans() {
-            fate[r] = Some(Orphan::InquiryRequest);
+        if !faults.across_turns {
+            for r in inquiries.orphans() {
+                fate[r] = Some(Orphan::InquiryRequest);
+            }
+            inquiries.reset();
         }
-        inquiries.reset();
         placer.place(events, turn, &tools, &mut injections);
         tools.reset();
         removed.extend((turn.start..turn.end).filter_map(|index| {
@@ -570,6 +587,11 @@ fn plan(events: &[Event]) -> Plan {
                 reason,
             })
         }));
+    }
+    if faults.across_turns {
+        for r in inquiries.orphans() {
+            fate[r] = Some(Orphan::InquiryRequest);
+        }
     }
     Plan {
         fate,

@@ -63,7 +63,7 @@ fn catch(faults: Faults) -> (Scenario, Vec<&'static str>) {
 /// for it, and shrinks to a scenario of at most 6 calls, questions and replies.
 #[test]
 fn every_fault_is_caught_by_its_invariant_and_shrinks() {
-    let cases: [(&str, Faults, &[&str]); 11] = [
+    let cases: [(&str, Faults, &[&str]); 12] = [
         (
             "record after routing",
             Faults {
@@ -152,6 +152,14 @@ fn every_fault_is_caught_by_its_invariant_and_shrinks() {
             },
             &["INV-CACHE-HYGIENE"],
         ),
+        (
+            "write a stream that does not read back",
+            Faults {
+                unreadable_write: true,
+                ..Faults::default()
+            },
+            &["INV-WIRE-ROUNDTRIP"],
+        ),
     ];
     let mut report = String::new();
     for (name, faults, expected) in cases {
@@ -197,4 +205,88 @@ fn the_model_without_faults_passes_the_same_search() {
             }
         })
         .unwrap();
+}
+
+/// Rule: INV-DETERMINISTIC — a model that hands tools their answers in hash
+/// order (different from run to run) is caught by running each scenario
+/// twice and comparing the traces byte for byte.
+#[test]
+fn nondeterminism_is_caught() {
+    let faults = Faults {
+        nondeterministic_answers: true,
+        ..Faults::default()
+    };
+    let mut runner = TestRunner::new_with_rng(
+        Config {
+            cases: 2000,
+            failure_persistence: None,
+            max_shrink_iters: 0,
+            ..Config::default()
+        },
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    );
+    let result = runner.run(&scenario_under(Just(ProfileName::Rfd083)), |s| {
+        let run = || {
+            scenario::run_with(&s, RunOptions { faults })
+                .map(|t| serde_json::to_string(&t).unwrap())
+                .unwrap()
+        };
+        // Several runs: hash order may agree by chance for one pair.
+        let first = run();
+        if (0..8).all(|_| run() == first) {
+            Ok(())
+        } else {
+            Err(TestCaseError::fail("two runs of one scenario differ"))
+        }
+    });
+    assert!(
+        matches!(result, Err(TestError::Fail(..))),
+        "not caught: {result:?}"
+    );
+}
+
+/// Rule: STREAM-SANITIZE-TURN-SCOPED — `sanitize` with its cross-turn fault
+/// (one ID set for the whole stream, the repair RFD 082 Phase 3 replaces)
+/// leaves orphans behind, and the property catches it with a small stream.
+#[test]
+fn sanitize_across_turns_is_caught_and_shrinks() {
+    use inquiry_model::stream::{SanitizeFaults, arb, pair, sanitize_with};
+    let mut runner = TestRunner::new_with_rng(
+        Config {
+            cases: 2000,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    );
+    let faults = SanitizeFaults { across_turns: true };
+    // A small alphabet of events shrinks to the essence: a request, a turn
+    // boundary, a response with the same ID.
+    let id = |k: u8| inquiry_model::wire::InquiryId::from_opaque(format!("call_{k}.q.1"));
+    let event = prop_oneof![
+        Just(arb::turn_start()),
+        (0u8..2).prop_map(move |k| arb::inquiry_request(id(k))),
+        (0u8..2).prop_map(move |k| arb::answered(id(k), serde_json::json!(true))),
+    ];
+    let result = runner.run(&proptest::collection::vec(event, 0..12), |events| {
+        let out = sanitize_with(events, faults).events;
+        if pair(&out).is_complete() {
+            Ok(())
+        } else {
+            Err(TestCaseError::fail("orphans left after sanitize"))
+        }
+    });
+    match result {
+        Err(TestError::Fail(_, minimal)) => {
+            assert!(
+                minimal.len() <= 8,
+                "shrunk only to {} events: {minimal:?}",
+                minimal.len()
+            );
+            // Without the fault the same stream is repaired.
+            let out = inquiry_model::stream::sanitize(minimal).events;
+            assert!(pair(&out).is_complete());
+        }
+        other => panic!("the cross-turn fault was not caught: {other:?}"),
+    }
 }
