@@ -102,3 +102,16 @@ fuzz-smoke: fuzz-install
 
 fuzz-corpus:
 	$(CARGO) run --quiet --example fuzz_corpus
+
+## Every performance figure next to its baseline, printed as one table
+## (issue 10): `check` throughput against serde_json's IgnoredAny, scaling of
+## read/check/sanitize from 10^4 to 10^6 events, peak memory on a 1 GB stream
+## against a 10 MB one, model throughput. A few minutes; BENCH_BIG_MB=100
+## shrinks the 1 GB stream (see benches/perf.rs for the other knobs). glibc
+## keeps freed memory during the run, so buffers above its 32 MiB mmap limit
+## are not fresh pages at 10^6 only (the peak-memory child runs with the
+## defaults).
+BENCH_TUNABLES ?= glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736
+.PHONY: bench
+bench:
+	GLIBC_TUNABLES=$(BENCH_TUNABLES) $(CARGO) bench --locked --bench perf

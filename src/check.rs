@@ -30,7 +30,9 @@ use std::io::BufRead;
 use serde::{Serialize, Serializer};
 
 use crate::stream::{PairStep, Pairer};
-use crate::wire::{Event, EventKind, EventReader, InquiryId, RawEvent, ReadError};
+use crate::wire::{
+    Event, EventKind, EventReader, FieldsRef, InquiryId, RawEvent, ReadError, type_fields,
+};
 
 pub mod rules;
 pub mod shape;
@@ -318,6 +320,20 @@ impl Checker {
     pub fn push_raw(&mut self, raw: RawEvent) -> Result<Vec<Diagnostic>, String> {
         let shape = Shape::of_raw(&raw);
         let event = raw.into_event()?;
+        Ok(self.push_shaped(&event, &shape))
+    }
+
+    /// Feeds the next event as read by [`check_reader`]: its fields borrowed
+    /// from the input, typed without copying the opaque values the checker
+    /// never reads. The same judgment as [`Checker::push_raw`].
+    fn push_fields(&mut self, fields: FieldsRef<'_>) -> Result<Vec<Diagnostic>, String> {
+        let shape = Shape::of_texts(|name: &str| {
+            fields
+                .iter()
+                .find(|(k, _)| k.as_ref() == name)
+                .map(|(_, v)| *v)
+        });
+        let event = type_fields(fields)?;
         Ok(self.push_shaped(&event, &shape))
     }
 
@@ -779,9 +795,10 @@ pub fn check_reader<R: BufRead>(
 ) -> (FileSummary, Option<ReadError>) {
     let mut checker = Checker::new(origin, mode);
     let mut error = None;
-    for item in EventReader::new(reader, origin) {
-        let result = item.and_then(|(raw, line, column)| {
-            checker.push_raw(raw).map_err(|message| ReadError {
+    let mut events = EventReader::new(reader, origin);
+    while let Some(item) = events.next_with(|fields| checker.push_fields(fields)) {
+        let result = item.and_then(|(found, line, column)| {
+            found.map_err(|message| ReadError {
                 origin: origin.to_owned(),
                 event_index: Some(checker.events()),
                 line,
@@ -832,5 +849,115 @@ where
         summary: checker.summary(),
         diagnostics,
         error: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::Stream;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+
+    /// The checker fed the owned way: every event read whole by the public
+    /// reader and judged by [`Checker::push_raw`] (what `check_reader` did
+    /// before it borrowed its events).
+    fn reference(bytes: &[u8], origin: &str, mode: ProfileMode) -> Checked {
+        let mut checker = Checker::new(origin, mode);
+        let mut diagnostics = Vec::new();
+        let mut error = None;
+        for item in EventReader::new(bytes, origin) {
+            let result = item.and_then(|(raw, line, column)| {
+                checker.push_raw(raw).map_err(|message| ReadError {
+                    origin: origin.to_owned(),
+                    event_index: Some(checker.events()),
+                    line,
+                    column,
+                    message,
+                })
+            });
+            match result {
+                Ok(found) => diagnostics.extend(found),
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        diagnostics.extend(match error {
+            None => checker.finish(),
+            Some(_) => checker.abandon(),
+        });
+        Checked {
+            summary: checker.summary(),
+            diagnostics,
+            error,
+        }
+    }
+
+    /// Lines as other writers write them: legacy and stray-answer responses,
+    /// RFD 083 fields at their defaults, escaped tags, typing errors.
+    fn raw_line() -> impl Strategy<Value = String> {
+        prop::sample::select(vec![
+            r#"{"type":"turn_start","timestamp":"t"}"#,
+            r#"{"type":"tool_call_request","id":"call_a","name":"fs_modify_file","arguments":"e30="}"#,
+            r#"{"type":"tool_call_response","id":"call_a","content":"b2s=","is_error":false}"#,
+            r#"{"type":"inquiry_request","id":"call_a.apply_changes","source":{"source":"tool","name":"fs_modify_file"},"question":{"text":"Apply?","answer_type":{"type":"boolean"}}}"#,
+            r#"{"type":"inquiry_request","id":"call_a.q.1","source":{"source":"assistant"},"question":{"text":"?","answer_type":{"type":"secret"},"exclusive":false,"persistence":"turn"}}"#,
+            r#"{"type":"inquiry_response","id":"call_a.apply_changes","answer":true}"#,
+            r#"{"type":"inquiry_response","outcome":"redacted","id":"call_a.q.1","answer":"leak"}"#,
+            r#"{"type":"inquiry_response","outcome":"cancelled","id":"call_a.q.1","reason":"invalid_static_answer","answer":1}"#,
+            r#"{"type":"inquiry_\u0072esponse","outcome":"answered","id":"call_a.q.1","answer":null}"#,
+            r#"{"type":"chat_response","timestamp":"2026","message":"h\u00e9","extra":[1,{"k":2.5e-3}]}"#,
+            r#"{"type":"tool_call_response","id":"call_a","is_error":"no"}"#,
+            r#"{"type":"tool_call_request","name":"x"}"#,
+            r#"{"type":7}"#,
+            r#"{"type":"x","timestamp":1}"#,
+        ])
+        .prop_map(str::to_owned)
+    }
+
+    fn stream_bytes() -> impl Strategy<Value = Vec<u8>> {
+        let line = prop_oneof![
+            3 => crate::strategy::event().prop_map(|e| serde_json::to_string(&e).expect("writes")),
+            3 => crate::stream::arb::loose_event().prop_map(|e| serde_json::to_string(&e).expect("writes")),
+            2 => raw_line(),
+        ];
+        (vec(line, 1..30), any::<bool>()).prop_map(|(lines, array)| {
+            if array {
+                format!("[\n  {}\n]\n", lines.join(",\n  ")).into_bytes()
+            } else {
+                (lines.join("\n") + "\n").into_bytes()
+            }
+        })
+    }
+
+    fn mode() -> impl Strategy<Value = ProfileMode> {
+        prop_oneof![
+            Just(ProfileMode::Auto),
+            Just(ProfileMode::Fixed(Profile::Legacy)),
+            Just(ProfileMode::Fixed(Profile::Rfd082)),
+            Just(ProfileMode::Fixed(Profile::Rfd083)),
+        ]
+    }
+
+    proptest! {
+        /// Rule: PERF-CHECK-SAME — `check_reader` judges events borrowed
+        /// from the input, without copying the opaque values it never reads,
+        /// exactly as `push_raw` judges the owned events: the same
+        /// diagnostics, summary and error, for every writer's shapes and for
+        /// streams that stop at a typing error.
+        #[test]
+        fn lean_check_agrees_with_push_raw(bytes in stream_bytes(), mode in mode()) {
+            prop_assert_eq!(check_bytes(&bytes, "s", mode), reference(&bytes, "s", mode));
+        }
+
+        /// Rule: PERF-CHECK-SAME — the same for structured streams (orphans,
+        /// repeated IDs, turns), written as a pretty array.
+        #[test]
+        fn lean_check_agrees_on_structured_streams(events in crate::stream::arb::stream(), mode in mode()) {
+            let bytes = Stream::new(events).to_array_string().into_bytes();
+            prop_assert_eq!(check_bytes(&bytes, "s", mode), reference(&bytes, "s", mode));
+        }
     }
 }

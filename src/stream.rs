@@ -261,6 +261,14 @@ impl<K: Hash + Eq + Clone> ByOrder<K> {
         self.log.iter().map(|l| l.index).filter(|&i| i != NONE)
     }
 
+    /// Makes room for `requests` more requests at once, so a big turn's map
+    /// is built at its final size instead of growing through every doubling
+    /// (each of which re-hashes every key, reading it from wherever it lies).
+    fn reserve(&mut self, requests: usize) {
+        self.keys.reserve(requests);
+        self.log.reserve(requests);
+    }
+
     /// Forgets the turn. A used map is dropped, not cleared: clearing costs
     /// its capacity, which a later run of small turns must not pay again.
     fn reset(&mut self) {
@@ -543,6 +551,14 @@ fn ends_tool_exchange(kind: &EventKind) -> bool {
     }
 }
 
+/// How many requests of one pairing `events` hold.
+fn count_requests<'a, K>(events: &'a [Event], role: fn(&'a Event) -> Role<K>) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(role(e), Role::Request(_)))
+        .count()
+}
+
 fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
     let mut fate: Vec<Option<Orphan>> = vec![None; events.len()];
     let mut removed: Vec<Removed> = Vec::new();
@@ -551,6 +567,9 @@ fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
     let mut tools: ByOrder<&str> = ByOrder::default();
     let mut placer = Placer::default();
     for turn in turns(events) {
+        let turn_events = &events[turn.start..turn.end];
+        inquiries.reserve(count_requests(turn_events, inquiry_role));
+        tools.reserve(count_requests(turn_events, tool_call_role));
         for i in turn.start..turn.end {
             let e = &events[i];
             match inquiry_role(e) {
@@ -695,23 +714,27 @@ impl<'a> Placer<'a> {
     }
 }
 
+/// Builds the output in the input's own buffer: removed events are
+/// compacted away (one forward pass), then the buffer grows by the
+/// injections and the kept events move right to make room for them (one
+/// backward pass). No second buffer of the stream's size is allocated (for a
+/// big stream that buffer is fresh pages, whose faults cost more than the
+/// moves).
 fn apply(mut events: Vec<Event>, plan: Plan) -> Sanitized {
     let Plan {
         fate,
         removed,
-        injections,
+        mut injections,
     } = plan;
+    let mut origin: Vec<Option<usize>> =
+        Vec::with_capacity(events.len() - removed.len() + injections.len());
+    origin.extend((0..events.len()).filter(|&i| fate[i].is_none()).map(Some));
+    if !removed.is_empty() {
+        // `retain` visits every element once, in order.
+        let mut fates = fate.iter();
+        events.retain(|_| fates.next().is_some_and(|f| f.is_none()));
+    }
     if injections.is_empty() {
-        // Nothing to insert: compact in place, no second buffer.
-        let origin = (0..events.len())
-            .filter(|&i| fate[i].is_none())
-            .map(Some)
-            .collect();
-        if !removed.is_empty() {
-            // `retain` visits every element once, in order.
-            let mut fates = fate.iter();
-            events.retain(|_| fates.next().is_some_and(|f| f.is_none()));
-        }
         return Sanitized {
             events,
             origin,
@@ -719,38 +742,37 @@ fn apply(mut events: Vec<Event>, plan: Plan) -> Sanitized {
             injected: Vec::new(),
         };
     }
-    let size = events.len() - removed.len() + injections.len();
-    let mut out = Sanitized {
-        events: Vec::with_capacity(size),
-        origin: Vec::with_capacity(size),
-        removed,
-        injected: Vec::with_capacity(injections.len()),
-    };
-    let mut injections = injections.into_iter().peekable();
-    for (i, (e, fate)) in events.into_iter().zip(fate).enumerate() {
-        while let Some(inj) = injections.next_if(|inj| inj.at == i) {
-            out.inject(inj);
+    let kept = events.len();
+    let size = kept + injections.len();
+    // Placeholders, each overwritten below; an event with no heap data.
+    events.resize_with(size, || Event::new(EventKind::TurnStart));
+    origin.resize(size, None);
+    let mut injected = Vec::with_capacity(injections.len());
+    let (mut read, mut write) = (kept, size);
+    // `injections` is sorted by position, then request: the last goes last.
+    while let Some(inj) = injections.pop() {
+        while read > 0 && origin[read - 1].is_some_and(|i| i >= inj.at) {
+            read -= 1;
+            write -= 1;
+            events.swap(read, write);
+            origin.swap(read, write);
         }
-        if fate.is_none() {
-            out.events.push(e);
-            out.origin.push(Some(i));
-        }
-    }
-    for inj in injections {
-        out.inject(inj);
-    }
-    out
-}
-
-impl Sanitized {
-    fn inject(&mut self, inj: Injection) {
-        self.injected.push(Injected {
+        write -= 1;
+        events[write] = inj.event;
+        origin[write] = None;
+        injected.push(Injected {
             request: inj.request,
             turn: inj.turn,
-            at: self.events.len(),
+            at: write,
         });
-        self.events.push(inj.event);
-        self.origin.push(None);
+    }
+    debug_assert_eq!(read, write, "every slot is filled");
+    injected.reverse();
+    Sanitized {
+        events,
+        origin,
+        removed,
+        injected,
     }
 }
 

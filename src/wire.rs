@@ -11,6 +11,7 @@
 //! strict everywhere else: a shape the spec does not describe is an error that
 //! says what was expected, never a silent guess.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -503,31 +504,39 @@ impl<'de> Deserialize<'de> for InquiryResponse {
 /// read data. Two `Opaque`s are equal when their texts differ only in
 /// whitespace outside strings: re-indenting a stream (a pretty array written
 /// back as JSON Lines) does not change its values (rule `WIRE-OPAQUE-EQ`).
+///
+/// The text is held as a plain string (serde_json's `RawValue` would need a
+/// second parse to build, or `unsafe`): the reader builds it in the same pass
+/// that checks it, and writing borrows a `RawValue` from it.
 #[derive(Clone)]
-pub struct Opaque(Box<RawValue>);
+pub struct Opaque(Box<str>);
 
 impl Opaque {
     /// Wraps a value, written compactly.
     pub fn from_value(v: &Value) -> Self {
         // Serializing a `Value` to JSON cannot fail: its keys are strings.
-        Opaque(serde_json::value::to_raw_value(v).expect("a Value always serializes"))
+        Opaque(
+            serde_json::value::to_raw_value(v)
+                .expect("a Value always serializes")
+                .into(),
+        )
     }
 
     /// The JSON text as written.
     pub fn get(&self) -> &str {
-        self.0.get()
+        &self.0
     }
 
     /// Parses the text into a `Value`.
     pub fn to_value(&self) -> Value {
         // Read text was checked by `check_raw` when the `Opaque` was built;
         // `from_value` text comes from a `Value`.
-        serde_json::from_str(self.0.get()).expect("Opaque holds valid JSON")
+        serde_json::from_str(&self.0).expect("Opaque holds valid JSON")
     }
 
     /// Wraps raw text already checked by [`check_raw`].
     fn from_raw(raw: Box<RawValue>) -> Self {
-        Opaque(raw)
+        Opaque(raw.into())
     }
 }
 
@@ -624,8 +633,11 @@ impl fmt::Debug for Opaque {
 }
 
 impl Serialize for Opaque {
+    /// Writes the text verbatim, through a `RawValue` borrowed from it.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+        let raw: &RawValue = serde_json::from_str(&self.0)
+            .map_err(|e| serde::ser::Error::custom(format_args!("opaque text: {e}")))?;
+        raw.serialize(s)
     }
 }
 
@@ -785,108 +797,168 @@ impl RawEvent {
 
     /// Types the event (rules `WIRE-EVENT-*`).
     pub fn into_event(self) -> Result<Event, String> {
-        let mut tag: Option<String> = None;
-        let mut timestamp: Option<String> = None;
-        let mut rest: Fields = Vec::with_capacity(self.fields.len());
-        for (k, v) in self.fields {
-            match k.as_str() {
-                "type" => {
-                    tag = Some(
-                        serde_json::from_str(v.get())
-                            .map_err(|_| format!("`type` must be a string, found {}", v.get()))?,
-                    )
-                }
-                "timestamp" => {
-                    timestamp =
-                        Some(serde_json::from_str(v.get()).map_err(|_| {
-                            format!("`timestamp` must be a string, found {}", v.get())
-                        })?)
-                }
-                _ => rest.push((k, v)),
-            }
-        }
-        let tag = tag.ok_or_else(|| "event has no `type` field".to_owned())?;
-        let (kind, extra) = match tag.as_str() {
-            "turn_start" => (EventKind::TurnStart, rest),
-            "chat_request" => (EventKind::ChatRequest, rest),
-            "chat_response" => (EventKind::ChatResponse, rest),
-            "tool_call_request" => {
-                let (mut t, extra) = take(rest, &["id", "name", "arguments"]);
-                let id = req_string(&mut t, 0, "tool_call_request", "id")?;
-                let name = req_string(&mut t, 1, "tool_call_request", "name")?;
-                let arguments = t[2].take();
-                (
-                    EventKind::ToolCallRequest(ToolCallRequest {
-                        id,
-                        name,
-                        arguments,
-                    }),
-                    extra,
-                )
-            }
-            "tool_call_response" => {
-                let (mut t, extra) = take(rest, &["id", "content", "is_error"]);
-                let id = req_string(&mut t, 0, "tool_call_response", "id")?;
-                let content = t[1].take();
-                let is_error = match t[2].take() {
-                    None => None,
-                    Some(v) => Some(serde_json::from_str::<bool>(v.get()).map_err(|_| {
-                        format!(
-                            "tool_call_response `is_error` must be a boolean, found {}",
-                            v.get()
-                        )
-                    })?),
-                };
-                (
-                    EventKind::ToolCallResponse(ToolCallResponse {
-                        id,
-                        content,
-                        is_error,
-                    }),
-                    extra,
-                )
-            }
-            "inquiry_request" => {
-                let (t, extra) = take(rest, &["id", "source", "question"]);
-                let req: InquiryRequest =
-                    from_fields(&["id", "source", "question"], &t).map_err(|e| {
-                        // serde_json's position is inside the object built by
-                        // `from_fields`, not the file: the reader reports its own.
-                        format!(
-                            "invalid inquiry_request: {}",
-                            reader::strip_position(&e.to_string())
-                        )
-                    })?;
-                (EventKind::InquiryRequest(req), extra)
-            }
-            "inquiry_response" => {
-                let (t, extra) = take(rest, &RESPONSE_FIELDS);
-                let resp: InquiryResponse = from_fields(&RESPONSE_FIELDS, &t).map_err(|e| {
-                    // serde_json's position is inside the object built by
-                    // `from_fields`, not the file: the reader reports its own.
-                    format!(
-                        "invalid inquiry_response: {}",
-                        reader::strip_position(&e.to_string())
-                    )
-                })?;
-                (EventKind::InquiryResponse(resp), extra)
-            }
-            _ => (EventKind::Other(tag), rest),
-        };
-        Ok(Event {
-            timestamp,
-            kind,
-            extra,
-        })
+        type_fields(self.fields)
     }
 }
 
+/// A field's value as typing sees it: its JSON text, and what the typed
+/// event keeps of it.
+pub(crate) trait FieldValue {
+    /// The JSON text as written.
+    fn text(&self) -> &str;
+    /// The value the typed event keeps, if it keeps opaque values at all.
+    fn keep(self) -> Option<Opaque>;
+    /// Whether the typed event keeps the timestamp (it is checked anyway).
+    const KEEPS_TIMESTAMP: bool;
+}
+
+impl FieldValue for Opaque {
+    fn text(&self) -> &str {
+        self.get()
+    }
+
+    fn keep(self) -> Option<Opaque> {
+        Some(self)
+    }
+
+    const KEEPS_TIMESTAMP: bool = true;
+}
+
+/// A field's text borrowed from the bytes it was read from: typed and
+/// checked like an owned one, but the typed event keeps no opaque value
+/// (`arguments`, `content` and extra fields come out absent) and no
+/// timestamp. Only the
+/// oracle uses this, and it never reads opaque values; the bytes of big
+/// contents are then never copied.
+impl FieldValue for &str {
+    fn text(&self) -> &str {
+        self
+    }
+
+    fn keep(self) -> Option<Opaque> {
+        None
+    }
+
+    const KEEPS_TIMESTAMP: bool = false;
+}
+
+/// Types an event from its fields in written order (rules `WIRE-EVENT-*`):
+/// [`RawEvent::into_event`], and the oracle's borrowed variant.
+pub(crate) fn type_fields<K, V>(fields: Vec<(K, V)>) -> Result<Event, String>
+where
+    K: AsRef<str> + Into<String>,
+    V: FieldValue,
+{
+    let mut tag_field: Option<V> = None;
+    let mut timestamp: Option<String> = None;
+    let mut rest: Vec<(K, V)> = Vec::with_capacity(fields.len());
+    for (k, v) in fields {
+        match k.as_ref() {
+            "type" => {
+                if json_string(v.text()).is_none() {
+                    return Err(format!("`type` must be a string, found {}", v.text()));
+                }
+                tag_field = Some(v);
+            }
+            "timestamp" => {
+                let ts = json_string(v.text())
+                    .ok_or_else(|| format!("`timestamp` must be a string, found {}", v.text()))?;
+                if V::KEEPS_TIMESTAMP {
+                    timestamp = Some(ts.into_owned());
+                }
+            }
+            _ => rest.push((k, v)),
+        }
+    }
+    let tag_field = tag_field.ok_or_else(|| "event has no `type` field".to_owned())?;
+    let tag = json_string(tag_field.text()).expect("checked above");
+    let (kind, extra) = match tag.as_ref() {
+        "turn_start" => (EventKind::TurnStart, rest),
+        "chat_request" => (EventKind::ChatRequest, rest),
+        "chat_response" => (EventKind::ChatResponse, rest),
+        "tool_call_request" => {
+            let (mut t, extra) = take(rest, &["id", "name", "arguments"]);
+            let id = req_string(&mut t, 0, "tool_call_request", "id")?;
+            let name = req_string(&mut t, 1, "tool_call_request", "name")?;
+            let arguments = t[2].take().and_then(FieldValue::keep);
+            (
+                EventKind::ToolCallRequest(ToolCallRequest {
+                    id,
+                    name,
+                    arguments,
+                }),
+                extra,
+            )
+        }
+        "tool_call_response" => {
+            let (mut t, extra) = take(rest, &["id", "content", "is_error"]);
+            let id = req_string(&mut t, 0, "tool_call_response", "id")?;
+            let content = t[1].take().and_then(FieldValue::keep);
+            let is_error = match t[2].take() {
+                None => None,
+                Some(v) => Some(serde_json::from_str::<bool>(v.text()).map_err(|_| {
+                    format!(
+                        "tool_call_response `is_error` must be a boolean, found {}",
+                        v.text()
+                    )
+                })?),
+            };
+            (
+                EventKind::ToolCallResponse(ToolCallResponse {
+                    id,
+                    content,
+                    is_error,
+                }),
+                extra,
+            )
+        }
+        "inquiry_request" => {
+            let names = ["id", "source", "question"];
+            let (t, extra) = take(rest, &names);
+            let req: InquiryRequest = from_fields(&names, &t).map_err(|e| {
+                // serde_json's position is inside the object built by
+                // `from_fields`, not the file: the reader reports its own.
+                format!(
+                    "invalid inquiry_request: {}",
+                    reader::strip_position(&e.to_string())
+                )
+            })?;
+            (EventKind::InquiryRequest(req), extra)
+        }
+        "inquiry_response" => {
+            let (t, extra) = take(rest, &RESPONSE_FIELDS);
+            let resp: InquiryResponse = from_fields(&RESPONSE_FIELDS, &t).map_err(|e| {
+                // serde_json's position is inside the object built by
+                // `from_fields`, not the file: the reader reports its own.
+                format!(
+                    "invalid inquiry_response: {}",
+                    reader::strip_position(&e.to_string())
+                )
+            })?;
+            (EventKind::InquiryResponse(resp), extra)
+        }
+        _ => (EventKind::Other(tag.into_owned()), rest),
+    };
+    let extra = extra
+        .into_iter()
+        .filter_map(|(k, v)| v.keep().map(|v| (k.into(), v)))
+        .collect();
+    Ok(Event {
+        timestamp,
+        kind,
+        extra,
+    })
+}
+
 /// Splits `fields` into the named ones (by position in `names`) and the rest.
-fn take(fields: Fields, names: &[&str]) -> (Vec<Option<Opaque>>, Fields) {
-    let mut taken: Vec<Option<Opaque>> = vec![None; names.len()];
+fn take<K: AsRef<str>, V, const N: usize>(
+    fields: Vec<(K, V)>,
+    names: &[&str; N],
+) -> ([Option<V>; N], Vec<(K, V)>) {
+    let mut taken: [Option<V>; N] = std::array::from_fn(|_| None);
     let mut rest = Vec::new();
     for (k, v) in fields {
-        match names.iter().position(|n| *n == k) {
+        match names.iter().position(|n| *n == k.as_ref()) {
             Some(i) => taken[i] = Some(v),
             None => rest.push((k, v)),
         }
@@ -894,24 +966,37 @@ fn take(fields: Fields, names: &[&str]) -> (Vec<Option<Opaque>>, Fields) {
     (taken, rest)
 }
 
-fn req_string(
-    t: &mut [Option<Opaque>],
+fn req_string<V: FieldValue>(
+    t: &mut [Option<V>],
     i: usize,
     kind: &str,
     name: &str,
 ) -> Result<String, String> {
     match t[i].take() {
         None => Err(format!("{kind} is missing `{name}`")),
-        Some(v) => serde_json::from_str(v.get())
-            .map_err(|_| format!("{kind} `{name}` must be a string, found {}", v.get())),
+        Some(v) => json_string(v.text())
+            .map(Cow::into_owned)
+            .ok_or_else(|| format!("{kind} `{name}` must be a string, found {}", v.text())),
+    }
+}
+
+/// The string a JSON text holds, if it is a string. `text` is one valid JSON
+/// value (every field text is), so a string without escapes is its content
+/// as written, borrowed; serde decodes the others.
+pub(crate) fn json_string(text: &str) -> Option<Cow<'_, str>> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains('\\') {
+        serde_json::from_str::<String>(text).ok().map(Cow::Owned)
+    } else {
+        Some(Cow::Borrowed(inner))
     }
 }
 
 /// Deserializes a struct from named raw fields, via a JSON object built from
 /// them (only the handful of inquiry fields ever goes through here).
-fn from_fields<T: for<'de> Deserialize<'de>>(
+fn from_fields<T: for<'de> Deserialize<'de>, V: FieldValue>(
     names: &[&str],
-    values: &[Option<Opaque>],
+    values: &[Option<V>],
 ) -> Result<T, serde_json::Error> {
     let mut obj = String::from("{");
     let mut first = true;
@@ -924,11 +1009,40 @@ fn from_fields<T: for<'de> Deserialize<'de>>(
             obj.push('"');
             obj.push_str(name);
             obj.push_str("\":");
-            obj.push_str(v.get());
+            obj.push_str(v.text());
         }
     }
     obj.push('}');
     serde_json::from_str(&obj)
+}
+
+/// Above this many fields, repeated names are found through a set rather
+/// than by comparing with every earlier field, so an event with a huge
+/// number of fields is still read in linear time.
+const FIELDS_SCANNED: usize = 16;
+
+/// Whether `key` names a field already read (rule `WIRE-EVENT-DUPLICATE`);
+/// records it otherwise.
+pub(crate) fn is_repeated<K: AsRef<str>, V>(
+    fields: &[(K, V)],
+    names: &mut Option<std::collections::HashSet<String>>,
+    key: &str,
+) -> bool {
+    match names {
+        Some(set) => !set.insert(key.to_owned()),
+        None if fields.iter().any(|(name, _)| name.as_ref() == key) => true,
+        None => {
+            if fields.len() == FIELDS_SCANNED {
+                let mut set: std::collections::HashSet<String> = fields
+                    .iter()
+                    .map(|(name, _)| name.as_ref().to_owned())
+                    .collect();
+                set.insert(key.to_owned());
+                *names = Some(set);
+            }
+            false
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for RawEvent {
@@ -941,9 +1055,10 @@ impl<'de> Deserialize<'de> for RawEvent {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEvent, A::Error> {
                 let mut fields: Fields = Vec::new();
+                let mut names = None;
                 while let Some(k) = map.next_key::<String>()? {
                     // WIRE-EVENT-DUPLICATE: a field written twice is ambiguous.
-                    if fields.iter().any(|(name, _)| *name == k) {
+                    if is_repeated(&fields, &mut names, &k) {
                         return Err(de::Error::custom(format_args!("duplicate field `{k}`")));
                     }
                     let v: Box<RawValue> = map.next_value()?;
@@ -1038,4 +1153,5 @@ impl Serialize for Event {
 }
 
 mod reader;
+pub(crate) use reader::FieldsRef;
 pub use reader::{EventReader, Format, ReadError, Stream};

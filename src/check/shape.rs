@@ -8,17 +8,47 @@
 //! the [`RawEvent`] before it is typed. [`Shape::of_event`] gives the shape a
 //! typed event is written with, for judging the model's own traces.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::Profile;
 use crate::wire::{
     CancellationReason, Event, EventKind, InquiryAnswerReusePolicy, InquiryAnswerType,
-    InquiryResponse, RawEvent,
+    InquiryResponse, RawEvent, json_string,
 };
 
 /// The RFD 083 question fields ("Propagating to the persisted shape"), in the
 /// order [`Shape::question_083`] reports them.
 pub const QUESTION_083_FIELDS: [&str; 3] = ["context", "exclusive", "persistence"];
+
+/// Which of [`QUESTION_083_FIELDS`] a question object names, read without
+/// building its values (a question that is not an object names none).
+struct Present083([bool; 3]);
+
+impl<'de> Deserialize<'de> for Present083 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Present083;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a question object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Present083, A::Error> {
+                let mut present = [false; 3];
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    if let Some(k) = QUESTION_083_FIELDS.iter().position(|f| *f == key) {
+                        present[k] = true;
+                    }
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Ok(Present083(present))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
 
 /// The on-disk facts of one event that the typed value does not keep.
 ///
@@ -39,23 +69,28 @@ pub struct Shape {
 impl Shape {
     /// Reads the shape from the raw fields, as written.
     pub fn of_raw(raw: &RawEvent) -> Shape {
-        match raw.tag().as_deref() {
+        Shape::of_texts(|name: &str| raw.field(name).map(|v| v.get()))
+    }
+
+    /// Reads the shape from the text of each field, looked up by name.
+    pub(crate) fn of_texts<'a>(field: impl Fn(&str) -> Option<&'a str>) -> Shape {
+        let tag = field("type").and_then(json_string);
+        match tag.as_deref() {
             Some("inquiry_response") => Shape {
-                tagged: raw.field("outcome").is_some(),
-                answer_on_disk: raw.field("answer").is_some(),
+                tagged: field("outcome").is_some(),
+                answer_on_disk: field("answer").is_some(),
                 question_083: [false; 3],
             },
             Some("inquiry_request") => {
                 // A question that is not an object fails typing right after;
                 // its shape does not matter then.
-                let keys = raw
-                    .field("question")
-                    .and_then(|q| serde_json::from_str::<Map<String, Value>>(q.get()).ok());
-                let has = |name: &str| keys.as_ref().is_some_and(|k| k.contains_key(name));
+                let present = field("question")
+                    .and_then(|q| serde_json::from_str::<Present083>(q).ok())
+                    .map_or([false; 3], |p| p.0);
                 Shape {
                     tagged: false,
                     answer_on_disk: false,
-                    question_083: QUESTION_083_FIELDS.map(has),
+                    question_083: present,
                 }
             }
             _ => Shape::default(),

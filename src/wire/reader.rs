@@ -8,10 +8,11 @@
 //! [`ReadError`] that names the origin, the event index, the line and column,
 //! and what was expected (rule `WIRE-READ-ERRORS`).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, BufRead, Write};
 
-use super::{Event, RawEvent, significant_bytes};
+use super::{Event, Opaque, RawEvent, is_repeated, significant_bytes};
 
 /// The two file layouts a stream may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,10 +77,164 @@ pub struct EventReader<R> {
     origin: String,
     format: Option<Format>,
     index: usize,
-    line: usize,
-    column: usize,
+    pos: Pos,
+    /// The current event's bytes when they span several chunks of `inner`
+    /// (an event inside one chunk is parsed where it lies).
     buf: Vec<u8>,
     done: bool,
+}
+
+/// A 1-based line and column (in bytes).
+#[derive(Debug, Clone, Copy)]
+struct Pos {
+    line: usize,
+    column: usize,
+}
+
+impl Pos {
+    /// Moves past an event [`read_event`] read.
+    fn advance_read(&mut self, event: &FastEvent<'_>) {
+        match event.last_newline {
+            None => self.column += event.len,
+            Some(last) => {
+                self.line += event.newlines;
+                self.column = event.len - last;
+            }
+        }
+    }
+
+    /// Moves past `bytes`: newlines counted in bulk, the column taken from
+    /// the last one (no per-byte branch).
+    fn advance(&mut self, bytes: &[u8]) {
+        match memchr::memrchr(b'\n', bytes) {
+            None => self.column += bytes.len(),
+            Some(last) => {
+                self.line += count_newlines(bytes);
+                self.column = bytes.len() - last;
+            }
+        }
+    }
+}
+
+/// The buffered input, reading more if it is empty; retries interrupted
+/// reads.
+fn fill<R: BufRead>(inner: &mut R) -> io::Result<&[u8]> {
+    loop {
+        match inner.fill_buf() {
+            // Borrowed again below: a borrow returned from inside the loop
+            // would keep `inner` borrowed on every path.
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    inner.fill_buf()
+}
+
+/// Parses one event object, exactly `bytes`, and hands its fields to `f`:
+/// through [`read_event`], or through serde's canonical path when it gives
+/// way (which then reports the error).
+fn parse_event<T>(
+    bytes: &[u8],
+    f: impl FnOnce(FieldsRef<'_>) -> T,
+) -> Result<T, serde_json::Error> {
+    if let Some(event) = read_event(bytes)
+        && event.len == bytes.len()
+    {
+        return Ok(f(event.fields));
+    }
+    let raw: RawEvent = serde_json::from_slice(bytes)?;
+    Ok(f(raw
+        .fields
+        .iter()
+        .map(|(k, v)| (Cow::Borrowed(k.as_str()), v.get()))
+        .collect()))
+}
+
+/// Counts `\n` bytes. Summing each 64-byte block into one byte (at most
+/// 64, no overflow) is the shape the compiler vectorizes; a plain
+/// `filter().count()` is not.
+fn count_newlines(bytes: &[u8]) -> usize {
+    let mut blocks = bytes.chunks_exact(64);
+    let mut total = 0usize;
+    for block in &mut blocks {
+        let mut n = 0u8;
+        for &b in block {
+            n += u8::from(b == b'\n');
+        }
+        total += usize::from(n);
+    }
+    total + blocks.remainder().iter().filter(|&&b| b == b'\n').count()
+}
+
+/// Finds where a top-level object ends when it spans several chunks of the
+/// input: tracks strings, escapes and bracket depth, one chunk at a time, no
+/// recursion. Strings are skipped with `memchr2` (most of a real stream's
+/// bytes are base64 text inside strings); between strings, the bytes that
+/// cannot change the depth are passed over in a tight loop.
+#[derive(Debug, Default)]
+struct Scan {
+    depth: usize,
+    in_string: bool,
+    /// The last chunk ended right after a backslash inside a string.
+    escape_pending: bool,
+}
+
+impl Scan {
+    /// Scans the next chunk of the object. Returns the length of the
+    /// object's last part in `chunk` once the closing bracket is found.
+    fn feed(&mut self, chunk: &[u8]) -> Option<usize> {
+        let n = chunk.len();
+        let mut i = 0;
+        while i < n {
+            if self.in_string {
+                i = self.skip_string(chunk, i);
+                continue;
+            }
+            while i < n && !matches!(chunk[i], b'"' | b'{' | b'[' | b'}' | b']') {
+                i += 1;
+            }
+            let Some(&b) = chunk.get(i) else { break };
+            i += 1;
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                _ => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(i);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Skips string contents from `i`: to just past the closing quote, or to
+    /// the end of the chunk. A backslash escapes exactly the next byte.
+    fn skip_string(&mut self, chunk: &[u8], mut i: usize) -> usize {
+        let n = chunk.len();
+        if self.escape_pending {
+            self.escape_pending = false;
+            i += 1;
+        }
+        while i < n {
+            let Some(k) = memchr::memchr2(b'"', b'\\', &chunk[i..]) else {
+                return n;
+            };
+            let at = i + k;
+            if chunk[at] == b'"' {
+                self.in_string = false;
+                return at + 1;
+            }
+            if at + 1 == n {
+                self.escape_pending = true;
+                return n;
+            }
+            i = at + 2;
+        }
+        n
+    }
 }
 
 impl<R: BufRead> EventReader<R> {
@@ -90,8 +245,7 @@ impl<R: BufRead> EventReader<R> {
             origin: origin.into(),
             format: None,
             index: 0,
-            line: 1,
-            column: 1,
+            pos: Pos { line: 1, column: 1 },
             buf: Vec::new(),
             done: false,
         }
@@ -124,26 +278,14 @@ impl<R: BufRead> EventReader<R> {
         ReadError {
             origin: self.origin.clone(),
             event_index,
-            line: self.line,
-            column: self.column,
+            line: self.pos.line,
+            column: self.pos.column,
             message: message.into(),
         }
     }
 
     fn io_err(&self, e: io::Error) -> ReadError {
         self.err(Some(self.index), format!("I/O error: {e}"))
-    }
-
-    /// Advances the position past `bytes`.
-    fn advance(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            if b == b'\n' {
-                self.line += 1;
-                self.column = 1;
-            } else {
-                self.column += 1;
-            }
-        }
     }
 
     /// Skips whitespace; returns the next byte without consuming it.
@@ -162,9 +304,8 @@ impl<R: BufRead> EventReader<R> {
                 .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
                 .unwrap_or(chunk.len());
             let found = chunk.get(n).copied();
-            let skipped = chunk[..n].to_vec();
+            self.pos.advance(&chunk[..n]);
             self.inner.consume(n);
-            self.advance(&skipped);
             if found.is_some() {
                 return Ok(found);
             }
@@ -173,66 +314,14 @@ impl<R: BufRead> EventReader<R> {
 
     fn consume_byte(&mut self, b: u8) {
         self.inner.consume(1);
-        self.advance(&[b]);
-    }
-
-    /// Reads one top-level object (the next byte is `{`) into `self.buf`.
-    fn scan_object(&mut self) -> Result<(), ReadError> {
-        self.buf.clear();
-        let mut depth = 0usize;
-        let mut in_string = false;
-        let mut escape = false;
-        loop {
-            let chunk = match self.inner.fill_buf() {
-                Ok(c) => c,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(self.io_err(e)),
-            };
-            if chunk.is_empty() {
-                // Report where the input ends, not where the event began.
-                let buf = std::mem::take(&mut self.buf);
-                self.advance(&buf);
-                return Err(self.err(
-                    Some(self.index),
-                    "unexpected end of input inside an event object (expected `}`)",
-                ));
-            }
-            let mut end = None;
-            for (i, &b) in chunk.iter().enumerate() {
-                if in_string {
-                    if escape {
-                        escape = false;
-                    } else if b == b'\\' {
-                        escape = true;
-                    } else if b == b'"' {
-                        in_string = false;
-                    }
-                } else {
-                    match b {
-                        b'"' => in_string = true,
-                        b'{' | b'[' => depth += 1,
-                        b'}' | b']' => {
-                            depth = depth.saturating_sub(1);
-                            if depth == 0 {
-                                end = Some(i + 1);
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            let n = end.unwrap_or(chunk.len());
-            self.buf.extend_from_slice(&chunk[..n]);
-            self.inner.consume(n);
-            if end.is_some() {
-                return Ok(());
-            }
-        }
+        self.pos.advance(&[b]);
     }
 
     /// Reads the next raw event with its starting line and column.
-    fn next_raw(&mut self) -> Result<Option<(RawEvent, usize, usize)>, ReadError> {
+    fn next_raw<T>(
+        &mut self,
+        f: impl FnOnce(FieldsRef<'_>) -> T,
+    ) -> Result<Option<(T, usize, usize)>, ReadError> {
         let first = self.peek_non_ws()?;
         if self.format.is_none() {
             match first {
@@ -251,12 +340,12 @@ impl<R: BufRead> EventReader<R> {
                             self.expect_end()?;
                             Ok(None)
                         }
-                        _ => self.read_object(),
+                        _ => self.read_object(f),
                     };
                 }
                 Some(b'{') => {
                     self.format = Some(Format::JsonLines);
-                    return self.read_object();
+                    return self.read_object(f);
                 }
                 Some(b) => {
                     return Err(self.err(
@@ -271,7 +360,7 @@ impl<R: BufRead> EventReader<R> {
         }
         match (self.format, first) {
             (Some(Format::JsonLines), None) => Ok(None),
-            (Some(Format::JsonLines), Some(_)) => self.read_object(),
+            (Some(Format::JsonLines), Some(_)) => self.read_object(f),
             (Some(Format::Array), Some(b',')) => {
                 self.consume_byte(b',');
                 match self.peek_non_ws()? {
@@ -279,7 +368,7 @@ impl<R: BufRead> EventReader<R> {
                         Some(self.index),
                         "trailing `,` before `]`: expected an event object",
                     )),
-                    _ => self.read_object(),
+                    _ => self.read_object(f),
                 }
             }
             (Some(Format::Array), Some(b']')) => {
@@ -312,7 +401,11 @@ impl<R: BufRead> EventReader<R> {
         }
     }
 
-    fn read_object(&mut self) -> Result<Option<(RawEvent, usize, usize)>, ReadError> {
+    /// Reads the event object that starts here and hands its fields to `f`.
+    fn read_object<T>(
+        &mut self,
+        f: impl FnOnce(FieldsRef<'_>) -> T,
+    ) -> Result<Option<(T, usize, usize)>, ReadError> {
         match self.peek_non_ws()? {
             Some(b'{') => {}
             Some(b) => {
@@ -328,16 +421,74 @@ impl<R: BufRead> EventReader<R> {
                 ));
             }
         }
-        let (line, column) = (self.line, self.column);
-        self.scan_object()?;
-        let parsed = serde_json::from_slice::<RawEvent>(&self.buf);
-        let buf = std::mem::take(&mut self.buf);
-        self.advance(&buf);
-        self.buf = buf;
+        let (line, column) = (self.pos.line, self.pos.column);
+        // The common case: the whole event lies in the buffered chunk (always
+        // so for input in memory). One pass reads and checks it in place.
+        let chunk = match fill(&mut self.inner) {
+            Ok(c) => c,
+            Err(e) => return Err(self.io_err(e)),
+        };
+        if let Some(event) = read_event(chunk) {
+            self.pos.advance_read(&event);
+            let len = event.len;
+            let out = f(event.fields);
+            self.inner.consume(len);
+            self.index += 1;
+            return Ok(Some((out, line, column)));
+        }
+        // Otherwise find the end first (across chunks), then parse.
+        let mut scan = Scan::default();
+        self.buf.clear();
+        let in_chunk = loop {
+            let chunk = match fill(&mut self.inner) {
+                Ok(c) => c,
+                Err(e) => return Err(self.io_err(e)),
+            };
+            if chunk.is_empty() {
+                // Report where the input ends, not where the event began.
+                let buf = std::mem::take(&mut self.buf);
+                self.pos.advance(&buf);
+                return Err(self.err(
+                    Some(self.index),
+                    "unexpected end of input inside an event object (expected `}`)",
+                ));
+            }
+            match scan.feed(chunk) {
+                Some(end) if self.buf.is_empty() => break Some(end),
+                Some(end) => {
+                    self.buf.extend_from_slice(&chunk[..end]);
+                    self.inner.consume(end);
+                    break None;
+                }
+                None => {
+                    let n = chunk.len();
+                    self.buf.extend_from_slice(chunk);
+                    self.inner.consume(n);
+                }
+            }
+        };
+        let parsed = match in_chunk {
+            Some(end) => {
+                // Not consumed yet: the same bytes come back.
+                let chunk = match fill(&mut self.inner) {
+                    Ok(c) => c,
+                    Err(e) => return Err(self.io_err(e)),
+                };
+                let bytes = &chunk[..end];
+                self.pos.advance(bytes);
+                let parsed = parse_event(bytes, f);
+                self.inner.consume(end);
+                parsed
+            }
+            None => {
+                self.pos.advance(&self.buf);
+                parse_event(&self.buf, f)
+            }
+        };
         match parsed {
-            Ok(raw) => {
+            Ok(out) => {
                 self.index += 1;
-                Ok(Some((raw, line, column)))
+                Ok(Some((out, line, column)))
             }
             Err(e) => {
                 // serde_json counts from the event's first byte.
@@ -357,17 +508,18 @@ impl<R: BufRead> EventReader<R> {
             }
         }
     }
-}
 
-impl<R: BufRead> Iterator for EventReader<R> {
-    /// A raw event with the line and column where it starts.
-    type Item = Result<(RawEvent, usize, usize), ReadError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+    /// Reads the next event and hands its fields, borrowed from the input,
+    /// to `f`: what the oracle uses, so that it copies nothing it does not
+    /// read. After the first error nothing more is read.
+    pub(crate) fn next_with<T>(
+        &mut self,
+        f: impl FnOnce(FieldsRef<'_>) -> T,
+    ) -> Option<Result<(T, usize, usize), ReadError>> {
         if self.done {
             return None;
         }
-        match self.next_raw() {
+        match self.next_raw(f) {
             Ok(Some(x)) => Some(Ok(x)),
             Ok(None) => {
                 self.done = true;
@@ -378,6 +530,20 @@ impl<R: BufRead> Iterator for EventReader<R> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+impl<R: BufRead> Iterator for EventReader<R> {
+    /// A raw event with the line and column where it starts.
+    type Item = Result<(RawEvent, usize, usize), ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_with(|fields| RawEvent {
+            fields: fields
+                .into_iter()
+                .map(|(k, v)| (k.into_owned(), Opaque(v.into())))
+                .collect(),
+        })
     }
 }
 
@@ -465,5 +631,819 @@ impl Stream {
         self.write_array(&mut out)
             .expect("writing to a Vec cannot fail");
         String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+}
+
+/// The reader's fast path: one event object at the start of `bytes`, read
+/// in a single pass.
+///
+/// The canonical path (`serde_json::from_slice::<RawEvent>`) reads each field
+/// as a `RawValue`, then parses each field again to check that a `Value` can
+/// hold it (rule `WIRE-OPAQUE-VALID`). This pass checks the JSON grammar
+/// itself, finds the field boundaries, and checks UTF-8 once for the whole
+/// event; strings are skipped with `memchr2`. It is at least as strict as the
+/// canonical path and gives way to it on anything unusual: it returns `None`
+/// for every input the canonical path refuses (so the caller asks that path
+/// for its error), and also for inputs whose check it leaves to serde_json
+/// (a surrogate escape that is not half of a pair, nesting deeper than
+/// [`Fast::MAX_DEPTH`], a number that might overflow an `f64`, a repeated
+/// field, an escaped field name that does not decode). When it returns an
+/// event, the event is the canonical one: the same names, the same texts.
+pub(crate) fn read_event(bytes: &[u8]) -> Option<FastEvent<'_>> {
+    let mut f = Fast {
+        bytes,
+        i: 0,
+        newlines: 0,
+        last_newline: None,
+    };
+    let mut spans: Vec<(usize, usize, bool, usize, usize)> = Vec::with_capacity(16);
+    if f.peek()? != b'{' {
+        return None;
+    }
+    f.i += 1;
+    f.ws();
+    if f.peek()? == b'}' {
+        f.i += 1;
+    } else {
+        loop {
+            let key_start = f.i;
+            let escaped = f.string()?;
+            let key_end = f.i;
+            f.ws();
+            f.expect(b':')?;
+            f.ws();
+            let value_start = f.i;
+            f.value()?;
+            spans.push((key_start + 1, key_end - 1, escaped, value_start, f.i));
+            f.ws();
+            match f.peek()? {
+                b',' => {
+                    f.i += 1;
+                    f.ws();
+                }
+                b'}' => {
+                    f.i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    let end = f.i;
+    // Outside strings the grammar allows ASCII only, so the event is valid
+    // UTF-8 exactly when every string is, and every span below lies on
+    // character boundaries.
+    let text = std::str::from_utf8(&bytes[..end]).ok()?;
+    let mut fields: FieldsRef<'_> = Vec::with_capacity(spans.len());
+    let mut names = None;
+    for (ks, ke, escaped, vs, ve) in spans {
+        let key = if escaped {
+            Cow::Owned(serde_json::from_str::<String>(&text[ks - 1..ke + 1]).ok()?)
+        } else {
+            Cow::Borrowed(&text[ks..ke])
+        };
+        if is_repeated(&fields, &mut names, &key) {
+            return None;
+        }
+        fields.push((key, &text[vs..ve]));
+    }
+    Some(FastEvent {
+        fields,
+        len: end,
+        newlines: f.newlines,
+        last_newline: f.last_newline,
+    })
+}
+
+/// An event's fields in written order, borrowed from the bytes they were
+/// read from (a name is decoded, so owned, only when it holds an escape).
+pub(crate) type FieldsRef<'a> = Vec<(Cow<'a, str>, &'a str)>;
+
+/// What [`read_event`] read: the fields, the event's length, and the
+/// newlines it holds (all of them lie in whitespace between tokens).
+pub(crate) struct FastEvent<'a> {
+    fields: FieldsRef<'a>,
+    len: usize,
+    newlines: usize,
+    last_newline: Option<usize>,
+}
+
+/// The cursor of [`read_event`].
+struct Fast<'a> {
+    bytes: &'a [u8],
+    i: usize,
+    newlines: usize,
+    last_newline: Option<usize>,
+}
+
+impl Fast<'_> {
+    /// Nesting deeper than this inside one event gives way to serde_json
+    /// (which refuses a field nested 128 deep).
+    const MAX_DEPTH: u32 = 100;
+    /// A longer number gives way to serde_json (it may overflow an `f64`).
+    const MAX_NUMBER: usize = 300;
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.i).copied()
+    }
+
+    fn expect(&mut self, b: u8) -> Option<()> {
+        (self.peek()? == b).then(|| self.i += 1)
+    }
+
+    /// JSON whitespace; counts newlines on the way. Indentation after a
+    /// newline is skipped eight spaces at a time.
+    fn ws(&mut self) {
+        while let Some(&b) = self.bytes.get(self.i) {
+            match b {
+                b' ' | b'\t' | b'\r' => self.i += 1,
+                b'\n' => {
+                    self.newlines += 1;
+                    self.last_newline = Some(self.i);
+                    self.i += 1;
+                    while self.bytes.get(self.i..self.i + 8) == Some(b"        ") {
+                        self.i += 8;
+                    }
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// A string (the cursor is on its `"`); returns whether it holds an
+    /// escape. Refuses raw control characters, unknown escapes, bad `\u`
+    /// digits, and gives way on surrogate escapes.
+    fn string(&mut self) -> Option<bool> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        self.i += 1;
+        let mut escaped = false;
+        loop {
+            let rest = &self.bytes[self.i..];
+            let k = string_stop(rest)?;
+            self.i += k;
+            if rest[k] < 0x20 {
+                return None;
+            }
+            if rest[k] == b'"' {
+                self.i += 1;
+                return Some(escaped);
+            }
+            escaped = true;
+            match *self.bytes.get(self.i + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 2,
+                b'u' => match self.hex_escape(self.i)? {
+                    0xD800..=0xDBFF => {
+                        // A surrogate pair is one character; anything else
+                        // around a surrogate gives way.
+                        if self.bytes.get(self.i + 6) != Some(&b'\\')
+                            || self.bytes.get(self.i + 7) != Some(&b'u')
+                            || !(0xDC00..=0xDFFF).contains(&self.hex_escape(self.i + 6)?)
+                        {
+                            return None;
+                        }
+                        self.i += 12;
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    _ => self.i += 6,
+                },
+                _ => return None,
+            }
+        }
+    }
+
+    /// The code unit of the `\uXXXX` escape whose backslash is at `at`.
+    fn hex_escape(&self, at: usize) -> Option<u16> {
+        let hex = self.bytes.get(at + 2..at + 6)?;
+        let hex = std::str::from_utf8(hex).ok()?;
+        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u16::from_str_radix(hex, 16).ok()
+    }
+
+    /// A number (the cursor is on `-` or a digit), by the JSON grammar. A
+    /// number with an exponent, or longer than [`Fast::MAX_NUMBER`], is
+    /// parsed: serde_json refuses a number only when it overflows an `f64`,
+    /// so one that is finite and below 1e300 is safe; any other gives way.
+    fn number(&mut self) -> Option<()> {
+        let start = self.i;
+        if self.peek()? == b'-' {
+            self.i += 1;
+        }
+        match self.peek()? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            if !self.peek()?.is_ascii_digit() {
+                return None;
+            }
+            self.digits();
+        }
+        let mut plain = true;
+        if let Some(b'e' | b'E') = self.peek() {
+            plain = false;
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            if !self.peek()?.is_ascii_digit() {
+                return None;
+            }
+            self.digits();
+        }
+        if plain && self.i - start <= Self::MAX_NUMBER {
+            return Some(());
+        }
+        let text = std::str::from_utf8(&self.bytes[start..self.i]).ok()?;
+        let value: f64 = text.parse().ok()?;
+        (value.abs() < 1e300).then_some(())
+    }
+
+    fn digits(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            self.i += 1;
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.i + word.len();
+        (self.bytes.get(self.i..end)? == word).then(|| self.i = end)
+    }
+
+    /// One value, iteratively: a stack of open containers as bits (1 for an
+    /// object), at most [`Fast::MAX_DEPTH`] deep.
+    fn value(&mut self) -> Option<()> {
+        let mut stack: u128 = 0;
+        let mut depth: u32 = 0;
+        loop {
+            // A value starts here.
+            match self.peek()? {
+                b'"' => {
+                    self.string()?;
+                }
+                b'-' | b'0'..=b'9' => self.number()?,
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                open @ (b'{' | b'[') => {
+                    depth += 1;
+                    if depth > Self::MAX_DEPTH {
+                        return None;
+                    }
+                    let object = open == b'{';
+                    stack = (stack << 1) | u128::from(object);
+                    self.i += 1;
+                    self.ws();
+                    let close = if object { b'}' } else { b']' };
+                    if self.peek()? != close {
+                        if object {
+                            self.member_name()?;
+                        }
+                        continue;
+                    }
+                    self.i += 1;
+                    depth -= 1;
+                    stack >>= 1;
+                }
+                _ => return None,
+            }
+            // After a value: close containers, or move to the next element.
+            loop {
+                if depth == 0 {
+                    return Some(());
+                }
+                self.ws();
+                let object = stack & 1 == 1;
+                match (self.peek()?, object) {
+                    (b',', _) => {
+                        self.i += 1;
+                        self.ws();
+                        if object {
+                            self.member_name()?;
+                        }
+                        break;
+                    }
+                    (b'}', true) | (b']', false) => {
+                        self.i += 1;
+                        depth -= 1;
+                        stack >>= 1;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    /// `"name" :` inside an object, up to the value.
+    fn member_name(&mut self) -> Option<()> {
+        self.string()?;
+        self.ws();
+        self.expect(b':')?;
+        self.ws();
+        Some(())
+    }
+}
+
+/// The first byte of `bytes` that ends a run of plain string content: `"`,
+/// `\\` or a raw control character (not allowed in a JSON string). Eight
+/// bytes at a time as one word (most strings are short names, tags and
+/// IDs), and for long strings (base64 contents) 64-byte blocks tested with
+/// no early exit inside a block, the shape the compiler vectorizes.
+fn string_stop(bytes: &[u8]) -> Option<usize> {
+    let mut offset = 0;
+    let mut words = bytes.chunks_exact(8);
+    for word in words.by_ref().take(4) {
+        if let Some(k) = word_stop(word) {
+            return Some(offset + k);
+        }
+        offset += 8;
+    }
+    let mut blocks = bytes[offset..].chunks_exact(64);
+    for block in &mut blocks {
+        let mut any = false;
+        for &b in block {
+            any |= b == b'"' || b == b'\\' || b < 0x20;
+        }
+        if any {
+            return block
+                .chunks_exact(8)
+                .enumerate()
+                .find_map(|(j, word)| word_stop(word).map(|k| offset + 8 * j + k));
+        }
+        offset += 64;
+    }
+    let tail = blocks.remainder();
+    let mut words = tail.chunks_exact(8);
+    for word in &mut words {
+        if let Some(k) = word_stop(word) {
+            return Some(offset + k);
+        }
+        offset += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map(|k| offset + k)
+}
+
+/// [`string_stop`] within one 8-byte word, branch-free: the lowest flagged
+/// byte is exact (a borrow only propagates upward from a true hit).
+fn word_stop(word: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let hits = ((quote.wrapping_sub(ONES) & !quote)
+        | (backslash.wrapping_sub(ONES) & !backslash)
+        | (w.wrapping_sub(ONES * 0x20) & !w))
+        & HIGH;
+    (hits != 0).then(|| hits.trailing_zeros() as usize / 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// A piece of string content, valid or not: plain and non-ASCII text,
+    /// every escape, surrogate pairs and every misuse of their halves, raw
+    /// control characters and invalid UTF-8.
+    fn string_piece() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            10 => "[a-zA-Z0-9 +/=_.:-]{0,40}".prop_map(String::into_bytes),
+            2 => "[é😀ß中\u{7f}]{1,3}".prop_map(String::into_bytes),
+            3 => prop::sample::select(vec![
+                r#"\n"#, r#"\""#, r#"\\"#, r#"\/"#, r#"\b"#, r#"\f"#, r#"\r"#, r#"\t"#,
+                r#"\u00e9"#, r#"\u0041"#, r#"\u0000"#, r#"\uD83D\uDE00"#, r#"\ud83d\ude00"#,
+                r#"\uDBFF\uDFFF"#, r#"\uFFFF"#,
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
+            2 => prop::sample::select(vec![
+                r#"\uD800"#, r#"\uDC00"#, r#"\udfff"#, r#"\uD83D\u0041"#, r#"\uDE00\uD83D"#,
+                r#"\uD83D\n"#, r#"\uD83D\uD83D"#,
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
+            1 => prop::sample::select(vec![r#"\x"#, r#"\u12"#, r#"\uZZZZ"#, r#"\u+123"#, "\\"])
+                .prop_map(|s| s.as_bytes().to_vec()),
+            1 => prop::sample::select(vec![
+                vec![0x01], vec![b'\n'], vec![b'\t'], vec![0x1f], vec![0xff], vec![0xc3],
+                vec![0xe2, 0x82], vec![0xed, 0xa0, 0x80],
+            ]),
+        ]
+    }
+
+    fn string() -> impl Strategy<Value = Vec<u8>> {
+        vec(string_piece(), 0..6).prop_map(|pieces| {
+            let mut out = vec![b'"'];
+            pieces.iter().for_each(|p| out.extend_from_slice(p));
+            out.push(b'"');
+            out
+        })
+    }
+
+    fn number() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            4 => any::<i64>().prop_map(|n| n.to_string().into_bytes()),
+            2 => (any::<i32>(), 0u32..1000).prop_map(|(a, b)| format!("{a}.{b:03}").into_bytes()),
+            3 => prop::sample::select(vec![
+                "0", "-0", "1e5", "1E+5", "2.5e-7", "1e299", "9.99e299", "1e300", "1e308",
+                "1.7976931348623157e308", "1.8e308", "1e309", "-1e400", "1e-400", "0e99999",
+                "1e999999999999999999", "123456789012345678901234567890",
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
+            1 => prop::sample::select(vec![
+                "01", "1.", ".5", "-", "1e", "1e+", "+1", "0x10", "1.5e3.2", "--1",
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
+            1 => (1usize..3, 295usize..320).prop_map(|(d, n)| {
+                let mut s = d.to_string();
+                s.extend(std::iter::repeat_n('9', n));
+                s.into_bytes()
+            }),
+        ]
+    }
+
+    fn ws() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "",
+            "",
+            " ",
+            "\n  ",
+            "\n        ",
+            "\t",
+            "\r\n",
+            "\u{a0}",
+        ])
+    }
+
+    fn value() -> impl Strategy<Value = Vec<u8>> {
+        let leaf = prop_oneof![
+            4 => string(),
+            3 => number(),
+            1 => prop::sample::select(vec!["true", "false", "null", "tru", "nul", "True"])
+                .prop_map(|s| s.as_bytes().to_vec()),
+            1 => (prop::sample::select(vec![1usize, 99, 100, 101, 126, 127, 128, 130]), any::<bool>())
+                .prop_map(|(n, object)| {
+                    let (open, close) = if object { (r#"{"k":"#, "}") } else { ("[", "]") };
+                    let mut out = open.repeat(n).into_bytes();
+                    out.extend_from_slice(b"0");
+                    out.extend_from_slice(close.repeat(n).as_bytes());
+                    out
+                }),
+        ];
+        leaf.prop_recursive(4, 32, 5, |inner| {
+            prop_oneof![
+                vec((ws(), inner.clone(), ws()), 0..5).prop_map(|items| {
+                    let mut out = vec![b'['];
+                    for (k, (a, v, b)) in items.iter().enumerate() {
+                        if k > 0 {
+                            out.push(b',');
+                        }
+                        out.extend_from_slice(a.as_bytes());
+                        out.extend_from_slice(v);
+                        out.extend_from_slice(b.as_bytes());
+                    }
+                    out.push(b']');
+                    out
+                }),
+                vec((string(), ws(), inner), 0..5).prop_map(|members| {
+                    let mut out = vec![b'{'];
+                    for (k, (name, w, v)) in members.iter().enumerate() {
+                        if k > 0 {
+                            out.push(b',');
+                        }
+                        out.extend_from_slice(name);
+                        out.extend_from_slice(w.as_bytes());
+                        out.push(b':');
+                        out.extend_from_slice(v);
+                    }
+                    out.push(b'}');
+                    out
+                }),
+            ]
+        })
+    }
+
+    /// An event object: names from a small pool (so some repeat), some
+    /// escaped, values of every kind.
+    fn event_text() -> impl Strategy<Value = Vec<u8>> {
+        let name = prop_oneof![
+            prop::sample::select(vec![
+                r#""type""#,
+                r#""id""#,
+                r#""content""#,
+                r#""timestamp""#,
+                r#""ty\u0070e""#,
+                r#""d\u00e9lta""#,
+                r#""""#,
+                r#""bad\u12""#,
+                r#""é""#,
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
+            string(),
+        ];
+        (
+            vec((ws(), name, ws(), ws(), value(), ws()), 0..6),
+            ws(),
+            "[ ,}x]{0,2}",
+        )
+            .prop_map(|(members, w, trailer)| {
+                let mut out = vec![b'{'];
+                out.extend_from_slice(w.as_bytes());
+                for (k, (a, n, b, c, v, d)) in members.iter().enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(a.as_bytes());
+                    out.extend_from_slice(n);
+                    out.extend_from_slice(b.as_bytes());
+                    out.push(b':');
+                    out.extend_from_slice(c.as_bytes());
+                    out.extend_from_slice(v);
+                    out.extend_from_slice(d.as_bytes());
+                }
+                out.push(b'}');
+                out.extend_from_slice(trailer.as_bytes());
+                out
+            })
+    }
+
+    /// A byte-level mutation: replace, insert or delete one byte.
+    fn mutated() -> impl Strategy<Value = Vec<u8>> {
+        (
+            event_text(),
+            vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 1..4),
+        )
+            .prop_map(|(mut bytes, edits)| {
+                for (at, op, b) in edits {
+                    let i = at.index(bytes.len() + 1);
+                    match op {
+                        0 if i < bytes.len() => bytes[i] = b,
+                        1 => bytes.insert(i, b),
+                        _ if i < bytes.len() => {
+                            bytes.remove(i);
+                        }
+                        _ => bytes.push(b),
+                    }
+                }
+                bytes
+            })
+    }
+
+    /// What the fast path read, owned, or `None` if it gave way.
+    fn fast(bytes: &[u8]) -> Option<(Vec<(String, String)>, usize)> {
+        read_event(bytes).map(|e| {
+            let fields = e
+                .fields
+                .iter()
+                .map(|(k, v)| (k.to_string(), (*v).to_owned()))
+                .collect();
+            (fields, e.len)
+        })
+    }
+
+    /// The canonical reading of exactly `bytes`.
+    fn canonical(bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
+        serde_json::from_slice::<RawEvent>(bytes)
+            .map(|raw| {
+                raw.fields
+                    .into_iter()
+                    .map(|(k, v)| (k, v.get().to_owned()))
+                    .collect()
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    fn agrees(bytes: &[u8]) -> Result<(), TestCaseError> {
+        if let Some((fields, len)) = fast(bytes) {
+            prop_assert_eq!(
+                canonical(&bytes[..len]),
+                Ok(fields),
+                "fast path on {:?}",
+                String::from_utf8_lossy(&bytes[..len])
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        /// Rule: PERF-READ-SAME — whatever the fast path reads (an object
+        /// with every kind of value, escape, number, nesting depth, repeated
+        /// or escaped names, invalid UTF-8 and control characters), the
+        /// canonical serde path reads too, with the same names and texts.
+        #[test]
+        fn fast_path_agrees_with_the_canonical_path(bytes in event_text()) {
+            agrees(&bytes)?;
+        }
+
+        /// Rule: PERF-READ-SAME — the same after random byte edits, which
+        /// break the grammar in every place.
+        #[test]
+        fn fast_path_agrees_on_mutated_events(bytes in mutated()) {
+            agrees(&bytes)?;
+        }
+
+        /// Rule: PERF-READ-SAME — on valid objects whose values hold nothing
+        /// the fast path leaves to serde_json (no surrogate escape, no deep
+        /// nesting, no exponent, distinct plain names), the fast path reads
+        /// the event itself: it does not give way on ordinary input.
+        #[test]
+        fn fast_path_reads_ordinary_events_itself(
+            members in vec(("[a-z]{1,8}", prop_oneof![
+                "[a-zA-Z0-9+/= é]{0,80}".prop_map(Value::String),
+                any::<i64>().prop_map(Value::from),
+                any::<bool>().prop_map(Value::from),
+                Just(Value::Null),
+                vec("[a-z]{0,5}", 0..4).prop_map(|v| serde_json::json!({"list": v, "n": 1.5})),
+            ]), 0..8),
+            pretty in any::<bool>(),
+        ) {
+            let object: serde_json::Map<String, Value> = members.into_iter().collect();
+            let text = if pretty {
+                serde_json::to_vec_pretty(&object)
+            } else {
+                serde_json::to_vec(&object)
+            }
+            .expect("a Map serializes");
+            let read = fast(&text);
+            prop_assert!(read.is_some(), "gave way on {}", String::from_utf8_lossy(&text));
+            agrees(&text)?;
+        }
+
+        /// Rule: PERF-READ-BUFFERING — a stream reads the same (events,
+        /// errors, lines and columns) whether it arrives whole or in small
+        /// chunks, so the fast path within one chunk and the scanner across
+        /// chunks agree.
+        #[test]
+        fn reading_does_not_depend_on_buffering(
+            events in vec(prop_oneof![4 => event_text(), 1 => mutated()], 1..5),
+            array in any::<bool>(),
+            capacity in prop::sample::select(vec![1usize, 2, 7, 64, 4096]),
+        ) {
+            let mut bytes = Vec::new();
+            if array {
+                bytes.push(b'[');
+            }
+            for (k, e) in events.iter().enumerate() {
+                if k > 0 {
+                    bytes.extend_from_slice(if array { b",\n" } else { b"\n" });
+                }
+                bytes.extend_from_slice(e);
+            }
+            if array {
+                bytes.push(b']');
+            }
+            let whole: Vec<_> = EventReader::new(&bytes[..], "s").collect();
+            let chunked: Vec<_> =
+                EventReader::new(io::BufReader::with_capacity(capacity, &bytes[..]), "s").collect();
+            prop_assert_eq!(whole, chunked);
+        }
+    }
+
+    /// Rule: PERF-READ-FAST-COVERAGE — every event of the real streams in
+    /// `../shared/fixtures/jp-streams/` is read by the fast path, as is
+    /// every event of the same streams written back as JSON Lines: a
+    /// regression here halves `check`'s throughput and no other test sees it.
+    #[test]
+    fn real_streams_take_the_fast_path() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/jp-streams");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the fixture folder is readable")
+            .map(|e| e.expect("a folder entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), 7, "the seven fixture streams");
+        let mut events = 0;
+        for f in files {
+            let bytes = std::fs::read(&f).expect("a fixture is readable");
+            let stream = Stream::from_slice(&bytes, "fixture").expect("a fixture reads");
+            let mut lines = Vec::new();
+            stream.write_json_lines(&mut lines).expect("writes");
+            for layout in [&bytes, &lines] {
+                let texts: Vec<&serde_json::value::RawValue> = if layout == &bytes {
+                    serde_json::from_slice(layout).expect("an array")
+                } else {
+                    serde_json::Deserializer::from_slice(layout)
+                        .into_iter()
+                        .collect::<Result<_, _>>()
+                        .expect("JSON Lines")
+                };
+                for t in texts {
+                    let t = t.get().as_bytes();
+                    let (fields, len) = fast(t).unwrap_or_else(|| {
+                        panic!(
+                            "{}: gave way on {}",
+                            f.display(),
+                            String::from_utf8_lossy(t)
+                        )
+                    });
+                    assert_eq!(len, t.len());
+                    assert_eq!(canonical(t), Ok(fields));
+                    events += 1;
+                }
+            }
+        }
+        assert!(events > 1300, "{events} events");
+    }
+
+    /// Rule: PERF-READ-SAME — the boundaries of what the fast path reads
+    /// itself, one by one: each either gives way or reads what the canonical
+    /// path reads.
+    #[test]
+    fn fast_path_agrees_on_boundary_cases() {
+        let deep = |n: usize| format!("{{\"a\":{}0{}}}", "[".repeat(n), "]".repeat(n));
+        let mut cases: Vec<String> = [
+            r#"{"a":"\uDC00"}"#,
+            r#"{"a":"\uD800"}"#,
+            r#"{"a":"\uD800\u0041"}"#,
+            r#"{"a":"\uD800\uDC00"}"#,
+            r#"{"a":"\uDBFF\uDFFF"}"#,
+            r#"{"a":"\uDE00\uD83D"}"#,
+            r#"{"\uDC00":1}"#,
+            r#"{"a":1e309}"#,
+            r#"{"a":1e308}"#,
+            r#"{"a":-1e400}"#,
+            r#"{"a":1e-400}"#,
+            r#"{"a":1e300}"#,
+            r#"{"a":9.99e299}"#,
+            r#"{"a":"\u0000"}"#,
+            "{\"a\":\"\u{1}\"}",
+            "{\"a\":\"\u{7f}\"}",
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":1,"\u0061":2}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":[1,]}"#,
+            r#"{"a":{"b":1,}}"#,
+            r#"{"a":1,}"#,
+            r#"{,}"#,
+            r#"{"a" 1}"#,
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        cases.extend([1, 99, 100, 101, 126, 127, 128, 129].map(deep));
+        for case in &cases {
+            agrees(case.as_bytes()).unwrap_or_else(|e| panic!("{case}: {e}"));
+        }
+        // Ordinary cases among them are read by the fast path itself.
+        for case in [
+            r#"{"a":"\uD800\uDC00"}"#,
+            r#"{"a":9.99e299}"#,
+            r#"{"a":"\u0000"}"#,
+        ] {
+            assert!(fast(case.as_bytes()).is_some(), "{case}");
+        }
+        assert!(fast(deep(100).as_bytes()).is_some());
+        assert!(fast(deep(101).as_bytes()).is_none());
+    }
+
+    /// Rule: WIRE-EVENT-DUPLICATE — past the handful of names compared one
+    /// by one, a repeated field is still found (through a set), and an event
+    /// with many distinct fields still reads.
+    #[test]
+    fn duplicate_field_is_found_among_many_fields() {
+        let names: Vec<String> = (0..5000).map(|i| format!("\"f{i}\":{i}")).collect();
+        let distinct = format!("{{\"type\":\"x\",{}}}", names.join(","));
+        let raw = Stream::from_slice(distinct.as_bytes(), "many").expect("distinct names read");
+        assert_eq!(raw.events[0].extra.len(), 5000);
+        let repeated = format!("{{\"type\":\"x\",{},\"f2500\":0}}", names.join(","));
+        let err = Stream::from_slice(repeated.as_bytes(), "many").expect_err("a repeat");
+        assert!(err.message.contains("duplicate field `f2500`"), "{err}");
+    }
+
+    /// Rule: PERF-READ-SAME — the word and block scans (string ends,
+    /// newlines) agree with the obvious byte loops on every length and
+    /// alignment.
+    #[test]
+    fn word_and_block_scans_match_byte_loops() {
+        for len in 0usize..200 {
+            for stop_at in [None, Some(0), Some(len / 2), Some(len.saturating_sub(1))] {
+                for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                    let mut bytes: Vec<u8> = (0..len).map(|i| b"ab\x7f\xc3\x20~"[i % 6]).collect();
+                    if let Some(at) = stop_at.filter(|&at| at < len) {
+                        bytes[at] = stop;
+                    }
+                    let expected = bytes
+                        .iter()
+                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+                    assert_eq!(string_stop(&bytes), expected, "{bytes:?}");
+                    let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+                    assert_eq!(count_newlines(&bytes), lines, "{bytes:?}");
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,745 @@
+//! `make bench`: every performance figure of issue 10 next to its baseline,
+//! measured in the same run, printed as one Markdown table.
+//!
+//! 1. `check` throughput over the real streams of
+//!    `../shared/fixtures/jp-streams/` (concatenated into a bigger stream at
+//!    bench time) against serde_json deserializing the same bytes into
+//!    `serde::de::IgnoredAny`, the floor for any serde_json reader.
+//! 2. Scaling of read, `check` and `sanitize` from 10^4 to 10^6 events on
+//!    ordinary streams and on the worst cases of rule `STREAM-LINEAR`: the
+//!    time ratio per 10x (linear is 10x; the bar is 12), with a bare
+//!    `HashMap` insert of the huge turn's keys as the memory-bound baseline.
+//! 3. Peak RSS of the release `inquiry-model check` on a generated 1 GB
+//!    stream against a 10 MB one (bounded memory: about the same).
+//! 4. Model throughput: coordinator steps and exploration scenarios per
+//!    second with every invariant after every step, against the bare model;
+//!    proptest cases per second of the main property against drawing the
+//!    scenarios alone.
+//!
+//! Knobs (environment): `BENCH_BIG_MB` (default 1024), `BENCH_CORPUS_MB`
+//! (default 64), `BENCH_STRIDE` (exploration stride, default 20),
+//! `BENCH_CASES` (proptest cases, default 2000), `BENCH_ONLY` (a comma list of
+//! `throughput`, `scaling`, `memory`, `model`).
+//!
+//! Timings are medians of interleaved runs (A, B, A, B, …), so background
+//! load hits measurement and baseline alike; the spread column is the
+//! (max - min) / median of the measured side. Nothing here asserts a time.
+//!
+//! Run by `cargo test --all-targets` (no `--bench` argument), it only smoke-
+//! tests every section on tiny inputs and prints one line.
+
+#[path = "support/corpus.rs"]
+mod corpus;
+#[path = "support/shapes.rs"]
+mod shapes;
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use inquiry_model::check::trace::check_trace;
+use inquiry_model::check::{self, ProfileMode};
+use inquiry_model::explore::{self, Family};
+use inquiry_model::profile::ProfileName;
+use inquiry_model::scenario::strategy::scenario_under;
+use inquiry_model::scenario::{self, RunOptions};
+use inquiry_model::stream::sanitize;
+use inquiry_model::wire::{EventReader, Stream};
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
+use serde::de::IgnoredAny;
+
+/// Sizes and repetitions of one run.
+struct Config {
+    /// A real measurement (`cargo bench`), or a smoke test (`cargo test`).
+    full: bool,
+    corpus_bytes: u64,
+    throughput_runs: usize,
+    scaling_sizes: [usize; 3],
+    big_mb: u64,
+    small_mb: u64,
+    stride: usize,
+    cases: usize,
+    only: Option<Vec<String>>,
+}
+
+impl Config {
+    fn from_env(full: bool) -> Config {
+        let num = |name: &str, default: u64| -> u64 {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        let only = std::env::var("BENCH_ONLY")
+            .ok()
+            .map(|v| v.split(',').map(|s| s.trim().to_owned()).collect());
+        if full {
+            Config {
+                full,
+                corpus_bytes: num("BENCH_CORPUS_MB", 64) << 20,
+                throughput_runs: 15,
+                scaling_sizes: [10_000, 100_000, 1_000_000],
+                big_mb: num("BENCH_BIG_MB", 1024),
+                small_mb: 10,
+                stride: num("BENCH_STRIDE", 20) as usize,
+                cases: num("BENCH_CASES", 2000) as usize,
+                only,
+            }
+        } else {
+            Config {
+                full,
+                corpus_bytes: 1 << 20,
+                throughput_runs: 1,
+                scaling_sizes: [100, 1_000, 10_000],
+                big_mb: 2,
+                small_mb: 1,
+                stride: 5_000,
+                cases: 20,
+                only,
+            }
+        }
+    }
+
+    fn wants(&self, section: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|o| o.iter().any(|s| s == section))
+    }
+
+    /// Repetitions for a measurement of about `n` events.
+    fn runs(&self, n: usize) -> usize {
+        match (self.full, n) {
+            (false, _) => 1,
+            (true, 1_000_000..) => 5,
+            (true, 100_000..) => 9,
+            (true, _) => 15,
+        }
+    }
+}
+
+/// One row of the table.
+struct Row {
+    figure: String,
+    measured: String,
+    baseline: String,
+    ratio: String,
+    bar: String,
+    spread: String,
+}
+
+struct Table {
+    rows: Vec<Row>,
+}
+
+impl Table {
+    fn push(
+        &mut self,
+        figure: impl Into<String>,
+        measured: impl Into<String>,
+        baseline: impl Into<String>,
+        ratio: impl Into<String>,
+        bar: impl Into<String>,
+        spread: impl Into<String>,
+    ) {
+        self.rows.push(Row {
+            figure: figure.into(),
+            measured: measured.into(),
+            baseline: baseline.into(),
+            ratio: ratio.into(),
+            bar: bar.into(),
+            spread: spread.into(),
+        });
+    }
+
+    fn print(&self) {
+        let head = ["figure", "measured", "baseline", "ratio", "bar", "spread"];
+        let cells: Vec<[&str; 6]> = self
+            .rows
+            .iter()
+            .map(|r| {
+                [
+                    r.figure.as_str(),
+                    r.measured.as_str(),
+                    r.baseline.as_str(),
+                    r.ratio.as_str(),
+                    r.bar.as_str(),
+                    r.spread.as_str(),
+                ]
+            })
+            .collect();
+        let width = |k: usize| {
+            cells
+                .iter()
+                .map(|c| c[k].chars().count())
+                .chain([head[k].len()])
+                .max()
+                .unwrap_or(0)
+        };
+        let widths: Vec<usize> = (0..6).map(width).collect();
+        let line = |c: [&str; 6]| {
+            let mut s = String::from("|");
+            for (k, cell) in c.iter().enumerate() {
+                let pad = widths[k] - cell.chars().count();
+                if k == 0 {
+                    s.push_str(&format!(" {cell}{} |", " ".repeat(pad)));
+                } else {
+                    s.push_str(&format!(" {}{cell} |", " ".repeat(pad)));
+                }
+            }
+            s
+        };
+        println!("{}", line(head));
+        let mut sep = String::from("|");
+        for (k, w) in widths.iter().enumerate() {
+            sep.push(' ');
+            sep.push_str(&"-".repeat(w.saturating_sub(1)));
+            sep.push_str(if k == 0 { "- |" } else { ": |" });
+        }
+        println!("{sep}");
+        for c in cells {
+            println!("{}", line(c));
+        }
+    }
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+/// (max - min) / median, as a percentage.
+fn spread(xs: &[Duration]) -> String {
+    let min = xs.iter().min().copied().unwrap_or_default();
+    let max = xs.iter().max().copied().unwrap_or_default();
+    let med = median(xs.to_vec());
+    if xs.len() < 2 || med.is_zero() {
+        return "-".to_owned();
+    }
+    format!(
+        "{:.0}%",
+        100.0 * (max - min).as_secs_f64() / med.as_secs_f64()
+    )
+}
+
+/// Times each closure `runs` times, interleaved (round-robin), after one
+/// untimed warm-up round. Each closure returns the time of its own timed
+/// section, so set-up (cloning an input) stays outside the clock.
+fn interleaved(runs: usize, fs: &mut [&mut dyn FnMut() -> Duration]) -> Vec<Vec<Duration>> {
+    for f in fs.iter_mut() {
+        black_box(f());
+    }
+    let mut out = vec![Vec::with_capacity(runs); fs.len()];
+    for _ in 0..runs {
+        for (k, f) in fs.iter_mut().enumerate() {
+            out[k].push(f());
+        }
+    }
+    out
+}
+
+/// Evicts the caches (writes a buffer twice the size of this machine's
+/// 32 MiB L3), so every size starts cold: otherwise a small input cloned
+/// just before its run is still in cache and a big one is not.
+fn flush_caches() {
+    let mut buf = vec![0u8; 64 << 20];
+    for i in (0..buf.len()).step_by(64) {
+        buf[i] = buf[i].wrapping_add(1);
+    }
+    black_box(&buf);
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> Duration {
+    let t = Instant::now();
+    let out = f();
+    let d = t.elapsed();
+    drop(black_box(out));
+    d
+}
+
+fn mbps(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / 1e6 / d.as_secs_f64()
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+/// A temporary folder removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir =
+            std::env::temp_dir().join(format!("inquiry-model-bench-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("cannot create a temporary folder");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 1. check throughput over the fixture corpus
+// ---------------------------------------------------------------------------
+
+fn check_count(bytes: &[u8]) -> (usize, usize) {
+    let mut found = 0usize;
+    let (summary, error) =
+        check::check_reader(bytes, "corpus", ProfileMode::Auto, &mut |_| found += 1);
+    assert!(error.is_none(), "the corpus must read: {error:?}");
+    (summary.events, found)
+}
+
+fn read_count(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    for e in EventReader::new(bytes, "corpus") {
+        e.expect("the corpus must read");
+        n += 1;
+    }
+    n
+}
+
+fn ignored_any(bytes: &[u8]) {
+    serde_json::from_slice::<IgnoredAny>(bytes).expect("the corpus is JSON");
+}
+
+fn ignored_any_lines(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    for v in serde_json::Deserializer::from_slice(bytes).into_iter::<IgnoredAny>() {
+        v.expect("the corpus is JSON Lines");
+        n += 1;
+    }
+    n
+}
+
+fn throughput(cfg: &Config, table: &mut Table) {
+    let events = corpus::fixture_events().expect("the fixture streams must be readable");
+    let dir = TempDir::new("corpus");
+    for (layout, name) in [
+        (corpus::Layout::Array, "pretty array"),
+        (corpus::Layout::JsonLines, "JSON Lines"),
+    ] {
+        // Written to a file and read back, as the issue asks; timed in memory,
+        // where serde_json's floor is defined.
+        let path = dir
+            .0
+            .join(format!("corpus-{}.json", name.replace(' ', "-")));
+        corpus::write_stream_file(&events, cfg.corpus_bytes, layout, &path)
+            .expect("cannot write the corpus");
+        let bytes = std::fs::read(&path).expect("cannot read the corpus back");
+        let (n, found) = check_count(&bytes);
+        assert_eq!(found, 0, "the fixture corpus is clean under auto");
+        let floor: &mut dyn FnMut() -> Duration = &mut || match layout {
+            corpus::Layout::Array => timed(|| ignored_any(&bytes)),
+            corpus::Layout::JsonLines => timed(|| ignored_any_lines(&bytes)),
+        };
+        let mut read = || timed(|| read_count(&bytes));
+        let mut checked = || timed(|| check_count(&bytes));
+        let times = interleaved(cfg.throughput_runs, &mut [floor, &mut read, &mut checked]);
+        let base = median(times[0].clone());
+        let size = format!("{:.0} MB, {n} events", bytes.len() as f64 / 1e6);
+        for (k, what) in [(2, "check"), (1, "read (EventReader)")] {
+            let t = median(times[k].clone());
+            let ratio = t.as_secs_f64() / base.as_secs_f64();
+            table.push(
+                format!("{what} throughput, corpus as {name} ({size})"),
+                format!("{:.0} MB/s", mbps(bytes.len(), t)),
+                format!("{:.0} MB/s serde_json IgnoredAny", mbps(bytes.len(), base)),
+                format!("{ratio:.2}x time"),
+                if k == 2 {
+                    verdict(ratio <= 2.0, "<= 2x")
+                } else {
+                    "-".to_owned()
+                },
+                spread(&times[k]),
+            );
+        }
+    }
+}
+
+fn verdict(ok: bool, bar: &str) -> String {
+    format!("{bar} {}", if ok { "ok" } else { "MISSED" })
+}
+
+// ---------------------------------------------------------------------------
+// 2. scaling of read, check and sanitize
+// ---------------------------------------------------------------------------
+
+fn scaling(cfg: &Config, table: &mut Table) {
+    let sizes = cfg.scaling_sizes;
+    for (name, build) in shapes::SHAPES {
+        // Per operation, the median time at each size.
+        let mut medians: [[Duration; 3]; 3] = Default::default();
+        let mut spreads: [[String; 3]; 3] = Default::default();
+        for (s, &n) in sizes.iter().enumerate() {
+            let events = build(n);
+            let mut bytes = Vec::new();
+            Stream::new(events.clone())
+                .write_json_lines(&mut bytes)
+                .expect("writing to a Vec cannot fail");
+            let runs = cfg.runs(n);
+            let mut read = || {
+                flush_caches();
+                timed(|| {
+                    let mut n = 0;
+                    for e in EventReader::new(&bytes[..], "scaling").typed() {
+                        e.expect("generated streams read");
+                        n += 1;
+                    }
+                    n
+                })
+            };
+            let mut checked = || {
+                flush_caches();
+                timed(|| {
+                    let mut found = 0usize;
+                    check::check_reader(&bytes[..], "scaling", ProfileMode::Auto, &mut |_| {
+                        found += 1
+                    });
+                    found
+                })
+            };
+            let mut sanitized = || {
+                let input = events.clone();
+                flush_caches();
+                let t = Instant::now();
+                let out = black_box(sanitize(black_box(input)));
+                let d = t.elapsed();
+                drop(out);
+                d
+            };
+            let times = interleaved(runs, &mut [&mut read, &mut checked, &mut sanitized]);
+            for op in 0..3 {
+                medians[op][s] = median(times[op].clone());
+                spreads[op][s] = spread(&times[op]);
+            }
+        }
+        for (op, what) in ["read", "check", "sanitize"].iter().enumerate() {
+            for s in 1..3 {
+                let (before, now) = (medians[op][s - 1], medians[op][s]);
+                let ratio = now.as_secs_f64() / before.as_secs_f64();
+                table.push(
+                    format!(
+                        "scaling: {what}, {name}, {} -> {} events",
+                        sizes[s - 1],
+                        sizes[s]
+                    ),
+                    format!("{:.1} ms", now.as_secs_f64() * 1e3),
+                    format!("{:.1} ms", before.as_secs_f64() * 1e3),
+                    format!("{ratio:.1}x per 10x"),
+                    verdict(ratio <= 12.0, "<= 12"),
+                    spreads[op][s].clone(),
+                );
+            }
+        }
+    }
+    // The memory-bound baseline: the huge turn's distinct keys inserted in a
+    // bare std HashMap (SipHash), the work every by-ID structure must do.
+    let mut medians = [Duration::ZERO; 3];
+    let mut spreads: [String; 3] = Default::default();
+    for (s, &n) in sizes.iter().enumerate() {
+        let keys = shapes::huge_turn_ids(n);
+        let mut insert = || {
+            let keys = keys.clone();
+            flush_caches();
+            let t = Instant::now();
+            let mut m: HashMap<_, usize> = HashMap::new();
+            for (i, k) in keys.into_iter().enumerate() {
+                m.insert(k, i);
+            }
+            let d = t.elapsed();
+            drop(black_box(m));
+            d
+        };
+        let times = interleaved(cfg.runs(n), &mut [&mut insert]);
+        medians[s] = median(times[0].clone());
+        spreads[s] = spread(&times[0]);
+    }
+    for s in 1..3 {
+        let ratio = medians[s].as_secs_f64() / medians[s - 1].as_secs_f64();
+        table.push(
+            format!(
+                "baseline: bare HashMap insert of the huge turn's {} -> {} keys",
+                sizes[s - 1] / 2,
+                sizes[s] / 2
+            ),
+            format!("{:.1} ms", medians[s].as_secs_f64() * 1e3),
+            format!("{:.1} ms", medians[s - 1].as_secs_f64() * 1e3),
+            format!("{ratio:.1}x per 10x"),
+            "-",
+            spreads[s].clone(),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 3. peak memory of the release binary
+// ---------------------------------------------------------------------------
+
+/// Peak RSS (KiB) and wall time of `inquiry-model check FILE`.
+fn peak_rss(file: &Path) -> (u64, Duration) {
+    let bin = env!("CARGO_BIN_EXE_inquiry-model");
+    let time = Path::new("/usr/bin/time");
+    let t = Instant::now();
+    if time.exists() {
+        let out = Command::new(time)
+            .env_remove("GLIBC_TUNABLES")
+            .arg("-v")
+            .arg(bin)
+            .arg("check")
+            .arg(file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("cannot run /usr/bin/time");
+        let wall = t.elapsed();
+        let text = String::from_utf8_lossy(&out.stderr);
+        let kib = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no peak RSS in /usr/bin/time's report:\n{text}"));
+        return (kib, wall);
+    }
+    // No /usr/bin/time: poll the child's high-water mark until it exits.
+    let mut child = Command::new(bin)
+        .env_remove("GLIBC_TUNABLES")
+        .arg("check")
+        .arg(file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cannot run inquiry-model");
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    loop {
+        if let Ok(s) = std::fs::read_to_string(&status)
+            && let Some(kib) = s
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        {
+            peak = peak.max(kib);
+        }
+        if child
+            .try_wait()
+            .expect("cannot wait for inquiry-model")
+            .is_some()
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    (peak, t.elapsed())
+}
+
+fn memory(cfg: &Config, table: &mut Table) {
+    let events = corpus::fixture_events().expect("the fixture streams must be readable");
+    let dir = TempDir::new("memory");
+    let measure = |mb: u64| {
+        let path = dir.0.join(format!("stream-{mb}mb.json"));
+        let w = corpus::write_stream_file(&events, mb << 20, corpus::Layout::Array, &path)
+            .expect("cannot write the stream");
+        // Warm the page cache, then take the median of three runs.
+        let _ = peak_rss(&path);
+        let runs: Vec<(u64, Duration)> = (0..if cfg.full { 3 } else { 1 })
+            .map(|_| peak_rss(&path))
+            .collect();
+        std::fs::remove_file(&path).expect("cannot remove the stream");
+        let mut kib: Vec<u64> = runs.iter().map(|r| r.0).collect();
+        kib.sort();
+        let wall = median(runs.iter().map(|r| r.1).collect());
+        (w.bytes, kib[kib.len() / 2], wall)
+    };
+    let (small_bytes, small_kib, small_wall) = measure(cfg.small_mb);
+    let (big_bytes, big_kib, big_wall) = measure(cfg.big_mb);
+    let ratio = big_kib as f64 / small_kib as f64;
+    table.push(
+        format!(
+            "peak RSS, `inquiry-model check` on a {:.0} MB stream",
+            big_bytes as f64 / 1e6
+        ),
+        format!("{:.1} MiB", big_kib as f64 / 1024.0),
+        format!(
+            "{:.1} MiB on {:.0} MB",
+            small_kib as f64 / 1024.0,
+            small_bytes as f64 / 1e6
+        ),
+        format!("{ratio:.2}x"),
+        verdict(ratio <= 1.25, "~1x"),
+        "-",
+    );
+    table.push(
+        format!(
+            "`inquiry-model check` end to end (file, process), {:.0} MB",
+            big_bytes as f64 / 1e6
+        ),
+        format!("{:.0} MB/s", mbps(big_bytes as usize, big_wall)),
+        format!(
+            "{:.0} MB/s on {:.0} MB",
+            mbps(small_bytes as usize, small_wall),
+            small_bytes as f64 / 1e6
+        ),
+        "-",
+        "-",
+        "-",
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 4. model throughput
+// ---------------------------------------------------------------------------
+
+fn model(cfg: &Config, table: &mut Table) {
+    let families = [Family::Single, Family::Pairs];
+    let scenarios: Vec<scenario::Scenario> = families
+        .iter()
+        .flat_map(|&f| {
+            (0..explore::family_size(f))
+                .step_by(cfg.stride.max(1))
+                .map(move |n| explore::scenario_at(f, n))
+        })
+        .collect();
+    // The bare model: every scenario run step by step, observed by a no-op.
+    let mut bare_steps = 0usize;
+    let mut bare = || {
+        bare_steps = 0;
+        timed(|| {
+            for s in &scenarios {
+                scenario::run_observed(s, RunOptions::default(), &mut |_, _| bare_steps += 1)
+                    .expect("explored scenarios run");
+            }
+        })
+    };
+    let mut steps = 0usize;
+    let mut total = 0usize;
+    let mut checked = || {
+        let t = Instant::now();
+        let report = explore::explore(&families, cfg.stride);
+        let d = t.elapsed();
+        assert!(report.violations.is_empty() && report.errors.is_empty());
+        steps = report.steps;
+        total = report.total();
+        d
+    };
+    let runs = if cfg.full { 3 } else { 1 };
+    let times = interleaved(runs, &mut [&mut bare, &mut checked]);
+    let (tb, tc) = (median(times[0].clone()), median(times[1].clone()));
+    assert_eq!(total, scenarios.len());
+    assert_eq!(steps, bare_steps);
+    let per_s = |n: usize, d: Duration| n as f64 / d.as_secs_f64();
+    table.push(
+        format!(
+            "coordinator steps/s, every invariant after every step ({steps} steps, stride {})",
+            cfg.stride
+        ),
+        format!("{:.0} steps/s", per_s(steps, tc)),
+        format!("{:.0} steps/s bare model", per_s(steps, tb)),
+        format!("{:.2}x time", tc.as_secs_f64() / tb.as_secs_f64()),
+        "-",
+        spread(&times[1]),
+    );
+    table.push(
+        format!(
+            "exhaustive exploration scenarios/s ({total} of 680448, stride {})",
+            cfg.stride
+        ),
+        format!("{:.0} scenarios/s", per_s(total, tc)),
+        format!("{:.0} scenarios/s bare model", per_s(total, tb)),
+        format!("{:.2}x time", tc.as_secs_f64() / tb.as_secs_f64()),
+        "-",
+        spread(&times[1]),
+    );
+    // The main property: draw, run, check_trace.
+    let strategy = scenario_under(prop_oneof![
+        Just(ProfileName::Rfd082),
+        Just(ProfileName::Rfd083)
+    ]);
+    let draw = |n: usize| {
+        let mut runner = TestRunner::deterministic();
+        (0..n)
+            .map(|_| {
+                strategy
+                    .new_tree(&mut runner)
+                    .expect("the strategy draws")
+                    .current()
+            })
+            .collect::<Vec<_>>()
+    };
+    let cases = cfg.cases;
+    let mut gen_only = || timed(|| draw(cases));
+    let mut property = || {
+        timed(|| {
+            for s in draw(cases) {
+                let trace = scenario::run(&s).expect("generated scenarios are valid");
+                assert!(check_trace(&trace, &s).is_empty());
+            }
+        })
+    };
+    let times = interleaved(runs, &mut [&mut gen_only, &mut property]);
+    let (tg, tp) = (median(times[0].clone()), median(times[1].clone()));
+    table.push(
+        format!("proptest cases/s, every_invariant_holds_after_every_run ({cases} cases)"),
+        format!("{:.0} cases/s", per_s(cases, tp)),
+        format!("{:.0} cases/s drawing only", per_s(cases, tg)),
+        format!("{:.2}x time", tp.as_secs_f64() / tg.as_secs_f64()),
+        "-",
+        spread(&times[1]),
+    );
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let cfg = Config::from_env(full);
+    let start = Instant::now();
+    let load_before = load_average();
+    let mut table = Table { rows: Vec::new() };
+    if cfg.wants("throughput") {
+        throughput(&cfg, &mut table);
+    }
+    if cfg.wants("scaling") {
+        scaling(&cfg, &mut table);
+    }
+    if cfg.wants("memory") {
+        memory(&cfg, &mut table);
+    }
+    if cfg.wants("model") {
+        model(&cfg, &mut table);
+    }
+    if !full {
+        println!(
+            "perf bench smoke run: {} figures computed on tiny inputs in {:.1} s \
+             (run `make bench` for the measurements)",
+            table.rows.len(),
+            start.elapsed().as_secs_f64()
+        );
+        return;
+    }
+    table.print();
+    println!();
+    println!(
+        "{} cores; load average {} at start, {} at end; {:.0} s in all. MB = 10^6 bytes; \
+         times are medians of interleaved runs; scaling runs start with cold caches.",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        load_before,
+        load_average(),
+        start.elapsed().as_secs_f64()
+    );
+    match std::env::var("GLIBC_TUNABLES") {
+        Ok(t) => println!("allocator: GLIBC_TUNABLES={t} (freed memory is kept, at every size)"),
+        Err(_) => {
+            println!("allocator: glibc defaults (buffers over 32 MiB are fresh pages on every run)")
+        }
+    }
+}
