@@ -16,84 +16,14 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use inquiry_model::stream::arb::{
-    answered, chat_request, chat_response, inquiry_request, tool_call_request, tool_call_response,
-    turn_start,
-};
 use inquiry_model::stream::{pair, pair_tool_calls, sanitize};
-use inquiry_model::wire::{Event, InquiryId};
-use serde_json::json;
+use inquiry_model::wire::Event;
 
-/// Turns of eight events with fresh new-format IDs, like real streams; one
-/// turn in ten lost its inquiry response and its tool-call response.
-fn ordinary(n: usize) -> Vec<Event> {
-    let mut out = Vec::with_capacity(n + 8);
-    let mut k = 0;
-    while out.len() < n {
-        let call = format!("toolu_{k:08}");
-        let id = InquiryId::new(&call, "apply_changes", 1);
-        out.push(turn_start());
-        out.push(chat_request());
-        out.push(chat_response());
-        out.push(tool_call_request(&call));
-        out.push(inquiry_request(id.clone()));
-        if k % 10 != 9 {
-            out.push(answered(id, json!(true)));
-            out.push(tool_call_response(&call));
-        }
-        out.push(chat_response());
-        k += 1;
-    }
-    out
-}
-
-/// One turn where every inquiry shares one legacy ID and every tool call
-/// one tool-call ID: half the events are inquiry requests, a quarter their
-/// responses, an eighth tool-call requests, a sixteenth their responses, so
-/// tens of thousands of orphans wait in one queue and tens of thousands of
-/// synthetic responses land at one place.
-fn one_turn_same_ids(n: usize) -> Vec<Event> {
-    let id = InquiryId::legacy("toolu_same", "apply_changes");
-    let mut out = Vec::with_capacity(n);
-    out.push(turn_start());
-    out.extend((0..n / 2).map(|_| inquiry_request(id.clone())));
-    out.extend((0..n / 4).map(|_| answered(id.clone(), json!(true))));
-    out.extend((0..n / 8).map(|_| tool_call_request("toolu_same")));
-    out.extend((0..n / 16).map(|_| tool_call_response("toolu_same")));
-    while out.len() < n {
-        out.push(chat_response());
-    }
-    out
-}
-
-/// Thousands of five-event turns reusing one tool-call ID and one inquiry
-/// ID; every third turn lost both responses.
-fn many_turns_reused_ids(n: usize) -> Vec<Event> {
-    let id = InquiryId::new("toolu_same", "apply_changes", 1);
-    let mut out = Vec::with_capacity(n + 5);
-    let mut t = 0;
-    while out.len() < n {
-        out.push(turn_start());
-        out.push(tool_call_request("toolu_same"));
-        out.push(inquiry_request(id.clone()));
-        if t % 3 != 2 {
-            out.push(answered(id.clone(), json!(true)));
-            out.push(tool_call_response("toolu_same"));
-        }
-        t += 1;
-    }
-    out
-}
-
-/// The map-capacity trap: one turn of n/2 distinct orphaned requests, then
-/// n/2 events of small turns reusing IDs.
-fn huge_turn_then_small_turns(n: usize) -> Vec<Event> {
-    let mut out = Vec::with_capacity(n + 5);
-    out.push(turn_start());
-    out.extend((0..n / 2).map(|i| inquiry_request(InquiryId::new(&format!("toolu_{i}"), "q", 1))));
-    out.extend(many_turns_reused_ids(n - out.len()));
-    out
-}
+// The worst-case shapes are the benchmark's own, so both measure the same
+// streams.
+#[path = "../benches/support/shapes.rs"]
+mod shapes;
+use shapes::{huge_turn_then_small_turns, many_turns_reused_ids, one_turn_same_ids, ordinary};
 
 fn best_of(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
     (0..runs).map(|_| f()).min().unwrap_or_default()
