@@ -6,9 +6,9 @@ use inquiry_model::cli::model_commands::catalog;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-const PREFIXES: [&str; 13] = [
-    "WIRE", "STREAM", "LIFE", "CLI", "SCHEMA", "ASK", "PROMPT", "CONFIG", "CHECK", "INV", "AMEND",
-    "CONF", "FUZZ",
+const PREFIXES: [&str; 14] = [
+    "WIRE", "STREAM", "LIFE", "CLI", "SCHEMA", "PERF", "ASK", "PROMPT", "CONFIG", "CHECK", "INV",
+    "AMEND", "CONF", "FUZZ",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<(String, String)>) {

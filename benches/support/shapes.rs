@@ -1,8 +1,7 @@
 //! The stream shapes of the scaling measurements: ordinary turns and the
-//! worst cases of the stream issue (rule `STREAM-LINEAR`). The same four
-//! builders as `examples/stream_scaling.rs` (kept there too, so that example
-//! stays self-contained), plus the keys of the huge turn for the bare
-//! `HashMap` baseline.
+//! worst cases of the stream issue (rule `STREAM-LINEAR`), plus the keys of
+//! the huge turn for the bare `HashMap` baseline. `benches/perf.rs` and
+//! `examples/stream_scaling.rs` both include this file.
 
 #![allow(dead_code)]
 
