@@ -204,7 +204,23 @@ enum Gate {
 struct Pending {
     index: usize,
     gate: Gate,
-    finding: Finding,
+    finding: Deferred,
+}
+
+/// A finding held until its turn ends. The two a huge turn produces once per
+/// request are kept as a tag and written at the flush from the request's ID,
+/// so a turn of a million unanswered requests holds a million small records
+/// instead of a million formatted messages.
+#[derive(Debug)]
+enum Deferred {
+    /// Written when found (boxed: findings are rare in a good stream).
+    Ready(Box<Finding>),
+    /// CHECK-PLACEMENT for the request at the pending index: it sits in no
+    /// open tool call.
+    Unplaced,
+    /// CHECK-PAIRED for the request at the pending index: it has no response
+    /// in its turn.
+    Unanswered,
 }
 
 #[derive(Debug)]
@@ -213,9 +229,19 @@ struct OpenCall {
     name: String,
 }
 
+/// One request of the turn.
+#[derive(Debug)]
+struct RequestSlot {
+    /// Its event index.
+    index: usize,
+    id: InquiryId,
+    /// `None` once answered.
+    waiting: Option<OpenRequest>,
+}
+
+/// What a waiting request needs when its response comes.
 #[derive(Debug)]
 struct OpenRequest {
-    id: InquiryId,
     facts: QuestionFacts,
     /// Open calls (by request event index) the request may belong to.
     candidates: Vec<usize>,
@@ -224,10 +250,14 @@ struct OpenRequest {
     closed_by: Option<(String, usize)>,
 }
 
+/// Responses of one ID that matched no waiting request, judged at turn end.
 #[derive(Debug, Default)]
-struct SeenId {
-    first_request: usize,
-    last_response: Option<usize>,
+struct EarlyResponses {
+    /// Their event indices, oldest first.
+    at: VecDeque<usize>,
+    /// The last response of the ID that did pair in the turn (kept here
+    /// because the pairer forgets the turn before the checker closes it).
+    last_paired: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -249,14 +279,15 @@ struct TurnState {
     calls_by_id: HashMap<String, VecDeque<usize>>,
     /// Waiting requests per open call.
     call_requests: HashMap<usize, Vec<usize>>,
-    /// Requests waiting for their response, by event index.
-    requests: HashMap<usize, OpenRequest>,
-    /// Inquiry IDs requested in the turn.
-    seen: HashMap<InquiryId, SeenId>,
+    /// The turn's requests in stream order. A vector, not a map: a huge
+    /// turn appends sequentially and finds a request by binary search over
+    /// event indices, instead of scattering entries over a table that
+    /// outgrows the cache.
+    requests: Vec<RequestSlot>,
     /// Last attempt per `(tool_call_id, question_id)`.
     attempts: HashMap<(String, String), u32>,
-    /// Responses that matched no waiting request, judged at turn end.
-    orphan_responses: HashMap<InquiryId, VecDeque<usize>>,
+    /// Responses that matched no waiting request, by ID.
+    orphan_responses: HashMap<InquiryId, EarlyResponses>,
     /// Findings not yet flushed.
     pending: Vec<Pending>,
 }
@@ -268,14 +299,45 @@ impl TurnState {
         }
     }
 
+    /// The request at event `index`.
+    fn slot(&self, index: usize) -> Option<&RequestSlot> {
+        let at = self
+            .requests
+            .binary_search_by_key(&index, |r| r.index)
+            .ok()?;
+        Some(&self.requests[at])
+    }
+
+    /// The waiting request at event `index`.
+    fn request_mut(&mut self, index: usize) -> Option<&mut OpenRequest> {
+        let at = self
+            .requests
+            .binary_search_by_key(&index, |r| r.index)
+            .ok()?;
+        self.requests[at].waiting.as_mut()
+    }
+
+    /// The waiting request at event `index`, now answered.
+    fn take_request(&mut self, index: usize) -> Option<OpenRequest> {
+        let at = self
+            .requests
+            .binary_search_by_key(&index, |r| r.index)
+            .ok()?;
+        self.requests[at].waiting.take()
+    }
+
     fn find(&mut self, index: usize, gate: Gate, finding: Option<Finding>) {
         if let Some(finding) = finding {
-            self.pending.push(Pending {
-                index,
-                gate,
-                finding,
-            });
+            self.defer(index, gate, Deferred::Ready(Box::new(finding)));
         }
+    }
+
+    fn defer(&mut self, index: usize, gate: Gate, finding: Deferred) {
+        self.pending.push(Pending {
+            index,
+            gate,
+            finding,
+        });
     }
 }
 
@@ -326,7 +388,13 @@ impl Checker {
     /// Feeds the next event as read by [`check_reader`]: its fields borrowed
     /// from the input, typed without copying the opaque values the checker
     /// never reads. The same judgment as [`Checker::push_raw`].
-    fn push_fields(&mut self, fields: FieldsRef<'_>) -> Result<Vec<Diagnostic>, String> {
+    /// Diagnostics go to `sink` one at a time, so even a turn of a million
+    /// findings is never held as diagnostics.
+    fn push_fields(
+        &mut self,
+        fields: FieldsRef<'_>,
+        sink: &mut dyn FnMut(Diagnostic),
+    ) -> Result<(), String> {
         let shape = Shape::of_texts(|name: &str| {
             fields
                 .iter()
@@ -334,7 +402,8 @@ impl Checker {
                 .map(|(_, v)| *v)
         });
         let event = type_fields(fields)?;
-        Ok(self.push_shaped(&event, &shape))
+        self.push_into(&event, &shape, sink);
+        Ok(())
     }
 
     /// Feeds the next event as this crate's writer would write it (for
@@ -345,19 +414,25 @@ impl Checker {
 
     /// Feeds the next event with its on-disk shape.
     pub fn push_shaped(&mut self, event: &Event, shape: &Shape) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        self.push_into(event, shape, &mut |d| out.push(d));
+        out
+    }
+
+    /// [`Checker::push_shaped`], handing each diagnostic to `sink`.
+    fn push_into(&mut self, event: &Event, shape: &Shape, sink: &mut dyn FnMut(Diagnostic)) {
         let index = self.next_index;
         self.next_index += 1;
         let step = self.pairer.push(index, event);
-        let mut out = Vec::new();
         match &step {
             PairStep::TurnEnded {
                 orphan_requests, ..
             } => {
-                out = self.close_turn(orphan_requests, true);
+                self.close_turn(orphan_requests, true, sink);
                 self.turn_index = self.pairer.turn();
             }
             PairStep::None
-            | PairStep::Opened
+            | PairStep::Opened { .. }
             | PairStep::Paired(_)
             | PairStep::OrphanResponse { .. } => {}
         }
@@ -394,7 +469,14 @@ impl Checker {
                         name: &c.name,
                     })
                     .collect();
-                let (candidates, placed) = rules::placement(&req.id, &req.source, &open);
+                // `rules::placement` would write the same finding now; it is
+                // written at the flush instead (see `Deferred`).
+                let (candidates, placed) = if open.is_empty() {
+                    self.turn.defer(index, Gate::Always, Deferred::Unplaced);
+                    (Vec::new(), None)
+                } else {
+                    rules::placement(&req.id, &req.source, &open)
+                };
                 let candidate_ids: Vec<&str> = candidates.iter().map(|c| c.id).collect();
                 let id_check = if candidates.is_empty() {
                     None
@@ -403,19 +485,26 @@ impl Checker {
                 };
                 let candidates: Vec<usize> = candidates.iter().map(|c| c.index).collect();
                 self.turn.find(index, Gate::Always, placed);
-                self.judge_id(index, &req.id, id_check);
+                let repeat_of = match step {
+                    PairStep::Opened { repeat_of } => repeat_of,
+                    PairStep::None
+                    | PairStep::TurnEnded { .. }
+                    | PairStep::Paired(_)
+                    | PairStep::OrphanResponse { .. } => None,
+                };
+                self.judge_id(index, &req.id, repeat_of, id_check);
                 for c in &candidates {
                     self.turn.call_requests.entry(*c).or_default().push(index);
                 }
-                self.turn.requests.insert(
+                self.turn.requests.push(RequestSlot {
                     index,
-                    OpenRequest {
-                        id: req.id.clone(),
+                    id: req.id.clone(),
+                    waiting: Some(OpenRequest {
                         facts,
                         candidates,
                         closed_by: None,
-                    },
-                );
+                    }),
+                });
             }
             EventKind::InquiryResponse(resp) => {
                 self.turn.find(
@@ -432,10 +521,10 @@ impl Checker {
                 );
                 match &step {
                     PairStep::Paired(pair) => {
-                        if let Some(seen) = self.turn.seen.get_mut(resp.id()) {
-                            seen.last_response = Some(index);
+                        if let Some(early) = self.turn.orphan_responses.get_mut(resp.id()) {
+                            early.last_paired = Some(index);
                         }
-                        if let Some(req) = self.turn.requests.remove(&pair.request) {
+                        if let Some(req) = self.turn.take_request(pair.request) {
                             let q = req.facts;
                             self.turn.find(
                                 index,
@@ -454,18 +543,23 @@ impl Checker {
                             );
                             let closed = req
                                 .closed_by
-                                .map(|(call, at)| rules::placement_closed(&req.id, &call, at));
+                                .map(|(call, at)| rules::placement_closed(resp.id(), &call, at));
                             self.turn.find(index, Gate::Always, closed);
                         }
                     }
                     PairStep::OrphanResponse { .. } => {
+                        let pairer = &self.pairer;
                         self.turn
                             .orphan_responses
                             .entry(resp.id().clone())
-                            .or_default()
+                            .or_insert_with(|| EarlyResponses {
+                                at: VecDeque::new(),
+                                last_paired: pairer.last_paired(resp.id()),
+                            })
+                            .at
                             .push_back(index);
                     }
-                    PairStep::None | PairStep::Opened | PairStep::TurnEnded { .. } => {}
+                    PairStep::None | PairStep::Opened { .. } | PairStep::TurnEnded { .. } => {}
                 }
             }
             EventKind::TurnStart
@@ -473,7 +567,6 @@ impl Checker {
             | EventKind::ChatResponse
             | EventKind::Other(_) => {}
         }
-        out
     }
 
     /// CHECK-TURN-UNIQUE-ID, CHECK-ID-FORMAT, CHECK-ID-ATTEMPT for a request.
@@ -483,28 +576,22 @@ impl Checker {
         &mut self,
         index: usize,
         id: &InquiryId,
+        repeat_of: Option<usize>,
         format: Option<Result<rules::IdParts, Finding>>,
     ) {
-        if let Some(seen) = self.turn.seen.get(id) {
+        if let Some(first_request) = repeat_of {
             let finding = Finding {
                 rule: rules::TURN_UNIQUE_ID,
                 ids: vec![id.to_string()],
                 message: format!(
                     "inquiry ID `{id}` is used again in this turn (first request at event {}); \
                      RFD 082 IDs are unique within a turn",
-                    seen.first_request
+                    first_request
                 ),
             };
             self.turn.find(index, Gate::AttemptIds, Some(finding));
             return;
         }
-        self.turn.seen.insert(
-            id.clone(),
-            SeenId {
-                first_request: index,
-                last_response: None,
-            },
-        );
         match format {
             None => {}
             Some(Err(f)) => self.turn.find(index, Gate::AttemptIds, Some(f)),
@@ -535,7 +622,7 @@ impl Checker {
         let Some(call) = call else { return };
         self.turn.calls.remove(&call);
         for r in self.turn.call_requests.remove(&call).unwrap_or_default() {
-            if let Some(req) = self.turn.requests.get_mut(&r) {
+            if let Some(req) = self.turn.request_mut(r) {
                 req.candidates.retain(|c| *c != call);
                 if req.candidates.is_empty() && req.closed_by.is_none() {
                     req.closed_by = Some((id.to_owned(), index));
@@ -545,12 +632,17 @@ impl Checker {
     }
 
     /// Ends the current turn: judges what stayed unpaired (when the turn is
-    /// `complete`), resolves the turn's profile, and flushes its findings in
-    /// event order.
-    fn close_turn(&mut self, orphan_requests: &[usize], complete: bool) -> Vec<Diagnostic> {
-        let turn = std::mem::take(&mut self.turn);
+    /// `complete`), resolves the turn's profile, and hands its findings to
+    /// `sink` in event order.
+    fn close_turn(
+        &mut self,
+        orphan_requests: &[usize],
+        complete: bool,
+        sink: &mut dyn FnMut(Diagnostic),
+    ) {
+        let mut turn = std::mem::take(&mut self.turn);
         let turn_no = self.turn_index;
-        let mut pending = turn.pending;
+        let mut pending = std::mem::take(&mut turn.pending);
         let level = match (self.mode, turn.evidence) {
             (ProfileMode::Fixed(p), _) => p,
             (ProfileMode::Auto, None) => self.previous,
@@ -569,21 +661,26 @@ impl Checker {
             | (ProfileMode::Auto, None | Some(Profile::Rfd082 | Profile::Rfd083)) => false,
         };
         if complete {
-            let mut early = turn.orphan_responses;
+            let mut early = std::mem::take(&mut turn.orphan_responses);
+            // Event indices of the requests left unanswered, in stream order.
             let mut unanswered = Vec::new();
+            // Both lists are in stream order: one merge walk.
+            let mut requests = turn.requests.iter();
             for &r in orphan_requests {
-                let Some(req) = turn.requests.get(&r) else {
+                let Some(req) = requests.find(|s| s.index >= r).filter(|s| s.index == r) else {
                     continue;
                 };
                 let before = early
                     .get_mut(&req.id)
-                    .and_then(|q| q.front().is_some_and(|&i| i < r).then(|| q.pop_front()))
+                    .and_then(|e| {
+                        e.at.front()
+                            .is_some_and(|&i| i < r)
+                            .then(|| e.at.pop_front())
+                    })
                     .flatten();
-                let finding = match before {
-                    Some(resp) => Pending {
-                        index: resp,
-                        gate: Gate::Always,
-                        finding: Finding {
+                match before {
+                    Some(resp) => {
+                        let finding = Finding {
                             rule: rules::RESPONSE_AFTER_REQUEST,
                             ids: vec![req.id.to_string()],
                             message: format!(
@@ -591,34 +688,32 @@ impl Checker {
                                  a response follows its request",
                                 req.id
                             ),
-                        },
-                    },
-                    None => {
-                        unanswered.push(Carried {
-                            id: req.id.clone(),
-                            turn: turn_no,
-                            index: r,
+                        };
+                        pending.push(Pending {
+                            index: resp,
+                            gate: Gate::Always,
+                            finding: Deferred::Ready(Box::new(finding)),
                         });
-                        Pending {
+                    }
+                    None => {
+                        unanswered.push(r);
+                        pending.push(Pending {
                             index: r,
                             gate: Gate::Always,
-                            finding: Finding {
-                                rule: rules::PAIRED,
-                                ids: vec![req.id.to_string()],
-                                message: unanswered_message(&req.id, legacy_shown),
-                            },
-                        }
+                            finding: Deferred::Unanswered,
+                        });
                     }
-                };
-                pending.push(finding);
+                }
             }
-            let mut rest: Vec<(usize, InquiryId)> = early
+            let mut rest: Vec<(usize, Option<usize>, InquiryId)> = early
                 .into_iter()
-                .flat_map(|(id, q)| q.into_iter().map(move |i| (i, id.clone())))
+                .flat_map(|(id, e)| {
+                    let answered = e.last_paired;
+                    e.at.into_iter().map(move |i| (i, answered, id.clone()))
+                })
                 .collect();
-            rest.sort_unstable_by_key(|(i, _)| *i);
-            for (i, id) in rest {
-                let answered = turn.seen.get(&id).and_then(|s| s.last_response);
+            rest.sort_unstable_by_key(|(i, _, _)| *i);
+            for (i, answered, id) in rest {
                 let carried = self.carried.iter().position(|c| c.id == id);
                 let (rule, message) = match (answered, carried) {
                     (Some(at), _) => (
@@ -644,21 +739,29 @@ impl Checker {
                         format!("inquiry response `{id}` answers no request in its turn"),
                     ),
                 };
+                let finding = Finding {
+                    rule,
+                    ids: vec![id.to_string()],
+                    message,
+                };
                 pending.push(Pending {
                     index: i,
                     gate: Gate::Always,
-                    finding: Finding {
-                        rule,
-                        ids: vec![id.to_string()],
-                        message,
-                    },
+                    finding: Deferred::Ready(Box::new(finding)),
                 });
             }
-            for c in unanswered {
+            // Only the newest `CARRY_LIMIT` can stay carried.
+            let keep = unanswered.len().saturating_sub(CARRY_LIMIT);
+            for &r in &unanswered[keep..] {
+                let Some(req) = turn.slot(r) else { continue };
                 if self.carried.len() == CARRY_LIMIT {
                     self.carried.pop_front();
                 }
-                self.carried.push_back(c);
+                self.carried.push_back(Carried {
+                    id: req.id.clone(),
+                    turn: turn_no,
+                    index: r,
+                });
             }
         }
         let keep_attempt_ids = level.writes_attempt_ids();
@@ -666,42 +769,67 @@ impl Checker {
             Gate::Always => true,
             Gate::AttemptIds => keep_attempt_ids,
         });
+        // Stable: findings of one event keep the order they were found in.
         pending.sort_by_key(|p| p.index);
-        self.diagnostics += pending.len();
-        pending
-            .into_iter()
-            .map(|p| Diagnostic {
-                rule: p.finding.rule,
+        for p in pending {
+            let finding = match (p.finding, turn.slot(p.index)) {
+                (Deferred::Ready(f), _) => *f,
+                (Deferred::Unplaced, Some(req)) => rules::unplaced(&req.id),
+                (Deferred::Unanswered, Some(req)) => Finding {
+                    rule: rules::PAIRED,
+                    ids: vec![req.id.to_string()],
+                    message: unanswered_message(&req.id, legacy_shown),
+                },
+                // Deferred findings are only made for the turn's requests.
+                (Deferred::Unplaced | Deferred::Unanswered, None) => continue,
+            };
+            self.diagnostics += 1;
+            sink(Diagnostic {
+                rule: finding.rule,
                 origin: self.origin.clone(),
                 turn: turn_no,
                 event_index: p.index,
-                ids: p.finding.ids,
-                message: one_line(p.finding.message),
-            })
-            .collect()
+                ids: finding.ids,
+                message: one_line(finding.message),
+            });
+        }
     }
 
     /// Ends the stream: judges the last turn. Further calls return nothing.
     pub fn finish(&mut self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        self.finish_into(&mut |d| out.push(d));
+        out
+    }
+
+    /// [`Checker::finish`], handing each diagnostic to `sink`.
+    fn finish_into(&mut self, sink: &mut dyn FnMut(Diagnostic)) {
         if self.finished || self.next_index == 0 {
             self.finished = true;
-            return Vec::new();
+            return;
         }
         self.finished = true;
         let orphans = self.pairer.finish();
-        self.close_turn(&orphans, true)
+        self.close_turn(&orphans, true, sink);
     }
 
     /// Ends a stream cut short by a read error: flushes what the last turn
     /// already showed, without judging its unpaired requests and responses
     /// (the rest of the turn was never read).
     pub fn abandon(&mut self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        self.abandon_into(&mut |d| out.push(d));
+        out
+    }
+
+    /// [`Checker::abandon`], handing each diagnostic to `sink`.
+    fn abandon_into(&mut self, sink: &mut dyn FnMut(Diagnostic)) {
         if self.finished || self.next_index == 0 {
             self.finished = true;
-            return Vec::new();
+            return;
         }
         self.finished = true;
-        self.close_turn(&[], false)
+        self.close_turn(&[], false, sink);
     }
 
     /// Events fed so far.
@@ -796,9 +924,9 @@ pub fn check_reader<R: BufRead>(
     let mut checker = Checker::new(origin, mode);
     let mut error = None;
     let mut events = EventReader::new(reader, origin);
-    while let Some(item) = events.next_with(|fields| checker.push_fields(fields)) {
-        let result = item.and_then(|(found, line, column)| {
-            found.map_err(|message| ReadError {
+    while let Some(item) = events.next_with(|fields| checker.push_fields(fields, &mut *sink)) {
+        let result = item.and_then(|(typed, line, column)| {
+            typed.map_err(|message| ReadError {
                 origin: origin.to_owned(),
                 event_index: Some(checker.events()),
                 line,
@@ -806,19 +934,15 @@ pub fn check_reader<R: BufRead>(
                 message,
             })
         });
-        match result {
-            Ok(found) => found.into_iter().for_each(&mut *sink),
-            Err(e) => {
-                error = Some(e);
-                break;
-            }
+        if let Err(e) = result {
+            error = Some(e);
+            break;
         }
     }
-    let rest = match error {
-        None => checker.finish(),
-        Some(_) => checker.abandon(),
-    };
-    rest.into_iter().for_each(&mut *sink);
+    match error {
+        None => checker.finish_into(sink),
+        Some(_) => checker.abandon_into(sink),
+    }
     (checker.summary(), error)
 }
 

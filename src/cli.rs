@@ -796,7 +796,7 @@ pub fn summarize(path: &Path) -> Result<String, String> {
                     .into_iter()
                     .map(|r| format!("  turn {turn}: unpaired request {} at event {r}", ids[r])),
             ),
-            PairStep::None | PairStep::Opened => {}
+            PairStep::None | PairStep::Opened { .. } => {}
         }
     }
     let turn = pairer.turn();

@@ -119,7 +119,13 @@ pub enum PairStep {
         orphan_requests: Vec<usize>,
     },
     /// A request is now waiting for its response.
-    Opened,
+    Opened {
+        /// The turn's first request with the same ID, when this one repeats
+        /// an ID already requested in the turn (answered or not): the
+        /// evidence of rule `CHECK-TURN-UNIQUE-ID`, found by the probe that
+        /// queues the request.
+        repeat_of: Option<usize>,
+    },
     /// A response matched the earliest waiting request with its ID.
     Paired(Pair),
     /// A response matched no waiting request in its turn.
@@ -201,6 +207,8 @@ struct KeyQueue {
     /// Log slots of the oldest and newest waiting requests (`NONE` if none).
     head: usize,
     tail: usize,
+    /// The key's first request in the turn.
+    first: usize,
     last_paired: Option<usize>,
 }
 
@@ -214,9 +222,10 @@ impl<K> Default for ByOrder<K> {
 }
 
 impl<K: Hash + Eq + Clone> ByOrder<K> {
-    /// A request at `index` starts waiting. One hash and one probe: the key
-    /// is cloned up front (free for borrowed keys).
-    fn open(&mut self, key: &K, index: usize) {
+    /// A request at `index` starts waiting; returns the key's first request
+    /// in the turn if the key was requested before. One hash and one probe:
+    /// the key is cloned up front (free for borrowed keys).
+    fn open(&mut self, key: &K, index: usize) -> Option<usize> {
         let slot = self.log.len();
         self.log.push(Logged { index, next: NONE });
         match self.keys.entry(key.clone()) {
@@ -228,13 +237,16 @@ impl<K: Hash + Eq + Clone> ByOrder<K> {
                     self.log[q.tail].next = slot;
                 }
                 q.tail = slot;
+                Some(q.first)
             }
             Entry::Vacant(v) => {
                 v.insert(KeyQueue {
                     head: slot,
                     tail: slot,
+                    first: index,
                     last_paired: None,
                 });
+                None
             }
         }
     }
@@ -316,10 +328,9 @@ impl Pairer {
                     orphan_requests,
                 }
             }
-            Role::Request(id) => {
-                self.by_order.open(id, index);
-                PairStep::Opened
-            }
+            Role::Request(id) => PairStep::Opened {
+                repeat_of: self.by_order.open(id, index),
+            },
             Role::Response(id) => match self.by_order.close(id, index) {
                 Some(request) => PairStep::Paired(Pair {
                     turn: self.turn,
@@ -330,6 +341,12 @@ impl Pairer {
             },
             Role::Neither => PairStep::None,
         }
+    }
+
+    /// The index of the last response that paired with a request of `id` in
+    /// the current turn.
+    pub fn last_paired(&self, id: &InquiryId) -> Option<usize> {
+        self.by_order.last_paired(id)
     }
 
     /// Ends the stream: the current turn's unpaired requests, in stream order.
@@ -358,7 +375,9 @@ fn pair_by<'a, K: Hash + Eq + Clone>(
                 by_order.reset();
                 turn += 1;
             }
-            Role::Request(k) => by_order.open(&k, i),
+            Role::Request(k) => {
+                by_order.open(&k, i);
+            }
             Role::Response(k) => match by_order.close(&k, i) {
                 Some(request) => out.pairs.push(Pair {
                     turn,
@@ -573,7 +592,9 @@ fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
         for i in turn.start..turn.end {
             let e = &events[i];
             match inquiry_role(e) {
-                Role::Request(id) => inquiries.open(&id, i),
+                Role::Request(id) => {
+                    inquiries.open(&id, i);
+                }
                 Role::Response(id) => {
                     if inquiries.close(&id, i).is_none() {
                         fate[i] = Some(Orphan::InquiryResponse);
@@ -582,7 +603,9 @@ fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
                 Role::TurnStart | Role::Neither => {}
             }
             match tool_call_role(e) {
-                Role::Request(id) => tools.open(&id, i),
+                Role::Request(id) => {
+                    tools.open(&id, i);
+                }
                 Role::Response(id) => {
                     if tools.close(&id, i).is_none() {
                         fate[i] = Some(Orphan::ToolCallResponse);
@@ -823,14 +846,16 @@ mod tests {
     #[test]
     fn by_order_orphans_in_stream_order_across_keys() {
         let mut b: ByOrder<&str> = ByOrder::default();
-        b.open(&"x", 10);
-        b.open(&"y", 11);
-        b.open(&"x", 12);
-        b.open(&"y", 13);
-        assert_eq!(b.close(&"y", 14), Some(11));
+        assert_eq!(b.open(&"x", 10), None);
+        assert_eq!(b.open(&"y", 11), None);
+        assert_eq!(b.open(&"x", 12), Some(10));
+        assert_eq!(b.close(&"y", 13), Some(11));
+        // A key stays known after its queue empties: a repeat still names
+        // the turn's first request with the key.
+        assert_eq!(b.open(&"y", 14), Some(11));
         assert_eq!(b.close(&"z", 15), None);
-        assert_eq!(b.orphans().collect::<Vec<_>>(), vec![10, 12, 13]);
-        assert_eq!(b.last_paired(&"y"), Some(14));
+        assert_eq!(b.orphans().collect::<Vec<_>>(), vec![10, 12, 14]);
+        assert_eq!(b.last_paired(&"y"), Some(13));
         assert_eq!(b.last_paired(&"x"), None);
         b.reset();
         assert_eq!(b.orphans().count(), 0);

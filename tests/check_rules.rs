@@ -1303,3 +1303,56 @@ fn catalog_lists_every_check_rule() {
         }
     }
 }
+
+/// Rules: CHECK-PLACEMENT, CHECK-PAIRED, CHECK-RESPONSE-AFTER-REQUEST — the
+/// findings a huge turn holds as tags until the turn ends (a request in no
+/// open call, a request left unanswered) are written at the flush, in event
+/// order, each event's findings in the order found, beside findings written
+/// when found; and with the ID of their own request, not a neighbour's.
+#[test]
+fn deferred_findings_flush_in_event_order_with_their_own_ids() {
+    let s = S::new()
+        .turn()
+        .answer("x.q.1", json!(true)) // 1: before its request
+        .ask("a.q.1", boolean()) // 2: no call, never answered
+        .ask("x.q.1", boolean()) // 3: no call; answered early at 1
+        .call("c1", "fs") // 4
+        .ask("c1.q.1", boolean()) // 5: placed, answered at 6
+        .answer("c1.q.1", json!(true)) // 6
+        .done("c1") // 7
+        .ask("b.q.1", boolean()) // 8: no call, never answered
+        .turn() // 9
+        .ask("a.q.1", boolean()); // 10: no call, never answered (last turn)
+    let c = run(&s, R082);
+    let got: Vec<(&str, usize, usize, String)> = c
+        .diagnostics
+        .iter()
+        .map(|d| (d.rule, d.turn, d.event_index, d.ids.join(",")))
+        .collect();
+    let want: Vec<(&str, usize, usize, String)> = vec![
+        (r::RESPONSE_AFTER_REQUEST, 0, 1, "x.q.1".into()),
+        (r::PLACEMENT, 0, 2, "a.q.1".into()),
+        (r::PAIRED, 0, 2, "a.q.1".into()),
+        (r::PLACEMENT, 0, 3, "x.q.1".into()),
+        (r::PLACEMENT, 0, 8, "b.q.1".into()),
+        (r::PAIRED, 0, 8, "b.q.1".into()),
+        (r::PLACEMENT, 1, 10, "a.q.1".into()),
+        (r::PAIRED, 1, 10, "a.q.1".into()),
+    ];
+    assert_eq!(got, want);
+    assert!(
+        c.diagnostics[1]
+            .message
+            .contains("`a.q.1` is not inside an open tool call"),
+        "{}",
+        c.diagnostics[1].message
+    );
+    assert!(
+        c.diagnostics[2]
+            .message
+            .contains("`a.q.1` has no response in its turn"),
+        "{}",
+        c.diagnostics[2].message
+    );
+    assert_eq!(c.summary.diagnostics, want.len());
+}

@@ -386,14 +386,26 @@ proptest! {
     }
 
     /// Rule: STREAM-PAIR-ORDER — the streaming `Pairer`, fed one event at a
-    /// time, finds what `pair` finds.
+    /// time, finds what `pair` finds; and (CHECK-TURN-UNIQUE-ID's evidence)
+    /// every request it opens names the turn's first request with the same
+    /// ID, found by a naive scan.
     #[test]
     fn streaming_pairer_agrees_with_pair(events in arb::stream()) {
         let mut p = Pairer::new();
         let mut got = Pairing::default();
+        let turn_of = turn_numbers(&events);
         for (i, e) in events.iter().enumerate() {
             match p.push(i, e) {
-                PairStep::None | PairStep::Opened => {}
+                PairStep::None => {}
+                PairStep::Opened { repeat_of } => {
+                    let id = member(Family::Inquiry, e);
+                    let first = (0..i).find(|&j| {
+                        turn_of[j] == turn_of[i]
+                            && matches!(events[j].kind, EventKind::InquiryRequest(_))
+                            && member(Family::Inquiry, &events[j]) == id
+                    });
+                    prop_assert_eq!(repeat_of, first, "request at {}", i);
+                }
                 PairStep::TurnEnded { turn, orphan_requests } => {
                     got.orphan_requests.extend(orphan_requests.into_iter().map(|r| (turn, r)))
                 }

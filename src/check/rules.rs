@@ -431,17 +431,7 @@ pub fn placement<'a>(
     open: &[OpenCallRef<'a>],
 ) -> (Vec<OpenCallRef<'a>>, Option<Finding>) {
     if open.is_empty() {
-        return (
-            Vec::new(),
-            Some(Finding::new(
-                PLACEMENT,
-                vec![id.to_string()],
-                format!(
-                    "inquiry request `{id}` is not inside an open tool call; an inquiry sits \
-                     between a tool_call_request and its tool_call_response"
-                ),
-            )),
-        );
+        return (Vec::new(), Some(unplaced(id)));
     }
     match source {
         InquirySource::Tool { name } => {
@@ -473,6 +463,19 @@ pub fn placement<'a>(
             (open.to_vec(), None)
         }
     }
+}
+
+/// CHECK-PLACEMENT for a request with no open tool call at all (what
+/// [`placement`] finds when `open` is empty).
+pub fn unplaced(id: &InquiryId) -> Finding {
+    Finding::new(
+        PLACEMENT,
+        vec![id.to_string()],
+        format!(
+            "inquiry request `{id}` is not inside an open tool call; an inquiry sits between a \
+             tool_call_request and its tool_call_response"
+        ),
+    )
 }
 
 /// CHECK-PLACEMENT-CLOSED: the response came after the `tool_call_response`
