@@ -25,9 +25,10 @@
 
 pub mod arb;
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
+use std::ops::Range;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -534,9 +535,44 @@ pub struct SanitizeFaults {
 }
 
 /// [`sanitize`], with faults injected (for fault-injection tests only).
-pub fn sanitize_with(events: Vec<Event>, faults: SanitizeFaults) -> Sanitized {
-    let plan = plan(&events, faults);
-    apply(events, plan)
+///
+/// The stream is repaired one turn at a time, in the input's own buffer:
+/// a turn is planned (its orphans found) and then written out at once,
+/// while its events are still in the cache, so each event is read from
+/// memory once however long the stream. (With the `across_turns` fault the
+/// whole stream is one batch: its pairs may span turns.)
+pub fn sanitize_with(mut events: Vec<Event>, faults: SanitizeFaults) -> Sanitized {
+    let mut out = Writer::new(events.len());
+    let mut placer = Placer::default();
+    if faults.across_turns {
+        let all = turns(&events);
+        let plan = plan(&events, &all, &mut placer, faults);
+        let all = 0..events.len();
+        out.apply(&mut events, all, plan);
+    } else {
+        let mut turn = Turn {
+            index: 0,
+            start: 0,
+            end: 0,
+        };
+        while turn.end < events.len() {
+            turn.start = turn.end;
+            turn.end = turn_end(&events, turn.start);
+            let plan = plan(&events, &[turn], &mut placer, faults);
+            out.apply(&mut events, turn.start..turn.end, plan);
+            turn.index += 1;
+        }
+    }
+    out.finish(events)
+}
+
+/// One past the last event of the turn that starts at `start` (the rule of
+/// [`turns`]).
+fn turn_end(events: &[Event], start: usize) -> usize {
+    events[start + 1..]
+        .iter()
+        .position(|e| matches!(e.kind, EventKind::TurnStart))
+        .map_or(events.len(), |k| start + 1 + k)
 }
 
 /// A synthetic response to insert before input index `at`.
@@ -547,8 +583,10 @@ struct Injection {
     event: Event,
 }
 
+/// The repair of a batch of turns.
 struct Plan {
-    /// Per input event: `Some(reason)` if it goes.
+    /// Per input event of the batch, from its first: `Some(reason)` if it
+    /// goes.
     fate: Vec<Option<Orphan>>,
     /// The same, as the report lists it (input order).
     removed: Vec<Removed>,
@@ -578,14 +616,17 @@ fn count_requests<'a, K>(events: &'a [Event], role: fn(&'a Event) -> Role<K>) ->
         .count()
 }
 
-fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
-    let mut fate: Vec<Option<Orphan>> = vec![None; events.len()];
+/// Plans the repair of `batch`, consecutive turns of `events` (one, or all
+/// with the `across_turns` fault).
+fn plan(events: &[Event], batch: &[Turn], placer: &mut Placer, faults: SanitizeFaults) -> Plan {
+    let offset = batch.first().map_or(0, |t| t.start);
+    let len = batch.last().map_or(0, |t| t.end) - offset;
+    let mut fate: Vec<Option<Orphan>> = vec![None; len];
     let mut removed: Vec<Removed> = Vec::new();
     let mut injections: Vec<Injection> = Vec::new();
     let mut inquiries: ByOrder<&InquiryId> = ByOrder::default();
     let mut tools: ByOrder<&str> = ByOrder::default();
-    let mut placer = Placer::default();
-    for turn in turns(events) {
+    for &turn in batch {
         let turn_events = &events[turn.start..turn.end];
         inquiries.reserve(count_requests(turn_events, inquiry_role));
         tools.reserve(count_requests(turn_events, tool_call_role));
@@ -597,7 +638,7 @@ fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
                 }
                 Role::Response(id) => {
                     if inquiries.close(&id, i).is_none() {
-                        fate[i] = Some(Orphan::InquiryResponse);
+                        fate[i - offset] = Some(Orphan::InquiryResponse);
                     }
                 }
                 Role::TurnStart | Role::Neither => {}
@@ -608,7 +649,7 @@ fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
                 }
                 Role::Response(id) => {
                     if tools.close(&id, i).is_none() {
-                        fate[i] = Some(Orphan::ToolCallResponse);
+                        fate[i - offset] = Some(Orphan::ToolCallResponse);
                     }
                 }
                 Role::TurnStart | Role::Neither => {}
@@ -616,14 +657,14 @@ fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
         }
         if !faults.across_turns {
             for r in inquiries.orphans() {
-                fate[r] = Some(Orphan::InquiryRequest);
+                fate[r - offset] = Some(Orphan::InquiryRequest);
             }
             inquiries.reset();
         }
         placer.place(events, turn, &tools, &mut injections);
         tools.reset();
         removed.extend((turn.start..turn.end).filter_map(|index| {
-            fate[index].map(|reason| Removed {
+            fate[index - offset].map(|reason| Removed {
                 index,
                 turn: turn.index,
                 reason,
@@ -632,7 +673,7 @@ fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
     }
     if faults.across_turns {
         for r in inquiries.orphans() {
-            fate[r] = Some(Orphan::InquiryRequest);
+            fate[r - offset] = Some(Orphan::InquiryRequest);
         }
     }
     Plan {
@@ -646,12 +687,12 @@ fn plan(events: &[Event], faults: SanitizeFaults) -> Plan {
 /// turn to turn, and ordering is a counting sort over the turn's positions,
 /// so a turn costs O(its events) whatever its orphans.
 #[derive(Default)]
-struct Placer<'a> {
+struct Placer {
     /// `next_end[k]`: the first exchange-ending event at or after offset `k`
     /// of the turn, or the turn's end.
     next_end: Vec<usize>,
-    /// `(position, request, id)` per orphan, in request order.
-    placed: Vec<(usize, usize, &'a str)>,
+    /// `(position, request)` per orphan, in request order.
+    placed: Vec<(usize, usize)>,
     /// Counting-sort buckets by position offset.
     count: Vec<usize>,
     order: Vec<usize>,
@@ -659,14 +700,14 @@ struct Placer<'a> {
     content: Option<Opaque>,
 }
 
-impl<'a> Placer<'a> {
+impl Placer {
     /// Appends a synthetic response for each orphaned tool call of `turn` to
     /// `out`, in (position, request) order.
     fn place(
         &mut self,
-        events: &'a [Event],
+        events: &[Event],
         turn: Turn,
-        tools: &ByOrder<&'a str>,
+        tools: &ByOrder<&str>,
         out: &mut Vec<Injection>,
     ) {
         let mut orphans = tools.orphans().peekable();
@@ -693,13 +734,12 @@ impl<'a> Placer<'a> {
             // After the request and after every response its ID paired: the
             // by-order pairs of the turn stay exactly as they were.
             let anchor = tools.last_paired(&id).map_or(r, |p| p.max(r));
-            self.placed
-                .push((self.next_end[anchor - turn.start], r, id));
+            self.placed.push((self.next_end[anchor - turn.start], r));
         }
         // Stable counting sort by position: ties keep request order.
         self.count.clear();
         self.count.resize(len + 2, 0);
-        for &(at, _, _) in &self.placed {
+        for &(at, _) in &self.placed {
             self.count[at - turn.start + 1] += 1;
         }
         for k in 1..self.count.len() {
@@ -707,7 +747,7 @@ impl<'a> Placer<'a> {
         }
         self.order.clear();
         self.order.resize(self.placed.len(), 0);
-        for (j, &(at, _, _)) in self.placed.iter().enumerate() {
+        for (j, &(at, _)) in self.placed.iter().enumerate() {
             let slot = &mut self.count[at - turn.start];
             self.order[*slot] = j;
             *slot += 1;
@@ -716,7 +756,18 @@ impl<'a> Placer<'a> {
             Opaque::from_value(&Value::String(base64(INTERRUPTED_TOOL_CALL.as_bytes())))
         });
         for &j in &self.order {
-            let (at, request, id) = self.placed[j];
+            let (at, request) = self.placed[j];
+            let id = match &events[request].kind {
+                EventKind::ToolCallRequest(call) => call.id.as_str(),
+                // `placed` only holds tool-call requests.
+                EventKind::TurnStart
+                | EventKind::ChatRequest
+                | EventKind::ChatResponse
+                | EventKind::ToolCallResponse(_)
+                | EventKind::InquiryRequest(_)
+                | EventKind::InquiryResponse(_)
+                | EventKind::Other(_) => continue,
+            };
             out.push(Injection {
                 at,
                 request,
@@ -737,66 +788,108 @@ impl<'a> Placer<'a> {
     }
 }
 
-/// Builds the output in the input's own buffer: removed events are
-/// compacted away (one forward pass), then the buffer grows by the
-/// injections and the kept events move right to make room for them (one
-/// backward pass). No second buffer of the stream's size is allocated (for a
-/// big stream that buffer is fresh pages, whose faults cost more than the
-/// moves).
-fn apply(mut events: Vec<Event>, plan: Plan) -> Sanitized {
-    let Plan {
-        fate,
-        removed,
-        mut injections,
-    } = plan;
-    let mut origin: Vec<Option<usize>> =
-        Vec::with_capacity(events.len() - removed.len() + injections.len());
-    origin.extend((0..events.len()).filter(|&i| fate[i].is_none()).map(Some));
-    if !removed.is_empty() {
-        // `retain` visits every element once, in order.
-        let mut fates = fate.iter();
-        events.retain(|_| fates.next().is_some_and(|f| f.is_none()));
-    }
-    if injections.is_empty() {
-        return Sanitized {
-            events,
-            origin,
-            removed,
+/// Writes the repaired stream into the input's own buffer, batch after
+/// batch, as a queue: events leave the input in order (slots before the
+/// read position are free), and the output fills the free slots in order.
+/// An event that keeps its place is never moved, so a clean stream is
+/// returned untouched (rule `STREAM-SANITIZE-CLEAN-IDENTITY`); removals
+/// shift the rest left; an injection waits in `queue` until a slot frees,
+/// or lands past the end.
+struct Writer {
+    /// The next output slot.
+    write: usize,
+    /// Output events waiting for a free slot, in output order.
+    queue: VecDeque<Event>,
+    origin: Vec<Option<usize>>,
+    removed: Vec<Removed>,
+    injected: Vec<Injected>,
+}
+
+impl Writer {
+    fn new(len: usize) -> Writer {
+        Writer {
+            write: 0,
+            queue: VecDeque::new(),
+            origin: Vec::with_capacity(len),
+            removed: Vec::new(),
             injected: Vec::new(),
-        };
-    }
-    let kept = events.len();
-    let size = kept + injections.len();
-    // Placeholders, each overwritten below; an event with no heap data.
-    events.resize_with(size, || Event::new(EventKind::TurnStart));
-    origin.resize(size, None);
-    let mut injected = Vec::with_capacity(injections.len());
-    let (mut read, mut write) = (kept, size);
-    // `injections` is sorted by position, then request: the last goes last.
-    while let Some(inj) = injections.pop() {
-        while read > 0 && origin[read - 1].is_some_and(|i| i >= inj.at) {
-            read -= 1;
-            write -= 1;
-            events.swap(read, write);
-            origin.swap(read, write);
         }
-        write -= 1;
-        events[write] = inj.event;
-        origin[write] = None;
-        injected.push(Injected {
+    }
+
+    /// Writes out the input events of `batch` (every event before it is
+    /// already read) with the injections of its plan.
+    fn apply(&mut self, events: &mut [Event], batch: Range<usize>, plan: Plan) {
+        let Plan {
+            fate,
+            removed,
+            injections,
+        } = plan;
+        self.removed.extend(removed);
+        // Sorted by position, then request: they land in that order.
+        let mut injections = injections.into_iter().peekable();
+        for (read, fate) in batch.clone().zip(fate) {
+            while let Some(inj) = injections.next_if(|inj| inj.at <= read) {
+                self.inject(inj);
+                self.fill(events, read);
+            }
+            match fate {
+                Some(_) => events[read] = placeholder(),
+                None => {
+                    self.origin.push(Some(read));
+                    if self.write == read && self.queue.is_empty() {
+                        self.write += 1;
+                        continue;
+                    }
+                    let e = std::mem::replace(&mut events[read], placeholder());
+                    self.queue.push_back(e);
+                }
+            }
+            self.fill(events, read + 1);
+        }
+        for inj in injections {
+            self.inject(inj);
+        }
+        self.fill(events, batch.end);
+    }
+
+    fn inject(&mut self, inj: Injection) {
+        self.injected.push(Injected {
             request: inj.request,
             turn: inj.turn,
-            at: write,
+            at: self.origin.len(),
         });
+        self.origin.push(None);
+        self.queue.push_back(inj.event);
     }
-    debug_assert_eq!(read, write, "every slot is filled");
-    injected.reverse();
-    Sanitized {
-        events,
-        origin,
-        removed,
-        injected,
+
+    /// Moves queued events into the free slots before `read`.
+    fn fill(&mut self, events: &mut [Event], read: usize) {
+        while self.write < read {
+            let Some(e) = self.queue.pop_front() else {
+                return;
+            };
+            events[self.write] = e;
+            self.write += 1;
+        }
     }
+
+    /// The repaired stream, once every event has been read.
+    fn finish(self, mut events: Vec<Event>) -> Sanitized {
+        events.truncate(self.write);
+        events.extend(self.queue);
+        debug_assert_eq!(events.len(), self.origin.len(), "one origin per event");
+        Sanitized {
+            events,
+            origin: self.origin,
+            removed: self.removed,
+            injected: self.injected,
+        }
+    }
+}
+
+/// What a free slot holds until it is written: an event with no heap data.
+fn placeholder() -> Event {
+    Event::new(EventKind::TurnStart)
 }
 
 /// Standard base64 with padding (RFC 4648 §4), the encoding real streams use

@@ -321,8 +321,12 @@ proptest! {
         let tool = naive_pair(&events, Family::ToolCall);
         prop_assert!(inq.orphan_requests.is_empty() && inq.orphan_responses.is_empty());
         prop_assert!(tool.orphan_requests.is_empty() && tool.orphan_responses.is_empty());
-        let out = sanitize(events.clone());
+        let input = events.clone();
+        let buffer = input.as_ptr();
+        let out = sanitize(input);
         prop_assert!(out.is_unchanged());
+        // The input itself comes back: its buffer, not a copy.
+        prop_assert_eq!(out.events.as_ptr(), buffer);
         prop_assert_eq!(out.events, events);
     }
 
