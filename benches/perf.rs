@@ -9,6 +9,8 @@
 //!    ordinary streams and on the worst cases of rule `STREAM-LINEAR`: the
 //!    time ratio per 10x (linear is 10x; the bar is 12), with a bare
 //!    `HashMap` insert of the huge turn's keys as the memory-bound baseline.
+//!    Each (shape, size) point runs in a fresh process of this binary (see
+//!    [`in_child`]).
 //! 3. Peak RSS of the release `inquiry-model check` on a generated 1 GB
 //!    stream against a 10 MB one (bounded memory: about the same).
 //! 4. Model throughput: coordinator steps and exploration scenarios per
@@ -116,7 +118,7 @@ impl Config {
             (false, _) => 1,
             (true, 1_000_000..) => 5,
             (true, 100_000..) => 9,
-            (true, _) => 15,
+            (true, _) => 31,
         }
     }
 }
@@ -378,48 +380,12 @@ fn verdict(ok: bool, bar: &str) -> String {
 
 fn scaling(cfg: &Config, table: &mut Table) {
     let sizes = cfg.scaling_sizes;
-    for (name, build) in shapes::SHAPES {
+    for (k, (name, _)) in shapes::SHAPES.iter().enumerate() {
         // Per operation, the median time at each size.
         let mut medians: [[Duration; 3]; 3] = Default::default();
         let mut spreads: [[String; 3]; 3] = Default::default();
         for (s, &n) in sizes.iter().enumerate() {
-            let events = build(n);
-            let mut bytes = Vec::new();
-            Stream::new(events.clone())
-                .write_json_lines(&mut bytes)
-                .expect("writing to a Vec cannot fail");
-            let runs = cfg.runs(n);
-            let mut read = || {
-                flush_caches();
-                timed(|| {
-                    let mut n = 0;
-                    for e in EventReader::new(&bytes[..], "scaling").typed() {
-                        e.expect("generated streams read");
-                        n += 1;
-                    }
-                    n
-                })
-            };
-            let mut checked = || {
-                flush_caches();
-                timed(|| {
-                    let mut found = 0usize;
-                    check::check_reader(&bytes[..], "scaling", ProfileMode::Auto, &mut |_| {
-                        found += 1
-                    });
-                    found
-                })
-            };
-            let mut sanitized = || {
-                let input = events.clone();
-                flush_caches();
-                let t = Instant::now();
-                let out = black_box(sanitize(black_box(input)));
-                let d = t.elapsed();
-                drop(out);
-                d
-            };
-            let times = interleaved(runs, &mut [&mut read, &mut checked, &mut sanitized]);
+            let times = in_child(cfg, &format!("shape:{k}:{n}"));
             for op in 0..3 {
                 medians[op][s] = median(times[op].clone());
                 spreads[op][s] = spread(&times[op]);
@@ -449,20 +415,7 @@ fn scaling(cfg: &Config, table: &mut Table) {
     let mut medians = [Duration::ZERO; 3];
     let mut spreads: [String; 3] = Default::default();
     for (s, &n) in sizes.iter().enumerate() {
-        let keys = shapes::huge_turn_ids(n);
-        let mut insert = || {
-            let keys = keys.clone();
-            flush_caches();
-            let t = Instant::now();
-            let mut m: HashMap<_, usize> = HashMap::new();
-            for (i, k) in keys.into_iter().enumerate() {
-                m.insert(k, i);
-            }
-            let d = t.elapsed();
-            drop(black_box(m));
-            d
-        };
-        let times = interleaved(cfg.runs(n), &mut [&mut insert]);
+        let times = in_child(cfg, &format!("keys:{n}"));
         medians[s] = median(times[0].clone());
         spreads[s] = spread(&times[0]);
     }
@@ -481,6 +434,121 @@ fn scaling(cfg: &Config, table: &mut Table) {
             spreads[s].clone(),
         );
     }
+}
+
+/// The environment variable that makes this binary measure one scaling
+/// point and print its times instead of the table.
+const POINT: &str = "BENCH_POINT";
+
+/// Measures one scaling point in a fresh process of this same binary. Each
+/// point gets a heap of its own: measured in one process, the 10^6-event
+/// runs inherit a heap fragmented by every earlier shape and size, which
+/// slows the same code by up to 1.6x and says nothing about the code.
+fn in_child(cfg: &Config, point: &str) -> Vec<Vec<Duration>> {
+    let exe = std::env::current_exe().expect("the bench binary knows its path");
+    let mut cmd = Command::new(exe);
+    if cfg.full {
+        cmd.arg("--bench");
+    }
+    let out = cmd
+        .env(POINT, point)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("the bench binary runs");
+    assert!(out.status.success(), "scaling point {point} failed");
+    let text = String::from_utf8(out.stdout).expect("the child prints ASCII");
+    text.trim()
+        .split(';')
+        .map(|op| {
+            op.split(',')
+                .map(|ns| Duration::from_nanos(ns.parse().expect("the child prints nanoseconds")))
+                .collect()
+        })
+        .collect()
+}
+
+/// The child's side of [`in_child`]: `shape:K:N` times read, check and
+/// sanitize of shape `K` at `N` events; `keys:N` the bare `HashMap` insert.
+/// Prints each operation's run times in nanoseconds, comma-separated, one
+/// operation after another, separated by `;`.
+fn scaling_point(cfg: &Config, point: &str) {
+    let parts: Vec<&str> = point.split(':').collect();
+    let times = match parts.as_slice() {
+        ["shape", k, n] => {
+            let build = shapes::SHAPES[k.parse::<usize>().expect("a shape index")].1;
+            shape_times(cfg, build, n.parse().expect("an event count"))
+        }
+        ["keys", n] => key_times(cfg, n.parse().expect("an event count")),
+        _ => panic!("unknown {POINT} {point:?}"),
+    };
+    let line: Vec<String> = times
+        .iter()
+        .map(|op| {
+            op.iter()
+                .map(|d| d.as_nanos().to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    println!("{}", line.join(";"));
+}
+
+/// Read, check and sanitize of one stream of about `n` events, interleaved.
+fn shape_times(cfg: &Config, build: shapes::Build, n: usize) -> Vec<Vec<Duration>> {
+    let events = build(n);
+    let mut bytes = Vec::new();
+    Stream::new(events.clone())
+        .write_json_lines(&mut bytes)
+        .expect("writing to a Vec cannot fail");
+    let mut read = || {
+        flush_caches();
+        timed(|| {
+            let mut n = 0;
+            for e in EventReader::new(&bytes[..], "scaling").typed() {
+                e.expect("generated streams read");
+                n += 1;
+            }
+            n
+        })
+    };
+    let mut checked = || {
+        flush_caches();
+        timed(|| {
+            let mut found = 0usize;
+            check::check_reader(&bytes[..], "scaling", ProfileMode::Auto, &mut |_| {
+                found += 1
+            });
+            found
+        })
+    };
+    let mut sanitized = || {
+        let input = events.clone();
+        flush_caches();
+        let t = Instant::now();
+        let out = black_box(sanitize(black_box(input)));
+        let d = t.elapsed();
+        drop(out);
+        d
+    };
+    interleaved(cfg.runs(n), &mut [&mut read, &mut checked, &mut sanitized])
+}
+
+/// The huge turn's `n / 2` distinct keys inserted in a bare `HashMap`.
+fn key_times(cfg: &Config, n: usize) -> Vec<Vec<Duration>> {
+    let keys = shapes::huge_turn_ids(n);
+    let mut insert = || {
+        let keys = keys.clone();
+        flush_caches();
+        let t = Instant::now();
+        let mut m: HashMap<_, usize> = HashMap::new();
+        for (i, k) in keys.into_iter().enumerate() {
+            m.insert(k, i);
+        }
+        let d = t.elapsed();
+        drop(black_box(m));
+        d
+    };
+    interleaved(cfg.runs(n), &mut [&mut insert])
 }
 
 // ---------------------------------------------------------------------------
@@ -702,6 +770,10 @@ fn model(cfg: &Config, table: &mut Table) {
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let cfg = Config::from_env(full);
+    if let Ok(point) = std::env::var(POINT) {
+        scaling_point(&cfg, &point);
+        return;
+    }
     let start = Instant::now();
     let load_before = load_average();
     let mut table = Table { rows: Vec::new() };
