@@ -771,8 +771,18 @@ impl Checker {
         });
         // Stable: findings of one event keep the order they were found in.
         pending.sort_by_key(|p| p.index);
+        // `pending` and `requests` are both in event order: a deferred
+        // finding finds its request by one forward walk, not a search each.
+        let mut requests = turn.requests.iter().peekable();
         for p in pending {
-            let finding = match (p.finding, turn.slot(p.index)) {
+            let slot = match p.finding {
+                Deferred::Ready(_) => None,
+                Deferred::Unplaced | Deferred::Unanswered => {
+                    while requests.next_if(|r| r.index < p.index).is_some() {}
+                    requests.peek().filter(|r| r.index == p.index)
+                }
+            };
+            let finding = match (p.finding, slot) {
                 (Deferred::Ready(f), _) => *f,
                 (Deferred::Unplaced, Some(req)) => rules::unplaced(&req.id),
                 (Deferred::Unanswered, Some(req)) => Finding {
