@@ -25,9 +25,9 @@
 
 pub mod arb;
 
-use std::collections::hash_map::Entry;
+use std::collections::hash_map::{Entry, RandomState};
 use std::collections::{HashMap, VecDeque};
-use std::hash::Hash;
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::ops::Range;
 
 use serde::Serialize;
@@ -187,10 +187,19 @@ const NONE: usize = usize::MAX;
 /// threaded through the turn's request log. Reading the orphans back is
 /// O(requests in the turn) and already in stream order.
 #[derive(Debug)]
-struct ByOrder<K> {
-    /// Per key: its waiting requests (as a list through `log`) and the index
-    /// of the last response it paired.
-    keys: HashMap<K, KeyQueue>,
+struct ByOrder<K, S = RandomState> {
+    /// Per key hash, the key's queue (the first of a chain when distinct
+    /// keys share all 64 bits of their hash). A table of 16-byte entries
+    /// that holds no key: half a million keys fit in the L3 cache, where a
+    /// table of the keys and their queues would not, and every probe of a
+    /// huge turn would be a miss.
+    slots: HashMap<u64, usize, BuildHasherDefault<Prehashed>>,
+    /// The keys of the turn with their queues, in first-request order
+    /// (appended, so written sequentially).
+    queues: Vec<KeyQueue<K>>,
+    /// Keyed SipHash, as a `HashMap` of the keys would use (tests put a
+    /// colliding hasher here to exercise the chains).
+    hasher: S,
     /// Every request opened this turn, in stream order.
     log: Vec<Logged>,
 }
@@ -204,69 +213,116 @@ struct Logged {
 }
 
 #[derive(Debug)]
-struct KeyQueue {
+struct KeyQueue<K> {
+    key: K,
     /// Log slots of the oldest and newest waiting requests (`NONE` if none).
     head: usize,
     tail: usize,
     /// The key's first request in the turn.
     first: usize,
-    last_paired: Option<usize>,
+    /// The last response it paired, or `NONE`.
+    last_paired: usize,
+    /// The next queue whose key has the same hash, or `NONE`.
+    collision: usize,
 }
 
-impl<K> Default for ByOrder<K> {
+/// The hasher of [`ByOrder::slots`], whose keys are already hashes.
+#[derive(Debug, Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, hash: u64) {
+        self.0 = hash;
+    }
+
+    /// Not reached for `u64` keys; total anyway (FNV-1a).
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+impl<K, S: Default> Default for ByOrder<K, S> {
     fn default() -> Self {
         ByOrder {
-            keys: HashMap::new(),
+            slots: HashMap::default(),
+            queues: Vec::new(),
+            hasher: S::default(),
             log: Vec::new(),
         }
     }
 }
 
-impl<K: Hash + Eq + Clone> ByOrder<K> {
+impl<K: Hash + Eq + Clone, S: BuildHasher> ByOrder<K, S> {
+    /// The queue of `key`, if the turn has seen it.
+    fn find(&self, key: &K) -> Option<usize> {
+        let chain = *self.slots.get(&self.hasher.hash_one(key))?;
+        find_in_chain(&self.queues, chain, key)
+    }
+
     /// A request at `index` starts waiting; returns the key's first request
-    /// in the turn if the key was requested before. One hash and one probe:
-    /// the key is cloned up front (free for borrowed keys).
+    /// in the turn if the key was requested before. One hash and one probe;
+    /// the key is cloned once, when first seen (free for borrowed keys).
     fn open(&mut self, key: &K, index: usize) -> Option<usize> {
         let slot = self.log.len();
         self.log.push(Logged { index, next: NONE });
-        match self.keys.entry(key.clone()) {
-            Entry::Occupied(o) => {
-                let q = o.into_mut();
-                if q.head == NONE {
-                    q.head = slot;
-                } else {
-                    self.log[q.tail].next = slot;
+        let hash = self.hasher.hash_one(key);
+        let new = self.queues.len();
+        let collision = match self.slots.entry(hash) {
+            Entry::Occupied(mut o) => {
+                let chain = *o.get();
+                if let Some(q) = find_in_chain(&self.queues, chain, key) {
+                    let queue = &mut self.queues[q];
+                    if queue.head == NONE {
+                        queue.head = slot;
+                    } else {
+                        self.log[queue.tail].next = slot;
+                    }
+                    queue.tail = slot;
+                    return Some(queue.first);
                 }
-                q.tail = slot;
-                Some(q.first)
+                o.insert(new);
+                chain
             }
             Entry::Vacant(v) => {
-                v.insert(KeyQueue {
-                    head: slot,
-                    tail: slot,
-                    first: index,
-                    last_paired: None,
-                });
-                None
+                v.insert(new);
+                NONE
             }
-        }
+        };
+        self.queues.push(KeyQueue {
+            key: key.clone(),
+            head: slot,
+            tail: slot,
+            first: index,
+            last_paired: NONE,
+            collision,
+        });
+        None
     }
 
     /// A response at `index`: the request it pairs with, if any.
     fn close(&mut self, key: &K, index: usize) -> Option<usize> {
-        let q = self.keys.get_mut(key)?;
-        if q.head == NONE {
+        let q = self.find(key)?;
+        let queue = &mut self.queues[q];
+        if queue.head == NONE {
             return None;
         }
-        let entry = &mut self.log[q.head];
-        q.head = entry.next;
-        q.last_paired = Some(index);
+        let entry = &mut self.log[queue.head];
+        queue.head = entry.next;
+        queue.last_paired = index;
         Some(std::mem::replace(&mut entry.index, NONE))
     }
 
     /// The last response `key` paired in this turn.
     fn last_paired(&self, key: &K) -> Option<usize> {
-        self.keys.get(key).and_then(|q| q.last_paired)
+        self.find(key)
+            .map(|q| self.queues[q].last_paired)
+            .filter(|&i| i != NONE)
     }
 
     /// The requests still waiting, in stream order.
@@ -274,23 +330,48 @@ impl<K: Hash + Eq + Clone> ByOrder<K> {
         self.log.iter().map(|l| l.index).filter(|&i| i != NONE)
     }
 
-    /// Makes room for `requests` more requests at once, so a big turn's map
-    /// is built at its final size instead of growing through every doubling
-    /// (each of which re-hashes every key, reading it from wherever it lies).
+    /// Makes room for `requests` more requests at once, so a big turn's
+    /// table is built at its final size instead of growing through every
+    /// doubling.
     fn reserve(&mut self, requests: usize) {
-        self.keys.reserve(requests);
+        self.slots.reserve(requests);
         self.log.reserve(requests);
     }
 
-    /// Forgets the turn. A used map is dropped, not cleared: clearing costs
-    /// its capacity, which a later run of small turns must not pay again.
+    /// Forgets the turn. A used table is dropped, not cleared: clearing
+    /// costs its capacity, which a later run of small turns must not pay
+    /// again; so is a big key list or log, whose memory a run of small
+    /// turns would otherwise keep.
     fn reset(&mut self) {
-        if !self.keys.is_empty() {
-            self.keys = HashMap::new();
+        if !self.slots.is_empty() {
+            self.slots = HashMap::default();
         }
-        self.log.clear();
+        if self.queues.capacity() > RESET_KEEPS {
+            self.queues = Vec::new();
+        } else {
+            self.queues.clear();
+        }
+        if self.log.capacity() > RESET_KEEPS {
+            self.log = Vec::new();
+        } else {
+            self.log.clear();
+        }
     }
 }
+
+/// The queue of `key` in the chain of `queues` starting at `q`.
+fn find_in_chain<K: Eq>(queues: &[KeyQueue<K>], mut q: usize, key: &K) -> Option<usize> {
+    while q != NONE {
+        if queues[q].key == *key {
+            return Some(q);
+        }
+        q = queues[q].collision;
+    }
+    None
+}
+
+/// The capacity of a buffer [`ByOrder::reset`] keeps for the next turn.
+const RESET_KEEPS: usize = 1024;
 
 /// Incremental inquiry pairing, one event at a time, with memory
 /// proportional to the inquiry requests of the current turn. The CLI and the
@@ -916,6 +997,8 @@ fn base64(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
 
     /// The synthetic content is valid base64: RFC 4648 §10 test vectors.
     #[test]
@@ -952,6 +1035,88 @@ mod tests {
         assert_eq!(b.last_paired(&"x"), None);
         b.reset();
         assert_eq!(b.orphans().count(), 0);
-        assert_eq!(b.keys.capacity(), 0);
+        assert_eq!(b.slots.capacity(), 0);
+    }
+
+    /// Hashes every key to the same value: every key of a turn lands in one
+    /// collision chain, the path a real 64-bit SipHash collision takes.
+    #[derive(Default)]
+    struct Collide;
+
+    impl Hasher for Collide {
+        fn finish(&self) -> u64 {
+            7
+        }
+        fn write(&mut self, _: &[u8]) {}
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Open(u8),
+        Close(u8),
+        LastPaired(u8),
+        Reset,
+    }
+
+    fn ops() -> impl Strategy<Value = Vec<Op>> {
+        let op = prop_oneof![
+            4 => (0u8..6).prop_map(Op::Open),
+            4 => (0u8..6).prop_map(Op::Close),
+            2 => (0u8..6).prop_map(Op::LastPaired),
+            1 => Just(Op::Reset),
+        ];
+        proptest::collection::vec(op, 0..60)
+    }
+
+    /// Runs `ops` on a `ByOrder` with hasher `S` and on a naive list, and
+    /// checks every answer and the orphans after each step.
+    fn agrees_with_naive<S: BuildHasher + Default>(ops: &[Op]) -> Result<(), TestCaseError> {
+        let mut b: ByOrder<u8, S> = ByOrder::default();
+        // (key, index, waiting) per request of the turn, and the turn's
+        // pairings as (key, response index).
+        let mut requests: Vec<(u8, usize, bool)> = Vec::new();
+        let mut paired: Vec<(u8, usize)> = Vec::new();
+        for (index, op) in ops.iter().enumerate() {
+            match *op {
+                Op::Open(k) => {
+                    let first = requests.iter().find(|r| r.0 == k).map(|r| r.1);
+                    requests.push((k, index, true));
+                    prop_assert_eq!(b.open(&k, index), first);
+                }
+                Op::Close(k) => {
+                    let want = requests.iter_mut().find(|r| r.0 == k && r.2).map(|r| {
+                        r.2 = false;
+                        r.1
+                    });
+                    if want.is_some() {
+                        paired.push((k, index));
+                    }
+                    prop_assert_eq!(b.close(&k, index), want);
+                }
+                Op::LastPaired(k) => {
+                    let want = paired.iter().rev().find(|p| p.0 == k).map(|p| p.1);
+                    prop_assert_eq!(b.last_paired(&k), want);
+                }
+                Op::Reset => {
+                    requests.clear();
+                    paired.clear();
+                    b.reset();
+                }
+            }
+            let waiting: Vec<usize> = requests.iter().filter(|r| r.2).map(|r| r.1).collect();
+            prop_assert_eq!(b.orphans().collect::<Vec<_>>(), waiting);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        /// Rule: STREAM-PAIR-ORDER — by-order matching equals a naive list
+        /// of the turn's requests, with the real keyed hash and with a hash
+        /// under which every key collides (the chains of `ByOrder::slots`).
+        #[test]
+        fn by_order_agrees_with_a_naive_list_even_when_every_hash_collides(ops in ops()) {
+            agrees_with_naive::<RandomState>(&ops)?;
+            agrees_with_naive::<BuildHasherDefault<Collide>>(&ops)?;
+        }
     }
 }
