@@ -1110,9 +1110,10 @@ mod tests {
     }
 
     proptest! {
-        /// Rule: STREAM-PAIR-ORDER — by-order matching equals a naive list
-        /// of the turn's requests, with the real keyed hash and with a hash
-        /// under which every key collides (the chains of `ByOrder::slots`).
+        /// Rules: PERF-PAIR-TABLE, STREAM-PAIR-ORDER — by-order matching
+        /// equals a naive list of the turn's requests, with the real keyed
+        /// hash and with a hash under which every key collides (the chains
+        /// of `ByOrder::slots`).
         #[test]
         fn by_order_agrees_with_a_naive_list_even_when_every_hash_collides(ops in ops()) {
             agrees_with_naive::<RandomState>(&ops)?;

@@ -1304,7 +1304,7 @@ fn catalog_lists_every_check_rule() {
     }
 }
 
-/// Rules: CHECK-PLACEMENT, CHECK-PAIRED, CHECK-RESPONSE-AFTER-REQUEST — the
+/// Rules: PERF-CHECK-DEFERRED, CHECK-PLACEMENT, CHECK-PAIRED, CHECK-RESPONSE-AFTER-REQUEST — the
 /// findings a huge turn holds as tags until the turn ends (a request in no
 /// open call, a request left unanswered) are written at the flush, in event
 /// order, each event's findings in the order found, beside findings written
