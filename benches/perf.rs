@@ -20,7 +20,8 @@
 //!
 //! Knobs (environment): `BENCH_BIG_MB` (default 1024), `BENCH_CORPUS_MB`
 //! (default 64), `BENCH_STRIDE` (exploration stride, default 20),
-//! `BENCH_CASES` (proptest cases, default 2000), `BENCH_ONLY` (a comma list of
+//! `BENCH_CASES` (proptest cases, default 2000), `BENCH_ROUNDS` (rounds of
+//! the scaling section, default 5), `BENCH_ONLY` (a comma list of
 //! `throughput`, `scaling`, `memory`, `model`).
 //!
 //! Timings are medians of interleaved runs (A, B, A, B, …), so background
@@ -67,6 +68,7 @@ struct Config {
     small_mb: u64,
     stride: usize,
     cases: usize,
+    rounds: usize,
     only: Option<Vec<String>>,
 }
 
@@ -91,6 +93,7 @@ impl Config {
                 small_mb: 10,
                 stride: num("BENCH_STRIDE", 20) as usize,
                 cases: num("BENCH_CASES", 2000) as usize,
+                rounds: num("BENCH_ROUNDS", 5).max(1) as usize,
                 only,
             }
         } else {
@@ -103,6 +106,7 @@ impl Config {
                 small_mb: 1,
                 stride: 5_000,
                 cases: 20,
+                rounds: 1,
                 only,
             }
         }
@@ -117,16 +121,16 @@ impl Config {
     /// Rounds of the scaling section: each round measures every point
     /// (shape and size) once, each in a fresh process.
     fn rounds(&self) -> usize {
-        if self.full { 3 } else { 1 }
+        if self.full { self.rounds } else { 1 }
     }
 
-    /// Repetitions for a measurement of about `n` events (in all rounds).
+    /// Repetitions for a measurement of about `n` events in one round.
     fn runs(&self, n: usize) -> usize {
         match (self.full, n) {
             (false, _) => 1,
-            (true, 1_000_000..) => 6,
-            (true, 100_000..) => 9,
-            (true, _) => 30,
+            (true, 1_000_000..) => 2,
+            (true, 100_000..) => 3,
+            (true, _) => 10,
         }
     }
 }
@@ -143,6 +147,8 @@ struct Row {
 
 struct Table {
     rows: Vec<Row>,
+    /// Lines printed under the table.
+    notes: Vec<String>,
 }
 
 impl Table {
@@ -219,7 +225,8 @@ impl Table {
 /// The fastest run: what a scaling ratio compares. On a shared machine
 /// noise only ever adds time, and a slow spell that hits one size's runs
 /// and not the other's moves a ratio of medians by a third; the fastest of
-/// runs spread over three rounds is the closest to the code's own cost.
+/// runs spread over rounds in fresh processes (see [`confirmed`]) is the
+/// closest to the code's own cost.
 fn fastest(xs: &[Duration]) -> Duration {
     xs.iter().min().copied().unwrap_or_default()
 }
@@ -396,29 +403,35 @@ fn verdict(ok: bool, bar: &str) -> String {
 
 fn scaling(cfg: &Config, table: &mut Table) {
     let sizes = cfg.scaling_sizes;
-    // Per shape, operation and size: the run times. A round visits every
-    // point once, so the rounds of one point lie a minute apart and a slow
-    // spell of the machine rarely covers all of them.
-    let mut all: Vec<[[Vec<Duration>; 3]; 3]> = vec![Default::default(); shapes::SHAPES.len()];
-    for _ in 0..cfg.rounds() {
+    let rounds = cfg.rounds();
+    // Per shape, operation and size: the run times with their round. A
+    // round visits every point once, so the rounds of one point lie half a
+    // minute apart and a slow spell of the machine rarely covers all of them.
+    let mut all: Vec<[[Vec<Sample>; 3]; 3]> = vec![Default::default(); shapes::SHAPES.len()];
+    for round in 0..rounds {
         for (k, times) in all.iter_mut().enumerate() {
             for (s, &n) in sizes.iter().enumerate() {
-                let runs = cfg.runs(n).div_ceil(cfg.rounds());
-                let round = in_child(cfg, &format!("shape:{k}:{n}:{runs}"));
-                for (op, t) in round.into_iter().enumerate() {
-                    times[op][s].extend(t);
+                let point = in_child(cfg, &format!("shape:{k}:{n}:{}", cfg.runs(n)));
+                for (op, t) in point.into_iter().enumerate() {
+                    times[op][s].extend(t.into_iter().map(|time| Sample { time, round }));
                 }
             }
         }
     }
+    let mut unconfirmed = Vec::new();
     for ((name, _), times) in shapes::SHAPES.iter().zip(&all) {
         // Per operation, the fastest time at each size.
         let mut best: [[Duration; 3]; 3] = Default::default();
         let mut spreads: [[String; 3]; 3] = Default::default();
         for op in 0..3 {
             for s in 0..3 {
-                best[op][s] = fastest(&times[op][s]);
-                spreads[op][s] = spread(&times[op][s]);
+                let t: Vec<Duration> = times[op][s].iter().map(|x| x.time).collect();
+                best[op][s] = fastest(&t);
+                spreads[op][s] = spread(&t);
+                if !confirmed(&times[op][s]) {
+                    let what = ["read", "check", "sanitize"][op];
+                    unconfirmed.push(format!("{what}, {name}, {}", sizes[s]));
+                }
             }
         }
         for (op, what) in ["read", "check", "sanitize"].iter().enumerate() {
@@ -443,10 +456,9 @@ fn scaling(cfg: &Config, table: &mut Table) {
     // The memory-bound baseline: the huge turn's distinct keys inserted in a
     // bare std HashMap (SipHash), the work every by-ID structure must do.
     let mut times: [Vec<Duration>; 3] = Default::default();
-    for _ in 0..cfg.rounds() {
+    for _ in 0..rounds.min(2) {
         for (s, &n) in sizes.iter().enumerate() {
-            let runs = cfg.runs(n).div_ceil(cfg.rounds());
-            let round = in_child(cfg, &format!("keys:{n}:{runs}"));
+            let round = in_child(cfg, &format!("keys:{n}:{}", cfg.runs(n)));
             times[s].extend(round.into_iter().flatten());
         }
     }
@@ -467,6 +479,41 @@ fn scaling(cfg: &Config, table: &mut Table) {
             spreads[s].clone(),
         );
     }
+    table.notes.push(format!(
+        "scaling: {rounds} rounds; the ratios compare the fastest run of each size, confirmed \
+         when runs of two rounds come within 5% of it (BENCH_ROUNDS=N for more)"
+    ));
+    if cfg.full && !unconfirmed.is_empty() {
+        table.notes.push(format!(
+            "scaling: NOT CONFIRMED after {rounds} rounds (the machine stayed noisy; rerun): {}",
+            unconfirmed.join("; ")
+        ));
+    }
+}
+
+/// One timed run of a scaling point, and the round it ran in.
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    time: Duration,
+    round: usize,
+}
+
+/// A point's fastest time is confirmed when runs of at least two rounds
+/// (two processes, half a minute apart) come within 5% of it: a figure no
+/// other round came near is reported as such.
+fn confirmed(samples: &[Sample]) -> bool {
+    let Some(best) = samples.iter().map(|x| x.time).min() else {
+        return false;
+    };
+    let near = best.as_secs_f64() * 1.05;
+    let mut rounds: Vec<usize> = samples
+        .iter()
+        .filter(|x| x.time.as_secs_f64() <= near)
+        .map(|x| x.round)
+        .collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    rounds.len() >= 2
 }
 
 /// The environment variable that makes this binary measure one scaling
@@ -817,7 +864,10 @@ fn main() {
     }
     let start = Instant::now();
     let load_before = load_average();
-    let mut table = Table { rows: Vec::new() };
+    let mut table = Table {
+        rows: Vec::new(),
+        notes: Vec::new(),
+    };
     if cfg.wants("throughput") {
         throughput(&cfg, &mut table);
     }
@@ -844,12 +894,15 @@ fn main() {
     println!(
         "{} cores; load average {} at start, {} at end; {:.0} s in all. MB = 10^6 bytes; \
          times are medians of interleaved runs; scaling rows compare the fastest run of each \
-         size (each size in a fresh process, three rounds), with cold caches.",
+         size (each size in a fresh process), with cold caches.",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         load_before,
         load_average(),
         start.elapsed().as_secs_f64()
     );
+    for note in &table.notes {
+        println!("{note}");
+    }
     match std::env::var("GLIBC_TUNABLES") {
         Ok(t) => println!("allocator: GLIBC_TUNABLES={t} (freed memory is kept, at every size)"),
         Err(_) => {
