@@ -331,10 +331,13 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ByOrder<K, S> {
     }
 
     /// Makes room for `requests` more requests at once, so a big turn's
-    /// table is built at its final size instead of growing through every
-    /// doubling.
+    /// table and lists are built at their final size instead of growing
+    /// through every doubling (each a copy of all that came before). Room
+    /// for a key per request is only address space when keys repeat: the
+    /// pages nobody writes are never touched.
     fn reserve(&mut self, requests: usize) {
         self.slots.reserve(requests);
+        self.queues.reserve(requests);
         self.log.reserve(requests);
     }
 
@@ -626,34 +629,64 @@ pub fn sanitize_with(mut events: Vec<Event>, faults: SanitizeFaults) -> Sanitize
     let mut out = Writer::new(events.len());
     let mut placer = Placer::default();
     if faults.across_turns {
-        let all = turns(&events);
+        let mut all: Vec<Scanned> = Vec::new();
+        while let Some(t) = scan_turn(&events, all.last().map_or(0, |t| t.turn.end), all.len()) {
+            all.push(t);
+        }
         let plan = plan(&events, &all, &mut placer, faults);
         let all = 0..events.len();
         out.apply(&mut events, all, plan);
     } else {
-        let mut turn = Turn {
-            index: 0,
-            start: 0,
-            end: 0,
-        };
-        while turn.end < events.len() {
-            turn.start = turn.end;
-            turn.end = turn_end(&events, turn.start);
-            let plan = plan(&events, &[turn], &mut placer, faults);
-            out.apply(&mut events, turn.start..turn.end, plan);
-            turn.index += 1;
+        let (mut start, mut index) = (0, 0);
+        while let Some(t) = scan_turn(&events, start, index) {
+            let plan = plan(&events, &[t], &mut placer, faults);
+            out.apply(&mut events, t.turn.start..t.turn.end, plan);
+            (start, index) = (t.turn.end, index + 1);
         }
     }
     out.finish(events)
 }
 
-/// One past the last event of the turn that starts at `start` (the rule of
-/// [`turns`]).
-fn turn_end(events: &[Event], start: usize) -> usize {
-    events[start + 1..]
-        .iter()
-        .position(|e| matches!(e.kind, EventKind::TurnStart))
-        .map_or(events.len(), |k| start + 1 + k)
+/// A turn (the rule of [`turns`]) and how many requests of each pairing it
+/// holds, found in one pass over its events.
+#[derive(Debug, Clone, Copy)]
+struct Scanned {
+    turn: Turn,
+    inquiry_requests: usize,
+    tool_requests: usize,
+}
+
+/// The turn that starts at `start`, if any event is left.
+fn scan_turn(events: &[Event], start: usize, index: usize) -> Option<Scanned> {
+    if start >= events.len() {
+        return None;
+    }
+    let mut scanned = Scanned {
+        turn: Turn {
+            index,
+            start,
+            end: events.len(),
+        },
+        inquiry_requests: 0,
+        tool_requests: 0,
+    };
+    for (i, e) in events.iter().enumerate().skip(start) {
+        match e.kind {
+            EventKind::TurnStart if i > start => {
+                scanned.turn.end = i;
+                break;
+            }
+            EventKind::InquiryRequest(_) => scanned.inquiry_requests += 1,
+            EventKind::ToolCallRequest(_) => scanned.tool_requests += 1,
+            EventKind::TurnStart
+            | EventKind::ChatRequest
+            | EventKind::ChatResponse
+            | EventKind::ToolCallResponse(_)
+            | EventKind::InquiryResponse(_)
+            | EventKind::Other(_) => {}
+        }
+    }
+    Some(scanned)
 }
 
 /// A synthetic response to insert before input index `at`.
@@ -689,28 +722,20 @@ fn ends_tool_exchange(kind: &EventKind) -> bool {
     }
 }
 
-/// How many requests of one pairing `events` hold.
-fn count_requests<'a, K>(events: &'a [Event], role: fn(&'a Event) -> Role<K>) -> usize {
-    events
-        .iter()
-        .filter(|e| matches!(role(e), Role::Request(_)))
-        .count()
-}
-
 /// Plans the repair of `batch`, consecutive turns of `events` (one, or all
 /// with the `across_turns` fault).
-fn plan(events: &[Event], batch: &[Turn], placer: &mut Placer, faults: SanitizeFaults) -> Plan {
-    let offset = batch.first().map_or(0, |t| t.start);
-    let len = batch.last().map_or(0, |t| t.end) - offset;
+fn plan(events: &[Event], batch: &[Scanned], placer: &mut Placer, faults: SanitizeFaults) -> Plan {
+    let offset = batch.first().map_or(0, |t| t.turn.start);
+    let len = batch.last().map_or(0, |t| t.turn.end) - offset;
     let mut fate: Vec<Option<Orphan>> = vec![None; len];
     let mut removed: Vec<Removed> = Vec::new();
     let mut injections: Vec<Injection> = Vec::new();
     let mut inquiries: ByOrder<&InquiryId> = ByOrder::default();
     let mut tools: ByOrder<&str> = ByOrder::default();
-    for &turn in batch {
-        let turn_events = &events[turn.start..turn.end];
-        inquiries.reserve(count_requests(turn_events, inquiry_role));
-        tools.reserve(count_requests(turn_events, tool_call_role));
+    for scanned in batch {
+        let turn = scanned.turn;
+        inquiries.reserve(scanned.inquiry_requests);
+        tools.reserve(scanned.tool_requests);
         for i in turn.start..turn.end {
             let e = &events[i];
             match inquiry_role(e) {
@@ -870,8 +895,9 @@ impl Placer {
 }
 
 /// Writes the repaired stream into the input's own buffer, batch after
-/// batch, as a queue: events leave the input in order (slots before the
-/// read position are free), and the output fills the free slots in order.
+/// batch, as a queue: events leave the input in order (slots between the
+/// write and the read position are free: they hold placeholders and removed
+/// events not yet dropped), and the output fills the free slots in order.
 /// An event that keeps its place is never moved, so a clean stream is
 /// returned untouched (rule `STREAM-SANITIZE-CLEAN-IDENTITY`); removals
 /// shift the rest left; an injection waits in `queue` until a slot frees,
@@ -914,10 +940,19 @@ impl Writer {
                 self.fill(events, read);
             }
             match fate {
-                Some(_) => events[read] = placeholder(),
+                // A removed event stays where it is, dead: its slot is
+                // free, and it is dropped when an event is written over it
+                // or when the buffer is cut at the end.
+                Some(_) => {}
                 None => {
                     self.origin.push(Some(read));
-                    if self.write == read && self.queue.is_empty() {
+                    if self.queue.is_empty() {
+                        // Into the first free slot (its own, if none is
+                        // free); whatever the free slot held moves to `read`,
+                        // free in turn. One exchange, no placeholder written.
+                        if self.write != read {
+                            events.swap(self.write, read);
+                        }
                         self.write += 1;
                         continue;
                     }
@@ -943,7 +978,8 @@ impl Writer {
         self.queue.push_back(inj.event);
     }
 
-    /// Moves queued events into the free slots before `read`.
+    /// Moves queued events into the free slots before `read` (dropping what
+    /// the slots held).
     fn fill(&mut self, events: &mut [Event], read: usize) {
         while self.write < read {
             let Some(e) = self.queue.pop_front() else {
