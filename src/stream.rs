@@ -633,13 +633,13 @@ pub fn sanitize_with(mut events: Vec<Event>, faults: SanitizeFaults) -> Sanitize
         while let Some(t) = scan_turn(&events, all.last().map_or(0, |t| t.turn.end), all.len()) {
             all.push(t);
         }
-        let plan = plan(&events, &all, &mut placer, faults);
+        let plan = plan(&events, &all, &mut placer, &mut out.removed, faults);
         let all = 0..events.len();
         out.apply(&mut events, all, plan);
     } else {
         let (mut start, mut index) = (0, 0);
         while let Some(t) = scan_turn(&events, start, index) {
-            let plan = plan(&events, &[t], &mut placer, faults);
+            let plan = plan(&events, &[t], &mut placer, &mut out.removed, faults);
             out.apply(&mut events, t.turn.start..t.turn.end, plan);
             (start, index) = (t.turn.end, index + 1);
         }
@@ -702,8 +702,6 @@ struct Plan {
     /// Per input event of the batch, from its first: `Some(reason)` if it
     /// goes.
     fate: Vec<Option<Orphan>>,
-    /// The same, as the report lists it (input order).
-    removed: Vec<Removed>,
     /// Sorted by `at`, then by request.
     injections: Vec<Injection>,
 }
@@ -723,12 +721,18 @@ fn ends_tool_exchange(kind: &EventKind) -> bool {
 }
 
 /// Plans the repair of `batch`, consecutive turns of `events` (one, or all
-/// with the `across_turns` fault).
-fn plan(events: &[Event], batch: &[Scanned], placer: &mut Placer, faults: SanitizeFaults) -> Plan {
+/// with the `across_turns` fault). The removed events go straight to the
+/// report, `removed`.
+fn plan(
+    events: &[Event],
+    batch: &[Scanned],
+    placer: &mut Placer,
+    removed: &mut Vec<Removed>,
+    faults: SanitizeFaults,
+) -> Plan {
     let offset = batch.first().map_or(0, |t| t.turn.start);
     let len = batch.last().map_or(0, |t| t.turn.end) - offset;
     let mut fate: Vec<Option<Orphan>> = vec![None; len];
-    let mut removed: Vec<Removed> = Vec::new();
     let mut injections: Vec<Injection> = Vec::new();
     let mut inquiries: ByOrder<&InquiryId> = ByOrder::default();
     let mut tools: ByOrder<&str> = ByOrder::default();
@@ -782,11 +786,7 @@ fn plan(events: &[Event], batch: &[Scanned], placer: &mut Placer, faults: Saniti
             fate[r - offset] = Some(Orphan::InquiryRequest);
         }
     }
-    Plan {
-        fate,
-        removed,
-        injections,
-    }
+    Plan { fate, injections }
 }
 
 /// Places the synthetic responses of a turn. Its buffers are reused from
@@ -926,12 +926,7 @@ impl Writer {
     /// Writes out the input events of `batch` (every event before it is
     /// already read) with the injections of its plan.
     fn apply(&mut self, events: &mut [Event], batch: Range<usize>, plan: Plan) {
-        let Plan {
-            fate,
-            removed,
-            injections,
-        } = plan;
-        self.removed.extend(removed);
+        let Plan { fate, injections } = plan;
         // Sorted by position, then request: they land in that order.
         let mut injections = injections.into_iter().peekable();
         for (read, fate) in batch.clone().zip(fate) {
