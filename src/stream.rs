@@ -183,9 +183,10 @@ const NONE: usize = usize::MAX;
 /// By-order matching within one turn: a request waits in the FIFO queue of
 /// its key; a response takes the front of its key's queue (rule
 /// `STREAM-PAIR-ORDER`). Every operation is O(1) expected and allocates
-/// nothing per key beyond the map entry: each key's queue is a linked list
-/// threaded through the turn's request log. Reading the orphans back is
-/// O(requests in the turn) and already in stream order.
+/// nothing per key beyond its table entry and its place in the key list:
+/// each key's queue is a linked list threaded through the turn's request
+/// log. Reading the orphans back is O(requests in the turn) and already in
+/// stream order (rule `PERF-PAIR-TABLE` for the table's layout).
 #[derive(Debug)]
 struct ByOrder<K, S = RandomState> {
     /// Per key hash, the key's queue (the first of a chain when distinct
