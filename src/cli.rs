@@ -15,6 +15,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
 pub mod model_commands;
+pub mod sanitize_command;
 
 use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode};
 use crate::stream::{PairStep, Pairer};
@@ -56,6 +57,10 @@ enum Command {
     /// Judge persisted streams against every CHECK-* rule (the conformance
     /// oracle). Exit 0: no violation; 1: violations; 2: unusable input.
     Check(CheckArgs),
+    /// Repair one stream as RFD 082's turn-scoped sanitize does and write it
+    /// out, with a report of every removal and injection. Exit 0: nothing to
+    /// repair; 1: repaired; 2: unusable input.
+    Sanitize(sanitize_command::SanitizeArgs),
     /// Run a scenario through the model and print the trace as JSON.
     Run(model_commands::RunArgs),
     /// Write conformance vectors: scenario in, expected stream and
@@ -147,6 +152,7 @@ where
     match cli.command {
         Command::Summary { paths } => summary(paths),
         Command::Check(args) => check_command(args),
+        Command::Sanitize(args) => sanitize_command::sanitize_command(args),
         Command::Run(args) => model_commands::run_command(args),
         Command::Vectors(args) => model_commands::vectors_command(args),
         Command::Explain(args) => model_commands::explain_command(args),

@@ -569,3 +569,164 @@ fn cli_check_large_stream_in_bounded_memory() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// sanitize
+// ---------------------------------------------------------------------------
+
+/// A stream with one of each repair: an inquiry request never answered, a
+/// tool call never answered, an inquiry response with no request, and a
+/// tool-call response with no request; plus a clean second turn.
+fn needs_repair() -> Vec<inquiry_model::wire::Event> {
+    use inquiry_model::stream::arb::*;
+    use inquiry_model::wire::InquiryId;
+    let id = InquiryId::new("toolu_a", "apply", 1);
+    let stray = InquiryId::new("toolu_z", "apply", 1);
+    vec![
+        turn_start(),
+        chat_request(),
+        tool_call_request("toolu_a"),
+        inquiry_request(id.clone()),
+        answered(stray, json!(true)),
+        chat_response(),
+        tool_call_response("toolu_gone"),
+        turn_start(),
+        tool_call_request("toolu_b"),
+        inquiry_request(id.clone()),
+        answered(id, json!(false)),
+        tool_call_response("toolu_b"),
+        chat_response(),
+    ]
+}
+
+/// Rule: CLI-SANITIZE — `sanitize` writes exactly the library's repair of
+/// the stream (as JSON Lines), reports every removal and injection as the
+/// library does (`--report json`), and exits 1 because it repaired.
+#[test]
+fn sanitize_writes_the_library_repair_and_exits_1() {
+    use inquiry_model::stream::sanitize;
+    use inquiry_model::wire::Stream;
+    let events = needs_repair();
+    let dir = TempDir::new("sanitize-repair");
+    let mut input = Vec::new();
+    Stream::new(events.clone())
+        .write_json_lines(&mut input)
+        .unwrap();
+    let path = dir.write("in.jsonl", &input);
+    let want = sanitize(events.clone());
+    assert_eq!(want.removed.len(), 3, "the stream needs three removals");
+    assert_eq!(want.injected.len(), 1, "and one injection");
+    let mut want_bytes = Vec::new();
+    Stream::new(want.events.clone())
+        .write_json_lines(&mut want_bytes)
+        .unwrap();
+
+    let o = run(&["sanitize", path.to_str().unwrap(), "--report", "json"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(stdout(&o), String::from_utf8(want_bytes).unwrap());
+    let report: Value = serde_json::from_str(&stderr(&o)).expect("the report is JSON");
+    assert_eq!(report["version"], 1);
+    assert_eq!(report["events_in"], events.len());
+    assert_eq!(report["events_out"], want.events.len());
+    assert_eq!(
+        report["removed"],
+        serde_json::to_value(&want.removed).unwrap()
+    );
+    assert_eq!(
+        report["injected"],
+        serde_json::to_value(&want.injected).unwrap()
+    );
+
+    // The text report names every repair and sums them up.
+    let o = run(&["sanitize", path.to_str().unwrap()]);
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert_eq!(err.matches(": removed: ").count(), 3, "{err}");
+    assert_eq!(err.matches(": injected: ").count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} events in, {} out; 3 removed, 1 injected",
+            events.len(),
+            want.events.len()
+        )),
+        "{err}"
+    );
+}
+
+/// Rule: CLI-SANITIZE — a clean stream (every real fixture is one) is
+/// written back event for event, exit 0; `--format array --out FILE`
+/// writes the same events as a JSON array.
+#[test]
+fn sanitize_of_a_clean_stream_is_the_stream_and_exits_0() {
+    use inquiry_model::wire::Stream;
+    let dir = TempDir::new("sanitize-clean");
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(FIXTURES)
+        .expect("the fixture folder is readable")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    fixtures.sort();
+    assert!(!fixtures.is_empty());
+    for f in &fixtures {
+        let input = Stream::from_slice(&std::fs::read(f).unwrap(), "fixture").unwrap();
+        let o = run(&["sanitize", f.to_str().unwrap()]);
+        assert_eq!(code(&o), 0, "{}: {}", f.display(), stderr(&o));
+        let back = Stream::from_slice(&o.stdout, "out").expect("the output reads back");
+        assert_eq!(back, input, "{}", f.display());
+        assert!(
+            stderr(&o).contains("0 removed, 0 injected"),
+            "{}",
+            stderr(&o)
+        );
+
+        let out = dir.0.join("out.json");
+        let o = run(&[
+            "sanitize",
+            f.to_str().unwrap(),
+            "--format",
+            "array",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&o), 0);
+        assert!(o.stdout.is_empty(), "--out leaves stdout empty");
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.trim_start().starts_with('['), "an array");
+        assert_eq!(Stream::from_slice(text.as_bytes(), "out").unwrap(), input);
+    }
+}
+
+/// Rule: CLI-SANITIZE — unusable input is exit 2 with the file, line and
+/// column, and nothing on stdout; a missing file and an unwritable `--out`
+/// are exit 2 too; `sanitize --help` answers.
+#[test]
+fn sanitize_refuses_unusable_input_with_its_position() {
+    let dir = TempDir::new("sanitize-bad");
+    let bad = dir.write("bad.jsonl", "{\"type\":\"turn_start\"}\n{\"type\":");
+    let o = run(&["sanitize", bad.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert!(
+        err.contains("bad.jsonl") && err.contains("event 1") && err.contains("line 2"),
+        "{err}"
+    );
+
+    let o = run(&["sanitize", dir.0.join("missing.jsonl").to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("cannot open"), "{}", stderr(&o));
+
+    let good = dir.write("good.jsonl", stream(true));
+    let o = run(&[
+        "sanitize",
+        good.to_str().unwrap(),
+        "--out",
+        dir.0.join("no/such/folder/out.jsonl").to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("cannot create"), "{}", stderr(&o));
+
+    let o = run(&["sanitize", "--help"]);
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).contains("Usage"));
+}
