@@ -299,30 +299,25 @@ impl TurnState {
         }
     }
 
+    /// Where the request at event `index` sits in `requests`.
+    fn position(&self, index: usize) -> Option<usize> {
+        self.requests.binary_search_by_key(&index, |r| r.index).ok()
+    }
+
     /// The request at event `index`.
     fn slot(&self, index: usize) -> Option<&RequestSlot> {
-        let at = self
-            .requests
-            .binary_search_by_key(&index, |r| r.index)
-            .ok()?;
-        Some(&self.requests[at])
+        self.position(index).map(|at| &self.requests[at])
     }
 
     /// The waiting request at event `index`.
     fn request_mut(&mut self, index: usize) -> Option<&mut OpenRequest> {
-        let at = self
-            .requests
-            .binary_search_by_key(&index, |r| r.index)
-            .ok()?;
+        let at = self.position(index)?;
         self.requests[at].waiting.as_mut()
     }
 
     /// The waiting request at event `index`, now answered.
     fn take_request(&mut self, index: usize) -> Option<OpenRequest> {
-        let at = self
-            .requests
-            .binary_search_by_key(&index, |r| r.index)
-            .ok()?;
+        let at = self.position(index)?;
         self.requests[at].waiting.take()
     }
 

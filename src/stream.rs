@@ -51,23 +51,8 @@ pub struct Turn {
 /// leading turn. Every event belongs to exactly one turn.
 pub fn turns(events: &[Event]) -> Vec<Turn> {
     let mut out: Vec<Turn> = Vec::new();
-    let mut start = 0;
-    for (i, e) in events.iter().enumerate() {
-        if matches!(e.kind, EventKind::TurnStart) && i > start {
-            out.push(Turn {
-                index: out.len(),
-                start,
-                end: i,
-            });
-            start = i;
-        }
-    }
-    if start < events.len() {
-        out.push(Turn {
-            index: out.len(),
-            start,
-            end: events.len(),
-        });
+    while let Some(s) = scan_turn(events, out.last().map_or(0, |t| t.end), out.len()) {
+        out.push(s.turn);
     }
     out
 }
@@ -657,7 +642,9 @@ struct Scanned {
     tool_requests: usize,
 }
 
-/// The turn that starts at `start`, if any event is left.
+/// The turn that starts at `start`, if any event is left: it runs to the
+/// next `turn_start` after its first event (rule `STREAM-TURNS`, the one
+/// place the boundary is decided).
 fn scan_turn(events: &[Event], start: usize, index: usize) -> Option<Scanned> {
     if start >= events.len() {
         return None;
@@ -864,16 +851,9 @@ impl Placer {
         });
         for &j in &self.order {
             let (at, request) = self.placed[j];
-            let id = match &events[request].kind {
-                EventKind::ToolCallRequest(call) => call.id.as_str(),
-                // `placed` only holds tool-call requests.
-                EventKind::TurnStart
-                | EventKind::ChatRequest
-                | EventKind::ChatResponse
-                | EventKind::ToolCallResponse(_)
-                | EventKind::InquiryRequest(_)
-                | EventKind::InquiryResponse(_)
-                | EventKind::Other(_) => continue,
+            // `placed` only holds tool-call requests.
+            let Role::Request(id) = tool_call_role(&events[request]) else {
+                continue;
             };
             out.push(Injection {
                 at,
