@@ -29,6 +29,8 @@
 //!   exploration, profile diffs and the invariant matrix, the conformance
 //!   runner and vectors.
 //! - [`strategy`]: proptest strategies for the wire types.
+//! - [`corpus`]: a seeded corpus of streams in the on-disk shape of real
+//!   pre-082 conversations (`tests/corpus/jp-like/`).
 //! - [`cli`]: the command line, the only module that does I/O.
 //!
 //! The core does no I/O and no randomness of its own: the same input gives the
@@ -43,6 +45,7 @@ pub mod check;
 pub mod config;
 pub mod conformance;
 pub mod coordinator;
+pub mod corpus;
 pub mod explore;
 pub mod fuzzing;
 pub mod inquiry;
