@@ -19,6 +19,13 @@ STRIDE ?= 1
 explore:
 	$(CARGO) run --quiet --release -- explore --stride $(STRIDE)
 
+## Rewrite the committed realistic corpus (tests/corpus/jp-like/): streams in
+## the on-disk shape of real pre-082 conversations, from a fixed seed.
+.PHONY: corpus
+corpus:
+	rm -rf tests/corpus/jp-like
+	$(CARGO) run --release --example jp_corpus -- tests/corpus/jp-like
+
 ## Rewrite the committed conformance vectors (spec/vectors/).
 vectors:
 	rm -rf spec/vectors

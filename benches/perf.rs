@@ -1,9 +1,9 @@
 //! `make bench`: every performance figure of issue 10 next to its baseline,
 //! measured in the same run, printed as one Markdown table.
 //!
-//! 1. `check` throughput over the real streams of
-//!    `../shared/fixtures/jp-streams/` (concatenated into a bigger stream at
-//!    bench time) against serde_json deserializing the same bytes into
+//! 1. `check` throughput over the real streams (the folder
+//!    `INQUIRY_MODEL_REAL_STREAMS` names; the committed `tests/corpus/jp-like/`
+//!    when unset), concatenated into a bigger stream at bench time, against serde_json deserializing the same bytes into
 //!    `serde::de::IgnoredAny`, the floor for any serde_json reader.
 //! 2. Scaling of read, `check` and `sanitize` from 10^4 to 10^6 events on
 //!    ordinary streams and on the worst cases of rule `STREAM-LINEAR`: the

@@ -1,5 +1,6 @@
-//! Writes a big stream for measurements: the real streams of
-//! `../shared/fixtures/jp-streams/` concatenated until the file holds at
+//! Writes a big stream for measurements: the streams of the folder
+//! `INQUIRY_MODEL_REAL_STREAMS` names (or of the committed
+//! `tests/corpus/jp-like/` when unset) concatenated until the file holds at
 //! least the asked size.
 //!
 //! ```sh

@@ -19,7 +19,8 @@ const LEGACY: ProfileMode = ProfileMode::Fixed(Profile::Legacy);
 const R082: ProfileMode = ProfileMode::Fixed(Profile::Rfd082);
 const R083: ProfileMode = ProfileMode::Fixed(Profile::Rfd083);
 
-const FIXTURES: &str = "../shared/fixtures/jp-streams";
+mod external;
+
 const EXAMPLES: &str = "spec/examples";
 
 /// A hand-built stream, one JSON object per event.
@@ -948,13 +949,12 @@ fn check_file(path: &Path, mode: ProfileMode) -> Checked {
     check_bytes(&bytes, &path.display().to_string(), mode)
 }
 
-/// Rule: CHECK-PAIRED — every real pre-082 stream is clean under auto and
-/// judged legacy (and clean under an explicit legacy profile).
+/// Rule: CHECK-PAIRED — every pre-082 stream (the committed corpus, and
+/// the real streams when enabled) is clean under auto and judged legacy (and
+/// clean under an explicit legacy profile).
 #[test]
 fn fixtures_are_clean_and_judged_legacy() {
-    let files = stream_files(FIXTURES);
-    assert_eq!(files.len(), 7, "the fixture folder holds seven streams");
-    for f in files {
+    for f in external::legacy_stream_files("check_rules::fixtures_are_clean_and_judged_legacy") {
         let c = check_file(&f, AUTO);
         assert_eq!(c.error, None, "{}", f.display());
         assert!(c.diagnostics.is_empty(), "{}", lines(&c));
@@ -971,7 +971,42 @@ fn fixtures_are_clean_and_judged_legacy() {
 /// response), which shows the explicit profile is strict.
 #[test]
 fn fixtures_fail_an_explicit_rfd082_profile() {
-    let f = Path::new(FIXTURES).join("17727484633-preventing-rfd-summary-regeneration-churn.json");
+    // The committed corpus: every request's two-segment ID (or, when a
+    // question was asked again, its repeat in the turn) and every flat
+    // response is one finding, found by a plain walk over the JSON.
+    for f in external::corpus_files() {
+        let events = fixture_events(&f);
+        let mut seen = std::collections::HashSet::new();
+        let want: Vec<_> = events
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| match e["type"].as_str() {
+                Some("inquiry_request") => {
+                    let first = seen.insert((turn_of(&events, i), e["id"].as_str().unwrap()));
+                    let rule = if first {
+                        r::ID_FORMAT
+                    } else {
+                        r::TURN_UNIQUE_ID
+                    };
+                    Some((rule, turn_of(&events, i), i))
+                }
+                Some("inquiry_response") => Some((r::RESPONSE_TAGGED, turn_of(&events, i), i)),
+                _ => None,
+            })
+            .collect();
+        let got: Vec<_> = check_file(&f, R082)
+            .diagnostics
+            .iter()
+            .map(|d| (d.rule, d.turn, d.event_index))
+            .collect();
+        assert_eq!(got, want, "{}", f.display());
+    }
+    // A real stream, positions read off the file by hand.
+    let Some(dir) = external::real_streams("check_rules::fixtures_fail_an_explicit_rfd082_profile")
+    else {
+        return;
+    };
+    let f = dir.join("17727484633-preventing-rfd-summary-regeneration-churn.json");
     let got: Vec<_> = check_file(&f, R082)
         .diagnostics
         .iter()
@@ -1008,10 +1043,22 @@ fn bundled_examples_are_clean() {
 // Damaged copies of a fixture
 // ---------------------------------------------------------------------------
 
-const DAMAGED: &str = "17727391057-managing-jp-conversations-in-git-worktrees.json";
+/// The name damaged copies are checked under.
+const DAMAGED: &str = "damaged.json";
 
-fn fixture_events() -> Vec<Value> {
-    let text = std::fs::read_to_string(Path::new(FIXTURES).join(DAMAGED)).unwrap();
+/// The streams the damage tests start from: one of the committed corpus
+/// (clean, legacy, with inquiries), and one real stream when
+/// `INQUIRY_MODEL_REAL_STREAMS` names their folder.
+fn damage_sources(test: &str) -> Vec<PathBuf> {
+    let mut sources = vec![external::corpus_dir().join("01-read-and-modify.json")];
+    if let Some(dir) = external::real_streams(test) {
+        sources.push(dir.join("17727391057-managing-jp-conversations-in-git-worktrees.json"));
+    }
+    sources
+}
+
+fn fixture_events(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -1035,8 +1082,8 @@ fn first(events: &[Value], kind: &str) -> usize {
 
 /// The fixture as an RFD 082 writer would have written it: attempt `.1`
 /// appended to every inquiry ID, every response tagged `answered`.
-fn healed() -> Vec<Value> {
-    let mut events = fixture_events();
+fn healed(path: &Path) -> Vec<Value> {
+    let mut events = fixture_events(path);
     for e in &mut events {
         if is(e, "inquiry_request") || is(e, "inquiry_response") {
             let id = format!("{}.1", e["id"].as_str().unwrap());
@@ -1062,66 +1109,76 @@ fn damaged_findings(events: &[Value], mode: ProfileMode) -> Vec<(&'static str, u
 /// damage tests below see only their damage).
 #[test]
 fn healed_fixture_is_clean_under_rfd082() {
-    let events = healed();
-    assert!(damaged_findings(&events, R082).is_empty());
-    assert!(damaged_findings(&events, AUTO).is_empty());
-    let c = check_bytes(&to_bytes(&events), DAMAGED, AUTO);
-    assert_eq!(c.summary.profile, Profile::Rfd082);
+    for src in damage_sources("check_rules::healed_fixture_is_clean_under_rfd082") {
+        let events = healed(&src);
+        assert!(damaged_findings(&events, R082).is_empty());
+        assert!(damaged_findings(&events, AUTO).is_empty());
+        let c = check_bytes(&to_bytes(&events), DAMAGED, AUTO);
+        assert_eq!(c.summary.profile, Profile::Rfd082);
+    }
 }
 
 /// Rule: CHECK-PAIRED — removing one response from the real fixture leaves
 /// exactly one finding: its request, unpaired.
 #[test]
 fn damaged_fixture_orphaned_request() {
-    let mut events = fixture_events();
-    let resp = first(&events, "inquiry_response");
-    let req = first(&events, "inquiry_request");
-    events.remove(resp);
-    let want = [(r::PAIRED, turn_of(&events, req), req)];
-    assert_eq!(damaged_findings(&events, AUTO), want);
-    assert_eq!(damaged_findings(&events, LEGACY), want);
+    for src in damage_sources("check_rules::damaged_fixture_orphaned_request") {
+        let mut events = fixture_events(&src);
+        let resp = first(&events, "inquiry_response");
+        let req = first(&events, "inquiry_request");
+        events.remove(resp);
+        let want = [(r::PAIRED, turn_of(&events, req), req)];
+        assert_eq!(damaged_findings(&events, AUTO), want);
+        assert_eq!(damaged_findings(&events, LEGACY), want);
+    }
 }
 
 /// Rule: CHECK-TURN-UNIQUE-ID — a copy of one inquiry pair inserted right
 /// after it (same ID, same call) is exactly one finding under RFD 082.
 #[test]
 fn damaged_fixture_duplicated_id_under_rfd082() {
-    let mut events = healed();
-    let req = first(&events, "inquiry_request");
-    assert!(is(&events[req + 1], "inquiry_response"));
-    let pair = [events[req].clone(), events[req + 1].clone()];
-    events.splice(req + 2..req + 2, pair);
-    let want = [(r::TURN_UNIQUE_ID, turn_of(&events, req + 2), req + 2)];
-    assert_eq!(damaged_findings(&events, R082), want);
+    for src in damage_sources("check_rules::damaged_fixture_duplicated_id_under_rfd082") {
+        let mut events = healed(&src);
+        let req = first(&events, "inquiry_request");
+        assert!(is(&events[req + 1], "inquiry_response"));
+        let pair = [events[req].clone(), events[req + 1].clone()];
+        events.splice(req + 2..req + 2, pair);
+        let want = [(r::TURN_UNIQUE_ID, turn_of(&events, req + 2), req + 2)];
+        assert_eq!(damaged_findings(&events, R082), want);
+    }
 }
 
 /// Rule: CHECK-SECRET-NOT-ANSWERED — one question made secret while its
 /// response stays `answered` is exactly one finding, at the response.
 #[test]
 fn damaged_fixture_secret_answered() {
-    let mut events = healed();
-    let req = first(&events, "inquiry_request");
-    events[req]["question"]["answer_type"] = json!({"type": "secret"});
-    let want = [(r::SECRET_NOT_ANSWERED, turn_of(&events, req + 1), req + 1)];
-    assert_eq!(damaged_findings(&events, AUTO), want);
-    assert_eq!(damaged_findings(&events, R082), want);
+    for src in damage_sources("check_rules::damaged_fixture_secret_answered") {
+        let mut events = healed(&src);
+        let req = first(&events, "inquiry_request");
+        events[req]["question"]["answer_type"] = json!({"type": "secret"});
+        let want = [(r::SECRET_NOT_ANSWERED, turn_of(&events, req + 1), req + 1)];
+        assert_eq!(damaged_findings(&events, AUTO), want);
+        assert_eq!(damaged_findings(&events, R082), want);
+    }
 }
 
 /// Rule: CHECK-SECRET-NOT-ANSWERED — typed events (the model's traces) are
 /// judged like the same events read from disk when written canonically.
 #[test]
 fn typed_events_are_judged_like_their_bytes() {
-    let mut secret = healed();
-    let req = first(&secret, "inquiry_request");
-    secret[req]["question"]["answer_type"] = json!({"type": "secret"});
-    for events in [healed(), secret] {
-        let bytes = to_bytes(&events);
-        let stream = Stream::from_slice(&bytes, DAMAGED).unwrap();
-        for mode in [AUTO, R082, R083] {
-            let typed = check_events(&stream.events, DAMAGED, mode);
-            let raw = check_bytes(&bytes, DAMAGED, mode);
-            assert_eq!(typed.diagnostics, raw.diagnostics, "{mode}");
-            assert_eq!(typed.summary, raw.summary, "{mode}");
+    for src in damage_sources("check_rules::typed_events_are_judged_like_their_bytes") {
+        let mut secret = healed(&src);
+        let req = first(&secret, "inquiry_request");
+        secret[req]["question"]["answer_type"] = json!({"type": "secret"});
+        for events in [healed(&src), secret] {
+            let bytes = to_bytes(&events);
+            let stream = Stream::from_slice(&bytes, DAMAGED).unwrap();
+            for mode in [AUTO, R082, R083] {
+                let typed = check_events(&stream.events, DAMAGED, mode);
+                let raw = check_bytes(&bytes, DAMAGED, mode);
+                assert_eq!(typed.diagnostics, raw.diagnostics, "{mode}");
+                assert_eq!(typed.summary, raw.summary, "{mode}");
+            }
         }
     }
 }

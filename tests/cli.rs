@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-const FIXTURES: &str = "../shared/fixtures/jp-streams";
+mod external;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
@@ -163,19 +163,27 @@ fn cli_usage_errors_exit_2() {
 /// checked file by file: all clean, judged legacy, exit 0.
 #[test]
 fn cli_check_fixture_folder_is_clean() {
-    let out = run(&["check", FIXTURES]);
-    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
-    let text = stdout(&out);
-    let clean: Vec<&str> = text.lines().filter(|l| l.contains(": clean (")).collect();
-    assert_eq!(clean.len(), 7, "{text}");
-    assert!(
-        clean.iter().all(|l| l.ends_with("judged legacy)")),
-        "{text}"
-    );
-    assert_eq!(
-        text.lines().last(),
-        Some("checked 7 files: 7 clean, 0 with violations, 0 unusable; 0 violations")
-    );
+    for dir in external::legacy_stream_folders("cli::cli_check_fixture_folder_is_clean") {
+        let n = external::json_files(&dir).len();
+        let out = run(&["check", dir.to_str().unwrap()]);
+        assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+        let text = stdout(&out);
+        let clean: Vec<&str> = text.lines().filter(|l| l.contains(": clean (")).collect();
+        assert_eq!(clean.len(), n, "{text}");
+        assert!(
+            clean.iter().all(|l| l.ends_with("judged legacy)")),
+            "{text}"
+        );
+        assert_eq!(
+            text.lines().last(),
+            Some(
+                format!(
+                    "checked {n} files: {n} clean, 0 with violations, 0 unusable; 0 violations"
+                )
+                .as_str()
+            )
+        );
+    }
     let bundled = run(&["check", "spec/examples"]);
     assert_eq!(code(&bundled), 0, "{}", stdout(&bundled));
 }
@@ -185,12 +193,15 @@ fn cli_check_fixture_folder_is_clean() {
 /// legacy finds none (exit 0).
 #[test]
 fn cli_check_profile_flag() {
-    let strict = run(&["check", "--profile", "rfd082", FIXTURES]);
-    assert_eq!(code(&strict), 1);
-    assert!(stdout(&strict).contains(": CHECK-ID-FORMAT: "));
-    assert!(stdout(&strict).contains(": CHECK-RESPONSE-TAGGED: "));
-    let legacy = run(&["check", "--profile", "legacy", FIXTURES]);
-    assert_eq!(code(&legacy), 0, "{}", stdout(&legacy));
+    for dir in external::legacy_stream_folders("cli::cli_check_profile_flag") {
+        let dir = dir.to_str().unwrap();
+        let strict = run(&["check", "--profile", "rfd082", dir]);
+        assert_eq!(code(&strict), 1);
+        assert!(stdout(&strict).contains(": CHECK-ID-FORMAT: "));
+        assert!(stdout(&strict).contains(": CHECK-RESPONSE-TAGGED: "));
+        let legacy = run(&["check", "--profile", "legacy", dir]);
+        assert_eq!(code(&legacy), 0, "{}", stdout(&legacy));
+    }
 }
 
 /// Rule: CHECK-PAIRED — a violating file exits 1 and prints one line per
@@ -381,18 +392,21 @@ fn cli_check_json_document() {
     assert_eq!(doc["summary"]["by_rule"]["CHECK-PAIRED"], 1);
     insta::assert_json_snapshot!(doc);
 
-    let clean = run(&["check", "--format", "json", FIXTURES]);
-    assert_eq!(code(&clean), 0);
-    let doc: Value = serde_json::from_slice(&clean.stdout).unwrap();
-    assert_eq!(doc["summary"]["files"], 7);
-    assert_eq!(doc["summary"]["clean"], 7);
-    assert!(
-        doc["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|f| f["profile"] == "legacy")
-    );
+    for dir in external::legacy_stream_folders("cli::cli_check_json_document") {
+        let n = external::json_files(&dir).len();
+        let clean = run(&["check", "--format", "json", dir.to_str().unwrap()]);
+        assert_eq!(code(&clean), 0);
+        let doc: Value = serde_json::from_slice(&clean.stdout).unwrap();
+        assert_eq!(doc["summary"]["files"], n);
+        assert_eq!(doc["summary"]["clean"], n);
+        assert!(
+            doc["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|f| f["profile"] == "legacy")
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -660,13 +674,8 @@ fn sanitize_writes_the_library_repair_and_exits_1() {
 fn sanitize_of_a_clean_stream_is_the_stream_and_exits_0() {
     use inquiry_model::wire::Stream;
     let dir = TempDir::new("sanitize-clean");
-    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(FIXTURES)
-        .expect("the fixture folder is readable")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    fixtures.sort();
-    assert!(!fixtures.is_empty());
+    let fixtures =
+        external::legacy_stream_files("cli::sanitize_of_a_clean_stream_is_the_stream_and_exits_0");
     for f in &fixtures {
         let input = Stream::from_slice(&std::fs::read(f).unwrap(), "fixture").unwrap();
         let o = run(&["sanitize", f.to_str().unwrap()]);

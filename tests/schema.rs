@@ -27,7 +27,7 @@ fn root() -> &'static Path {
 const EVENT_SCHEMA: &str = "spec/schema/event.schema.json";
 const STREAM_SCHEMA: &str = "spec/schema/stream.schema.json";
 /// The real persisted streams, read in place (never copied into the repo).
-const FIXTURES: &str = "../shared/fixtures/jp-streams";
+mod external;
 const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 fn read_json(path: &Path) -> Value {
@@ -266,13 +266,14 @@ fn vector_streams_validate() {
     assert!(sources.contains("tool") && sources.contains("assistant"));
 }
 
-/// Rule: SCHEMA-FIXTURES — every real persisted jp stream (pre-082: flat
-/// responses, two-segment IDs, `config_delta` events) validates whole and
-/// event by event, as the Rust reader also reads it.
+/// Rule: SCHEMA-FIXTURES — every pre-082 jp stream (flat responses,
+/// two-segment IDs, `config_delta` and unknown events: the committed corpus,
+/// and the real streams when `INQUIRY_MODEL_REAL_STREAMS` names them)
+/// validates whole and event by event, as the Rust reader also reads it.
 #[test]
 fn jp_fixture_streams_validate() {
     let mut inquiry_responses = 0;
-    for path in files(&root().join(FIXTURES), &[".json"]) {
+    for path in external::legacy_stream_files("schema::jp_fixture_streams_validate") {
         let origin = path.display().to_string();
         let bytes = std::fs::read(&path).expect("readable fixture");
         Stream::from_slice(&bytes, &origin)

@@ -3,8 +3,10 @@
 //! `spec/RULES.md`). The first three tests are the RFD 082 Phase 3 test list
 //! items, named after it.
 
+mod external;
+
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use inquiry_model::stream::arb::{
     answered, chat_request, chat_response, inquiry_request, inquiry_request_with_text,
@@ -716,8 +718,69 @@ fn sanitize_repairs_every_orphan_kind_snapshot() {
     insta::assert_json_snapshot!(report);
 }
 
-fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/jp-streams")
+/// Reads `path` and asserts that it pairs every inquiry and every tool call
+/// (no orphan on either side), with the counts given, and sanitizes to
+/// itself.
+fn assert_pairs_completely_and_sanitizes_to_itself(
+    path: &Path,
+    (n_events, n_turns, n_inquiries, n_tools): (usize, usize, usize, usize),
+) {
+    let name = path.display().to_string();
+    let name = name.as_str();
+    let bytes = std::fs::read(path).unwrap();
+    let s = Stream::from_slice(&bytes, name).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.events.len(), n_events, "{name}");
+    assert_eq!(turns(&s.events).len(), n_turns, "{name}");
+
+    let p = pair(&s.events);
+    assert!(p.is_complete(), "{name}: {p:?}");
+    assert_eq!(p.pairs.len(), n_inquiries, "{name}");
+    for pr in &p.pairs {
+        let req = s.events[pr.request].as_inquiry_request().unwrap();
+        let resp = s.events[pr.response].as_inquiry_response().unwrap();
+        assert_eq!(&req.id, resp.id(), "{name}");
+        assert!(pr.request < pr.response, "{name}");
+    }
+    let t = pair_tool_calls(&s.events);
+    assert!(t.is_complete(), "{name}: {t:?}");
+    assert_eq!(t.pairs.len(), n_tools, "{name}");
+
+    let out = sanitize(s.events.clone());
+    assert!(
+        out.is_unchanged(),
+        "{name}: {:?} {:?}",
+        out.removed,
+        out.injected
+    );
+    assert_eq!(out.events, s.events, "{name}");
+    assert_eq!(
+        out.origin,
+        (0..n_events).map(Some).collect::<Vec<_>>(),
+        "{name}"
+    );
+}
+
+/// Rules: STREAM-SANITIZE-CLEAN-IDENTITY, STREAM-PAIR-ORDER — every stream
+/// of the committed corpus pairs every inquiry and every tool call and
+/// sanitizes to itself. The expected counts come from a plain walk over the
+/// JSON, not from the stream module: events, turns (markers, plus the
+/// implicit leading turn when the first event is not a marker), inquiry
+/// requests, tool calls.
+#[test]
+fn corpus_streams_sanitize_to_themselves_and_pair_completely() {
+    for path in external::corpus_files() {
+        let plain: Vec<Value> = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let count = |kind: &str| plain.iter().filter(|e| e["type"] == kind).count();
+        let leading = usize::from(plain.first().is_some_and(|e| e["type"] != "turn_start"));
+        let counts = (
+            plain.len(),
+            count("turn_start") + leading,
+            count("inquiry_request"),
+            count("tool_call_request"),
+        );
+        assert!(counts.2 > 0 || path.to_string_lossy().contains("chat-only"));
+        assert_pairs_completely_and_sanitizes_to_itself(&path, counts);
+    }
 }
 
 /// Rules: STREAM-SANITIZE-CLEAN-IDENTITY, STREAM-PAIR-ORDER — every real
@@ -728,6 +791,11 @@ fn fixtures_dir() -> PathBuf {
 /// calls.
 #[test]
 fn fixture_streams_sanitize_to_themselves_and_pair_completely() {
+    let Some(dir) = external::real_streams(
+        "stream_ops::fixture_streams_sanitize_to_themselves_and_pair_completely",
+    ) else {
+        return;
+    };
     let expected: [(&str, usize, usize, usize, usize); 7] = [
         ("17673969718-iana-reference-site.json", 4, 1, 0, 0),
         (
@@ -773,48 +841,19 @@ fn fixture_streams_sanitize_to_themselves_and_pair_completely() {
             10,
         ),
     ];
-    let mut on_disk: Vec<String> = std::fs::read_dir(fixtures_dir())
-        .expect("fixture folder ../shared/fixtures/jp-streams exists")
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json"))
+    let mut on_disk: Vec<String> = external::json_files(&dir)
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     on_disk.sort();
     assert_eq!(
         on_disk,
         expected.iter().map(|e| e.0.to_owned()).collect::<Vec<_>>()
     );
-
     for (name, n_events, n_turns, n_inquiries, n_tools) in expected {
-        let bytes = std::fs::read(fixtures_dir().join(name)).unwrap();
-        let s = Stream::from_slice(&bytes, name).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(s.events.len(), n_events, "{name}");
-        assert_eq!(turns(&s.events).len(), n_turns, "{name}");
-
-        let p = pair(&s.events);
-        assert!(p.is_complete(), "{name}: {p:?}");
-        assert_eq!(p.pairs.len(), n_inquiries, "{name}");
-        for pr in &p.pairs {
-            let req = s.events[pr.request].as_inquiry_request().unwrap();
-            let resp = s.events[pr.response].as_inquiry_response().unwrap();
-            assert_eq!(&req.id, resp.id(), "{name}");
-            assert!(pr.request < pr.response, "{name}");
-        }
-        let t = pair_tool_calls(&s.events);
-        assert!(t.is_complete(), "{name}: {t:?}");
-        assert_eq!(t.pairs.len(), n_tools, "{name}");
-
-        let out = sanitize(s.events.clone());
-        assert!(
-            out.is_unchanged(),
-            "{name}: {:?} {:?}",
-            out.removed,
-            out.injected
-        );
-        assert_eq!(out.events, s.events, "{name}");
-        assert_eq!(
-            out.origin,
-            (0..n_events).map(Some).collect::<Vec<_>>(),
-            "{name}"
+        assert_pairs_completely_and_sanitizes_to_itself(
+            &dir.join(name),
+            (n_events, n_turns, n_inquiries, n_tools),
         );
     }
 }

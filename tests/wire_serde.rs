@@ -10,8 +10,12 @@ use inquiry_model::wire::{
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-/// RFD 082, relative to the crate root (CI has `../shared` beside the clone).
-const RFD_082: &str = "../shared/rfd/000_d985dc4a01ca8a03.txt";
+/// RFD 082's JSON examples, kept as data (`spec/rfd-examples/`, checked
+/// against the RFD text by `tests/rfd_examples.rs`).
+const RFD_082_EXAMPLES: [&str; 2] = [
+    "spec/rfd-examples/rfd082-inquiryresponse-serialization-1.json",
+    "spec/rfd-examples/rfd082-inquiryresponse-serialization-2.json",
+];
 
 fn id(s: &str) -> InquiryId {
     InquiryId::from_opaque(s)
@@ -303,40 +307,30 @@ fn known_reasons_use_the_rfd_tags() {
 }
 
 // ---------------------------------------------------------------------------
-// Snapshots: RFD 082's JSON examples, read from the RFD itself.
+// Snapshots: RFD 082's JSON examples (spec/rfd-examples/, from the RFD text).
 // ---------------------------------------------------------------------------
 
 /// The JSON code blocks of RFD 082's "`InquiryResponse` serialization"
 /// section, each split into its top-level objects (exact text).
 fn rfd082_serialization_examples() -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(RFD_082)
-        .unwrap_or_else(|e| panic!("{RFD_082} must exist (CI has ../shared): {e}"));
-    let start = text
-        .find("### `InquiryResponse` serialization")
-        .expect("RFD 082 has the serialization section");
-    let section = &text[start..];
-    let end = section[4..].find("\n### ").map_or(section.len(), |i| i + 4);
-    let section = &section[..end];
-    let mut blocks = Vec::new();
-    let mut rest = section;
-    while let Some(open) = rest.find("```json\n") {
-        let body = &rest[open + "```json\n".len()..];
-        let close = body.find("```").expect("closed code block");
-        let mut objects = Vec::new();
-        let mut current = String::new();
-        for line in body[..close].lines() {
-            current.push_str(line);
-            current.push('\n');
-            if line == "}" {
-                objects.push(current.trim_end().to_owned());
-                current.clear();
+    RFD_082_EXAMPLES
+        .iter()
+        .map(|path| {
+            let body = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let mut objects = Vec::new();
+            let mut current = String::new();
+            for line in body.lines() {
+                current.push_str(line);
+                current.push('\n');
+                if line == "}" {
+                    objects.push(current.trim_end().to_owned());
+                    current.clear();
+                }
             }
-        }
-        assert!(current.trim().is_empty(), "unterminated example: {current}");
-        blocks.push(objects);
-        rest = &body[close + 3..];
-    }
-    blocks
+            assert!(current.trim().is_empty(), "unterminated example: {current}");
+            objects
+        })
+        .collect()
 }
 
 /// Rule: WIRE-RESP-TAGGED — every tagged example of RFD 082 "`InquiryResponse`

@@ -1,4 +1,6 @@
-//! The benchmark corpus: the real streams of `../shared/fixtures/jp-streams/`
+//! The benchmark corpus: the real streams (the folder
+//! `INQUIRY_MODEL_REAL_STREAMS` names, e.g. `../shared/fixtures/jp-streams/`),
+//! or the committed realistic corpus `tests/corpus/jp-like/` when it is unset,
 //! concatenated, as many times as needed, into one bigger stream written at
 //! bench time (never committed). Shared by `benches/perf.rs` and the
 //! measurement examples through `#[path]`.
@@ -11,9 +13,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::value::RawValue;
 
-/// The fixture folder, relative to the crate root.
+/// The corpus folder: `INQUIRY_MODEL_REAL_STREAMS` (relative to the crate
+/// root when relative), else the committed realistic corpus.
 pub fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/jp-streams")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    match std::env::var_os("INQUIRY_MODEL_REAL_STREAMS") {
+        Some(dir) => root.join(dir),
+        None => root.join("tests/corpus/jp-like"),
+    }
 }
 
 /// Every event of every fixture file, as written (pretty, indented), in
