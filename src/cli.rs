@@ -16,10 +16,10 @@ use serde::Serialize;
 
 pub mod model_commands;
 pub mod sanitize_command;
+pub mod summary_command;
 
 use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode};
-use crate::stream::{PairStep, Pairer};
-use crate::wire::{EventReader, ReadError};
+use crate::wire::ReadError;
 
 /// Exit code: everything read, no rule violated.
 pub const EXIT_OK: i32 = 0;
@@ -27,9 +27,6 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_VIOLATIONS: i32 = 1;
 /// Exit code: unusable input or usage.
 pub const EXIT_UNUSABLE: i32 = 2;
-
-/// The bundled example streams, relative to the crate root.
-pub const BUNDLED_EXAMPLES: &str = "spec/examples";
 
 /// The version of the `check --format json` document.
 pub const CHECK_JSON_VERSION: u32 = 1;
@@ -48,12 +45,8 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Read stream files and print, per file, the events by kind and the
-    /// inquiry pairs found.
-    Summary {
-        /// Stream files (JSON array or JSON Lines), folders (searched for
-        /// `*.json`), or `-` for stdin. Default: the bundled examples.
-        paths: Vec<PathBuf>,
-    },
+    /// inquiry pairs found. Exit 0: every input read; 2: unusable input.
+    Summary(summary_command::SummaryArgs),
     /// Judge persisted streams against every CHECK-* rule (the conformance
     /// oracle). Exit 0: no violation; 1: violations; 2: unusable input.
     Check(CheckArgs),
@@ -150,7 +143,7 @@ where
         }
     };
     match cli.command {
-        Command::Summary { paths } => summary(paths),
+        Command::Summary(args) => summary_command::summary_command(args),
         Command::Check(args) => check_command(args),
         Command::Sanitize(args) => sanitize_command::sanitize_command(args),
         Command::Run(args) => model_commands::run_command(args),
@@ -183,7 +176,8 @@ pub enum CheckInput {
 }
 
 impl CheckInput {
-    fn origin(&self) -> String {
+    /// The input's name in messages: the path as given, or `<stdin>`.
+    pub fn origin(&self) -> String {
         match self {
             CheckInput::Stdin => "<stdin>".to_owned(),
             CheckInput::File(p) | CheckInput::Unusable { path: p, .. } => p.display().to_string(),
@@ -580,7 +574,7 @@ impl<R: BufRead> BufRead for Progress<R> {
     }
 }
 
-fn open_input(input: &CheckInput) -> Result<(Box<dyn BufRead>, Option<u64>), String> {
+pub(crate) fn open_input(input: &CheckInput) -> Result<(Box<dyn BufRead>, Option<u64>), String> {
     match input {
         CheckInput::Stdin => Ok((Box::new(BufReader::new(io::stdin())), None)),
         CheckInput::File(path) => {
@@ -674,34 +668,8 @@ fn check_inputs(
 }
 
 // ---------------------------------------------------------------------------
-// summary
+// Shared by the one-file commands
 // ---------------------------------------------------------------------------
-
-/// Expands the paths: folders become the `.json` files beneath them, sorted.
-pub fn expand_paths(paths: &[PathBuf], want: &dyn Fn(&Path) -> bool) -> io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.as_os_str() == "-" || !p.is_dir() {
-            out.push(p.clone());
-            continue;
-        }
-        let mut stack = vec![p.clone()];
-        let mut found = Vec::new();
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir)? {
-                let path = entry?.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if want(&path) {
-                    found.push(path);
-                }
-            }
-        }
-        found.sort();
-        out.extend(found);
-    }
-    Ok(out)
-}
 
 fn open(path: &Path) -> Result<Box<dyn io::BufRead>, String> {
     if path.as_os_str() == "-" {
@@ -718,116 +686,4 @@ fn origin(path: &Path) -> String {
     } else {
         path.display().to_string()
     }
-}
-
-fn summary(paths: Vec<PathBuf>) -> i32 {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(BUNDLED_EXAMPLES)]
-    } else {
-        paths
-    };
-    let files = match expand_paths(&paths, &|p| {
-        p.extension().is_some_and(|e| e == "json" || e == "jsonl")
-    }) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("inquiry-model: {e}");
-            return EXIT_UNUSABLE;
-        }
-    };
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    let mut code = EXIT_OK;
-    for file in files {
-        match summarize(&file) {
-            Ok(text) => {
-                let _ = out.write_all(text.as_bytes());
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                code = EXIT_UNUSABLE;
-            }
-        }
-    }
-    code
-}
-
-/// The summary of one file, as printed.
-pub fn summarize(path: &Path) -> Result<String, String> {
-    let reader = open(path)?;
-    let name = origin(path);
-    let mut kinds: indexmap::IndexMap<String, usize> = indexmap::IndexMap::new();
-    let mut ids: Vec<String> = Vec::new();
-    let mut pairer = Pairer::new();
-    let mut lines: Vec<String> = Vec::new();
-    let mut orphans: Vec<String> = Vec::new();
-    let mut turns = 0usize;
-    for (i, ev) in EventReader::new(reader, name.clone()).typed().enumerate() {
-        let ev = ev.map_err(|e: ReadError| e.to_string())?;
-        if i == 0 || matches!(ev.kind, crate::wire::EventKind::TurnStart) {
-            turns += 1;
-        }
-        *kinds.entry(ev.kind.tag().to_owned()).or_default() += 1;
-        let id = ev
-            .as_inquiry_request()
-            .map(|r| r.id.to_string())
-            .or_else(|| ev.as_inquiry_response().map(|r| r.id().to_string()));
-        ids.push(id.unwrap_or_default());
-        match pairer.push(i, &ev) {
-            PairStep::Paired(p) => {
-                let outcome = match ev.as_inquiry_response() {
-                    Some(crate::wire::InquiryResponse::Answered { answer, .. }) => {
-                        format!("answered {answer}")
-                    }
-                    Some(crate::wire::InquiryResponse::Cancelled { reason, .. }) => {
-                        format!("cancelled ({reason})")
-                    }
-                    Some(crate::wire::InquiryResponse::Redacted { .. }) => "redacted".to_owned(),
-                    None => String::new(),
-                };
-                lines.push(format!(
-                    "  turn {}: {} events {} -> {}: {}",
-                    p.turn, ids[p.request], p.request, p.response, outcome
-                ));
-            }
-            PairStep::OrphanResponse { turn } => orphans.push(format!(
-                "  turn {turn}: unpaired response {} at event {i}",
-                ids[i]
-            )),
-            PairStep::TurnEnded {
-                turn,
-                orphan_requests,
-            } => orphans.extend(
-                orphan_requests
-                    .into_iter()
-                    .map(|r| format!("  turn {turn}: unpaired request {} at event {r}", ids[r])),
-            ),
-            PairStep::None | PairStep::Opened { .. } => {}
-        }
-    }
-    let turn = pairer.turn();
-    orphans.extend(
-        pairer
-            .finish()
-            .into_iter()
-            .map(|r| format!("  turn {turn}: unpaired request {} at event {r}", ids[r])),
-    );
-    let total: usize = kinds.values().sum();
-    let mut s = format!("{name}: {total} events in {turns} turns\n");
-    for (k, n) in &kinds {
-        s.push_str(&format!("  {k}: {n}\n"));
-    }
-    s.push_str(&format!("inquiry pairs: {}\n", lines.len()));
-    for l in lines {
-        s.push_str(&l);
-        s.push('\n');
-    }
-    if !orphans.is_empty() {
-        s.push_str(&format!("unpaired: {}\n", orphans.len()));
-        for l in orphans {
-            s.push_str(&l);
-            s.push('\n');
-        }
-    }
-    Ok(s)
 }

@@ -1,9 +1,11 @@
 //! The subcommands that run the model: `run`, `vectors`, `explain`,
 //! `explore`, `diff-profiles`, `invariants`.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
@@ -16,6 +18,25 @@ use crate::scenario::{self, Scenario};
 
 /// The rule catalog, compiled in so `explain` works from any directory.
 const RULES_MD: &str = include_str!("../../spec/RULES.md");
+
+/// `println!` that ends the command with exit 2 instead of a panic when
+/// stdout is closed (e.g. piped into `head`).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            return EXIT_UNUSABLE;
+        }
+    };
+}
+
+/// `print!` with the same behaviour as [`out!`].
+macro_rules! out_raw {
+    ($($arg:tt)*) => {
+        if write!(std::io::stdout(), $($arg)*).is_err() {
+            return EXIT_UNUSABLE;
+        }
+    };
+}
 
 /// `inquiry-model run`.
 #[derive(Args, Debug)]
@@ -31,7 +52,7 @@ pub struct RunArgs {
     /// or `-` for stdin.
     pub scenario: PathBuf,
     /// Run under this profile instead of the scenario's own.
-    #[arg(long, value_parser = parse_profile)]
+    #[arg(long, value_parser = profile_parser())]
     pub profile: Option<ProfileName>,
 }
 
@@ -59,7 +80,11 @@ pub struct VectorsArgs {
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
     /// A rule ID from spec/RULES.md, e.g. LIFE-RECORD-FIRST or CHECK-PAIRED.
-    pub rule: String,
+    #[arg(required_unless_present = "list")]
+    pub rule: Option<String>,
+    /// List every rule ID with its title (the first sentence of its text).
+    #[arg(long, conflicts_with = "rule")]
+    pub list: bool,
 }
 
 /// `inquiry-model explore`.
@@ -97,10 +122,10 @@ calls, and the tool response text. Per class: how many scenarios show it and \
 the smallest one.")]
 pub struct DiffArgs {
     /// The old rule set.
-    #[arg(long, value_parser = parse_profile)]
+    #[arg(long, value_parser = profile_parser())]
     pub from: ProfileName,
     /// The new rule set.
-    #[arg(long, value_parser = parse_profile)]
+    #[arg(long, value_parser = profile_parser())]
     pub to: ProfileName,
     /// Take one in every N scenarios of the small scope.
     #[arg(long, default_value_t = 7)]
@@ -125,7 +150,7 @@ that violate it under the profile, and the smallest counterexample. \
 spec/invariants.md instead.")]
 pub struct InvariantsArgs {
     /// The profile to judge.
-    #[arg(long, value_parser = parse_profile, required_unless_present = "matrix")]
+    #[arg(long, value_parser = profile_parser(), required_unless_present = "matrix")]
     pub profile: Option<ProfileName>,
     /// Print the committed matrix (all profiles) instead.
     #[arg(long)]
@@ -144,8 +169,13 @@ pub struct InvariantsArgs {
     pub format: ReportFormat,
 }
 
-fn parse_profile(s: &str) -> Result<ProfileName, String> {
-    s.parse()
+/// `--profile`, `--from`, `--to`: one of the built-in profiles, listed in
+/// `--help` and in the error for any other value.
+fn profile_parser() -> impl TypedValueParser<Value = ProfileName> {
+    clap::builder::PossibleValuesParser::new(ProfileName::ALL.map(ProfileName::as_str)).map(|s| {
+        s.parse::<ProfileName>()
+            .expect("the possible values are the profiles' own names")
+    })
 }
 
 fn read_input(path: &PathBuf) -> Result<String, String> {
@@ -201,7 +231,7 @@ pub fn run_command(args: RunArgs) -> i32 {
             if let Value::Object(m) = &mut v {
                 m.insert("stream".to_owned(), t.persisted_json());
             }
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             EXIT_OK
         }
         Err(e) => {
@@ -239,7 +269,7 @@ pub fn vectors_command(args: VectorsArgs) -> i32 {
             return EXIT_UNUSABLE;
         }
     }
-    println!(
+    out!(
         "wrote {} vectors ({} curated, {} generated with seed {}) to {}",
         vectors.len(),
         vectors.len() - args.count.min(vectors.len()),
@@ -302,13 +332,20 @@ pub fn catalog(markdown: &str) -> Vec<CatalogRow> {
 /// `explain`: prints a rule, its source and its tests.
 pub fn explain_command(args: ExplainArgs) -> i32 {
     let rows = catalog(RULES_MD);
-    let want = args.rule.trim().to_uppercase();
+    let Some(rule) = args.rule.filter(|_| !args.list) else {
+        let width = rows.iter().map(|r| r.id.len()).max().unwrap_or(0);
+        for r in &rows {
+            out!("{:<width$}  {}", r.id, title(&r.rule));
+        }
+        return EXIT_OK;
+    };
+    let want = rule.trim().to_uppercase();
     match rows.iter().find(|r| r.id == want) {
         Some(r) => {
-            println!("{}  ({})", r.id, r.section);
-            println!("rule:   {}", r.rule);
-            println!("source: {}", r.source);
-            println!("tests:  {}", r.tests.join(", "));
+            out!("{}  ({})", r.id, r.section);
+            out!("rule:   {}", r.rule);
+            out!("source: {}", r.source);
+            out!("tests:  {}", r.tests.join(", "));
             EXIT_OK
         }
         None => {
@@ -320,8 +357,8 @@ pub fn explain_command(args: ExplainArgs) -> i32 {
                 .take(12)
                 .collect();
             eprintln!(
-                "inquiry-model: no rule `{}` in the catalog (spec/RULES.md){}",
-                args.rule,
+                "inquiry-model: no rule `{}` in the catalog (spec/RULES.md; `explain --list` lists them){}",
+                rule,
                 if near.is_empty() {
                     String::new()
                 } else {
@@ -333,13 +370,29 @@ pub fn explain_command(args: ExplainArgs) -> i32 {
     }
 }
 
+/// A rule's title: the first sentence of its text, Markdown code marks
+/// kept, at most 100 characters.
+pub fn title(rule: &str) -> String {
+    let end = rule
+        .char_indices()
+        .find(|&(i, c)| c == '.' && rule[i + 1..].starts_with(' '))
+        .map_or(rule.len(), |(i, _)| i);
+    let first = rule[..end].trim_end_matches('.');
+    if first.chars().count() > 100 {
+        let cut: String = first.chars().take(99).collect();
+        format!("{cut}…")
+    } else {
+        first.to_owned()
+    }
+}
+
 /// `explore`: the exhaustive small-scope enumeration.
 pub fn explore_command(args: ExploreArgs) -> i32 {
     let start = Instant::now();
     let report = explore::explore(&[Family::Single, Family::Pairs], args.stride);
     let secs = start.elapsed().as_secs_f64().max(1e-9);
     let total = report.total();
-    println!(
+    out!(
         "checked {total} scenarios ({} single, {} pairs; stride {}) and {} coordinator steps in {:.1} s: {:.0} scenarios/s",
         report.scenarios.get("single").copied().unwrap_or(0),
         report.scenarios.get("pairs").copied().unwrap_or(0),
@@ -348,7 +401,7 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
         secs,
         total as f64 / secs
     );
-    println!(
+    out!(
         "per profile: {}",
         report
             .per_profile
@@ -357,7 +410,7 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    println!(
+    out!(
         "legacy known gaps (counted, not failed): {}",
         report
             .legacy_known_gaps
@@ -366,20 +419,20 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    println!(
+    out!(
         "violations: {}; scenarios the model refused: {}",
         report.violations.len(),
         report.errors.len()
     );
     for (s, v) in report.violations.iter().take(5) {
-        println!(
+        out!(
             "violation: {}\n  scenario: {}",
             v.join("\n  "),
             serde_json::to_string(s).unwrap_or_default()
         );
     }
     for (s, e) in report.errors.iter().take(5) {
-        println!(
+        out!(
             "refused: {e}\n  scenario: {}",
             serde_json::to_string(s).unwrap_or_default()
         );
@@ -396,9 +449,9 @@ pub fn diff_command(args: DiffArgs) -> i32 {
     let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
     let report = amend::diff_profiles(args.from, args.to, &scenarios);
     match args.format {
-        ReportFormat::Text => print!("{}", report.text()),
-        ReportFormat::Markdown => print!("{}", report.markdown()),
-        ReportFormat::Json => println!(
+        ReportFormat::Text => out_raw!("{}", report.text()),
+        ReportFormat::Markdown => out_raw!("{}", report.markdown()),
+        ReportFormat::Json => out!(
             "{}",
             serde_json::to_string_pretty(&report).unwrap_or_default()
         ),
@@ -409,7 +462,7 @@ pub fn diff_command(args: DiffArgs) -> i32 {
 /// `invariants`.
 pub fn invariants_command(args: InvariantsArgs) -> i32 {
     if args.matrix {
-        print!("{}", amend::committed_matrix());
+        out_raw!("{}", amend::committed_matrix());
         return EXIT_OK;
     }
     let Some(profile) = args.profile else {
@@ -419,28 +472,54 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
     let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
     let verdicts = amend::invariants(profile, &scenarios);
     match args.format {
-        ReportFormat::Json => println!(
+        ReportFormat::Json => out!(
             "{}",
             serde_json::to_string_pretty(&verdicts).unwrap_or_default()
         ),
-        ReportFormat::Text | ReportFormat::Markdown => {
-            println!(
+        ReportFormat::Markdown => {
+            out!(
+                "### Invariants under `{profile}` ({} scenarios)\n",
+                scenarios.len()
+            );
+            out!("| invariant | verdict | smallest counterexample |");
+            out!("|---|---|---|");
+            for v in &verdicts {
+                match (&v.smallest, &v.example) {
+                    (Some(s), Some(d)) => out!(
+                        "| `{}` | violated in {} scenarios | {} <br> `{}` |",
+                        v.rule,
+                        v.violating,
+                        markdown_cell(d),
+                        markdown_cell(&serde_json::to_string(s).unwrap_or_default())
+                    ),
+                    _ => out!("| `{}` | holds | |", v.rule),
+                }
+            }
+        }
+        ReportFormat::Text => {
+            out!(
                 "invariants under {profile} over {} scenarios:",
                 scenarios.len()
             );
             for v in &verdicts {
                 match (&v.smallest, &v.example) {
-                    (Some(s), Some(d)) => println!(
+                    (Some(s), Some(d)) => out!(
                         "  {:<32} violated in {} scenarios; smallest:\n      {}\n      {}",
                         v.rule,
                         v.violating,
                         d,
                         serde_json::to_string(s).unwrap_or_default()
                     ),
-                    _ => println!("  {:<32} holds", v.rule),
+                    _ => out!("  {:<32} holds", v.rule),
                 }
             }
         }
     }
     EXIT_OK
+}
+
+/// Text fit for one Markdown table cell: pipes escaped, line breaks as
+/// `<br>`.
+fn markdown_cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', "<br>")
 }
