@@ -9,9 +9,12 @@ export PROPTEST_CASES
 
 all: test
 
-## The main job on bundled data: judge the bundled streams with the oracle.
+## The main job on bundled data: judge the bundled example streams and the
+## committed realistic corpus with the oracle. The first run builds the
+## binary (cargo prints each crate as it compiles).
 run:
-	$(CARGO) run --quiet --release -- check spec/examples
+	@echo "make run: building inquiry-model (release; about 2 minutes on 2 cores the first time), then: inquiry-model check spec/examples tests/corpus/jp-like"
+	$(CARGO) run --release --locked -- check spec/examples tests/corpus/jp-like
 
 ## The exhaustive small-scope exploration (680 448 scenarios, every invariant
 ## after every step; about 90 s on 2 cores). STRIDE=N checks every Nth.
