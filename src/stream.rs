@@ -859,17 +859,17 @@ impl Placer {
                 at,
                 request,
                 turn: turn.index,
-                event: Event {
+                event: Event::with(
                     // The time of the input event it follows (`at` is past
                     // the request): timestamps stay ordered if they were.
-                    timestamp: events[at - 1].timestamp.clone(),
-                    kind: EventKind::ToolCallResponse(ToolCallResponse {
+                    events[at - 1].timestamp.clone(),
+                    EventKind::ToolCallResponse(ToolCallResponse {
                         id: id.to_owned(),
                         content: Some(content.clone()),
                         is_error: Some(true),
                     }),
-                    extra: Vec::new(),
-                },
+                    Vec::new(),
+                ),
             });
         }
     }

@@ -730,7 +730,16 @@ impl EventKind {
 
 /// One persisted event: the `type` tag, an optional `timestamp` kept as
 /// written, the kind's typed fields, and every other field verbatim.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A typed field that holds JSON values (the `answer` of an answered
+/// response, the `question` of a request: its `default` and option values)
+/// keeps its text as read when it holds a number, and is written back with
+/// it as long as it still reads as the typed value: a [`Value`] keeps a
+/// number only as an `f64` or a 64-bit integer, and writing it would change
+/// its text (`123456789012345678901234567890` would come back as
+/// `1.2345678901234568e29`; rule `WIRE-NUMBER-TEXT`). Equality ignores that
+/// text: two events are equal when their values are.
+#[derive(Clone)]
 pub struct Event {
     /// The timestamp string as written, if any.
     pub timestamp: Option<String>,
@@ -738,16 +747,61 @@ pub struct Event {
     pub kind: EventKind,
     /// Fields the kind does not type, in written order, kept verbatim.
     pub extra: Fields,
+    /// The text of the kind's value-bearing field as read, when it holds a
+    /// number (rule `WIRE-NUMBER-TEXT`); written only while it still reads
+    /// as the typed value, so changing `kind` never writes stale text.
+    value_text: Option<Opaque>,
+}
+
+impl PartialEq for Event {
+    /// The typed values and the extras; the kept number text is how a value
+    /// is spelled, not what it is.
+    fn eq(&self, other: &Self) -> bool {
+        self.timestamp == other.timestamp && self.kind == other.kind && self.extra == other.extra
+    }
+}
+
+impl fmt::Debug for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Event")
+            .field("timestamp", &self.timestamp)
+            .field("kind", &self.kind)
+            .field("extra", &self.extra)
+            .finish()
+    }
 }
 
 impl Event {
     /// An event with no timestamp and no extra fields.
     pub fn new(kind: EventKind) -> Self {
+        Event::with(None, kind, Vec::new())
+    }
+
+    /// An event from its parts (an event built, not read, keeps no number
+    /// text: its values are written as serde_json writes them).
+    pub fn with(timestamp: Option<String>, kind: EventKind, extra: Fields) -> Self {
         Event {
-            timestamp: None,
+            timestamp,
             kind,
-            extra: Vec::new(),
+            extra,
+            value_text: None,
         }
+    }
+
+    /// The kept text of the answer, if it still reads as `answer`.
+    fn answer_text(&self, answer: &Value) -> Option<&Opaque> {
+        let text = self.value_text.as_ref()?;
+        serde_json::from_str::<Value>(text.get())
+            .is_ok_and(|v| v == *answer)
+            .then_some(text)
+    }
+
+    /// The kept text of the question, if it still reads as `question`.
+    fn question_text(&self, question: &InquiryQuestion) -> Option<&Opaque> {
+        let text = self.value_text.as_ref()?;
+        serde_json::from_str::<InquiryQuestion>(text.get())
+            .is_ok_and(|q| q == *question)
+            .then_some(text)
     }
 
     /// See [`EventKind::is_provider_visible`].
@@ -872,6 +926,7 @@ where
     }
     let tag_field = tag_field.ok_or_else(|| "event has no `type` field".to_owned())?;
     let tag = json_string(tag_field.text()).expect("checked above");
+    let mut value_text = None;
     let (kind, extra) = match tag.as_ref() {
         "turn_start" => (EventKind::TurnStart, rest),
         "chat_request" => (EventKind::ChatRequest, rest),
@@ -914,7 +969,7 @@ where
         }
         "inquiry_request" => {
             let names = ["id", "source", "question"];
-            let (t, extra) = take(rest, &names);
+            let (mut t, extra) = take(rest, &names);
             let req: InquiryRequest = from_fields(&names, &t).map_err(|e| {
                 // serde_json's position is inside the object built by
                 // `from_fields`, not the file: the reader reports its own.
@@ -923,10 +978,11 @@ where
                     reader::strip_position(&e.to_string())
                 )
             })?;
+            value_text = number_text(t[2].take());
             (EventKind::InquiryRequest(req), extra)
         }
         "inquiry_response" => {
-            let (t, extra) = take(rest, &RESPONSE_FIELDS);
+            let (mut t, extra) = take(rest, &RESPONSE_FIELDS);
             let resp: InquiryResponse = from_fields(&RESPONSE_FIELDS, &t).map_err(|e| {
                 // serde_json's position is inside the object built by
                 // `from_fields`, not the file: the reader reports its own.
@@ -935,6 +991,9 @@ where
                     reader::strip_position(&e.to_string())
                 )
             })?;
+            if let InquiryResponse::Answered { .. } = resp {
+                value_text = number_text(t[2].take());
+            }
             (EventKind::InquiryResponse(resp), extra)
         }
         _ => (EventKind::Other(tag.into_owned()), rest),
@@ -947,7 +1006,40 @@ where
         timestamp,
         kind,
         extra,
+        value_text,
     })
+}
+
+/// The text of a typed value-bearing field, kept when it holds a number
+/// (rule `WIRE-NUMBER-TEXT`) and the typed event keeps opaque text at all.
+fn number_text<V: FieldValue>(field: Option<V>) -> Option<Opaque> {
+    field
+        .filter(|v| has_number(v.text().as_bytes()))
+        .and_then(FieldValue::keep)
+}
+
+/// Whether a JSON text holds a number token: outside strings, a digit or a
+/// minus sign starts one (the literals `true`, `false`, `null` hold
+/// neither).
+pub(crate) fn has_number(text: &[u8]) -> bool {
+    let mut in_string = false;
+    let mut escape = false;
+    for &b in text {
+        if in_string {
+            if escape {
+                escape = false;
+            } else if b == b'\\' {
+                escape = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b'-' || b.is_ascii_digit() {
+            return true;
+        }
+    }
+    false
 }
 
 /// Splits `fields` into the named ones (by position in `names`) and the rest.
@@ -1126,13 +1218,21 @@ impl Serialize for Event {
             EventKind::InquiryRequest(r) => {
                 m.serialize_entry("id", &r.id)?;
                 m.serialize_entry("source", &r.source)?;
-                m.serialize_entry("question", &r.question)?;
+                // WIRE-NUMBER-TEXT: numbers as they were written.
+                match self.question_text(&r.question) {
+                    Some(text) => m.serialize_entry("question", text)?,
+                    None => m.serialize_entry("question", &r.question)?,
+                }
             }
             EventKind::InquiryResponse(r) => match r {
                 InquiryResponse::Answered { id, answer } => {
                     m.serialize_entry("outcome", "answered")?;
                     m.serialize_entry("id", id)?;
-                    m.serialize_entry("answer", answer)?;
+                    // WIRE-NUMBER-TEXT: numbers as they were written.
+                    match self.answer_text(answer) {
+                        Some(text) => m.serialize_entry("answer", text)?,
+                        None => m.serialize_entry("answer", answer)?,
+                    }
                 }
                 InquiryResponse::Cancelled { id, reason } => {
                     m.serialize_entry("outcome", "cancelled")?;

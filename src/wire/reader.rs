@@ -578,10 +578,34 @@ impl Stream {
 
     /// Reads a whole stream (array or JSON Lines).
     pub fn read<R: BufRead>(inner: R, origin: &str) -> Result<Stream, ReadError> {
-        let events = EventReader::new(inner, origin)
-            .typed()
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Stream { events })
+        Stream::read_with_format(inner, origin).map(|(stream, _)| stream)
+    }
+
+    /// Reads a whole stream and says which layout it had, so that a tool
+    /// that writes it back can keep that layout (`[]` has only the array
+    /// form).
+    pub fn read_with_format<R: BufRead>(
+        inner: R,
+        origin: &str,
+    ) -> Result<(Stream, Format), ReadError> {
+        let mut reader = EventReader::new(inner, origin);
+        let mut events = Vec::new();
+        let mut index = 0usize;
+        for item in &mut reader {
+            let (raw, line, column) = item?;
+            let event = raw.into_event().map_err(|message| ReadError {
+                origin: origin.to_owned(),
+                event_index: Some(index),
+                line,
+                column,
+                message,
+            })?;
+            events.push(event);
+            index += 1;
+        }
+        // A read that succeeded saw a first byte, so the layout is known.
+        let format = reader.format().unwrap_or(Format::JsonLines);
+        Ok((Stream { events }, format))
     }
 
     /// Reads a stream from bytes.
