@@ -406,24 +406,20 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 /// standalone type and kept as envelope extras by [`Event`].
 const RESPONSE_FIELDS: [&str; 4] = ["id", "outcome", "answer", "reason"];
 
-/// `Some` for any present value: a `null` is a value of the wrong type (an
-/// error), not an absent field. RFD 082 reads as legacy only "events without
-/// an `outcome` field" and defaults the reason only when "the `reason` field
-/// is missing" (rule `WIRE-RESP-INVALID`).
-fn present_strict<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
-}
-
+/// The response fields as read. A `null` `outcome` or `reason` reads as
+/// absent (rule `WIRE-RESP-NULL-ABSENT`, decision "Wire: a null reason or
+/// outcome reads as absent"): RFD 082 reads as legacy "events without an
+/// `outcome` field" and defaults a missing reason to `user`, and one odd
+/// `null` must not make a whole real conversation unreadable. A present
+/// `"answer": null` is still an answer.
 #[derive(Deserialize)]
 struct ResponseRepr {
     id: InquiryId,
-    #[serde(default, deserialize_with = "present_strict")]
+    #[serde(default)]
     outcome: Option<String>,
     #[serde(default, deserialize_with = "present")]
     answer: Option<Value>,
-    #[serde(default, deserialize_with = "present_strict")]
+    #[serde(default)]
     reason: Option<CancellationReason>,
 }
 
@@ -466,18 +462,18 @@ impl<'de> Deserialize<'de> for InquiryResponse {
     ///
     /// | `outcome` | `answer` | result |
     /// | --- | --- | --- |
-    /// | absent | present | `Answered` (legacy flat form) |
-    /// | absent | absent | error |
+    /// | absent or `null` | present | `Answered` (legacy flat form) |
+    /// | absent or `null` | absent | error |
     /// | `answered` | present | `Answered` |
     /// | `answered` | absent | error |
-    /// | `cancelled` | any | `Cancelled`, `reason` defaulting to `User` |
+    /// | `cancelled` | any | `Cancelled`, `reason` (absent or `null`) defaulting to `User` |
     /// | `redacted` | any | `Redacted`, any answer dropped |
     /// | other | any | error |
     ///
     /// A response is a JSON object: the array form serde's derive would
-    /// accept for a struct is not a shape the RFD describes, and a `null`
-    /// `outcome` or `reason` is a non-string, not an absent field (rule
-    /// `WIRE-RESP-INVALID`).
+    /// accept for a struct is not a shape the RFD describes (rule
+    /// `WIRE-RESP-INVALID`). A `null` `outcome` or `reason` reads as absent
+    /// (rule `WIRE-RESP-NULL-ABSENT`); any other non-string is an error.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
@@ -924,7 +920,7 @@ where
             _ => rest.push((k, v)),
         }
     }
-    let tag_field = tag_field.ok_or_else(|| "event has no `type` field".to_owned())?;
+    let tag_field = tag_field.ok_or_else(|| untyped_event(&rest))?;
     let tag = json_string(tag_field.text()).expect("checked above");
     let mut value_text = None;
     let (kind, extra) = match tag.as_ref() {
@@ -1008,6 +1004,22 @@ where
         extra,
         value_text,
     })
+}
+
+/// Why an object without `type` is not an event. The older jp conversation
+/// format (`{timestamp, message, reply}` objects, before typed events) is
+/// named, so its reader knows it has the wrong file, not a damaged one (rule
+/// `WIRE-OLD-FORMAT`).
+fn untyped_event<K: AsRef<str>, V>(rest: &[(K, V)]) -> String {
+    let has = |name: &str| rest.iter().any(|(k, _)| k.as_ref() == name);
+    if has("message") || has("reply") {
+        "event has no `type` field: this is the older jp conversation format \
+         (`{timestamp, message, reply}` objects), which predates typed events; \
+         only streams of typed events (RFD 004/005) can be read"
+            .to_owned()
+    } else {
+        "event has no `type` field".to_owned()
+    }
 }
 
 /// The text of a typed value-bearing field, kept when it holds a number

@@ -322,6 +322,9 @@ impl<R: BufRead> EventReader<R> {
         &mut self,
         f: impl FnOnce(FieldsRef<'_>) -> T,
     ) -> Result<Option<(T, usize, usize)>, ReadError> {
+        if self.format.is_none() {
+            self.skip_bom()?;
+        }
         let first = self.peek_non_ws()?;
         if self.format.is_none() {
             match first {
@@ -385,6 +388,35 @@ impl<R: BufRead> EventReader<R> {
                 "unexpected end of input: the event array is not closed (expected `]`)",
             )),
             (None, _) => unreachable!("format is set above"),
+        }
+    }
+
+    /// Skips a UTF-8 byte-order mark at the very start of the input (rule
+    /// `WIRE-READ-BOM`): RFC 8259 §8.1 lets a parser ignore one, and editors
+    /// on some systems write one. It is not counted in the column. Read a
+    /// byte at a time, so where the input's chunks end does not matter; a
+    /// start that is only part of a mark is named as such.
+    fn skip_bom(&mut self) -> Result<(), ReadError> {
+        const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+        let mut matched = 0;
+        while matched < BOM.len() {
+            let chunk = match fill(&mut self.inner) {
+                Ok(c) => c,
+                Err(e) => return Err(self.io_err(e)),
+            };
+            if chunk.first() != Some(&BOM[matched]) {
+                break;
+            }
+            self.inner.consume(1);
+            matched += 1;
+        }
+        match matched {
+            0 | 3 => Ok(()),
+            _ => Err(self.err(
+                None,
+                "the input starts with a broken UTF-8 byte-order mark (expected the bytes \
+                 EF BB BF, then `[` or `{`)",
+            )),
         }
     }
 
