@@ -496,7 +496,8 @@ fn typed_reader_agrees_with_the_rfd_on_the_former_divergences() {
         assert_eq!(decide(text), want, "the oracle reads {text}");
         assert!(oracle::compare(&typed, &want).is_ok(), "{text}: {typed:?}");
     }
-    for text in [r#"["call_1.confirm.1", null, true]"#] {
+    {
+        let text = r#"["call_1.confirm.1", null, true]"#;
         let typed = serde_json::from_str::<InquiryResponse>(text);
         assert!(decide(text).is_err(), "the oracle rejects {text}");
         assert!(typed.is_err(), "the typed reader rejects {text}: {typed:?}");

@@ -622,8 +622,7 @@ impl Stream {
     ) -> Result<(Stream, Format), ReadError> {
         let mut reader = EventReader::new(inner, origin);
         let mut events = Vec::new();
-        let mut index = 0usize;
-        for item in &mut reader {
+        for (index, item) in (&mut reader).enumerate() {
             let (raw, line, column) = item?;
             let event = raw.into_event().map_err(|message| ReadError {
                 origin: origin.to_owned(),
@@ -633,7 +632,6 @@ impl Stream {
                 message,
             })?;
             events.push(event);
-            index += 1;
         }
         // A read that succeeded saw a first byte, so the layout is known.
         let format = reader.format().unwrap_or(Format::JsonLines);
