@@ -433,11 +433,7 @@ pub fn event() -> BoxedStrategy<Event> {
             let extra = extra_fields(&kind);
             (Just(kind), prop::option::of(timestamp()), extra)
         })
-        .prop_map(|(kind, timestamp, extra)| Event {
-            timestamp,
-            kind,
-            extra,
-        })
+        .prop_map(|(kind, timestamp, extra)| Event::with(timestamp, kind, extra))
         .boxed()
 }
 

@@ -579,9 +579,10 @@ pub const INTERRUPTED_TOOL_CALL: &str =
 ///   [`INTERRUPTED_TOOL_CALL`]; `is_error: true`; the timestamp of the input
 ///   event just before it),
 ///   placed immediately before the first `chat_request`/`chat_response` that
-///   follows both the request and the last response its ID paired in the
-///   turn, or at the end of the turn if there is none; several land in
-///   request order (rule `STREAM-SANITIZE-TOOL-ORPHANS`);
+///   follows the request, the last response its ID paired in the turn and
+///   the turn's last kept inquiry pair, or at the end of the turn if there
+///   is none; several land in request order (rules
+///   `STREAM-SANITIZE-TOOL-ORPHANS`, `STREAM-SANITIZE-ADDS-NOTHING`);
 /// - every other event is kept, in order, in its turn (rules
 ///   `STREAM-SANITIZE-KEEPS-PAIRS`, `STREAM-SANITIZE-TURN-SCOPED`), including
 ///   inquiry pairs that sit outside their tool call: placement is the
@@ -726,6 +727,8 @@ fn plan(
     let mut tools: ByOrder<&str> = ByOrder::default();
     for scanned in batch {
         let turn = scanned.turn;
+        // The last inquiry response of the turn that pairs (and so stays).
+        let mut last_inquiry_pair = turn.start;
         inquiries.reserve(scanned.inquiry_requests);
         tools.reserve(scanned.tool_requests);
         for i in turn.start..turn.end {
@@ -734,11 +737,10 @@ fn plan(
                 Role::Request(id) => {
                     inquiries.open(&id, i);
                 }
-                Role::Response(id) => {
-                    if inquiries.close(&id, i).is_none() {
-                        fate[i - offset] = Some(Orphan::InquiryResponse);
-                    }
-                }
+                Role::Response(id) => match inquiries.close(&id, i) {
+                    Some(_) => last_inquiry_pair = i,
+                    None => fate[i - offset] = Some(Orphan::InquiryResponse),
+                },
                 Role::TurnStart | Role::Neither => {}
             }
             match tool_call_role(e) {
@@ -759,7 +761,7 @@ fn plan(
             }
             inquiries.reset();
         }
-        placer.place(events, turn, &tools, &mut injections);
+        placer.place(events, turn, &tools, last_inquiry_pair, &mut injections);
         tools.reset();
         removed.extend((turn.start..turn.end).filter_map(|index| {
             fate[index - offset].map(|reason| Removed {
@@ -796,12 +798,14 @@ struct Placer {
 
 impl Placer {
     /// Appends a synthetic response for each orphaned tool call of `turn` to
-    /// `out`, in (position, request) order.
+    /// `out`, in (position, request) order. `last_inquiry_pair` is the
+    /// turn's last inquiry response that pairs (or the turn's start).
     fn place(
         &mut self,
         events: &[Event],
         turn: Turn,
         tools: &ByOrder<&str>,
+        last_inquiry_pair: usize,
         out: &mut Vec<Injection>,
     ) {
         let mut orphans = tools.orphans().peekable();
@@ -826,8 +830,17 @@ impl Placer {
                 Role::TurnStart | Role::Response(_) | Role::Neither => continue,
             };
             // After the request and after every response its ID paired: the
-            // by-order pairs of the turn stay exactly as they were.
-            let anchor = tools.last_paired(&id).map_or(r, |p| p.max(r));
+            // by-order pairs of the turn stay exactly as they were. And after
+            // the turn's last kept inquiry pair: the input left the call open
+            // to the end of the turn, and IDs are not read, so any later
+            // inquiry may be one of its own; closing the call before it
+            // would put that inquiry outside its call (CHECK-PLACEMENT) or
+            // its response after the call's end (CHECK-PLACEMENT-CLOSED),
+            // findings the input did not have (STREAM-SANITIZE-ADDS-NOTHING).
+            let anchor = tools
+                .last_paired(&id)
+                .map_or(r, |p| p.max(r))
+                .max(last_inquiry_pair);
             self.placed.push((self.next_end[anchor - turn.start], r));
         }
         // Stable counting sort by position: ties keep request order.
@@ -859,17 +872,17 @@ impl Placer {
                 at,
                 request,
                 turn: turn.index,
-                event: Event {
+                event: Event::with(
                     // The time of the input event it follows (`at` is past
                     // the request): timestamps stay ordered if they were.
-                    timestamp: events[at - 1].timestamp.clone(),
-                    kind: EventKind::ToolCallResponse(ToolCallResponse {
+                    events[at - 1].timestamp.clone(),
+                    EventKind::ToolCallResponse(ToolCallResponse {
                         id: id.to_owned(),
                         content: Some(content.clone()),
                         is_error: Some(true),
                     }),
-                    extra: Vec::new(),
-                },
+                    Vec::new(),
+                ),
             });
         }
     }

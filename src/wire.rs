@@ -406,24 +406,20 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 /// standalone type and kept as envelope extras by [`Event`].
 const RESPONSE_FIELDS: [&str; 4] = ["id", "outcome", "answer", "reason"];
 
-/// `Some` for any present value: a `null` is a value of the wrong type (an
-/// error), not an absent field. RFD 082 reads as legacy only "events without
-/// an `outcome` field" and defaults the reason only when "the `reason` field
-/// is missing" (rule `WIRE-RESP-INVALID`).
-fn present_strict<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
-}
-
+/// The response fields as read. A `null` `outcome` or `reason` reads as
+/// absent (rule `WIRE-RESP-NULL-ABSENT`, decision "Wire: a null reason or
+/// outcome reads as absent"): RFD 082 reads as legacy "events without an
+/// `outcome` field" and defaults a missing reason to `user`, and one odd
+/// `null` must not make a whole real conversation unreadable. A present
+/// `"answer": null` is still an answer.
 #[derive(Deserialize)]
 struct ResponseRepr {
     id: InquiryId,
-    #[serde(default, deserialize_with = "present_strict")]
+    #[serde(default)]
     outcome: Option<String>,
     #[serde(default, deserialize_with = "present")]
     answer: Option<Value>,
-    #[serde(default, deserialize_with = "present_strict")]
+    #[serde(default)]
     reason: Option<CancellationReason>,
 }
 
@@ -466,18 +462,18 @@ impl<'de> Deserialize<'de> for InquiryResponse {
     ///
     /// | `outcome` | `answer` | result |
     /// | --- | --- | --- |
-    /// | absent | present | `Answered` (legacy flat form) |
-    /// | absent | absent | error |
+    /// | absent or `null` | present | `Answered` (legacy flat form) |
+    /// | absent or `null` | absent | error |
     /// | `answered` | present | `Answered` |
     /// | `answered` | absent | error |
-    /// | `cancelled` | any | `Cancelled`, `reason` defaulting to `User` |
+    /// | `cancelled` | any | `Cancelled`, `reason` (absent or `null`) defaulting to `User` |
     /// | `redacted` | any | `Redacted`, any answer dropped |
     /// | other | any | error |
     ///
     /// A response is a JSON object: the array form serde's derive would
-    /// accept for a struct is not a shape the RFD describes, and a `null`
-    /// `outcome` or `reason` is a non-string, not an absent field (rule
-    /// `WIRE-RESP-INVALID`).
+    /// accept for a struct is not a shape the RFD describes (rule
+    /// `WIRE-RESP-INVALID`). A `null` `outcome` or `reason` reads as absent
+    /// (rule `WIRE-RESP-NULL-ABSENT`); any other non-string is an error.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
@@ -730,7 +726,16 @@ impl EventKind {
 
 /// One persisted event: the `type` tag, an optional `timestamp` kept as
 /// written, the kind's typed fields, and every other field verbatim.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A typed field that holds JSON values (the `answer` of an answered
+/// response, the `question` of a request: its `default` and option values)
+/// keeps its text as read when it holds a number, and is written back with
+/// it as long as it still reads as the typed value: a [`Value`] keeps a
+/// number only as an `f64` or a 64-bit integer, and writing it would change
+/// its text (`123456789012345678901234567890` would come back as
+/// `1.2345678901234568e29`; rule `WIRE-NUMBER-TEXT`). Equality ignores that
+/// text: two events are equal when their values are.
+#[derive(Clone)]
 pub struct Event {
     /// The timestamp string as written, if any.
     pub timestamp: Option<String>,
@@ -738,16 +743,61 @@ pub struct Event {
     pub kind: EventKind,
     /// Fields the kind does not type, in written order, kept verbatim.
     pub extra: Fields,
+    /// The text of the kind's value-bearing field as read, when it holds a
+    /// number (rule `WIRE-NUMBER-TEXT`); written only while it still reads
+    /// as the typed value, so changing `kind` never writes stale text.
+    value_text: Option<Opaque>,
+}
+
+impl PartialEq for Event {
+    /// The typed values and the extras; the kept number text is how a value
+    /// is spelled, not what it is.
+    fn eq(&self, other: &Self) -> bool {
+        self.timestamp == other.timestamp && self.kind == other.kind && self.extra == other.extra
+    }
+}
+
+impl fmt::Debug for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Event")
+            .field("timestamp", &self.timestamp)
+            .field("kind", &self.kind)
+            .field("extra", &self.extra)
+            .finish()
+    }
 }
 
 impl Event {
     /// An event with no timestamp and no extra fields.
     pub fn new(kind: EventKind) -> Self {
+        Event::with(None, kind, Vec::new())
+    }
+
+    /// An event from its parts (an event built, not read, keeps no number
+    /// text: its values are written as serde_json writes them).
+    pub fn with(timestamp: Option<String>, kind: EventKind, extra: Fields) -> Self {
         Event {
-            timestamp: None,
+            timestamp,
             kind,
-            extra: Vec::new(),
+            extra,
+            value_text: None,
         }
+    }
+
+    /// The kept text of the answer, if it still reads as `answer`.
+    fn answer_text(&self, answer: &Value) -> Option<&Opaque> {
+        let text = self.value_text.as_ref()?;
+        serde_json::from_str::<Value>(text.get())
+            .is_ok_and(|v| v == *answer)
+            .then_some(text)
+    }
+
+    /// The kept text of the question, if it still reads as `question`.
+    fn question_text(&self, question: &InquiryQuestion) -> Option<&Opaque> {
+        let text = self.value_text.as_ref()?;
+        serde_json::from_str::<InquiryQuestion>(text.get())
+            .is_ok_and(|q| q == *question)
+            .then_some(text)
     }
 
     /// See [`EventKind::is_provider_visible`].
@@ -870,8 +920,9 @@ where
             _ => rest.push((k, v)),
         }
     }
-    let tag_field = tag_field.ok_or_else(|| "event has no `type` field".to_owned())?;
+    let tag_field = tag_field.ok_or_else(|| untyped_event(&rest))?;
     let tag = json_string(tag_field.text()).expect("checked above");
+    let mut value_text = None;
     let (kind, extra) = match tag.as_ref() {
         "turn_start" => (EventKind::TurnStart, rest),
         "chat_request" => (EventKind::ChatRequest, rest),
@@ -914,7 +965,7 @@ where
         }
         "inquiry_request" => {
             let names = ["id", "source", "question"];
-            let (t, extra) = take(rest, &names);
+            let (mut t, extra) = take(rest, &names);
             let req: InquiryRequest = from_fields(&names, &t).map_err(|e| {
                 // serde_json's position is inside the object built by
                 // `from_fields`, not the file: the reader reports its own.
@@ -923,10 +974,11 @@ where
                     reader::strip_position(&e.to_string())
                 )
             })?;
+            value_text = number_text(t[2].take());
             (EventKind::InquiryRequest(req), extra)
         }
         "inquiry_response" => {
-            let (t, extra) = take(rest, &RESPONSE_FIELDS);
+            let (mut t, extra) = take(rest, &RESPONSE_FIELDS);
             let resp: InquiryResponse = from_fields(&RESPONSE_FIELDS, &t).map_err(|e| {
                 // serde_json's position is inside the object built by
                 // `from_fields`, not the file: the reader reports its own.
@@ -935,6 +987,9 @@ where
                     reader::strip_position(&e.to_string())
                 )
             })?;
+            if let InquiryResponse::Answered { .. } = resp {
+                value_text = number_text(t[2].take());
+            }
             (EventKind::InquiryResponse(resp), extra)
         }
         _ => (EventKind::Other(tag.into_owned()), rest),
@@ -947,7 +1002,56 @@ where
         timestamp,
         kind,
         extra,
+        value_text,
     })
+}
+
+/// Why an object without `type` is not an event. The older jp conversation
+/// format (`{timestamp, message, reply}` objects, before typed events) is
+/// named, so its reader knows it has the wrong file, not a damaged one (rule
+/// `WIRE-OLD-FORMAT`).
+fn untyped_event<K: AsRef<str>, V>(rest: &[(K, V)]) -> String {
+    let has = |name: &str| rest.iter().any(|(k, _)| k.as_ref() == name);
+    if has("message") || has("reply") {
+        "event has no `type` field: this is the older jp conversation format \
+         (`{timestamp, message, reply}` objects), which predates typed events; \
+         only streams of typed events (RFD 004/005) can be read"
+            .to_owned()
+    } else {
+        "event has no `type` field".to_owned()
+    }
+}
+
+/// The text of a typed value-bearing field, kept when it holds a number
+/// (rule `WIRE-NUMBER-TEXT`) and the typed event keeps opaque text at all.
+fn number_text<V: FieldValue>(field: Option<V>) -> Option<Opaque> {
+    field
+        .filter(|v| has_number(v.text().as_bytes()))
+        .and_then(FieldValue::keep)
+}
+
+/// Whether a JSON text holds a number token: outside strings, a digit or a
+/// minus sign starts one (the literals `true`, `false`, `null` hold
+/// neither).
+pub(crate) fn has_number(text: &[u8]) -> bool {
+    let mut in_string = false;
+    let mut escape = false;
+    for &b in text {
+        if in_string {
+            if escape {
+                escape = false;
+            } else if b == b'\\' {
+                escape = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b'-' || b.is_ascii_digit() {
+            return true;
+        }
+    }
+    false
 }
 
 /// Splits `fields` into the named ones (by position in `names`) and the rest.
@@ -1126,13 +1230,21 @@ impl Serialize for Event {
             EventKind::InquiryRequest(r) => {
                 m.serialize_entry("id", &r.id)?;
                 m.serialize_entry("source", &r.source)?;
-                m.serialize_entry("question", &r.question)?;
+                // WIRE-NUMBER-TEXT: numbers as they were written.
+                match self.question_text(&r.question) {
+                    Some(text) => m.serialize_entry("question", text)?,
+                    None => m.serialize_entry("question", &r.question)?,
+                }
             }
             EventKind::InquiryResponse(r) => match r {
                 InquiryResponse::Answered { id, answer } => {
                     m.serialize_entry("outcome", "answered")?;
                     m.serialize_entry("id", id)?;
-                    m.serialize_entry("answer", answer)?;
+                    // WIRE-NUMBER-TEXT: numbers as they were written.
+                    match self.answer_text(answer) {
+                        Some(text) => m.serialize_entry("answer", text)?,
+                        None => m.serialize_entry("answer", answer)?,
+                    }
                 }
                 InquiryResponse::Cancelled { id, reason } => {
                     m.serialize_entry("outcome", "cancelled")?;

@@ -394,7 +394,7 @@ fn oracle_decides_the_rfd082_examples_as_the_rfd_says() {
 /// independent `InquiryResponse` decision").
 #[test]
 fn oracle_decides_the_edges_as_decided() {
-    let cases: [(&str, oracle::Decision); 16] = [
+    let cases: [(&str, oracle::Decision); 17] = [
         (r#"{"id":"x","answer":null}"#, answered("x", Value::Null)),
         (
             r#"{"outcome":"answered","id":"x","answer":null}"#,
@@ -423,7 +423,7 @@ fn oracle_decides_the_edges_as_decided() {
         ),
         (
             r#"{"outcome":"cancelled","id":"x","reason":null}"#,
-            Err(Rejection::ReasonNotString),
+            cancelled("x", "user", true),
         ),
         (
             r#"{"outcome":"answered","id":"x","answer":1,"reason":7}"#,
@@ -431,6 +431,10 @@ fn oracle_decides_the_edges_as_decided() {
         ),
         (
             r#"{"id":"x","outcome":null,"answer":1}"#,
+            answered("x", json!(1)),
+        ),
+        (
+            r#"{"id":"x","outcome":7,"answer":1}"#,
             Err(Rejection::OutcomeNotString),
         ),
         (r#"{"id":7,"answer":1}"#, Err(Rejection::IdNotString)),
@@ -473,14 +477,27 @@ fn differential_flags_every_disagreement() {
 /// Rule: FUZZ-RESPONSE-DIFFERENTIAL — the three disagreements the
 /// differential target found between `wire` and RFD 082 (an array read as a
 /// response; a present `null` `outcome` or `reason` read as absent) are
-/// settled: both sides now reject each of them.
+/// settled: both sides reject the array, and both read a `null` `outcome`
+/// or `reason` as absent (decision "Wire: a null reason or outcome reads as
+/// absent", issue 15 item 6), to the same value.
 #[test]
 fn typed_reader_agrees_with_the_rfd_on_the_former_divergences() {
-    for text in [
-        r#"["call_1.confirm.1", null, true]"#,
-        r#"{"id":"call_1.confirm.1","outcome":null,"answer":true}"#,
-        r#"{"outcome":"cancelled","id":"call_1.confirm.1","reason":null}"#,
+    for (text, want) in [
+        (
+            r#"{"id":"call_1.confirm.1","outcome":null,"answer":true}"#,
+            answered("call_1.confirm.1", json!(true)),
+        ),
+        (
+            r#"{"outcome":"cancelled","id":"call_1.confirm.1","reason":null}"#,
+            cancelled("call_1.confirm.1", "user", true),
+        ),
     ] {
+        let typed = serde_json::from_str::<InquiryResponse>(text);
+        assert_eq!(decide(text), want, "the oracle reads {text}");
+        assert!(oracle::compare(&typed, &want).is_ok(), "{text}: {typed:?}");
+    }
+    {
+        let text = r#"["call_1.confirm.1", null, true]"#;
         let typed = serde_json::from_str::<InquiryResponse>(text);
         assert!(decide(text).is_err(), "the oracle rejects {text}");
         assert!(typed.is_err(), "the typed reader rejects {text}: {typed:?}");

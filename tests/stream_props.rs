@@ -238,12 +238,14 @@ proptest! {
     /// Rules: STREAM-SANITIZE-TOOL-ORPHANS, STREAM-SANITIZE-INQUIRY-ORPHANS —
     /// the only events sanitize adds are one error `tool_call_response` per
     /// orphaned tool-call request, with its ID, placed right before the
-    /// first chat event after both the request and its ID's last paired
-    /// response in the turn (or at the turn's end), several in request
-    /// order; nothing is ever added for an inquiry.
+    /// first chat event after the request, its ID's last paired response
+    /// and the turn's last inquiry pair (STREAM-SANITIZE-ADDS-NOTHING) in
+    /// the turn (or at the turn's end), several in request order; nothing
+    /// is ever added for an inquiry.
     #[test]
     fn sanitize_adds_only_placed_error_responses_for_orphan_tool_calls(events in arb::stream()) {
         let tool = naive_pair(&events, Family::ToolCall);
+        let inquiry = naive_pair(&events, Family::Inquiry);
         let out = sanitize(events.clone());
         let added: Vec<usize> =
             (0..out.events.len()).filter(|&k| out.origin[k].is_none()).collect();
@@ -273,7 +275,13 @@ proptest! {
             };
             prop_assert_eq!(&r.id, &q.id);
             prop_assert_eq!(r.is_error, Some(true));
-            // Anchor: the request, or the last response its ID paired in the turn.
+            // Anchor: the request, the last response its ID paired in the
+            // turn, or the turn's last inquiry pair.
+            let last_inquiry = inquiry
+                .pairs
+                .iter()
+                .filter(|p| turn[p.response] == turn[inj.request])
+                .map(|p| p.response);
             let anchor = tool
                 .pairs
                 .iter()
@@ -283,6 +291,7 @@ proptest! {
                             == Some(q.id.clone())
                 })
                 .map(|p| p.response)
+                .chain(last_inquiry)
                 .chain([inj.request])
                 .max()
                 .unwrap();

@@ -58,13 +58,6 @@ fn cases() -> Vec<Case> {
             (1, 1),
             "expected `[` (a JSON array of events) or `{` (JSON Lines), found byte 0xff",
         ),
-        case(
-            "UTF-8 byte order mark",
-            b"\xef\xbb\xbf[]".to_vec(),
-            None,
-            (1, 1),
-            "found byte 0xef",
-        ),
         case("lone closing bracket", "]", None, (1, 1), "found `]`"),
         case(
             "100 000 nested arrays",

@@ -11,14 +11,16 @@ use serde::Serialize;
 
 use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, open, origin};
 use crate::stream::{self, Injected, Orphan, Removed, Sanitized};
-use crate::wire::Stream;
+use crate::wire::{Format, Stream};
 
 /// `inquiry-model sanitize`.
 #[derive(Args, Debug)]
 #[command(after_help = "\
 The whole stream is read into memory, repaired turn by turn, and written in \
-this crate's canonical field order (`--format jsonl`, one event per line, or \
-`--format array`, a pretty JSON array like a real events.json). The report \
+this crate's canonical field order, every number spelled as it was read, in \
+the input's layout unless `--format` says otherwise (`jsonl`, one event per \
+line, or `array`, a pretty JSON array like a real events.json; an empty \
+stream is written `[]`). The report \
 goes to stderr: a line per removed or injected event, then a summary line \
 (`--report json`: one JSON document, version 1). Exit 0: nothing to repair \
 (the stream is written back unchanged); 1: the stream was repaired; 2: \
@@ -30,9 +32,9 @@ pub struct SanitizeArgs {
     /// Write the repaired stream to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// The layout of the repaired stream.
-    #[arg(long, value_enum, default_value_t = StreamFormat::Jsonl)]
-    format: StreamFormat,
+    /// The layout of the repaired stream [default: the input's].
+    #[arg(long, value_enum)]
+    format: Option<StreamFormat>,
     /// The layout of the report on stderr.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     report: ReportFormat,
@@ -71,16 +73,20 @@ pub fn sanitize_command(args: SanitizeArgs) -> i32 {
             return EXIT_UNUSABLE;
         }
     };
-    let events = match Stream::read(input, &name) {
-        Ok(s) => s.events,
+    let (events, read_format) = match Stream::read_with_format(input, &name) {
+        Ok((s, format)) => (s.events, format),
         Err(e) => {
             eprintln!("inquiry-model: {e}");
             return EXIT_UNUSABLE;
         }
     };
+    let format = args.format.unwrap_or(match read_format {
+        Format::Array => StreamFormat::Array,
+        Format::JsonLines => StreamFormat::Jsonl,
+    });
     let events_in = events.len();
     let repaired = stream::sanitize(events);
-    if let Err(e) = write_stream(&args, &repaired) {
+    if let Err(e) = write_stream(&args, format, &repaired) {
         eprintln!("inquiry-model: {e}");
         return EXIT_UNUSABLE;
     }
@@ -106,7 +112,11 @@ pub fn sanitize_command(args: SanitizeArgs) -> i32 {
     }
 }
 
-fn write_stream(args: &SanitizeArgs, repaired: &Sanitized) -> Result<(), String> {
+fn write_stream(
+    args: &SanitizeArgs,
+    format: StreamFormat,
+    repaired: &Sanitized,
+) -> Result<(), String> {
     let out: Box<dyn Write> = match &args.out {
         Some(path) => Box::new(
             File::create(path).map_err(|e| format!("{}: cannot create: {e}", path.display()))?,
@@ -115,7 +125,7 @@ fn write_stream(args: &SanitizeArgs, repaired: &Sanitized) -> Result<(), String>
     };
     let mut out = BufWriter::new(out);
     let stream = Stream::new(repaired.events.clone());
-    let written = match args.format {
+    let written = match format {
         StreamFormat::Jsonl => stream.write_json_lines(&mut out),
         StreamFormat::Array => stream.write_array(&mut out),
     };

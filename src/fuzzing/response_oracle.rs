@@ -12,7 +12,10 @@
 //!   however often it is written;
 //! - `outcome`, when present, is a string; `reason`, when present, is a
 //!   string (RFD: "The on-disk shape is always `{"reason": "<tag>"}`") on
-//!   every outcome; a present `null` is present, not absent.
+//!   every outcome; a present `null` reads as absent (decision "Wire: a
+//!   null reason or outcome reads as absent": `{"outcome": null, "answer":
+//!   …}` is the legacy form, `{"outcome": "cancelled", "reason": null}` is
+//!   reason `user`).
 //!
 //! [`compare`] sets the typed reader's result against the decision.
 
@@ -214,11 +217,14 @@ pub fn decide_top(top: &Top) -> Decision {
         Some(Value::String(s)) => s.clone(),
         Some(_) => return Err(Rejection::IdNotString),
     };
+    // Decision "Wire: a null reason or outcome reads as absent": a `null`
+    // is read as the field not written (RFD 082 defines both absences).
     let reason = match reason {
-        None => None,
+        None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.as_str()),
         Some(_) => return Err(Rejection::ReasonNotString),
     };
+    let outcome = outcome.filter(|o| !o.is_null());
     match outcome {
         // "Legacy events without an `outcome` field deserialize as
         // `InquiryResponse::Answered`."

@@ -45,29 +45,29 @@ pub fn turn_start() -> Event {
 
 /// A `chat_request` with opaque base64 content.
 pub fn chat_request() -> Event {
-    Event {
-        timestamp: None,
-        kind: EventKind::ChatRequest,
-        extra: vec![("content".to_owned(), opaque(json!("aGVsbG8=")))],
-    }
+    Event::with(
+        None,
+        EventKind::ChatRequest,
+        vec![("content".to_owned(), opaque(json!("aGVsbG8=")))],
+    )
 }
 
 /// A `chat_response` with an opaque base64 message.
 pub fn chat_response() -> Event {
-    Event {
-        timestamp: None,
-        kind: EventKind::ChatResponse,
-        extra: vec![("message".to_owned(), opaque(json!("b2s=")))],
-    }
+    Event::with(
+        None,
+        EventKind::ChatResponse,
+        vec![("message".to_owned(), opaque(json!("b2s=")))],
+    )
 }
 
 /// An event of a kind the model does not type (e.g. `config_delta`).
 pub fn other(tag: &str) -> Event {
-    Event {
-        timestamp: None,
-        kind: EventKind::Other(tag.to_owned()),
-        extra: vec![("delta".to_owned(), opaque(json!({})))],
-    }
+    Event::with(
+        None,
+        EventKind::Other(tag.to_owned()),
+        vec![("delta".to_owned(), opaque(json!({})))],
+    )
 }
 
 /// A `tool_call_request` for [`TOOL_NAME`].

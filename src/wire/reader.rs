@@ -322,6 +322,9 @@ impl<R: BufRead> EventReader<R> {
         &mut self,
         f: impl FnOnce(FieldsRef<'_>) -> T,
     ) -> Result<Option<(T, usize, usize)>, ReadError> {
+        if self.format.is_none() {
+            self.skip_bom()?;
+        }
         let first = self.peek_non_ws()?;
         if self.format.is_none() {
             match first {
@@ -385,6 +388,35 @@ impl<R: BufRead> EventReader<R> {
                 "unexpected end of input: the event array is not closed (expected `]`)",
             )),
             (None, _) => unreachable!("format is set above"),
+        }
+    }
+
+    /// Skips a UTF-8 byte-order mark at the very start of the input (rule
+    /// `WIRE-READ-BOM`): RFC 8259 §8.1 lets a parser ignore one, and editors
+    /// on some systems write one. It is not counted in the column. Read a
+    /// byte at a time, so where the input's chunks end does not matter; a
+    /// start that is only part of a mark is named as such.
+    fn skip_bom(&mut self) -> Result<(), ReadError> {
+        const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+        let mut matched = 0;
+        while matched < BOM.len() {
+            let chunk = match fill(&mut self.inner) {
+                Ok(c) => c,
+                Err(e) => return Err(self.io_err(e)),
+            };
+            if chunk.first() != Some(&BOM[matched]) {
+                break;
+            }
+            self.inner.consume(1);
+            matched += 1;
+        }
+        match matched {
+            0 | 3 => Ok(()),
+            _ => Err(self.err(
+                None,
+                "the input starts with a broken UTF-8 byte-order mark (expected the bytes \
+                 EF BB BF, then `[` or `{`)",
+            )),
         }
     }
 
@@ -578,10 +610,32 @@ impl Stream {
 
     /// Reads a whole stream (array or JSON Lines).
     pub fn read<R: BufRead>(inner: R, origin: &str) -> Result<Stream, ReadError> {
-        let events = EventReader::new(inner, origin)
-            .typed()
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Stream { events })
+        Stream::read_with_format(inner, origin).map(|(stream, _)| stream)
+    }
+
+    /// Reads a whole stream and says which layout it had, so that a tool
+    /// that writes it back can keep that layout (`[]` has only the array
+    /// form).
+    pub fn read_with_format<R: BufRead>(
+        inner: R,
+        origin: &str,
+    ) -> Result<(Stream, Format), ReadError> {
+        let mut reader = EventReader::new(inner, origin);
+        let mut events = Vec::new();
+        for (index, item) in (&mut reader).enumerate() {
+            let (raw, line, column) = item?;
+            let event = raw.into_event().map_err(|message| ReadError {
+                origin: origin.to_owned(),
+                event_index: Some(index),
+                line,
+                column,
+                message,
+            })?;
+            events.push(event);
+        }
+        // A read that succeeded saw a first byte, so the layout is known.
+        let format = reader.format().unwrap_or(Format::JsonLines);
+        Ok((Stream { events }, format))
     }
 
     /// Reads a stream from bytes.
