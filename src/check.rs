@@ -38,6 +38,7 @@ pub mod rules;
 pub mod shape;
 pub mod trace;
 
+pub use rules::Severity;
 use rules::{Finding, OpenCallRef, QuestionFacts};
 use shape::Shape;
 
@@ -116,6 +117,8 @@ impl Serialize for ProfileMode {
 pub struct Diagnostic {
     /// The `CHECK-*` rule ID.
     pub rule: &'static str,
+    /// Error or warning (decision "Oracle checks: severity").
+    pub severity: Severity,
     /// The file (or `<stdin>`, or whatever the caller named the input).
     pub origin: String,
     /// The 0-based turn the event sits in.
@@ -195,9 +198,55 @@ pub const CARRY_LIMIT: usize = 1024;
 enum Gate {
     /// Every profile.
     Always,
-    /// Only turns judged as an RFD 082 or later writer's (turn-unique IDs,
+    /// Only turns recorded by an RFD 082 or later writer (turn-unique IDs,
     /// the ID format, attempts).
     AttemptIds,
+    /// CHECK-ID-FORMAT for a two-segment ID: only in a turn an RFD 082
+    /// writer recorded that does not mix ID forms (a mixed turn is one
+    /// CHECK-TURN-ONE-WRITER finding instead).
+    TwoSegment,
+}
+
+/// The ID forms a turn's requests show (decision "Oracle checks: a turn's
+/// writer is read from its request IDs").
+#[derive(Debug, Default)]
+struct IdForms {
+    /// The form of the turn's first classified request.
+    first: Option<rules::IdStyle>,
+    /// The first request of the other form: where the turn switched.
+    switch: Option<(usize, InquiryId)>,
+    /// Event index of the last two-segment request.
+    last_two: Option<usize>,
+    /// Event index of the first three-segment request.
+    first_three: Option<usize>,
+}
+
+impl IdForms {
+    fn note(&mut self, index: usize, id: &InquiryId, style: rules::IdStyle) {
+        match style {
+            rules::IdStyle::TwoSegment => self.last_two = Some(index),
+            rules::IdStyle::ThreeSegment => {
+                self.first_three.get_or_insert(index);
+            }
+            rules::IdStyle::Other => return,
+        }
+        match self.first {
+            None => self.first = Some(style),
+            Some(f) if f != style && self.switch.is_none() => {
+                self.switch = Some((index, id.clone()));
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// What the IDs show of the writer that recorded the turn.
+    fn evidence(&self) -> Option<Profile> {
+        match (self.first_three, self.last_two) {
+            (Some(_), _) => Some(Profile::Rfd082),
+            (None, Some(_)) => Some(Profile::Legacy),
+            (None, None) => None,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -272,6 +321,13 @@ struct Carried {
 struct TurnState {
     /// The newest stage the turn's events show.
     evidence: Option<Profile>,
+    /// Some event shows a shape only an RFD 082 or later writer records
+    /// (`cancelled`, `redacted`, `secret`, RFD 083 fields).
+    recorded_082: bool,
+    /// Some response is in the legacy flat form (saved by a pre-082 writer).
+    flat: bool,
+    /// The ID forms of the turn's requests.
+    ids: IdForms,
     /// Open tool calls by `tool_call_request` index.
     calls: BTreeMap<usize, OpenCall>,
     /// Open call indices by tool-call ID, oldest first (IDs may repeat
@@ -294,6 +350,15 @@ struct TurnState {
 
 impl TurnState {
     fn note(&mut self, evidence: Option<Profile>) {
+        match evidence {
+            Some(Profile::Legacy) => self.flat = true,
+            Some(Profile::Rfd082 | Profile::Rfd083) => self.recorded_082 = true,
+            None => {}
+        }
+        self.note_stage(evidence);
+    }
+
+    fn note_stage(&mut self, evidence: Option<Profile>) {
         if let Some(e) = evidence {
             self.evidence = Some(self.evidence.map_or(e, |old| old.max(e)));
         }
@@ -473,10 +538,12 @@ impl Checker {
                     rules::placement(&req.id, &req.source, &open)
                 };
                 let candidate_ids: Vec<&str> = candidates.iter().map(|c| c.id).collect();
-                let id_check = if candidates.is_empty() {
-                    None
+                let (id_check, style) = if candidates.is_empty() {
+                    (None, None)
                 } else {
-                    Some(rules::id_format(&req.id, &candidate_ids))
+                    let style = rules::id_style(&req.id, &candidate_ids);
+                    self.turn.ids.note(index, &req.id, style);
+                    (Some(rules::id_format(&req.id, &candidate_ids)), Some(style))
                 };
                 let candidates: Vec<usize> = candidates.iter().map(|c| c.index).collect();
                 self.turn.find(index, Gate::Always, placed);
@@ -487,7 +554,7 @@ impl Checker {
                     | PairStep::Paired(_)
                     | PairStep::OrphanResponse { .. } => None,
                 };
-                self.judge_id(index, &req.id, repeat_of, id_check);
+                self.judge_id(index, &req.id, repeat_of, id_check, style);
                 for c in &candidates {
                     self.turn.call_requests.entry(*c).or_default().push(index);
                 }
@@ -573,10 +640,12 @@ impl Checker {
         id: &InquiryId,
         repeat_of: Option<usize>,
         format: Option<Result<rules::IdParts, Finding>>,
+        style: Option<rules::IdStyle>,
     ) {
         if let Some(first_request) = repeat_of {
             let finding = Finding {
                 rule: rules::TURN_UNIQUE_ID,
+                severity: Severity::Error,
                 ids: vec![id.to_string()],
                 message: format!(
                     "inquiry ID `{id}` is used again in this turn (first request at event {}); \
@@ -589,7 +658,15 @@ impl Checker {
         }
         match format {
             None => {}
-            Some(Err(f)) => self.turn.find(index, Gate::AttemptIds, Some(f)),
+            Some(Err(f)) => {
+                let gate = match style {
+                    Some(rules::IdStyle::TwoSegment) => Gate::TwoSegment,
+                    Some(rules::IdStyle::ThreeSegment | rules::IdStyle::Other) | None => {
+                        Gate::AttemptIds
+                    }
+                };
+                self.turn.find(index, gate, Some(f));
+            }
             Some(Ok(parts)) => {
                 let key = (parts.tool_call_id.clone(), parts.question_id.clone());
                 let previous = self.turn.attempts.get(&key).copied();
@@ -638,6 +715,7 @@ impl Checker {
         let mut turn = std::mem::take(&mut self.turn);
         let turn_no = self.turn_index;
         let mut pending = std::mem::take(&mut turn.pending);
+        turn.note_stage(turn.ids.evidence());
         let level = match (self.mode, turn.evidence) {
             (ProfileMode::Fixed(p), _) => p,
             (ProfileMode::Auto, None) => self.previous,
@@ -648,12 +726,35 @@ impl Checker {
         };
         self.previous = level;
         self.turns_by_profile.add(level);
-        // The turn is a legacy writer's by its own shapes, or by the user's word.
-        let legacy_shown = match (self.mode, turn.evidence) {
-            (ProfileMode::Fixed(Profile::Legacy), _)
-            | (ProfileMode::Auto, Some(Profile::Legacy)) => true,
-            (ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083), _)
-            | (ProfileMode::Auto, None | Some(Profile::Rfd082 | Profile::Rfd083)) => false,
+        // Whether an RFD 082 writer recorded the turn's requests, so its ID
+        // rules apply (decision "Oracle checks: a turn's writer is read from
+        // its request IDs"). Under an explicit RFD 082/083 profile a turn of
+        // two-segment IDs that shows nothing only an RFD 082 writer records,
+        // and no flat response, is a legacy turn that writer re-saved.
+        let two = turn.ids.last_two.is_some();
+        let three = turn.ids.first_three.is_some();
+        let ids_082 = match self.mode {
+            ProfileMode::Fixed(Profile::Legacy) => false,
+            ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) => {
+                !(two && !three && !turn.recorded_082 && !turn.flat)
+            }
+            ProfileMode::Auto => level.writes_attempt_ids(),
+        };
+        let mixed = two && three;
+        if let Some((at, id)) = turn.ids.switch.take().filter(|_| mixed) {
+            let upgrade = turn.ids.last_two < turn.ids.first_three;
+            pending.push(Pending {
+                index: at,
+                gate: Gate::Always,
+                finding: Deferred::Ready(Box::new(rules::turn_one_writer(&id, upgrade, self.mode))),
+            });
+        }
+        // The turn's requests were recorded by a legacy writer: by its own
+        // shapes and IDs, or by the user's word.
+        let legacy_shown = match self.mode {
+            ProfileMode::Fixed(Profile::Legacy) => true,
+            ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) => !ids_082,
+            ProfileMode::Auto => turn.evidence == Some(Profile::Legacy),
         };
         if complete {
             let mut early = std::mem::take(&mut turn.orphan_responses);
@@ -677,6 +778,7 @@ impl Checker {
                     Some(resp) => {
                         let finding = Finding {
                             rule: rules::RESPONSE_AFTER_REQUEST,
+                            severity: Severity::Error,
                             ids: vec![req.id.to_string()],
                             message: format!(
                                 "inquiry response `{}` comes before its request (event {r}); \
@@ -736,6 +838,7 @@ impl Checker {
                 };
                 let finding = Finding {
                     rule,
+                    severity: Severity::Error,
                     ids: vec![id.to_string()],
                     message,
                 };
@@ -759,10 +862,10 @@ impl Checker {
                 });
             }
         }
-        let keep_attempt_ids = level.writes_attempt_ids();
         pending.retain(|p| match p.gate {
             Gate::Always => true,
-            Gate::AttemptIds => keep_attempt_ids,
+            Gate::AttemptIds => ids_082,
+            Gate::TwoSegment => ids_082 && !mixed,
         });
         // Stable: findings of one event keep the order they were found in.
         pending.sort_by_key(|p| p.index);
@@ -782,6 +885,7 @@ impl Checker {
                 (Deferred::Unplaced, Some(req)) => rules::unplaced(&req.id),
                 (Deferred::Unanswered, Some(req)) => Finding {
                     rule: rules::PAIRED,
+                    severity: Severity::Error,
                     ids: vec![req.id.to_string()],
                     message: unanswered_message(&req.id, legacy_shown),
                 },
@@ -791,6 +895,7 @@ impl Checker {
             self.diagnostics += 1;
             sink(Diagnostic {
                 rule: finding.rule,
+                severity: finding.severity,
                 origin: self.origin.clone(),
                 turn: turn_no,
                 event_index: p.index,

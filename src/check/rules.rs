@@ -32,8 +32,11 @@ pub const PLACEMENT_CLOSED: &str = "CHECK-PLACEMENT-CLOSED";
 pub const TURN_UNIQUE_ID: &str = "CHECK-TURN-UNIQUE-ID";
 /// RFD 082 writers write `<tool_call_id>.<question_id>.<attempt>` for the open call.
 pub const ID_FORMAT: &str = "CHECK-ID-FORMAT";
-/// RFD 082 attempts count 1, 2, 3… per `(tool_call_id, question_id)` per turn.
+/// RFD 082 attempts grow per `(tool_call_id, question_id)` per turn.
 pub const ID_ATTEMPT: &str = "CHECK-ID-ATTEMPT";
+/// A turn's requests were recorded by one writer: all two-segment or all
+/// three-segment IDs.
+pub const TURN_ONE_WRITER: &str = "CHECK-TURN-ONE-WRITER";
 /// The response to a `secret` question is never `answered`.
 pub const SECRET_NOT_ANSWERED: &str = "CHECK-SECRET-NOT-ANSWERED";
 /// A `redacted` response carries no `answer` on disk.
@@ -55,7 +58,7 @@ pub const PROFILE_SHAPE: &str = "CHECK-PROFILE-SHAPE";
 pub const RESPONSE_TAGGED: &str = "CHECK-RESPONSE-TAGGED";
 
 /// Every `CHECK-*` rule this module judges, with a one-line statement.
-pub const ALL: [(&str, &str); 18] = [
+pub const ALL: [(&str, &str); 19] = [
     (
         PAIRED,
         "every inquiry request gets exactly one response with its ID later in its turn",
@@ -88,6 +91,10 @@ pub const ALL: [(&str, &str); 18] = [
     (
         ID_ATTEMPT,
         "RFD 082 attempts count from 1 without gaps per (tool call, question) per turn",
+    ),
+    (
+        TURN_ONE_WRITER,
+        "a turn's requests carry either all two-segment (pre-082) or all three-segment (RFD 082) IDs",
     ),
     (
         SECRET_NOT_ANSWERED,
@@ -127,11 +134,33 @@ pub const ALL: [(&str, &str); 18] = [
     ),
 ];
 
+/// How bad a finding is (decision "Oracle checks: severity").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Legal but suspect, or a known gap of the writer the turn is judged
+    /// as: reported, but exit 1 only under `--strict`.
+    Warning,
+    /// The stream breaks a rule of the profile it is judged under.
+    Error,
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
 /// A rule broken by one event: what [`super::Diagnostic`] adds a position to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// The `CHECK-*` ID.
     pub rule: &'static str,
+    /// Error, or warning.
+    pub severity: Severity,
     /// The inquiry and tool-call IDs involved.
     pub ids: Vec<String>,
     /// What is wrong, in one sentence. Never contains an answer value.
@@ -139,8 +168,27 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(rule: &'static str, ids: Vec<String>, message: String) -> Self {
-        Finding { rule, ids, message }
+    /// An error.
+    pub fn new(rule: &'static str, ids: Vec<String>, message: String) -> Self {
+        Finding {
+            rule,
+            severity: Severity::Error,
+            ids,
+            message,
+        }
+    }
+
+    /// The same finding as a warning.
+    pub fn warning(self) -> Self {
+        Finding {
+            severity: Severity::Warning,
+            ..self
+        }
+    }
+
+    /// The same finding with severity `severity`.
+    pub fn with(self, severity: Severity) -> Self {
+        Finding { severity, ..self }
     }
 }
 
@@ -548,6 +596,66 @@ pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
         (true, true, _) | (true, false, Err(_)) | (false, _, _) => Err(fail(format!(
             "its attempt `{attempt}` is not a number from 1 written without leading zeros"
         ))),
+    }
+}
+
+/// Which writer built a request's ID, read against the open calls the
+/// request may belong to (the same parse as [`id_format`]). Used only to tell
+/// which writer recorded a turn (decision "Oracle checks: a turn's writer is
+/// read from its request IDs"), never for pairing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdStyle {
+    /// `<call>.<question_id>`: a pre-082 writer (RFD 082 "Pre-082 streams use
+    /// the legacy two-segment form").
+    TwoSegment,
+    /// `<call>.<question_id>.<attempt>`: an RFD 082 writer.
+    ThreeSegment,
+    /// Neither (no open call's ID as prefix, empty question, bad attempt).
+    Other,
+}
+
+/// The [`IdStyle`] of `id` for the open calls `calls`.
+pub fn id_style(id: &InquiryId, calls: &[&str]) -> IdStyle {
+    match id_format(id, calls) {
+        Ok(_) => IdStyle::ThreeSegment,
+        Err(_) if two_segment(id.as_str(), calls) => IdStyle::TwoSegment,
+        Err(_) => IdStyle::Other,
+    }
+}
+
+/// Whether `s` is `<call>.<question_id>` for one of `calls`, the question ID
+/// non-empty and without a dot.
+fn two_segment(s: &str, calls: &[&str]) -> bool {
+    calls.iter().any(|c| {
+        s.len() > c.len() + 1
+            && s.starts_with(*c)
+            && s.as_bytes()[c.len()] == b'.'
+            && !s[c.len() + 1..].contains('.')
+    })
+}
+
+/// CHECK-TURN-ONE-WRITER (RFD 082 "Inquiry ID format": "Only new writes use
+/// the three-segment form"): the requests of one turn are recorded by one
+/// writer. `first` is the ID of the request where the turn switched form.
+pub fn turn_one_writer(first: &InquiryId, upgrade: bool, mode: ProfileMode) -> Finding {
+    let how = if upgrade {
+        "two-segment (pre-082) requests are followed by three-segment (RFD 082) ones: the turn \
+         was resumed across an upgrade"
+    } else {
+        "a three-segment (RFD 082) request comes before a two-segment (pre-082) one, which no \
+         writer and no upgrade produces"
+    };
+    let finding = Finding::new(
+        TURN_ONE_WRITER,
+        vec![first.to_string()],
+        format!("inquiry request `{first}` switches the turn's ID form: {how}"),
+    );
+    // Under auto an upgrade mid-turn is legal (a turn resumed after the
+    // upgrade; RFD 082 "heals one event at a time"), so only suspect; an
+    // explicit profile judges one writer, which never switches.
+    match (mode, upgrade) {
+        (ProfileMode::Auto, true) => finding.warning(),
+        (ProfileMode::Auto, false) | (ProfileMode::Fixed(_), _) => finding,
     }
 }
 

@@ -144,11 +144,16 @@ impl Shape {
     ///
     /// - a legacy flat response: exactly `Legacy` (an RFD 082 writer always
     ///   tags, RFD 082 "`InquiryResponse` serialization");
-    /// - a tagged response or a `secret` answer type: at least `Rfd082`;
+    /// - a tagged `cancelled` or `redacted` response or a `secret` answer
+    ///   type: at least `Rfd082` (shapes only an RFD 082 writer records; a
+    ///   tagged `answered` proves nothing, since an RFD 082 writer re-saves
+    ///   legacy answers tagged);
     /// - an RFD 083 question field or `invalid_static_answer`: at least
     ///   `Rfd083` (RFD 083 "Persisted recording").
     ///
-    /// Every other event proves nothing.
+    /// Every other event proves nothing here; the checker adds what the
+    /// request IDs show (decision "Oracle checks: a turn's writer is read
+    /// from its request IDs").
     pub fn evidence(&self, event: &Event) -> Option<Profile> {
         match &event.kind {
             EventKind::InquiryRequest(r) => {
@@ -180,8 +185,12 @@ impl Shape {
                             | CancellationReason::Unknown(_),
                         ..
                     }
-                    | InquiryResponse::Answered { .. }
                     | InquiryResponse::Redacted { .. } => Some(Profile::Rfd082),
+                    // An RFD 082 writer re-saves a legacy answer tagged (it
+                    // rewrites the whole file; "every new write produces the
+                    // tagged form"): a tagged answer shows who saved the
+                    // file, not who recorded the turn.
+                    InquiryResponse::Answered { .. } => None,
                 }
             }
             EventKind::TurnStart

@@ -61,6 +61,7 @@ fn diag(
 ) -> Diagnostic {
     Diagnostic {
         rule,
+        severity: super::Severity::Error,
         origin: ORIGIN.to_owned(),
         turn,
         event_index,
