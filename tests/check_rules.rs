@@ -447,19 +447,29 @@ fn id_format_accepts_conforming_ids() {
 // CHECK-ID-ATTEMPT
 // ---------------------------------------------------------------------------
 
-/// Rule: CHECK-ID-ATTEMPT — a gap in the attempts, or a first attempt other
-/// than 1, is reported at the request.
+/// Rule: CHECK-ID-ATTEMPT — an attempt lower than an earlier one of the same
+/// question in the same call and turn is reported at the request; a gap, or
+/// a first attempt above 1 (what removing an orphaned attempt leaves), is
+/// not (issue 15; decision "Oracle checks: attempts after a repair").
 #[test]
-fn id_attempt_reports_gap_and_wrong_start() {
+fn id_attempt_reports_attempt_that_goes_back() {
+    let back = in_call(|s| {
+        s.ask("c1.q.2", boolean())
+            .answer("c1.q.2", json!(true))
+            .ask("c1.q.1", boolean())
+            .answer("c1.q.1", json!(true))
+    });
+    assert_eq!(found(&back, R082), [(r::ID_ATTEMPT, 0, 4)]);
+    assert_eq!(found(&back, AUTO), [(r::ID_ATTEMPT, 0, 4)]);
     let gap = in_call(|s| {
         s.ask("c1.q.1", boolean())
             .answer("c1.q.1", json!(true))
             .ask("c1.q.3", boolean())
             .answer("c1.q.3", json!(true))
     });
-    assert_eq!(found(&gap, R082), [(r::ID_ATTEMPT, 0, 4)]);
+    clean(&gap, R082);
     let start = in_call(|s| s.ask("c1.q.2", boolean()).answer("c1.q.2", json!(true)));
-    assert_eq!(found(&start, R082), [(r::ID_ATTEMPT, 0, 2)]);
+    clean(&start, R082);
 }
 
 /// Rule: CHECK-ID-ATTEMPT — attempts 1, 2 within a call, continuing across a
@@ -1186,7 +1196,12 @@ fn diagnostic_lines_read_well() {
         ),
         (
             R082,
-            in_call(|s| s.ask("c1.q.2", boolean()).answer("c1.q.2", json!(true))),
+            in_call(|s| {
+                s.ask("c1.q.2", boolean())
+                    .answer("c1.q.2", json!(true))
+                    .ask("c1.q.1", boolean())
+                    .answer("c1.q.1", json!(true))
+            }),
         ),
         (
             R082,

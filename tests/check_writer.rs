@@ -155,3 +155,46 @@ fn tagged_answers_alone_do_not_make_a_turn_rfd082() {
     let s = in_call(|s| s.ask("c1.q.1", boolean()).answer("c1.q.1", json!(1)));
     assert_eq!(run(&s, AUTO).summary.profile, Profile::Rfd082);
 }
+
+/// The stream `s` through the library's turn-scoped sanitize, written back.
+fn sanitized(s: &S) -> Vec<u8> {
+    let stream = inquiry_model::wire::Stream::from_slice(&s.bytes(), "x").unwrap();
+    let repaired = inquiry_model::stream::sanitize(stream.events);
+    inquiry_model::wire::Stream::new(repaired.events)
+        .to_array_string()
+        .into_bytes()
+}
+
+/// Rule: CHECK-ID-ATTEMPT — removing an orphaned or reversed `…q.1` leaves
+/// `…q.2` as the first attempt; the repaired stream is clean under auto and
+/// rfd082 (it reported CHECK-ID-ATTEMPT before issue 15), while the damaged
+/// input had its own finding.
+#[test]
+fn attempts_after_removing_an_orphaned_attempt_are_clean() {
+    let orphan = in_call(|s| {
+        s.ask("c1.q.1", boolean())
+            .ask("c1.q.2", boolean())
+            .answer("c1.q.2", json!(true))
+    });
+    let reversed = in_call(|s| {
+        s.answer("c1.q.1", json!(true))
+            .ask("c1.q.1", boolean())
+            .ask("c1.q.2", boolean())
+            .answer("c1.q.2", json!(true))
+    });
+    let gap = in_call(|s| {
+        s.ask("c1.q.1", boolean())
+            .answer("c1.q.1", json!(true))
+            .ask("c1.q.2", boolean())
+            .ask("c1.q.3", boolean())
+            .answer("c1.q.3", json!(true))
+    });
+    for damaged in [orphan, reversed, gap] {
+        assert!(!run(&damaged, AUTO).diagnostics.is_empty());
+        let bytes = sanitized(&damaged);
+        for mode in [AUTO, R082, R083] {
+            let c = inquiry_model::check::check_bytes(&bytes, "sanitized", mode);
+            assert!(c.diagnostics.is_empty(), "{mode}: {}", lines(&c));
+        }
+    }
+}

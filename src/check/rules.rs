@@ -90,7 +90,7 @@ pub const ALL: [(&str, &str); 19] = [
     ),
     (
         ID_ATTEMPT,
-        "RFD 082 attempts count from 1 without gaps per (tool call, question) per turn",
+        "RFD 082 attempts grow per (tool call, question) per turn (gaps allowed: a repair leaves them)",
     ),
     (
         TURN_ONE_WRITER,
@@ -660,19 +660,24 @@ pub fn turn_one_writer(first: &InquiryId, upgrade: bool, mode: ProfileMode) -> F
 }
 
 /// CHECK-ID-ATTEMPT (RFD 082 "Inquiry ID format"): the attempt counter of a
-/// `(tool_call_id, question_id)` key starts at 1 in each turn and grows by
-/// one per recording. `previous` is the key's last attempt in the turn.
+/// `(tool_call_id, question_id)` key grows with each recording in a turn.
+/// `previous` is the key's highest attempt so far in the turn. Only an
+/// attempt that does not grow is a finding: the writer counts from 1 without
+/// gaps, but a legal repair (RFD 082 Phase 3, turn-scoped sanitize removing
+/// an orphaned `…q.1`) leaves `…q.2` first, and readers treat IDs as opaque,
+/// so a gap or a later start tells a reader nothing it may use (decision
+/// "Oracle checks: attempts after a repair").
 pub fn id_attempt(id: &InquiryId, parts: &IdParts, previous: Option<u32>) -> Option<Finding> {
-    let expected = previous.map_or(1, |p| p.saturating_add(1));
-    if parts.attempt == expected {
+    let last = previous?;
+    if parts.attempt > last {
         return None;
     }
     Some(Finding::new(
         ID_ATTEMPT,
         vec![id.to_string(), parts.tool_call_id.clone()],
         format!(
-            "inquiry ID `{id}` has attempt {}, expected {expected}: attempts of question `{}` in \
-             call `{}` count from 1 without gaps within a turn",
+            "inquiry ID `{id}` has attempt {}, after attempt {last} of question `{}` in call \
+             `{}`: attempts grow within a turn",
             parts.attempt, parts.question_id, parts.tool_call_id
         ),
     ))
