@@ -344,6 +344,11 @@ struct TurnState {
     attempts: HashMap<(String, String), u32>,
     /// Responses that matched no waiting request, by ID.
     orphan_responses: HashMap<InquiryId, EarlyResponses>,
+    /// Per tool-call ID, the last `tool_call_response` that closed a call.
+    tool_answered: HashMap<String, usize>,
+    /// `tool_call_response`s that closed no open call: index, ID and the
+    /// last response of that ID that did close one, judged at turn end.
+    tool_orphans: Vec<(usize, String, Option<usize>)>,
     /// Findings not yet flushed.
     pending: Vec<Pending>,
 }
@@ -413,6 +418,9 @@ pub struct Checker {
     turn: TurnState,
     previous: Profile,
     carried: VecDeque<Carried>,
+    /// Tool calls left unanswered in earlier turns (ID, turn, index), at
+    /// most `CARRY_LIMIT`, for CHECK-TOOL-PAIRED's "another turn".
+    carried_calls: VecDeque<(String, usize, usize)>,
     turns_by_profile: TurnsByProfile,
     diagnostics: usize,
     finished: bool,
@@ -430,6 +438,7 @@ impl Checker {
             turn: TurnState::default(),
             previous: Profile::Legacy,
             carried: VecDeque::new(),
+            carried_calls: VecDeque::new(),
             turns_by_profile: TurnsByProfile::default(),
             diagnostics: 0,
             finished: false,
@@ -681,12 +690,57 @@ impl Checker {
         }
     }
 
+    /// CHECK-TOOL-PAIRED at the end of a complete turn: the calls still open
+    /// and the responses that closed none. A response followed by an
+    /// unanswered call of its ID is one finding, at the response.
+    fn judge_tool_pairs(
+        &mut self,
+        turn: &mut TurnState,
+        turn_no: usize,
+        pending: &mut Vec<Pending>,
+    ) {
+        let mut open: Vec<(usize, String)> = std::mem::take(&mut turn.calls)
+            .into_iter()
+            .map(|(i, c)| (i, c.id))
+            .collect();
+        let mut found = |index: usize, finding: Finding| {
+            pending.push(Pending {
+                index,
+                gate: Gate::Always,
+                finding: Deferred::Ready(Box::new(finding)),
+            });
+        };
+        for (at, id, last) in std::mem::take(&mut turn.tool_orphans) {
+            let how = if let Some(last) = last {
+                rules::ToolUnpaired::Duplicate(last)
+            } else if let Some(k) = open.iter().position(|(i, c)| *i > at && *c == id) {
+                rules::ToolUnpaired::BeforeRequest(open.remove(k).0)
+            } else if let Some(k) = self.carried_calls.iter().position(|(c, _, _)| *c == id) {
+                let (_, turn, index) = self.carried_calls.remove(k).expect("in range");
+                rules::ToolUnpaired::OtherTurn { index, turn }
+            } else {
+                rules::ToolUnpaired::NoRequest
+            };
+            found(at, rules::tool_response_unpaired(&id, &how));
+        }
+        for (index, id) in open {
+            found(index, rules::tool_call_unanswered(&id));
+            if self.carried_calls.len() == CARRY_LIMIT {
+                self.carried_calls.pop_front();
+            }
+            self.carried_calls.push_back((id, turn_no, index));
+        }
+    }
+
     /// A `tool_call_response` closes the oldest open call with its ID; a
     /// waiting request whose last candidate call closes is marked.
     fn close_call(&mut self, id: &str, index: usize) {
         let Some(queue) = self.turn.calls_by_id.get_mut(id) else {
+            let last = self.turn.tool_answered.get(id).copied();
+            self.turn.tool_orphans.push((index, id.to_owned(), last));
             return;
         };
+        self.turn.tool_answered.insert(id.to_owned(), index);
         let call = queue.pop_front();
         if queue.is_empty() {
             self.turn.calls_by_id.remove(id);
@@ -848,6 +902,7 @@ impl Checker {
                     finding: Deferred::Ready(Box::new(finding)),
                 });
             }
+            self.judge_tool_pairs(&mut turn, turn_no, &mut pending);
             // Only the newest `CARRY_LIMIT` can stay carried.
             let keep = unanswered.len().saturating_sub(CARRY_LIMIT);
             for &r in &unanswered[keep..] {

@@ -289,7 +289,10 @@ fn placement_reports_call_open_in_previous_turn() {
         .turn()
         .ask("c1.q.1", boolean())
         .answer("c1.q.1", json!(true));
-    assert_eq!(found(&s, AUTO), [(r::PLACEMENT, 1, 3)]);
+    assert_eq!(
+        found(&s, AUTO),
+        [(r::TOOL_PAIRED, 0, 1), (r::PLACEMENT, 1, 3)]
+    );
 }
 
 /// Rule: CHECK-PLACEMENT — a request inside its call is clean.
@@ -1272,6 +1275,7 @@ fn diagnostic_lines_read_well() {
                     .answer("c1.b", json!(true))
             }),
         ),
+        (AUTO, S::new().turn().call("c1", "fs").done("c1").done("c1")),
     ];
     let mut out = String::new();
     for (mode, s) in cases {

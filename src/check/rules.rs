@@ -37,6 +37,9 @@ pub const ID_ATTEMPT: &str = "CHECK-ID-ATTEMPT";
 /// A turn's requests were recorded by one writer: all two-segment or all
 /// three-segment IDs.
 pub const TURN_ONE_WRITER: &str = "CHECK-TURN-ONE-WRITER";
+/// Every `tool_call_request` has exactly one `tool_call_response` after it
+/// in its turn.
+pub const TOOL_PAIRED: &str = "CHECK-TOOL-PAIRED";
 /// The response to a `secret` question is never `answered`.
 pub const SECRET_NOT_ANSWERED: &str = "CHECK-SECRET-NOT-ANSWERED";
 /// A `redacted` response carries no `answer` on disk.
@@ -58,7 +61,7 @@ pub const PROFILE_SHAPE: &str = "CHECK-PROFILE-SHAPE";
 pub const RESPONSE_TAGGED: &str = "CHECK-RESPONSE-TAGGED";
 
 /// Every `CHECK-*` rule this module judges, with a one-line statement.
-pub const ALL: [(&str, &str); 19] = [
+pub const ALL: [(&str, &str); 20] = [
     (
         PAIRED,
         "every inquiry request gets exactly one response with its ID later in its turn",
@@ -95,6 +98,10 @@ pub const ALL: [(&str, &str); 19] = [
     (
         TURN_ONE_WRITER,
         "a turn's requests carry either all two-segment (pre-082) or all three-segment (RFD 082) IDs",
+    ),
+    (
+        TOOL_PAIRED,
+        "every tool_call_request has exactly one tool_call_response after it in its turn",
     ),
     (
         SECRET_NOT_ANSWERED,
@@ -681,4 +688,58 @@ pub fn id_attempt(id: &InquiryId, parts: &IdParts, previous: Option<u32>) -> Opt
             parts.attempt, parts.question_id, parts.tool_call_id
         ),
     ))
+}
+
+/// How a `tool_call_response` failed to pair (CHECK-TOOL-PAIRED).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolUnpaired {
+    /// A call of its ID opens later in the turn and gets no other response:
+    /// the response came first (at the request's event index).
+    BeforeRequest(usize),
+    /// Every call of its ID was already answered (last at this index).
+    Duplicate(usize),
+    /// A call of its ID was left unanswered in an earlier turn (at this
+    /// event index, in this turn).
+    OtherTurn {
+        /// The request's event index.
+        index: usize,
+        /// The request's turn.
+        turn: usize,
+    },
+    /// No call of its ID in the turn.
+    NoRequest,
+}
+
+/// CHECK-TOOL-PAIRED for a response (RFD 082 Phase 3: tool-call repair, like
+/// inquiry repair, works "within each turn's event window"; pairs match by
+/// order where IDs repeat).
+pub fn tool_response_unpaired(id: &str, how: &ToolUnpaired) -> Finding {
+    let why = match how {
+        ToolUnpaired::BeforeRequest(at) => format!(
+            "comes before its tool_call_request (event {at}); a response follows its request"
+        ),
+        ToolUnpaired::Duplicate(at) => format!(
+            "answers a call that is already answered (tool_call_response at event {at}); a call \
+             gets exactly one response"
+        ),
+        ToolUnpaired::OtherTurn { index, turn } => format!(
+            "answers the call at event {index} of turn {turn}; a tool call and its response \
+             never cross a turn boundary"
+        ),
+        ToolUnpaired::NoRequest => "answers no tool_call_request of its turn".to_owned(),
+    };
+    Finding::new(
+        TOOL_PAIRED,
+        vec![id.to_owned()],
+        format!("tool_call_response `{id}` {why}"),
+    )
+}
+
+/// CHECK-TOOL-PAIRED for a call left without a response in its turn.
+pub fn tool_call_unanswered(id: &str) -> Finding {
+    Finding::new(
+        TOOL_PAIRED,
+        vec![id.to_owned()],
+        format!("tool_call_request `{id}` has no tool_call_response in its turn"),
+    )
 }
