@@ -1,7 +1,7 @@
 //! A hand-built stream for the oracle's tests added by issue 15 (the
 //! builder of `tests/check_rules.rs`, shared by the new test files).
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use inquiry_model::check::{Checked, Profile, ProfileMode, Severity, check_bytes};
 use serde_json::{Value, json};
