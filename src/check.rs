@@ -110,8 +110,8 @@ impl Serialize for ProfileMode {
 /// One rule broken at one place in one stream.
 ///
 /// `Display` is one line a person can act on:
-/// `events.json: turn 3, event 41: CHECK-PAIRED: inquiry request `…` has no
-/// response in its turn`. Turns and events count from 0, as the reader's
+/// `events.json: turn 3, event 41: error: CHECK-PAIRED: inquiry request `…`
+/// has no response in its turn`. Turns and events count from 0, as the reader's
 /// errors do; the turn before the first `turn_start`, if any, is turn 0.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
@@ -135,8 +135,8 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: turn {}, event {}: {}: {}",
-            self.origin, self.turn, self.event_index, self.rule, self.message
+            "{}: turn {}, event {}: {}: {}: {}",
+            self.origin, self.turn, self.event_index, self.severity, self.rule, self.message
         )
     }
 }
@@ -185,6 +185,10 @@ pub struct FileSummary {
     pub turns_by_profile: TurnsByProfile,
     /// Diagnostics reported.
     pub diagnostics: usize,
+    /// Of which errors.
+    pub errors: usize,
+    /// Of which warnings.
+    pub warnings: usize,
 }
 
 /// At most this many unanswered requests of finished turns are remembered
@@ -423,6 +427,8 @@ pub struct Checker {
     carried_calls: VecDeque<(String, usize, usize)>,
     turns_by_profile: TurnsByProfile,
     diagnostics: usize,
+    errors: usize,
+    warnings: usize,
     finished: bool,
 }
 
@@ -441,6 +447,8 @@ impl Checker {
             carried_calls: VecDeque::new(),
             turns_by_profile: TurnsByProfile::default(),
             diagnostics: 0,
+            errors: 0,
+            warnings: 0,
             finished: false,
         }
     }
@@ -590,6 +598,8 @@ impl Checker {
                     Gate::Always,
                     rules::reason_for_profile(profile, resp),
                 );
+                self.turn
+                    .find(index, Gate::Always, rules::reason_known(self.mode, resp));
                 match &step {
                     PairStep::Paired(pair) => {
                         if let Some(early) = self.turn.orphan_responses.get_mut(resp.id()) {
@@ -938,9 +948,15 @@ impl Checker {
             let finding = match (p.finding, slot) {
                 (Deferred::Ready(f), _) => *f,
                 (Deferred::Unplaced, Some(req)) => rules::unplaced(&req.id),
+                // A legacy writer's known gap (RFD 082 "Motivation"): a
+                // warning in a turn a legacy writer recorded.
                 (Deferred::Unanswered, Some(req)) => Finding {
                     rule: rules::PAIRED,
-                    severity: Severity::Error,
+                    severity: if legacy_shown {
+                        Severity::Warning
+                    } else {
+                        Severity::Error
+                    },
                     ids: vec![req.id.to_string()],
                     message: unanswered_message(&req.id, legacy_shown),
                 },
@@ -948,6 +964,10 @@ impl Checker {
                 (Deferred::Unplaced | Deferred::Unanswered, None) => continue,
             };
             self.diagnostics += 1;
+            match finding.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+            }
             sink(Diagnostic {
                 rule: finding.rule,
                 severity: finding.severity,
@@ -1027,6 +1047,8 @@ impl Checker {
             },
             turns_by_profile: t,
             diagnostics: self.diagnostics,
+            errors: self.errors,
+            warnings: self.warnings,
         }
     }
 }

@@ -55,13 +55,15 @@ pub const REASON_HUMAN_ONLY: &str = "CHECK-REASON-HUMAN-ONLY";
 pub const REASON_BACKEND_ERROR: &str = "CHECK-REASON-BACKEND-ERROR";
 /// `invalid_static_answer` exists only from RFD 083 on.
 pub const REASON_INVALID_STATIC: &str = "CHECK-REASON-INVALID-STATIC";
+/// A writer never writes an unknown cancellation reason.
+pub const REASON_KNOWN: &str = "CHECK-REASON-KNOWN";
 /// Every shape on disk exists in the judged profile.
 pub const PROFILE_SHAPE: &str = "CHECK-PROFILE-SHAPE";
 /// An RFD 082 writer writes every response tagged.
 pub const RESPONSE_TAGGED: &str = "CHECK-RESPONSE-TAGGED";
 
 /// Every `CHECK-*` rule this module judges, with a one-line statement.
-pub const ALL: [(&str, &str); 20] = [
+pub const ALL: [(&str, &str); 21] = [
     (
         PAIRED,
         "every inquiry request gets exactly one response with its ID later in its turn",
@@ -130,6 +132,10 @@ pub const ALL: [(&str, &str); 20] = [
     (
         REASON_INVALID_STATIC,
         "`invalid_static_answer` appears only under RFD 083",
+    ),
+    (
+        REASON_KNOWN,
+        "a cancellation reason is one the RFDs name (an error under an explicit profile, a warning under auto)",
     ),
     (
         PROFILE_SHAPE,
@@ -363,6 +369,35 @@ pub fn reason_for_question(
         | CancellationReason::InvalidStaticAnswer
         | CancellationReason::Unknown(_) => None,
     }
+}
+
+/// CHECK-REASON-KNOWN (RFD 082 "`InquiryResponse` serialization": "JP itself
+/// never writes `Unknown(_)`"): a tag the RFDs do not name is read (it is a
+/// landing pad for a newer writer's variant), but no writer of an explicit
+/// profile writes it, so it is an error there; under auto the stream may
+/// come from a newer writer, so it is a warning.
+pub fn reason_known(mode: ProfileMode, r: &InquiryResponse) -> Option<Finding> {
+    let (id, tag) = match r {
+        InquiryResponse::Cancelled {
+            id,
+            reason: CancellationReason::Unknown(tag),
+        } => (id, tag),
+        InquiryResponse::Cancelled { .. }
+        | InquiryResponse::Answered { .. }
+        | InquiryResponse::Redacted { .. } => return None,
+    };
+    let finding = Finding::new(
+        REASON_KNOWN,
+        vec![id.to_string()],
+        format!(
+            "inquiry `{id}` is cancelled with reason `{tag}`, which no RFD names; a writer never \
+             writes an unknown reason"
+        ),
+    );
+    Some(match mode {
+        ProfileMode::Auto => finding.warning(),
+        ProfileMode::Fixed(_) => finding,
+    })
 }
 
 /// CHECK-REASON-INVALID-STATIC (RFD 083 step 7 adds the variant): a writer
