@@ -31,7 +31,8 @@ use serde::{Serialize, Serializer};
 
 use crate::stream::{PairStep, Pairer};
 use crate::wire::{
-    Event, EventKind, EventReader, FieldsRef, InquiryId, RawEvent, ReadError, type_fields,
+    Event, EventKind, EventReader, FieldsRef, InquiryId, InquiryResponse, RawEvent, ReadError,
+    type_fields,
 };
 
 pub mod rules;
@@ -203,8 +204,13 @@ enum Gate {
     /// Every profile.
     Always,
     /// Only turns recorded by an RFD 082 or later writer (turn-unique IDs,
-    /// the ID format, attempts).
+    /// the ID format, attempts, one open question per call).
     AttemptIds,
+    /// CHECK-ANSWER-FITS: RFD 083 validates static answers, earlier writers
+    /// record them as configured. An error in a turn judged RFD 083's, a
+    /// warning in another turn under auto, nothing under an explicit
+    /// legacy or rfd082 profile.
+    Rfd083,
     /// CHECK-ID-FORMAT for a two-segment ID: only in a turn an RFD 082
     /// writer recorded that does not mix ID forms (a mixed turn is one
     /// CHECK-TURN-ONE-WRITER finding instead).
@@ -296,6 +302,8 @@ struct RequestSlot {
 #[derive(Debug)]
 struct OpenRequest {
     facts: QuestionFacts,
+    /// A select's option values (for CHECK-ANSWER-FITS).
+    options: Option<Box<[serde_json::Value]>>,
     /// Open calls (by request event index) the request may belong to.
     candidates: Vec<usize>,
     /// Set when the last candidate call ended: its ID and the index of its
@@ -311,6 +319,9 @@ struct EarlyResponses {
     /// The last response of the ID that did pair in the turn (kept here
     /// because the pairer forgets the turn before the checker closes it).
     last_paired: Option<usize>,
+    /// How many of `at`, from the front, came before a request of the ID
+    /// (so they are responses before their request, not extra ones).
+    before_request: usize,
 }
 
 #[derive(Debug)]
@@ -348,6 +359,13 @@ struct TurnState {
     attempts: HashMap<(String, String), u32>,
     /// Responses that matched no waiting request, by ID.
     orphan_responses: HashMap<InquiryId, EarlyResponses>,
+    /// Open calls (by request index) an inquiry failed with a reason that
+    /// fails the tool: the inquiry's ID, the reason's tag, and whether it
+    /// was a routing guard (no further question in the call).
+    failed_calls: HashMap<usize, (InquiryId, String, bool)>,
+    /// Per open call, the last request whose only candidate it is (for
+    /// CHECK-ONE-QUESTION: one lookup, whatever the number of requests).
+    sole_waiting: HashMap<usize, usize>,
     /// Per tool-call ID, the last `tool_call_response` that closed a call.
     tool_answered: HashMap<String, usize>,
     /// `tool_call_response`s that closed no open call: index, ID and the
@@ -472,12 +490,15 @@ impl Checker {
         fields: FieldsRef<'_>,
         sink: &mut dyn FnMut(Diagnostic),
     ) -> Result<(), String> {
-        let shape = Shape::of_texts(|name: &str| {
-            fields
-                .iter()
-                .find(|(k, _)| k.as_ref() == name)
-                .map(|(_, v)| *v)
-        });
+        let shape = Shape::of_texts(
+            |name: &str| {
+                fields
+                    .iter()
+                    .find(|(k, _)| k.as_ref() == name)
+                    .map(|(_, v)| *v)
+            },
+            &mut fields.iter().map(|(k, _)| k.as_ref()),
+        );
         let event = type_fields(fields)?;
         self.push_into(&event, &shape, sink);
         Ok(())
@@ -530,12 +551,26 @@ impl Checker {
                     .or_default()
                     .push_back(index);
             }
-            EventKind::ToolCallResponse(resp) => self.close_call(&resp.id, index),
+            EventKind::ToolCallResponse(resp) => {
+                self.close_call(&resp.id, index, resp.is_error);
+            }
             EventKind::InquiryRequest(req) => {
                 let facts = QuestionFacts::of(&req.question);
+                let options: Option<Box<[serde_json::Value]>> = match &req.question.answer_type {
+                    crate::wire::InquiryAnswerType::Select { options } => {
+                        Some(options.iter().map(|o| o.value.clone()).collect())
+                    }
+                    crate::wire::InquiryAnswerType::Boolean
+                    | crate::wire::InquiryAnswerType::Text
+                    | crate::wire::InquiryAnswerType::Secret => None,
+                };
                 for f in rules::request_shape(self.mode, &req.id, facts, shape) {
                     self.turn.find(index, Gate::Always, Some(f));
                 }
+                let leak = rules::secret_leak_request(self.mode, &req.id, facts, shape);
+                self.turn.find(index, Gate::Always, leak);
+                let defaults = rules::writer_question_defaults(self.mode, &req.id, shape);
+                self.turn.find(index, Gate::Always, defaults);
                 let open: Vec<OpenCallRef<'_>> = self
                     .turn
                     .calls
@@ -554,7 +589,32 @@ impl Checker {
                 } else {
                     rules::placement(&req.id, &req.source, &open)
                 };
+                // Placement by ID (issue 15): where the ID is a conforming
+                // three-segment ID of some of the candidate calls, only those
+                // could hold it (an RFD 082 writer builds it from its call).
+                let holders = candidates
+                    .iter()
+                    .filter(|c| rules::id_holds(&req.id, c.id))
+                    .count();
+                let candidates: Vec<OpenCallRef<'_>> = if holders > 0 && holders < candidates.len()
+                {
+                    candidates
+                        .into_iter()
+                        .filter(|c| rules::id_holds(&req.id, c.id))
+                        .collect()
+                } else {
+                    candidates
+                };
                 let candidate_ids: Vec<&str> = candidates.iter().map(|c| c.id).collect();
+                let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
+                let forged = rules::provenance(self.mode, &req.id, &req.source, &names);
+                let assistant = matches!(req.source, crate::wire::InquirySource::Assistant);
+                let ask_user = match (forged.is_some(), assistant, self.mode) {
+                    (false, true, ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083)) => {
+                        rules::ask_user_shape(&req.id, &req.question, options.as_deref())
+                    }
+                    (_, _, _) => None,
+                };
                 let (id_check, style) = if candidates.is_empty() {
                     (None, None)
                 } else {
@@ -562,8 +622,26 @@ impl Checker {
                     self.turn.ids.note(index, &req.id, style);
                     (Some(rules::id_format(&req.id, &candidate_ids)), Some(style))
                 };
+                let one_call = match candidates.as_slice() {
+                    [only] => Some((only.index, only.id.to_owned())),
+                    _ => None,
+                };
                 let candidates: Vec<usize> = candidates.iter().map(|c| c.index).collect();
                 self.turn.find(index, Gate::Always, placed);
+                self.turn.find(index, Gate::Always, forged);
+                self.turn.find(index, Gate::Always, ask_user);
+                if let Some((call, call_id)) = one_call {
+                    // A legacy writer leaves a failed backend request open
+                    // (its known gap), so only RFD 082 turns are judged.
+                    let twice = self.one_question(&req.id, call, &call_id);
+                    self.turn.find(index, Gate::AttemptIds, twice);
+                    self.turn.sole_waiting.insert(call, index);
+                }
+                if !self.turn.orphan_responses.is_empty()
+                    && let Some(e) = self.turn.orphan_responses.get_mut(&req.id)
+                {
+                    e.before_request = e.at.len();
+                }
                 let repeat_of = match step {
                     PairStep::Opened { repeat_of } => repeat_of,
                     PairStep::None
@@ -580,6 +658,7 @@ impl Checker {
                     id: req.id.clone(),
                     waiting: Some(OpenRequest {
                         facts,
+                        options,
                         candidates,
                         closed_by: None,
                     }),
@@ -600,6 +679,11 @@ impl Checker {
                 );
                 self.turn
                     .find(index, Gate::Always, rules::reason_known(self.mode, resp));
+                self.turn.find(
+                    index,
+                    Gate::Always,
+                    rules::writer_fields(self.mode, resp, shape),
+                );
                 match &step {
                     PairStep::Paired(pair) => {
                         if let Some(early) = self.turn.orphan_responses.get_mut(resp.id()) {
@@ -607,6 +691,25 @@ impl Checker {
                         }
                         if let Some(req) = self.turn.take_request(pair.request) {
                             let q = req.facts;
+                            self.turn.find(
+                                index,
+                                Gate::Always,
+                                rules::secret_leak_response(self.mode, q.secret, resp, shape),
+                            );
+                            self.turn.find(
+                                index,
+                                Gate::Rfd083,
+                                rules::answer_fits(q, req.options.as_deref(), resp),
+                            );
+                            if let ([call], InquiryResponse::Cancelled { id, reason }) =
+                                (req.candidates.as_slice(), resp)
+                                && rules::fails_tool(reason)
+                            {
+                                self.turn.failed_calls.insert(
+                                    *call,
+                                    (id.clone(), reason.to_string(), rules::guard_reason(reason)),
+                                );
+                            }
                             self.turn.find(
                                 index,
                                 Gate::Always,
@@ -636,6 +739,7 @@ impl Checker {
                             .or_insert_with(|| EarlyResponses {
                                 at: VecDeque::new(),
                                 last_paired: pairer.last_paired(resp.id()),
+                                before_request: 0,
                             })
                             .at
                             .push_back(index);
@@ -647,6 +751,25 @@ impl Checker {
             | EventKind::ChatRequest
             | EventKind::ChatResponse
             | EventKind::Other(_) => {}
+        }
+    }
+
+    /// CHECK-ONE-QUESTION for a request whose only candidate is the open
+    /// call at `call`: another request of the call still waits, or a guard
+    /// already failed the call.
+    fn one_question(&self, id: &InquiryId, call: usize, call_id: &str) -> Option<Finding> {
+        let waiting = self
+            .turn
+            .sole_waiting
+            .get(&call)
+            .and_then(|&r| self.turn.slot(r))
+            .filter(|r| r.waiting.is_some());
+        if let Some(open) = waiting {
+            return Some(rules::one_question(id, call_id, Some(&open.id)));
+        }
+        match self.turn.failed_calls.get(&call) {
+            Some((_, _, true)) => Some(rules::one_question(id, call_id, None)),
+            Some((_, _, false)) | None => None,
         }
     }
 
@@ -744,7 +867,7 @@ impl Checker {
 
     /// A `tool_call_response` closes the oldest open call with its ID; a
     /// waiting request whose last candidate call closes is marked.
-    fn close_call(&mut self, id: &str, index: usize) {
+    fn close_call(&mut self, id: &str, index: usize, is_error: Option<bool>) {
         let Some(queue) = self.turn.calls_by_id.get_mut(id) else {
             let last = self.turn.tool_answered.get(id).copied();
             self.turn.tool_orphans.push((index, id.to_owned(), last));
@@ -757,6 +880,13 @@ impl Checker {
         }
         let Some(call) = call else { return };
         self.turn.calls.remove(&call);
+        self.turn.sole_waiting.remove(&call);
+        if let Some((inquiry, reason, _)) = self.turn.failed_calls.remove(&call)
+            && is_error == Some(false)
+        {
+            let f = rules::reason_fails_tool(id, &inquiry, &reason);
+            self.turn.find(index, Gate::Always, Some(f));
+        }
         for r in self.turn.call_requests.remove(&call).unwrap_or_default() {
             if let Some(req) = self.turn.request_mut(r) {
                 req.candidates.retain(|c| *c != call);
@@ -833,9 +963,10 @@ impl Checker {
                 let before = early
                     .get_mut(&req.id)
                     .and_then(|e| {
-                        e.at.front()
-                            .is_some_and(|&i| i < r)
-                            .then(|| e.at.pop_front())
+                        e.at.front().is_some_and(|&i| i < r).then(|| {
+                            e.before_request = e.before_request.saturating_sub(1);
+                            e.at.pop_front()
+                        })
                     })
                     .flatten();
                 match before {
@@ -866,17 +997,29 @@ impl Checker {
                     }
                 }
             }
-            let mut rest: Vec<(usize, Option<usize>, InquiryId)> = early
+            let mut rest: Vec<(usize, Option<usize>, InquiryId, bool)> = early
                 .into_iter()
                 .flat_map(|(id, e)| {
                     let answered = e.last_paired;
-                    e.at.into_iter().map(move |i| (i, answered, id.clone()))
+                    let before = e.before_request;
+                    e.at.into_iter()
+                        .enumerate()
+                        .map(move |(k, i)| (i, answered, id.clone(), k < before))
                 })
                 .collect();
-            rest.sort_unstable_by_key(|(i, _, _)| *i);
-            for (i, answered, id) in rest {
+            rest.sort_unstable_by_key(|(i, _, _, _)| *i);
+            for (i, answered, id, before) in rest {
                 let carried = self.carried.iter().position(|c| c.id == id);
                 let (rule, message) = match (answered, carried) {
+                    // A request of the ID came later in the turn: this
+                    // response came before it (issue 15).
+                    _ if before => (
+                        rules::RESPONSE_AFTER_REQUEST,
+                        format!(
+                            "inquiry response `{id}` comes before its request; a response \
+                             follows its request"
+                        ),
+                    ),
                     (Some(at), _) => (
                         rules::PAIRED,
                         format!(
@@ -927,10 +1070,23 @@ impl Checker {
                 });
             }
         }
-        pending.retain(|p| match p.gate {
+        let mode = self.mode;
+        pending.retain_mut(|p| match p.gate {
             Gate::Always => true,
             Gate::AttemptIds => ids_082,
             Gate::TwoSegment => ids_082 && !mixed,
+            Gate::Rfd083 => match (mode, level) {
+                (ProfileMode::Fixed(Profile::Rfd083), _) | (ProfileMode::Auto, Profile::Rfd083) => {
+                    true
+                }
+                (ProfileMode::Auto, Profile::Legacy | Profile::Rfd082) => {
+                    if let Deferred::Ready(f) = &mut p.finding {
+                        f.severity = Severity::Warning;
+                    }
+                    true
+                }
+                (ProfileMode::Fixed(Profile::Legacy | Profile::Rfd082), _) => false,
+            },
         });
         // Stable: findings of one event keep the order they were found in.
         pending.sort_by_key(|p| p.index);
@@ -1068,16 +1224,36 @@ fn unanswered_message(id: &InquiryId, legacy_shown: bool) -> String {
     }
 }
 
-/// Escapes control characters (IDs and tool names come from the stream and
-/// may hold a newline), so a diagnostic always prints as one line.
+/// Whether `c` must be escaped in a printed diagnostic: a control
+/// character, a line or paragraph separator (U+2028, U+2029: they split a
+/// line in many viewers), or a bidirectional formatting character (U+061C,
+/// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: they reorder what a
+/// person sees, "Trojan Source").
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// Escapes control, separator and bidi characters (IDs and tool names come
+/// from the stream and may hold them), so a diagnostic always prints as one
+/// line that shows what is in the stream.
 fn one_line(message: String) -> String {
-    if !message.chars().any(char::is_control) {
+    if !message.chars().any(needs_escape) {
         return message;
     }
     message
         .chars()
         .map(|c| {
-            if c.is_control() {
+            if needs_escape(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()

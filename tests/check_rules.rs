@@ -57,7 +57,10 @@ impl S {
     }
     fn done(self, id: &str) -> S {
         self.push(
-            json!({"type": "tool_call_response", "id": id, "content": "ok", "is_error": false}),
+            // No `is_error`: the tool's outcome is left unsaid, so the
+            // streams below that cancel an inquiry are not also judged by
+            // CHECK-REASON-FAILS-TOOL (issue 15).
+            json!({"type": "tool_call_response", "id": id, "content": "ok"}),
         )
     }
     /// A request from tool `fs`.
@@ -595,7 +598,9 @@ fn cancelled_no_answer_accepts_reason_only() {
             .ask("c1.q.2", boolean())
             .push(json!({"type": "inquiry_response", "outcome": "cancelled", "id": "c1.q.2"}))
     });
-    clean(&s, R082);
+    // Auto: a missing `reason` reads as `user`; an explicit rfd082 writer
+    // always writes one (CHECK-WRITER-FIELDS, issue 15).
+    clean(&s, AUTO);
 }
 
 /// Rule: CHECK-REDACTED-ONLY-SECRET — a non-secret question's response
@@ -652,6 +657,10 @@ fn reason_human_only_accepts_secret_and_exclusive() {
     let s = in_call(|s| {
         s.ask("c1.pass.1", secret())
             .cancel("c1.pass.1", "no_prompt_backend")
+            // A guard fails the call: the next question is the call's next
+            // cycle (issue 15, CHECK-ONE-QUESTION).
+            .done("c1")
+            .call("c1", "fs")
             .ask("c1.pass.2", secret())
             .cancel("c1.pass.2", "assistant_routing_denied")
     });
@@ -659,6 +668,8 @@ fn reason_human_only_accepts_secret_and_exclusive() {
     let s = in_call(|s| {
         s.ask("c1.keep.1", exclusive())
             .cancel("c1.keep.1", "assistant_routing_denied")
+            .done("c1")
+            .call("c1", "fs")
             .ask("c1.keep.2", exclusive())
             .cancel("c1.keep.2", "no_prompt_backend")
     });
@@ -717,6 +728,8 @@ fn reason_invalid_static_accepts_rfd083() {
     let s = in_call(|s| {
         s.ask("c1.q.1", boolean())
             .cancel("c1.q.1", "invalid_static_answer")
+            .done("c1")
+            .call("c1", "fs")
             .ask("c1.pass.1", secret())
             .cancel("c1.pass.1", "invalid_static_answer")
     });
@@ -1280,6 +1293,57 @@ fn diagnostic_lines_read_well() {
         (
             R082,
             in_call(|s| s.ask("c1.q.1", boolean()).cancel("c1.q.1", "zzz")),
+        ),
+        (
+            R082,
+            in_call(|s| {
+                s.ask("c1.pass.1", secret()).push(json!({"type": "inquiry_response", "outcome": "redacted", "id": "c1.pass.1", "reason": "user"}))
+            }),
+        ),
+        (
+            AUTO,
+            in_call(|s| s.ask("c1.q.1", boolean()).answer("c1.q.1", json!("hunter2"))),
+        ),
+        (
+            AUTO,
+            S::new()
+                .turn()
+                .call("c1", "ask_user")
+                .ask_from("c1.q.1", json!({"source": "assistant"}), boolean())
+                .cancel("c1.q.1", "user")
+                .done("c1"),
+        ),
+        (
+            AUTO,
+            in_call(|s| {
+                s.ask_from("c1.q.1", json!({"source": "assistant"}), exclusive())
+                    .cancel("c1.q.1", "user")
+            }),
+        ),
+        (
+            AUTO,
+            S::new()
+                .turn()
+                .call("c1", "fs")
+                .ask("c1.q.1", boolean())
+                .cancel("c1.q.1", "backend_error")
+                .push(json!({"type": "tool_call_response", "id": "c1", "content": "ok", "is_error": false})),
+        ),
+        (
+            AUTO,
+            in_call(|s| {
+                s.ask("c1.a.1", boolean())
+                    .ask("c1.b.1", boolean())
+                    .answer("c1.a.1", json!(true))
+                    .answer("c1.b.1", json!(true))
+            }),
+        ),
+        (
+            R083,
+            in_call(|s| {
+                s.ask("c1.q.1", boolean())
+                    .push(json!({"type": "inquiry_response", "outcome": "cancelled", "id": "c1.q.1"}))
+            }),
         ),
     ];
     let mut out = String::new();
