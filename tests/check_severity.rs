@@ -51,10 +51,13 @@ fn reason_known_is_an_error_under_explicit_profiles_and_a_warning_under_auto() {
     assert_eq!(found(&s, R082), [(r::REASON_KNOWN, E, 0, 3)]);
     assert_eq!(found(&s, R083), [(r::REASON_KNOWN, E, 0, 3)]);
     for known in ["user", "backend_error"] {
-        clean(
-            &in_call(|s| s.ask("c1.q.1", boolean()).cancel("c1.q.1", known)),
-            R082,
-        );
+        let s = S::new()
+            .turn()
+            .call("c1", "fs")
+            .ask("c1.q.1", boolean())
+            .cancel("c1.q.1", known)
+            .failed("c1");
+        clean(&s, R082);
     }
 }
 
