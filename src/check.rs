@@ -302,8 +302,6 @@ struct RequestSlot {
 #[derive(Debug)]
 struct OpenRequest {
     facts: QuestionFacts,
-    /// A select's option values (for CHECK-ANSWER-FITS).
-    options: Option<Box<[serde_json::Value]>>,
     /// Open calls (by request event index) the request may belong to.
     candidates: Vec<usize>,
     /// Set when the last candidate call ended: its ID and the index of its
@@ -363,6 +361,9 @@ struct TurnState {
     /// fails the tool: the inquiry's ID, the reason's tag, and whether it
     /// was a routing guard (no further question in the call).
     failed_calls: HashMap<usize, (InquiryId, String, bool)>,
+    /// The option values of the waiting select questions, by request index
+    /// (for CHECK-ANSWER-FITS; kept aside so other requests cost nothing).
+    select_options: HashMap<usize, Box<[serde_json::Value]>>,
     /// Per open call, the last request whose only candidate it is (for
     /// CHECK-ONE-QUESTION: one lookup, whatever the number of requests).
     sole_waiting: HashMap<usize, usize>,
@@ -653,12 +654,14 @@ impl Checker {
                 for c in &candidates {
                     self.turn.call_requests.entry(*c).or_default().push(index);
                 }
+                if let Some(options) = options {
+                    self.turn.select_options.insert(index, options);
+                }
                 self.turn.requests.push(RequestSlot {
                     index,
                     id: req.id.clone(),
                     waiting: Some(OpenRequest {
                         facts,
-                        options,
                         candidates,
                         closed_by: None,
                     }),
@@ -691,6 +694,14 @@ impl Checker {
                         }
                         if let Some(req) = self.turn.take_request(pair.request) {
                             let q = req.facts;
+                            let options = match q.kind {
+                                rules::AnswerKind::Select => {
+                                    self.turn.select_options.remove(&pair.request)
+                                }
+                                rules::AnswerKind::Boolean
+                                | rules::AnswerKind::Text
+                                | rules::AnswerKind::Secret => None,
+                            };
                             self.turn.find(
                                 index,
                                 Gate::Always,
@@ -699,7 +710,7 @@ impl Checker {
                             self.turn.find(
                                 index,
                                 Gate::Rfd083,
-                                rules::answer_fits(q, req.options.as_deref(), resp),
+                                rules::answer_fits(q, options.as_deref(), resp),
                             );
                             if let ([call], InquiryResponse::Cancelled { id, reason }) =
                                 (req.candidates.as_slice(), resp)
