@@ -31,13 +31,15 @@ use serde::{Serialize, Serializer};
 
 use crate::stream::{PairStep, Pairer};
 use crate::wire::{
-    Event, EventKind, EventReader, FieldsRef, InquiryId, RawEvent, ReadError, type_fields,
+    Event, EventKind, EventReader, FieldsRef, InquiryId, InquiryResponse, RawEvent, ReadError,
+    type_fields,
 };
 
 pub mod rules;
 pub mod shape;
 pub mod trace;
 
+pub use rules::Severity;
 use rules::{Finding, OpenCallRef, QuestionFacts};
 use shape::Shape;
 
@@ -109,13 +111,15 @@ impl Serialize for ProfileMode {
 /// One rule broken at one place in one stream.
 ///
 /// `Display` is one line a person can act on:
-/// `events.json: turn 3, event 41: CHECK-PAIRED: inquiry request `…` has no
-/// response in its turn`. Turns and events count from 0, as the reader's
+/// `events.json: turn 3, event 41: error: CHECK-PAIRED: inquiry request `…`
+/// has no response in its turn`. Turns and events count from 0, as the reader's
 /// errors do; the turn before the first `turn_start`, if any, is turn 0.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     /// The `CHECK-*` rule ID.
     pub rule: &'static str,
+    /// Error or warning (decision "Oracle checks: severity").
+    pub severity: Severity,
     /// The file (or `<stdin>`, or whatever the caller named the input).
     pub origin: String,
     /// The 0-based turn the event sits in.
@@ -132,8 +136,8 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: turn {}, event {}: {}: {}",
-            self.origin, self.turn, self.event_index, self.rule, self.message
+            "{}: turn {}, event {}: {}: {}: {}",
+            self.origin, self.turn, self.event_index, self.severity, self.rule, self.message
         )
     }
 }
@@ -182,6 +186,10 @@ pub struct FileSummary {
     pub turns_by_profile: TurnsByProfile,
     /// Diagnostics reported.
     pub diagnostics: usize,
+    /// Of which errors.
+    pub errors: usize,
+    /// Of which warnings.
+    pub warnings: usize,
 }
 
 /// At most this many unanswered requests of finished turns are remembered
@@ -195,9 +203,60 @@ pub const CARRY_LIMIT: usize = 1024;
 enum Gate {
     /// Every profile.
     Always,
-    /// Only turns judged as an RFD 082 or later writer's (turn-unique IDs,
-    /// the ID format, attempts).
+    /// Only turns recorded by an RFD 082 or later writer (turn-unique IDs,
+    /// the ID format, attempts, one open question per call).
     AttemptIds,
+    /// CHECK-ANSWER-FITS: RFD 083 validates static answers, earlier writers
+    /// record them as configured. An error in a turn judged RFD 083's, a
+    /// warning in another turn under auto, nothing under an explicit
+    /// legacy or rfd082 profile.
+    Rfd083,
+    /// CHECK-ID-FORMAT for a two-segment ID: only in a turn an RFD 082
+    /// writer recorded that does not mix ID forms (a mixed turn is one
+    /// CHECK-TURN-ONE-WRITER finding instead).
+    TwoSegment,
+}
+
+/// The ID forms a turn's requests show (decision "Oracle checks: a turn's
+/// writer is read from its request IDs").
+#[derive(Debug, Default)]
+struct IdForms {
+    /// The form of the turn's first classified request.
+    first: Option<rules::IdStyle>,
+    /// The first request of the other form: where the turn switched.
+    switch: Option<(usize, InquiryId)>,
+    /// Event index of the last two-segment request.
+    last_two: Option<usize>,
+    /// Event index of the first three-segment request.
+    first_three: Option<usize>,
+}
+
+impl IdForms {
+    fn note(&mut self, index: usize, id: &InquiryId, style: rules::IdStyle) {
+        match style {
+            rules::IdStyle::TwoSegment => self.last_two = Some(index),
+            rules::IdStyle::ThreeSegment => {
+                self.first_three.get_or_insert(index);
+            }
+            rules::IdStyle::Other => return,
+        }
+        match self.first {
+            None => self.first = Some(style),
+            Some(f) if f != style && self.switch.is_none() => {
+                self.switch = Some((index, id.clone()));
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// What the IDs show of the writer that recorded the turn.
+    fn evidence(&self) -> Option<Profile> {
+        match (self.first_three, self.last_two) {
+            (Some(_), _) => Some(Profile::Rfd082),
+            (None, Some(_)) => Some(Profile::Legacy),
+            (None, None) => None,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -258,6 +317,9 @@ struct EarlyResponses {
     /// The last response of the ID that did pair in the turn (kept here
     /// because the pairer forgets the turn before the checker closes it).
     last_paired: Option<usize>,
+    /// How many of `at`, from the front, came before a request of the ID
+    /// (so they are responses before their request, not extra ones).
+    before_request: usize,
 }
 
 #[derive(Debug)]
@@ -272,6 +334,13 @@ struct Carried {
 struct TurnState {
     /// The newest stage the turn's events show.
     evidence: Option<Profile>,
+    /// Some event shows a shape only an RFD 082 or later writer records
+    /// (`cancelled`, `redacted`, `secret`, RFD 083 fields).
+    recorded_082: bool,
+    /// Some response is in the legacy flat form (saved by a pre-082 writer).
+    flat: bool,
+    /// The ID forms of the turn's requests.
+    ids: IdForms,
     /// Open tool calls by `tool_call_request` index.
     calls: BTreeMap<usize, OpenCall>,
     /// Open call indices by tool-call ID, oldest first (IDs may repeat
@@ -288,12 +357,36 @@ struct TurnState {
     attempts: HashMap<(String, String), u32>,
     /// Responses that matched no waiting request, by ID.
     orphan_responses: HashMap<InquiryId, EarlyResponses>,
+    /// Open calls (by request index) an inquiry failed with a reason that
+    /// fails the tool: the inquiry's ID, the reason's tag, and whether it
+    /// was a routing guard (no further question in the call).
+    failed_calls: HashMap<usize, (InquiryId, String, bool)>,
+    /// The option values of the waiting select questions, by request index
+    /// (for CHECK-ANSWER-FITS; kept aside so other requests cost nothing).
+    select_options: HashMap<usize, Box<[serde_json::Value]>>,
+    /// Per open call, the last request whose only candidate it is (for
+    /// CHECK-ONE-QUESTION: one lookup, whatever the number of requests).
+    sole_waiting: HashMap<usize, usize>,
+    /// Per tool-call ID, the last `tool_call_response` that closed a call.
+    tool_answered: HashMap<String, usize>,
+    /// `tool_call_response`s that closed no open call: index, ID and the
+    /// last response of that ID that did close one, judged at turn end.
+    tool_orphans: Vec<(usize, String, Option<usize>)>,
     /// Findings not yet flushed.
     pending: Vec<Pending>,
 }
 
 impl TurnState {
     fn note(&mut self, evidence: Option<Profile>) {
+        match evidence {
+            Some(Profile::Legacy) => self.flat = true,
+            Some(Profile::Rfd082 | Profile::Rfd083) => self.recorded_082 = true,
+            None => {}
+        }
+        self.note_stage(evidence);
+    }
+
+    fn note_stage(&mut self, evidence: Option<Profile>) {
         if let Some(e) = evidence {
             self.evidence = Some(self.evidence.map_or(e, |old| old.max(e)));
         }
@@ -348,8 +441,13 @@ pub struct Checker {
     turn: TurnState,
     previous: Profile,
     carried: VecDeque<Carried>,
+    /// Tool calls left unanswered in earlier turns (ID, turn, index), at
+    /// most `CARRY_LIMIT`, for CHECK-TOOL-PAIRED's "another turn".
+    carried_calls: VecDeque<(String, usize, usize)>,
     turns_by_profile: TurnsByProfile,
     diagnostics: usize,
+    errors: usize,
+    warnings: usize,
     finished: bool,
 }
 
@@ -365,8 +463,11 @@ impl Checker {
             turn: TurnState::default(),
             previous: Profile::Legacy,
             carried: VecDeque::new(),
+            carried_calls: VecDeque::new(),
             turns_by_profile: TurnsByProfile::default(),
             diagnostics: 0,
+            errors: 0,
+            warnings: 0,
             finished: false,
         }
     }
@@ -390,12 +491,15 @@ impl Checker {
         fields: FieldsRef<'_>,
         sink: &mut dyn FnMut(Diagnostic),
     ) -> Result<(), String> {
-        let shape = Shape::of_texts(|name: &str| {
-            fields
-                .iter()
-                .find(|(k, _)| k.as_ref() == name)
-                .map(|(_, v)| *v)
-        });
+        let shape = Shape::of_texts(
+            |name: &str| {
+                fields
+                    .iter()
+                    .find(|(k, _)| k.as_ref() == name)
+                    .map(|(_, v)| *v)
+            },
+            &mut fields.iter().map(|(k, _)| k.as_ref()),
+        );
         let event = type_fields(fields)?;
         self.push_into(&event, &shape, sink);
         Ok(())
@@ -448,12 +552,26 @@ impl Checker {
                     .or_default()
                     .push_back(index);
             }
-            EventKind::ToolCallResponse(resp) => self.close_call(&resp.id, index),
+            EventKind::ToolCallResponse(resp) => {
+                self.close_call(&resp.id, index, resp.is_error);
+            }
             EventKind::InquiryRequest(req) => {
                 let facts = QuestionFacts::of(&req.question);
+                let options: Option<Box<[serde_json::Value]>> = match &req.question.answer_type {
+                    crate::wire::InquiryAnswerType::Select { options } => {
+                        Some(options.iter().map(|o| o.value.clone()).collect())
+                    }
+                    crate::wire::InquiryAnswerType::Boolean
+                    | crate::wire::InquiryAnswerType::Text
+                    | crate::wire::InquiryAnswerType::Secret => None,
+                };
                 for f in rules::request_shape(self.mode, &req.id, facts, shape) {
                     self.turn.find(index, Gate::Always, Some(f));
                 }
+                let leak = rules::secret_leak_request(self.mode, &req.id, facts, shape);
+                self.turn.find(index, Gate::Always, leak);
+                let defaults = rules::writer_question_defaults(self.mode, &req.id, shape);
+                self.turn.find(index, Gate::Always, defaults);
                 let open: Vec<OpenCallRef<'_>> = self
                     .turn
                     .calls
@@ -472,14 +590,59 @@ impl Checker {
                 } else {
                     rules::placement(&req.id, &req.source, &open)
                 };
-                let candidate_ids: Vec<&str> = candidates.iter().map(|c| c.id).collect();
-                let id_check = if candidates.is_empty() {
-                    None
+                // Placement by ID (issue 15): where the ID is a conforming
+                // three-segment ID of some of the candidate calls, only those
+                // could hold it (an RFD 082 writer builds it from its call).
+                let holders = candidates
+                    .iter()
+                    .filter(|c| rules::id_holds(&req.id, c.id))
+                    .count();
+                let candidates: Vec<OpenCallRef<'_>> = if holders > 0 && holders < candidates.len()
+                {
+                    candidates
+                        .into_iter()
+                        .filter(|c| rules::id_holds(&req.id, c.id))
+                        .collect()
                 } else {
-                    Some(rules::id_format(&req.id, &candidate_ids))
+                    candidates
+                };
+                let candidate_ids: Vec<&str> = candidates.iter().map(|c| c.id).collect();
+                let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
+                let forged = rules::provenance(self.mode, &req.id, &req.source, &names);
+                let assistant = matches!(req.source, crate::wire::InquirySource::Assistant);
+                let ask_user = match (forged.is_some(), assistant, self.mode) {
+                    (false, true, ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083)) => {
+                        rules::ask_user_shape(&req.id, &req.question, options.as_deref())
+                    }
+                    (_, _, _) => None,
+                };
+                let (id_check, style) = if candidates.is_empty() {
+                    (None, None)
+                } else {
+                    let style = rules::id_style(&req.id, &candidate_ids);
+                    self.turn.ids.note(index, &req.id, style);
+                    (Some(rules::id_format(&req.id, &candidate_ids)), Some(style))
+                };
+                let one_call = match candidates.as_slice() {
+                    [only] => Some((only.index, only.id.to_owned())),
+                    _ => None,
                 };
                 let candidates: Vec<usize> = candidates.iter().map(|c| c.index).collect();
                 self.turn.find(index, Gate::Always, placed);
+                self.turn.find(index, Gate::Always, forged);
+                self.turn.find(index, Gate::Always, ask_user);
+                if let Some((call, call_id)) = one_call {
+                    // A legacy writer leaves a failed backend request open
+                    // (its known gap), so only RFD 082 turns are judged.
+                    let twice = self.one_question(&req.id, call, &call_id);
+                    self.turn.find(index, Gate::AttemptIds, twice);
+                    self.turn.sole_waiting.insert(call, index);
+                }
+                if !self.turn.orphan_responses.is_empty()
+                    && let Some(e) = self.turn.orphan_responses.get_mut(&req.id)
+                {
+                    e.before_request = e.at.len();
+                }
                 let repeat_of = match step {
                     PairStep::Opened { repeat_of } => repeat_of,
                     PairStep::None
@@ -487,9 +650,12 @@ impl Checker {
                     | PairStep::Paired(_)
                     | PairStep::OrphanResponse { .. } => None,
                 };
-                self.judge_id(index, &req.id, repeat_of, id_check);
+                self.judge_id(index, &req.id, repeat_of, id_check, style);
                 for c in &candidates {
                     self.turn.call_requests.entry(*c).or_default().push(index);
+                }
+                if let Some(options) = options {
+                    self.turn.select_options.insert(index, options);
                 }
                 self.turn.requests.push(RequestSlot {
                     index,
@@ -514,6 +680,13 @@ impl Checker {
                     Gate::Always,
                     rules::reason_for_profile(profile, resp),
                 );
+                self.turn
+                    .find(index, Gate::Always, rules::reason_known(self.mode, resp));
+                self.turn.find(
+                    index,
+                    Gate::Always,
+                    rules::writer_fields(self.mode, resp, shape),
+                );
                 match &step {
                     PairStep::Paired(pair) => {
                         if let Some(early) = self.turn.orphan_responses.get_mut(resp.id()) {
@@ -521,6 +694,33 @@ impl Checker {
                         }
                         if let Some(req) = self.turn.take_request(pair.request) {
                             let q = req.facts;
+                            let options = match q.kind {
+                                rules::AnswerKind::Select => {
+                                    self.turn.select_options.remove(&pair.request)
+                                }
+                                rules::AnswerKind::Boolean
+                                | rules::AnswerKind::Text
+                                | rules::AnswerKind::Secret => None,
+                            };
+                            self.turn.find(
+                                index,
+                                Gate::Always,
+                                rules::secret_leak_response(self.mode, q.secret, resp, shape),
+                            );
+                            self.turn.find(
+                                index,
+                                Gate::Rfd083,
+                                rules::answer_fits(q, options.as_deref(), resp),
+                            );
+                            if let ([call], InquiryResponse::Cancelled { id, reason }) =
+                                (req.candidates.as_slice(), resp)
+                                && rules::fails_tool(reason)
+                            {
+                                self.turn.failed_calls.insert(
+                                    *call,
+                                    (id.clone(), reason.to_string(), rules::guard_reason(reason)),
+                                );
+                            }
                             self.turn.find(
                                 index,
                                 Gate::Always,
@@ -550,6 +750,7 @@ impl Checker {
                             .or_insert_with(|| EarlyResponses {
                                 at: VecDeque::new(),
                                 last_paired: pairer.last_paired(resp.id()),
+                                before_request: 0,
                             })
                             .at
                             .push_back(index);
@@ -564,6 +765,25 @@ impl Checker {
         }
     }
 
+    /// CHECK-ONE-QUESTION for a request whose only candidate is the open
+    /// call at `call`: another request of the call still waits, or a guard
+    /// already failed the call.
+    fn one_question(&self, id: &InquiryId, call: usize, call_id: &str) -> Option<Finding> {
+        let waiting = self
+            .turn
+            .sole_waiting
+            .get(&call)
+            .and_then(|&r| self.turn.slot(r))
+            .filter(|r| r.waiting.is_some());
+        if let Some(open) = waiting {
+            return Some(rules::one_question(id, call_id, Some(&open.id)));
+        }
+        match self.turn.failed_calls.get(&call) {
+            Some((_, _, true)) => Some(rules::one_question(id, call_id, None)),
+            Some((_, _, false)) | None => None,
+        }
+    }
+
     /// CHECK-TURN-UNIQUE-ID, CHECK-ID-FORMAT, CHECK-ID-ATTEMPT for a request.
     /// A repeated ID is reported once, as a repeat; its format and attempt
     /// are not judged again.
@@ -573,10 +793,12 @@ impl Checker {
         id: &InquiryId,
         repeat_of: Option<usize>,
         format: Option<Result<rules::IdParts, Finding>>,
+        style: Option<rules::IdStyle>,
     ) {
         if let Some(first_request) = repeat_of {
             let finding = Finding {
                 rule: rules::TURN_UNIQUE_ID,
+                severity: Severity::Error,
                 ids: vec![id.to_string()],
                 message: format!(
                     "inquiry ID `{id}` is used again in this turn (first request at event {}); \
@@ -589,7 +811,15 @@ impl Checker {
         }
         match format {
             None => {}
-            Some(Err(f)) => self.turn.find(index, Gate::AttemptIds, Some(f)),
+            Some(Err(f)) => {
+                let gate = match style {
+                    Some(rules::IdStyle::TwoSegment) => Gate::TwoSegment,
+                    Some(rules::IdStyle::ThreeSegment | rules::IdStyle::Other) | None => {
+                        Gate::AttemptIds
+                    }
+                };
+                self.turn.find(index, gate, Some(f));
+            }
             Some(Ok(parts)) => {
                 let key = (parts.tool_call_id.clone(), parts.question_id.clone());
                 let previous = self.turn.attempts.get(&key).copied();
@@ -604,18 +834,70 @@ impl Checker {
         }
     }
 
+    /// CHECK-TOOL-PAIRED at the end of a complete turn: the calls still open
+    /// and the responses that closed none. A response followed by an
+    /// unanswered call of its ID is one finding, at the response.
+    fn judge_tool_pairs(
+        &mut self,
+        turn: &mut TurnState,
+        turn_no: usize,
+        pending: &mut Vec<Pending>,
+    ) {
+        let mut open: Vec<(usize, String)> = std::mem::take(&mut turn.calls)
+            .into_iter()
+            .map(|(i, c)| (i, c.id))
+            .collect();
+        let mut found = |index: usize, finding: Finding| {
+            pending.push(Pending {
+                index,
+                gate: Gate::Always,
+                finding: Deferred::Ready(Box::new(finding)),
+            });
+        };
+        for (at, id, last) in std::mem::take(&mut turn.tool_orphans) {
+            let how = if let Some(last) = last {
+                rules::ToolUnpaired::Duplicate(last)
+            } else if let Some(k) = open.iter().position(|(i, c)| *i > at && *c == id) {
+                rules::ToolUnpaired::BeforeRequest(open.remove(k).0)
+            } else if let Some(k) = self.carried_calls.iter().position(|(c, _, _)| *c == id) {
+                let (_, turn, index) = self.carried_calls.remove(k).expect("in range");
+                rules::ToolUnpaired::OtherTurn { index, turn }
+            } else {
+                rules::ToolUnpaired::NoRequest
+            };
+            found(at, rules::tool_response_unpaired(&id, &how));
+        }
+        for (index, id) in open {
+            found(index, rules::tool_call_unanswered(&id));
+            if self.carried_calls.len() == CARRY_LIMIT {
+                self.carried_calls.pop_front();
+            }
+            self.carried_calls.push_back((id, turn_no, index));
+        }
+    }
+
     /// A `tool_call_response` closes the oldest open call with its ID; a
     /// waiting request whose last candidate call closes is marked.
-    fn close_call(&mut self, id: &str, index: usize) {
+    fn close_call(&mut self, id: &str, index: usize, is_error: Option<bool>) {
         let Some(queue) = self.turn.calls_by_id.get_mut(id) else {
+            let last = self.turn.tool_answered.get(id).copied();
+            self.turn.tool_orphans.push((index, id.to_owned(), last));
             return;
         };
+        self.turn.tool_answered.insert(id.to_owned(), index);
         let call = queue.pop_front();
         if queue.is_empty() {
             self.turn.calls_by_id.remove(id);
         }
         let Some(call) = call else { return };
         self.turn.calls.remove(&call);
+        self.turn.sole_waiting.remove(&call);
+        if let Some((inquiry, reason, _)) = self.turn.failed_calls.remove(&call)
+            && is_error == Some(false)
+        {
+            let f = rules::reason_fails_tool(id, &inquiry, &reason);
+            self.turn.find(index, Gate::Always, Some(f));
+        }
         for r in self.turn.call_requests.remove(&call).unwrap_or_default() {
             if let Some(req) = self.turn.request_mut(r) {
                 req.candidates.retain(|c| *c != call);
@@ -638,6 +920,7 @@ impl Checker {
         let mut turn = std::mem::take(&mut self.turn);
         let turn_no = self.turn_index;
         let mut pending = std::mem::take(&mut turn.pending);
+        turn.note_stage(turn.ids.evidence());
         let level = match (self.mode, turn.evidence) {
             (ProfileMode::Fixed(p), _) => p,
             (ProfileMode::Auto, None) => self.previous,
@@ -648,12 +931,35 @@ impl Checker {
         };
         self.previous = level;
         self.turns_by_profile.add(level);
-        // The turn is a legacy writer's by its own shapes, or by the user's word.
-        let legacy_shown = match (self.mode, turn.evidence) {
-            (ProfileMode::Fixed(Profile::Legacy), _)
-            | (ProfileMode::Auto, Some(Profile::Legacy)) => true,
-            (ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083), _)
-            | (ProfileMode::Auto, None | Some(Profile::Rfd082 | Profile::Rfd083)) => false,
+        // Whether an RFD 082 writer recorded the turn's requests, so its ID
+        // rules apply (decision "Oracle checks: a turn's writer is read from
+        // its request IDs"). Under an explicit RFD 082/083 profile a turn of
+        // two-segment IDs that shows nothing only an RFD 082 writer records,
+        // and no flat response, is a legacy turn that writer re-saved.
+        let two = turn.ids.last_two.is_some();
+        let three = turn.ids.first_three.is_some();
+        let ids_082 = match self.mode {
+            ProfileMode::Fixed(Profile::Legacy) => false,
+            ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) => {
+                !(two && !three && !turn.recorded_082 && !turn.flat)
+            }
+            ProfileMode::Auto => level.writes_attempt_ids(),
+        };
+        let mixed = two && three;
+        if let Some((at, id)) = turn.ids.switch.take().filter(|_| mixed) {
+            let upgrade = turn.ids.last_two < turn.ids.first_three;
+            pending.push(Pending {
+                index: at,
+                gate: Gate::Always,
+                finding: Deferred::Ready(Box::new(rules::turn_one_writer(&id, upgrade, self.mode))),
+            });
+        }
+        // The turn's requests were recorded by a legacy writer: by its own
+        // shapes and IDs, or by the user's word.
+        let legacy_shown = match self.mode {
+            ProfileMode::Fixed(Profile::Legacy) => true,
+            ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) => !ids_082,
+            ProfileMode::Auto => turn.evidence == Some(Profile::Legacy),
         };
         if complete {
             let mut early = std::mem::take(&mut turn.orphan_responses);
@@ -668,15 +974,17 @@ impl Checker {
                 let before = early
                     .get_mut(&req.id)
                     .and_then(|e| {
-                        e.at.front()
-                            .is_some_and(|&i| i < r)
-                            .then(|| e.at.pop_front())
+                        e.at.front().is_some_and(|&i| i < r).then(|| {
+                            e.before_request = e.before_request.saturating_sub(1);
+                            e.at.pop_front()
+                        })
                     })
                     .flatten();
                 match before {
                     Some(resp) => {
                         let finding = Finding {
                             rule: rules::RESPONSE_AFTER_REQUEST,
+                            severity: Severity::Error,
                             ids: vec![req.id.to_string()],
                             message: format!(
                                 "inquiry response `{}` comes before its request (event {r}); \
@@ -700,17 +1008,29 @@ impl Checker {
                     }
                 }
             }
-            let mut rest: Vec<(usize, Option<usize>, InquiryId)> = early
+            let mut rest: Vec<(usize, Option<usize>, InquiryId, bool)> = early
                 .into_iter()
                 .flat_map(|(id, e)| {
                     let answered = e.last_paired;
-                    e.at.into_iter().map(move |i| (i, answered, id.clone()))
+                    let before = e.before_request;
+                    e.at.into_iter()
+                        .enumerate()
+                        .map(move |(k, i)| (i, answered, id.clone(), k < before))
                 })
                 .collect();
-            rest.sort_unstable_by_key(|(i, _, _)| *i);
-            for (i, answered, id) in rest {
+            rest.sort_unstable_by_key(|(i, _, _, _)| *i);
+            for (i, answered, id, before) in rest {
                 let carried = self.carried.iter().position(|c| c.id == id);
                 let (rule, message) = match (answered, carried) {
+                    // A request of the ID came later in the turn: this
+                    // response came before it (issue 15).
+                    _ if before => (
+                        rules::RESPONSE_AFTER_REQUEST,
+                        format!(
+                            "inquiry response `{id}` comes before its request; a response \
+                             follows its request"
+                        ),
+                    ),
                     (Some(at), _) => (
                         rules::PAIRED,
                         format!(
@@ -736,6 +1056,7 @@ impl Checker {
                 };
                 let finding = Finding {
                     rule,
+                    severity: Severity::Error,
                     ids: vec![id.to_string()],
                     message,
                 };
@@ -745,6 +1066,7 @@ impl Checker {
                     finding: Deferred::Ready(Box::new(finding)),
                 });
             }
+            self.judge_tool_pairs(&mut turn, turn_no, &mut pending);
             // Only the newest `CARRY_LIMIT` can stay carried.
             let keep = unanswered.len().saturating_sub(CARRY_LIMIT);
             for &r in &unanswered[keep..] {
@@ -759,10 +1081,23 @@ impl Checker {
                 });
             }
         }
-        let keep_attempt_ids = level.writes_attempt_ids();
-        pending.retain(|p| match p.gate {
+        let mode = self.mode;
+        pending.retain_mut(|p| match p.gate {
             Gate::Always => true,
-            Gate::AttemptIds => keep_attempt_ids,
+            Gate::AttemptIds => ids_082,
+            Gate::TwoSegment => ids_082 && !mixed,
+            Gate::Rfd083 => match (mode, level) {
+                (ProfileMode::Fixed(Profile::Rfd083), _) | (ProfileMode::Auto, Profile::Rfd083) => {
+                    true
+                }
+                (ProfileMode::Auto, Profile::Legacy | Profile::Rfd082) => {
+                    if let Deferred::Ready(f) = &mut p.finding {
+                        f.severity = Severity::Warning;
+                    }
+                    true
+                }
+                (ProfileMode::Fixed(Profile::Legacy | Profile::Rfd082), _) => false,
+            },
         });
         // Stable: findings of one event keep the order they were found in.
         pending.sort_by_key(|p| p.index);
@@ -780,8 +1115,15 @@ impl Checker {
             let finding = match (p.finding, slot) {
                 (Deferred::Ready(f), _) => *f,
                 (Deferred::Unplaced, Some(req)) => rules::unplaced(&req.id),
+                // A legacy writer's known gap (RFD 082 "Motivation"): a
+                // warning in a turn a legacy writer recorded.
                 (Deferred::Unanswered, Some(req)) => Finding {
                     rule: rules::PAIRED,
+                    severity: if legacy_shown {
+                        Severity::Warning
+                    } else {
+                        Severity::Error
+                    },
                     ids: vec![req.id.to_string()],
                     message: unanswered_message(&req.id, legacy_shown),
                 },
@@ -789,8 +1131,13 @@ impl Checker {
                 (Deferred::Unplaced | Deferred::Unanswered, None) => continue,
             };
             self.diagnostics += 1;
+            match finding.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+            }
             sink(Diagnostic {
                 rule: finding.rule,
+                severity: finding.severity,
                 origin: self.origin.clone(),
                 turn: turn_no,
                 event_index: p.index,
@@ -867,6 +1214,8 @@ impl Checker {
             },
             turns_by_profile: t,
             diagnostics: self.diagnostics,
+            errors: self.errors,
+            warnings: self.warnings,
         }
     }
 }
@@ -886,16 +1235,36 @@ fn unanswered_message(id: &InquiryId, legacy_shown: bool) -> String {
     }
 }
 
-/// Escapes control characters (IDs and tool names come from the stream and
-/// may hold a newline), so a diagnostic always prints as one line.
+/// Whether `c` must be escaped in a printed diagnostic: a control
+/// character, a line or paragraph separator (U+2028, U+2029: they split a
+/// line in many viewers), or a bidirectional formatting character (U+061C,
+/// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: they reorder what a
+/// person sees, "Trojan Source").
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// Escapes control, separator and bidi characters (IDs and tool names come
+/// from the stream and may hold them), so a diagnostic always prints as one
+/// line that shows what is in the stream.
 fn one_line(message: String) -> String {
-    if !message.chars().any(char::is_control) {
+    if !message.chars().any(needs_escape) {
         return message;
     }
     message
         .chars()
         .map(|c| {
-            if c.is_control() {
+            if needs_escape(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()

@@ -31,6 +31,11 @@ pub const EXIT_UNUSABLE: i32 = 2;
 /// The version of the `check --format json` document.
 pub const CHECK_JSON_VERSION: u32 = 1;
 
+/// The JSON schema of SARIF 2.1.0 (OASIS, errata 01), named by
+/// `check --format sarif`'s `$schema`.
+pub const SARIF_SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "inquiry-model",
@@ -75,9 +80,10 @@ enum Command {
 Folders are searched recursively. A folder holding an `events.json` is a \
 conversation folder: only its `events.json` is checked (its other files are \
 metadata). In any other folder every `*.json` and `*.jsonl` file is checked.\n\n\
-Diagnostics go to stdout, one per line (`FILE: turn T, event E: RULE: message`, \
-turns and events counted from 0), followed by one status line per file and a \
-total. Files that cannot be read are reported on stderr with the event, line \
+Diagnostics go to stdout, one per line (`FILE: turn T, event E: SEVERITY: RULE: \
+message`, turns and events counted from 0, SEVERITY `error` or `warning`), \
+followed by one status line per file and a total. Exit 1 on errors; on warnings \
+(legal but suspect, or a known gap of the writer) only with --strict. Files that cannot be read are reported on stderr with the event, line \
 and column, and the other files are still checked.")]
 struct CheckArgs {
     /// Stream files (JSON array or JSON Lines), folders, or `-` for stdin.
@@ -89,9 +95,13 @@ struct CheckArgs {
     #[arg(long, value_enum, default_value_t = ProfileArg::Auto)]
     profile: ProfileArg,
     /// `text`: one line per diagnostic; `json`: one document (version 1)
-    /// with every file, its diagnostics and a summary.
+    /// with every file, its diagnostics and a summary; `sarif`: a SARIF 2.1.0
+    /// log for CI code-scanning annotations.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     format: FormatArg,
+    /// Exit 1 on warnings too, not only on errors.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -117,6 +127,7 @@ impl From<ProfileArg> for ProfileMode {
 enum FormatArg {
     Text,
     Json,
+    Sarif,
 }
 
 /// Runs the command line with the process arguments; returns the exit code.
@@ -293,6 +304,8 @@ impl InputError {
 #[derive(Debug, Serialize)]
 struct FileTail<'a> {
     status: Status,
+    errors: usize,
+    warnings: usize,
     profile: Option<Profile>,
     mixed: bool,
     events: usize,
@@ -308,20 +321,29 @@ struct Totals {
     violations: usize,
     unusable: usize,
     diagnostics: usize,
+    errors: usize,
+    warnings: usize,
+    strict: bool,
     by_rule: BTreeMap<&'static str, usize>,
     exit_code: i32,
 }
 
 impl Totals {
+    /// 2 on unusable input; 1 on errors, or on warnings under `--strict`.
     fn exit_code(&self) -> i32 {
         if self.unusable > 0 {
             EXIT_UNUSABLE
-        } else if self.diagnostics > 0 {
+        } else if self.errors > 0 || (self.strict && self.warnings > 0) {
             EXIT_VIOLATIONS
         } else {
             EXIT_OK
         }
     }
+}
+
+/// Whether a file's findings fail it: errors, or warnings under `--strict`.
+fn failing(s: &FileSummary, strict: bool) -> bool {
+    s.errors > 0 || (strict && s.warnings > 0)
 }
 
 /// Writes the report as inputs are checked; text or JSON.
@@ -339,7 +361,9 @@ trait Reporter {
     fn end(&mut self, out: &mut dyn Write, totals: &Totals) -> io::Result<()>;
 }
 
-struct TextReporter;
+struct TextReporter {
+    strict: bool,
+}
 
 impl Reporter for TextReporter {
     fn begin(&mut self, _: &mut dyn Write) -> io::Result<()> {
@@ -375,26 +399,34 @@ impl Reporter for TextReporter {
                 t.legacy, t.rfd082, t.rfd083
             ));
         }
-        let found = count(s.diagnostics, "violation");
-        match (error, s.diagnostics) {
+        let found = count(s.errors, "violation");
+        let warned = match s.warnings {
+            0 => String::new(),
+            n => format!(", {}", count(n, "warning")),
+        };
+        match (error, failing(s, self.strict)) {
             (Some(_), _) => writeln!(
                 out,
-                "{origin}: unusable ({found} before the read error; {counts})"
+                "{origin}: unusable ({found}{warned} before the read error; {counts})"
             ),
-            (None, 0) => writeln!(out, "{origin}: clean ({counts})"),
-            (None, _) => writeln!(out, "{origin}: {found} ({counts})"),
+            (None, false) => writeln!(out, "{origin}: clean{warned} ({counts})"),
+            (None, true) => writeln!(out, "{origin}: {found}{warned} ({counts})"),
         }
     }
 
     fn end(&mut self, out: &mut dyn Write, t: &Totals) -> io::Result<()> {
+        let warned = match t.warnings {
+            0 => String::new(),
+            n => format!(", {}", count(n, "warning")),
+        };
         writeln!(
             out,
-            "checked {}: {} clean, {} with violations, {} unusable; {}",
+            "checked {}: {} clean, {} with violations, {} unusable; {}{warned}",
             count(t.files, "file"),
             t.clean,
             t.violations,
             t.unusable,
-            count(t.diagnostics, "violation")
+            count(t.errors, "violation")
         )
     }
 }
@@ -421,6 +453,7 @@ fn count(n: usize, noun: &str) -> String {
 /// ```
 struct JsonReporter {
     mode: ProfileMode,
+    strict: bool,
     files: usize,
     diagnostics_in_file: usize,
 }
@@ -463,7 +496,9 @@ impl Reporter for JsonReporter {
         error: Option<&InputError>,
     ) -> io::Result<()> {
         let tail = FileTail {
-            status: status(summary, error),
+            status: status(summary, error, self.strict),
+            errors: summary.map_or(0, |s| s.errors),
+            warnings: summary.map_or(0, |s| s.warnings),
             // Nothing read, nothing judged: no profile to report.
             profile: summary.filter(|s| s.turns > 0).map(|s| s.profile),
             mixed: summary.is_some_and(|s| s.mixed),
@@ -483,10 +518,160 @@ impl Reporter for JsonReporter {
     }
 }
 
-fn status(summary: Option<&FileSummary>, error: Option<&InputError>) -> Status {
+/// Writes a SARIF 2.1.0 log (OASIS SARIF v2.1.0): one run whose driver lists
+/// every `CHECK-*` rule, one result per diagnostic (`level` its severity),
+/// located at the file and, for a file on disk, the line and column where
+/// the event starts; unusable inputs are tool execution notifications. SARIF
+/// is one document with the rules first, so each file's diagnostics are held
+/// until the file ends (then its events' positions are read again from it).
+#[derive(Default)]
+struct SarifReporter {
+    results: Vec<serde_json::Value>,
+    notifications: Vec<serde_json::Value>,
+    file: Vec<Diagnostic>,
+}
+
+/// A relative URI reference for a path: `/` separators, and every byte
+/// outside RFC 3986's unreserved set and `/` percent-encoded.
+fn sarif_uri(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    // An absolute path is a `file` URI; a relative one stays relative (to
+    // the directory `check` ran in).
+    let mut out = if path.starts_with('/') {
+        "file://".to_owned()
+    } else {
+        String::new()
+    };
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Where the events `wanted` start in the file `path` (line, column), read
+/// again with the stream reader; empty if the file cannot be read.
+fn event_positions(
+    path: &Path,
+    wanted: &std::collections::BTreeSet<usize>,
+) -> std::collections::HashMap<usize, (usize, usize)> {
+    let mut found = std::collections::HashMap::new();
+    let (Some(&last), Ok(f)) = (wanted.last(), File::open(path)) else {
+        return found;
+    };
+    let mut events = EventReader::new(BufReader::with_capacity(1 << 16, f), "");
+    let mut index = 0;
+    while let Some(Ok(((), line, column))) = events.next_with(|_| ()) {
+        if wanted.contains(&index) {
+            found.insert(index, (line, column));
+        }
+        if index >= last {
+            break;
+        }
+        index += 1;
+    }
+    found
+}
+
+impl Reporter for SarifReporter {
+    fn begin(&mut self, _: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn file_begin(&mut self, _: &mut dyn Write, _: &str) -> io::Result<()> {
+        self.file.clear();
+        Ok(())
+    }
+
+    fn diagnostic(&mut self, _: &mut dyn Write, d: &Diagnostic) -> io::Result<()> {
+        self.file.push(d.clone());
+        Ok(())
+    }
+
+    fn file_end(
+        &mut self,
+        _: &mut dyn Write,
+        origin: &str,
+        _: Option<&FileSummary>,
+        error: Option<&InputError>,
+    ) -> io::Result<()> {
+        let on_disk = origin != "<stdin>";
+        let wanted = self.file.iter().map(|d| d.event_index).collect();
+        let positions = if on_disk {
+            event_positions(Path::new(origin), &wanted)
+        } else {
+            Default::default()
+        };
+        let uri = sarif_uri(origin);
+        for d in self.file.drain(..) {
+            let mut physical = serde_json::json!({"artifactLocation": {"uri": uri}});
+            if let Some((line, column)) = positions.get(&d.event_index) {
+                physical["region"] = serde_json::json!({"startLine": line, "startColumn": column});
+            }
+            let rule_index = check::rules::ALL.iter().position(|(id, _)| *id == d.rule);
+            self.results.push(serde_json::json!({
+                "ruleId": d.rule,
+                "ruleIndex": rule_index,
+                "level": d.severity.to_string(),
+                "message": {"text": d.message},
+                "locations": [{"physicalLocation": physical}],
+                "properties": {"turn": d.turn, "eventIndex": d.event_index, "ids": d.ids},
+            }));
+        }
+        if let Some(e) = error {
+            let mut physical = serde_json::json!({"artifactLocation": {"uri": uri}});
+            if let (Some(line), Some(column)) = (e.line, e.column) {
+                physical["region"] = serde_json::json!({"startLine": line, "startColumn": column});
+            }
+            self.notifications.push(serde_json::json!({
+                "level": "error",
+                "message": {"text": e.message},
+                "locations": [{"physicalLocation": physical}],
+            }));
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, out: &mut dyn Write, totals: &Totals) -> io::Result<()> {
+        let rules: Vec<serde_json::Value> = check::rules::ALL
+            .iter()
+            .map(|(id, text)| {
+                serde_json::json!({
+                    "id": id,
+                    "shortDescription": {"text": text},
+                    "help": {"text": format!("inquiry-model explain {id}")},
+                })
+            })
+            .collect();
+        let log = serde_json::json!({
+            "$schema": SARIF_SCHEMA,
+            "version": "2.1.0",
+            "runs": [{
+                "tool": {"driver": {
+                    "name": "inquiry-model",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules,
+                }},
+                "invocations": [{
+                    "executionSuccessful": totals.unusable == 0,
+                    "exitCode": totals.exit_code,
+                    "toolExecutionNotifications": std::mem::take(&mut self.notifications),
+                }],
+                "results": std::mem::take(&mut self.results),
+            }],
+        });
+        writeln!(out, "{}", json(&log)?)
+    }
+}
+
+fn status(summary: Option<&FileSummary>, error: Option<&InputError>, strict: bool) -> Status {
     match (summary, error) {
         (_, Some(_)) | (None, None) => Status::Unusable,
-        (Some(s), None) if s.diagnostics > 0 => Status::Violations,
+        (Some(s), None) if failing(s, strict) => Status::Violations,
         (Some(_), None) => Status::Clean,
     }
 }
@@ -590,18 +775,28 @@ pub(crate) fn open_input(input: &CheckInput) -> Result<(Box<dyn BufRead>, Option
 fn check_command(args: CheckArgs) -> i32 {
     let mode = ProfileMode::from(args.profile);
     let inputs = expand_check_paths(&args.paths);
+    let strict = args.strict;
     let mut reporter: Box<dyn Reporter> = match args.format {
-        FormatArg::Text => Box::new(TextReporter),
+        FormatArg::Text => Box::new(TextReporter { strict }),
         FormatArg::Json => Box::new(JsonReporter {
             mode,
+            strict,
             files: 0,
             diagnostics_in_file: 0,
         }),
+        FormatArg::Sarif => Box::new(SarifReporter::default()),
     };
     let show_progress = io::stderr().is_terminal();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    match check_inputs(&inputs, mode, show_progress, reporter.as_mut(), &mut out) {
+    match check_inputs(
+        &inputs,
+        mode,
+        strict,
+        show_progress,
+        reporter.as_mut(),
+        &mut out,
+    ) {
         Ok(code) => code,
         // A closed stdout (e.g. piped into `head`) ends the run quietly.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_UNUSABLE,
@@ -615,11 +810,15 @@ fn check_command(args: CheckArgs) -> i32 {
 fn check_inputs(
     inputs: &[CheckInput],
     mode: ProfileMode,
+    strict: bool,
     show_progress: bool,
     reporter: &mut dyn Reporter,
     out: &mut dyn Write,
 ) -> io::Result<i32> {
-    let mut totals = Totals::default();
+    let mut totals = Totals {
+        strict,
+        ..Totals::default()
+    };
     reporter.begin(out)?;
     for input in inputs {
         let origin = input.origin();
@@ -654,7 +853,9 @@ fn check_inputs(
         }
         totals.files += 1;
         totals.diagnostics += summary.as_ref().map_or(0, |s| s.diagnostics);
-        match status(summary.as_ref(), error.as_ref()) {
+        totals.errors += summary.as_ref().map_or(0, |s| s.errors);
+        totals.warnings += summary.as_ref().map_or(0, |s| s.warnings);
+        match status(summary.as_ref(), error.as_ref(), strict) {
             Status::Clean => totals.clean += 1,
             Status::Violations => totals.violations += 1,
             Status::Unusable => totals.unusable += 1,

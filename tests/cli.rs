@@ -91,7 +91,7 @@ fn stream(answered: bool) -> String {
 }
 
 const ORPHAN_LINE: &str =
-    "turn 0, event 2: CHECK-PAIRED: inquiry request `c1.q.1` has no response in its turn";
+    "turn 0, event 2: error: CHECK-PAIRED: inquiry request `c1.q.1` has no response in its turn";
 
 // ---------------------------------------------------------------------------
 // Help and subcommands
@@ -566,7 +566,7 @@ fn cli_check_large_stream_in_bounded_memory() {
     assert_eq!(found.len(), 1, "{text}");
     assert!(
         found[0].ends_with(&format!(
-            ": turn {turn}, event {orphan}: CHECK-PAIRED: inquiry request `last.q.1` has no response in its turn"
+            ": turn {turn}, event {orphan}: error: CHECK-PAIRED: inquiry request `last.q.1` has no response in its turn"
         )),
         "{}",
         found[0]

@@ -32,8 +32,14 @@ pub const PLACEMENT_CLOSED: &str = "CHECK-PLACEMENT-CLOSED";
 pub const TURN_UNIQUE_ID: &str = "CHECK-TURN-UNIQUE-ID";
 /// RFD 082 writers write `<tool_call_id>.<question_id>.<attempt>` for the open call.
 pub const ID_FORMAT: &str = "CHECK-ID-FORMAT";
-/// RFD 082 attempts count 1, 2, 3… per `(tool_call_id, question_id)` per turn.
+/// RFD 082 attempts grow per `(tool_call_id, question_id)` per turn.
 pub const ID_ATTEMPT: &str = "CHECK-ID-ATTEMPT";
+/// A turn's requests were recorded by one writer: all two-segment or all
+/// three-segment IDs.
+pub const TURN_ONE_WRITER: &str = "CHECK-TURN-ONE-WRITER";
+/// Every `tool_call_request` has exactly one `tool_call_response` after it
+/// in its turn.
+pub const TOOL_PAIRED: &str = "CHECK-TOOL-PAIRED";
 /// The response to a `secret` question is never `answered`.
 pub const SECRET_NOT_ANSWERED: &str = "CHECK-SECRET-NOT-ANSWERED";
 /// A `redacted` response carries no `answer` on disk.
@@ -49,13 +55,30 @@ pub const REASON_HUMAN_ONLY: &str = "CHECK-REASON-HUMAN-ONLY";
 pub const REASON_BACKEND_ERROR: &str = "CHECK-REASON-BACKEND-ERROR";
 /// `invalid_static_answer` exists only from RFD 083 on.
 pub const REASON_INVALID_STATIC: &str = "CHECK-REASON-INVALID-STATIC";
+/// A writer never writes an unknown cancellation reason.
+pub const REASON_KNOWN: &str = "CHECK-REASON-KNOWN";
+/// Nothing beside a secret's redaction can carry its value.
+pub const SECRET_LEAK: &str = "CHECK-SECRET-LEAK";
+/// An answer fits its question's answer type and options.
+pub const ANSWER_FITS: &str = "CHECK-ANSWER-FITS";
+/// An `ask_user` question is one the built-in can produce.
+pub const ASK_USER_SHAPE: &str = "CHECK-ASK-USER-SHAPE";
+/// A request's source is one its writer can record.
+pub const PROVENANCE: &str = "CHECK-PROVENANCE";
+/// A reason that fails the tool is followed by a failed tool response.
+pub const REASON_FAILS_TOOL: &str = "CHECK-REASON-FAILS-TOOL";
+/// One call has at most one open question, and asks none after a guard
+/// failed it.
+pub const ONE_QUESTION: &str = "CHECK-ONE-QUESTION";
+/// An explicit RFD 082/083 writer writes exactly its variant's fields.
+pub const WRITER_FIELDS: &str = "CHECK-WRITER-FIELDS";
 /// Every shape on disk exists in the judged profile.
 pub const PROFILE_SHAPE: &str = "CHECK-PROFILE-SHAPE";
 /// An RFD 082 writer writes every response tagged.
 pub const RESPONSE_TAGGED: &str = "CHECK-RESPONSE-TAGGED";
 
 /// Every `CHECK-*` rule this module judges, with a one-line statement.
-pub const ALL: [(&str, &str); 18] = [
+pub const ALL: [(&str, &str); 28] = [
     (
         PAIRED,
         "every inquiry request gets exactly one response with its ID later in its turn",
@@ -87,7 +110,15 @@ pub const ALL: [(&str, &str); 18] = [
     ),
     (
         ID_ATTEMPT,
-        "RFD 082 attempts count from 1 without gaps per (tool call, question) per turn",
+        "RFD 082 attempts grow per (tool call, question) per turn (gaps allowed: a repair leaves them)",
+    ),
+    (
+        TURN_ONE_WRITER,
+        "a turn's requests carry either all two-segment (pre-082) or all three-segment (RFD 082) IDs",
+    ),
+    (
+        TOOL_PAIRED,
+        "every tool_call_request has exactly one tool_call_response after it in its turn",
     ),
     (
         SECRET_NOT_ANSWERED,
@@ -118,6 +149,38 @@ pub const ALL: [(&str, &str); 18] = [
         "`invalid_static_answer` appears only under RFD 083",
     ),
     (
+        REASON_KNOWN,
+        "a cancellation reason is one the RFDs name (an error under an explicit profile, a warning under auto)",
+    ),
+    (
+        SECRET_LEAK,
+        "no extra field or `reason` beside a secret's redaction, no `answer` on a secret's request",
+    ),
+    (
+        ANSWER_FITS,
+        "an answer fits its question: a boolean, a string, or one of the select options",
+    ),
+    (
+        ASK_USER_SHAPE,
+        "an `ask_user` (assistant) question is one the built-in can produce",
+    ),
+    (
+        PROVENANCE,
+        "`source: assistant` only on an `ask_user` call; under rfd082 only tool sources",
+    ),
+    (
+        REASON_FAILS_TOOL,
+        "a call whose inquiry failed with a tool-failing reason ends in an error response",
+    ),
+    (
+        ONE_QUESTION,
+        "a call has one open question at a time, and asks none after a guard failed it",
+    ),
+    (
+        WRITER_FIELDS,
+        "under an explicit rfd082/rfd083 profile a response writes exactly its variant's fields, a question no RFD 083 field at its default",
+    ),
+    (
         PROFILE_SHAPE,
         "every shape on disk exists in the judged profile",
     ),
@@ -127,11 +190,33 @@ pub const ALL: [(&str, &str); 18] = [
     ),
 ];
 
+/// How bad a finding is (decision "Oracle checks: severity").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Legal but suspect, or a known gap of the writer the turn is judged
+    /// as: reported, but exit 1 only under `--strict`.
+    Warning,
+    /// The stream breaks a rule of the profile it is judged under.
+    Error,
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
 /// A rule broken by one event: what [`super::Diagnostic`] adds a position to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// The `CHECK-*` ID.
     pub rule: &'static str,
+    /// Error, or warning.
+    pub severity: Severity,
     /// The inquiry and tool-call IDs involved.
     pub ids: Vec<String>,
     /// What is wrong, in one sentence. Never contains an answer value.
@@ -139,8 +224,27 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(rule: &'static str, ids: Vec<String>, message: String) -> Self {
-        Finding { rule, ids, message }
+    /// An error.
+    pub fn new(rule: &'static str, ids: Vec<String>, message: String) -> Self {
+        Finding {
+            rule,
+            severity: Severity::Error,
+            ids,
+            message,
+        }
+    }
+
+    /// The same finding as a warning.
+    pub fn warning(self) -> Self {
+        Finding {
+            severity: Severity::Warning,
+            ..self
+        }
+    }
+
+    /// The same finding with severity `severity`.
+    pub fn with(self, severity: Severity) -> Self {
+        Finding { severity, ..self }
     }
 }
 
@@ -151,6 +255,22 @@ pub struct QuestionFacts {
     pub secret: bool,
     /// `exclusive: true` (RFD 083 "Non-interactive behavior").
     pub exclusive: bool,
+    /// The answer type's kind.
+    pub kind: AnswerKind,
+}
+
+/// The kind of a question's answer type, without a select's options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AnswerKind {
+    /// `boolean`.
+    Boolean,
+    /// `select`.
+    Select,
+    /// `text`.
+    #[default]
+    Text,
+    /// `secret`.
+    Secret,
 }
 
 impl QuestionFacts {
@@ -164,6 +284,12 @@ impl QuestionFacts {
                 | InquiryAnswerType::Text => false,
             },
             exclusive: q.exclusive,
+            kind: match q.answer_type {
+                InquiryAnswerType::Boolean => AnswerKind::Boolean,
+                InquiryAnswerType::Select { .. } => AnswerKind::Select,
+                InquiryAnswerType::Text => AnswerKind::Text,
+                InquiryAnswerType::Secret => AnswerKind::Secret,
+            },
         }
     }
 
@@ -308,6 +434,35 @@ pub fn reason_for_question(
         | CancellationReason::InvalidStaticAnswer
         | CancellationReason::Unknown(_) => None,
     }
+}
+
+/// CHECK-REASON-KNOWN (RFD 082 "`InquiryResponse` serialization": "JP itself
+/// never writes `Unknown(_)`"): a tag the RFDs do not name is read (it is a
+/// landing pad for a newer writer's variant), but no writer of an explicit
+/// profile writes it, so it is an error there; under auto the stream may
+/// come from a newer writer, so it is a warning.
+pub fn reason_known(mode: ProfileMode, r: &InquiryResponse) -> Option<Finding> {
+    let (id, tag) = match r {
+        InquiryResponse::Cancelled {
+            id,
+            reason: CancellationReason::Unknown(tag),
+        } => (id, tag),
+        InquiryResponse::Cancelled { .. }
+        | InquiryResponse::Answered { .. }
+        | InquiryResponse::Redacted { .. } => return None,
+    };
+    let finding = Finding::new(
+        REASON_KNOWN,
+        vec![id.to_string()],
+        format!(
+            "inquiry `{id}` is cancelled with reason `{tag}`, which no RFD names; a writer never \
+             writes an unknown reason"
+        ),
+    );
+    Some(match mode {
+        ProfileMode::Auto => finding.warning(),
+        ProfileMode::Fixed(_) => finding,
+    })
 }
 
 /// CHECK-REASON-INVALID-STATIC (RFD 083 step 7 adds the variant): a writer
@@ -505,14 +660,20 @@ pub struct IdParts {
 /// CHECK-ID-FORMAT (RFD 082 "Inquiry ID format"): a conformance check of the
 /// WRITER, never used for pairing (readers treat IDs as opaque). The ID must
 /// be `<call>.<question_id>.<attempt>` for one of `calls` (the open calls the
-/// request may belong to; the longest matching call ID wins), with a
-/// non-empty question ID and a decimal attempt from 1 without leading zeros.
+/// request may belong to), with a non-empty question ID and a decimal attempt
+/// from 1 without leading zeros. Every open call whose ID is a prefix is
+/// tried, the longest first: with calls `a` and `a.b` open, `a.b.1` is call
+/// `a`, question `b`, attempt 1 (as call `a.b` it would have no attempt),
+/// so a prefix-compatible call ID never causes a false alarm.
 pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
     let s = id.as_str();
-    let call = calls
+    let mut prefixes: Vec<&str> = calls
         .iter()
-        .filter(|c| s.len() > c.len() + 1 && s.starts_with(**c) && s.as_bytes()[c.len()] == b'.')
-        .max_by_key(|c| c.len());
+        .copied()
+        .filter(|c| s.len() > c.len() + 1 && s.starts_with(*c) && s.as_bytes()[c.len()] == b'.')
+        .collect();
+    prefixes.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    prefixes.dedup();
     let fail = |why: String| {
         let mut ids = vec![s.to_owned()];
         ids.extend(calls.iter().map(|c| (*c).to_owned()));
@@ -522,50 +683,509 @@ pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
             format!("inquiry ID `{id}` is not `<tool_call_id>.<question_id>.<attempt>`: {why}"),
         )
     };
-    let Some(call) = call else {
+    if prefixes.is_empty() {
         let names: Vec<String> = calls.iter().map(|c| format!("`{c}.`")).collect();
         return Err(fail(format!(
             "it does not start with the ID of its open tool call ({})",
             names.join(" or ")
         )));
-    };
+    }
+    let mut first_error = None;
+    for call in &prefixes {
+        match parse_for(s, call) {
+            Ok(parts) => return Ok(parts),
+            Err(why) => {
+                first_error.get_or_insert(why);
+            }
+        }
+    }
+    Err(fail(first_error.unwrap_or_default()))
+}
+
+/// Whether `id` is a conforming `<call>.<question_id>.<attempt>` ID of the
+/// call `call` (the calls that could hold a request, by its ID).
+pub fn id_holds(id: &InquiryId, call: &str) -> bool {
+    let s = id.as_str();
+    s.len() > call.len() + 1
+        && s.starts_with(call)
+        && s.as_bytes()[call.len()] == b'.'
+        && parse_for(s, call).is_ok()
+}
+
+/// `s` read as `<call>.<question_id>.<attempt>` for the open call `call`
+/// (already known to be a prefix followed by a dot).
+fn parse_for(s: &str, call: &str) -> Result<IdParts, String> {
     let rest = &s[call.len() + 1..];
     let Some((question, attempt)) = rest.rsplit_once('.') else {
-        return Err(fail(format!(
+        return Err(format!(
             "after `{call}.` it has no `.<attempt>` (a pre-082 two-segment ID)"
-        )));
+        ));
     };
     if question.is_empty() {
-        return Err(fail("its question ID is empty".to_owned()));
+        return Err("its question ID is empty".to_owned());
     }
     let digits = !attempt.is_empty() && attempt.bytes().all(|b| b.is_ascii_digit());
     match (digits, attempt.starts_with('0'), attempt.parse::<u32>()) {
         (true, false, Ok(n)) => Ok(IdParts {
-            tool_call_id: (*call).to_owned(),
+            tool_call_id: call.to_owned(),
             question_id: question.to_owned(),
             attempt: n,
         }),
-        (true, true, _) | (true, false, Err(_)) | (false, _, _) => Err(fail(format!(
+        (true, true, _) | (true, false, Err(_)) | (false, _, _) => Err(format!(
             "its attempt `{attempt}` is not a number from 1 written without leading zeros"
-        ))),
+        )),
+    }
+}
+
+/// Which writer built a request's ID, read against the open calls the
+/// request may belong to (the same parse as [`id_format`]). Used only to tell
+/// which writer recorded a turn (decision "Oracle checks: a turn's writer is
+/// read from its request IDs"), never for pairing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdStyle {
+    /// `<call>.<question_id>`: a pre-082 writer (RFD 082 "Pre-082 streams use
+    /// the legacy two-segment form").
+    TwoSegment,
+    /// `<call>.<question_id>.<attempt>`: an RFD 082 writer.
+    ThreeSegment,
+    /// Neither (no open call's ID as prefix, empty question, bad attempt).
+    Other,
+}
+
+/// The [`IdStyle`] of `id` for the open calls `calls`.
+pub fn id_style(id: &InquiryId, calls: &[&str]) -> IdStyle {
+    match id_format(id, calls) {
+        Ok(_) => IdStyle::ThreeSegment,
+        Err(_) if two_segment(id.as_str(), calls) => IdStyle::TwoSegment,
+        Err(_) => IdStyle::Other,
+    }
+}
+
+/// Whether `s` is `<call>.<question_id>` for one of `calls`, the question ID
+/// non-empty and without a dot.
+fn two_segment(s: &str, calls: &[&str]) -> bool {
+    calls.iter().any(|c| {
+        s.len() > c.len() + 1
+            && s.starts_with(*c)
+            && s.as_bytes()[c.len()] == b'.'
+            && !s[c.len() + 1..].contains('.')
+    })
+}
+
+/// CHECK-TURN-ONE-WRITER (RFD 082 "Inquiry ID format": "Only new writes use
+/// the three-segment form"): the requests of one turn are recorded by one
+/// writer. `first` is the ID of the request where the turn switched form.
+pub fn turn_one_writer(first: &InquiryId, upgrade: bool, mode: ProfileMode) -> Finding {
+    let how = if upgrade {
+        "two-segment (pre-082) requests are followed by three-segment (RFD 082) ones: the turn \
+         was resumed across an upgrade"
+    } else {
+        "a three-segment (RFD 082) request comes before a two-segment (pre-082) one, which no \
+         writer and no upgrade produces"
+    };
+    let finding = Finding::new(
+        TURN_ONE_WRITER,
+        vec![first.to_string()],
+        format!("inquiry request `{first}` switches the turn's ID form: {how}"),
+    );
+    // Under auto an upgrade mid-turn is legal (a turn resumed after the
+    // upgrade; RFD 082 "heals one event at a time"), so only suspect; an
+    // explicit profile judges one writer, which never switches.
+    match (mode, upgrade) {
+        (ProfileMode::Auto, true) => finding.warning(),
+        (ProfileMode::Auto, false) | (ProfileMode::Fixed(_), _) => finding,
     }
 }
 
 /// CHECK-ID-ATTEMPT (RFD 082 "Inquiry ID format"): the attempt counter of a
-/// `(tool_call_id, question_id)` key starts at 1 in each turn and grows by
-/// one per recording. `previous` is the key's last attempt in the turn.
+/// `(tool_call_id, question_id)` key grows with each recording in a turn.
+/// `previous` is the key's highest attempt so far in the turn. Only an
+/// attempt that does not grow is a finding: the writer counts from 1 without
+/// gaps, but a legal repair (RFD 082 Phase 3, turn-scoped sanitize removing
+/// an orphaned `…q.1`) leaves `…q.2` first, and readers treat IDs as opaque,
+/// so a gap or a later start tells a reader nothing it may use (decision
+/// "Oracle checks: attempts after a repair").
 pub fn id_attempt(id: &InquiryId, parts: &IdParts, previous: Option<u32>) -> Option<Finding> {
-    let expected = previous.map_or(1, |p| p.saturating_add(1));
-    if parts.attempt == expected {
+    let last = previous?;
+    if parts.attempt > last {
         return None;
     }
     Some(Finding::new(
         ID_ATTEMPT,
         vec![id.to_string(), parts.tool_call_id.clone()],
         format!(
-            "inquiry ID `{id}` has attempt {}, expected {expected}: attempts of question `{}` in \
-             call `{}` count from 1 without gaps within a turn",
+            "inquiry ID `{id}` has attempt {}, after attempt {last} of question `{}` in call \
+             `{}`: attempts grow within a turn",
             parts.attempt, parts.question_id, parts.tool_call_id
         ),
     ))
+}
+
+/// How a `tool_call_response` failed to pair (CHECK-TOOL-PAIRED).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolUnpaired {
+    /// A call of its ID opens later in the turn and gets no other response:
+    /// the response came first (at the request's event index).
+    BeforeRequest(usize),
+    /// Every call of its ID was already answered (last at this index).
+    Duplicate(usize),
+    /// A call of its ID was left unanswered in an earlier turn (at this
+    /// event index, in this turn).
+    OtherTurn {
+        /// The request's event index.
+        index: usize,
+        /// The request's turn.
+        turn: usize,
+    },
+    /// No call of its ID in the turn.
+    NoRequest,
+}
+
+/// CHECK-TOOL-PAIRED for a response (RFD 082 Phase 3: tool-call repair, like
+/// inquiry repair, works "within each turn's event window"; pairs match by
+/// order where IDs repeat).
+pub fn tool_response_unpaired(id: &str, how: &ToolUnpaired) -> Finding {
+    let why = match how {
+        ToolUnpaired::BeforeRequest(at) => format!(
+            "comes before its tool_call_request (event {at}); a response follows its request"
+        ),
+        ToolUnpaired::Duplicate(at) => format!(
+            "answers a call that is already answered (tool_call_response at event {at}); a call \
+             gets exactly one response"
+        ),
+        ToolUnpaired::OtherTurn { index, turn } => format!(
+            "answers the call at event {index} of turn {turn}; a tool call and its response \
+             never cross a turn boundary"
+        ),
+        ToolUnpaired::NoRequest => "answers no tool_call_request of its turn".to_owned(),
+    };
+    Finding::new(
+        TOOL_PAIRED,
+        vec![id.to_owned()],
+        format!("tool_call_response `{id}` {why}"),
+    )
+}
+
+/// CHECK-TOOL-PAIRED for a call left without a response in its turn.
+pub fn tool_call_unanswered(id: &str) -> Finding {
+    Finding::new(
+        TOOL_PAIRED,
+        vec![id.to_owned()],
+        format!("tool_call_request `{id}` has no tool_call_response in its turn"),
+    )
+}
+
+/// A secret-leak finding: a warning under auto (an unknown field is kept for
+/// forward compatibility), an error under an explicit profile (its writer
+/// writes no such field).
+fn leak(mode: ProfileMode, id: &InquiryId, what: String) -> Finding {
+    let f = Finding::new(SECRET_LEAK, vec![id.to_string()], what);
+    match mode {
+        ProfileMode::Auto => f.warning(),
+        ProfileMode::Fixed(_) => f,
+    }
+}
+
+/// CHECK-SECRET-LEAK on a response (RFD 082 "`InquiryResponse`
+/// serialization": "`Redacted` carries only `id`: no answer field, no reason
+/// field"): a `redacted` response with a `reason`, or a secret question's
+/// response with a field no writer writes. A stray `answer` is
+/// CHECK-REDACTED-NO-ANSWER's. The message names no value.
+pub fn secret_leak_response(
+    mode: ProfileMode,
+    secret: bool,
+    r: &InquiryResponse,
+    shape: &Shape,
+) -> Option<Finding> {
+    let id = r.id();
+    let redacted = match r {
+        InquiryResponse::Redacted { .. } => true,
+        InquiryResponse::Answered { .. } | InquiryResponse::Cancelled { .. } => false,
+    };
+    if redacted && shape.reason_on_disk {
+        return Some(leak(
+            mode,
+            id,
+            format!(
+                "`redacted` response `{id}` carries a `reason`; a redacted response holds only \
+                 its `id`, so nothing beside it can carry the secret"
+            ),
+        ));
+    }
+    if (redacted || secret) && shape.extra_on_response {
+        return Some(leak(
+            mode,
+            id,
+            format!(
+                "the response `{id}` to a secret question carries a field no writer writes; \
+                 beside a secret's redaction an unknown field is where the secret would leak"
+            ),
+        ));
+    }
+    None
+}
+
+/// CHECK-SECRET-LEAK on a request (RFD 082 "Secret questions": the answer
+/// never reaches disk): an `answer` on a secret question's request.
+pub fn secret_leak_request(
+    mode: ProfileMode,
+    id: &InquiryId,
+    q: QuestionFacts,
+    shape: &Shape,
+) -> Option<Finding> {
+    (q.secret && shape.answer_on_request).then(|| {
+        leak(
+            mode,
+            id,
+            format!(
+                "inquiry request `{id}` of a secret question carries an `answer`; a secret's \
+                 answer never reaches disk"
+            ),
+        )
+    })
+}
+
+/// CHECK-ANSWER-FITS (RFD 083 "Arguments": the answer is validated against
+/// the resolved `answer_type` and `options`; static answers are validated,
+/// and the backend's schema fixes the type): an `answered` value is a
+/// boolean for a boolean question, a string for a text question, one of the
+/// options for a select. A secret's `answered` is CHECK-SECRET-NOT-ANSWERED.
+pub fn answer_fits(
+    q: QuestionFacts,
+    options: Option<&[serde_json::Value]>,
+    r: &InquiryResponse,
+) -> Option<Finding> {
+    let InquiryResponse::Answered { id, answer } = r else {
+        return None;
+    };
+    let why = match q.kind {
+        AnswerKind::Boolean if !answer.is_boolean() => {
+            "a boolean question's answer is not a boolean"
+        }
+        AnswerKind::Text if !answer.is_string() => "a text question's answer is not a string",
+        AnswerKind::Select if !options.unwrap_or_default().contains(answer) => {
+            "a select question's answer is none of its options"
+        }
+        AnswerKind::Boolean | AnswerKind::Text | AnswerKind::Select | AnswerKind::Secret => {
+            return None;
+        }
+    };
+    Some(Finding::new(
+        ANSWER_FITS,
+        vec![id.to_string()],
+        format!("inquiry response `{id}` cannot be the answer to its question: {why}"),
+    ))
+}
+
+/// CHECK-ASK-USER-SHAPE (RFD 083 "Arguments", "Execution flow"): `ask_user`
+/// authors its question `exclusive: true`, `persistence: none`, of type
+/// boolean, select or text, with a non-empty single-line text, a select
+/// with options, and a default that fits (of the answer type; among the
+/// options for a select). `options` are a select's option values.
+pub fn ask_user_shape(
+    id: &InquiryId,
+    q: &InquiryQuestion,
+    options: Option<&[serde_json::Value]>,
+) -> Option<Finding> {
+    let kind = QuestionFacts::of(q).kind;
+    let default_fits = |d: &serde_json::Value| match kind {
+        AnswerKind::Boolean => d.is_boolean(),
+        AnswerKind::Text => d.is_string(),
+        AnswerKind::Select => options.unwrap_or_default().contains(d),
+        AnswerKind::Secret => true,
+    };
+    let why = if !q.exclusive {
+        "it is not `exclusive`"
+    } else if q.persistence != crate::wire::InquiryAnswerReusePolicy::None {
+        "its `persistence` is not `none`"
+    } else if kind == AnswerKind::Secret {
+        "its answer type is `secret`"
+    } else if q.text.trim().is_empty() {
+        "its text is empty"
+    } else if q.text.contains(['\n', '\r']) {
+        "its text is not a single line"
+    } else if kind == AnswerKind::Select && options.unwrap_or_default().is_empty() {
+        "it is a select with no options"
+    } else if q.default.as_ref().is_some_and(|d| !default_fits(d)) {
+        "its default does not fit its answer type or options"
+    } else {
+        return None;
+    };
+    Some(Finding::new(
+        ASK_USER_SHAPE,
+        vec![id.to_string()],
+        format!(
+            "inquiry request `{id}` has source `assistant` (the `ask_user` built-in), but {why}, \
+             which `ask_user` never authors"
+        ),
+    ))
+}
+
+/// CHECK-PROVENANCE (RFD 082 "Source attribution": the source is resolved
+/// from the tool kind, "not user-overridable"; "082 itself ships no
+/// production overrides"; RFD 083: only `ask_user` overrides it to
+/// `Assistant`, found by its config key). `call_names` are the open calls
+/// the request may belong to.
+pub fn provenance(
+    mode: ProfileMode,
+    id: &InquiryId,
+    source: &InquirySource,
+    call_names: &[&str],
+) -> Option<Finding> {
+    let why = match (mode, source) {
+        (_, InquirySource::Tool { .. }) => return None,
+        (
+            ProfileMode::Fixed(p @ (Profile::Legacy | Profile::Rfd082)),
+            InquirySource::Assistant | InquirySource::User | InquirySource::Other { .. },
+        ) => format!(
+            "the {p} profile records only `source: tool` (RFD 082 ships no source override; \
+             `ask_user` arrives with RFD 083)"
+        ),
+        (_, InquirySource::Assistant)
+            if !call_names.is_empty() && !call_names.contains(&"ask_user") =>
+        {
+            format!(
+                "it is asked inside {} and only the `ask_user` built-in records `source: assistant`; \
+             a tool cannot claim to be the assistant",
+                call_names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )
+        }
+        (_, InquirySource::Assistant | InquirySource::User | InquirySource::Other { .. }) => {
+            return None;
+        }
+    };
+    let finding = Finding::new(
+        PROVENANCE,
+        vec![id.to_string()],
+        format!("inquiry request `{id}` has a forged source: {why}"),
+    );
+    // Under auto a warning: RFD 082's own tests record `assistant` from a
+    // synthetic built-in ("tests exercise the assistant-source path with a
+    // synthetic built-in"), so only a production stream is sure to be forged.
+    Some(match mode {
+        ProfileMode::Auto => finding.warning(),
+        ProfileMode::Fixed(_) => finding,
+    })
+}
+
+/// Whether `reason` fails the tool: the routing guards ("fail the tool with
+/// a tool-level error", RFD 082 "Secret questions", RFD 083 "Non-interactive
+/// behavior"), an invalid static answer (RFD 083: an `Outcome::Error` naming
+/// `QuestionConfig.answer`) and a backend failure (RFD 082 "Recording
+/// lifecycle" step 6: the tool response keeps its existing error wording).
+pub fn fails_tool(reason: &CancellationReason) -> bool {
+    match reason {
+        CancellationReason::NoPromptBackend
+        | CancellationReason::AssistantRoutingDenied
+        | CancellationReason::InvalidStaticAnswer
+        | CancellationReason::BackendError => true,
+        CancellationReason::User | CancellationReason::Unknown(_) => false,
+    }
+}
+
+/// Whether `reason` is a guard that fails the call before the tool runs
+/// again (so no later question of the call can be asked).
+pub fn guard_reason(reason: &CancellationReason) -> bool {
+    match reason {
+        CancellationReason::NoPromptBackend
+        | CancellationReason::AssistantRoutingDenied
+        | CancellationReason::InvalidStaticAnswer => true,
+        CancellationReason::BackendError
+        | CancellationReason::User
+        | CancellationReason::Unknown(_) => false,
+    }
+}
+
+/// CHECK-REASON-FAILS-TOOL: the call whose inquiry `inquiry` was cancelled
+/// with `reason` (a reason that fails the tool) ended with a successful
+/// `tool_call_response`.
+pub fn reason_fails_tool(call_id: &str, inquiry: &InquiryId, reason: &str) -> Finding {
+    Finding::new(
+        REASON_FAILS_TOOL,
+        vec![call_id.to_owned(), inquiry.to_string()],
+        format!(
+            "tool call `{call_id}` ends with a successful response, but its inquiry `{inquiry}` \
+             was cancelled with `{reason}`, which fails the tool"
+        ),
+    )
+}
+
+/// CHECK-ONE-QUESTION (RFD 082 "Recording lifecycle": one `NeedsInput` per
+/// invocation; the guards "fail the tool"): a second question while `open`
+/// waits in the same call, or (`open` None) a question after a guard failed
+/// the call.
+pub fn one_question(id: &InquiryId, call_id: &str, open: Option<&InquiryId>) -> Finding {
+    let why = match open {
+        Some(o) => format!("its question `{o}` is still open; one question is pending per call"),
+        None => "a routing guard already failed the call".to_owned(),
+    };
+    Finding::new(
+        ONE_QUESTION,
+        vec![id.to_string(), call_id.to_owned()],
+        format!("inquiry request `{id}` asks again in call `{call_id}`, but {why}"),
+    )
+}
+
+/// CHECK-WRITER-FIELDS (RFD 082 "`InquiryResponse` serialization": the
+/// default `Serialize` writes `Cancelled { id, reason }`, `Answered { id,
+/// answer }`; RFD 083 "Propagating to the persisted shape": the RFD 083
+/// fields are skipped at their defaults): only under an explicit rfd082 or
+/// rfd083 profile, since a reader fills the defaults in.
+pub fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
+    let ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) = mode else {
+        return None;
+    };
+    if !shape.tagged {
+        return None;
+    }
+    let id = r.id();
+    let why = match r {
+        InquiryResponse::Cancelled { .. } if !shape.reason_on_disk => {
+            "it is `cancelled` without a `reason` (the writer always writes one)"
+        }
+        InquiryResponse::Answered { .. } if shape.reason_on_disk => {
+            "it is `answered` with a `reason` (only `cancelled` carries one)"
+        }
+        InquiryResponse::Cancelled { .. }
+        | InquiryResponse::Answered { .. }
+        | InquiryResponse::Redacted { .. } => return None,
+    };
+    Some(Finding::new(
+        WRITER_FIELDS,
+        vec![id.to_string()],
+        format!("inquiry response `{id}` is not what an {mode} writer writes: {why}"),
+    ))
+}
+
+/// CHECK-WRITER-FIELDS for a request under an explicit rfd083 profile: an
+/// RFD 083 question field written at its default.
+pub fn writer_question_defaults(
+    mode: ProfileMode,
+    id: &InquiryId,
+    shape: &Shape,
+) -> Option<Finding> {
+    let ProfileMode::Fixed(Profile::Rfd083) = mode else {
+        return None;
+    };
+    let fields: Vec<String> = super::shape::QUESTION_083_FIELDS
+        .iter()
+        .zip(shape.question_083.iter().zip(shape.question_083_default))
+        .filter(|(_, (present, default))| **present && *default)
+        .map(|(f, _)| format!("`{f}`"))
+        .collect();
+    (!fields.is_empty()).then(|| {
+        Finding::new(
+            WRITER_FIELDS,
+            vec![id.to_string()],
+            format!(
+                "inquiry request `{id}` writes {} at the default; an rfd083 writer skips the \
+                 field there",
+                fields.join(", ")
+            ),
+        )
+    })
 }

@@ -23,9 +23,15 @@ use crate::wire::{
 /// order [`Shape::question_083`] reports them.
 pub const QUESTION_083_FIELDS: [&str; 3] = ["context", "exclusive", "persistence"];
 
-/// Which of [`QUESTION_083_FIELDS`] a question object names, read without
-/// building its values (a question that is not an object names none).
-struct Present083([bool; 3]);
+/// Which of [`QUESTION_083_FIELDS`] a question object names, and whether
+/// each is written at its default (`context: null`, `exclusive: false`,
+/// `persistence: "turn"`), and whether it names `answer`; read without
+/// building the other values (a question that is not an object names none).
+struct Present083 {
+    present: [bool; 3],
+    at_default: [bool; 3],
+    answer: bool,
+}
 
 impl<'de> Deserialize<'de> for Present083 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -36,19 +42,38 @@ impl<'de> Deserialize<'de> for Present083 {
                 f.write_str("a question object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Present083, A::Error> {
-                let mut present = [false; 3];
+                let mut out = Present083 {
+                    present: [false; 3],
+                    at_default: [false; 3],
+                    answer: false,
+                };
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    if let Some(k) = QUESTION_083_FIELDS.iter().position(|f| *f == key) {
-                        present[k] = true;
+                    match QUESTION_083_FIELDS.iter().position(|f| *f == key) {
+                        Some(k) => {
+                            let v = map.next_value::<serde_json::Value>()?;
+                            out.present[k] = true;
+                            out.at_default[k] = match k {
+                                0 => v.is_null(),
+                                1 => v == serde_json::Value::Bool(false),
+                                _ => v == serde_json::Value::String("turn".to_owned()),
+                            };
+                        }
+                        None => {
+                            out.answer |= key == "answer";
+                            map.next_value::<IgnoredAny>()?;
+                        }
                     }
-                    map.next_value::<IgnoredAny>()?;
                 }
-                Ok(Present083(present))
+                Ok(out)
             }
         }
         d.deserialize_map(V)
     }
 }
+
+/// The fields an RFD 082 writer writes on an `inquiry_response` (RFD 082
+/// "`InquiryResponse` serialization"), besides the event envelope.
+const RESPONSE_FIELDS: [&str; 6] = ["type", "timestamp", "outcome", "id", "answer", "reason"];
 
 /// The on-disk facts of one event that the typed value does not keep.
 ///
@@ -61,36 +86,62 @@ pub struct Shape {
     /// `inquiry_response` only: an `answer` field is present on disk, whatever
     /// the outcome.
     pub answer_on_disk: bool,
+    /// `inquiry_response` only: a `reason` field is present on disk.
+    pub reason_on_disk: bool,
+    /// `inquiry_response` only: a field other than `type`, `timestamp`,
+    /// `outcome`, `id`, `answer`, `reason` is present (kept for forward
+    /// compatibility, but on a secret's response it is where a secret leaks).
+    pub extra_on_response: bool,
+    /// `inquiry_request` only: an `answer` field on the event or on its
+    /// question (no writer writes one; on a secret question it is a leak).
+    pub answer_on_request: bool,
     /// `inquiry_request` only: which of [`QUESTION_083_FIELDS`] the question
     /// writes, by position.
     pub question_083: [bool; 3],
+    /// `inquiry_request` only: which of them are written at their default.
+    pub question_083_default: [bool; 3],
 }
 
 impl Shape {
     /// Reads the shape from the raw fields, as written.
     pub fn of_raw(raw: &RawEvent) -> Shape {
-        Shape::of_texts(|name: &str| raw.field(name).map(|v| v.get()))
+        Shape::of_texts(
+            |name: &str| raw.field(name).map(|v| v.get()),
+            &mut raw.fields.iter().map(|(k, _)| k.as_str()),
+        )
     }
 
-    /// Reads the shape from the text of each field, looked up by name.
-    pub(crate) fn of_texts<'a>(field: impl Fn(&str) -> Option<&'a str>) -> Shape {
+    /// Reads the shape from the text of each field, looked up by name, and
+    /// the fields' names.
+    pub(crate) fn of_texts<'a>(
+        field: impl Fn(&str) -> Option<&'a str>,
+        names: &mut dyn Iterator<Item = &str>,
+    ) -> Shape {
         let tag = field("type").and_then(json_string);
         match tag.as_deref() {
             Some("inquiry_response") => Shape {
                 tagged: field("outcome").is_some(),
                 answer_on_disk: field("answer").is_some(),
-                question_083: [false; 3],
+                reason_on_disk: field("reason").is_some(),
+                extra_on_response: {
+                    let mut extra = false;
+                    for n in names {
+                        extra |= !RESPONSE_FIELDS.contains(&n);
+                    }
+                    extra
+                },
+                ..Shape::default()
             },
             Some("inquiry_request") => {
                 // A question that is not an object fails typing right after;
                 // its shape does not matter then.
-                let present = field("question")
-                    .and_then(|q| serde_json::from_str::<Present083>(q).ok())
-                    .map_or([false; 3], |p| p.0);
+                let q = field("question").and_then(|q| serde_json::from_str::<Present083>(q).ok());
                 Shape {
-                    tagged: false,
-                    answer_on_disk: false,
-                    question_083: present,
+                    answer_on_request: field("answer").is_some()
+                        || q.as_ref().is_some_and(|q| q.answer),
+                    question_083: q.as_ref().map_or([false; 3], |q| q.present),
+                    question_083_default: q.as_ref().map_or([false; 3], |q| q.at_default),
+                    ..Shape::default()
                 }
             }
             _ => Shape::default(),
@@ -99,7 +150,8 @@ impl Shape {
 
     /// The shape `event` is written with by this crate's writer
     /// ([`Event`]'s `Serialize`): responses tagged, an `answer` only on
-    /// `answered`, RFD 083 fields only when they differ from their defaults.
+    /// `answered`, a `reason` only on `cancelled`, RFD 083 fields only when
+    /// they differ from their defaults, no other field on an inquiry event.
     pub fn of_event(event: &Event) -> Shape {
         match &event.kind {
             EventKind::InquiryResponse(r) => Shape {
@@ -108,11 +160,13 @@ impl Shape {
                     InquiryResponse::Answered { .. } => true,
                     InquiryResponse::Cancelled { .. } | InquiryResponse::Redacted { .. } => false,
                 },
-                question_083: [false; 3],
+                reason_on_disk: match r {
+                    InquiryResponse::Cancelled { .. } => true,
+                    InquiryResponse::Answered { .. } | InquiryResponse::Redacted { .. } => false,
+                },
+                ..Shape::default()
             },
             EventKind::InquiryRequest(r) => Shape {
-                tagged: false,
-                answer_on_disk: false,
                 question_083: [
                     r.question.context.is_some(),
                     r.question.exclusive,
@@ -121,6 +175,7 @@ impl Shape {
                         InquiryAnswerReusePolicy::Turn => false,
                     },
                 ],
+                ..Shape::default()
             },
             EventKind::TurnStart
             | EventKind::ChatRequest
@@ -144,11 +199,16 @@ impl Shape {
     ///
     /// - a legacy flat response: exactly `Legacy` (an RFD 082 writer always
     ///   tags, RFD 082 "`InquiryResponse` serialization");
-    /// - a tagged response or a `secret` answer type: at least `Rfd082`;
+    /// - a tagged `cancelled` or `redacted` response or a `secret` answer
+    ///   type: at least `Rfd082` (shapes only an RFD 082 writer records; a
+    ///   tagged `answered` proves nothing, since an RFD 082 writer re-saves
+    ///   legacy answers tagged);
     /// - an RFD 083 question field or `invalid_static_answer`: at least
     ///   `Rfd083` (RFD 083 "Persisted recording").
     ///
-    /// Every other event proves nothing.
+    /// Every other event proves nothing here; the checker adds what the
+    /// request IDs show (decision "Oracle checks: a turn's writer is read
+    /// from its request IDs").
     pub fn evidence(&self, event: &Event) -> Option<Profile> {
         match &event.kind {
             EventKind::InquiryRequest(r) => {
@@ -180,8 +240,12 @@ impl Shape {
                             | CancellationReason::Unknown(_),
                         ..
                     }
-                    | InquiryResponse::Answered { .. }
                     | InquiryResponse::Redacted { .. } => Some(Profile::Rfd082),
+                    // An RFD 082 writer re-saves a legacy answer tagged (it
+                    // rewrites the whole file; "every new write produces the
+                    // tagged form"): a tagged answer shows who saved the
+                    // file, not who recorded the turn.
+                    InquiryResponse::Answered { .. } => None,
                 }
             }
             EventKind::TurnStart
