@@ -215,6 +215,12 @@ enum Gate {
     /// writer recorded that does not mix ID forms (a mixed turn is one
     /// CHECK-TURN-ONE-WRITER finding instead).
     TwoSegment,
+    /// A two-segment request closed with a shape only an RFD 082 writer
+    /// records, in a turn that mixes ID forms: the legacy part of a turn
+    /// resumed across an upgrade was written by a pre-082 writer, which
+    /// never records it (an unmixed turn gets CHECK-ID-FORMAT through
+    /// [`Gate::TwoSegment`] instead).
+    MixedTwoSegment,
 }
 
 /// The ID forms a turn's requests show (decision "Oracle checks: a turn's
@@ -307,6 +313,8 @@ struct OpenRequest {
     /// Set when the last candidate call ended: its ID and the index of its
     /// `tool_call_response`.
     closed_by: Option<(String, usize)>,
+    /// Its ID is a pre-082 two-segment ID.
+    two_segment: bool,
 }
 
 /// Responses of one ID that matched no waiting request, judged at turn end.
@@ -664,6 +672,7 @@ impl Checker {
                         facts,
                         candidates,
                         closed_by: None,
+                        two_segment: style == Some(rules::IdStyle::TwoSegment),
                     }),
                 });
             }
@@ -736,6 +745,15 @@ impl Checker {
                                 Gate::Always,
                                 rules::reason_for_question(profile, q, resp),
                             );
+                            if req.two_segment {
+                                // Reported at the request, as the other
+                                // CHECK-ID-FORMAT findings are.
+                                self.turn.find(
+                                    pair.request,
+                                    Gate::MixedTwoSegment,
+                                    rules::legacy_id_closed_by_082(resp),
+                                );
+                            }
                             let closed = req
                                 .closed_by
                                 .map(|(call, at)| rules::placement_closed(resp.id(), &call, at));
@@ -1086,6 +1104,7 @@ impl Checker {
             Gate::Always => true,
             Gate::AttemptIds => ids_082,
             Gate::TwoSegment => ids_082 && !mixed,
+            Gate::MixedTwoSegment => ids_082 && mixed,
             Gate::Rfd083 => match (mode, level) {
                 (ProfileMode::Fixed(Profile::Rfd083), _) | (ProfileMode::Auto, Profile::Rfd083) => {
                     true

@@ -19,7 +19,7 @@ pub mod sanitize_command;
 pub mod summary_command;
 
 use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode};
-use crate::wire::ReadError;
+use crate::wire::{EventReader, ReadError};
 
 /// Exit code: everything read, no rule violated.
 pub const EXIT_OK: i32 = 0;

@@ -198,3 +198,35 @@ fn attempts_after_removing_an_orphaned_attempt_are_clean() {
         }
     }
 }
+
+/// Rule: CHECK-ID-FORMAT — in a turn resumed across an upgrade (two-segment
+/// requests, then three-segment ones), the two-segment part was written by
+/// a pre-082 writer, which records only answers: a two-segment request
+/// closed `cancelled` is an error at that request (the upgrade itself stays
+/// a warning under auto). Found by the sanitize property: removing the
+/// three-segment orphan of such a turn used to make the finding appear.
+#[test]
+fn two_segment_request_closed_cancelled_in_an_upgraded_turn_is_id_format() {
+    let upgrade = in_call(|s| {
+        s.ask("c1.a", boolean())
+            .cancel("c1.a", "user")
+            .ask("c1.b.1", boolean())
+            .answer("c1.b.1", json!(true))
+    });
+    assert_eq!(
+        found(&upgrade, AUTO),
+        [(r::ID_FORMAT, E, 0, 2), (r::TURN_ONE_WRITER, W, 0, 4)]
+    );
+    assert_eq!(
+        found(&upgrade, R082),
+        [(r::ID_FORMAT, E, 0, 2), (r::TURN_ONE_WRITER, E, 0, 4)]
+    );
+    // Answered, the same turn is only the upgrade warning.
+    let answered = in_call(|s| {
+        s.ask("c1.a", boolean())
+            .answer("c1.a", json!(true))
+            .ask("c1.b.1", boolean())
+            .answer("c1.b.1", json!(true))
+    });
+    assert_eq!(found(&answered, AUTO), [(r::TURN_ONE_WRITER, W, 0, 4)]);
+}

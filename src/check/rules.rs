@@ -772,6 +772,29 @@ fn two_segment(s: &str, calls: &[&str]) -> bool {
     })
 }
 
+/// CHECK-ID-FORMAT (RFD 082 "Inquiry ID format", "Recording lifecycle"
+/// step 6): a two-segment request was recorded by a pre-082 writer, which
+/// records only answers; a `cancelled` or `redacted` response to it is a
+/// shape only an RFD 082 writer records, and that writer gives the requests
+/// it records three-segment IDs. Judged where a turn mixes ID forms (an
+/// unmixed turn's two-segment IDs are judged by [`id_format`]).
+pub fn legacy_id_closed_by_082(resp: &InquiryResponse) -> Option<Finding> {
+    let shape = match resp {
+        InquiryResponse::Answered { .. } => return None,
+        InquiryResponse::Cancelled { .. } => "cancelled",
+        InquiryResponse::Redacted { .. } => "redacted",
+    };
+    let id = resp.id();
+    Some(Finding::new(
+        ID_FORMAT,
+        vec![id.to_string()],
+        format!(
+            "inquiry `{id}` has a pre-082 two-segment ID but is closed `{shape}`, which only an \
+             RFD 082 writer records, and that writer gives its requests three-segment IDs"
+        ),
+    ))
+}
+
 /// CHECK-TURN-ONE-WRITER (RFD 082 "Inquiry ID format": "Only new writes use
 /// the three-segment form"): the requests of one turn are recorded by one
 /// writer. `first` is the ID of the request where the turn switched form.
