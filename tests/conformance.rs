@@ -530,3 +530,22 @@ fn an_implementation_that_fails_to_run_is_reported() {
     let r = check_generated(&mut Broken, ProfileName::Rfd083, 10, 1);
     assert_eq!(r.failure.unwrap().verdict.kind(), "implementation_failed");
 }
+
+#[path = "../examples/conformance_adapter.rs"]
+mod conformance_adapter_example;
+
+/// Rule: CONF-ADAPTER-EXAMPLE — `examples/conformance_adapter.rs`, a
+/// complete adapter that drives the coordinator state machine through the
+/// README's environment and scheduler (not the model's driver) and reports
+/// through `Record`s, passes every committed vector and generated
+/// scenarios of every profile.
+#[test]
+fn the_example_adapter_passes() {
+    let mut imp = conformance_adapter_example::CoordinatorAdapter;
+    let failures = check_vectors(&mut imp, &committed());
+    assert!(failures.is_empty(), "{}", failures[0]);
+    for p in ProfileName::ALL {
+        let r = check_generated(&mut imp, p, 200, 9);
+        assert!(r.passed(), "{p}: {}", r.failure.unwrap());
+    }
+}
