@@ -3,7 +3,7 @@
 //! exactly what the RFDs fix.
 //!
 //! An implementation (in Rust, or any language behind
-//! `inquiry-model conform`, see [`adapter`]) implements [`Implementation`]:
+//! `inquiry-model conform`, `spec/conform-protocol.md`) implements [`Implementation`]:
 //! take a [`Scenario`], return its [`Observed`] behaviour, built with a
 //! [`Recorder`] that normalises as it records. [`check_vectors`] compares it
 //! with the expected behaviour of conformance [`Vector`]s; [`check_generated`]
@@ -18,7 +18,6 @@
 //! Three outcomes are told apart ([`Verdict`]): the implementation diverged,
 //! the implementation failed to run, the model refused the scenario.
 
-pub mod adapter;
 pub mod compare;
 mod curated;
 pub mod observe;
@@ -285,6 +284,26 @@ pub fn check_generated(
     seed: u64,
 ) -> GeneratedReport {
     use proptest::prelude::Just;
+    check_generated_from(
+        imp,
+        scenario::strategy::scenario_under(Just(profile)),
+        cases,
+        seed,
+    )
+}
+
+/// [`check_generated`] with scenarios drawn from `strategy` (a generator
+/// under test, or a narrower one); a scenario the model refuses fails the
+/// run as [`Verdict::ModelRefused`].
+pub fn check_generated_from<S>(
+    imp: &mut dyn Implementation,
+    strategy: S,
+    cases: u32,
+    seed: u64,
+) -> GeneratedReport
+where
+    S: proptest::strategy::Strategy<Value = Scenario>,
+{
     use proptest::test_runner::{
         Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
     };
@@ -304,7 +323,6 @@ pub fn check_generated(
     let target: RefCell<Option<String>> = RefCell::new(None);
     let best: RefCell<Option<Failure>> = RefCell::new(None);
     let ran = Cell::new(0u32);
-    let strategy = scenario::strategy::scenario_under(Just(profile));
     let result = runner.run(&strategy, |s| {
         ran.set(ran.get() + 1);
         let Some(f) = check_one(&mut **imp.borrow_mut(), "generated", &s) else {
@@ -334,7 +352,7 @@ pub fn check_generated(
         Err(TestError::Abort(reason)) => Some(Failure {
             name: "generated".to_owned(),
             scenario: Scenario {
-                profile,
+                profile: ProfileName::default(),
                 tty: true,
                 tools: Default::default(),
                 turns: Vec::new(),

@@ -390,17 +390,31 @@ fn recording_after_routing_fails() {
 }
 
 /// Rule: CONF-GENERATED-LOUD — a scenario the model refuses is a failure of
-/// its own kind, never a pass; `check_one` reports it as `model_refused`.
+/// its own kind, never a pass: `check_one` reports it as `model_refused`,
+/// and `check_generated_from` fails a generator that produces such
+/// scenarios (here: an MCP tool that asks, one case in two), even for the
+/// model itself.
 #[test]
 fn a_refused_scenario_fails_loudly() {
-    let s: Scenario = serde_json::from_value(serde_json::json!({
-        "tools": {"m": {"source": {"kind": "mcp"}, "program": {"kind": "script", "asks": [
-            {"question": {"id": "q", "text": "?", "answer_type": {"type": "boolean"}}}]}}},
-        "turns": [{"cycles": [[{"id": "c", "tool": "m"}]]}]
-    }))
-    .unwrap();
-    let f = conformance::check_one(&mut Model::default(), "refused", &s).expect("fails");
+    use proptest::prelude::*;
+    let refused = |mcp: bool| -> Scenario {
+        let source = if mcp { "mcp" } else { "local" };
+        serde_json::from_value(serde_json::json!({
+            "tools": {"m": {"source": {"kind": source}, "program": {"kind": "script", "asks": [
+                {"question": {"id": "q", "text": "?", "answer_type": {"type": "boolean"}}}]}}},
+            "turns": [{"cycles": [[{"id": "c", "tool": "m"}]]}],
+            "prompter": [{"reply": "answer", "value": true}]
+        }))
+        .unwrap()
+    };
+    let f =
+        conformance::check_one(&mut Model::default(), "refused", &refused(true)).expect("fails");
     assert!(matches!(f.verdict, Verdict::ModelRefused { .. }), "{f}");
+    assert!(conformance::check_one(&mut Model::default(), "ok", &refused(false)).is_none());
+    let generator = any::<bool>().prop_map(refused);
+    let r = conformance::check_generated_from(&mut Model::default(), generator, 100, 1);
+    let f = r.failure.expect("a refused scenario fails the run");
+    assert_eq!(f.verdict.kind(), "model_refused", "{f}");
 }
 
 /// Rule: CONF-SHRINK-KEEPS-KIND — an implementation that diverges in two

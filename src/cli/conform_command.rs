@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use clap::Args;
 
+mod subprocess;
+
 use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
-use crate::conformance::adapter::Subprocess;
 use crate::conformance::{Failure, Vector, check_generated, check_vectors};
 use crate::profile::ProfileName;
+use subprocess::Subprocess;
 
 /// `inquiry-model conform`.
 #[derive(Args, Debug)]

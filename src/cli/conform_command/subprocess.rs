@@ -2,9 +2,9 @@
 //! Lines on stdin/stdout (`spec/conform-protocol.md`, rule `CONF-PROTOCOL`):
 //! one `init` handshake, then one `run` message per scenario, answered by
 //! `run_ok` with the log of what happened (a list of [`Record`]s, replayed
-//! through a [`super::Recorder`]) or `error` (the implementation failed).
+//! through a [`crate::conformance::Recorder`]) or `error` (the implementation failed).
 //!
-//! This module does I/O: it is the runner's edge, never used by the model.
+//! It does I/O, so it lives under `cli`, the only module that does.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Implementation, ImplementationError, Observed, Record};
+use crate::conformance::{Implementation, ImplementationError, Observed, Record};
 use crate::profile::ProfileName;
 use crate::scenario::Scenario;
 
