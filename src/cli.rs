@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
+pub mod conform_command;
 pub mod model_commands;
 pub mod sanitize_command;
 pub mod summary_command;
@@ -64,6 +65,10 @@ enum Command {
     /// Write conformance vectors: scenario in, expected stream and
     /// tool-visible behaviour out.
     Vectors(model_commands::VectorsArgs),
+    /// Run an implementation in any language (a JSON Lines subprocess) on
+    /// the vectors and generated scenarios. Exit 0: pass; 1: a failure; 2:
+    /// unusable adapter or usage.
+    Conform(conform_command::ConformArgs),
     /// Print a rule of the catalog: its text, RFD source and tests.
     Explain(model_commands::ExplainArgs),
     /// Enumerate the small scope exhaustively and check every invariant.
@@ -159,6 +164,7 @@ where
         Command::Sanitize(args) => sanitize_command::sanitize_command(args),
         Command::Run(args) => model_commands::run_command(args),
         Command::Vectors(args) => model_commands::vectors_command(args),
+        Command::Conform(args) => conform_command::conform_command(args),
         Command::Explain(args) => model_commands::explain_command(args),
         Command::Explore(args) => model_commands::explore_command(args),
         Command::DiffProfiles(args) => model_commands::diff_command(args),

@@ -1,138 +1,78 @@
 //! Conformance: run an implementation under test on the model's scenarios
-//! and compare what it persists and what its tools saw with the model.
+//! and compare what it persists and what its tools saw with the model, on
+//! exactly what the RFDs fix.
 //!
-//! An implementation (in Rust, or any language behind an adapter) implements
-//! [`Implementation`]: take a [`Scenario`], return its [`Observed`]
-//! behaviour. [`check_vectors`] compares it with the expected behaviour of
-//! conformance [`Vector`]s; [`check_generated`] compares it with the model on
-//! generated scenarios and shrinks the first divergence to a small scenario,
-//! reported with both streams side by side.
+//! An implementation (in Rust, or any language behind
+//! `inquiry-model conform`, `spec/conform-protocol.md`) implements [`Implementation`]:
+//! take a [`Scenario`], return its [`Observed`] behaviour, built with a
+//! [`Recorder`] that normalises as it records. [`check_vectors`] compares it
+//! with the expected behaviour of conformance [`Vector`]s; [`check_generated`]
+//! compares it with the model on generated scenarios and shrinks the first
+//! failure to a small scenario of the same kind, reported with both sides.
 //!
-//! What is compared (decision in `spec/DECISIONS.md`, "Conformance: what is
-//! compared"): the persisted events that carry the lifecycle — `turn_start`,
-//! tool-call requests (ID and name) and responses (ID, error flag, content),
-//! inquiry requests and responses in full — in order, without timestamps;
-//! the answers each tool invocation received; every tool response; and
-//! every prompt shown, with how many of those events were persisted when it
-//! was shown (so "recorded before routed" is visible from outside); and the
-//! keys of the remembered maps at each turn's end.
-//! Chat contents and tool arguments are the implementation's business.
+//! What is compared and how ([`compare::MARKS`], `spec/vector-format.md`):
+//! inquiry events, tool-call IDs and names, `is_error`, the answers tools
+//! saw, `ask_user`'s success body (as a JSON value) and the remembered keys
+//! exactly; tool-response texts the RFDs leave open only by class
+//! ([`ResponseKind`]); parallel work as the partial order the RFDs fix.
+//! Three outcomes are told apart ([`Verdict`]): the implementation diverged,
+//! the implementation failed to run, the model refused the scenario.
 
+pub mod compare;
 mod curated;
+pub mod observe;
 
+pub use compare::{Divergence, MARKS, Mark, compare, side_by_side};
 pub use curated::curated;
+pub use observe::{Invocation, Observed, Prompt, Record, Recorder, Remembered, ToolResponse};
+
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::coordinator::Faults;
+pub use crate::coordinator::ResponseKind;
 use crate::profile::ProfileName;
-use crate::scenario::{self, RunOptions, Scenario, Trace};
-use crate::tool::Answers;
+use crate::scenario::{self, RunOptions, Scenario};
 
-/// What an implementation did for one scenario, in comparable form.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Observed {
-    /// The lifecycle events as persisted (see the module docs), in order.
-    pub stream: Vec<Value>,
-    /// Per tool invocation: `(tool_call_id, tool, answers received)`.
-    pub invocations: Vec<(String, String, Answers)>,
-    /// Per tool response: `(tool_call_id, is_error, content)`.
-    pub tool_responses: Vec<(String, bool, String)>,
-    /// Per question prompt: `(tool_call_id, compared events persisted when it
-    /// was shown, presentation)`. The count is how "recorded before routed"
-    /// is seen from outside.
-    pub prompts: Vec<(String, usize, Value)>,
-    /// Per turn: the keys of the remembered tool answers and permission
-    /// decisions when it ended (never values).
-    pub remembered: Vec<(Vec<String>, Vec<String>)>,
+/// An implementation could not run a scenario (crashed, refused, answered
+/// with something that is not an observation). Not a divergence: nothing
+/// was observed to compare.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImplementationError(pub String);
+
+impl fmt::Display for ImplementationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
-/// The comparable part of a persisted event, or `None` for events that are
-/// not compared.
-pub fn comparable(event: &Value) -> Option<Value> {
-    let obj = event.as_object()?;
-    let kind = obj.get("type").and_then(Value::as_str)?;
-    let keep: &[&str] = match kind {
-        "turn_start" => &["type"],
-        "tool_call_request" => &["type", "id", "name"],
-        "tool_call_response" => &["type", "id", "is_error", "content"],
-        "inquiry_request" | "inquiry_response" => {
-            let mut m: Map<String, Value> = obj.clone();
-            m.remove("timestamp");
-            return Some(Value::Object(m));
-        }
-        _ => return None,
-    };
-    let m: Map<String, Value> = keep
-        .iter()
-        .filter_map(|k| obj.get(*k).map(|v| ((*k).to_owned(), v.clone())))
-        .collect();
-    Some(Value::Object(m))
-}
+impl std::error::Error for ImplementationError {}
 
-impl Observed {
-    /// The model's observed behaviour for a trace.
-    pub fn of(trace: &Trace) -> Observed {
-        let persisted = trace.persisted_json();
-        Observed {
-            stream: persisted
-                .as_array()
-                .map(|a| a.iter().filter_map(comparable).collect())
-                .unwrap_or_default(),
-            invocations: trace
-                .invocations
-                .iter()
-                .map(|i| (i.tool_call_id.clone(), i.tool.clone(), i.answers.clone()))
-                .collect(),
-            tool_responses: trace
-                .tool_responses
-                .iter()
-                .map(|r| (r.tool_call_id.clone(), r.is_error, r.content.clone()))
-                .collect(),
-            prompts: trace
-                .prompts
-                .iter()
-                .map(|p| {
-                    let before = persisted
-                        .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .take(p.stream_position)
-                                .filter_map(comparable)
-                                .count()
-                        })
-                        .unwrap_or(0);
-                    let shown = serde_json::to_value(&p.presentation).unwrap_or(Value::Null);
-                    (p.tool_call_id.clone(), before, shown)
-                })
-                .collect(),
-            remembered: trace
-                .remembered
-                .iter()
-                .map(|r| (r.tool_answers.clone(), r.permission_decisions.clone()))
-                .collect(),
-        }
+impl From<String> for ImplementationError {
+    fn from(s: String) -> Self {
+        ImplementationError(s)
     }
 }
 
 /// An implementation under test.
 pub trait Implementation {
     /// Runs `scenario` (its `profile` says which RFD stage to behave as) and
-    /// reports what was persisted and what the tools saw. An `Err` is a
-    /// scenario the implementation cannot run, reported as a divergence.
-    fn run(&mut self, scenario: &Scenario) -> Result<Observed, String>;
+    /// reports what was persisted and what the tools and the user saw.
+    fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError>;
 }
 
-/// The model itself, as an implementation: it passes by construction.
+/// The model, as an implementation, optionally with faults injected (the
+/// wrong-implementation suite wraps each fault this way).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Model {
-    /// Faults to inject (to show that the runner catches each).
+    /// Faults to inject.
     pub faults: Faults,
 }
 
 impl Implementation for Model {
-    fn run(&mut self, scenario: &Scenario) -> Result<Observed, String> {
+    fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError> {
         scenario::run_with(
             scenario,
             RunOptions {
@@ -140,50 +80,54 @@ impl Implementation for Model {
             },
         )
         .map(|t| Observed::of(&t))
-        .map_err(|e| e.to_string())
+        .map_err(|e| ImplementationError(e.to_string()))
     }
 }
 
-/// The first place two observations differ.
+/// How one scenario went wrong.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Divergence {
-    /// `stream`, `invocations`, `tool_responses` or `run`.
-    pub part: &'static str,
-    /// The position in that part.
-    pub index: usize,
-    /// What the model did there.
-    pub expected: String,
-    /// What the implementation did there.
-    pub actual: String,
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    /// The implementation ran and did something the RFDs rule out.
+    Diverged(Divergence),
+    /// The implementation could not run the scenario.
+    ImplementationFailed {
+        /// Its error.
+        error: String,
+    },
+    /// The model refused the scenario: a generator or vector bug, never a
+    /// pass.
+    ModelRefused {
+        /// The model's error.
+        error: String,
+    },
 }
 
-/// Compares an observation with the expected one.
-pub fn compare(expected: &Observed, actual: &Observed) -> Option<Divergence> {
-    fn first<T: Serialize + PartialEq>(part: &'static str, a: &[T], b: &[T]) -> Option<Divergence> {
-        let show = |x: Option<&T>| {
-            x.map(|v| serde_json::to_string(v).unwrap_or_default())
-                .unwrap_or_else(|| "(nothing)".to_owned())
-        };
-        (0..a.len().max(b.len())).find_map(|i| {
-            (a.get(i) != b.get(i)).then(|| Divergence {
-                part,
-                index: i,
-                expected: show(a.get(i)),
-                actual: show(b.get(i)),
-            })
-        })
+impl Verdict {
+    /// The kind shrinking keeps: the divergence's kind, or the category.
+    pub fn kind(&self) -> String {
+        match self {
+            Verdict::Diverged(d) => format!("diverged:{}", d.kind),
+            Verdict::ImplementationFailed { .. } => "implementation_failed".to_owned(),
+            Verdict::ModelRefused { .. } => "model_refused".to_owned(),
+        }
     }
-    first("stream", &expected.stream, &actual.stream)
-        .or_else(|| first("invocations", &expected.invocations, &actual.invocations))
-        .or_else(|| {
-            first(
-                "tool_responses",
-                &expected.tool_responses,
-                &actual.tool_responses,
-            )
-        })
-        .or_else(|| first("prompts", &expected.prompts, &actual.prompts))
-        .or_else(|| first("remembered", &expected.remembered, &actual.remembered))
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Diverged(d) => write!(
+                f,
+                "diverged ({}) at {}\n  model:          {}\n  implementation: {}",
+                d.kind, d.at, d.expected, d.actual
+            ),
+            Verdict::ImplementationFailed { error } => {
+                write!(f, "the implementation failed to run: {error}")
+            }
+            Verdict::ModelRefused { error } => write!(f, "the model refused the scenario: {error}"),
+        }
+    }
 }
 
 /// A conformance vector: a scenario and the behaviour it must produce.
@@ -195,10 +139,30 @@ pub struct Vector {
     pub description: String,
     /// The rule IDs it exercises.
     pub rules: Vec<String>,
+    /// How each field of `expected` is compared ([`MARKS`]: field → `exact`,
+    /// `class` or `ignored`, with the RFD sentence that fixes it). Written
+    /// for readers; the runner uses [`MARKS`].
+    #[serde(default)]
+    pub compare: Value,
     /// The input.
     pub scenario: Scenario,
     /// The expected behaviour.
     pub expected: Observed,
+}
+
+/// [`MARKS`] as the JSON object every vector carries.
+pub fn marks_json() -> Value {
+    Value::Object(
+        MARKS
+            .iter()
+            .map(|(field, mark, why)| {
+                (
+                    (*field).to_owned(),
+                    serde_json::json!({"mark": mark, "why": why}),
+                )
+            })
+            .collect(),
+    )
 }
 
 /// A vector whose expectation is computed by the model.
@@ -213,6 +177,7 @@ pub fn vector(
         name: name.to_owned(),
         description: description.to_owned(),
         rules: rules.iter().map(|r| (*r).to_owned()).collect(),
+        compare: marks_json(),
         expected: Observed::of(&trace),
         scenario,
     })
@@ -225,55 +190,58 @@ pub struct Failure {
     pub name: String,
     /// The (shrunk, for generated cases) scenario.
     pub scenario: Scenario,
-    /// Where it diverged.
-    pub divergence: Divergence,
-    /// Both streams side by side (model | implementation).
+    /// What went wrong.
+    pub verdict: Verdict,
+    /// Both streams side by side (model | implementation), when both ran.
     pub side_by_side: String,
 }
 
-fn side_by_side(expected: &Observed, actual: &Observed) -> String {
-    const W: usize = 70;
-    let line = |v: Option<&Value>| -> String {
-        let s = v.map(Value::to_string).unwrap_or_default();
-        if s.chars().count() > W {
-            s.chars().take(W - 1).collect::<String>() + "…"
-        } else {
-            s
-        }
-    };
-    let mut out = format!("  {:<W$} | implementation\n", "model");
-    for i in 0..expected.stream.len().max(actual.stream.len()) {
-        let (a, b) = (expected.stream.get(i), actual.stream.get(i));
-        let mark = if a == b { ' ' } else { '*' };
-        out.push_str(&format!("{mark} {:<W$} | {}\n", line(a), line(b)));
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}: {}", self.name, self.verdict)?;
+        writeln!(
+            f,
+            "scenario: {}",
+            serde_json::to_string(&self.scenario).unwrap_or_default()
+        )?;
+        f.write_str(&self.side_by_side)
     }
-    out
 }
 
-fn failure(
+/// Judges one run against an expectation.
+fn judge(
     name: &str,
     scenario: &Scenario,
     expected: &Observed,
-    actual: Result<Observed, String>,
+    actual: Result<Observed, ImplementationError>,
 ) -> Option<Failure> {
-    match actual {
+    let (verdict, side) = match actual {
+        Err(e) => (Verdict::ImplementationFailed { error: e.0 }, String::new()),
+        Ok(actual) => {
+            let d = compare(scenario, expected, &actual)?;
+            (Verdict::Diverged(d), side_by_side(expected, &actual))
+        }
+    };
+    Some(Failure {
+        name: name.to_owned(),
+        scenario: scenario.clone(),
+        verdict,
+        side_by_side: side,
+    })
+}
+
+/// Runs the implementation on one scenario against the model.
+pub fn check_one(imp: &mut dyn Implementation, name: &str, scenario: &Scenario) -> Option<Failure> {
+    match scenario::run(scenario) {
         Err(e) => Some(Failure {
             name: name.to_owned(),
             scenario: scenario.clone(),
-            divergence: Divergence {
-                part: "run",
-                index: 0,
-                expected: "a run".to_owned(),
-                actual: e,
+            verdict: Verdict::ModelRefused {
+                error: e.to_string(),
             },
             side_by_side: String::new(),
         }),
-        Ok(actual) => compare(expected, &actual).map(|divergence| Failure {
-            name: name.to_owned(),
-            scenario: scenario.clone(),
-            divergence,
-            side_by_side: side_by_side(expected, &actual),
-        }),
+        Ok(t) => judge(name, scenario, &Observed::of(&t), imp.run(scenario)),
     }
 }
 
@@ -281,51 +249,128 @@ fn failure(
 pub fn check_vectors(imp: &mut dyn Implementation, vectors: &[Vector]) -> Vec<Failure> {
     vectors
         .iter()
-        .filter_map(|v| failure(&v.name, &v.scenario, &v.expected, imp.run(&v.scenario)))
+        .filter_map(|v| judge(&v.name, &v.scenario, &v.expected, imp.run(&v.scenario)))
         .collect()
 }
 
+/// What [`check_generated`] found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GeneratedReport {
+    /// Scenarios run (until the first failure, then the shrinking runs).
+    pub cases: u32,
+    /// The first failure, shrunk to a small scenario of the same
+    /// [`Verdict::kind`]; `None` only if every case was run by both sides
+    /// and agreed.
+    pub failure: Option<Failure>,
+}
+
+impl GeneratedReport {
+    /// Whether the run passed.
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
 /// Runs the implementation against the model on `cases` generated scenarios
-/// (deterministic for `seed`), and returns the first divergence shrunk to a
-/// small scenario.
+/// (deterministic for `seed`). The first failure of any kind — divergence,
+/// implementation failure, or a scenario the model refuses (rule
+/// `CONF-GENERATED-LOUD`) — is shrunk, keeping its kind: a smaller scenario
+/// that fails differently (or that the model refuses) does not replace it
+/// (rule `CONF-SHRINK-KEEPS-KIND`).
 pub fn check_generated(
     imp: &mut dyn Implementation,
     profile: ProfileName,
     cases: u32,
     seed: u64,
-) -> Option<Failure> {
+) -> GeneratedReport {
     use proptest::prelude::Just;
+    check_generated_from(
+        imp,
+        scenario::strategy::scenario_under(Just(profile)),
+        cases,
+        seed,
+    )
+}
+
+/// [`check_generated`] with scenarios drawn from `strategy` (a generator
+/// under test, or a narrower one); a scenario the model refuses fails the
+/// run as [`Verdict::ModelRefused`].
+pub fn check_generated_from<S>(
+    imp: &mut dyn Implementation,
+    strategy: S,
+    cases: u32,
+    seed: u64,
+) -> GeneratedReport
+where
+    S: proptest::strategy::Strategy<Value = Scenario>,
+{
     use proptest::test_runner::{
         Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
     };
+    use std::cell::{Cell, RefCell};
     let mut seed_bytes = [0u8; 32];
     seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let mut runner = TestRunner::new_with_rng(
         Config {
             cases,
             failure_persistence: None,
-            max_shrink_iters: 8192,
+            max_shrink_iters: 4096,
             ..Config::default()
         },
         TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes),
     );
-    let imp = std::cell::RefCell::new(imp);
-    let strategy = scenario::strategy::scenario_under(Just(profile));
+    let imp = RefCell::new(imp);
+    let target: RefCell<Option<String>> = RefCell::new(None);
+    let best: RefCell<Option<Failure>> = RefCell::new(None);
+    let ran = Cell::new(0u32);
     let result = runner.run(&strategy, |s| {
-        let expected = scenario::run(&s)
-            .map(|t| Observed::of(&t))
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        match failure("generated", &s, &expected, imp.borrow_mut().run(&s)) {
-            None => Ok(()),
-            Some(f) => Err(TestCaseError::fail(format!("{:?}", f.divergence))),
+        ran.set(ran.get() + 1);
+        let Some(f) = check_one(&mut **imp.borrow_mut(), "generated", &s) else {
+            return Ok(());
+        };
+        let kind = f.verdict.kind();
+        let mut target = target.borrow_mut();
+        match target.as_deref() {
+            // Shrinking: only a failure of the same kind counts.
+            Some(t) if t != kind => Ok(()),
+            Some(_) | None => {
+                *target = Some(kind.clone());
+                *best.borrow_mut() = Some(f);
+                Err(TestCaseError::fail(kind))
+            }
         }
     });
-    match result {
+    let failure = match result {
         Err(TestError::Fail(_, s)) => {
-            let expected = scenario::run(&s).map(|t| Observed::of(&t)).ok()?;
-            failure("generated", &s, &expected, imp.borrow_mut().run(&s))
+            let fresh = check_one(&mut **imp.borrow_mut(), "generated", &s);
+            let want = target.borrow().clone();
+            match fresh {
+                Some(f) if Some(f.verdict.kind()) == want => Some(f),
+                _ => best.into_inner(),
+            }
         }
-        Err(TestError::Abort(_)) | Ok(()) => None,
+        Err(TestError::Abort(reason)) => Some(Failure {
+            name: "generated".to_owned(),
+            scenario: Scenario {
+                profile: ProfileName::default(),
+                tty: true,
+                tools: Default::default(),
+                turns: Vec::new(),
+                prompter: Vec::new(),
+                backend: Vec::new(),
+                permissions: Vec::new(),
+                schedule: Vec::new(),
+            },
+            verdict: Verdict::ImplementationFailed {
+                error: format!("the generated run was aborted: {reason}"),
+            },
+            side_by_side: String::new(),
+        }),
+        Ok(()) => None,
+    };
+    GeneratedReport {
+        cases: ran.get(),
+        failure,
     }
 }
 

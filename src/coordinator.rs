@@ -375,9 +375,124 @@ pub enum Effect {
         call: usize,
         /// The text.
         content: String,
-        /// Whether it is an error.
+        /// Whether it is an error (always `kind.is_error()`).
         is_error: bool,
+        /// Which outcome the response reports.
+        kind: ResponseKind,
     },
+}
+
+/// Which outcome a tool response reports: the class the conformance runner
+/// compares where the RFDs leave the wording to the implementation
+/// (`spec/vector-format.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseKind {
+    /// The tool's own `Outcome::Success`.
+    ToolSuccess,
+    /// The tool's own `Outcome::Error`.
+    ToolError,
+    /// The user cancelled a prompt (Ctrl-C or EOF).
+    CancelledByUser,
+    /// The inquiry backend failed (any `InquiryError`).
+    InquiryFailed,
+    /// The no-TTY guard refused a human-only question.
+    RefusedNoTty,
+    /// The assistant-target guard refused a human-only question.
+    RefusedAssistantTarget,
+    /// The configured static answer does not fit the question.
+    InvalidStaticAnswer,
+    /// The user denied permission to run the tool.
+    PermissionDenied,
+    /// The assistant called a tool that is not configured.
+    UnknownTool,
+}
+
+impl ResponseKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ResponseKind; 9] = [
+        ResponseKind::ToolSuccess,
+        ResponseKind::ToolError,
+        ResponseKind::CancelledByUser,
+        ResponseKind::InquiryFailed,
+        ResponseKind::RefusedNoTty,
+        ResponseKind::RefusedAssistantTarget,
+        ResponseKind::InvalidStaticAnswer,
+        ResponseKind::PermissionDenied,
+        ResponseKind::UnknownTool,
+    ];
+
+    /// Whether a response of this kind is an error. A user-cancelled prompt
+    /// is a success: RFD 082 step 6 leaves the tool response as it was, and
+    /// it was a success (`Tool input cancelled by user.`).
+    pub fn is_error(self) -> bool {
+        match self {
+            ResponseKind::ToolSuccess | ResponseKind::CancelledByUser => false,
+            ResponseKind::ToolError
+            | ResponseKind::InquiryFailed
+            | ResponseKind::RefusedNoTty
+            | ResponseKind::RefusedAssistantTarget
+            | ResponseKind::InvalidStaticAnswer
+            | ResponseKind::PermissionDenied
+            | ResponseKind::UnknownTool => true,
+        }
+    }
+
+    /// The snake_case name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResponseKind::ToolSuccess => "tool_success",
+            ResponseKind::ToolError => "tool_error",
+            ResponseKind::CancelledByUser => "cancelled_by_user",
+            ResponseKind::InquiryFailed => "inquiry_failed",
+            ResponseKind::RefusedNoTty => "refused_no_tty",
+            ResponseKind::RefusedAssistantTarget => "refused_assistant_target",
+            ResponseKind::InvalidStaticAnswer => "invalid_static_answer",
+            ResponseKind::PermissionDenied => "permission_denied",
+            ResponseKind::UnknownTool => "unknown_tool",
+        }
+    }
+}
+
+/// The text of a user-cancelled prompt's tool response: the wording of the
+/// implementation before RFD 082, which step 6 leaves unchanged.
+pub const CANCELLED_BY_USER: &str = "Tool input cancelled by user.";
+
+/// The tool response after a non-answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NonAnswerResponse {
+    /// Which outcome it reports (and so whether it is an error).
+    pub kind: ResponseKind,
+    /// The model's text.
+    pub content: String,
+}
+
+/// The tool response the LLM sees after a non-answer, for every non-answer
+/// (rule `LIFE-NON-ANSWER-RESPONSE`; table
+/// `spec/tables/non-answer-response.md`). RFD 082 "Recording lifecycle"
+/// step 6: "The `ToolCallResponse` returned to the LLM is unchanged (existing
+/// wording)": a cancelled prompt stays a success, a failed inquiry an error.
+/// RFD 083 steps 6–7 fix the refusals and the static-answer error as
+/// tool-level errors with quoted texts. The same under every profile: the
+/// response did not change across them.
+pub fn non_answer_response(why: NonAnswer, tool: &str, question_id: &str) -> NonAnswerResponse {
+    let (kind, content) = match why {
+        NonAnswer::PromptCancelled => (ResponseKind::CancelledByUser, CANCELLED_BY_USER.to_owned()),
+        NonAnswer::Inquiry(kind) => (
+            ResponseKind::InquiryFailed,
+            routing::messages::inquiry_failed(tool, inquiry_error_text(kind)),
+        ),
+        NonAnswer::GuardNoTty => (ResponseKind::RefusedNoTty, routing::messages::no_tty(tool)),
+        NonAnswer::GuardAssistantTarget => (
+            ResponseKind::RefusedAssistantTarget,
+            routing::messages::assistant_target(tool),
+        ),
+        NonAnswer::InvalidStaticAnswer => (
+            ResponseKind::InvalidStaticAnswer,
+            routing::messages::invalid_static_answer(tool, question_id),
+        ),
+    };
+    NonAnswerResponse { kind, content }
 }
 
 /// The path a question took (RFD 082 "Recording lifecycle" steps 3–6).
@@ -660,7 +775,12 @@ impl Coordinator {
         for i in 0..self.executing.len() {
             let tool = self.executing[i].call.tool.clone();
             let Some(spec) = self.tools.get(&tool) else {
-                self.respond(i, format!("{tool}: no such tool is configured."), true, fx);
+                self.respond_as(
+                    i,
+                    format!("{tool}: no such tool is configured."),
+                    ResponseKind::UnknownTool,
+                    fx,
+                );
                 continue;
             };
             match spec.run {
@@ -690,7 +810,12 @@ impl Coordinator {
             self.start(call, fx);
         } else {
             let tool = self.executing[call].call.tool.clone();
-            self.respond(call, routing::messages::permission_denied(&tool), true, fx);
+            self.respond_as(
+                call,
+                routing::messages::permission_denied(&tool),
+                ResponseKind::PermissionDenied,
+                fx,
+            );
         }
     }
 
@@ -735,7 +860,14 @@ impl Coordinator {
         fx.push(Effect::Invoke { call, answers });
     }
 
-    fn respond(&mut self, call: usize, content: String, is_error: bool, fx: &mut Vec<Effect>) {
+    fn respond_as(
+        &mut self,
+        call: usize,
+        content: String,
+        kind: ResponseKind,
+        fx: &mut Vec<Effect>,
+    ) {
+        let is_error = kind.is_error();
         let id = self.executing[call].call.id.clone();
         self.persist(
             Event::new(EventKind::ToolCallResponse(ToolCallResponse {
@@ -753,6 +885,7 @@ impl Coordinator {
             call,
             content,
             is_error,
+            kind,
         });
     }
 
@@ -768,9 +901,13 @@ impl Coordinator {
             _ => return Err(self.bad(call, "a tool result")),
         }
         match outcome {
-            Outcome::Success { content } => self.respond(call, content, false, fx),
+            Outcome::Success { content } => {
+                self.respond_as(call, content, ResponseKind::ToolSuccess, fx)
+            }
             // `transient` is dropped at the executor boundary (RFD 082).
-            Outcome::Error { message, .. } => self.respond(call, message, true, fx),
+            Outcome::Error { message, .. } => {
+                self.respond_as(call, message, ResponseKind::ToolError, fx)
+            }
             Outcome::NeedsInput { question } => self.needs_input(call, question, source, fx)?,
         }
         Ok(())
@@ -1082,7 +1219,7 @@ impl Coordinator {
     }
 
     /// A non-answer (RFD 082 step 6): record `Cancelled` with the mapped
-    /// reason and fail the tool with its message.
+    /// reason and respond as [`non_answer_response`] decides.
     fn fail(
         &mut self,
         call: usize,
@@ -1114,18 +1251,8 @@ impl Coordinator {
                 .tool_answers_mut()
                 .insert(format!("{tool}.{}", q.id), Value::Null);
         }
-        let message = match why {
-            NonAnswer::PromptCancelled => routing::messages::prompt_cancelled(&tool),
-            NonAnswer::Inquiry(kind) => {
-                routing::messages::inquiry_failed(&tool, inquiry_error_text(kind))
-            }
-            NonAnswer::GuardNoTty => routing::messages::no_tty(&tool),
-            NonAnswer::GuardAssistantTarget => routing::messages::assistant_target(&tool),
-            NonAnswer::InvalidStaticAnswer => {
-                routing::messages::invalid_static_answer(&tool, &q.id)
-            }
-        };
-        self.respond(call, message, true, fx);
+        let response = non_answer_response(why, &tool, &q.id);
+        self.respond_as(call, response.content, response.kind, fx);
     }
 }
 

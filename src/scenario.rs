@@ -20,7 +20,8 @@ use serde_json::{Value, json};
 
 use crate::ask_user;
 use crate::coordinator::{
-    Call, Coordinator, CoordinatorError, Effect, Faults, Input, RouteTaken, RunPolicy, ToolSpec,
+    Call, Coordinator, CoordinatorError, Effect, Faults, Input, ResponseKind, RouteTaken,
+    RunPolicy, ToolSpec,
 };
 use crate::inquiry::BackendCall;
 use crate::profile::{ProfileName, ResponseForm};
@@ -334,6 +335,10 @@ pub struct ToolResponseRecord {
     pub content: String,
     /// Whether it is an error.
     pub is_error: bool,
+    /// Which outcome it reports (conformance compares this class; not part
+    /// of the serialized trace).
+    #[serde(skip)]
+    pub kind: ResponseKind,
 }
 
 /// Everything a run produced.
@@ -669,12 +674,14 @@ impl<'s, 'o> Driver<'s, 'o> {
                     call,
                     content,
                     is_error,
+                    kind,
                 } => self.trace.tool_responses.push(ToolResponseRecord {
                     at,
                     tool_call_id: calls[call].call.id.clone(),
                     tool: calls[call].call.tool.clone(),
                     content,
                     is_error,
+                    kind,
                 }),
             }
         }

@@ -117,6 +117,37 @@ pub fn curated() -> Result<Vec<Vector>, String> {
             ),
         ),
         (
+            "secret-never-remembered",
+            "A secret answered with remember is not remembered: the next call of the same tool is prompted again.",
+            &["LIFE-CACHE-ELIGIBLE", "LIFE-SECRET-REDACTED"],
+            json!({"tools": {"ssh": tool(json!([secret.clone()]))},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "ssh"}], [{"id": "call_2", "tool": "ssh"}]]}],
+                "prompter": [{"reply": "answer", "value": "one", "remember": true}, {"reply": "answer", "value": "two", "remember": true}]}),
+        ),
+        (
+            "tool-error-passes-through",
+            "A tool's own error (transient or not) reaches the LLM as an error response after its answered question.",
+            &["LIFE-RECORD-ALL"],
+            one_call(
+                "rfd083",
+                with(
+                    tool(json!([boolean("confirm")])),
+                    json!({"program": {"kind": "script", "asks": [boolean("confirm")], "finish": {"with": "fail", "transient": true}}}),
+                ),
+                answer_true.clone(),
+            ),
+        ),
+        (
+            "permission-denied",
+            "A denied permission prompt answers the call with an error; the tool never runs and nothing is remembered.",
+            &["LIFE-CACHE-SPLIT"],
+            one_call(
+                "rfd083",
+                with(tool(json!([boolean("confirm")])), json!({"run": "ask"})),
+                json!({"permissions": [{"reply": "deny"}]}),
+            ),
+        ),
+        (
             "secret-static-redacted",
             "A static answer to a secret question is recorded redacted.",
             &["LIFE-SECRET-REDACTED", "LIFE-STATIC"],

@@ -1,0 +1,217 @@
+//! An implementation in any language, run as a subprocess speaking JSON
+//! Lines on stdin/stdout (`spec/conform-protocol.md`, rule `CONF-PROTOCOL`):
+//! one `init` handshake, then one `run` message per scenario, answered by
+//! `run_ok` with the log of what happened (a list of [`Record`]s, replayed
+//! through a [`crate::conformance::Recorder`]) or `error` (the implementation failed).
+//!
+//! It does I/O, so it lives under `cli`, the only module that does.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::conformance::{Implementation, ImplementationError, Observed, Record};
+use crate::profile::ProfileName;
+use crate::scenario::Scenario;
+
+/// The protocol name and version sent in `init`.
+pub const PROTOCOL: &str = "inquiry-model-conform/1";
+
+/// Why an adapter cannot be used at all (exit 2 of `conform`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unusable(pub String);
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unusable {}
+
+/// A running adapter process.
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<std::io::Result<String>>,
+}
+
+/// An adapter command, started on demand and restarted after it dies.
+pub struct Subprocess {
+    command: String,
+    timeout: Duration,
+    process: Option<Process>,
+    next_id: u64,
+    /// The adapter's name, from `init_ok`.
+    pub name: String,
+    /// The profiles the adapter implements, from `init_ok` (all when it
+    /// does not say).
+    pub profiles: Vec<ProfileName>,
+}
+
+impl Subprocess {
+    /// Starts `command` (run by `sh -c`) and performs the handshake.
+    pub fn start(command: &str, timeout: Duration) -> Result<Subprocess, Unusable> {
+        let mut s = Subprocess {
+            command: command.to_owned(),
+            timeout,
+            process: None,
+            next_id: 0,
+            name: String::new(),
+            profiles: ProfileName::ALL.to_vec(),
+        };
+        let reply = s.spawn().map_err(|e| Unusable(e.0))?;
+        s.name = reply
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(command)
+            .to_owned();
+        if let Some(list) = reply.get("profiles") {
+            let parsed: Result<Vec<ProfileName>, _> = serde_json::from_value(list.clone());
+            s.profiles = parsed.map_err(|e| {
+                Unusable(format!(
+                    "init_ok: `profiles` is not a list of profiles: {e}"
+                ))
+            })?;
+        }
+        Ok(s)
+    }
+
+    /// Spawns the process and returns its `init_ok`.
+    fn spawn(&mut self) -> Result<Value, ImplementationError> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&self.command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| ImplementationError(format!("cannot start `{}`: {e}", self.command)))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(ImplementationError("no pipes to the adapter".to_owned()));
+        };
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        self.process = Some(Process {
+            child,
+            stdin,
+            lines: rx,
+        });
+        let id = self.fresh_id();
+        let reply = self.exchange(json!({"type": "init", "id": id, "protocol": PROTOCOL}))?;
+        match reply.get("type").and_then(Value::as_str) {
+            Some("init_ok") if reply.get("in_reply_to") == Some(&json!(id)) => Ok(reply),
+            _ => {
+                self.stop();
+                Err(ImplementationError(format!(
+                    "the adapter did not answer `init` with `init_ok` (in_reply_to {id}): {reply}"
+                )))
+            }
+        }
+    }
+
+    fn fresh_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Sends one message and reads one reply line.
+    fn exchange(&mut self, message: Value) -> Result<Value, ImplementationError> {
+        let timeout = self.timeout;
+        let Some(p) = self.process.as_mut() else {
+            return Err(ImplementationError("the adapter is not running".to_owned()));
+        };
+        let sent = writeln!(p.stdin, "{message}").and_then(|()| p.stdin.flush());
+        if let Err(e) = sent {
+            self.stop();
+            return Err(ImplementationError(format!(
+                "cannot write to the adapter (did it exit?): {e}"
+            )));
+        }
+        let line = loop {
+            match p.lines.recv_timeout(timeout) {
+                Ok(Ok(l)) if l.trim().is_empty() => continue,
+                Ok(Ok(l)) => break Ok(l),
+                Ok(Err(e)) => break Err(format!("the adapter's stdout: {e}")),
+                Err(RecvTimeoutError::Timeout) => {
+                    break Err(format!("no reply within {} s", timeout.as_secs_f32()));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    break Err("the adapter exited (stdout closed)".to_owned());
+                }
+            }
+        };
+        match line {
+            Ok(l) => serde_json::from_str(&l).map_err(|e| {
+                ImplementationError(format!("the adapter's reply is not JSON ({e}): {l}"))
+            }),
+            Err(e) => {
+                self.stop();
+                Err(ImplementationError(e))
+            }
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut p) = self.process.take() {
+            drop(p.stdin);
+            if p.child.try_wait().ok().flatten().is_none() {
+                std::thread::sleep(Duration::from_millis(20));
+                if p.child.try_wait().ok().flatten().is_none() {
+                    let _ = p.child.kill();
+                }
+            }
+            let _ = p.child.wait();
+        }
+    }
+}
+
+impl Drop for Subprocess {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Implementation for Subprocess {
+    fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError> {
+        if self.process.is_none() {
+            self.spawn()?;
+        }
+        let id = self.fresh_id();
+        let reply = self.exchange(json!({"type": "run", "id": id, "scenario": scenario}))?;
+        if reply.get("in_reply_to") != Some(&json!(id)) {
+            return Err(ImplementationError(format!(
+                "reply to `run` {id} has in_reply_to {}",
+                reply.get("in_reply_to").unwrap_or(&Value::Null)
+            )));
+        }
+        match reply.get("type").and_then(Value::as_str) {
+            Some("run_ok") => {
+                let log = reply.get("log").cloned().unwrap_or(Value::Null);
+                let records: Vec<Record> = serde_json::from_value(log).map_err(|e| {
+                    ImplementationError(format!("run_ok: `log` is not a list of records: {e}"))
+                })?;
+                Ok(Observed::from_records(records))
+            }
+            Some("error") => Err(ImplementationError(format!(
+                "the adapter reported an error: {}",
+                reply
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("(no text)")
+            ))),
+            _ => Err(ImplementationError(format!(
+                "expected `run_ok` or `error`, got: {reply}"
+            ))),
+        }
+    }
+}

@@ -1,0 +1,437 @@
+//! Comparing an observation with the expected one, on exactly what the RFDs
+//! fix (rules `CONF-EXACT-CLASS`, `CONF-PARTIAL-ORDER`).
+//!
+//! Every compared field is marked [`Mark::Exact`] (an RFD fixes the value;
+//! JSON is compared as a JSON value, never as bytes) or [`Mark::Class`] (the
+//! RFDs fix only the kind of outcome; the text is the implementation's). The
+//! marks are [`MARKS`], written into every vector file and documented in
+//! `spec/vector-format.md`.
+//!
+//! Order: the RFDs fix the order of each tool call's own events, "recorded
+//! before routed" per question, and turn boundaries — not one total order of
+//! parallel calls (RFD 004: the ordering between tools does not affect
+//! correctness). So the stream is cut into turns at `turn_start`, and within
+//! a turn into per-call sequences; prompts are compared by how many of their
+//! own call's events were persisted when they were shown; invocations and
+//! responses per call, in order.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::observe::{Observed, Prompt};
+use crate::coordinator::ResponseKind;
+use crate::scenario::{Program, Scenario};
+
+/// How a field is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mark {
+    /// The value must be equal (JSON values compare as values).
+    Exact,
+    /// Only the class: for a tool response, `is_error` and its
+    /// [`ResponseKind`]; the text is not compared.
+    Class,
+    /// Not compared at all.
+    Ignored,
+}
+
+/// Every compared field, its mark, and the RFD sentence (or the reason) that
+/// fixes it. Written into every vector as `compare`.
+pub const MARKS: [(&str, Mark, &str); 15] = [
+    (
+        "stream.turn_start",
+        Mark::Exact,
+        "RFD 082 \"Recording lifecycle\": per-turn state; turn boundaries order everything",
+    ),
+    (
+        "stream.tool_call_request",
+        Mark::Exact,
+        "id and name (the pairing key of every inquiry ID, RFD 082 \"Inquiry ID format\")",
+    ),
+    (
+        "stream.tool_call_response.is_error",
+        Mark::Exact,
+        "RFD 082 step 6: the response is unchanged (a cancelled prompt is a success, a failure an error)",
+    ),
+    (
+        "stream.tool_call_response.content",
+        Mark::Ignored,
+        "RFD 082 step 6: \"existing wording\", not quoted; compared as tool_responses.kind",
+    ),
+    (
+        "stream.inquiry_request",
+        Mark::Exact,
+        "RFD 082 \"InquiryRequest\" and RFD 083 \"Persisted recording\" fix every field (JSON value)",
+    ),
+    (
+        "stream.inquiry_response",
+        Mark::Exact,
+        "RFD 082 \"InquiryResponse serialization\": answered / redacted / cancelled {reason} (JSON value)",
+    ),
+    (
+        "stream.order",
+        Mark::Class,
+        "partial order: each call's own events in order within its turn; no order between calls (RFD 004)",
+    ),
+    (
+        "invocations.answers",
+        Mark::Exact,
+        "RFD 082 \"Pre-seed removal\": accumulated answers keyed by bare question ID (JSON value), per call in order",
+    ),
+    (
+        "tool_responses.is_error",
+        Mark::Exact,
+        "RFD 082 step 6 (unchanged response), RFD 083 steps 6-7 (tool-level errors)",
+    ),
+    (
+        "tool_responses.kind",
+        Mark::Class,
+        "which outcome the response reports; its text is the implementation's",
+    ),
+    (
+        "tool_responses.content[ask_user success]",
+        Mark::Exact,
+        "RFD 083 \"ask_user\" success body {answer_type, answer}, compared as a JSON value",
+    ),
+    (
+        "tool_responses.content[other]",
+        Mark::Ignored,
+        "wording the RFDs leave to the implementation",
+    ),
+    (
+        "prompts.own_events_before",
+        Mark::Exact,
+        "RFD 082 step 2: recorded before routed (own call's events persisted when shown)",
+    ),
+    (
+        "prompts.presentation",
+        Mark::Exact,
+        "input, label, echo, remember_affordance only (RFD 082 \"Secret questions\", RFD 083 Phase 1 step 4)",
+    ),
+    (
+        "remembered",
+        Mark::Exact,
+        "RFD 082 \"Splitting the turn-cache state\": the keys per map at turn end, as sets",
+    ),
+];
+
+/// The first place two observations differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Divergence {
+    /// What kind of difference (`stream/turns`, `stream/calls`,
+    /// `stream/<event type>`, `invocations`, `tool_responses/class`,
+    /// `tool_responses/body`, `prompts`, `remembered`): shrinking keeps it.
+    pub kind: String,
+    /// Where: turn, call and index as they apply.
+    pub at: String,
+    /// What the model did there.
+    pub expected: String,
+    /// What the implementation did there.
+    pub actual: String,
+}
+
+fn show<T: Serialize>(x: Option<&T>) -> String {
+    x.map(|v| serde_json::to_string(v).unwrap_or_default())
+        .unwrap_or_else(|| "(nothing)".to_owned())
+}
+
+/// The class projection of a persisted event: a tool-call response loses
+/// its text.
+fn class_of(event: &Value) -> Value {
+    match (event.get("type").and_then(Value::as_str), event.as_object()) {
+        (Some("tool_call_response"), Some(m)) => {
+            let mut m = m.clone();
+            m.remove("content");
+            Value::Object(m)
+        }
+        _ => event.clone(),
+    }
+}
+
+/// A turn of [`turns`] as a reader counts it (`turn 0` is the first
+/// `turn_start`).
+fn turn_name(t: usize) -> String {
+    match t {
+        0 => "before the first turn_start".to_owned(),
+        n => format!("turn {}", n - 1),
+    }
+}
+
+/// One turn: per tool call, its own events in order.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Turn {
+    pub(crate) calls: BTreeMap<String, Vec<Value>>,
+}
+
+/// The call an event belongs to: tool-call events by `id`; inquiry events
+/// by the longest tool-call ID of the turn that prefixes their ID followed
+/// by `.` (RFD 082 "Inquiry ID format"); otherwise `""`.
+fn call_of(event: &Value, known: &BTreeSet<String>) -> String {
+    let id = event.get("id").and_then(Value::as_str).unwrap_or("");
+    match event.get("type").and_then(Value::as_str) {
+        Some("tool_call_request" | "tool_call_response") => id.to_owned(),
+        _ => known
+            .iter()
+            .filter(|c| {
+                id.len() > c.len() && id.starts_with(c.as_str()) && id[c.len()..].starts_with('.')
+            })
+            .max_by_key(|c| c.len())
+            .cloned()
+            .unwrap_or_default(),
+    }
+}
+
+/// The stream cut at `turn_start` (events before the first go to turn 0 of
+/// their own, which the model never has), each turn cut per call; with, for
+/// every stream position, `(turn, call, events of that call so far)` of the
+/// event at that position.
+pub(crate) fn turns(stream: &[Value]) -> (Vec<Turn>, Vec<(usize, String, usize)>) {
+    let mut turns = vec![Turn::default()];
+    let mut known = BTreeSet::new();
+    let mut at = Vec::with_capacity(stream.len());
+    for e in stream {
+        if e.get("type").and_then(Value::as_str) == Some("turn_start") {
+            turns.push(Turn::default());
+            known.clear();
+            at.push((turns.len() - 1, String::new(), 0));
+            continue;
+        }
+        if e.get("type").and_then(Value::as_str) == Some("tool_call_request")
+            && let Some(id) = e.get("id").and_then(Value::as_str)
+        {
+            known.insert(id.to_owned());
+        }
+        let call = call_of(e, &known);
+        let t = turns.len() - 1;
+        let list = turns[t].calls.entry(call.clone()).or_default();
+        list.push(class_of(e));
+        at.push((t, call, list.len()));
+    }
+    (turns, at)
+}
+
+/// How many of its own call's events were persisted (in its turn) when a
+/// prompt was shown.
+fn own_before(p: &Prompt, stream: &[Value], at: &[(usize, String, usize)]) -> usize {
+    let pos = p.stream_position.min(stream.len());
+    let turn = at[..pos]
+        .iter()
+        .rev()
+        .map(|(t, _, _)| *t)
+        .next()
+        .unwrap_or(0);
+    at[..pos]
+        .iter()
+        .rev()
+        .take_while(|(t, _, _)| *t == turn)
+        .filter(|(_, c, _)| *c == p.tool_call_id)
+        .map(|(_, _, n)| *n)
+        .next()
+        .unwrap_or(0)
+}
+
+fn grouped<T: Clone>(items: &[T], key: impl Fn(&T) -> &str) -> BTreeMap<String, Vec<T>> {
+    let mut m: BTreeMap<String, Vec<T>> = BTreeMap::new();
+    for i in items {
+        m.entry(key(i).to_owned()).or_default().push(i.clone());
+    }
+    m
+}
+
+fn first_in_groups<T: Serialize + PartialEq>(
+    kind: &str,
+    a: &BTreeMap<String, Vec<T>>,
+    b: &BTreeMap<String, Vec<T>>,
+) -> Option<Divergence> {
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for k in keys {
+        let (x, y) = (
+            a.get(k).map(Vec::as_slice).unwrap_or(&[]),
+            b.get(k).map(Vec::as_slice).unwrap_or(&[]),
+        );
+        for i in 0..x.len().max(y.len()) {
+            if x.get(i) != y.get(i) {
+                return Some(Divergence {
+                    kind: kind.to_owned(),
+                    at: format!("call {k}, #{i}"),
+                    expected: show(x.get(i)),
+                    actual: show(y.get(i)),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// Whether this call's tool is the `ask_user` built-in in the scenario.
+fn is_ask_user(scenario: &Scenario, tool: &str) -> bool {
+    scenario
+        .tools
+        .get(tool)
+        .is_some_and(|t| matches!(t.program, Program::AskUser))
+}
+
+/// The class of a tool response: `(is_error, kind, body)`, where `body` is
+/// the content as a JSON value for an `ask_user` success and `None`
+/// otherwise.
+fn response_class(
+    scenario: &Scenario,
+    r: &super::observe::ToolResponse,
+) -> (bool, ResponseKind, Option<Value>) {
+    let body = match (r.kind, is_ask_user(scenario, &r.tool)) {
+        (ResponseKind::ToolSuccess, true) => Some(
+            serde_json::from_str::<Value>(&r.content)
+                .unwrap_or_else(|_| Value::String(r.content.clone())),
+        ),
+        (ResponseKind::ToolSuccess, false)
+        | (ResponseKind::ToolError, _)
+        | (ResponseKind::CancelledByUser, _)
+        | (ResponseKind::InquiryFailed, _)
+        | (ResponseKind::RefusedNoTty, _)
+        | (ResponseKind::RefusedAssistantTarget, _)
+        | (ResponseKind::InvalidStaticAnswer, _)
+        | (ResponseKind::PermissionDenied, _)
+        | (ResponseKind::UnknownTool, _) => None,
+    };
+    (r.is_error, r.kind, body)
+}
+
+/// Compares an observation with the expected one on [`MARKS`]; the first
+/// divergence, or `None`.
+pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> Option<Divergence> {
+    let (et, eat) = turns(&expected.stream);
+    let (at_, aat) = turns(&actual.stream);
+    if et.len() != at_.len() {
+        return Some(Divergence {
+            kind: "stream/turns".to_owned(),
+            at: "stream".to_owned(),
+            expected: format!("{} turn_start events", et.len() - 1),
+            actual: format!("{} turn_start events", at_.len() - 1),
+        });
+    }
+    for (t, (e, a)) in et.iter().zip(&at_).enumerate() {
+        let ek: Vec<&String> = e.calls.keys().collect();
+        let ak: Vec<&String> = a.calls.keys().collect();
+        if ek != ak {
+            return Some(Divergence {
+                kind: "stream/calls".to_owned(),
+                at: format!("turn {t}"),
+                expected: format!("events of calls {ek:?}"),
+                actual: format!("events of calls {ak:?}"),
+            });
+        }
+        for (call, x) in &e.calls {
+            let y = &a.calls[call];
+            for i in 0..x.len().max(y.len()) {
+                if x.get(i) != y.get(i) {
+                    let ty = x
+                        .get(i)
+                        .or(y.get(i))
+                        .and_then(|v| v.get("type"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("event");
+                    return Some(Divergence {
+                        kind: format!("stream/{ty}"),
+                        at: format!("{}, call {call:?}, event #{i} of that call", turn_name(t)),
+                        expected: show(x.get(i)),
+                        actual: show(y.get(i)),
+                    });
+                }
+            }
+        }
+    }
+    let inv = |o: &Observed| {
+        let g = grouped(&o.invocations, |i| &i.tool_call_id);
+        g.into_iter()
+            .map(|(k, v)| {
+                let v: Vec<(String, Value)> = v.into_iter().map(|i| (i.tool, i.answers)).collect();
+                (k, v)
+            })
+            .collect::<BTreeMap<_, _>>()
+    };
+    if let Some(d) = first_in_groups("invocations", &inv(expected), &inv(actual)) {
+        return Some(d);
+    }
+    let resp = |o: &Observed| {
+        grouped(&o.tool_responses, |r| &r.tool_call_id)
+            .into_iter()
+            .map(|(k, v)| {
+                let v: Vec<_> = v.iter().map(|r| response_class(scenario, r)).collect();
+                (k, v)
+            })
+            .collect::<BTreeMap<_, _>>()
+    };
+    if let Some(mut d) = first_in_groups("tool_responses/class", &resp(expected), &resp(actual)) {
+        if d.expected.contains("tool_success") && d.actual.contains("tool_success") {
+            d.kind = "tool_responses/body".to_owned();
+        }
+        return Some(d);
+    }
+    let prompts = |o: &Observed, at: &[(usize, String, usize)]| {
+        grouped(&o.prompts, |p| &p.tool_call_id)
+            .into_iter()
+            .map(|(k, v)| {
+                let v: Vec<(usize, Value)> = v
+                    .iter()
+                    .map(|p| (own_before(p, &o.stream, at), p.presentation.clone()))
+                    .collect();
+                (k, v)
+            })
+            .collect::<BTreeMap<_, _>>()
+    };
+    if let Some(d) = first_in_groups("prompts", &prompts(expected, &eat), &prompts(actual, &aat)) {
+        return Some(d);
+    }
+    let (x, y) = (&expected.remembered, &actual.remembered);
+    (0..x.len().max(y.len())).find_map(|i| {
+        (x.get(i) != y.get(i)).then(|| Divergence {
+            kind: "remembered".to_owned(),
+            at: format!("turn {i}"),
+            expected: show(x.get(i)),
+            actual: show(y.get(i)),
+        })
+    })
+}
+
+/// Both sides of the stream, per turn and call (the order compared), model
+/// on the left; `*` marks lines that differ.
+pub fn side_by_side(expected: &Observed, actual: &Observed) -> String {
+    const W: usize = 70;
+    let cut = |v: Option<&Value>| -> String {
+        let s = v.map(Value::to_string).unwrap_or_default();
+        if s.chars().count() > W {
+            s.chars().take(W - 1).collect::<String>() + "…"
+        } else {
+            s
+        }
+    };
+    let (et, _) = turns(&expected.stream);
+    let (at, _) = turns(&actual.stream);
+    let mut out = format!("  {:<W$} | implementation\n", "model");
+    for t in 0..et.len().max(at.len()) {
+        let empty = Turn::default();
+        let (e, a) = (et.get(t).unwrap_or(&empty), at.get(t).unwrap_or(&empty));
+        if t > 0 {
+            out.push_str(&format!("  -- turn {} --\n", t - 1));
+        }
+        let calls: BTreeSet<&String> = e.calls.keys().chain(a.calls.keys()).collect();
+        for c in calls {
+            let (x, y) = (
+                e.calls.get(c).map(Vec::as_slice).unwrap_or(&[]),
+                a.calls.get(c).map(Vec::as_slice).unwrap_or(&[]),
+            );
+            out.push_str(&format!("  [call {c:?}]\n"));
+            for i in 0..x.len().max(y.len()) {
+                let mark = if x.get(i) == y.get(i) { ' ' } else { '*' };
+                out.push_str(&format!(
+                    "{mark} {:<W$} | {}\n",
+                    cut(x.get(i)),
+                    cut(y.get(i))
+                ));
+            }
+        }
+    }
+    out
+}
