@@ -64,6 +64,9 @@ pub enum Class {
     ToolInvocations,
     /// What the model is told (tool responses) differs.
     ToolResponseText,
+    /// The same inquiry is recorded with another `InquirySource` (pre-082
+    /// the tool's name, from RFD 082 Phase 1 the built-in's hook).
+    ProvenanceSource,
 }
 
 impl Class {
@@ -103,6 +106,10 @@ impl Class {
             Class::BackendCalled => "inquiry-backend calls".to_owned(),
             Class::ToolInvocations => "tool invocations and the answers tools see".to_owned(),
             Class::ToolResponseText => "tool response text the model sees".to_owned(),
+            Class::ProvenanceSource => {
+                "the recorded source of the same inquiry (tool name vs the built-in's hook)"
+                    .to_owned()
+            }
         }
     }
 }
@@ -146,6 +153,32 @@ fn backend_ids(t: &Trace) -> Vec<String> {
         .iter()
         .map(|b| b.call.inquiry_id.clone())
         .collect()
+}
+
+/// The recorded source of every request, keyed by turn and the ID without
+/// its attempt segment (the model's own IDs, so the two profiles' ID shapes
+/// compare), in recording order.
+fn sources_by_inquiry(t: &Trace) -> BTreeMap<(usize, String, usize), String> {
+    let mut m = BTreeMap::new();
+    let mut seen: BTreeMap<(usize, String), usize> = BTreeMap::new();
+    for turn in &stream::turns(&t.stream) {
+        for e in &t.stream[turn.start..turn.end] {
+            if let EventKind::InquiryRequest(r) = &e.kind {
+                let id = r.id.to_string();
+                let base = match (t.profile.writes_attempt_ids(), id.rsplit_once('.')) {
+                    (true, Some((base, _))) => base.to_owned(),
+                    (true, None) | (false, _) => id,
+                };
+                let n = seen.entry((turn.index, base.clone())).or_insert(0);
+                *n += 1;
+                m.insert(
+                    (turn.index, base, *n),
+                    serde_json::to_string(&r.source).unwrap_or_default(),
+                );
+            }
+        }
+    }
+    m
 }
 
 fn questions_by_id(t: &Trace) -> BTreeMap<(usize, String), Value> {
@@ -254,6 +287,12 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
             None => String::new(),
         },
     );
+    let (pa, pb) = (sources_by_inquiry(a), sources_by_inquiry(b));
+    let moved = pa.iter().find(|(k, v)| pb.get(*k).is_some_and(|w| w != *v));
+    when(moved.is_some(), Class::ProvenanceSource, &|| match moved {
+        Some((k, v)) => format!("{v} → {}", pb.get(k).cloned().unwrap_or_default()),
+        None => String::new(),
+    });
     let cached = |t: &Trace| count(&t.resolutions, |r| r.route == RouteTaken::Cached);
     let (ua, ub) = (cached(a), cached(b));
     when(ua != ub, Class::CachedAnswerUsed, &pair_of(ua, ub));

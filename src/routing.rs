@@ -238,6 +238,16 @@ pub mod messages {
         format!("{tool}: the inquiry for the tool's question failed: {error}")
     }
 
+    /// No executor is registered under the tool's config key (RFD 083
+    /// "Built-in aliasing": `ToolError::NotFound` at execution time). The
+    /// RFD does not quote the wording; this is the model's.
+    pub fn tool_not_found(tool: &str) -> String {
+        format!(
+            "{tool}: tool not found (no built-in executor is registered under the \
+             configuration key `{tool}`)."
+        )
+    }
+
     /// The user denied permission to run the tool.
     pub fn permission_denied(tool: &str) -> String {
         format!("{tool}: the user denied permission to run this tool.")

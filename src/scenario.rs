@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::ask_user;
+use crate::config::{ConfigError, ConfigSource};
 use crate::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Faults, Input, RouteTaken, RunPolicy, ToolSpec,
 };
@@ -27,7 +28,7 @@ use crate::profile::{ProfileName, ResponseForm};
 use crate::prompt::Presentation;
 use crate::routing::InquiryErrorKind;
 use crate::tool::{
-    Answers, BuiltinHook, Outcome, Question, QuestionConfig, ToolSource, resolve_inquiry_source,
+    Answers, BuiltinHook, Outcome, Question, QuestionConfig, ToolSource, inquiry_source_under,
 };
 use crate::wire::{Event, EventKind, InquiryResponse};
 
@@ -414,21 +415,35 @@ impl From<CoordinatorError> for ScenarioError {
 pub const MAX_STEPS: usize = 100_000;
 
 impl ToolSetup {
-    /// The source, defaulted.
-    pub fn source(&self) -> ToolSource {
+    /// The executor behind the tool configured under `key`, and so its kind
+    /// and provenance hook (RFD 082 "Crossing the executor boundary").
+    ///
+    /// An explicit `source` installs that executor directly (a test
+    /// executor, as RFD 082 lets `TestExecutorSource` do). Without one, a
+    /// scripted tool is a synthetic built-in with the default hook, and
+    /// `ask_user`'s program is a built-in looked up by the config key (RFD
+    /// 083 "Built-in aliasing", rule `CONFIG-BUILTIN-ALIAS-NOT-FOUND`): under
+    /// any key but `ask_user` there is no executor, and running the tool
+    /// fails with `NotFound`.
+    pub fn executor(&self, key: &str) -> Result<ToolSource, ConfigError> {
         match (self.source, &self.program) {
-            (Some(s), _) => s,
-            (None, Program::AskUser) => ask_user::SOURCE,
-            (None, Program::Script { .. }) => ToolSource::Builtin {
+            (Some(s), _) => Ok(s),
+            (None, Program::AskUser) => ConfigSource::Builtin { tool: None }.executor(key),
+            (None, Program::Script { .. }) => Ok(ToolSource::Builtin {
                 hook: BuiltinHook::Default,
-            },
+            }),
         }
     }
 
     /// The configuration with built-in defaults merged under it (RFD 083
     /// Phase 1 step 3): `ask_user` gets `questions.answer.prompt_label =
     /// "Assistant"` unless the user set one.
-    pub fn spec(&self) -> ToolSpec {
+    ///
+    /// A tool with no executor (an alias, see [`ToolSetup::executor`]) is
+    /// still configured: the coordinator offers it and the driver answers
+    /// `NotFound` when it runs; its spec shows it as a default built-in,
+    /// which nothing reads but `Debug`.
+    pub fn spec(&self, key: &str) -> ToolSpec {
         let mut questions = self.questions.clone();
         if let Program::AskUser = self.program {
             let slot = questions
@@ -439,7 +454,9 @@ impl ToolSetup {
             }
         }
         ToolSpec {
-            source: self.source(),
+            source: self.executor(key).unwrap_or(ToolSource::Builtin {
+                hook: BuiltinHook::Default,
+            }),
             questions,
             run: self.run,
         }
@@ -586,7 +603,7 @@ impl<'s, 'o> Driver<'s, 'o> {
         let tools = scenario
             .tools
             .iter()
-            .map(|(n, t)| (n.clone(), t.spec()))
+            .map(|(n, t)| (n.clone(), t.spec(n)))
             .collect();
         Ok(Driver {
             scenario,
@@ -767,17 +784,24 @@ impl<'s, 'o> Driver<'s, 'o> {
                     self.scenario.tools.get(&name).ok_or_else(|| {
                         ScenarioError(format!("unknown tool `{name}` was invoked"))
                     })?;
-                let source = setup.source();
+                // RFD 083 "Built-in aliasing": the executor is found by the
+                // config key; an alias has none and fails with `NotFound`.
+                let executor = setup.executor(&name);
+                let source = executor.clone().unwrap_or(ToolSource::Local);
                 // MCP tools never see answers (RFD 082 "Pre-seed removal").
-                let answers = match source {
-                    ToolSource::Mcp => Answers::new(),
-                    ToolSource::Builtin { .. } | ToolSource::Local => answers,
+                let answers = match (&executor, source) {
+                    (Err(_), _) | (Ok(_), ToolSource::Mcp) => Answers::new(),
+                    (Ok(_), ToolSource::Builtin { .. } | ToolSource::Local) => answers,
                 };
-                let outcome = match &setup.program {
-                    Program::Script { asks, finish } => {
+                let outcome = match (&executor, &setup.program) {
+                    (Err(_), _) => Outcome::Error {
+                        message: crate::routing::messages::tool_not_found(&name),
+                        transient: false,
+                    },
+                    (Ok(_), Program::Script { asks, finish }) => {
                         run_script(&name, asks, *finish, &answers, &mut state.script)
                     }
-                    Program::AskUser => ask_user::execute(&state.call.arguments, &answers),
+                    (Ok(_), Program::AskUser) => ask_user::execute(&state.call.arguments, &answers),
                 };
                 state.invocations += 1;
                 self.trace.invocations.push(InvocationRecord {
@@ -792,14 +816,16 @@ impl<'s, 'o> Driver<'s, 'o> {
                     outcome: outcome.clone(),
                 });
                 // LIFE-PROVENANCE: resolved at the executor boundary from the
-                // tool's kind alone.
-                let mut source = resolve_inquiry_source(source, &name);
+                // tool's kind alone (pre-082: the tool's name,
+                // LIFE-PROVENANCE-LEGACY).
+                let mut source =
+                    inquiry_source_under(self.scenario.profile.rules().provenance, source, &name);
                 if let (true, Outcome::NeedsInput { question }) =
                     (self.options.faults.config_sets_source, &outcome)
                 {
                     // Fault: configuration leaks into provenance.
                     let label = setup
-                        .spec()
+                        .spec(&name)
                         .questions
                         .get(&question.id)
                         .and_then(|c| c.prompt_label.clone());
@@ -889,8 +915,8 @@ impl<'s, 'o> Driver<'s, 'o> {
 /// Rejects scenarios the model cannot run, with a message naming the part.
 pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
     for (name, tool) in &scenario.tools {
-        match (&tool.program, tool.source()) {
-            (Program::Script { asks, .. }, ToolSource::Mcp) if !asks.is_empty() => {
+        match (&tool.program, tool.executor(name)) {
+            (Program::Script { asks, .. }, Ok(ToolSource::Mcp)) if !asks.is_empty() => {
                 return Err(ScenarioError(format!(
                     "tool `{name}`: an MCP tool cannot ask questions (the MCP protocol has no NeedsInput)"
                 )));

@@ -298,3 +298,79 @@ fn ask_user_at_the_prompter() {
     );
     assert_eq!(request_ids(&t), ["call_1.answer.1", "call_1.answer.2"]);
 }
+
+/// Rule: CONFIG-BUILTIN-ALIAS-NOT-FOUND — the built-in executor is found by
+/// the config key (RFD 083 "Built-in aliasing"): `ask_user`'s program under
+/// the key `ask` has no executor, so the call fails (`NotFound`, an error
+/// response), nothing is recorded or prompted, and no `assistant` source is
+/// ever written; under its own key the same program records `assistant`.
+#[test]
+fn an_aliased_builtin_is_not_found() {
+    let scenario = |key: &str| {
+        json!({
+            "tools": {key: {"program": {"kind": "ask_user"}}},
+            "turns": [{"cycles": [[{"id": "call_1", "tool": key,
+                "arguments": {"question": "Proceed?", "answer_type": "boolean"}}]]}],
+            "prompter": [{"reply": "answer", "value": true}]
+        })
+    };
+    let alias = run(scenario("ask"));
+    assert!(requests(&alias).is_empty(), "an alias records no inquiry");
+    assert!(alias.prompts.is_empty());
+    assert_eq!(alias.tool_responses.len(), 1);
+    assert!(alias.tool_responses[0].is_error, "NotFound is an error");
+    assert!(!stream_text(&alias).contains("\"assistant\""));
+
+    let own = run(scenario("ask_user"));
+    assert_eq!(requests(&own)[0].source, InquirySource::Assistant);
+    assert!(!own.tool_responses[0].is_error);
+}
+
+/// Rule: LIFE-PROVENANCE-LEGACY — before RFD 082 the recording site wrote
+/// the tool's name whatever its kind (RFD 082 "Motivation"); Phase 1's hook
+/// changes it only for a built-in that overrides it. A synthetic built-in
+/// with the `Assistant` hook, routed to the backend (the only path recorded
+/// pre-082), records `tool{name}` under `legacy` and `assistant` under
+/// `rfd082`, and `diff-profiles` reports the change as `provenance_source`.
+#[test]
+fn legacy_provenance_is_the_tool_name() {
+    let v = |profile: &str| {
+        json!({
+            "profile": profile,
+            "tty": false,
+            "tools": {
+                "synthetic": {"source": {"kind": "builtin", "hook": "assistant"},
+                    "program": {"kind": "script", "asks": [
+                        {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}},
+                "plain": {"source": {"kind": "builtin"},
+                    "program": {"kind": "script", "asks": [
+                        {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}
+            },
+            "turns": [{"cycles": [[{"id": "c1", "tool": "synthetic"}, {"id": "c2", "tool": "plain"}]]}],
+            "backend": [{"reply": "answer", "value": true}, {"reply": "answer", "value": true}]
+        })
+    };
+    let sources = |t: &inquiry_model::scenario::Trace| -> Vec<InquirySource> {
+        requests(t).iter().map(|r| r.source.clone()).collect()
+    };
+    let legacy = run(v("legacy"));
+    assert_eq!(
+        sources(&legacy),
+        [
+            InquirySource::tool("synthetic"),
+            InquirySource::tool("plain")
+        ]
+    );
+    let rfd082 = run(v("rfd082"));
+    assert_eq!(
+        sources(&rfd082),
+        [InquirySource::Assistant, InquirySource::tool("plain")]
+    );
+    let report = inquiry_model::amend::diff_profiles(
+        inquiry_model::profile::ProfileName::Legacy,
+        inquiry_model::profile::ProfileName::Rfd082,
+        &[scenario(v("legacy"))],
+    );
+    let classes: Vec<&str> = report.classes.iter().map(|c| c.class.as_str()).collect();
+    assert!(classes.contains(&"provenance_source"), "{classes:?}");
+}

@@ -370,6 +370,28 @@ pub fn curated() -> Result<Vec<Vector>, String> {
                 answer_true,
             ),
         ),
+        (
+            "builtin-alias-not-found",
+            "ask_user's program under the key `ask`: the built-in executor is found by the config key, so the call fails NotFound and nothing is recorded.",
+            &["CONFIG-BUILTIN-ALIAS-NOT-FOUND"],
+            json!({"tools": {"ask": {"program": {"kind": "ask_user"}}},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "ask", "arguments": {"question": "Proceed?", "answer_type": "boolean"}}]]}],
+                "prompter": [{"reply": "answer", "value": true}]}),
+        ),
+        (
+            "legacy-provenance-tool-name",
+            "Pre-082: a built-in whose hook says assistant is still recorded under the tool's name.",
+            &["LIFE-PROVENANCE-LEGACY"],
+            one_call(
+                "legacy",
+                {
+                    let mut t = tool(json!([boolean("confirm")]));
+                    t["source"] = json!({"kind": "builtin", "hook": "assistant"});
+                    t
+                },
+                json!({"tty": false, "backend": [{"reply": "answer", "value": true}]}),
+            ),
+        ),
     ];
     cases
         .into_iter()
