@@ -498,6 +498,36 @@ pub fn layer_builtins(
     out
 }
 
+/// Layers every configuration layer over the built-in defaults, lowest
+/// first (rule `CONFIG-MERGE-LAYERS`): the built-ins, then e.g. the user's
+/// file, then the command line's delta (`--cfg`, the `config_delta` a turn
+/// persists). Each layer is merged *over* the result so far, key by key,
+/// exactly as [`PartialToolConfig::merge`] merges two; a tool a layer names
+/// first is appended after the tools already known.
+pub fn layer_all(
+    layers: &[IndexMap<String, PartialToolConfig>],
+) -> IndexMap<String, PartialToolConfig> {
+    let mut out: IndexMap<String, PartialToolConfig> = builtins().into_iter().collect();
+    for layer in layers {
+        for (name, upper) in layer {
+            out.entry(name.clone()).or_default().merge(upper);
+        }
+    }
+    out
+}
+
+/// [`effective_tools`] over any number of layers ([`layer_all`]).
+pub fn effective_tools_layered(
+    layers: &[IndexMap<String, PartialToolConfig>],
+    toggles: &[Toggle],
+) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
+    let resolved = layer_all(layers)
+        .iter()
+        .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
+        .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
+    apply_toggles(&resolved, toggles)
+}
+
 /// One `-t`/`-T` flag on the command line, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Toggle {

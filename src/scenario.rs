@@ -104,6 +104,19 @@ pub enum Program {
     },
     /// The `ask_user` built-in of RFD 083, driven by the call's arguments.
     AskUser,
+    /// A local (shell-command) tool, as the local-tool protocol sees it
+    /// (rule `LIFE-LOCAL-STDOUT`): what the command prints on stdout at each of
+    /// the tool's invocations, in run order across every call. A line that
+    /// is an `Outcome` (`{"type":"needs_input","question":…}`,
+    /// `{"type":"success","content":…}`, `{"type":"error",…}`) is that
+    /// outcome; any other text is the tool's output, verbatim. Once the
+    /// list runs out the command prints nothing (an empty success). The
+    /// command gets its answers in the `tool.answers` context.
+    Local {
+        /// Stdout of each invocation.
+        #[serde(default)]
+        stdout: Vec<String>,
+    },
 }
 
 /// One question of a scripted tool.
@@ -238,6 +251,10 @@ pub struct InvocationRecord {
     pub request_event: Option<usize>,
     /// The accumulated answers it saw (empty for MCP tools).
     pub answers: Answers,
+    /// For a local program: the context its command gets (`{"tool":
+    /// {"name", "arguments", "answers"}}`, rule `LIFE-LOCAL-CONTEXT`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<Value>,
     /// What it returned.
     pub outcome: Outcome,
 }
@@ -432,6 +449,7 @@ impl ToolSetup {
             (None, Program::Script { .. }) => Ok(ToolSource::Builtin {
                 hook: BuiltinHook::Default,
             }),
+            (None, Program::Local { .. }) => Ok(ToolSource::Local),
         }
     }
 
@@ -521,6 +539,17 @@ fn run_script(
     }
 }
 
+/// What a local tool's stdout means (rule `LIFE-LOCAL-STDOUT`): an `Outcome`
+/// object is that outcome; anything else is the tool's output, verbatim.
+pub fn local_outcome(stdout: &str) -> Outcome {
+    match serde_json::from_str::<Outcome>(stdout.trim()) {
+        Ok(outcome) => outcome,
+        Err(_) => Outcome::Success {
+            content: stdout.to_owned(),
+        },
+    }
+}
+
 /// A piece of work the driver can do next.
 #[derive(Debug, Clone)]
 enum Work {
@@ -583,6 +612,8 @@ struct Driver<'s, 'o> {
     backend: VecDeque<BackendReply>,
     permissions: VecDeque<PermissionReply>,
     schedule: VecDeque<u32>,
+    /// How many stdout entries each local program has printed.
+    local_printed: IndexMap<String, usize>,
     steps: usize,
     observer: Option<&'o mut Observer<'o>>,
 }
@@ -629,6 +660,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             backend: scenario.backend.iter().cloned().collect(),
             permissions: scenario.permissions.iter().copied().collect(),
             schedule: scenario.schedule.iter().copied().collect(),
+            local_printed: IndexMap::new(),
             steps: 0,
             observer: None,
         })
@@ -802,6 +834,20 @@ impl<'s, 'o> Driver<'s, 'o> {
                         run_script(&name, asks, *finish, &answers, &mut state.script)
                     }
                     (Ok(_), Program::AskUser) => ask_user::execute(&state.call.arguments, &answers),
+                    (Ok(_), Program::Local { stdout }) => {
+                        let n = self.local_printed.entry(name.clone()).or_insert(0);
+                        let printed = stdout.get(*n).map(String::as_str).unwrap_or("");
+                        *n += 1;
+                        local_outcome(printed)
+                    }
+                };
+                let context = match &setup.program {
+                    Program::Local { .. } => Some(json!({"tool": {
+                        "name": name,
+                        "arguments": state.call.arguments,
+                        "answers": answers,
+                    }})),
+                    Program::Script { .. } | Program::AskUser => None,
                 };
                 state.invocations += 1;
                 self.trace.invocations.push(InvocationRecord {
@@ -813,6 +859,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                     stream_position: self.trace.stream.len(),
                     request_event: None,
                     answers,
+                    context,
                     outcome: outcome.clone(),
                 });
                 // LIFE-PROVENANCE: resolved at the executor boundary from the
@@ -921,7 +968,12 @@ pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
                     "tool `{name}`: an MCP tool cannot ask questions (the MCP protocol has no NeedsInput)"
                 )));
             }
-            (Program::Script { .. } | Program::AskUser, _) => {}
+            (Program::Local { .. }, Ok(ToolSource::Builtin { .. } | ToolSource::Mcp)) => {
+                return Err(ScenarioError(format!(
+                    "tool `{name}`: a local program runs only as a local tool (source `local`)"
+                )));
+            }
+            (Program::Script { .. } | Program::AskUser | Program::Local { .. }, _) => {}
         }
     }
     Ok(())

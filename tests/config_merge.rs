@@ -680,3 +680,69 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Three layers: built-in, user file, command-line delta.
+
+/// Rule: CONFIG-MERGE-LAYERS — the third layer (the command line's delta)
+/// merges over the user's file, which merges over the built-in, key by key:
+/// a partial `enable` in two upper layers still keeps the built-in's
+/// `if_named`, the file's label survives a delta that sets only the answer,
+/// and the delta's bool shorthand, where it is used, resets `allow_toggle`.
+/// Expected values are written out from RFD 083 "Tool configuration".
+#[test]
+fn the_command_line_delta_is_a_third_layer() {
+    let file = user(json!({
+        "ask_user": {"enable": {"state": false}, "questions": {"answer": {"prompt_label": "Claude"}}},
+        "fs": {"source": "local", "run": "unattended", "questions": {"q": {"target": "assistant"}}}
+    }));
+    let delta = user(json!({
+        "ask_user": {"enable": {"state": true}, "questions": {"answer": {"answer": true}}},
+        "fs": {"enable": false, "questions": {"q": {"answer": "x"}}}
+    }));
+    let tools = inquiry_model::config::effective_tools_layered(&[file.clone(), delta.clone()], &[])
+        .unwrap();
+    let ask = &tools["ask_user"];
+    assert_eq!(
+        ask.enable,
+        Enable {
+            state: true,
+            allow_toggle: AllowToggle::IfNamed
+        }
+    );
+    assert_eq!(ask.run, RunMode::Unattended, "the built-in's run survives");
+    assert_eq!(
+        ask.question("answer"),
+        QuestionConfig {
+            target: QuestionTarget::User,
+            answer: Some(json!(true)),
+            prompt_label: Some("Claude".into()),
+        }
+    );
+    let fs = &tools["fs"];
+    assert_eq!(
+        fs.enable,
+        Enable {
+            state: false,
+            allow_toggle: AllowToggle::Always
+        }
+    );
+    assert_eq!(fs.run, RunMode::Unattended);
+    assert_eq!(
+        fs.question("q"),
+        QuestionConfig {
+            target: QuestionTarget::Assistant,
+            answer: Some(json!("x")),
+            prompt_label: None,
+        }
+    );
+    // Order matters: the delta under the file gives the file's values.
+    let swapped =
+        inquiry_model::config::effective_tools_layered(&[delta, file.clone()], &[]).unwrap();
+    assert!(!swapped["ask_user"].enable.state);
+    // One layer is exactly the two-layer merge.
+    assert_eq!(
+        inquiry_model::config::effective_tools_layered(std::slice::from_ref(&file), &[]).unwrap(),
+        effective_tools(&file, &[]).unwrap()
+    );
+}

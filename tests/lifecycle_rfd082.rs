@@ -638,3 +638,89 @@ fn prompt_id(fx: &[Effect]) -> Option<InquiryId> {
         })
         .expect("a prompt was shown")
 }
+
+/// Rule: LIFE-SECRET-DEFAULT-VERBATIM — a secret question's `default` is a
+/// display hint propagated to the persisted question verbatim, "regardless
+/// of the answer type" (RFD 082 "Secret questions"); the answer is still
+/// redacted and appears nowhere.
+#[test]
+fn secret_default_is_persisted_unchanged() {
+    let t = run(json!({
+        "tools": {"vault": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+            {"question": {"id": "token", "text": "Token?", "answer_type": {"type": "secret"},
+                "default": "placeholder-default"}}
+        ]}}},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "vault"}]]}],
+        "prompter": [{"reply": "answer", "value": "the-real-token-value"}]
+    }));
+    let r = requests(&t);
+    assert_eq!(r[0].question.default, Some(json!("placeholder-default")));
+    assert!(matches!(
+        r[0].question.answer_type,
+        inquiry_model::wire::InquiryAnswerType::Secret
+    ));
+    assert!(matches!(responses(&t)[0], InquiryResponse::Redacted { .. }));
+    assert!(!stream_text(&t).contains("the-real-token-value"));
+    assert!(stream_text(&t).contains("placeholder-default"));
+}
+
+fn local(stdout: Value) -> Value {
+    json!({"program": {"kind": "local", "stdout": stdout}})
+}
+
+/// Rule: LIFE-LOCAL-STDOUT — a local tool's stdout line `{"type":"needs_input",…}`
+/// is a question (recorded and routed like any other); a line that is not
+/// an outcome is the tool's output verbatim (RFD 082 "Secret questions":
+/// local tools declare questions "by the JSON emitted on stdout").
+#[test]
+fn local_tool_stdout_protocol() {
+    let q = json!({"type": "needs_input", "question":
+        {"id": "path", "text": "Which path?", "answer_type": {"type": "text"}}});
+    let t = run(json!({
+        "tools": {"sh": local(json!([q.to_string(), "wrote 3 files\n"]))},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "sh", "arguments": {"x": 1}}]]}],
+        "prompter": [{"reply": "answer", "value": "/tmp/out"}]
+    }));
+    assert_eq!(requests(&t).len(), 1);
+    assert_eq!(requests(&t)[0].source, InquirySource::tool("sh"));
+    assert_eq!(t.tool_responses[0].content, "wrote 3 files\n");
+    assert!(!t.tool_responses[0].is_error);
+    // A malformed outcome object is not an outcome: it is raw output.
+    let t = run(json!({
+        "tools": {"sh": local(json!([r#"{"type":"needs_input"}"#]))},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "sh"}]]}]
+    }));
+    assert!(requests(&t).is_empty());
+    assert_eq!(t.tool_responses[0].content, r#"{"type":"needs_input"}"#);
+    // An error outcome is an error response.
+    let t = run(json!({
+        "tools": {"sh": local(json!([r#"{"type":"error","message":"boom"}"#]))},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "sh"}]]}]
+    }));
+    assert!(t.tool_responses[0].is_error);
+    assert_eq!(t.tool_responses[0].content, "boom");
+}
+
+/// Rule: LIFE-LOCAL-CONTEXT — a local tool gets its accumulated answers in the
+/// `tool.answers` JSON context of its next invocation (RFD 082 "Pre-seed
+/// removal": `"tool": { "answers": answers, ... }`), a secret included (in
+/// memory only; the stream carries `redacted`); the first invocation's
+/// context has no answers, even with a static answer configured.
+#[test]
+fn local_tool_answers_in_the_context() {
+    let q = json!({"type": "needs_input", "question":
+        {"id": "pw", "text": "Password?", "answer_type": {"type": "secret"}}});
+    let t = run(json!({
+        "tools": {"sh": {"program": {"kind": "local", "stdout": [q.to_string(), "ok"]},
+            "questions": {"pw": {"answer": "static-pw-value"}}}},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "sh", "arguments": {"a": true}}]]}]
+    }));
+    let ctx = |k: usize| t.invocations[k].context.clone().expect("a local context");
+    assert_eq!(
+        ctx(0),
+        json!({"tool": {"name": "sh", "arguments": {"a": true}, "answers": {}}})
+    );
+    assert_eq!(ctx(1)["tool"]["answers"], json!({"pw": "static-pw-value"}));
+    assert!(matches!(responses(&t)[0], InquiryResponse::Redacted { .. }));
+    assert!(!stream_text(&t).contains("static-pw-value"));
+}

@@ -374,3 +374,50 @@ fn legacy_provenance_is_the_tool_name() {
     let classes: Vec<&str> = report.classes.iter().map(|c| c.class.as_str()).collect();
     assert!(classes.contains(&"provenance_source"), "{classes:?}");
 }
+
+fn needs(question: Value) -> String {
+    json!({"type": "needs_input", "question": question}).to_string()
+}
+
+/// A local tool asking `t.q` as a remembered-able boolean in its first call
+/// and as `persistence: none` in its second.
+fn remembered_then_once() -> Value {
+    let q = json!({"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}});
+    let mut once = q.clone();
+    once["persistence"] = json!("none");
+    json!({
+        "tools": {"t": {"program": {"kind": "local", "stdout": [needs(q), "done", needs(once), "done again"]}}},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "t"}], [{"id": "c2", "tool": "t"}]]}],
+        "prompter": [{"reply": "answer", "value": true, "remember": true}, {"reply": "answer", "value": false}]
+    })
+}
+
+/// Rule: LIFE-CACHE-READ-GATED — `persistence: none` skips the cache *read*
+/// (RFD 083 step 6, "the same predicate" on both sides): with `t.q`
+/// remembered as `true`, asking `q` again with `persistence: none` prompts,
+/// and the tool gets the new answer. With the gate ignored (a fault) the
+/// cache answers instead: the check fails on a wrong model.
+#[test]
+fn persistence_none_skips_the_cache_read() {
+    let t = run(remembered_then_once());
+    assert_eq!(t.prompts.len(), 2, "asked again although t.q is remembered");
+    assert_eq!(t.remembered[0].tool_answers, ["t.q"]);
+    assert_eq!(t.invocations[3].answers.get("q"), Some(&json!(false)));
+    assert!(
+        !t.resolutions
+            .iter()
+            .any(|r| r.route == inquiry_model::coordinator::RouteTaken::Cached)
+    );
+
+    let faulty = inquiry_model::scenario::run_with(
+        &scenario(remembered_then_once()),
+        inquiry_model::scenario::RunOptions {
+            faults: inquiry_model::coordinator::Faults {
+                ignore_persistence_gate: true,
+                ..Default::default()
+            },
+        },
+    )
+    .unwrap();
+    assert_eq!(faulty.prompts.len(), 1, "the fault lets the cache answer");
+}

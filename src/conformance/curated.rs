@@ -37,6 +37,11 @@ fn one_call(profile: &str, tool_value: Value, rest: Value) -> Value {
     )
 }
 
+/// A local tool's `needs_input` stdout line.
+fn needs(question: Value) -> String {
+    json!({"type": "needs_input", "question": question}).to_string()
+}
+
 fn scenario(v: Value) -> Result<Scenario, String> {
     serde_json::from_value(v).map_err(|e| e.to_string())
 }
@@ -391,6 +396,40 @@ pub fn curated() -> Result<Vec<Vector>, String> {
                 },
                 json!({"tty": false, "backend": [{"reply": "answer", "value": true}]}),
             ),
+        ),
+        (
+            "persistence-none-cache-read",
+            "t.q is remembered from a first ask; asked again with persistence: none it is not read from the cache: the user is prompted.",
+            &["LIFE-CACHE-READ-GATED", "LIFE-LOCAL-STDOUT"],
+            json!({"tools": {"t": {"program": {"kind": "local", "stdout": [
+                    needs(json!({"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}})),
+                    "done",
+                    needs(json!({"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}, "persistence": "none"})),
+                    "done again"]}}},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "t"}], [{"id": "call_2", "tool": "t"}]]}],
+                "prompter": [{"reply": "answer", "value": true, "remember": true}, {"reply": "answer", "value": false}]}),
+        ),
+        (
+            "secret-default-verbatim",
+            "A secret question's default is persisted verbatim; the answer is redacted.",
+            &["LIFE-SECRET-DEFAULT-VERBATIM", "LIFE-SECRET-REDACTED"],
+            one_call(
+                "rfd083",
+                tool(
+                    json!([{"question": {"id": "token", "text": "Token?", "answer_type": {"type": "secret"}, "default": "placeholder-default"}}]),
+                ),
+                json!({"prompter": [{"reply": "answer", "value": "the-real-token-value"}]}),
+            ),
+        ),
+        (
+            "local-stdout-and-context",
+            "A local tool asks by printing needs_input, gets the answer in tool.answers, and its raw stdout text is its output.",
+            &["LIFE-LOCAL-STDOUT", "LIFE-LOCAL-CONTEXT"],
+            json!({"tools": {"sh": {"program": {"kind": "local", "stdout": [
+                    needs(json!({"id": "path", "text": "Which path?", "answer_type": {"type": "text"}})),
+                    "wrote 3 files\n"]}}},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "sh", "arguments": {"x": 1}}]]}],
+                "prompter": [{"reply": "answer", "value": "/tmp/out"}]}),
         ),
     ];
     cases

@@ -289,7 +289,7 @@ pub fn size(s: &Scenario) -> usize {
         .values()
         .map(|t| match &t.program {
             Program::Script { asks, .. } => asks.len(),
-            Program::AskUser => 0,
+            Program::AskUser | Program::Local { .. } => 0,
         })
         .sum();
     calls + asks + s.prompter.len() + s.backend.len() + s.permissions.len()
