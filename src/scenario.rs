@@ -26,7 +26,7 @@ use crate::coordinator::{
 use crate::inquiry::BackendCall;
 use crate::profile::{ProfileName, ResponseForm};
 use crate::prompt::Presentation;
-use crate::routing::InquiryErrorKind;
+use crate::routing::{self, InquiryErrorKind, PrompterFailure, TokenCause};
 use crate::tool::{
     Answers, BuiltinHook, Outcome, Question, QuestionConfig, ToolSource, inquiry_source_under,
 };
@@ -179,6 +179,12 @@ pub enum PrompterReply {
     CtrlC,
     /// EOF on stdin.
     Eof,
+    /// Another prompter failure (rule `LIFE-PROMPTER-FAILURE`): the
+    /// coordinator sees a cancelled prompt, as for Ctrl-C.
+    Failure {
+        /// Which.
+        failure: PrompterFailure,
+    },
 }
 
 /// What the inquiry backend does.
@@ -200,6 +206,16 @@ pub enum BackendReply {
     Error {
         /// Which.
         error: InquiryErrorKind,
+    },
+    /// The cancellation token fires while the backend works (rule
+    /// `LIFE-TOKEN-CAUSE`): `InquiryError::Cancelled`, then what the cause
+    /// does to the run. `restart` and `tool_cancel` end the call like any
+    /// cancelled inquiry; `aborted_turn` also skips the turn's remaining
+    /// cycles; `hard_quit` persists the inquiry's `cancelled` response and
+    /// nothing after it.
+    Cancelled {
+        /// What fired it.
+        cause: TokenCause,
     },
 }
 
@@ -612,6 +628,8 @@ struct Driver<'s, 'o> {
     backend: VecDeque<BackendReply>,
     permissions: VecDeque<PermissionReply>,
     schedule: VecDeque<u32>,
+    /// Set by a token fired for `hard_quit` or `aborted_turn`.
+    stop: Option<TokenCause>,
     /// How many stdout entries each local program has printed.
     local_printed: IndexMap<String, usize>,
     steps: usize,
@@ -661,6 +679,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             permissions: scenario.permissions.iter().copied().collect(),
             schedule: scenario.schedule.iter().copied().collect(),
             local_printed: IndexMap::new(),
+            stop: None,
             steps: 0,
             observer: None,
         })
@@ -678,8 +697,17 @@ impl<'s, 'o> Driver<'s, 'o> {
             return Err(ScenarioError(format!("the run exceeded {MAX_STEPS} steps")));
         }
         let returned = matches!(input, Input::ToolReturned { .. });
+        // A hard quit (LIFE-TOKEN-CAUSE): the inquiry's response is the last
+        // thing written.
+        let quitting = matches!(input, Input::InquiryResult { .. })
+            && matches!(self.stop, Some(TokenCause::HardQuit));
         for effect in self.coordinator.handle(input)? {
             match effect {
+                Effect::Persist(e) if quitting && e.as_inquiry_response().is_some() => {
+                    self.trace.stream.push(e);
+                    break;
+                }
+                Effect::Persist(_) if quitting => {}
                 Effect::Persist(e) => {
                     if returned
                         && e.as_inquiry_request().is_some()
@@ -773,6 +801,12 @@ impl<'s, 'o> Driver<'s, 'o> {
                     let item = work.remove(pick);
                     let input = self.perform(item, at, &mut calls)?;
                     self.handle(input, at, &calls, &mut work)?;
+                    if let Some(TokenCause::HardQuit) = self.stop {
+                        return Ok(());
+                    }
+                }
+                if let Some(TokenCause::AbortedTurn) = self.stop.take() {
+                    break;
                 }
             }
             if let Some(state) = self.coordinator.turn_state() {
@@ -911,6 +945,18 @@ impl<'s, 'o> Driver<'s, 'o> {
                     PrompterReply::CtrlC | PrompterReply::Eof => {
                         Input::PromptCancelled { call, inquiry_id }
                     }
+                    PrompterReply::Failure { failure } => {
+                        match routing::prompter_failure_event(failure) {
+                            routing::NonAnswer::PromptCancelled => {
+                                Input::PromptCancelled { call, inquiry_id }
+                            }
+                            other => {
+                                return Err(ScenarioError(format!(
+                                    "internal: a prompter failure mapped to {other:?}"
+                                )));
+                            }
+                        }
+                    }
                 })
             }
             Work::Inquire { call, backend } => {
@@ -924,6 +970,15 @@ impl<'s, 'o> Driver<'s, 'o> {
                     })),
                     BackendReply::Raw { structured } => Ok(structured.clone()),
                     BackendReply::Error { error } => Err(*error),
+                    BackendReply::Cancelled { cause } => {
+                        match cause {
+                            TokenCause::HardQuit | TokenCause::AbortedTurn => {
+                                self.stop = Some(*cause)
+                            }
+                            TokenCause::Restart | TokenCause::ToolCancel => {}
+                        }
+                        Err(routing::token_error(*cause))
+                    }
                 };
                 self.trace.backend_calls.push(BackendRecord {
                     at,

@@ -724,3 +724,97 @@ fn local_tool_answers_in_the_context() {
     assert!(matches!(responses(&t)[0], InquiryResponse::Redacted { .. }));
     assert!(!stream_text(&t).contains("static-pw-value"));
 }
+
+fn one_boolean_call(rest: Value) -> Value {
+    let mut v = json!({
+        "tools": {"t": boolean_tool("q")},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "t"}], [{"id": "c2", "tool": "t"}]]}]
+    });
+    if let (Value::Object(m), Value::Object(r)) = (&mut v, rest) {
+        m.extend(r);
+    }
+    v
+}
+
+/// Rule: LIFE-PROMPTER-FAILURE — a prompter failure other than Ctrl-C/EOF
+/// (no terminal, terminal I/O, format) records `cancelled (user)` and the
+/// model sees exactly what it sees after Ctrl-C (RFD 082 step 6: prompter
+/// I/O errors "follow the same `User` path"; never `backend_error`).
+#[test]
+fn prompter_failures_record_user() {
+    let ctrl_c = run(one_boolean_call(json!({
+        "prompter": [{"reply": "ctrl_c"}, {"reply": "ctrl_c"}]
+    })));
+    for failure in ["no_terminal", "io", "format"] {
+        let reply = json!({"reply": "failure", "failure": failure});
+        let t = run(one_boolean_call(
+            json!({"prompter": [reply.clone(), reply]}),
+        ));
+        assert_eq!(
+            cancel_reasons(&t),
+            [CancellationReason::User, CancellationReason::User],
+            "{failure}"
+        );
+        assert_eq!(t.tool_responses, ctrl_c.tool_responses, "{failure}");
+        assert_paired(&t);
+    }
+}
+
+/// Rule: LIFE-TOKEN-CAUSE — every cause of the cancellation token (restart,
+/// tool cancel, hard quit, aborted turn) records `cancelled (user)` for the
+/// in-flight inquiry (RFD 082 step 6). Beyond it: tool cancel and restart
+/// end the call as any cancelled inquiry and the turn goes on; an aborted
+/// turn runs no further cycle but closes the turn; a hard quit writes the
+/// response and nothing after it.
+#[test]
+fn token_causes_record_user_and_persist_by_cause() {
+    let with = |cause: &str| {
+        run(one_boolean_call(json!({
+            "tty": false,
+            "backend": [{"reply": "cancelled", "cause": cause}, {"reply": "answer", "value": true}]
+        })))
+    };
+    let kinds_of = |t: &inquiry_model::scenario::Trace| -> Vec<String> {
+        kinds(t).into_iter().map(str::to_owned).collect()
+    };
+    for cause in ["restart", "tool_cancel"] {
+        let t = with(cause);
+        assert_eq!(cancel_reasons(&t), [CancellationReason::User], "{cause}");
+        assert_eq!(t.backend_calls.len(), 2, "{cause}: the turn went on");
+        assert_eq!(kinds(&t).last(), Some(&"chat_response"));
+        assert_paired(&t);
+    }
+    let aborted = with("aborted_turn");
+    assert_eq!(cancel_reasons(&aborted), [CancellationReason::User]);
+    assert_eq!(aborted.backend_calls.len(), 1, "no second cycle");
+    assert_eq!(
+        kinds_of(&aborted)
+            .iter()
+            .filter(|k| *k == "tool_call_request")
+            .count(),
+        1
+    );
+    assert_eq!(kinds(&aborted).last(), Some(&"chat_response"));
+    assert_paired(&aborted);
+
+    let quit = with("hard_quit");
+    assert_eq!(cancel_reasons(&quit), [CancellationReason::User]);
+    assert_eq!(
+        kinds_of(&quit),
+        [
+            "turn_start",
+            "chat_request",
+            "tool_call_request",
+            "inquiry_request",
+            "inquiry_response"
+        ]
+    );
+    // The oracle accepts what a hard quit leaves (eat our own output).
+    let s = scenario(one_boolean_call(json!({
+        "tty": false, "backend": [{"reply": "cancelled", "cause": "hard_quit"}]
+    })));
+    assert_eq!(inquiry_model::check::trace::check_trace(&quit, &s), []);
+    let bytes = serde_json::to_vec(&quit.persisted_json()).unwrap();
+    let checked = inquiry_model::check::check_bytes(&bytes, "quit", Default::default());
+    assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
+}

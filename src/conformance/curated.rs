@@ -431,6 +431,34 @@ pub fn curated() -> Result<Vec<Vector>, String> {
                 "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "sh", "arguments": {"x": 1}}]]}],
                 "prompter": [{"reply": "answer", "value": "/tmp/out"}]}),
         ),
+        (
+            "reason-user-prompter-io-failure",
+            "A terminal I/O failure at the prompter records cancelled (user), like Ctrl-C.",
+            &["LIFE-PROMPTER-FAILURE", "LIFE-CANCEL-REASON"],
+            one_call(
+                "rfd083",
+                tool(json!([boolean("confirm")])),
+                json!({"prompter": [{"reply": "failure", "failure": "io"}]}),
+            ),
+        ),
+        (
+            "token-hard-quit",
+            "A hard quit fires the cancellation token: cancelled (user) is the last event written.",
+            &["LIFE-TOKEN-CAUSE"],
+            one_call(
+                "rfd083",
+                tool(json!([boolean("confirm")])),
+                json!({"tty": false, "backend": [{"reply": "cancelled", "cause": "hard_quit"}]}),
+            ),
+        ),
+        (
+            "token-aborted-turn",
+            "An aborted turn fires the token: cancelled (user), no further cycle, the turn closes.",
+            &["LIFE-TOKEN-CAUSE"],
+            json!({"tty": false, "tools": {"fs": tool(json!([boolean("confirm")]))},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}], [{"id": "call_2", "tool": "fs"}]]}],
+                "backend": [{"reply": "cancelled", "cause": "aborted_turn"}, {"reply": "answer", "value": true}]}),
+        ),
     ];
     cases
         .into_iter()
