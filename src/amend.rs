@@ -224,17 +224,33 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
         routes(b, RouteTaken::Static, true),
     );
     when(sa != sb, Class::StaticAnswerRecorded, &pair_of(sa, sb));
-    let first_answers = |t: &Trace| -> Vec<String> {
+    // Keyed by the call, so a run that stops earlier (a hard quit, an
+    // aborted turn) compares only the first invocations both runs made.
+    let first_answers = |t: &Trace| -> BTreeMap<(usize, usize, usize), String> {
         t.invocations
             .iter()
             .filter(|i| i.invocation == 1)
-            .map(|i| serde_json::to_string(&i.answers).unwrap_or_default())
+            .map(|i| {
+                (
+                    (i.at.turn, i.at.cycle, i.call_index),
+                    serde_json::to_string(&i.answers).unwrap_or_default(),
+                )
+            })
             .collect()
     };
     let (fa, fb) = (first_answers(a), first_answers(b));
-    when(fa != fb, Class::StaticAnswerDeliveredLater, &|| {
-        format!("first invocation sees {} → {}", fa.join(" "), fb.join(" "))
-    });
+    let seen_differently = fa.iter().find(|(k, v)| fb.get(*k).is_some_and(|w| w != *v));
+    when(
+        seen_differently.is_some(),
+        Class::StaticAnswerDeliveredLater,
+        &|| match seen_differently {
+            Some((k, v)) => format!(
+                "first invocation sees {v} → {}",
+                fb.get(k).cloned().unwrap_or_default()
+            ),
+            None => String::new(),
+        },
+    );
     let (ra, rb) = (reasons(a), reasons(b));
     let keys: BTreeSet<&String> = ra.keys().chain(rb.keys()).collect();
     for k in keys {
@@ -264,7 +280,14 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
     );
     when(oa != ob, Class::UnpairedRequest, &pair_of(oa, ob));
     let (ba, bb) = (backend_ids(a), backend_ids(b));
-    when(ba.len() == bb.len() && ba != bb, Class::IdShape, &|| {
+    // The same inquiry under another shape: one ID is the other plus an
+    // attempt segment (a different question routed in the same place is not
+    // an ID-shape change).
+    let reshaped = ba.len() == bb.len()
+        && ba.iter().zip(&bb).any(|(x, y)| {
+            x != y && (y.starts_with(&format!("{x}.")) || x.starts_with(&format!("{y}.")))
+        });
+    when(reshaped, Class::IdShape, &|| {
         format!("{} → {}", ba.join(" "), bb.join(" "))
     });
     let ((fla, ta), (flb, tb)) = (flat_responses(a), flat_responses(b));

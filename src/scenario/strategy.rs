@@ -9,6 +9,13 @@
 //! every prompter and backend reply, and all three profiles. Sizes are small
 //! so that shrinking ends at scenarios a person can read.
 //!
+//! They also draw question `default`s, raw structured backend replies (RFD
+//! 028 answer extraction), malformed `ask_user` arguments, every prompter
+//! failure and cancellation-token cause, a local program speaking the
+//! stdout protocol, and `ask_user`'s program under an alias. Every feature
+//! of [`super::features::Feature::ALL`] is reached (test
+//! `the_scenario_generator_reaches_every_declared_feature`).
+//!
 //! Every text answer is a unique marker (`answer-<k>-…`), so a secret answer
 //! can be searched for in everything the model writes.
 
@@ -24,7 +31,7 @@ use super::{
 };
 use crate::coordinator::{Call, RunPolicy};
 use crate::profile::ProfileName;
-use crate::routing::InquiryErrorKind;
+use crate::routing::{InquiryErrorKind, PrompterFailure, TokenCause};
 use crate::tool::{
     AnswerReusePolicy, AnswerType, BuiltinHook, Question, QuestionConfig, QuestionTarget,
     ToolSource,
@@ -47,9 +54,16 @@ fn answer_type() -> impl Strategy<Value = AnswerType> {
 }
 
 fn question(id: &'static str) -> impl Strategy<Value = Question> {
-    (answer_type(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
-        move |(t, exclusive, once, context)| {
+    (
+        answer_type(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        0u8..5,
+    )
+        .prop_map(move |(t, exclusive, once, context, default)| {
             let mut q = Question::text(id, format!("Question {id}?"));
+            q.default = question_default(&t, id, default);
             q.answer_type = t;
             q.exclusive = exclusive;
             q.persistence = if once {
@@ -61,8 +75,19 @@ fn question(id: &'static str) -> impl Strategy<Value = Question> {
                 q.context = Some(format!("Context for {id}."));
             }
             q
-        },
-    )
+        })
+}
+
+/// A question's `default` (a display hint, persisted verbatim): mostly
+/// none, else one that fits the type, or a marker string that may not.
+fn question_default(t: &AnswerType, id: &str, pick: u8) -> Option<Value> {
+    match (pick, t) {
+        (0..=2, _) => None,
+        (3, AnswerType::Boolean) => Some(json!(true)),
+        (3, AnswerType::Select { options }) => options.first().map(|o| json!(o)),
+        (3, AnswerType::Text | AnswerType::Secret) => Some(json!(format!("default-{id}"))),
+        (_, _) => Some(json!(format!("default-{id}-marker"))),
+    }
 }
 
 /// A static answer: none, one that fits every type, one that fits none, or a
@@ -159,21 +184,78 @@ fn ask_user_arguments() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(json!({"question": "Proceed?", "answer_type": "boolean"})),
         Just(
-            json!({"question": "Which?", "answer_type": "select", "options": ["a", "b"], "context": "Pick one."})
+            json!({"question": "Which?", "answer_type": "select", "options": ["a", "b"], "context": "Pick one.", "default": "b"})
         ),
         Just(json!({"question": "Name?"})),
+        Just(json!({"question": "Proceed?", "answer_type": "boolean", "default": true})),
+        // Malformed (RFD 083 "Arguments"): each refused with an error.
         Just(json!({"question": ""})),
         Just(json!({"question": "Pick", "answer_type": "select"})),
+        Just(json!("not an object")),
+        Just(json!({"question": 7})),
+        Just(json!({"question": "two\nlines"})),
+        Just(json!({"question": "Key?", "answer_type": "secret"})),
+        Just(json!({"question": "Go?", "answer_type": "boolean", "options": ["a"]})),
+        Just(json!({"question": "Go?", "answer_type": "boolean", "default": "yes"})),
     ]
 }
 
-const TOOLS: [&str; 3] = ["alpha", "beta", "ask_user"];
+/// A local program's stdout lines: `needs_input` outcomes for `q1`, raw
+/// text, explicit success and error. `q1` keeps one answer type across the
+/// lines (its `persistence` varies, which is how a scenario re-asks a
+/// remembered key with `persistence: none`): the same ID asked as `secret`
+/// and then as `text` would take the same static answer into the stream
+/// (see `spec/DECISIONS.md`).
+fn local_tool() -> impl Strategy<Value = ToolSetup> {
+    (
+        question("q1"),
+        vec((0u8..5, any::<bool>()), 0..=4),
+        question_config("gamma", "q1"),
+    )
+        .prop_map(|(q, lines, c)| {
+            let stdout = lines
+                .into_iter()
+                .map(|(kind, once)| match kind {
+                    0 | 1 => {
+                        let mut q = q.clone();
+                        q.persistence = if once {
+                            AnswerReusePolicy::None
+                        } else {
+                            AnswerReusePolicy::Turn
+                        };
+                        json!({"type": "needs_input", "question": q}).to_string()
+                    }
+                    2 => "gamma raw output\n".to_owned(),
+                    3 => r#"{"type":"success","content":"gamma done"}"#.to_owned(),
+                    _ => r#"{"type":"error","message":"gamma failed"}"#.to_owned(),
+                })
+                .collect();
+            let mut questions = IndexMap::new();
+            if c != QuestionConfig::default() {
+                questions.insert("q1".to_owned(), c);
+            }
+            ToolSetup {
+                source: None,
+                program: Program::Local { stdout },
+                questions,
+                run: RunPolicy::Unattended,
+            }
+        })
+}
+
+/// The tools calls pick from: two scripted tools, `ask_user`, a local
+/// program, and `ask_user`'s program under the alias `ask`.
+const TOOLS: [&str; 5] = ["alpha", "beta", "ask_user", "gamma", "ask"];
 
 fn call(index: usize) -> impl Strategy<Value = Call> {
     (select(TOOLS.to_vec()), ask_user_arguments()).prop_map(move |(tool, args)| Call {
         id: format!("c{}", index + 1),
         tool: tool.to_owned(),
-        arguments: if tool == "ask_user" { args } else { json!({}) },
+        arguments: if tool == "ask_user" || tool == "ask" {
+            args
+        } else {
+            json!({})
+        },
     })
 }
 
@@ -201,12 +283,21 @@ fn prompter_reply(k: usize) -> impl Strategy<Value = PrompterReply> {
             1 => Just(None),
         ],
         any::<bool>(),
-        any::<bool>(),
+        0u8..5,
     )
-        .prop_map(|(value, remember, ctrl_c)| match value {
-            Some(value) => PrompterReply::Answer { value, remember },
-            None if ctrl_c => PrompterReply::CtrlC,
-            None => PrompterReply::Eof,
+        .prop_map(|(value, remember, how)| match (value, how) {
+            (Some(value), _) => PrompterReply::Answer { value, remember },
+            (None, 0) => PrompterReply::CtrlC,
+            (None, 1) => PrompterReply::Eof,
+            (None, 2) => PrompterReply::Failure {
+                failure: PrompterFailure::NoTerminal,
+            },
+            (None, 3) => PrompterReply::Failure {
+                failure: PrompterFailure::Io,
+            },
+            (None, _) => PrompterReply::Failure {
+                failure: PrompterFailure::Format,
+            },
         })
 }
 
@@ -222,6 +313,24 @@ fn backend_reply(k: usize) -> impl Strategy<Value = BackendReply> {
             InquiryErrorKind::Other,
         ])
         .prop_map(|error| BackendReply::Error { error }),
+        // Raw structured responses: RFD 028's answer extraction, with an ID
+        // that may match the first attempt of a question, a missing ID, a
+        // missing answer, or no object at all.
+        1 => prop_oneof![
+            Just(json!({"inquiry_id": "c1.q1.1", "answer": true})),
+            Just(json!({"inquiry_id": "c1.answer.1", "answer": "a"})),
+            Just(json!({"answer": true})),
+            Just(json!({"inquiry_id": "c1.q1.1"})),
+            Just(json!("not an object")),
+        ]
+        .prop_map(|structured| BackendReply::Raw { structured }),
+        1 => select(vec![
+            TokenCause::Restart,
+            TokenCause::ToolCancel,
+            TokenCause::HardQuit,
+            TokenCause::AbortedTurn,
+        ])
+        .prop_map(|cause| BackendReply::Cancelled { cause }),
     ]
 }
 
@@ -245,7 +354,7 @@ pub fn scenario_under(
         any::<bool>(),
         scripted_tool("alpha"),
         scripted_tool("beta"),
-        ask_user_tool(),
+        (ask_user_tool(), local_tool()),
         vec(turn(), 1..=2),
         replies(prompter_reply),
         replies(backend_reply),
@@ -262,11 +371,33 @@ pub fn scenario_under(
         vec(0u32..4, 0..=8),
     )
         .prop_map(
-            |(profile, tty, alpha, beta, ask, turns, prompter, backend, permissions, schedule)| {
+            |(
+                profile,
+                tty,
+                alpha,
+                beta,
+                (ask, gamma),
+                turns,
+                prompter,
+                backend,
+                permissions,
+                schedule,
+            )| {
                 let mut tools = IndexMap::new();
                 tools.insert("alpha".to_owned(), alpha);
                 tools.insert("beta".to_owned(), beta);
                 tools.insert("ask_user".to_owned(), ask);
+                tools.insert("gamma".to_owned(), gamma);
+                // `ask_user`'s program under another key: NotFound.
+                tools.insert(
+                    "ask".to_owned(),
+                    ToolSetup {
+                        source: None,
+                        program: Program::AskUser,
+                        questions: IndexMap::new(),
+                        run: RunPolicy::Unattended,
+                    },
+                );
                 Scenario {
                     profile,
                     tty,
