@@ -253,6 +253,7 @@ fn single(d: &[usize]) -> Scenario {
         },
         questions: IndexMap::from([("q".to_owned(), c)]),
         run: RunPolicy::Unattended,
+        assistant: IndexMap::new(),
     };
     let (turns, schedule) = match d[6] {
         0 => (vec![turn(vec![vec![call("c1", "t")]])], vec![]),
@@ -285,6 +286,8 @@ fn single(d: &[usize]) -> Scenario {
         backend: backend(&q, d[5], 8),
         permissions: vec![],
         schedule,
+        backend_by_id: IndexMap::new(),
+        inquiry_model: None,
     }
 }
 
@@ -332,6 +335,7 @@ fn pairs(d: &[usize]) -> Scenario {
                 },
                 questions,
                 run: RunPolicy::Unattended,
+                assistant: IndexMap::new(),
             },
         );
     }
@@ -366,6 +370,8 @@ fn pairs(d: &[usize]) -> Scenario {
         backend,
         permissions: vec![],
         schedule: if d[6] == 1 { vec![1; 16] } else { vec![] },
+        backend_by_id: IndexMap::new(),
+        inquiry_model: None,
     }
 }
 

@@ -59,6 +59,17 @@ pub struct Scenario {
     /// the mock backend fails with `Other`.
     #[serde(default)]
     pub backend: Vec<BackendReply>,
+    /// The mock backend's replies by inquiry ID (RFD 028 "A
+    /// `MockInquiryBackend` returns pre-configured answers keyed by inquiry
+    /// ID"; rule `LIFE-BACKEND-BY-ID`): an inquiry whose ID is here gets
+    /// that reply whatever the schedule; any other takes the next of
+    /// `backend`.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub backend_by_id: IndexMap<String, BackendReply>,
+    /// The dedicated inquiry model, when the backend does not use the
+    /// conversation's (rule `LIFE-BACKEND-MODEL`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inquiry_model: Option<String>,
     /// The permission prompt's replies; when they run out the user denies.
     #[serde(default)]
     pub permissions: Vec<PermissionReply>,
@@ -84,6 +95,20 @@ pub struct ToolSetup {
     /// The permission policy.
     #[serde(default, skip_serializing_if = "is_unattended")]
     pub run: RunPolicy,
+    /// Per-question assistant-target configuration (RFD 034's assistant
+    /// target config, as RFD 028's backend uses it), by question ID.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub assistant: IndexMap<String, AssistantTarget>,
+}
+
+/// What the inquiry backend uses for one question (rule
+/// `LIFE-BACKEND-MODEL`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssistantTarget {
+    /// The model asked; overrides the scenario's `inquiry_model`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 fn is_unattended(r: &RunPolicy) -> bool {
@@ -318,10 +343,16 @@ pub struct BackendRecord {
     pub at: At,
     /// The tool-call ID.
     pub tool_call_id: String,
+    /// The tool.
+    pub tool: String,
     /// Which call of its cycle (0-based).
     pub call_index: usize,
     /// The call.
     pub call: BackendCall,
+    /// The model asked: the question's assistant target, else the
+    /// dedicated inquiry model, else (none) the conversation's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// What the backend did.
     pub reply: BackendReply,
 }
@@ -627,6 +658,7 @@ struct Driver<'s, 'o> {
     trace: Trace,
     prompter: VecDeque<PrompterReply>,
     backend: VecDeque<BackendReply>,
+    backend_by_id: IndexMap<String, BackendReply>,
     permissions: VecDeque<PermissionReply>,
     schedule: VecDeque<u32>,
     /// Set by a token fired for `hard_quit` or `aborted_turn`.
@@ -677,6 +709,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             },
             prompter: scenario.prompter.iter().cloned().collect(),
             backend: scenario.backend.iter().cloned().collect(),
+            backend_by_id: scenario.backend_by_id.clone(),
             permissions: scenario.permissions.iter().copied().collect(),
             schedule: scenario.schedule.iter().copied().collect(),
             local_printed: IndexMap::new(),
@@ -985,9 +1018,20 @@ impl<'s, 'o> Driver<'s, 'o> {
                 })
             }
             Work::Inquire { call, backend } => {
-                let reply = self.backend.pop_front().unwrap_or(BackendReply::Error {
-                    error: InquiryErrorKind::Other,
-                });
+                let keyed = self.backend_by_id.shift_remove(&backend.inquiry_id);
+                let reply =
+                    keyed
+                        .or_else(|| self.backend.pop_front())
+                        .unwrap_or(BackendReply::Error {
+                            error: InquiryErrorKind::Other,
+                        });
+                let model = self
+                    .scenario
+                    .tools
+                    .get(&calls[call].call.tool)
+                    .and_then(|t| t.assistant.get(&backend.question.id))
+                    .and_then(|a| a.model.clone())
+                    .or_else(|| self.scenario.inquiry_model.clone());
                 let result = match &reply {
                     BackendReply::Answer { value } => Ok(json!({
                         "inquiry_id": backend.inquiry_id,
@@ -1008,8 +1052,10 @@ impl<'s, 'o> Driver<'s, 'o> {
                 self.trace.backend_calls.push(BackendRecord {
                     at,
                     tool_call_id: calls[call].call.id.clone(),
+                    tool: calls[call].call.tool.clone(),
                     call_index: call,
                     call: *backend,
+                    model,
                     reply,
                 });
                 Ok(Input::InquiryResult { call, result })

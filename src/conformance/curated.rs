@@ -459,6 +459,16 @@ pub fn curated() -> Result<Vec<Vector>, String> {
                 "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}], [{"id": "call_2", "tool": "fs"}]]}],
                 "backend": [{"reply": "cancelled", "cause": "aborted_turn"}, {"reply": "answer", "value": true}]}),
         ),
+        (
+            "backend-by-id-parallel",
+            "Two parallel backend inquiries answered by inquiry ID: each tool gets its own answer whatever the schedule.",
+            &["LIFE-BACKEND-BY-ID", "LIFE-BACKEND-WHOLE-QUESTION"],
+            json!({"tty": false,
+                "tools": {"a": tool(json!([ask("x", json!({"type": "text"}))])), "b": tool(json!([ask("y", json!({"type": "text"}))]))},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "a"}, {"id": "call_2", "tool": "b"}]]}],
+                "backend_by_id": {"call_1.x.1": {"reply": "answer", "value": "for-a"}, "call_2.y.1": {"reply": "answer", "value": "for-b"}},
+                "schedule": [1, 0, 1, 0]}),
+        ),
     ];
     cases
         .into_iter()

@@ -145,6 +145,8 @@ pub fn scenario(u: &mut Unstructured<'_>) -> Result<Scenario> {
         backend,
         permissions,
         schedule,
+        backend_by_id: IndexMap::new(),
+        inquiry_model: None,
     })
 }
 
@@ -253,6 +255,7 @@ fn scripted_tool(u: &mut Unstructured<'_>, name: &str) -> Result<ToolSetup> {
         program: Program::Script { asks, finish },
         questions,
         run,
+        assistant: IndexMap::new(),
     })
 }
 
@@ -267,6 +270,7 @@ fn ask_user_tool(u: &mut Unstructured<'_>) -> Result<ToolSetup> {
         program: Program::AskUser,
         questions,
         run: RunPolicy::Unattended,
+        assistant: IndexMap::new(),
     })
 }
 

@@ -122,6 +122,12 @@ pub enum Feature {
     TokenHardQuit,
     /// The token fired for an aborted turn.
     TokenAbortedTurn,
+    /// The mock backend answered an inquiry by its ID.
+    BackendReplyById,
+    /// The backend asked the dedicated inquiry model.
+    InquiryModelDedicated,
+    /// The backend asked a question's own assistant-target model.
+    InquiryModelPerQuestion,
     /// A permission prompt was allowed.
     PermissionAllow,
     /// A permission prompt was denied.
@@ -130,7 +136,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in declaration order.
-    pub const ALL: [Feature; 50] = [
+    pub const ALL: [Feature; 53] = [
         Feature::ProfileLegacy,
         Feature::ProfileRfd082,
         Feature::ProfileRfd083,
@@ -179,6 +185,9 @@ impl Feature {
         Feature::TokenToolCancel,
         Feature::TokenHardQuit,
         Feature::TokenAbortedTurn,
+        Feature::BackendReplyById,
+        Feature::InquiryModelDedicated,
+        Feature::InquiryModelPerQuestion,
         Feature::PermissionAllow,
         Feature::PermissionDeny,
     ];
@@ -236,8 +245,11 @@ impl Feature {
             Feature::TokenToolCancel => 45,
             Feature::TokenHardQuit => 46,
             Feature::TokenAbortedTurn => 47,
-            Feature::PermissionAllow => 48,
-            Feature::PermissionDeny => 49,
+            Feature::BackendReplyById => 48,
+            Feature::InquiryModelDedicated => 49,
+            Feature::InquiryModelPerQuestion => 50,
+            Feature::PermissionAllow => 51,
+            Feature::PermissionDeny => 52,
         }
     }
 
@@ -407,6 +419,23 @@ pub fn reached(scenario: &Scenario, trace: &Trace) -> BTreeSet<Feature> {
     }
     for b in &trace.backend_calls {
         out.insert(Feature::of_backend(&b.reply));
+        if scenario.backend_by_id.contains_key(&b.call.inquiry_id) {
+            out.insert(Feature::BackendReplyById);
+        }
+        let own = scenario
+            .tools
+            .get(&b.tool)
+            .and_then(|t| t.assistant.get(&b.call.question.id))
+            .and_then(|a| a.model.as_ref());
+        match (own, &b.model) {
+            (Some(_), Some(_)) => {
+                out.insert(Feature::InquiryModelPerQuestion);
+            }
+            (None, Some(_)) => {
+                out.insert(Feature::InquiryModelDedicated);
+            }
+            (_, None) => {}
+        }
     }
     for p in &trace.permission_prompts {
         out.insert(match p.reply {

@@ -26,8 +26,8 @@ use proptest::sample::select;
 use serde_json::{Value, json};
 
 use super::{
-    BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario, ScriptedAsk,
-    ToolSetup, TurnScript,
+    AssistantTarget, BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario,
+    ScriptedAsk, ToolSetup, TurnScript,
 };
 use crate::coordinator::{Call, RunPolicy};
 use crate::profile::ProfileName;
@@ -161,6 +161,7 @@ fn scripted_tool(name: &'static str) -> impl Strategy<Value = ToolSetup> {
                 program: Program::Script { asks, finish },
                 questions,
                 run,
+                assistant: IndexMap::new(),
             }
         })
 }
@@ -176,6 +177,7 @@ fn ask_user_tool() -> impl Strategy<Value = ToolSetup> {
             program: Program::AskUser,
             questions,
             run: RunPolicy::Unattended,
+            assistant: IndexMap::new(),
         }
     })
 }
@@ -239,6 +241,7 @@ fn local_tool() -> impl Strategy<Value = ToolSetup> {
                 program: Program::Local { stdout },
                 questions,
                 run: RunPolicy::Unattended,
+                assistant: IndexMap::new(),
             }
         })
 }
@@ -340,6 +343,40 @@ fn replies<T: std::fmt::Debug, S: Strategy<Value = T>>(
     (0usize..=6).prop_flat_map(move |n| (0..n).map(each).collect::<Vec<_>>())
 }
 
+/// The inquiry backend's setup: replies keyed by inquiry ID (IDs the
+/// generated calls can produce, a two-segment one for `legacy`), a dedicated
+/// inquiry model, and a per-question model for `alpha.q1`.
+#[allow(clippy::type_complexity)]
+fn inquiry_setup() -> impl Strategy<
+    Value = (
+        IndexMap<String, BackendReply>,
+        Option<String>,
+        Option<String>,
+    ),
+> {
+    (
+        vec(
+            (
+                select(vec![
+                    "c1.q1.1",
+                    "c2.q1.1",
+                    "c1.q2.1",
+                    "c1.answer.1",
+                    "c1.q1",
+                ]),
+                backend_reply(9),
+            ),
+            0..=2,
+        ),
+        prop_oneof![3 => Just(None), 1 => Just(Some("inquiry-small".to_owned()))],
+        prop_oneof![3 => Just(None), 1 => Just(Some("alpha-q1-model".to_owned()))],
+    )
+        .prop_map(|(keyed, model, alpha)| {
+            let by_id = keyed.into_iter().map(|(k, r)| (k.to_owned(), r)).collect();
+            (by_id, model, alpha)
+        })
+}
+
 /// Whole scenarios, under any profile.
 pub fn scenario() -> impl Strategy<Value = Scenario> {
     scenario_under(profile())
@@ -369,6 +406,7 @@ pub fn scenario_under(
             0..=2,
         ),
         vec(0u32..4, 0..=8),
+        inquiry_setup(),
     )
         .prop_map(
             |(
@@ -382,7 +420,14 @@ pub fn scenario_under(
                 backend,
                 permissions,
                 schedule,
+                (backend_by_id, inquiry_model, alpha_model),
             )| {
+                let mut alpha = alpha;
+                if let Some(model) = alpha_model {
+                    alpha
+                        .assistant
+                        .insert("q1".to_owned(), AssistantTarget { model: Some(model) });
+                }
                 let mut tools = IndexMap::new();
                 tools.insert("alpha".to_owned(), alpha);
                 tools.insert("beta".to_owned(), beta);
@@ -396,6 +441,7 @@ pub fn scenario_under(
                         program: Program::AskUser,
                         questions: IndexMap::new(),
                         run: RunPolicy::Unattended,
+                        assistant: IndexMap::new(),
                     },
                 );
                 Scenario {
@@ -407,6 +453,8 @@ pub fn scenario_under(
                     backend,
                     permissions,
                     schedule,
+                    backend_by_id,
+                    inquiry_model,
                 }
             },
         )
