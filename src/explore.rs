@@ -254,6 +254,7 @@ fn single(d: &[usize]) -> Scenario {
         questions: IndexMap::from([("q".to_owned(), c)]),
         run: RunPolicy::Unattended,
         assistant: IndexMap::new(),
+        enable: None,
     };
     let (turns, schedule) = match d[6] {
         0 => (vec![turn(vec![vec![call("c1", "t")]])], vec![]),
@@ -288,6 +289,7 @@ fn single(d: &[usize]) -> Scenario {
         schedule,
         backend_by_id: IndexMap::new(),
         inquiry_model: None,
+        toggles: Vec::new(),
     }
 }
 
@@ -336,6 +338,7 @@ fn pairs(d: &[usize]) -> Scenario {
                 questions,
                 run: RunPolicy::Unattended,
                 assistant: IndexMap::new(),
+                enable: None,
             },
         );
     }
@@ -372,6 +375,7 @@ fn pairs(d: &[usize]) -> Scenario {
         schedule: if d[6] == 1 { vec![1; 16] } else { vec![] },
         backend_by_id: IndexMap::new(),
         inquiry_model: None,
+        toggles: Vec::new(),
     }
 }
 

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::ask_user;
-use crate::config::{ConfigError, ConfigSource};
+use crate::config::{ConfigError, ConfigSource, Enable, PartialEnable, Toggle, toggle_enables};
 use crate::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Faults, Input, RouteTaken, RunPolicy, ToolSpec,
 };
@@ -73,6 +73,10 @@ pub struct Scenario {
     /// The permission prompt's replies; when they run out the user denies.
     #[serde(default)]
     pub permissions: Vec<PermissionReply>,
+    /// The command line's `-t`/`-T` flags, in order (`"-T"`, `"-t NAME"`…),
+    /// applied to the tools' `enable` (rule `CONFIG-ENABLE-LIFECYCLE`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub toggles: Vec<String>,
     /// Scheduler choices: at each step the pending piece of work at
     /// `choice % pending` runs next; when they run out, the oldest runs.
     #[serde(default)]
@@ -95,6 +99,12 @@ pub struct ToolSetup {
     /// The permission policy.
     #[serde(default, skip_serializing_if = "is_unattended")]
     pub run: RunPolicy,
+    /// `enable` (RFD 081 shapes and the pre-081 strings), merged over the
+    /// built-in's registered `enable` for `ask_user`. A tool that ends up
+    /// off after the toggles is not offered: a call to it fails as to an
+    /// unconfigured tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enable: Option<PartialEnable>,
     /// Per-question assistant-target configuration (RFD 034's assistant
     /// target config, as RFD 028's backend uses it), by question ID.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
@@ -480,6 +490,24 @@ impl From<CoordinatorError> for ScenarioError {
 pub const MAX_STEPS: usize = 100_000;
 
 impl ToolSetup {
+    /// The resolved `enable` of the tool configured under `key`, before
+    /// toggles: the built-in `ask_user`'s registered `enable` (RFD 083 "Tool
+    /// configuration": on, `if_named`) with this setup's merged over it.
+    pub fn enable(&self, key: &str) -> Enable {
+        let mut layer = match (&self.program, self.executor(key)) {
+            (Program::AskUser, Ok(kind)) if kind == ask_user::SOURCE && self.source.is_none() => {
+                ask_user::registered_config().enable.unwrap_or_default()
+            }
+            (Program::AskUser | Program::Script { .. } | Program::Local { .. }, _) => {
+                PartialEnable::default()
+            }
+        };
+        if let Some(upper) = &self.enable {
+            layer.merge(upper);
+        }
+        layer.resolve()
+    }
+
     /// The executor behind the tool configured under `key`, and so its kind
     /// and provenance hook (RFD 082 "Crossing the executor boundary").
     ///
@@ -682,9 +710,11 @@ struct CallState {
 impl<'s, 'o> Driver<'s, 'o> {
     fn new(scenario: &'s Scenario, options: RunOptions) -> Result<Self, ScenarioError> {
         validate(scenario)?;
+        let enabled = enabled_tools(scenario)?;
         let tools = scenario
             .tools
             .iter()
+            .filter(|(n, _)| enabled.get(*n).is_some_and(|e| e.state))
             .map(|(n, t)| (n.clone(), t.spec(n)))
             .collect();
         Ok(Driver {
@@ -1083,6 +1113,23 @@ impl<'s, 'o> Driver<'s, 'o> {
             }
         }
     }
+}
+
+/// Every tool's `enable` after the scenario's toggles (rule
+/// `CONFIG-ENABLE-LIFECYCLE`).
+pub fn enabled_tools(scenario: &Scenario) -> Result<IndexMap<String, Enable>, ScenarioError> {
+    let toggles = scenario
+        .toggles
+        .iter()
+        .map(|t| Toggle::parse(t))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(ScenarioError)?;
+    let enables = scenario
+        .tools
+        .iter()
+        .map(|(n, t)| (n.clone(), t.enable(n)))
+        .collect();
+    toggle_enables(&enables, &toggles).map_err(|e| ScenarioError(e.to_string()))
 }
 
 /// Rejects scenarios the model cannot run, with a message naming the part.

@@ -421,3 +421,54 @@ fn persistence_none_skips_the_cache_read() {
     .unwrap();
     assert_eq!(faulty.prompts.len(), 1, "the fault lets the cache answer");
 }
+
+/// Rule: CONFIG-ENABLE-LIFECYCLE — `enable`, `allow_toggle` and the `-t`/`-T`
+/// flags decide which tools the coordinator offers (RFD 083 "Tool
+/// configuration", "Drawbacks"): bare `-T` turns a plain tool off and leaves
+/// `ask_user` (`if_named`) asking; `-T -T ask_user` turns both off; a
+/// pre-081 `"explicit"` tool is off, stays off under bare `-t`, and runs
+/// when named. A call to a tool that is off fails and records nothing.
+#[test]
+fn enable_and_toggles_drive_the_lifecycle() {
+    let v = |toggles: Value| {
+        json!({
+            "toggles": toggles,
+            "tools": {
+                "fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+                    {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}},
+                "git": {"source": {"kind": "local"}, "enable": "explicit",
+                    "program": {"kind": "script"}},
+                "ask_user": {"program": {"kind": "ask_user"}}
+            },
+            "turns": [{"cycles": [[
+                {"id": "c1", "tool": "fs"},
+                {"id": "c2", "tool": "git"},
+                {"id": "c3", "tool": "ask_user", "arguments": {"question": "Go?", "answer_type": "boolean"}}
+            ]]}],
+            "prompter": [{"reply": "answer", "value": true}, {"reply": "answer", "value": true}]
+        })
+    };
+    // Which of fs, git, ask_user ran (responded without an error).
+    let ran = |toggles: Value| -> Vec<bool> {
+        let t = run(v(toggles));
+        ["c1", "c2", "c3"]
+            .iter()
+            .map(|id| {
+                t.tool_responses
+                    .iter()
+                    .find(|r| r.tool_call_id == *id)
+                    .is_some_and(|r| !r.is_error)
+            })
+            .collect()
+    };
+    assert_eq!(ran(json!([])), [true, false, true]);
+    assert_eq!(ran(json!(["-T"])), [false, false, true]);
+    assert_eq!(ran(json!(["-T", "-T ask_user"])), [false, false, false]);
+    assert_eq!(ran(json!(["-t"])), [true, false, true]);
+    assert_eq!(ran(json!(["-t git"])), [true, true, true]);
+    let off = run(v(json!(["-T", "-T ask_user"])));
+    assert!(requests(&off).is_empty() && off.prompts.is_empty());
+    // A toggle naming no tool is a clear error, not a silent no-op.
+    let err = inquiry_model::scenario::run(&scenario(v(json!(["-T nope"])))).unwrap_err();
+    assert_eq!(err.to_string(), "no tool named `nope` is configured");
+}

@@ -469,6 +469,18 @@ pub fn curated() -> Result<Vec<Vector>, String> {
                 "backend_by_id": {"call_1.x.1": {"reply": "answer", "value": "for-a"}, "call_2.y.1": {"reply": "answer", "value": "for-b"}},
                 "schedule": [1, 0, 1, 0]}),
         ),
+        (
+            "toggles-disable-all-spares-ask-user",
+            "Bare -T turns a plain tool off and leaves ask_user (if_named) asking; a pre-081 explicit tool stays off.",
+            &["CONFIG-ENABLE-LIFECYCLE", "CONFIG-ENABLE-PRE-081"],
+            json!({"toggles": ["-T"],
+                "tools": {"fs": tool(json!([boolean("confirm")])),
+                    "git": {"source": {"kind": "local"}, "enable": "explicit", "program": {"kind": "script"}},
+                    "ask_user": {"program": {"kind": "ask_user"}}},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}, {"id": "call_2", "tool": "git"},
+                    {"id": "call_3", "tool": "ask_user", "arguments": {"question": "Go?", "answer_type": "boolean"}}]]}],
+                "prompter": [{"reply": "answer", "value": true}]}),
+        ),
     ];
     cases
         .into_iter()

@@ -147,6 +147,7 @@ pub fn scenario(u: &mut Unstructured<'_>) -> Result<Scenario> {
         schedule,
         backend_by_id: IndexMap::new(),
         inquiry_model: None,
+        toggles: Vec::new(),
     })
 }
 
@@ -256,6 +257,7 @@ fn scripted_tool(u: &mut Unstructured<'_>, name: &str) -> Result<ToolSetup> {
         questions,
         run,
         assistant: IndexMap::new(),
+        enable: None,
     })
 }
 
@@ -271,6 +273,7 @@ fn ask_user_tool(u: &mut Unstructured<'_>) -> Result<ToolSetup> {
         questions,
         run: RunPolicy::Unattended,
         assistant: IndexMap::new(),
+        enable: None,
     })
 }
 

@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::{BackendReply, PermissionReply, Program, PrompterReply, Scenario, Trace};
+use crate::config::Toggle;
 use crate::coordinator::RunPolicy;
 use crate::profile::ProfileName;
 use crate::routing::{InquiryErrorKind, PrompterFailure, TokenCause, validate_answer};
@@ -128,6 +129,12 @@ pub enum Feature {
     InquiryModelDedicated,
     /// The backend asked a question's own assistant-target model.
     InquiryModelPerQuestion,
+    /// A call named a tool that `enable` and the toggles turned off.
+    ConfigToolDisabled,
+    /// A bare `-t`/`-T` flag.
+    ConfigToggleBulk,
+    /// A named `-t NAME`/`-T NAME` flag.
+    ConfigToggleNamed,
     /// A permission prompt was allowed.
     PermissionAllow,
     /// A permission prompt was denied.
@@ -136,7 +143,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in declaration order.
-    pub const ALL: [Feature; 53] = [
+    pub const ALL: [Feature; 56] = [
         Feature::ProfileLegacy,
         Feature::ProfileRfd082,
         Feature::ProfileRfd083,
@@ -188,6 +195,9 @@ impl Feature {
         Feature::BackendReplyById,
         Feature::InquiryModelDedicated,
         Feature::InquiryModelPerQuestion,
+        Feature::ConfigToolDisabled,
+        Feature::ConfigToggleBulk,
+        Feature::ConfigToggleNamed,
         Feature::PermissionAllow,
         Feature::PermissionDeny,
     ];
@@ -248,8 +258,11 @@ impl Feature {
             Feature::BackendReplyById => 48,
             Feature::InquiryModelDedicated => 49,
             Feature::InquiryModelPerQuestion => 50,
-            Feature::PermissionAllow => 51,
-            Feature::PermissionDeny => 52,
+            Feature::ConfigToolDisabled => 51,
+            Feature::ConfigToggleBulk => 52,
+            Feature::ConfigToggleNamed => 53,
+            Feature::PermissionAllow => 54,
+            Feature::PermissionDeny => 55,
         }
     }
 
@@ -323,6 +336,28 @@ pub fn reached(scenario: &Scenario, trace: &Trace) -> BTreeSet<Feature> {
     }
     if scenario.turns.len() > 1 {
         out.insert(Feature::TwoTurns);
+    }
+    for t in &scenario.toggles {
+        match Toggle::parse(t) {
+            Ok(Toggle::EnableAll | Toggle::DisableAll) => {
+                out.insert(Feature::ConfigToggleBulk);
+            }
+            Ok(Toggle::Enable(_) | Toggle::Disable(_)) => {
+                out.insert(Feature::ConfigToggleNamed);
+            }
+            Err(_) => {}
+        }
+    }
+    if let Ok(enabled) = super::enabled_tools(scenario) {
+        let called_off = scenario
+            .turns
+            .iter()
+            .flat_map(|t| &t.cycles)
+            .flatten()
+            .any(|c| enabled.get(&c.tool).is_some_and(|e| !e.state));
+        if called_off {
+            out.insert(Feature::ConfigToolDisabled);
+        }
     }
     let mut ids = BTreeSet::new();
     for turn in &scenario.turns {

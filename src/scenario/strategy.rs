@@ -29,6 +29,7 @@ use super::{
     AssistantTarget, BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario,
     ScriptedAsk, ToolSetup, TurnScript,
 };
+use crate::config::PartialEnable;
 use crate::coordinator::{Call, RunPolicy};
 use crate::profile::ProfileName;
 use crate::routing::{InquiryErrorKind, PrompterFailure, TokenCause};
@@ -162,6 +163,7 @@ fn scripted_tool(name: &'static str) -> impl Strategy<Value = ToolSetup> {
                 questions,
                 run,
                 assistant: IndexMap::new(),
+                enable: None,
             }
         })
 }
@@ -178,6 +180,7 @@ fn ask_user_tool() -> impl Strategy<Value = ToolSetup> {
             questions,
             run: RunPolicy::Unattended,
             assistant: IndexMap::new(),
+            enable: None,
         }
     })
 }
@@ -242,6 +245,7 @@ fn local_tool() -> impl Strategy<Value = ToolSetup> {
                 questions,
                 run: RunPolicy::Unattended,
                 assistant: IndexMap::new(),
+                enable: None,
             }
         })
 }
@@ -377,6 +381,27 @@ fn inquiry_setup() -> impl Strategy<
         })
 }
 
+/// The command line's toggles and `beta`'s `enable` (the RFD 081 shapes and
+/// the pre-081 strings).
+fn toggle_setup() -> impl Strategy<Value = (Vec<String>, Option<PartialEnable>)> {
+    (
+        prop_oneof![
+            3 => Just(vec![]),
+            1 => vec(
+                select(vec!["-T", "-t", "-T alpha", "-t beta", "-T ask_user"]).prop_map(str::to_owned),
+                1..=2,
+            ),
+        ],
+        prop_oneof![
+            3 => Just(None),
+            1 => Just(PartialEnable::pre_081("explicit")),
+            1 => Just(PartialEnable::pre_081("always")),
+            1 => Just(Some(PartialEnable::shorthand(false))),
+            1 => Just(Some(PartialEnable { state: Some(false), allow_toggle: None })),
+        ],
+    )
+}
+
 /// Whole scenarios, under any profile.
 pub fn scenario() -> impl Strategy<Value = Scenario> {
     scenario_under(profile())
@@ -406,7 +431,7 @@ pub fn scenario_under(
             0..=2,
         ),
         vec(0u32..4, 0..=8),
-        inquiry_setup(),
+        (inquiry_setup(), toggle_setup()),
     )
         .prop_map(
             |(
@@ -420,7 +445,7 @@ pub fn scenario_under(
                 backend,
                 permissions,
                 schedule,
-                (backend_by_id, inquiry_model, alpha_model),
+                ((backend_by_id, inquiry_model, alpha_model), (toggles, beta_enable)),
             )| {
                 let mut alpha = alpha;
                 if let Some(model) = alpha_model {
@@ -428,6 +453,8 @@ pub fn scenario_under(
                         .assistant
                         .insert("q1".to_owned(), AssistantTarget { model: Some(model) });
                 }
+                let mut beta = beta;
+                beta.enable = beta_enable;
                 let mut tools = IndexMap::new();
                 tools.insert("alpha".to_owned(), alpha);
                 tools.insert("beta".to_owned(), beta);
@@ -442,9 +469,11 @@ pub fn scenario_under(
                         questions: IndexMap::new(),
                         run: RunPolicy::Unattended,
                         assistant: IndexMap::new(),
+                        enable: None,
                     },
                 );
                 Scenario {
+                    toggles,
                     profile,
                     tty,
                     tools,
