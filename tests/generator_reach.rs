@@ -55,3 +55,20 @@ fn a_plain_scenario_reaches_only_its_own_features() {
     .collect();
     assert_eq!(reached, expected);
 }
+
+/// Rule: CONF-FEATURES-REACHED — an aliased `ask_user` reaches the alias
+/// feature only: its program never ran, so neither `ask_user` nor its
+/// argument validation counts as reached, even with malformed arguments.
+#[test]
+fn an_alias_reaches_no_program_feature() {
+    let s: scenario::Scenario = serde_json::from_value(serde_json::json!({
+        "tools": {"ask": {"program": {"kind": "ask_user"}}},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "ask", "arguments": "not an object"}]]}]
+    }))
+    .unwrap();
+    let reached = scenario::features::reached(&s, &scenario::run(&s).unwrap());
+    let expected: BTreeSet<Feature> = [Feature::ProfileRfd083, Feature::AliasedBuiltin]
+        .into_iter()
+        .collect();
+    assert_eq!(reached, expected);
+}

@@ -381,7 +381,9 @@ pub fn reached(scenario: &Scenario, trace: &Trace) -> BTreeSet<Feature> {
                 out.insert(Feature::of_kind(kind));
             }
             Err(_) => {
+                // No executor ran: its program's features are not reached.
                 out.insert(Feature::AliasedBuiltin);
+                continue;
             }
         }
         match (&setup.program, &inv.outcome) {
