@@ -244,11 +244,12 @@ pub enum BackendReply {
         error: InquiryErrorKind,
     },
     /// The cancellation token fires while the backend works (rule
-    /// `LIFE-TOKEN-CAUSE`): `InquiryError::Cancelled`, then what the cause
-    /// does to the run. `restart` and `tool_cancel` end the call like any
-    /// cancelled inquiry; `aborted_turn` also skips the turn's remaining
-    /// cycles; `hard_quit` persists the inquiry's `cancelled` response and
-    /// nothing after it.
+    /// `LIFE-TOKEN-CAUSE`): the inquiry records `cancelled (user)`, then the
+    /// cause acts on the run. `tool_cancel` ends the call like any cancelled
+    /// inquiry; `restart` runs the tool again from scratch in the same call
+    /// (its question takes the next attempt); `aborted_turn` ends the call
+    /// and skips the turn's remaining cycles; `hard_quit` closes every open
+    /// inquiry and writes nothing after.
     Cancelled {
         /// What fired it.
         cause: TokenCause,
@@ -1062,6 +1063,12 @@ impl<'s, 'o> Driver<'s, 'o> {
                     .and_then(|t| t.assistant.get(&backend.question.id))
                     .and_then(|a| a.model.clone())
                     .or_else(|| self.scenario.inquiry_model.clone());
+                let restart = matches!(
+                    reply,
+                    BackendReply::Cancelled {
+                        cause: TokenCause::Restart
+                    }
+                );
                 let result = match &reply {
                     BackendReply::Answer { value } => Ok(json!({
                         "inquiry_id": backend.inquiry_id,
@@ -1088,6 +1095,11 @@ impl<'s, 'o> Driver<'s, 'o> {
                     model,
                     reply,
                 });
+                if restart {
+                    // The tool runs again from scratch (its script too).
+                    calls[call].script = ScriptState::default();
+                    return Ok(Input::InquiryRestarted { call });
+                }
                 Ok(Input::InquiryResult { call, result })
             }
             Work::Permission { call } => {

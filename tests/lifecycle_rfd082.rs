@@ -762,10 +762,11 @@ fn prompter_failures_record_user() {
 
 /// Rule: LIFE-TOKEN-CAUSE — every cause of the cancellation token (restart,
 /// tool cancel, hard quit, aborted turn) records `cancelled (user)` for the
-/// in-flight inquiry (RFD 082 step 6). Beyond it: tool cancel and restart
-/// end the call as any cancelled inquiry and the turn goes on; an aborted
-/// turn runs no further cycle but closes the turn; a hard quit writes the
-/// response and nothing after it.
+/// in-flight inquiry (RFD 082 step 6). Beyond it: a tool cancel ends the
+/// call as any cancelled inquiry and the turn goes on; a restart re-runs the
+/// tool in the same call (next attempt); an aborted turn runs no further
+/// cycle but closes the turn; a hard quit writes the response and nothing
+/// after it.
 #[test]
 fn token_causes_record_user_and_persist_by_cause() {
     let with = |cause: &str| {
@@ -777,13 +778,44 @@ fn token_causes_record_user_and_persist_by_cause() {
     let kinds_of = |t: &inquiry_model::scenario::Trace| -> Vec<String> {
         kinds(t).into_iter().map(str::to_owned).collect()
     };
-    for cause in ["restart", "tool_cancel"] {
-        let t = with(cause);
-        assert_eq!(cancel_reasons(&t), [CancellationReason::User], "{cause}");
-        assert_eq!(t.backend_calls.len(), 2, "{cause}: the turn went on");
-        assert_eq!(kinds(&t).last(), Some(&"chat_response"));
-        assert_paired(&t);
-    }
+    let cancel = with("tool_cancel");
+    assert_eq!(cancel_reasons(&cancel), [CancellationReason::User]);
+    assert_eq!(request_ids(&cancel), ["c1.q.1", "c2.q.1"]);
+    assert_eq!(cancel.backend_calls.len(), 2, "the turn went on");
+    assert_eq!(kinds(&cancel).last(), Some(&"chat_response"));
+    assert_paired(&cancel);
+
+    // A restart re-runs the tool in the same call: its question is asked
+    // again as attempt 2 and answered; the call gets one response.
+    let restart = with("restart");
+    assert_eq!(
+        request_ids(&restart),
+        ["c1.q.1", "c1.q.2", "c2.q.1"],
+        "re-run in the same call"
+    );
+    assert!(matches!(
+        responses(&restart)[0],
+        InquiryResponse::Cancelled {
+            reason: CancellationReason::User,
+            ..
+        }
+    ));
+    assert!(matches!(
+        responses(&restart)[1],
+        InquiryResponse::Answered { .. }
+    ));
+    let c1: Vec<_> = restart
+        .tool_responses
+        .iter()
+        .filter(|r| r.tool_call_id == "c1")
+        .collect();
+    assert_eq!(c1.len(), 1);
+    assert!(!c1[0].is_error);
+    assert!(
+        restart.invocations[1].answers.is_empty(),
+        "the re-run starts from scratch"
+    );
+    assert_paired(&restart);
     let aborted = with("aborted_turn");
     assert_eq!(cancel_reasons(&aborted), [CancellationReason::User]);
     assert_eq!(aborted.backend_calls.len(), 1, "no second cycle");

@@ -481,6 +481,16 @@ pub fn curated() -> Result<Vec<Vector>, String> {
                     {"id": "call_3", "tool": "ask_user", "arguments": {"question": "Go?", "answer_type": "boolean"}}]]}],
                 "prompter": [{"reply": "answer", "value": true}]}),
         ),
+        (
+            "token-restart",
+            "A restart fires the token: cancelled (user), then the tool runs again in the same call and its question is attempt 2.",
+            &["LIFE-TOKEN-CAUSE", "LIFE-ATTEMPT-COUNTER"],
+            one_call(
+                "rfd083",
+                tool(json!([boolean("confirm")])),
+                json!({"tty": false, "backend": [{"reply": "cancelled", "cause": "restart"}, {"reply": "answer", "value": true}]}),
+            ),
+        ),
     ];
     cases
         .into_iter()
