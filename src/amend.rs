@@ -64,6 +64,9 @@ pub enum Class {
     ToolInvocations,
     /// What the model is told (tool responses) differs.
     ToolResponseText,
+    /// The same inquiry is recorded with another `InquirySource` (pre-082
+    /// the tool's name, from RFD 082 Phase 1 the built-in's hook).
+    ProvenanceSource,
 }
 
 impl Class {
@@ -103,6 +106,10 @@ impl Class {
             Class::BackendCalled => "inquiry-backend calls".to_owned(),
             Class::ToolInvocations => "tool invocations and the answers tools see".to_owned(),
             Class::ToolResponseText => "tool response text the model sees".to_owned(),
+            Class::ProvenanceSource => {
+                "the recorded source of the same inquiry (tool name vs the built-in's hook)"
+                    .to_owned()
+            }
         }
     }
 }
@@ -148,6 +155,32 @@ fn backend_ids(t: &Trace) -> Vec<String> {
         .collect()
 }
 
+/// The recorded source of every request, keyed by turn and the ID without
+/// its attempt segment (the model's own IDs, so the two profiles' ID shapes
+/// compare), in recording order.
+fn sources_by_inquiry(t: &Trace) -> BTreeMap<(usize, String, usize), String> {
+    let mut m = BTreeMap::new();
+    let mut seen: BTreeMap<(usize, String), usize> = BTreeMap::new();
+    for turn in &stream::turns(&t.stream) {
+        for e in &t.stream[turn.start..turn.end] {
+            if let EventKind::InquiryRequest(r) = &e.kind {
+                let id = r.id.to_string();
+                let base = match (t.profile.writes_attempt_ids(), id.rsplit_once('.')) {
+                    (true, Some((base, _))) => base.to_owned(),
+                    (true, None) | (false, _) => id,
+                };
+                let n = seen.entry((turn.index, base.clone())).or_insert(0);
+                *n += 1;
+                m.insert(
+                    (turn.index, base, *n),
+                    serde_json::to_string(&r.source).unwrap_or_default(),
+                );
+            }
+        }
+    }
+    m
+}
+
 fn questions_by_id(t: &Trace) -> BTreeMap<(usize, String), Value> {
     let turns = stream::turns(&t.stream);
     let mut m = BTreeMap::new();
@@ -191,17 +224,33 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
         routes(b, RouteTaken::Static, true),
     );
     when(sa != sb, Class::StaticAnswerRecorded, &pair_of(sa, sb));
-    let first_answers = |t: &Trace| -> Vec<String> {
+    // Keyed by the call, so a run that stops earlier (a hard quit, an
+    // aborted turn) compares only the first invocations both runs made.
+    let first_answers = |t: &Trace| -> BTreeMap<(usize, usize, usize), String> {
         t.invocations
             .iter()
             .filter(|i| i.invocation == 1)
-            .map(|i| serde_json::to_string(&i.answers).unwrap_or_default())
+            .map(|i| {
+                (
+                    (i.at.turn, i.at.cycle, i.call_index),
+                    serde_json::to_string(&i.answers).unwrap_or_default(),
+                )
+            })
             .collect()
     };
     let (fa, fb) = (first_answers(a), first_answers(b));
-    when(fa != fb, Class::StaticAnswerDeliveredLater, &|| {
-        format!("first invocation sees {} → {}", fa.join(" "), fb.join(" "))
-    });
+    let seen_differently = fa.iter().find(|(k, v)| fb.get(*k).is_some_and(|w| w != *v));
+    when(
+        seen_differently.is_some(),
+        Class::StaticAnswerDeliveredLater,
+        &|| match seen_differently {
+            Some((k, v)) => format!(
+                "first invocation sees {v} → {}",
+                fb.get(k).cloned().unwrap_or_default()
+            ),
+            None => String::new(),
+        },
+    );
     let (ra, rb) = (reasons(a), reasons(b));
     let keys: BTreeSet<&String> = ra.keys().chain(rb.keys()).collect();
     for k in keys {
@@ -231,7 +280,14 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
     );
     when(oa != ob, Class::UnpairedRequest, &pair_of(oa, ob));
     let (ba, bb) = (backend_ids(a), backend_ids(b));
-    when(ba.len() == bb.len() && ba != bb, Class::IdShape, &|| {
+    // The same inquiry under another shape: one ID is the other plus an
+    // attempt segment (a different question routed in the same place is not
+    // an ID-shape change).
+    let reshaped = ba.len() == bb.len()
+        && ba.iter().zip(&bb).any(|(x, y)| {
+            x != y && (y.starts_with(&format!("{x}.")) || x.starts_with(&format!("{y}.")))
+        });
+    when(reshaped, Class::IdShape, &|| {
         format!("{} → {}", ba.join(" "), bb.join(" "))
     });
     let ((fla, ta), (flb, tb)) = (flat_responses(a), flat_responses(b));
@@ -254,6 +310,12 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
             None => String::new(),
         },
     );
+    let (pa, pb) = (sources_by_inquiry(a), sources_by_inquiry(b));
+    let moved = pa.iter().find(|(k, v)| pb.get(*k).is_some_and(|w| w != *v));
+    when(moved.is_some(), Class::ProvenanceSource, &|| match moved {
+        Some((k, v)) => format!("{v} → {}", pb.get(k).cloned().unwrap_or_default()),
+        None => String::new(),
+    });
     let cached = |t: &Trace| count(&t.resolutions, |r| r.route == RouteTaken::Cached);
     let (ua, ub) = (cached(a), cached(b));
     when(ua != ub, Class::CachedAnswerUsed, &pair_of(ua, ub));

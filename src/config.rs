@@ -83,13 +83,32 @@ impl PartialEnable {
         }
     }
 
+    /// The pre-RFD 081 strings real configurations carry (rule
+    /// `CONFIG-ENABLE-PRE-081`): `"always"` (the `describe_tools` entry RFD
+    /// 083 models `ask_user`'s `{ state = true, allow_toggle = "if_named" }`
+    /// after) is on and immune to bulk toggles; `"explicit"` (the local git
+    /// tools) is off until named. Both set both keys. Any other string is
+    /// `None`.
+    pub fn pre_081(s: &str) -> Option<Self> {
+        let state = match s {
+            "always" => true,
+            "explicit" => false,
+            _ => return None,
+        };
+        Some(PartialEnable {
+            state: Some(state),
+            allow_toggle: Some(AllowToggle::IfNamed),
+        })
+    }
+
     /// Overlays `upper` on `self`, key by key.
-    fn merge(&mut self, upper: &PartialEnable) {
+    pub fn merge(&mut self, upper: &PartialEnable) {
         overlay(&mut self.state, &upper.state);
         overlay(&mut self.allow_toggle, &upper.allow_toggle);
     }
 
-    fn resolve(self) -> Enable {
+    /// The resolved `enable` (defaults for unset keys).
+    pub fn resolve(self) -> Enable {
         let default = Enable::default();
         Enable {
             state: self.state.unwrap_or(default.state),
@@ -123,10 +142,13 @@ impl<'de> Deserialize<'de> for PartialEnable {
             }
 
             fn visit_str<E: de::Error>(self, v: &str) -> Result<PartialEnable, E> {
-                Err(E::custom(format_args!(
-                    "`enable = \"{v}\"` is not a supported shape: write `true`, `false` or \
-                     `{{ state = <bool>, allow_toggle = \"always\" | \"if_named\" }}`"
-                )))
+                PartialEnable::pre_081(v).ok_or_else(|| {
+                    E::custom(format_args!(
+                        "`enable = \"{v}\"` is not a supported shape: write `true`, `false`, \
+                         \"always\", \"explicit\" or \
+                         `{{ state = <bool>, allow_toggle = \"always\" | \"if_named\" }}`"
+                    ))
+                })
             }
 
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PartialEnable, A::Error> {
@@ -498,6 +520,36 @@ pub fn layer_builtins(
     out
 }
 
+/// Layers every configuration layer over the built-in defaults, lowest
+/// first (rule `CONFIG-MERGE-LAYERS`): the built-ins, then e.g. the user's
+/// file, then the command line's delta (`--cfg`, the `config_delta` a turn
+/// persists). Each layer is merged *over* the result so far, key by key,
+/// exactly as [`PartialToolConfig::merge`] merges two; a tool a layer names
+/// first is appended after the tools already known.
+pub fn layer_all(
+    layers: &[IndexMap<String, PartialToolConfig>],
+) -> IndexMap<String, PartialToolConfig> {
+    let mut out: IndexMap<String, PartialToolConfig> = builtins().into_iter().collect();
+    for layer in layers {
+        for (name, upper) in layer {
+            out.entry(name.clone()).or_default().merge(upper);
+        }
+    }
+    out
+}
+
+/// [`effective_tools`] over any number of layers ([`layer_all`]).
+pub fn effective_tools_layered(
+    layers: &[IndexMap<String, PartialToolConfig>],
+    toggles: &[Toggle],
+) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
+    let resolved = layer_all(layers)
+        .iter()
+        .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
+        .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
+    apply_toggles(&resolved, toggles)
+}
+
 /// One `-t`/`-T` flag on the command line, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Toggle {
@@ -523,7 +575,26 @@ pub fn apply_toggles(
     configs: &IndexMap<String, ToolConfig>,
     toggles: &[Toggle],
 ) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
+    let enables = configs
+        .iter()
+        .map(|(name, c)| (name.clone(), c.enable))
+        .collect();
     let mut out = configs.clone();
+    for (name, enable) in toggle_enables(&enables, toggles)? {
+        if let Some(config) = out.get_mut(&name) {
+            config.enable = enable;
+        }
+    }
+    Ok(out)
+}
+
+/// [`apply_toggles`] on the `enable` fields alone (what a scenario's tools
+/// carry).
+pub fn toggle_enables(
+    enables: &IndexMap<String, Enable>,
+    toggles: &[Toggle],
+) -> Result<IndexMap<String, Enable>, ConfigError> {
+    let mut out = enables.clone();
     for toggle in toggles {
         let (target, state) = match toggle {
             Toggle::EnableAll => (None, true),
@@ -533,15 +604,15 @@ pub fn apply_toggles(
         };
         match target {
             Some(name) => {
-                let config = out
+                let enable = out
                     .get_mut(name)
                     .ok_or_else(|| ConfigError::UnknownTool { tool: name.clone() })?;
-                config.enable.state = state;
+                enable.state = state;
             }
             None => {
-                for config in out.values_mut() {
-                    match config.enable.allow_toggle {
-                        AllowToggle::Always => config.enable.state = state,
+                for enable in out.values_mut() {
+                    match enable.allow_toggle {
+                        AllowToggle::Always => enable.state = state,
                         AllowToggle::IfNamed => {}
                     }
                 }
@@ -549,6 +620,23 @@ pub fn apply_toggles(
         }
     }
     Ok(out)
+}
+
+impl Toggle {
+    /// Parses one flag as written on the command line: `-t`, `-T`,
+    /// `-t NAME`, `-T NAME`.
+    pub fn parse(s: &str) -> Result<Toggle, String> {
+        let mut words = s.split_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            (Some("-t"), None, None) => Ok(Toggle::EnableAll),
+            (Some("-T"), None, None) => Ok(Toggle::DisableAll),
+            (Some("-t"), Some(name), None) => Ok(Toggle::Enable(name.to_owned())),
+            (Some("-T"), Some(name), None) => Ok(Toggle::Disable(name.to_owned())),
+            _ => Err(format!(
+                "`{s}` is not a tool toggle: write \"-t\", \"-T\", \"-t NAME\" or \"-T NAME\""
+            )),
+        }
+    }
 }
 
 /// The tools in effect for a turn: built-ins layered under the user's

@@ -308,6 +308,14 @@ pub enum Input {
         /// The structured response, or the backend's error.
         result: Result<Value, InquiryErrorKind>,
     },
+    /// The cancellation token fired for `InterruptAction::RestartTool`
+    /// while the call's inquiry ran (issue 17, rule `LIFE-TOKEN-CAUSE`): the
+    /// inquiry records `cancelled (user)` and the tool runs again from
+    /// scratch, in the same call.
+    InquiryRestarted {
+        /// Index of the call.
+        call: usize,
+    },
     /// The user answered a permission prompt.
     PermissionAnswered {
         /// Index of the call.
@@ -647,6 +655,7 @@ impl Coordinator {
                     ),
                 }
             }
+            Input::InquiryRestarted { call } => self.restart(call, &mut fx)?,
             Input::PermissionAnswered {
                 call,
                 allow,
@@ -1208,6 +1217,33 @@ impl Coordinator {
             .insert(q.id.clone(), Held { value, secret });
         t.status = Status::Running;
         self.invoke(call, fx);
+    }
+
+    /// A restart while the call's inquiry ran: close the inquiry as
+    /// `cancelled (user)` (RFD 082 step 6, `InquiryError::Cancelled`), drop
+    /// the call's answers and invoke the tool again; no tool response yet.
+    fn restart(&mut self, call: usize, fx: &mut Vec<Effect>) -> Result<(), CoordinatorError> {
+        let inquiry_id = match self.executing.get(call).map(|t| &t.status) {
+            Some(Status::AwaitingBackend { inquiry_id, .. }) => inquiry_id.clone(),
+            _ => return Err(self.bad(call, "a restart")),
+        };
+        self.release_held_request(call, fx);
+        if let (RecordScope::EveryRoundTrip, Some(id)) = (self.rules.record, inquiry_id) {
+            let reason =
+                routing::cancellation_reason(NonAnswer::Inquiry(InquiryErrorKind::Cancelled));
+            self.persist(
+                Event::new(EventKind::InquiryResponse(InquiryResponse::Cancelled {
+                    id,
+                    reason,
+                })),
+                fx,
+            );
+        }
+        let t = &mut self.executing[call];
+        t.accumulated_answers.clear();
+        t.status = Status::Running;
+        self.invoke(call, fx);
+        Ok(())
     }
 
     /// Only under the `record_after_routing` fault: the held-back request

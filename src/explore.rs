@@ -253,6 +253,8 @@ fn single(d: &[usize]) -> Scenario {
         },
         questions: IndexMap::from([("q".to_owned(), c)]),
         run: RunPolicy::Unattended,
+        assistant: IndexMap::new(),
+        enable: None,
     };
     let (turns, schedule) = match d[6] {
         0 => (vec![turn(vec![vec![call("c1", "t")]])], vec![]),
@@ -285,6 +287,9 @@ fn single(d: &[usize]) -> Scenario {
         backend: backend(&q, d[5], 8),
         permissions: vec![],
         schedule,
+        backend_by_id: IndexMap::new(),
+        inquiry_model: None,
+        toggles: Vec::new(),
     }
 }
 
@@ -332,6 +337,8 @@ fn pairs(d: &[usize]) -> Scenario {
                 },
                 questions,
                 run: RunPolicy::Unattended,
+                assistant: IndexMap::new(),
+                enable: None,
             },
         );
     }
@@ -366,6 +373,9 @@ fn pairs(d: &[usize]) -> Scenario {
         backend,
         permissions: vec![],
         schedule: if d[6] == 1 { vec![1; 16] } else { vec![] },
+        backend_by_id: IndexMap::new(),
+        inquiry_model: None,
+        toggles: Vec::new(),
     }
 }
 

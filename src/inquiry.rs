@@ -31,13 +31,24 @@ pub enum BackendAnswerType {
     Text,
 }
 
-/// A question the guards allowed to reach the inquiry backend.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A question the guards allowed to reach the inquiry backend: the whole
+/// question, as RFD 028's `inquire(…, question: &Question, …)` receives it
+/// (rule `LIFE-BACKEND-WHOLE-QUESTION`), less what cannot reach it (a
+/// `Secret` type).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BackendQuestion {
+    /// The tool-local question ID.
+    pub id: String,
     /// The question text.
     pub text: String,
+    /// The context rendered above the question (`pre_amble` before RFD 083).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     /// The answer type (never secret).
     pub answer_type: BackendAnswerType,
+    /// The tool author's display hint, verbatim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
 }
 
 impl BackendQuestion {
@@ -57,8 +68,11 @@ impl BackendQuestion {
             AnswerType::Secret => BackendAnswerType::Text,
         };
         Some(BackendQuestion {
+            id: question.id.clone(),
             text: question.text.clone(),
+            context: question.context.clone(),
             answer_type,
+            default: question.default.clone(),
         })
     }
 

@@ -54,6 +54,7 @@ impl ProfileName {
                 static_validation: false,
                 prompt_label: false,
                 widened_question: false,
+                provenance: Provenance::ToolName,
             },
             ProfileName::Rfd082 => Rules {
                 record: RecordScope::EveryRoundTrip,
@@ -67,6 +68,7 @@ impl ProfileName {
                 static_validation: false,
                 prompt_label: false,
                 widened_question: false,
+                provenance: Provenance::Hook,
             },
             ProfileName::Rfd083 => Rules {
                 record: RecordScope::EveryRoundTrip,
@@ -80,6 +82,7 @@ impl ProfileName {
                 static_validation: true,
                 prompt_label: true,
                 widened_question: true,
+                provenance: Provenance::Hook,
             },
         }
     }
@@ -191,6 +194,19 @@ pub enum TurnCacheShape {
     Split,
 }
 
+/// Where the persisted `InquirySource` comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Provenance {
+    /// Pre-082: hard-coded `InquirySource::tool(tool_name)` at the recording
+    /// site, whatever the tool (RFD 082 "Motivation"; rule
+    /// `LIFE-PROVENANCE-LEGACY`).
+    ToolName,
+    /// RFD 082 Phase 1: the built-in's `inquiry_source()` hook, resolved at
+    /// the executor boundary (rule `LIFE-PROVENANCE`).
+    Hook,
+}
+
 /// The rule switches of a profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Rules {
@@ -218,4 +234,6 @@ pub struct Rules {
     /// The persisted question carries RFD 083's `context`, `exclusive` and
     /// `persistence` (RFD 083 step 5).
     pub widened_question: bool,
+    /// Where the persisted source comes from (RFD 082 Phase 1).
+    pub provenance: Provenance,
 }

@@ -124,6 +124,60 @@ pub enum InquiryErrorKind {
     Other,
 }
 
+/// A prompter failure other than Ctrl-C and EOF (rule
+/// `LIFE-PROMPTER-FAILURE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrompterFailure {
+    /// The prompter could not open a terminal (stdout is one, the input side
+    /// is not: RFD 083 detects the TTY on stdout).
+    NoTerminal,
+    /// Reading or writing the terminal failed mid-prompt.
+    Io,
+    /// The prompt could not be rendered (a formatting error).
+    Format,
+}
+
+/// What the coordinator sees of a prompter failure (RFD 082 step 6: prompter
+/// I/O errors "are indistinguishable from Ctrl-C at the coordinator's
+/// vantage today and follow the same `User` path"). Decision in
+/// `spec/DECISIONS.md`: every prompter failure is a `PromptCancelled`,
+/// never a `BackendError`, whatever `BackendError`'s doc comment says.
+pub fn prompter_failure_event(failure: PrompterFailure) -> NonAnswer {
+    match failure {
+        PrompterFailure::NoTerminal => NonAnswer::PromptCancelled,
+        PrompterFailure::Io => NonAnswer::PromptCancelled,
+        PrompterFailure::Format => NonAnswer::PromptCancelled,
+    }
+}
+
+/// What fires the inquiry backend's cancellation token (RFD 082 step 6:
+/// "user restart, tool cancel, hard quit"; an aborted turn cancels its
+/// in-flight work the same way). Rule `LIFE-TOKEN-CAUSE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenCause {
+    /// `InterruptAction::RestartTool`: the tool is to be re-run.
+    Restart,
+    /// `ToolCancelled`: the user cancels this tool.
+    ToolCancel,
+    /// Hard quit: the process stops after recording.
+    HardQuit,
+    /// The turn is aborted: no further cycle of it runs.
+    AbortedTurn,
+}
+
+/// The backend error every token cause produces: `InquiryError::Cancelled`,
+/// which records `user` (RFD 082 step 6 table).
+pub fn token_error(cause: TokenCause) -> InquiryErrorKind {
+    match cause {
+        TokenCause::Restart => InquiryErrorKind::Cancelled,
+        TokenCause::ToolCancel => InquiryErrorKind::Cancelled,
+        TokenCause::HardQuit => InquiryErrorKind::Cancelled,
+        TokenCause::AbortedTurn => InquiryErrorKind::Cancelled,
+    }
+}
+
 /// What closed an inquiry without an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "event", content = "kind")]
@@ -236,6 +290,16 @@ pub mod messages {
     /// The inquiry backend failed.
     pub fn inquiry_failed(tool: &str, error: &str) -> String {
         format!("{tool}: the inquiry for the tool's question failed: {error}")
+    }
+
+    /// No executor is registered under the tool's config key (RFD 083
+    /// "Built-in aliasing": `ToolError::NotFound` at execution time). The
+    /// RFD does not quote the wording; this is the model's.
+    pub fn tool_not_found(tool: &str) -> String {
+        format!(
+            "{tool}: tool not found (no built-in executor is registered under the \
+             configuration key `{tool}`)."
+        )
     }
 
     /// The user denied permission to run the tool.

@@ -9,6 +9,7 @@
 //! and everything the tools, the user and the backend saw. The same scenario
 //! gives the same trace, byte for byte.
 
+pub mod features;
 pub mod strategy;
 
 use std::collections::VecDeque;
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::ask_user;
+use crate::config::{ConfigError, ConfigSource, Enable, PartialEnable, Toggle, toggle_enables};
 use crate::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Faults, Input, ResponseKind, RouteTaken,
     RunPolicy, ToolSpec,
@@ -26,9 +28,9 @@ use crate::coordinator::{
 use crate::inquiry::BackendCall;
 use crate::profile::{ProfileName, ResponseForm};
 use crate::prompt::Presentation;
-use crate::routing::InquiryErrorKind;
+use crate::routing::{self, InquiryErrorKind, PrompterFailure, TokenCause};
 use crate::tool::{
-    Answers, BuiltinHook, Outcome, Question, QuestionConfig, ToolSource, resolve_inquiry_source,
+    Answers, BuiltinHook, Outcome, Question, QuestionConfig, ToolSource, inquiry_source_under,
 };
 use crate::wire::{Event, EventKind, InquiryResponse};
 
@@ -58,9 +60,24 @@ pub struct Scenario {
     /// the mock backend fails with `Other`.
     #[serde(default)]
     pub backend: Vec<BackendReply>,
+    /// The mock backend's replies by inquiry ID (RFD 028 "A
+    /// `MockInquiryBackend` returns pre-configured answers keyed by inquiry
+    /// ID"; rule `LIFE-BACKEND-BY-ID`): an inquiry whose ID is here gets
+    /// that reply whatever the schedule; any other takes the next of
+    /// `backend`.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub backend_by_id: IndexMap<String, BackendReply>,
+    /// The dedicated inquiry model, when the backend does not use the
+    /// conversation's (rule `LIFE-BACKEND-MODEL`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inquiry_model: Option<String>,
     /// The permission prompt's replies; when they run out the user denies.
     #[serde(default)]
     pub permissions: Vec<PermissionReply>,
+    /// The command line's `-t`/`-T` flags, in order (`"-T"`, `"-t NAME"`…),
+    /// applied to the tools' `enable` (rule `CONFIG-ENABLE-LIFECYCLE`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub toggles: Vec<String>,
     /// Scheduler choices: at each step the pending piece of work at
     /// `choice % pending` runs next; when they run out, the oldest runs.
     #[serde(default)]
@@ -83,6 +100,26 @@ pub struct ToolSetup {
     /// The permission policy.
     #[serde(default, skip_serializing_if = "is_unattended")]
     pub run: RunPolicy,
+    /// `enable` (RFD 081 shapes and the pre-081 strings), merged over the
+    /// built-in's registered `enable` for `ask_user`. A tool that ends up
+    /// off after the toggles is not offered: a call to it fails as to an
+    /// unconfigured tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enable: Option<PartialEnable>,
+    /// Per-question assistant-target configuration (RFD 034's assistant
+    /// target config, as RFD 028's backend uses it), by question ID.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub assistant: IndexMap<String, AssistantTarget>,
+}
+
+/// What the inquiry backend uses for one question (rule
+/// `LIFE-BACKEND-MODEL`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssistantTarget {
+    /// The model asked; overrides the scenario's `inquiry_model`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 fn is_unattended(r: &RunPolicy) -> bool {
@@ -104,6 +141,19 @@ pub enum Program {
     },
     /// The `ask_user` built-in of RFD 083, driven by the call's arguments.
     AskUser,
+    /// A local (shell-command) tool, as the local-tool protocol sees it
+    /// (rule `LIFE-LOCAL-STDOUT`): what the command prints on stdout at each of
+    /// the tool's invocations, in run order across every call. A line that
+    /// is an `Outcome` (`{"type":"needs_input","question":…}`,
+    /// `{"type":"success","content":…}`, `{"type":"error",…}`) is that
+    /// outcome; any other text is the tool's output, verbatim. Once the
+    /// list runs out the command prints nothing (an empty success). The
+    /// command gets its answers in the `tool.answers` context.
+    Local {
+        /// Stdout of each invocation.
+        #[serde(default)]
+        stdout: Vec<String>,
+    },
 }
 
 /// One question of a scripted tool.
@@ -166,6 +216,12 @@ pub enum PrompterReply {
     CtrlC,
     /// EOF on stdin.
     Eof,
+    /// Another prompter failure (rule `LIFE-PROMPTER-FAILURE`): the
+    /// coordinator sees a cancelled prompt, as for Ctrl-C.
+    Failure {
+        /// Which.
+        failure: PrompterFailure,
+    },
 }
 
 /// What the inquiry backend does.
@@ -187,6 +243,17 @@ pub enum BackendReply {
     Error {
         /// Which.
         error: InquiryErrorKind,
+    },
+    /// The cancellation token fires while the backend works (rule
+    /// `LIFE-TOKEN-CAUSE`): the inquiry records `cancelled (user)`, then the
+    /// cause acts on the run. `tool_cancel` ends the call like any cancelled
+    /// inquiry; `restart` runs the tool again from scratch in the same call
+    /// (its question takes the next attempt); `aborted_turn` ends the call
+    /// and skips the turn's remaining cycles; `hard_quit` closes every open
+    /// inquiry and writes nothing after.
+    Cancelled {
+        /// What fired it.
+        cause: TokenCause,
     },
 }
 
@@ -238,6 +305,10 @@ pub struct InvocationRecord {
     pub request_event: Option<usize>,
     /// The accumulated answers it saw (empty for MCP tools).
     pub answers: Answers,
+    /// For a local program: the context its command gets (`{"tool":
+    /// {"name", "arguments", "answers"}}`, rule `LIFE-LOCAL-CONTEXT`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<Value>,
     /// What it returned.
     pub outcome: Outcome,
 }
@@ -284,10 +355,16 @@ pub struct BackendRecord {
     pub at: At,
     /// The tool-call ID.
     pub tool_call_id: String,
+    /// The tool.
+    pub tool: String,
     /// Which call of its cycle (0-based).
     pub call_index: usize,
     /// The call.
     pub call: BackendCall,
+    /// The model asked: the question's assistant target, else the
+    /// dedicated inquiry model, else (none) the conversation's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// What the backend did.
     pub reply: BackendReply,
 }
@@ -419,21 +496,54 @@ impl From<CoordinatorError> for ScenarioError {
 pub const MAX_STEPS: usize = 100_000;
 
 impl ToolSetup {
-    /// The source, defaulted.
-    pub fn source(&self) -> ToolSource {
+    /// The resolved `enable` of the tool configured under `key`, before
+    /// toggles: the built-in `ask_user`'s registered `enable` (RFD 083 "Tool
+    /// configuration": on, `if_named`) with this setup's merged over it.
+    pub fn enable(&self, key: &str) -> Enable {
+        let mut layer = match (&self.program, self.executor(key)) {
+            (Program::AskUser, Ok(kind)) if kind == ask_user::SOURCE && self.source.is_none() => {
+                ask_user::registered_config().enable.unwrap_or_default()
+            }
+            (Program::AskUser | Program::Script { .. } | Program::Local { .. }, _) => {
+                PartialEnable::default()
+            }
+        };
+        if let Some(upper) = &self.enable {
+            layer.merge(upper);
+        }
+        layer.resolve()
+    }
+
+    /// The executor behind the tool configured under `key`, and so its kind
+    /// and provenance hook (RFD 082 "Crossing the executor boundary").
+    ///
+    /// An explicit `source` installs that executor directly (a test
+    /// executor, as RFD 082 lets `TestExecutorSource` do). Without one, a
+    /// scripted tool is a synthetic built-in with the default hook, and
+    /// `ask_user`'s program is a built-in looked up by the config key (RFD
+    /// 083 "Built-in aliasing", rule `CONFIG-BUILTIN-ALIAS-NOT-FOUND`): under
+    /// any key but `ask_user` there is no executor, and running the tool
+    /// fails with `NotFound`.
+    pub fn executor(&self, key: &str) -> Result<ToolSource, ConfigError> {
         match (self.source, &self.program) {
-            (Some(s), _) => s,
-            (None, Program::AskUser) => ask_user::SOURCE,
-            (None, Program::Script { .. }) => ToolSource::Builtin {
+            (Some(s), _) => Ok(s),
+            (None, Program::AskUser) => ConfigSource::Builtin { tool: None }.executor(key),
+            (None, Program::Script { .. }) => Ok(ToolSource::Builtin {
                 hook: BuiltinHook::Default,
-            },
+            }),
+            (None, Program::Local { .. }) => Ok(ToolSource::Local),
         }
     }
 
     /// The configuration with built-in defaults merged under it (RFD 083
     /// Phase 1 step 3): `ask_user` gets `questions.answer.prompt_label =
     /// "Assistant"` unless the user set one.
-    pub fn spec(&self) -> ToolSpec {
+    ///
+    /// A tool with no executor (an alias, see [`ToolSetup::executor`]) is
+    /// still configured: the coordinator offers it and the driver answers
+    /// `NotFound` when it runs; its spec shows it as a default built-in,
+    /// which nothing reads but `Debug`.
+    pub fn spec(&self, key: &str) -> ToolSpec {
         let mut questions = self.questions.clone();
         if let Program::AskUser = self.program {
             let slot = questions
@@ -444,7 +554,9 @@ impl ToolSetup {
             }
         }
         ToolSpec {
-            source: self.source(),
+            source: self.executor(key).unwrap_or(ToolSource::Builtin {
+                hook: BuiltinHook::Default,
+            }),
             questions,
             run: self.run,
         }
@@ -509,6 +621,17 @@ fn run_script(
     }
 }
 
+/// What a local tool's stdout means (rule `LIFE-LOCAL-STDOUT`): an `Outcome`
+/// object is that outcome; anything else is the tool's output, verbatim.
+pub fn local_outcome(stdout: &str) -> Outcome {
+    match serde_json::from_str::<Outcome>(stdout.trim()) {
+        Ok(outcome) => outcome,
+        Err(_) => Outcome::Success {
+            content: stdout.to_owned(),
+        },
+    }
+}
+
 /// A piece of work the driver can do next.
 #[derive(Debug, Clone)]
 enum Work {
@@ -569,8 +692,13 @@ struct Driver<'s, 'o> {
     trace: Trace,
     prompter: VecDeque<PrompterReply>,
     backend: VecDeque<BackendReply>,
+    backend_by_id: IndexMap<String, BackendReply>,
     permissions: VecDeque<PermissionReply>,
     schedule: VecDeque<u32>,
+    /// Set by a token fired for `hard_quit` or `aborted_turn`.
+    stop: Option<TokenCause>,
+    /// How many stdout entries each local program has printed.
+    local_printed: IndexMap<String, usize>,
     steps: usize,
     observer: Option<&'o mut Observer<'o>>,
 }
@@ -588,10 +716,12 @@ struct CallState {
 impl<'s, 'o> Driver<'s, 'o> {
     fn new(scenario: &'s Scenario, options: RunOptions) -> Result<Self, ScenarioError> {
         validate(scenario)?;
+        let enabled = enabled_tools(scenario)?;
         let tools = scenario
             .tools
             .iter()
-            .map(|(n, t)| (n.clone(), t.spec()))
+            .filter(|(n, _)| enabled.get(*n).is_some_and(|e| e.state))
+            .map(|(n, t)| (n.clone(), t.spec(n)))
             .collect();
         Ok(Driver {
             scenario,
@@ -615,8 +745,11 @@ impl<'s, 'o> Driver<'s, 'o> {
             },
             prompter: scenario.prompter.iter().cloned().collect(),
             backend: scenario.backend.iter().cloned().collect(),
+            backend_by_id: scenario.backend_by_id.clone(),
             permissions: scenario.permissions.iter().copied().collect(),
             schedule: scenario.schedule.iter().copied().collect(),
+            local_printed: IndexMap::new(),
+            stop: None,
             steps: 0,
             observer: None,
         })
@@ -634,8 +767,21 @@ impl<'s, 'o> Driver<'s, 'o> {
             return Err(ScenarioError(format!("the run exceeded {MAX_STEPS} steps")));
         }
         let returned = matches!(input, Input::ToolReturned { .. });
+        // A hard quit (LIFE-TOKEN-CAUSE): the inquiry's response is the last
+        // thing written.
+        let quitting = matches!(self.stop, Some(TokenCause::HardQuit));
         for effect in self.coordinator.handle(input)? {
             match effect {
+                Effect::Persist(e) if quitting && e.as_inquiry_response().is_some() => {
+                    self.trace.stream.push(e);
+                    break;
+                }
+                // (Under the `record_after_routing` fault the held request
+                // lands just before its response.)
+                Effect::Persist(e) if quitting && e.as_inquiry_request().is_some() => {
+                    self.trace.stream.push(e)
+                }
+                Effect::Persist(_) if quitting => {}
                 Effect::Persist(e) => {
                     if returned
                         && e.as_inquiry_request().is_some()
@@ -731,6 +877,12 @@ impl<'s, 'o> Driver<'s, 'o> {
                     let item = work.remove(pick);
                     let input = self.perform(item, at, &mut calls)?;
                     self.handle(input, at, &calls, &mut work)?;
+                    if let Some(TokenCause::HardQuit) = self.stop {
+                        return self.quit(at, &calls, work);
+                    }
+                }
+                if let Some(TokenCause::AbortedTurn) = self.stop.take() {
+                    break;
                 }
             }
             if let Some(state) = self.coordinator.turn_state() {
@@ -757,6 +909,26 @@ impl<'s, 'o> Driver<'s, 'o> {
         Ok(())
     }
 
+    /// A hard quit: the token cancels every other open inquiry too, each
+    /// writes its `cancelled (user)` response (a pending prompt is
+    /// interrupted like Ctrl-C), and nothing else is written.
+    fn quit(&mut self, at: At, calls: &[CallState], work: Vec<Work>) -> Result<(), ScenarioError> {
+        for item in work {
+            let input = match item {
+                Work::Prompt {
+                    call, inquiry_id, ..
+                } => Input::PromptCancelled { call, inquiry_id },
+                Work::Inquire { call, .. } => Input::InquiryResult {
+                    call,
+                    result: Err(routing::token_error(TokenCause::HardQuit)),
+                },
+                Work::Invoke { .. } | Work::Permission { .. } => continue,
+            };
+            self.handle(input, at, calls, &mut Vec::new())?;
+        }
+        Ok(())
+    }
+
     /// Does one piece of work: runs a tool (the executor, which also resolves
     /// provenance from the tool's kind), or takes the next reply of the
     /// prompter, the backend or the permission prompt.
@@ -774,17 +946,38 @@ impl<'s, 'o> Driver<'s, 'o> {
                     self.scenario.tools.get(&name).ok_or_else(|| {
                         ScenarioError(format!("unknown tool `{name}` was invoked"))
                     })?;
-                let source = setup.source();
+                // RFD 083 "Built-in aliasing": the executor is found by the
+                // config key; an alias has none and fails with `NotFound`.
+                let executor = setup.executor(&name);
+                let source = executor.clone().unwrap_or(ToolSource::Local);
                 // MCP tools never see answers (RFD 082 "Pre-seed removal").
-                let answers = match source {
-                    ToolSource::Mcp => Answers::new(),
-                    ToolSource::Builtin { .. } | ToolSource::Local => answers,
+                let answers = match (&executor, source) {
+                    (Err(_), _) | (Ok(_), ToolSource::Mcp) => Answers::new(),
+                    (Ok(_), ToolSource::Builtin { .. } | ToolSource::Local) => answers,
                 };
-                let outcome = match &setup.program {
-                    Program::Script { asks, finish } => {
+                let outcome = match (&executor, &setup.program) {
+                    (Err(_), _) => Outcome::Error {
+                        message: crate::routing::messages::tool_not_found(&name),
+                        transient: false,
+                    },
+                    (Ok(_), Program::Script { asks, finish }) => {
                         run_script(&name, asks, *finish, &answers, &mut state.script)
                     }
-                    Program::AskUser => ask_user::execute(&state.call.arguments, &answers),
+                    (Ok(_), Program::AskUser) => ask_user::execute(&state.call.arguments, &answers),
+                    (Ok(_), Program::Local { stdout }) => {
+                        let n = self.local_printed.entry(name.clone()).or_insert(0);
+                        let printed = stdout.get(*n).map(String::as_str).unwrap_or("");
+                        *n += 1;
+                        local_outcome(printed)
+                    }
+                };
+                let context = match &setup.program {
+                    Program::Local { .. } => Some(json!({"tool": {
+                        "name": name,
+                        "arguments": state.call.arguments,
+                        "answers": answers,
+                    }})),
+                    Program::Script { .. } | Program::AskUser => None,
                 };
                 state.invocations += 1;
                 self.trace.invocations.push(InvocationRecord {
@@ -796,17 +989,20 @@ impl<'s, 'o> Driver<'s, 'o> {
                     stream_position: self.trace.stream.len(),
                     request_event: None,
                     answers,
+                    context,
                     outcome: outcome.clone(),
                 });
                 // LIFE-PROVENANCE: resolved at the executor boundary from the
-                // tool's kind alone.
-                let mut source = resolve_inquiry_source(source, &name);
+                // tool's kind alone (pre-082: the tool's name,
+                // LIFE-PROVENANCE-LEGACY).
+                let mut source =
+                    inquiry_source_under(self.scenario.profile.rules().provenance, source, &name);
                 if let (true, Outcome::NeedsInput { question }) =
                     (self.options.faults.config_sets_source, &outcome)
                 {
                     // Fault: configuration leaks into provenance.
                     let label = setup
-                        .spec()
+                        .spec(&name)
                         .questions
                         .get(&question.id)
                         .and_then(|c| c.prompt_label.clone());
@@ -845,12 +1041,41 @@ impl<'s, 'o> Driver<'s, 'o> {
                     PrompterReply::CtrlC | PrompterReply::Eof => {
                         Input::PromptCancelled { call, inquiry_id }
                     }
+                    PrompterReply::Failure { failure } => {
+                        match routing::prompter_failure_event(failure) {
+                            routing::NonAnswer::PromptCancelled => {
+                                Input::PromptCancelled { call, inquiry_id }
+                            }
+                            other => {
+                                return Err(ScenarioError(format!(
+                                    "internal: a prompter failure mapped to {other:?}"
+                                )));
+                            }
+                        }
+                    }
                 })
             }
             Work::Inquire { call, backend } => {
-                let reply = self.backend.pop_front().unwrap_or(BackendReply::Error {
-                    error: InquiryErrorKind::Other,
-                });
+                let keyed = self.backend_by_id.shift_remove(&backend.inquiry_id);
+                let reply =
+                    keyed
+                        .or_else(|| self.backend.pop_front())
+                        .unwrap_or(BackendReply::Error {
+                            error: InquiryErrorKind::Other,
+                        });
+                let model = self
+                    .scenario
+                    .tools
+                    .get(&calls[call].call.tool)
+                    .and_then(|t| t.assistant.get(&backend.question.id))
+                    .and_then(|a| a.model.clone())
+                    .or_else(|| self.scenario.inquiry_model.clone());
+                let restart = matches!(
+                    reply,
+                    BackendReply::Cancelled {
+                        cause: TokenCause::Restart
+                    }
+                );
                 let result = match &reply {
                     BackendReply::Answer { value } => Ok(json!({
                         "inquiry_id": backend.inquiry_id,
@@ -858,14 +1083,30 @@ impl<'s, 'o> Driver<'s, 'o> {
                     })),
                     BackendReply::Raw { structured } => Ok(structured.clone()),
                     BackendReply::Error { error } => Err(*error),
+                    BackendReply::Cancelled { cause } => {
+                        match cause {
+                            TokenCause::HardQuit | TokenCause::AbortedTurn => {
+                                self.stop = Some(*cause)
+                            }
+                            TokenCause::Restart | TokenCause::ToolCancel => {}
+                        }
+                        Err(routing::token_error(*cause))
+                    }
                 };
                 self.trace.backend_calls.push(BackendRecord {
                     at,
                     tool_call_id: calls[call].call.id.clone(),
+                    tool: calls[call].call.tool.clone(),
                     call_index: call,
                     call: *backend,
+                    model,
                     reply,
                 });
+                if restart {
+                    // The tool runs again from scratch (its script too).
+                    calls[call].script = ScriptState::default();
+                    return Ok(Input::InquiryRestarted { call });
+                }
                 Ok(Input::InquiryResult { call, result })
             }
             Work::Permission { call } => {
@@ -893,16 +1134,38 @@ impl<'s, 'o> Driver<'s, 'o> {
     }
 }
 
+/// Every tool's `enable` after the scenario's toggles (rule
+/// `CONFIG-ENABLE-LIFECYCLE`).
+pub fn enabled_tools(scenario: &Scenario) -> Result<IndexMap<String, Enable>, ScenarioError> {
+    let toggles = scenario
+        .toggles
+        .iter()
+        .map(|t| Toggle::parse(t))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(ScenarioError)?;
+    let enables = scenario
+        .tools
+        .iter()
+        .map(|(n, t)| (n.clone(), t.enable(n)))
+        .collect();
+    toggle_enables(&enables, &toggles).map_err(|e| ScenarioError(e.to_string()))
+}
+
 /// Rejects scenarios the model cannot run, with a message naming the part.
 pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
     for (name, tool) in &scenario.tools {
-        match (&tool.program, tool.source()) {
-            (Program::Script { asks, .. }, ToolSource::Mcp) if !asks.is_empty() => {
+        match (&tool.program, tool.executor(name)) {
+            (Program::Script { asks, .. }, Ok(ToolSource::Mcp)) if !asks.is_empty() => {
                 return Err(ScenarioError(format!(
                     "tool `{name}`: an MCP tool cannot ask questions (the MCP protocol has no NeedsInput)"
                 )));
             }
-            (Program::Script { .. } | Program::AskUser, _) => {}
+            (Program::Local { .. }, Ok(ToolSource::Builtin { .. } | ToolSource::Mcp)) => {
+                return Err(ScenarioError(format!(
+                    "tool `{name}`: a local program runs only as a local tool (source `local`)"
+                )));
+            }
+            (Program::Script { .. } | Program::AskUser | Program::Local { .. }, _) => {}
         }
     }
     Ok(())

@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::profile::Provenance;
 use crate::wire::{
     InquiryAnswerReusePolicy, InquiryAnswerType, InquiryQuestion, InquirySource, SelectOption,
 };
@@ -268,6 +269,17 @@ pub fn resolve_inquiry_source(source: ToolSource, name: &str) -> InquirySource {
             hook: BuiltinHook::Assistant,
         } => InquirySource::Assistant,
         ToolSource::Local | ToolSource::Mcp => InquirySource::tool(name),
+    }
+}
+
+/// The persisted `InquirySource` under a profile's provenance rule: pre-082
+/// the recording site hard-coded the tool's name (RFD 082 "Motivation",
+/// rule `LIFE-PROVENANCE-LEGACY`); from RFD 082 Phase 1 on, the executor
+/// resolves it from the tool's kind ([`resolve_inquiry_source`]).
+pub fn inquiry_source_under(rule: Provenance, source: ToolSource, name: &str) -> InquirySource {
+    match rule {
+        Provenance::ToolName => InquirySource::tool(name),
+        Provenance::Hook => resolve_inquiry_source(source, name),
     }
 }
 

@@ -256,12 +256,13 @@ fn enable_table_shapes_read_and_write() {
 }
 
 /// Rule: CONFIG-ENABLE-TABLE — other `enable` shapes are refused with what
-/// is accepted, including pre-081 strings, unknown keys and unknown policies.
+/// is accepted, including unknown strings, unknown keys and unknown policies.
 #[test]
 fn bad_enable_shapes_are_refused() {
     assert!(
-        parse_err(json!({"t": {"source": "local", "enable": "always"}})).starts_with(
-            "`enable = \"always\"` is not a supported shape: write `true`, `false` or \
+        parse_err(json!({"t": {"source": "local", "enable": "never"}})).starts_with(
+            "`enable = \"never\"` is not a supported shape: write `true`, `false`, \
+             \"always\", \"explicit\" or \
              `{ state = <bool>, allow_toggle = \"always\" | \"if_named\" }`"
         )
     );
@@ -679,4 +680,141 @@ proptest! {
             prop_assert_eq!(after.enable.state, expected, "{} {:?}", name, toggles);
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Three layers: built-in, user file, command-line delta.
+
+/// Rule: CONFIG-MERGE-LAYERS — the third layer (the command line's delta)
+/// merges over the user's file, which merges over the built-in, key by key:
+/// a partial `enable` in two upper layers still keeps the built-in's
+/// `if_named`, the file's label survives a delta that sets only the answer,
+/// and the delta's bool shorthand, where it is used, resets `allow_toggle`.
+/// Expected values are written out from RFD 083 "Tool configuration".
+#[test]
+fn the_command_line_delta_is_a_third_layer() {
+    let file = user(json!({
+        "ask_user": {"enable": {"state": false}, "questions": {"answer": {"prompt_label": "Claude"}}},
+        "fs": {"source": "local", "run": "unattended", "questions": {"q": {"target": "assistant"}}}
+    }));
+    let delta = user(json!({
+        "ask_user": {"enable": {"state": true}, "questions": {"answer": {"answer": true}}},
+        "fs": {"enable": false, "questions": {"q": {"answer": "x"}}}
+    }));
+    let tools = inquiry_model::config::effective_tools_layered(&[file.clone(), delta.clone()], &[])
+        .unwrap();
+    let ask = &tools["ask_user"];
+    assert_eq!(
+        ask.enable,
+        Enable {
+            state: true,
+            allow_toggle: AllowToggle::IfNamed
+        }
+    );
+    assert_eq!(ask.run, RunMode::Unattended, "the built-in's run survives");
+    assert_eq!(
+        ask.question("answer"),
+        QuestionConfig {
+            target: QuestionTarget::User,
+            answer: Some(json!(true)),
+            prompt_label: Some("Claude".into()),
+        }
+    );
+    let fs = &tools["fs"];
+    assert_eq!(
+        fs.enable,
+        Enable {
+            state: false,
+            allow_toggle: AllowToggle::Always
+        }
+    );
+    assert_eq!(fs.run, RunMode::Unattended);
+    assert_eq!(
+        fs.question("q"),
+        QuestionConfig {
+            target: QuestionTarget::Assistant,
+            answer: Some(json!("x")),
+            prompt_label: None,
+        }
+    );
+    // Order matters: the delta under the file gives the file's values.
+    let swapped =
+        inquiry_model::config::effective_tools_layered(&[delta, file.clone()], &[]).unwrap();
+    assert!(!swapped["ask_user"].enable.state);
+    // One layer is exactly the two-layer merge.
+    assert_eq!(
+        inquiry_model::config::effective_tools_layered(std::slice::from_ref(&file), &[]).unwrap(),
+        effective_tools(&file, &[]).unwrap()
+    );
+}
+
+/// Rule: CONFIG-ENABLE-PRE-081 — the pre-081 strings of real configurations
+/// load: `"always"` (the `describe_tools` entry, which RFD 083 models
+/// `ask_user`'s `{ state = true, allow_toggle = "if_named" }` after) is on
+/// and survives bare `-T`; `"explicit"` is off, bare `-t` leaves it off,
+/// `-t NAME` turns it on. The tool layer of a real `config_delta` (from the
+/// fixtures) loads whole.
+#[test]
+fn pre_081_enable_strings_load() {
+    let real = user(json!({
+        "git_commit": {"enable": "explicit", "source": "local", "run": "ask"},
+        "describe_tools": {"enable": "always", "source": "builtin", "run": "unattended"},
+        "fs_read_file": {"enable": true, "source": "local"}
+    }));
+    assert_eq!(
+        real["git_commit"].enable,
+        Some(PartialEnable {
+            state: Some(false),
+            allow_toggle: Some(AllowToggle::IfNamed)
+        })
+    );
+    // `describe_tools` is not a built-in this model knows: resolve the
+    // layers that have an executor-free meaning only.
+    let resolved: IndexMap<String, ToolConfig> = real
+        .iter()
+        .map(|(n, l)| (n.clone(), l.resolve(n).unwrap()))
+        .collect();
+    let after = |toggles: &[Toggle]| {
+        states(&apply_toggles(&resolved, toggles).unwrap())
+            .into_iter()
+            .map(|(n, s)| (n.to_owned(), s))
+            .collect::<Vec<_>>()
+    };
+    let s = |v: &[(&str, bool)]| {
+        v.iter()
+            .map(|(n, b)| ((*n).to_owned(), *b))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        after(&[]),
+        s(&[
+            ("git_commit", false),
+            ("describe_tools", true),
+            ("fs_read_file", true)
+        ])
+    );
+    assert_eq!(
+        after(&[Toggle::DisableAll]),
+        s(&[
+            ("git_commit", false),
+            ("describe_tools", true),
+            ("fs_read_file", false)
+        ])
+    );
+    assert_eq!(
+        after(&[Toggle::EnableAll]),
+        s(&[
+            ("git_commit", false),
+            ("describe_tools", true),
+            ("fs_read_file", true)
+        ])
+    );
+    assert_eq!(
+        after(&[Toggle::Enable("git_commit".into())]),
+        s(&[
+            ("git_commit", true),
+            ("describe_tools", true),
+            ("fs_read_file", true)
+        ])
+    );
 }

@@ -647,8 +647,11 @@ fn decoded_scenarios_are_valid_and_cover_the_strategy_shapes() {
         scenario::validate(&s).expect("valid");
         profiles.insert(s.profile);
         ttys.insert(s.tty);
-        for t in s.tools.values() {
-            sources.insert(format!("{:?}", t.source()));
+        for (name, t) in &s.tools {
+            let kind = t.executor(name);
+            if let Ok(k) = &kind {
+                sources.insert(format!("{k:?}"));
+            }
             if let Program::Script { asks, .. } = &t.program {
                 for a in asks {
                     types.insert(match a.question.answer_type {
@@ -660,7 +663,7 @@ fn decoded_scenarios_are_valid_and_cover_the_strategy_shapes() {
                     exclusive |= a.question.exclusive;
                 }
                 assert!(
-                    asks.is_empty() || !matches!(t.source(), ToolSource::Mcp),
+                    asks.is_empty() || !matches!(kind, Ok(ToolSource::Mcp)),
                     "an MCP tool asks"
                 );
             }

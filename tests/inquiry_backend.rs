@@ -168,3 +168,114 @@ fn answers_are_checked_against_their_type() {
     assert!(validate_answer(&AnswerType::Secret, &json!("x")).is_ok());
     assert!(validate_answer(&AnswerType::Secret, &json!(["x"])).is_err());
 }
+
+/// Two tools whose questions both go to the backend, in parallel.
+fn two_parallel_backend_calls(schedule: serde_json::Value) -> serde_json::Value {
+    let tool = |q: &str| {
+        json!({"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+            {"question": {"id": q, "text": format!("{q}?"), "answer_type": {"type": "text"}}}]}})
+    };
+    json!({
+        "tty": false,
+        "tools": {"a": tool("x"), "b": tool("y")},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "a"}, {"id": "c2", "tool": "b"}]]}],
+        "backend_by_id": {
+            "c1.x.1": {"reply": "answer", "value": "for-a"},
+            "c2.y.1": {"reply": "answer", "value": "for-b"}
+        },
+        "schedule": schedule
+    })
+}
+
+/// Rule: LIFE-BACKEND-BY-ID — the mock backend answers by inquiry ID (RFD 028
+/// "returns pre-configured answers keyed by inquiry ID"): two parallel
+/// inquiries get their own answers whatever the schedule, while the FIFO
+/// list would hand them out in call order.
+#[test]
+fn mock_backend_answers_by_inquiry_id() {
+    for schedule in [
+        json!([]),
+        json!([1, 0, 1, 0]),
+        json!([1, 1, 1, 1]),
+        json!([0, 1, 0, 1]),
+    ] {
+        let t = run(two_parallel_backend_calls(schedule.clone()));
+        let seen = |tool: &str| {
+            t.invocations
+                .iter()
+                .filter(|i| i.tool == tool && i.invocation == 2)
+                .map(|i| i.answers.values().cloned().collect::<Vec<_>>())
+                .next()
+        };
+        assert_eq!(seen("a"), Some(vec![json!("for-a")]), "{schedule}");
+        assert_eq!(seen("b"), Some(vec![json!("for-b")]), "{schedule}");
+    }
+    // FIFO order depends on the schedule: the order the backend was called.
+    let mut fifo = two_parallel_backend_calls(json!([1, 0, 0, 0]));
+    fifo["backend_by_id"] = json!({});
+    fifo["backend"] =
+        json!([{"reply": "answer", "value": "first"}, {"reply": "answer", "value": "second"}]);
+    let t = run(fifo);
+    let first = &t.backend_calls[0].call.inquiry_id;
+    assert_eq!(first, "c2.y.1", "schedule 1 runs call 2 first");
+}
+
+/// Rule: LIFE-BACKEND-WHOLE-QUESTION — the backend receives the whole
+/// question (RFD 028 `inquire(…, question: &Question, …)`): its ID, text,
+/// context and default, verbatim, with the schema of its answer type.
+#[test]
+fn the_backend_receives_the_whole_question() {
+    let t = run(json!({
+        "tty": false,
+        "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+            {"question": {"id": "mode", "text": "Which mode?", "context": "The file is large.",
+                "answer_type": {"type": "select", "options": ["fast", "safe"]}, "default": "safe"}}]}}},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
+        "backend": [{"reply": "answer", "value": "fast"}]
+    }));
+    let q = serde_json::to_value(&t.backend_calls[0].call.question).unwrap();
+    assert_eq!(
+        q,
+        json!({"id": "mode", "text": "Which mode?", "context": "The file is large.",
+            "answer_type": {"type": "select", "options": ["fast", "safe"]}, "default": "safe"})
+    );
+}
+
+/// Rule: LIFE-BACKEND-MODEL — which model the backend asks: a question's
+/// assistant-target `model` (RFD 034's assistant target config), else the
+/// dedicated inquiry model, else none (the conversation's own).
+#[test]
+fn per_question_and_dedicated_inquiry_models() {
+    let v = |inquiry_model: serde_json::Value, assistant: serde_json::Value| {
+        json!({
+            "tty": false,
+            "inquiry_model": inquiry_model,
+            "tools": {"fs": {"source": {"kind": "local"}, "assistant": assistant,
+                "program": {"kind": "script", "asks": [
+                    {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}},
+            "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
+            "backend": [{"reply": "answer", "value": true}]
+        })
+    };
+    let model = |t: &inquiry_model::scenario::Trace| t.backend_calls[0].model.clone();
+    assert_eq!(model(&run(v(json!(null), json!({})))), None);
+    assert_eq!(
+        model(&run(v(json!("small-model"), json!({})))),
+        Some("small-model".to_owned())
+    );
+    assert_eq!(
+        model(&run(v(
+            json!("small-model"),
+            json!({"q": {"model": "per-question"}})
+        ))),
+        Some("per-question".to_owned())
+    );
+    assert_eq!(
+        model(&run(v(
+            json!(null),
+            json!({"other": {"model": "per-question"}})
+        ))),
+        None,
+        "another question's target config does not apply"
+    );
+}

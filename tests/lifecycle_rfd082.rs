@@ -732,3 +732,215 @@ fn non_answer_response_table_matches_spec() {
         assert_eq!(got.kind.is_error().to_string(), row[2], "{name}");
     }
 }
+
+/// Rule: LIFE-SECRET-DEFAULT-VERBATIM — a secret question's `default` is a
+/// display hint propagated to the persisted question verbatim, "regardless
+/// of the answer type" (RFD 082 "Secret questions"); the answer is still
+/// redacted and appears nowhere.
+#[test]
+fn secret_default_is_persisted_unchanged() {
+    let t = run(json!({
+        "tools": {"vault": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+            {"question": {"id": "token", "text": "Token?", "answer_type": {"type": "secret"},
+                "default": "placeholder-default"}}
+        ]}}},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "vault"}]]}],
+        "prompter": [{"reply": "answer", "value": "the-real-token-value"}]
+    }));
+    let r = requests(&t);
+    assert_eq!(r[0].question.default, Some(json!("placeholder-default")));
+    assert!(matches!(
+        r[0].question.answer_type,
+        inquiry_model::wire::InquiryAnswerType::Secret
+    ));
+    assert!(matches!(responses(&t)[0], InquiryResponse::Redacted { .. }));
+    assert!(!stream_text(&t).contains("the-real-token-value"));
+    assert!(stream_text(&t).contains("placeholder-default"));
+}
+
+fn local(stdout: Value) -> Value {
+    json!({"program": {"kind": "local", "stdout": stdout}})
+}
+
+/// Rule: LIFE-LOCAL-STDOUT — a local tool's stdout line `{"type":"needs_input",…}`
+/// is a question (recorded and routed like any other); a line that is not
+/// an outcome is the tool's output verbatim (RFD 082 "Secret questions":
+/// local tools declare questions "by the JSON emitted on stdout").
+#[test]
+fn local_tool_stdout_protocol() {
+    let q = json!({"type": "needs_input", "question":
+        {"id": "path", "text": "Which path?", "answer_type": {"type": "text"}}});
+    let t = run(json!({
+        "tools": {"sh": local(json!([q.to_string(), "wrote 3 files\n"]))},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "sh", "arguments": {"x": 1}}]]}],
+        "prompter": [{"reply": "answer", "value": "/tmp/out"}]
+    }));
+    assert_eq!(requests(&t).len(), 1);
+    assert_eq!(requests(&t)[0].source, InquirySource::tool("sh"));
+    assert_eq!(t.tool_responses[0].content, "wrote 3 files\n");
+    assert!(!t.tool_responses[0].is_error);
+    // A malformed outcome object is not an outcome: it is raw output.
+    let t = run(json!({
+        "tools": {"sh": local(json!([r#"{"type":"needs_input"}"#]))},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "sh"}]]}]
+    }));
+    assert!(requests(&t).is_empty());
+    assert_eq!(t.tool_responses[0].content, r#"{"type":"needs_input"}"#);
+    // An error outcome is an error response.
+    let t = run(json!({
+        "tools": {"sh": local(json!([r#"{"type":"error","message":"boom"}"#]))},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "sh"}]]}]
+    }));
+    assert!(t.tool_responses[0].is_error);
+    assert_eq!(t.tool_responses[0].content, "boom");
+}
+
+/// Rule: LIFE-LOCAL-CONTEXT — a local tool gets its accumulated answers in the
+/// `tool.answers` JSON context of its next invocation (RFD 082 "Pre-seed
+/// removal": `"tool": { "answers": answers, ... }`), a secret included (in
+/// memory only; the stream carries `redacted`); the first invocation's
+/// context has no answers, even with a static answer configured.
+#[test]
+fn local_tool_answers_in_the_context() {
+    let q = json!({"type": "needs_input", "question":
+        {"id": "pw", "text": "Password?", "answer_type": {"type": "secret"}}});
+    let t = run(json!({
+        "tools": {"sh": {"program": {"kind": "local", "stdout": [q.to_string(), "ok"]},
+            "questions": {"pw": {"answer": "static-pw-value"}}}},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "sh", "arguments": {"a": true}}]]}]
+    }));
+    let ctx = |k: usize| t.invocations[k].context.clone().expect("a local context");
+    assert_eq!(
+        ctx(0),
+        json!({"tool": {"name": "sh", "arguments": {"a": true}, "answers": {}}})
+    );
+    assert_eq!(ctx(1)["tool"]["answers"], json!({"pw": "static-pw-value"}));
+    assert!(matches!(responses(&t)[0], InquiryResponse::Redacted { .. }));
+    assert!(!stream_text(&t).contains("static-pw-value"));
+}
+
+fn one_boolean_call(rest: Value) -> Value {
+    let mut v = json!({
+        "tools": {"t": boolean_tool("q")},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "t"}], [{"id": "c2", "tool": "t"}]]}]
+    });
+    if let (Value::Object(m), Value::Object(r)) = (&mut v, rest) {
+        m.extend(r);
+    }
+    v
+}
+
+/// Rule: LIFE-PROMPTER-FAILURE — a prompter failure other than Ctrl-C/EOF
+/// (no terminal, terminal I/O, format) records `cancelled (user)` and the
+/// model sees exactly what it sees after Ctrl-C (RFD 082 step 6: prompter
+/// I/O errors "follow the same `User` path"; never `backend_error`).
+#[test]
+fn prompter_failures_record_user() {
+    let ctrl_c = run(one_boolean_call(json!({
+        "prompter": [{"reply": "ctrl_c"}, {"reply": "ctrl_c"}]
+    })));
+    for failure in ["no_terminal", "io", "format"] {
+        let reply = json!({"reply": "failure", "failure": failure});
+        let t = run(one_boolean_call(
+            json!({"prompter": [reply.clone(), reply]}),
+        ));
+        assert_eq!(
+            cancel_reasons(&t),
+            [CancellationReason::User, CancellationReason::User],
+            "{failure}"
+        );
+        assert_eq!(t.tool_responses, ctrl_c.tool_responses, "{failure}");
+        assert_paired(&t);
+    }
+}
+
+/// Rule: LIFE-TOKEN-CAUSE — every cause of the cancellation token (restart,
+/// tool cancel, hard quit, aborted turn) records `cancelled (user)` for the
+/// in-flight inquiry (RFD 082 step 6). Beyond it: a tool cancel ends the
+/// call as any cancelled inquiry and the turn goes on; a restart re-runs the
+/// tool in the same call (next attempt); an aborted turn runs no further
+/// cycle but closes the turn; a hard quit writes the response and nothing
+/// after it.
+#[test]
+fn token_causes_record_user_and_persist_by_cause() {
+    let with = |cause: &str| {
+        run(one_boolean_call(json!({
+            "tty": false,
+            "backend": [{"reply": "cancelled", "cause": cause}, {"reply": "answer", "value": true}]
+        })))
+    };
+    let kinds_of = |t: &inquiry_model::scenario::Trace| -> Vec<String> {
+        kinds(t).into_iter().map(str::to_owned).collect()
+    };
+    let cancel = with("tool_cancel");
+    assert_eq!(cancel_reasons(&cancel), [CancellationReason::User]);
+    assert_eq!(request_ids(&cancel), ["c1.q.1", "c2.q.1"]);
+    assert_eq!(cancel.backend_calls.len(), 2, "the turn went on");
+    assert_eq!(kinds(&cancel).last(), Some(&"chat_response"));
+    assert_paired(&cancel);
+
+    // A restart re-runs the tool in the same call: its question is asked
+    // again as attempt 2 and answered; the call gets one response.
+    let restart = with("restart");
+    assert_eq!(
+        request_ids(&restart),
+        ["c1.q.1", "c1.q.2", "c2.q.1"],
+        "re-run in the same call"
+    );
+    assert!(matches!(
+        responses(&restart)[0],
+        InquiryResponse::Cancelled {
+            reason: CancellationReason::User,
+            ..
+        }
+    ));
+    assert!(matches!(
+        responses(&restart)[1],
+        InquiryResponse::Answered { .. }
+    ));
+    let c1: Vec<_> = restart
+        .tool_responses
+        .iter()
+        .filter(|r| r.tool_call_id == "c1")
+        .collect();
+    assert_eq!(c1.len(), 1);
+    assert!(!c1[0].is_error);
+    assert!(
+        restart.invocations[1].answers.is_empty(),
+        "the re-run starts from scratch"
+    );
+    assert_paired(&restart);
+    let aborted = with("aborted_turn");
+    assert_eq!(cancel_reasons(&aborted), [CancellationReason::User]);
+    assert_eq!(aborted.backend_calls.len(), 1, "no second cycle");
+    assert_eq!(
+        kinds_of(&aborted)
+            .iter()
+            .filter(|k| *k == "tool_call_request")
+            .count(),
+        1
+    );
+    assert_eq!(kinds(&aborted).last(), Some(&"chat_response"));
+    assert_paired(&aborted);
+
+    let quit = with("hard_quit");
+    assert_eq!(cancel_reasons(&quit), [CancellationReason::User]);
+    assert_eq!(
+        kinds_of(&quit),
+        [
+            "turn_start",
+            "chat_request",
+            "tool_call_request",
+            "inquiry_request",
+            "inquiry_response"
+        ]
+    );
+    // The oracle accepts what a hard quit leaves (eat our own output).
+    let s = scenario(one_boolean_call(json!({
+        "tty": false, "backend": [{"reply": "cancelled", "cause": "hard_quit"}]
+    })));
+    assert_eq!(inquiry_model::check::trace::check_trace(&quit, &s), []);
+    let bytes = serde_json::to_vec(&quit.persisted_json()).unwrap();
+    let checked = inquiry_model::check::check_bytes(&bytes, "quit", Default::default());
+    assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
+}

@@ -298,3 +298,177 @@ fn ask_user_at_the_prompter() {
     );
     assert_eq!(request_ids(&t), ["call_1.answer.1", "call_1.answer.2"]);
 }
+
+/// Rule: CONFIG-BUILTIN-ALIAS-NOT-FOUND — the built-in executor is found by
+/// the config key (RFD 083 "Built-in aliasing"): `ask_user`'s program under
+/// the key `ask` has no executor, so the call fails (`NotFound`, an error
+/// response), nothing is recorded or prompted, and no `assistant` source is
+/// ever written; under its own key the same program records `assistant`.
+#[test]
+fn an_aliased_builtin_is_not_found() {
+    let scenario = |key: &str| {
+        json!({
+            "tools": {key: {"program": {"kind": "ask_user"}}},
+            "turns": [{"cycles": [[{"id": "call_1", "tool": key,
+                "arguments": {"question": "Proceed?", "answer_type": "boolean"}}]]}],
+            "prompter": [{"reply": "answer", "value": true}]
+        })
+    };
+    let alias = run(scenario("ask"));
+    assert!(requests(&alias).is_empty(), "an alias records no inquiry");
+    assert!(alias.prompts.is_empty());
+    assert_eq!(alias.tool_responses.len(), 1);
+    assert!(alias.tool_responses[0].is_error, "NotFound is an error");
+    assert!(!stream_text(&alias).contains("\"assistant\""));
+
+    let own = run(scenario("ask_user"));
+    assert_eq!(requests(&own)[0].source, InquirySource::Assistant);
+    assert!(!own.tool_responses[0].is_error);
+}
+
+/// Rule: LIFE-PROVENANCE-LEGACY — before RFD 082 the recording site wrote
+/// the tool's name whatever its kind (RFD 082 "Motivation"); Phase 1's hook
+/// changes it only for a built-in that overrides it. A synthetic built-in
+/// with the `Assistant` hook, routed to the backend (the only path recorded
+/// pre-082), records `tool{name}` under `legacy` and `assistant` under
+/// `rfd082`, and `diff-profiles` reports the change as `provenance_source`.
+#[test]
+fn legacy_provenance_is_the_tool_name() {
+    let v = |profile: &str| {
+        json!({
+            "profile": profile,
+            "tty": false,
+            "tools": {
+                "synthetic": {"source": {"kind": "builtin", "hook": "assistant"},
+                    "program": {"kind": "script", "asks": [
+                        {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}},
+                "plain": {"source": {"kind": "builtin"},
+                    "program": {"kind": "script", "asks": [
+                        {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}
+            },
+            "turns": [{"cycles": [[{"id": "c1", "tool": "synthetic"}, {"id": "c2", "tool": "plain"}]]}],
+            "backend": [{"reply": "answer", "value": true}, {"reply": "answer", "value": true}]
+        })
+    };
+    let sources = |t: &inquiry_model::scenario::Trace| -> Vec<InquirySource> {
+        requests(t).iter().map(|r| r.source.clone()).collect()
+    };
+    let legacy = run(v("legacy"));
+    assert_eq!(
+        sources(&legacy),
+        [
+            InquirySource::tool("synthetic"),
+            InquirySource::tool("plain")
+        ]
+    );
+    let rfd082 = run(v("rfd082"));
+    assert_eq!(
+        sources(&rfd082),
+        [InquirySource::Assistant, InquirySource::tool("plain")]
+    );
+    let report = inquiry_model::amend::diff_profiles(
+        inquiry_model::profile::ProfileName::Legacy,
+        inquiry_model::profile::ProfileName::Rfd082,
+        &[scenario(v("legacy"))],
+    );
+    let classes: Vec<&str> = report.classes.iter().map(|c| c.class.as_str()).collect();
+    assert!(classes.contains(&"provenance_source"), "{classes:?}");
+}
+
+fn needs(question: Value) -> String {
+    json!({"type": "needs_input", "question": question}).to_string()
+}
+
+/// A local tool asking `t.q` as a remembered-able boolean in its first call
+/// and as `persistence: none` in its second.
+fn remembered_then_once() -> Value {
+    let q = json!({"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}});
+    let mut once = q.clone();
+    once["persistence"] = json!("none");
+    json!({
+        "tools": {"t": {"program": {"kind": "local", "stdout": [needs(q), "done", needs(once), "done again"]}}},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "t"}], [{"id": "c2", "tool": "t"}]]}],
+        "prompter": [{"reply": "answer", "value": true, "remember": true}, {"reply": "answer", "value": false}]
+    })
+}
+
+/// Rule: LIFE-CACHE-READ-GATED — `persistence: none` skips the cache *read*
+/// (RFD 083 step 6, "the same predicate" on both sides): with `t.q`
+/// remembered as `true`, asking `q` again with `persistence: none` prompts,
+/// and the tool gets the new answer. With the gate ignored (a fault) the
+/// cache answers instead: the check fails on a wrong model.
+#[test]
+fn persistence_none_skips_the_cache_read() {
+    let t = run(remembered_then_once());
+    assert_eq!(t.prompts.len(), 2, "asked again although t.q is remembered");
+    assert_eq!(t.remembered[0].tool_answers, ["t.q"]);
+    assert_eq!(t.invocations[3].answers.get("q"), Some(&json!(false)));
+    assert!(
+        !t.resolutions
+            .iter()
+            .any(|r| r.route == inquiry_model::coordinator::RouteTaken::Cached)
+    );
+
+    let faulty = inquiry_model::scenario::run_with(
+        &scenario(remembered_then_once()),
+        inquiry_model::scenario::RunOptions {
+            faults: inquiry_model::coordinator::Faults {
+                ignore_persistence_gate: true,
+                ..Default::default()
+            },
+        },
+    )
+    .unwrap();
+    assert_eq!(faulty.prompts.len(), 1, "the fault lets the cache answer");
+}
+
+/// Rule: CONFIG-ENABLE-LIFECYCLE — `enable`, `allow_toggle` and the `-t`/`-T`
+/// flags decide which tools the coordinator offers (RFD 083 "Tool
+/// configuration", "Drawbacks"): bare `-T` turns a plain tool off and leaves
+/// `ask_user` (`if_named`) asking; `-T -T ask_user` turns both off; a
+/// pre-081 `"explicit"` tool is off, stays off under bare `-t`, and runs
+/// when named. A call to a tool that is off fails and records nothing.
+#[test]
+fn enable_and_toggles_drive_the_lifecycle() {
+    let v = |toggles: Value| {
+        json!({
+            "toggles": toggles,
+            "tools": {
+                "fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+                    {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}},
+                "git": {"source": {"kind": "local"}, "enable": "explicit",
+                    "program": {"kind": "script"}},
+                "ask_user": {"program": {"kind": "ask_user"}}
+            },
+            "turns": [{"cycles": [[
+                {"id": "c1", "tool": "fs"},
+                {"id": "c2", "tool": "git"},
+                {"id": "c3", "tool": "ask_user", "arguments": {"question": "Go?", "answer_type": "boolean"}}
+            ]]}],
+            "prompter": [{"reply": "answer", "value": true}, {"reply": "answer", "value": true}]
+        })
+    };
+    // Which of fs, git, ask_user ran (responded without an error).
+    let ran = |toggles: Value| -> Vec<bool> {
+        let t = run(v(toggles));
+        ["c1", "c2", "c3"]
+            .iter()
+            .map(|id| {
+                t.tool_responses
+                    .iter()
+                    .find(|r| r.tool_call_id == *id)
+                    .is_some_and(|r| !r.is_error)
+            })
+            .collect()
+    };
+    assert_eq!(ran(json!([])), [true, false, true]);
+    assert_eq!(ran(json!(["-T"])), [false, false, true]);
+    assert_eq!(ran(json!(["-T", "-T ask_user"])), [false, false, false]);
+    assert_eq!(ran(json!(["-t"])), [true, false, true]);
+    assert_eq!(ran(json!(["-t git"])), [true, true, true]);
+    let off = run(v(json!(["-T", "-T ask_user"])));
+    assert!(requests(&off).is_empty() && off.prompts.is_empty());
+    // A toggle naming no tool is a clear error, not a silent no-op.
+    let err = inquiry_model::scenario::run(&scenario(v(json!(["-T nope"])))).unwrap_err();
+    assert_eq!(err.to_string(), "no tool named `nope` is configured");
+}

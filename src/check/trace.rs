@@ -18,7 +18,7 @@ use crate::coordinator::Coordinator;
 use crate::routing;
 use crate::scenario::{InvocationRecord, Scenario, Trace};
 use crate::stream;
-use crate::tool::{Outcome, Question, ToolSource, resolve_inquiry_source};
+use crate::tool::{Outcome, Question, ToolSource, inquiry_source_under};
 use crate::wire::{EventKind, Stream};
 
 /// The origin named in trace diagnostics.
@@ -408,7 +408,10 @@ pub fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
         let Some(setup) = scenario.tools.get(&inv.tool) else {
             continue;
         };
-        let expected = resolve_inquiry_source(setup.source(), &inv.tool);
+        let Ok(kind) = setup.executor(&inv.tool) else {
+            continue;
+        };
+        let expected = inquiry_source_under(trace.profile.rules().provenance, kind, &inv.tool);
         let found = inv.request_event.and_then(|k| {
             trace
                 .stream
@@ -427,7 +430,7 @@ pub fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
                 format!(
                     "{} ({}) recorded source {:?}, its kind resolves to {:?}",
                     inv.tool,
-                    kind_name(setup.source()),
+                    kind_name(kind),
                     r.source,
                     expected
                 ),

@@ -37,6 +37,11 @@ fn one_call(profile: &str, tool_value: Value, rest: Value) -> Value {
     )
 }
 
+/// A local tool's `needs_input` stdout line.
+fn needs(question: Value) -> String {
+    json!({"type": "needs_input", "question": question}).to_string()
+}
+
 fn scenario(v: Value) -> Result<Scenario, String> {
     serde_json::from_value(v).map_err(|e| e.to_string())
 }
@@ -399,6 +404,122 @@ pub fn curated() -> Result<Vec<Vector>, String> {
                     json!({"questions": {"other": {"answer": false}}}),
                 ),
                 answer_true,
+            ),
+        ),
+        (
+            "builtin-alias-not-found",
+            "ask_user's program under the key `ask`: the built-in executor is found by the config key, so the call fails NotFound and nothing is recorded.",
+            &["CONFIG-BUILTIN-ALIAS-NOT-FOUND"],
+            json!({"tools": {"ask": {"program": {"kind": "ask_user"}}},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "ask", "arguments": {"question": "Proceed?", "answer_type": "boolean"}}]]}],
+                "prompter": [{"reply": "answer", "value": true}]}),
+        ),
+        (
+            "legacy-provenance-tool-name",
+            "Pre-082: a built-in whose hook says assistant is still recorded under the tool's name.",
+            &["LIFE-PROVENANCE-LEGACY"],
+            one_call(
+                "legacy",
+                {
+                    let mut t = tool(json!([boolean("confirm")]));
+                    t["source"] = json!({"kind": "builtin", "hook": "assistant"});
+                    t
+                },
+                json!({"tty": false, "backend": [{"reply": "answer", "value": true}]}),
+            ),
+        ),
+        (
+            "persistence-none-cache-read",
+            "t.q is remembered from a first ask; asked again with persistence: none it is not read from the cache: the user is prompted.",
+            &["LIFE-CACHE-READ-GATED", "LIFE-LOCAL-STDOUT"],
+            json!({"tools": {"t": {"program": {"kind": "local", "stdout": [
+                    needs(json!({"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}})),
+                    "done",
+                    needs(json!({"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}, "persistence": "none"})),
+                    "done again"]}}},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "t"}], [{"id": "call_2", "tool": "t"}]]}],
+                "prompter": [{"reply": "answer", "value": true, "remember": true}, {"reply": "answer", "value": false}]}),
+        ),
+        (
+            "secret-default-verbatim",
+            "A secret question's default is persisted verbatim; the answer is redacted.",
+            &["LIFE-SECRET-DEFAULT-VERBATIM", "LIFE-SECRET-REDACTED"],
+            one_call(
+                "rfd083",
+                tool(
+                    json!([{"question": {"id": "token", "text": "Token?", "answer_type": {"type": "secret"}, "default": "placeholder-default"}}]),
+                ),
+                json!({"prompter": [{"reply": "answer", "value": "the-real-token-value"}]}),
+            ),
+        ),
+        (
+            "local-stdout-and-context",
+            "A local tool asks by printing needs_input, gets the answer in tool.answers, and its raw stdout text is its output.",
+            &["LIFE-LOCAL-STDOUT", "LIFE-LOCAL-CONTEXT"],
+            json!({"tools": {"sh": {"program": {"kind": "local", "stdout": [
+                    needs(json!({"id": "path", "text": "Which path?", "answer_type": {"type": "text"}})),
+                    "wrote 3 files\n"]}}},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "sh", "arguments": {"x": 1}}]]}],
+                "prompter": [{"reply": "answer", "value": "/tmp/out"}]}),
+        ),
+        (
+            "reason-user-prompter-io-failure",
+            "A terminal I/O failure at the prompter records cancelled (user), like Ctrl-C.",
+            &["LIFE-PROMPTER-FAILURE", "LIFE-CANCEL-REASON"],
+            one_call(
+                "rfd083",
+                tool(json!([boolean("confirm")])),
+                json!({"prompter": [{"reply": "failure", "failure": "io"}]}),
+            ),
+        ),
+        (
+            "token-hard-quit",
+            "A hard quit fires the cancellation token: cancelled (user) is the last event written.",
+            &["LIFE-TOKEN-CAUSE"],
+            one_call(
+                "rfd083",
+                tool(json!([boolean("confirm")])),
+                json!({"tty": false, "backend": [{"reply": "cancelled", "cause": "hard_quit"}]}),
+            ),
+        ),
+        (
+            "token-aborted-turn",
+            "An aborted turn fires the token: cancelled (user), no further cycle, the turn closes.",
+            &["LIFE-TOKEN-CAUSE"],
+            json!({"tty": false, "tools": {"fs": tool(json!([boolean("confirm")]))},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}], [{"id": "call_2", "tool": "fs"}]]}],
+                "backend": [{"reply": "cancelled", "cause": "aborted_turn"}, {"reply": "answer", "value": true}]}),
+        ),
+        (
+            "backend-by-id-parallel",
+            "Two parallel backend inquiries answered by inquiry ID: each tool gets its own answer whatever the schedule.",
+            &["LIFE-BACKEND-BY-ID", "LIFE-BACKEND-WHOLE-QUESTION"],
+            json!({"tty": false,
+                "tools": {"a": tool(json!([ask("x", json!({"type": "text"}))])), "b": tool(json!([ask("y", json!({"type": "text"}))]))},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "a"}, {"id": "call_2", "tool": "b"}]]}],
+                "backend_by_id": {"call_1.x.1": {"reply": "answer", "value": "for-a"}, "call_2.y.1": {"reply": "answer", "value": "for-b"}},
+                "schedule": [1, 0, 1, 0]}),
+        ),
+        (
+            "toggles-disable-all-spares-ask-user",
+            "Bare -T turns a plain tool off and leaves ask_user (if_named) asking; a pre-081 explicit tool stays off.",
+            &["CONFIG-ENABLE-LIFECYCLE", "CONFIG-ENABLE-PRE-081"],
+            json!({"toggles": ["-T"],
+                "tools": {"fs": tool(json!([boolean("confirm")])),
+                    "git": {"source": {"kind": "local"}, "enable": "explicit", "program": {"kind": "script"}},
+                    "ask_user": {"program": {"kind": "ask_user"}}},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}, {"id": "call_2", "tool": "git"},
+                    {"id": "call_3", "tool": "ask_user", "arguments": {"question": "Go?", "answer_type": "boolean"}}]]}],
+                "prompter": [{"reply": "answer", "value": true}]}),
+        ),
+        (
+            "token-restart",
+            "A restart fires the token: cancelled (user), then the tool runs again in the same call and its question is attempt 2.",
+            &["LIFE-TOKEN-CAUSE", "LIFE-ATTEMPT-COUNTER"],
+            one_call(
+                "rfd083",
+                tool(json!([boolean("confirm")])),
+                json!({"tty": false, "backend": [{"reply": "cancelled", "cause": "restart"}, {"reply": "answer", "value": true}]}),
             ),
         ),
     ];

@@ -145,6 +145,9 @@ pub fn scenario(u: &mut Unstructured<'_>) -> Result<Scenario> {
         backend,
         permissions,
         schedule,
+        backend_by_id: IndexMap::new(),
+        inquiry_model: None,
+        toggles: Vec::new(),
     })
 }
 
@@ -253,6 +256,8 @@ fn scripted_tool(u: &mut Unstructured<'_>, name: &str) -> Result<ToolSetup> {
         program: Program::Script { asks, finish },
         questions,
         run,
+        assistant: IndexMap::new(),
+        enable: None,
     })
 }
 
@@ -267,6 +272,8 @@ fn ask_user_tool(u: &mut Unstructured<'_>) -> Result<ToolSetup> {
         program: Program::AskUser,
         questions,
         run: RunPolicy::Unattended,
+        assistant: IndexMap::new(),
+        enable: None,
     })
 }
 
