@@ -252,10 +252,16 @@ class Run:
     def invoke(self, i):
         call = self.calls[i]
         name = call["tool"]
+        program = self.tools[name]["program"]
+        # RFD 083 "Built-in aliasing": the built-in is found by its config
+        # key; under any other key it has no executor and the call fails.
+        if (program["kind"] == "ask_user" and "source" not in self.tools[name]
+                and name != "ask_user"):
+            self.log.append({"invoked": {"tool_call_id": call["id"], "tool": name, "answers": {}}})
+            return self.respond(i, "tool_error", name + ": not found")
         src = self.source(name)
         answers = {} if src["kind"] == "mcp" else dict(self.state[i]["answers"])
         self.log.append({"invoked": {"tool_call_id": call["id"], "tool": name, "answers": answers}})
-        program = self.tools[name]["program"]
         if program["kind"] == "ask_user":
             kind, payload = ask_user(call["arguments"], answers)
         else:
@@ -343,7 +349,7 @@ def main():
         if msg.get("type") == "init":
             reply = {"type": "init_ok", "in_reply_to": msg["id"],
                      "name": "python example adapter" + (" (broken: %s)" % BREAK if BREAK else ""),
-                     "profiles": PROFILES}
+                     "profiles": PROFILES, "language": "core"}
         elif msg.get("type") == "run":
             try:
                 log = Run(msg["scenario"]).run()

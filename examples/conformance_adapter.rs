@@ -34,7 +34,7 @@ use inquiry_model::routing::InquiryErrorKind;
 use inquiry_model::scenario::{
     BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario, ScriptedAsk,
 };
-use inquiry_model::tool::{Answers, Outcome, ToolSource, resolve_inquiry_source};
+use inquiry_model::tool::{Answers, Outcome, ToolSource, inquiry_source_under};
 use inquiry_model::wire::{EventKind, InquiryId, InquiryResponse};
 use serde_json::{Value, json};
 
@@ -76,7 +76,17 @@ struct Driver<'s> {
 
 /// Runs one scenario; the log of what happened.
 pub fn drive(s: &Scenario) -> Result<Vec<Record>, ImplementationError> {
-    let tools = s.tools.iter().map(|(n, t)| (n.clone(), t.spec())).collect();
+    if !inquiry_model::conformance::core_scenario(s) {
+        return Err(ImplementationError(
+            "this adapter covers the core scenario language only (conformance::core_scenario)"
+                .to_owned(),
+        ));
+    }
+    let tools = s
+        .tools
+        .iter()
+        .map(|(n, t)| (n.clone(), t.spec(n)))
+        .collect();
     let mut d = Driver {
         s,
         coordinator: Coordinator::new(s.profile.rules(), s.tty, tools, Faults::default()),
@@ -194,25 +204,44 @@ impl Driver<'_> {
             Work::Invoke(call, answers) => {
                 let (c, script) = &mut self.calls[call];
                 let setup = &self.s.tools[&c.tool];
-                let answers = match setup.source() {
-                    ToolSource::Mcp => Answers::new(),
-                    ToolSource::Builtin { .. } | ToolSource::Local => answers,
+                // RFD 083 "Built-in aliasing": found by the config key; an
+                // alias has no executor and its call fails.
+                let executor = setup.executor(&c.tool);
+                let answers = match executor {
+                    Err(_) | Ok(ToolSource::Mcp) => Answers::new(),
+                    Ok(ToolSource::Builtin { .. } | ToolSource::Local) => answers,
                 };
                 self.log.push(Record::Invoked(Invocation {
                     tool_call_id: c.id.clone(),
                     tool: c.tool.clone(),
                     answers: serde_json::to_value(&answers).unwrap_or(Value::Null),
                 }));
-                let outcome = match &setup.program {
-                    Program::Script { asks, finish } => {
+                let outcome = match (&executor, &setup.program) {
+                    (Err(_), _) => Outcome::Error {
+                        message: format!("{}: not found", c.tool),
+                        transient: false,
+                    },
+                    (Ok(_), Program::Script { asks, finish }) => {
                         scripted(&c.tool, asks, *finish, &answers, script)
                     }
-                    Program::AskUser => ask_user::execute(&c.arguments, &answers),
+                    (Ok(_), Program::AskUser) => ask_user::execute(&c.arguments, &answers),
+                    // Outside the core language: refused in `drive`.
+                    (Ok(_), Program::Local { .. }) => Outcome::Error {
+                        message: format!("{}: local programs are not covered", c.tool),
+                        transient: false,
+                    },
                 };
+                let source = executor.unwrap_or(ToolSource::Local);
                 Input::ToolReturned {
                     call,
                     outcome,
-                    source: resolve_inquiry_source(setup.source(), &c.tool),
+                    // Before RFD 082 the source was the tool's own name
+                    // (the profile's `provenance` switch).
+                    source: inquiry_source_under(
+                        self.s.profile.rules().provenance,
+                        source,
+                        &c.tool,
+                    ),
                 }
             }
             Work::Prompt(call, inquiry_id, shown) => {
@@ -227,7 +256,9 @@ impl Driver<'_> {
                         answer: value,
                         remember,
                     },
-                    PrompterReply::CtrlC | PrompterReply::Eof => {
+                    // RFD 082 step 6: every prompter failure is the user's
+                    // cancellation.
+                    PrompterReply::CtrlC | PrompterReply::Eof | PrompterReply::Failure { .. } => {
                         Input::PromptCancelled { call, inquiry_id }
                     }
                 }
@@ -239,6 +270,8 @@ impl Driver<'_> {
                     }
                     Some(BackendReply::Raw { structured }) => Ok(structured),
                     Some(BackendReply::Error { error }) => Err(error),
+                    // Outside the core language: refused in `drive`.
+                    Some(BackendReply::Cancelled { .. }) => Err(InquiryErrorKind::Cancelled),
                     None => Err(InquiryErrorKind::Other),
                 };
                 Input::InquiryResult { call, result }

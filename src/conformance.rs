@@ -358,6 +358,9 @@ where
                 turns: Vec::new(),
                 prompter: Vec::new(),
                 backend: Vec::new(),
+                backend_by_id: Default::default(),
+                inquiry_model: None,
+                toggles: Vec::new(),
                 permissions: Vec::new(),
                 schedule: Vec::new(),
             },
@@ -372,6 +375,38 @@ where
         cases: ran.get(),
         failure,
     }
+}
+
+/// Whether `s` uses only the core scenario language: the RFD 082/083
+/// lifecycle as the vectors of issue 16 exercised it. The small second
+/// implementation, the example adapters and the Python adapter cover this
+/// much; a scenario outside it calls a local program (the stdout protocol),
+/// lets the cancellation token fire with a cause, keys backend replies by
+/// inquiry ID, or switches tools on and off (`enable`, `-t`/`-T`). An
+/// implementation that covers less than the whole language filters its
+/// vectors and generated scenarios with this (and says so), never by
+/// hiding a failure.
+pub fn core_scenario(s: &Scenario) -> bool {
+    use crate::scenario::{BackendReply, Program};
+    let local = |tool: &str| {
+        s.tools
+            .get(tool)
+            .is_some_and(|t| matches!(t.program, Program::Local { .. }))
+    };
+    let calls_local = s
+        .turns
+        .iter()
+        .flat_map(|t| t.cycles.iter().flatten())
+        .any(|c| local(&c.tool));
+    let token = s
+        .backend
+        .iter()
+        .any(|r| matches!(r, BackendReply::Cancelled { .. }));
+    !calls_local
+        && !token
+        && s.backend_by_id.is_empty()
+        && s.toggles.is_empty()
+        && s.tools.values().all(|t| t.enable.is_none())
 }
 
 /// The curated vectors followed by `count` generated ones drawn with `seed`

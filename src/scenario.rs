@@ -442,6 +442,12 @@ pub struct Trace {
     pub remembered: Vec<RememberedKeys>,
     /// Every tool response.
     pub tool_responses: Vec<ToolResponseRecord>,
+    /// The run ended in a hard quit (rule `LIFE-TOKEN-CAUSE`): the process
+    /// stopped with tool calls of its last turn still open, and nothing was
+    /// written after. Such a stream is what RFD 082 Phase 3's sanitize
+    /// repairs on the next load.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 fn serialize_stream<S: serde::Serializer>(events: &[Event], s: S) -> Result<S::Ok, S::Error> {
@@ -742,6 +748,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 resolutions: Vec::new(),
                 remembered: Vec::new(),
                 tool_responses: Vec::new(),
+                interrupted: false,
             },
             prompter: scenario.prompter.iter().cloned().collect(),
             backend: scenario.backend.iter().cloned().collect(),
@@ -913,6 +920,7 @@ impl<'s, 'o> Driver<'s, 'o> {
     /// writes its `cancelled (user)` response (a pending prompt is
     /// interrupted like Ctrl-C), and nothing else is written.
     fn quit(&mut self, at: At, calls: &[CallState], work: Vec<Work>) -> Result<(), ScenarioError> {
+        self.trace.interrupted = true;
         for item in work {
             let input = match item {
                 Work::Prompt {

@@ -57,7 +57,7 @@ fn the_python_adapter_passes() {
         .and_then(|l| l.split(' ').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
-    assert!(run >= 40, "only {run} vectors ran:\n{out}");
+    assert!(run >= 30, "only {run} vectors ran:\n{out}");
     assert!(out.contains("generated rfd083: 150 passed"), "{out}");
     assert!(out.contains("generated rfd082: 150 passed"), "{out}");
 }

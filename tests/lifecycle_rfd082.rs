@@ -935,12 +935,32 @@ fn token_causes_record_user_and_persist_by_cause() {
             "inquiry_response"
         ]
     );
-    // The oracle accepts what a hard quit leaves (eat our own output).
+    // What a hard quit leaves: the inquiry is closed, the tool call is not.
+    // The model's invariants hold (the open call is the quit's, not the
+    // lifecycle's); the oracle reports exactly that call (CHECK-TOOL-PAIRED),
+    // and sanitize repairs it into a stream the oracle finds clean (RFD 082
+    // Phase 3, "eat our own output").
+    assert!(quit.interrupted);
     let s = scenario(one_boolean_call(json!({
         "tty": false, "backend": [{"reply": "cancelled", "cause": "hard_quit"}]
     })));
     assert_eq!(inquiry_model::check::trace::check_trace(&quit, &s), []);
     let bytes = serde_json::to_vec(&quit.persisted_json()).unwrap();
     let checked = inquiry_model::check::check_bytes(&bytes, "quit", Default::default());
+    let found: Vec<_> = checked
+        .diagnostics
+        .iter()
+        .map(|d| (d.rule, d.event_index))
+        .collect();
+    assert_eq!(found, [("CHECK-TOOL-PAIRED", 2)]);
+    let events = inquiry_model::wire::Stream::from_slice(&bytes, "quit")
+        .unwrap()
+        .events;
+    let repaired = inquiry_model::stream::sanitize(events).events;
+    let mut out = Vec::new();
+    inquiry_model::wire::Stream::new(repaired)
+        .write_array(&mut out)
+        .unwrap();
+    let checked = inquiry_model::check::check_bytes(&out, "repaired", Default::default());
     assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
 }

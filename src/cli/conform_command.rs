@@ -11,7 +11,7 @@ use clap::Args;
 mod subprocess;
 
 use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
-use crate::conformance::{Failure, Vector, check_generated, check_vectors};
+use crate::conformance::{self, Failure, Vector, check_generated, check_vectors};
 use crate::profile::ProfileName;
 use subprocess::Subprocess;
 
@@ -94,14 +94,16 @@ pub fn conform_command(args: ConformArgs) -> i32 {
             imp.profiles.contains(p) && (args.profile.is_empty() || args.profile.contains(p))
         })
         .collect();
+    let core_only = imp.core_only;
     println!(
-        "adapter: {} (profiles: {})",
+        "adapter: {} (profiles: {}; language: {})",
         imp.name,
         profiles
             .iter()
             .map(|p| p.as_str())
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        if core_only { "core" } else { "full" }
     );
     let mut ran = 0usize;
     let mut failed = 0usize;
@@ -116,22 +118,36 @@ pub fn conform_command(args: ConformArgs) -> i32 {
         let (vectors, skipped): (Vec<Vector>, Vec<Vector>) = all
             .into_iter()
             .partition(|v| profiles.contains(&v.scenario.profile));
+        let (vectors, outside): (Vec<Vector>, Vec<Vector>) = vectors
+            .into_iter()
+            .partition(|v| !core_only || conformance::core_scenario(&v.scenario));
         let failures = check_vectors(&mut imp, &vectors);
         for f in &failures {
             print_failure(f);
         }
         println!(
-            "vectors: {} run, {} failed, {} skipped (profile)",
+            "vectors: {} run, {} failed, {} skipped (profile), {} skipped (outside the core language)",
             vectors.len(),
             failures.len(),
-            skipped.len()
+            skipped.len(),
+            outside.len()
         );
         ran += vectors.len();
         failed += failures.len();
     }
     if args.generated > 0 {
         for p in &profiles {
-            let report = check_generated(&mut imp, *p, args.generated, args.seed);
+            let report = if core_only {
+                use proptest::strategy::Strategy;
+                let core = crate::scenario::strategy::scenario_under(proptest::strategy::Just(*p))
+                    .prop_filter(
+                        "outside the core scenario language",
+                        conformance::core_scenario,
+                    );
+                conformance::check_generated_from(&mut imp, core, args.generated, args.seed)
+            } else {
+                check_generated(&mut imp, *p, args.generated, args.seed)
+            };
             ran += report.cases as usize;
             match &report.failure {
                 None => println!(

@@ -218,7 +218,11 @@ impl Run<'_> {
                     PrompterReply::Answer { value, remember } => {
                         self.answered(i, &q, id, value, remember)
                     }
-                    PrompterReply::CtrlC | PrompterReply::Eof => self.fail(i, id, Why::Prompt),
+                    // RFD 082 step 6: every prompter failure is a user
+                    // cancellation (decision "prompter failures record user").
+                    PrompterReply::CtrlC | PrompterReply::Eof | PrompterReply::Failure { .. } => {
+                        self.fail(i, id, Why::Prompt)
+                    }
                 }
             }
             Work::Inquire(i, q, id) => {
@@ -232,6 +236,11 @@ impl Run<'_> {
                         Ok(json!({"inquiry_id": id.as_str(), "answer": value}))
                     }
                     Some(BackendReply::Raw { structured }) => Ok(structured),
+                    Some(BackendReply::Cancelled { cause }) => {
+                        return Err(ImplementationError(format!(
+                            "the second implementation does not model the token cause {cause:?} (see `conformance::core_scenario`)"
+                        )));
+                    }
                 };
                 let answer = match &structured {
                     Ok(Value::Object(m)) => match (m.get("inquiry_id"), m.get("answer")) {
@@ -258,12 +267,14 @@ impl Run<'_> {
     fn invoke(&mut self, i: usize) -> Result<(), ImplementationError> {
         let tool = self.calls[i].call.tool.clone();
         let setup = &self.s.tools[&tool];
-        let source = setup.source.unwrap_or(match setup.program {
-            Program::AskUser => ask_user::SOURCE,
-            Program::Script { .. } => ToolSource::Builtin {
-                hook: BuiltinHook::Default,
-            },
-        });
+        // RFD 083 "Built-in aliasing": the executor is found by the config
+        // key; an alias has none and its call fails.
+        let Ok(source) = setup.executor(&tool) else {
+            let id = self.calls[i].call.id.clone();
+            self.rec.invoked(&id, &tool, json!({}));
+            self.respond(i, ResponseKind::ToolError, format!("{tool}: not found"));
+            return Ok(());
+        };
         let answers = match source {
             ToolSource::Mcp => IndexMap::new(),
             ToolSource::Builtin { .. } | ToolSource::Local => self.calls[i].answers.clone(),
@@ -276,6 +287,11 @@ impl Run<'_> {
                 script(&tool, asks, *finish, &answers, &mut self.calls[i])
             }
             Program::AskUser => ask_user::execute(&self.calls[i].call.arguments, &answers),
+            Program::Local { .. } => {
+                return Err(ImplementationError(
+                    "the second implementation does not model local programs (see `conformance::core_scenario`)".to_owned(),
+                ));
+            }
         };
         match outcome {
             Outcome::Success { content } => self.respond(i, ResponseKind::ToolSuccess, content),
@@ -325,7 +341,7 @@ impl Run<'_> {
             question: persisted,
         }));
         let config = self.s.tools[&tool]
-            .spec()
+            .spec(&tool)
             .questions
             .get(&q.id)
             .cloned()

@@ -50,6 +50,9 @@ pub struct Subprocess {
     /// The profiles the adapter implements, from `init_ok` (all when it
     /// does not say).
     pub profiles: Vec<ProfileName>,
+    /// The adapter covers only the core scenario language
+    /// (`conformance::core_scenario`): `init_ok` says `"language": "core"`.
+    pub core_only: bool,
 }
 
 impl Subprocess {
@@ -62,6 +65,7 @@ impl Subprocess {
             next_id: 0,
             name: String::new(),
             profiles: ProfileName::ALL.to_vec(),
+            core_only: false,
         };
         let reply = s.spawn().map_err(|e| Unusable(e.0))?;
         s.name = reply
@@ -77,6 +81,16 @@ impl Subprocess {
                 ))
             })?;
         }
+        s.core_only = match reply.get("language") {
+            None => false,
+            Some(Value::String(l)) if l == "full" => false,
+            Some(Value::String(l)) if l == "core" => true,
+            Some(other) => {
+                return Err(Unusable(format!(
+                    "init_ok: `language` is \"core\" or \"full\", not {other}"
+                )));
+            }
+        };
         Ok(s)
     }
 
