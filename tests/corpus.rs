@@ -97,10 +97,8 @@ fn corpus_has_the_real_streams_shape() {
                         reasked += 1;
                     }
                 }
-                "inquiry_response" => {
-                    if e.get("outcome").is_none() && e.get("answer").is_some() {
-                        untagged += 1;
-                    }
+                "inquiry_response" if e.get("outcome").is_none() && e.get("answer").is_some() => {
+                    untagged += 1;
                 }
                 other if !KNOWN.contains(&other) => unknown_kinds += 1,
                 _ => {}
