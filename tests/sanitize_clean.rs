@@ -132,6 +132,13 @@ fn added_findings(input: &[u8], events: Vec<Event>) -> Result<(), String> {
 }
 
 proptest! {
+    // At least 10 000 cases in every run (issue 15's bar; about 2 s), more
+    // when PROPTEST_CASES asks for more.
+    #![proptest_config(ProptestConfig {
+        cases: ProptestConfig::default().cases.max(10_000),
+        ..ProptestConfig::default()
+    })]
+
     /// Rules: STREAM-SANITIZE-ADDS-NOTHING, STREAM-SANITIZE-NO-ORPHANS —
     /// over generated damaged streams (orphans of both kinds, reversed
     /// pairs, legacy duplicates, reused tool-call IDs, inquiries straddling
