@@ -473,6 +473,34 @@ pub fn curated() -> Result<Vec<Vector>, String> {
             ),
         ),
         (
+            "reason-user-prompter-no-terminal",
+            "The prompter finds no terminal to prompt on: cancelled (user), like Ctrl-C (RFD 082 step 6).",
+            &["LIFE-PROMPTER-FAILURE", "LIFE-CANCEL-REASON"],
+            one_call(
+                "rfd083",
+                tool(json!([boolean("confirm")])),
+                json!({"prompter": [{"reply": "failure", "failure": "no_terminal"}]}),
+            ),
+        ),
+        (
+            "reason-user-prompter-format-failure",
+            "The prompter cannot render the question: cancelled (user), like Ctrl-C (RFD 082 step 6).",
+            &["LIFE-PROMPTER-FAILURE", "LIFE-CANCEL-REASON"],
+            one_call(
+                "rfd083",
+                tool(json!([boolean("confirm")])),
+                json!({"prompter": [{"reply": "failure", "failure": "format"}]}),
+            ),
+        ),
+        (
+            "token-tool-cancel",
+            "A tool cancel fires the token: cancelled (user), the call ends like any cancelled inquiry, the turn goes on.",
+            &["LIFE-TOKEN-CAUSE"],
+            json!({"tty": false, "tools": {"fs": tool(json!([boolean("confirm")]))},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}], [{"id": "call_2", "tool": "fs"}]]}],
+                "backend": [{"reply": "cancelled", "cause": "tool_cancel"}, {"reply": "answer", "value": true}]}),
+        ),
+        (
             "token-hard-quit",
             "A hard quit fires the cancellation token: cancelled (user) is the last event written.",
             &["LIFE-TOKEN-CAUSE"],
