@@ -975,16 +975,16 @@ impl Checker {
                     self.pairer.keys(),
                     self.pairer.last_key(),
                     parts.tool_call_id.len(),
-                    parts.attempt,
                 );
-                let previous = (!added).then(|| self.turn.attempts.value(at));
+                let previous =
+                    (!added).then(|| self.turn.attempts.value(self.pairer.keys(), at));
                 self.turn.find(
                     index,
                     Gate::AttemptIds,
                     rules::id_attempt(id, &parts, previous),
                 );
                 let last = previous.map_or(parts.attempt, |p| p.max(parts.attempt));
-                self.turn.attempts.set(at, last);
+                self.turn.attempts.set(self.pairer.keys(), at, last);
             }
         }
     }

@@ -191,8 +191,8 @@ fn prefix(key: &str) -> &str {
 }
 
 /// Distinct `(prefix, split)` pairs, where a prefix is the part before the
-/// last `.` of a key in a [`Keys`], each with a `u32`, without copying the
-/// prefix: CHECK-ID-ATTEMPT's `(tool_call_id, question_id)` pair of a
+/// last `.` of a key in a [`Keys`], each with a `u32` that starts as the
+/// number after the first key's last `.`, without copying the prefix: CHECK-ID-ATTEMPT's `(tool_call_id, question_id)` pair of a
 /// conforming ID `<call>.<question>.<attempt>` is its prefix split after
 /// `<call>` (the split tells `a.b` + `c` from `a` + `b.c`).
 #[derive(Debug)]
@@ -205,8 +205,17 @@ pub(crate) struct Prefixes<S = RandomState> {
     keys: Small,
     /// Per entry, the split.
     splits: Small,
-    /// Per entry, its value.
-    values: Vec<u32>,
+    /// The entries whose value is no longer the number their first key
+    /// ends with (a question asked again with a higher attempt): the usual
+    /// entry costs nothing here.
+    raised: HashMap<usize, u32>,
+}
+
+/// The number after the last `.` of `key` (0 if there is none).
+fn suffix_number(key: &str) -> u32 {
+    key.rfind('.')
+        .and_then(|p| key[p + 1..].parse().ok())
+        .unwrap_or(0)
 }
 
 impl<S: Default> Default for Prefixes<S> {
@@ -217,21 +226,20 @@ impl<S: Default> Default for Prefixes<S> {
             overflow: HashMap::new(),
             keys: Small::default(),
             splits: Small::default(),
-            values: Vec::new(),
+            raised: HashMap::new(),
         }
     }
 }
 
 impl<S: BuildHasher> Prefixes<S> {
     /// The entry of the prefix of key number `key` of `keys` with `split`,
-    /// added with `value` when new; `true` when added. Every key number
-    /// given must stay in `keys` as long as this table is used.
+    /// added when new; `true` when added. Every key number given must stay
+    /// in `keys` as long as this table is used.
     pub(crate) fn find_or_add<T: BuildHasher>(
         &mut self,
         keys: &Keys<T>,
         key: usize,
         split: usize,
-        value: u32,
     ) -> (usize, bool) {
         let p = prefix(keys.key(key));
         let hash = self.hasher.hash_one((split, p));
@@ -241,7 +249,7 @@ impl<S: BuildHasher> Prefixes<S> {
             overflow,
             keys: firsts,
             splits,
-            values,
+            ..
         } = self;
         let same = |e: usize| splits.get(e) == split && prefix(keys.key(firsts.get(e))) == p;
         if let Some(&e) = table.find(hash, |&e| same(e as usize)) {
@@ -252,10 +260,9 @@ impl<S: BuildHasher> Prefixes<S> {
         {
             return (e, false);
         }
-        let e = values.len();
+        let e = firsts.low.len();
         firsts.push(key);
         splits.push(split);
-        values.push(value);
         match u32::try_from(e) {
             Ok(n) => {
                 let firsts = &*firsts;
@@ -272,14 +279,21 @@ impl<S: BuildHasher> Prefixes<S> {
         (e, true)
     }
 
-    /// The value of entry `e`.
-    pub(crate) fn value(&self, e: usize) -> u32 {
-        self.values[e]
+    /// The value of entry `e`, whose keys are in `keys`.
+    pub(crate) fn value<T: BuildHasher>(&self, keys: &Keys<T>, e: usize) -> u32 {
+        match self.raised.get(&e) {
+            Some(&v) => v,
+            None => suffix_number(keys.key(self.keys.get(e))),
+        }
     }
 
-    /// Sets the value of entry `e`.
-    pub(crate) fn set(&mut self, e: usize, v: u32) {
-        self.values[e] = v;
+    /// Sets the value of entry `e`, whose keys are in `keys`.
+    pub(crate) fn set<T: BuildHasher>(&mut self, keys: &Keys<T>, e: usize, v: u32) {
+        if v == suffix_number(keys.key(self.keys.get(e))) {
+            self.raised.remove(&e);
+        } else {
+            self.raised.insert(e, v);
+        }
     }
 
     /// Bytes this table holds on the heap (its buffers' capacities).
@@ -287,7 +301,7 @@ impl<S: BuildHasher> Prefixes<S> {
         self.table.allocation_size()
             + self.keys.heap_bytes()
             + self.splits.heap_bytes()
-            + self.values.capacity() * size_of::<u32>()
+            + self.raised.capacity() * (size_of::<(usize, u32)>() + 1)
             + self.overflow.capacity() * (size_of::<((Box<str>, usize), usize)>() + 1)
     }
 }
@@ -348,7 +362,7 @@ mod tests {
             let (k, _) = keys.find_or_add(id);
             let p = (id[..id.rfind('.').unwrap()].to_owned(), split);
             let expect = naive.iter().position(|n| *n == p);
-            let (e, added) = prefixes.find_or_add(&keys, k, split, 7);
+            let (e, added) = prefixes.find_or_add(&keys, k, split);
             assert_eq!(added, expect.is_none(), "{id}");
             match expect {
                 Some(x) => assert_eq!(e, x, "{id}"),
@@ -356,6 +370,13 @@ mod tests {
             }
         }
         assert_eq!(naive.len(), 4);
+        // A value starts as its first key's attempt and keeps what is set.
+        let (e, _) = prefixes.find_or_add(&keys, keys.find("a.b.c.2").unwrap(), 1);
+        assert_eq!(prefixes.value(&keys, e), 2);
+        prefixes.set(&keys, e, 9);
+        assert_eq!(prefixes.value(&keys, e), 9);
+        prefixes.set(&keys, e, 2);
+        assert_eq!((prefixes.value(&keys, e), prefixes.raised.len()), (2, 0));
     }
 
     /// Rule: PERF-TURN-MEMORY — a number that does not fit in 4 bytes is
