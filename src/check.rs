@@ -976,8 +976,7 @@ impl Checker {
                     self.pairer.last_key(),
                     parts.tool_call_id.len(),
                 );
-                let previous =
-                    (!added).then(|| self.turn.attempts.value(self.pairer.keys(), at));
+                let previous = (!added).then(|| self.turn.attempts.value(self.pairer.keys(), at));
                 self.turn.find(
                     index,
                     Gate::AttemptIds,
