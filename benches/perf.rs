@@ -66,6 +66,8 @@ struct Config {
     scaling_sizes: [usize; 3],
     big_mb: u64,
     small_mb: u64,
+    /// Request/response pairs of the one long turn (rule `PERF-TURN-MEMORY`).
+    long_turn_pairs: usize,
     stride: usize,
     cases: usize,
     rounds: usize,
@@ -91,6 +93,7 @@ impl Config {
                 scaling_sizes: [10_000, 100_000, 1_000_000],
                 big_mb: num("BENCH_BIG_MB", 1024),
                 small_mb: 10,
+                long_turn_pairs: 1_000_000,
                 stride: num("BENCH_STRIDE", 20) as usize,
                 cases: num("BENCH_CASES", 2000) as usize,
                 rounds: num("BENCH_ROUNDS", 5).max(1) as usize,
@@ -104,6 +107,7 @@ impl Config {
                 scaling_sizes: [100, 1_000, 10_000],
                 big_mb: 2,
                 small_mb: 1,
+                long_turn_pairs: 10_000,
                 stride: 5_000,
                 cases: 20,
                 rounds: 1,
@@ -735,6 +739,34 @@ fn memory(cfg: &Config, table: &mut Table) {
         ),
         format!("{ratio:.2}x"),
         verdict(ratio <= 1.25, "~1x"),
+        "-",
+    );
+    // One turn of distinct answered pairs (rule `PERF-TURN-MEMORY`): what
+    // grows is the turn's distinct IDs, compactly; the bar is 64 MiB at
+    // 10^6 pairs (482 MiB before issue 15 item 7).
+    let pairs = cfg.long_turn_pairs;
+    let path = dir.0.join("long-turn.jsonl");
+    shapes::write_long_turn(pairs, &path).expect("cannot write the long turn");
+    let _ = peak_rss(&path);
+    let mut long: Vec<u64> = (0..if cfg.full { 3 } else { 1 })
+        .map(|_| peak_rss(&path).0)
+        .collect();
+    std::fs::remove_file(&path).expect("cannot remove the long turn");
+    long.sort();
+    let long_kib = long[long.len() / 2];
+    table.push(
+        format!("peak RSS, `inquiry-model check` on one turn of {pairs} answered pairs"),
+        format!("{:.1} MiB", long_kib as f64 / 1024.0),
+        format!(
+            "{:.1} MiB on {:.0} MB of many turns",
+            small_kib as f64 / 1024.0,
+            small_bytes as f64 / 1e6
+        ),
+        format!(
+            "{:.1} B/pair above it",
+            long_kib.saturating_sub(small_kib) as f64 * 1024.0 / pairs as f64
+        ),
+        verdict(long_kib <= 64 * 1024, "<= 64 MiB"),
         "-",
     );
     table.push(

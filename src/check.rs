@@ -294,19 +294,54 @@ struct OpenCall {
     name: String,
 }
 
-/// One request of the turn.
+/// One request of the turn, from the oldest still waiting on (rule
+/// `PERF-TURN-MEMORY`: an answered request is dropped once every earlier
+/// one is answered too; until then it is a tag).
 #[derive(Debug)]
 struct RequestSlot {
     /// Its event index.
     index: usize,
-    id: InquiryId,
-    /// `None` once answered.
-    waiting: Option<OpenRequest>,
+    state: SlotState,
+}
+
+/// What the turn keeps of a request.
+#[derive(Debug)]
+enum SlotState {
+    /// Waiting for its response.
+    Waiting(Box<OpenRequest>),
+    /// Answered, with a CHECK-PLACEMENT finding deferred to the flush
+    /// ([`Deferred::Unplaced`]), which writes its ID.
+    AnsweredUnplaced(InquiryId),
+    /// Answered; nothing refers to it any more.
+    Answered,
+}
+
+impl RequestSlot {
+    /// Its ID, while anything still needs it.
+    fn id(&self) -> Option<&InquiryId> {
+        match &self.state {
+            SlotState::Waiting(open) => Some(&open.id),
+            SlotState::AnsweredUnplaced(id) => Some(id),
+            SlotState::Answered => None,
+        }
+    }
+
+    /// The request, while it waits.
+    fn waiting(&self) -> Option<&OpenRequest> {
+        match &self.state {
+            SlotState::Waiting(open) => Some(open),
+            SlotState::AnsweredUnplaced(_) | SlotState::Answered => None,
+        }
+    }
 }
 
 /// What a waiting request needs when its response comes.
 #[derive(Debug)]
 struct OpenRequest {
+    id: InquiryId,
+    /// It sat in no open call: a [`Deferred::Unplaced`] finding needs its ID
+    /// at the flush.
+    unplaced: bool,
     facts: QuestionFacts,
     /// Open calls (by request event index) the request may belong to.
     candidates: Vec<usize>,
@@ -354,15 +389,20 @@ struct TurnState {
     /// Open call indices by tool-call ID, oldest first (IDs may repeat
     /// across cycles; a response closes the oldest).
     calls_by_id: HashMap<String, VecDeque<usize>>,
-    /// Waiting requests per open call.
+    /// Requests per open call: every waiting one, and answered ones until
+    /// the list is next pruned (when it is full, so a long call holds about
+    /// its waiting requests, not all it ever had).
     call_requests: HashMap<usize, Vec<usize>>,
-    /// The turn's requests in stream order. A vector, not a map: a huge
-    /// turn appends sequentially and finds a request by binary search over
+    /// The turn's requests in stream order from the oldest still waiting.
+    /// A deque, not a map: a huge turn appends sequentially, drops answered
+    /// requests from the front, and finds a request by binary search over
     /// event indices, instead of scattering entries over a table that
     /// outgrows the cache.
-    requests: Vec<RequestSlot>,
-    /// Last attempt per `(tool_call_id, question_id)`.
-    attempts: HashMap<(String, String), u32>,
+    requests: VecDeque<RequestSlot>,
+    /// Last attempt per `(tool_call_id, question_id)`: one compact entry
+    /// per question of the turn, whose text is the prefix of an ID the
+    /// pairer holds.
+    attempts: crate::stream::keys::Prefixes,
     /// Responses that matched no waiting request, by ID.
     orphan_responses: HashMap<InquiryId, EarlyResponses>,
     /// Open calls (by request index) an inquiry failed with a reason that
@@ -413,13 +453,83 @@ impl TurnState {
     /// The waiting request at event `index`.
     fn request_mut(&mut self, index: usize) -> Option<&mut OpenRequest> {
         let at = self.position(index)?;
-        self.requests[at].waiting.as_mut()
+        match &mut self.requests[at].state {
+            SlotState::Waiting(open) => Some(open),
+            SlotState::AnsweredUnplaced(_) | SlotState::Answered => None,
+        }
     }
 
-    /// The waiting request at event `index`, now answered.
-    fn take_request(&mut self, index: usize) -> Option<OpenRequest> {
+    /// The waiting request at event `index`, now answered: its slot keeps
+    /// only what a deferred finding needs, and the answered slots at the
+    /// front of the turn's requests are dropped.
+    fn take_request(&mut self, index: usize) -> Option<Box<OpenRequest>> {
         let at = self.position(index)?;
-        self.requests[at].waiting.take()
+        let slot = &mut self.requests[at];
+        let open = match std::mem::replace(&mut slot.state, SlotState::Answered) {
+            SlotState::Waiting(open) => open,
+            other @ (SlotState::AnsweredUnplaced(_) | SlotState::Answered) => {
+                slot.state = other;
+                return None;
+            }
+        };
+        if open.unplaced {
+            slot.state = SlotState::AnsweredUnplaced(open.id.clone());
+        }
+        while self
+            .requests
+            .front()
+            .is_some_and(|r| matches!(r.state, SlotState::Answered))
+        {
+            self.requests.pop_front();
+        }
+        Some(open)
+    }
+
+    /// Files the request at `index` under each of its candidate calls.
+    /// A full list is first pruned of the requests no longer waiting, and
+    /// grows only if it stays more than half full, so pruning costs
+    /// amortized O(1) per request.
+    fn file_under_calls(&mut self, index: usize, candidates: &[usize]) {
+        let TurnState {
+            call_requests,
+            requests,
+            ..
+        } = self;
+        for c in candidates {
+            let list = call_requests.entry(*c).or_default();
+            if list.len() == list.capacity() && !list.is_empty() {
+                list.retain(|&r| {
+                    requests
+                        .binary_search_by_key(&r, |s| s.index)
+                        .is_ok_and(|at| requests[at].waiting().is_some())
+                });
+                if list.len() * 2 > list.capacity() {
+                    list.reserve(list.capacity());
+                }
+            }
+            list.push(index);
+        }
+    }
+
+    /// Bytes the turn's per-request state holds on the heap (rule
+    /// `PERF-TURN-MEMORY`): the request slots, the call lists, the
+    /// attempts, and the boxed waiting requests.
+    fn heap_bytes(&self) -> usize {
+        let waiting: usize = self
+            .requests
+            .iter()
+            .filter_map(RequestSlot::waiting)
+            .map(|o| size_of::<OpenRequest>() + o.candidates.capacity() * size_of::<usize>())
+            .sum();
+        self.requests.capacity() * size_of::<RequestSlot>()
+            + waiting
+            + self
+                .call_requests
+                .values()
+                .map(|l| l.capacity() * size_of::<usize>())
+                .sum::<usize>()
+            + self.attempts.heap_bytes()
+            + self.pending.capacity() * size_of::<Pending>()
     }
 
     fn find(&mut self, index: usize, gate: Gate, finding: Option<Finding>) {
@@ -478,6 +588,25 @@ impl Checker {
             warnings: 0,
             finished: false,
         }
+    }
+
+    /// Bytes the checker holds on the heap for the current turn's requests
+    /// and IDs: the pairer's distinct IDs, waiting queues and log, and the
+    /// turn's request slots, call lists, attempts and pending findings.
+    /// Counts buffer capacities, not the allocator's overhead. For rule
+    /// `PERF-TURN-MEMORY`'s test; not a stable interface.
+    #[doc(hidden)]
+    pub fn turn_heap_bytes(&self) -> usize {
+        self.pairer.heap_bytes() + self.turn.heap_bytes()
+    }
+
+    /// How many of the current turn's requests the checker still keeps a
+    /// slot for (waiting ones, answered ones with a deferred finding, and
+    /// answered ones behind an older waiting request). For rule
+    /// `PERF-TURN-MEMORY`'s test; not a stable interface.
+    #[doc(hidden)]
+    pub fn turn_request_slots(&self) -> usize {
+        self.turn.requests.len()
     }
 
     /// Feeds the next event as read from disk: its shape is taken from the
@@ -592,7 +721,8 @@ impl Checker {
                     .collect();
                 // `rules::placement` would write the same finding now; it is
                 // written at the flush instead (see `Deferred`).
-                let (candidates, placed) = if open.is_empty() {
+                let unplaced = open.is_empty();
+                let (candidates, placed) = if unplaced {
                     self.turn.defer(index, Gate::Always, Deferred::Unplaced);
                     (Vec::new(), None)
                 } else {
@@ -659,21 +789,20 @@ impl Checker {
                     | PairStep::OrphanResponse { .. } => None,
                 };
                 self.judge_id(index, &req.id, repeat_of, id_check, style);
-                for c in &candidates {
-                    self.turn.call_requests.entry(*c).or_default().push(index);
-                }
+                self.turn.file_under_calls(index, &candidates);
                 if let Some(options) = options {
                     self.turn.select_options.insert(index, options);
                 }
-                self.turn.requests.push(RequestSlot {
+                self.turn.requests.push_back(RequestSlot {
                     index,
-                    id: req.id.clone(),
-                    waiting: Some(OpenRequest {
+                    state: SlotState::Waiting(Box::new(OpenRequest {
+                        id: req.id.clone(),
+                        unplaced,
                         facts,
                         candidates,
                         closed_by: None,
                         two_segment: style == Some(rules::IdStyle::TwoSegment),
-                    }),
+                    })),
                 });
             }
             EventKind::InquiryResponse(resp) => {
@@ -792,7 +921,7 @@ impl Checker {
             .sole_waiting
             .get(&call)
             .and_then(|&r| self.turn.slot(r))
-            .filter(|r| r.waiting.is_some());
+            .and_then(RequestSlot::waiting);
         if let Some(open) = waiting {
             return Some(rules::one_question(id, call_id, Some(&open.id)));
         }
@@ -839,15 +968,22 @@ impl Checker {
                 self.turn.find(index, gate, Some(f));
             }
             Some(Ok(parts)) => {
-                let key = (parts.tool_call_id.clone(), parts.question_id.clone());
-                let previous = self.turn.attempts.get(&key).copied();
+                // The ID is `<call>.<question>.<attempt>` (`rules::id_format`):
+                // the pair is its part before the last `.`, split after the
+                // call, kept as the pairer's copy of the ID.
+                let (at, added) = self.turn.attempts.find_or_add(
+                    self.pairer.keys(),
+                    self.pairer.last_key(),
+                    parts.tool_call_id.len(),
+                );
+                let previous = (!added).then(|| self.turn.attempts.value(self.pairer.keys(), at));
                 self.turn.find(
                     index,
                     Gate::AttemptIds,
                     rules::id_attempt(id, &parts, previous),
                 );
                 let last = previous.map_or(parts.attempt, |p| p.max(parts.attempt));
-                self.turn.attempts.insert(key, last);
+                self.turn.attempts.set(self.pairer.keys(), at, last);
             }
         }
     }
@@ -986,11 +1122,15 @@ impl Checker {
             // Both lists are in stream order: one merge walk.
             let mut requests = turn.requests.iter();
             for &r in orphan_requests {
-                let Some(req) = requests.find(|s| s.index >= r).filter(|s| s.index == r) else {
+                let Some(id) = requests
+                    .find(|s| s.index >= r)
+                    .filter(|s| s.index == r)
+                    .and_then(RequestSlot::id)
+                else {
                     continue;
                 };
                 let before = early
-                    .get_mut(&req.id)
+                    .get_mut(id)
                     .and_then(|e| {
                         e.at.front().is_some_and(|&i| i < r).then(|| {
                             e.before_request = e.before_request.saturating_sub(1);
@@ -1003,11 +1143,10 @@ impl Checker {
                         let finding = Finding {
                             rule: rules::RESPONSE_AFTER_REQUEST,
                             severity: Severity::Error,
-                            ids: vec![req.id.to_string()],
+                            ids: vec![id.to_string()],
                             message: format!(
-                                "inquiry response `{}` comes before its request (event {r}); \
-                                 a response follows its request",
-                                req.id
+                                "inquiry response `{id}` comes before its request (event {r}); \
+                                 a response follows its request"
                             ),
                         };
                         pending.push(Pending {
@@ -1088,12 +1227,14 @@ impl Checker {
             // Only the newest `CARRY_LIMIT` can stay carried.
             let keep = unanswered.len().saturating_sub(CARRY_LIMIT);
             for &r in &unanswered[keep..] {
-                let Some(req) = turn.slot(r) else { continue };
+                let Some(id) = turn.slot(r).and_then(RequestSlot::id) else {
+                    continue;
+                };
                 if self.carried.len() == CARRY_LIMIT {
                     self.carried.pop_front();
                 }
                 self.carried.push_back(Carried {
-                    id: req.id.clone(),
+                    id: id.clone(),
                     turn: turn_no,
                     index: r,
                 });
@@ -1128,23 +1269,26 @@ impl Checker {
                 Deferred::Ready(_) => None,
                 Deferred::Unplaced | Deferred::Unanswered => {
                     while requests.next_if(|r| r.index < p.index).is_some() {}
-                    requests.peek().filter(|r| r.index == p.index)
+                    requests
+                        .peek()
+                        .filter(|r| r.index == p.index)
+                        .and_then(|r| r.id())
                 }
             };
             let finding = match (p.finding, slot) {
                 (Deferred::Ready(f), _) => *f,
-                (Deferred::Unplaced, Some(req)) => rules::unplaced(&req.id),
+                (Deferred::Unplaced, Some(id)) => rules::unplaced(id),
                 // A legacy writer's known gap (RFD 082 "Motivation"): a
                 // warning in a turn a legacy writer recorded.
-                (Deferred::Unanswered, Some(req)) => Finding {
+                (Deferred::Unanswered, Some(id)) => Finding {
                     rule: rules::PAIRED,
                     severity: if legacy_shown {
                         Severity::Warning
                     } else {
                         Severity::Error
                     },
-                    ids: vec![req.id.to_string()],
-                    message: unanswered_message(&req.id, legacy_shown),
+                    ids: vec![id.to_string()],
+                    message: unanswered_message(id, legacy_shown),
                 },
                 // Deferred findings are only made for the turn's requests.
                 (Deferred::Unplaced | Deferred::Unanswered, None) => continue,

@@ -24,6 +24,7 @@
 //! rather than cleared, so its cost is paid once by the events that grew it.
 
 pub mod arb;
+pub(crate) mod keys;
 
 use std::collections::hash_map::{Entry, RandomState};
 use std::collections::{HashMap, VecDeque};
@@ -363,14 +364,36 @@ fn find_in_chain<K: Eq>(queues: &[KeyQueue<K>], mut q: usize, key: &K) -> Option
 const RESET_KEEPS: usize = 1024;
 
 /// Incremental inquiry pairing, one event at a time, with memory
-/// proportional to the inquiry requests of the current turn. The CLI and the
-/// oracle use it to judge streams of any size without holding them; [`pair`]
-/// gives the same answer on a slice.
+/// proportional to the distinct inquiry IDs of the current turn plus its
+/// waiting requests (rule `PERF-TURN-MEMORY`). The CLI and the oracle use it
+/// to judge streams of any size without holding them; [`pair`] gives the
+/// same answer on a slice.
+///
+/// Every distinct ID of the turn stays, compactly ([`keys::Keys`]), because
+/// a repeat can come at any time (`CHECK-TURN-UNIQUE-ID`); an answered
+/// request leaves nothing else behind: its place in the waiting log is
+/// dropped as soon as every earlier request is answered too.
 #[derive(Debug, Default)]
 pub struct Pairer {
     turn: usize,
     seen_any: bool,
-    by_order: ByOrder<InquiryId>,
+    /// The turn's distinct IDs.
+    keys: keys::Keys,
+    /// Per ID, its first request's event index, less `base`.
+    firsts: keys::Small,
+    /// Per ID, 0, or the last response it paired, less `base`, plus 1.
+    last_paired: keys::Small,
+    /// The event index of the turn's first request.
+    base: usize,
+    /// The number of the ID of the last request opened.
+    last_key: usize,
+    /// Per ID with waiting requests, the log slots of its oldest and newest.
+    waiting: HashMap<usize, (usize, usize)>,
+    /// The turn's requests from the oldest still waiting on, in stream
+    /// order; slot `s` is at `s - log_base`.
+    log: VecDeque<Logged>,
+    /// Slots dropped from the log's front.
+    log_base: usize,
 }
 
 impl Pairer {
@@ -400,9 +423,9 @@ impl Pairer {
                 }
             }
             Role::Request(id) => PairStep::Opened {
-                repeat_of: self.by_order.open(id, index),
+                repeat_of: self.open(id, index),
             },
-            Role::Response(id) => match self.by_order.close(id, index) {
+            Role::Response(id) => match self.close(id, index) {
                 Some(request) => PairStep::Paired(Pair {
                     turn: self.turn,
                     request,
@@ -414,17 +437,109 @@ impl Pairer {
         }
     }
 
+    /// A request at `index` starts waiting; returns the ID's first request
+    /// in the turn if the ID was requested before.
+    fn open(&mut self, id: &InquiryId, index: usize) -> Option<usize> {
+        let slot = self.log_base + self.log.len();
+        self.log.push_back(Logged { index, next: NONE });
+        if self.keys.len() == 0 {
+            self.base = index;
+        }
+        let (k, added) = self.keys.find_or_add(id.as_str());
+        if added {
+            self.firsts.push(index - self.base);
+            self.last_paired.push(0);
+        }
+        self.last_key = k;
+        match self.waiting.entry(k) {
+            Entry::Occupied(mut o) => {
+                let tail = &mut o.get_mut().1;
+                self.log[*tail - self.log_base].next = slot;
+                *tail = slot;
+            }
+            Entry::Vacant(v) => {
+                v.insert((slot, slot));
+            }
+        }
+        (!added).then(|| self.base + self.firsts.get(k))
+    }
+
+    /// A response at `index`: the request it pairs with, if any.
+    fn close(&mut self, id: &InquiryId, index: usize) -> Option<usize> {
+        let k = self.keys.find(id.as_str())?;
+        let Entry::Occupied(mut o) = self.waiting.entry(k) else {
+            return None;
+        };
+        let (head, tail) = *o.get();
+        let entry = &mut self.log[head - self.log_base];
+        let request = std::mem::replace(&mut entry.index, NONE);
+        if head == tail {
+            o.remove();
+        } else {
+            o.get_mut().0 = entry.next;
+        }
+        self.last_paired.set(k, index - self.base + 1);
+        while self.log.front().is_some_and(|l| l.index == NONE) {
+            self.log.pop_front();
+            self.log_base += 1;
+        }
+        Some(request)
+    }
+
     /// The index of the last response that paired with a request of `id` in
     /// the current turn.
     pub fn last_paired(&self, id: &InquiryId) -> Option<usize> {
-        self.by_order.last_paired(id)
+        self.keys
+            .find(id.as_str())
+            .map(|k| self.last_paired.get(k))
+            .filter(|&i| i != 0)
+            .map(|i| self.base + i - 1)
     }
 
     /// Ends the stream: the current turn's unpaired requests, in stream order.
     pub fn finish(&mut self) -> Vec<usize> {
-        let out = self.by_order.orphans().collect();
-        self.by_order.reset();
+        let out = self
+            .log
+            .iter()
+            .map(|l| l.index)
+            .filter(|&i| i != NONE)
+            .collect();
+        // A used table is dropped, not cleared (see `ByOrder::reset`).
+        if self.keys.len() > 0 {
+            self.keys = keys::Keys::default();
+            self.firsts = keys::Small::default();
+            self.last_paired = keys::Small::default();
+        }
+        if !self.waiting.is_empty() {
+            self.waiting = HashMap::new();
+        }
+        if self.log.capacity() > RESET_KEEPS {
+            self.log = VecDeque::new();
+        } else {
+            self.log.clear();
+        }
+        self.log_base = 0;
         out
+    }
+
+    /// The current turn's distinct IDs, numbered in first-request order.
+    pub(crate) fn keys(&self) -> &keys::Keys {
+        &self.keys
+    }
+
+    /// The number in [`Pairer::keys`] of the last request's ID.
+    pub(crate) fn last_key(&self) -> usize {
+        self.last_key
+    }
+
+    /// Bytes the pairer holds on the heap for the current turn (rule
+    /// `PERF-TURN-MEMORY`): the distinct IDs, the waiting queues and the log.
+    pub fn heap_bytes(&self) -> usize {
+        self.keys.heap_bytes()
+            + self.firsts.heap_bytes()
+            + self.last_paired.heap_bytes()
+            + self.waiting.capacity() * (size_of::<(usize, (usize, usize))>() + 1)
+            + self.log.capacity() * size_of::<Logged>()
     }
 }
 

@@ -97,3 +97,35 @@ pub fn huge_turn_then_small_turns(n: usize) -> Vec<Event> {
     out.extend(many_turns_reused_ids(n - out.len()));
     out
 }
+
+/// The inquiry ID of request `k` of [`long_turn`]: `c1.q{k}.1`, a
+/// conforming three-segment ID of the turn's one tool call.
+pub fn long_turn_id(k: usize) -> InquiryId {
+    InquiryId::new("c1", &format!("q{k}"), 1)
+}
+
+/// One turn of `pairs` answered inquiries with distinct IDs inside one tool
+/// call: `turn_start`, `tool_call_request c1`, then `pairs` times an
+/// `inquiry_request c1.q{k}.1` and its answered `inquiry_response`, then
+/// `tool_call_response c1`. A clean stream (no finding): the case of rule
+/// `PERF-TURN-MEMORY`, whose memory is the turn's distinct IDs.
+pub fn long_turn(pairs: usize) -> impl Iterator<Item = Event> {
+    [turn_start(), tool_call_request("c1")]
+        .into_iter()
+        .chain((0..pairs).flat_map(|k| {
+            let id = long_turn_id(k);
+            [inquiry_request(id.clone()), answered(id, json!(true))]
+        }))
+        .chain(std::iter::once(tool_call_response("c1")))
+}
+
+/// Writes [`long_turn`] as JSON Lines to `out`.
+pub fn write_long_turn(pairs: usize, out: &std::path::Path) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
+    for e in long_turn(pairs) {
+        serde_json::to_writer(&mut w, &e)?;
+        w.write_all(b"\n")?;
+    }
+    w.flush()
+}

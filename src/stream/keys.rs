@@ -1,0 +1,399 @@
+//! The compact key table of one turn (rule `PERF-TURN-MEMORY`): every
+//! distinct key of the turn once, as bytes in one shared buffer, with a
+//! small value each.
+//!
+//! A turn's repeated-ID rule (`CHECK-TURN-UNIQUE-ID`) and its attempt rule
+//! (`CHECK-ID-ATTEMPT`) need one entry per distinct key for the whole turn,
+//! answered or not: that is the floor of a long turn's memory. A map of
+//! cloned `String` keys costs a heap block and a 24-byte header per key
+//! plus a table of headers; here a key costs its bytes, an 8-byte offset,
+//! its value and a 4-byte table slot (plus the table's control byte and
+//! slack). Keys are compared in full on every probe, so distinct keys whose
+//! hashes collide stay distinct: the answer never depends on the hash.
+
+use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+
+/// Numbers kept in 4 bytes each; one that does not fit is kept aside, so
+/// any `usize` is kept exactly.
+#[derive(Debug, Default)]
+pub(crate) struct Small {
+    low: Vec<u32>,
+    /// The numbers whose `low` is [`BIG`].
+    big: HashMap<usize, usize>,
+}
+
+/// The mark of a number kept in [`Small::big`].
+const BIG: u32 = u32::MAX;
+
+impl Small {
+    /// Appends `v`.
+    pub(crate) fn push(&mut self, v: usize) {
+        let i = self.low.len();
+        match u32::try_from(v) {
+            Ok(n) if n != BIG => self.low.push(n),
+            Ok(_) | Err(_) => {
+                self.low.push(BIG);
+                self.big.insert(i, v);
+            }
+        }
+    }
+
+    /// Number `i`.
+    pub(crate) fn get(&self, i: usize) -> usize {
+        match self.low[i] {
+            BIG => self.big[&i],
+            n => n as usize,
+        }
+    }
+
+    /// Sets number `i` to `v`.
+    pub(crate) fn set(&mut self, i: usize, v: usize) {
+        if self.low[i] == BIG {
+            self.big.remove(&i);
+        }
+        match u32::try_from(v) {
+            Ok(n) if n != BIG => self.low[i] = n,
+            Ok(_) | Err(_) => {
+                self.low[i] = BIG;
+                self.big.insert(i, v);
+            }
+        }
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.low.capacity() * size_of::<u32>()
+            + self.big.capacity() * (size_of::<(usize, usize)>() + 1)
+    }
+}
+
+/// Distinct string keys, numbered in insertion order.
+#[derive(Debug)]
+pub(crate) struct Keys<S = RandomState> {
+    /// Keyed SipHash (tests put a colliding hasher here).
+    hasher: S,
+    /// Key numbers below `u32::MAX`, found by hash and compared in full.
+    table: HashTable<u32>,
+    /// Key numbers from `u32::MAX` on (a turn of four billion distinct
+    /// keys): kept correct, not compact.
+    overflow: HashMap<Box<str>, usize>,
+    /// Every key's bytes, concatenated in insertion order.
+    text: String,
+    /// Where each key starts in `text`; it ends where the next one starts.
+    starts: Small,
+}
+
+impl<S: Default> Default for Keys<S> {
+    fn default() -> Self {
+        Keys {
+            hasher: S::default(),
+            table: HashTable::new(),
+            overflow: HashMap::new(),
+            text: String::new(),
+            starts: Small::default(),
+        }
+    }
+}
+
+impl<S: BuildHasher> Keys<S> {
+    /// How many distinct keys.
+    pub(crate) fn len(&self) -> usize {
+        self.starts.low.len()
+    }
+
+    /// Key number `i`.
+    pub(crate) fn key(&self, i: usize) -> &str {
+        let end = if i + 1 < self.len() {
+            self.starts.get(i + 1)
+        } else {
+            self.text.len()
+        };
+        &self.text[self.starts.get(i)..end]
+    }
+
+    /// The number of `key`, if present.
+    pub(crate) fn find(&self, key: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(key);
+        if let Some(&i) = self.table.find(hash, |&i| self.key(i as usize) == key) {
+            return Some(i as usize);
+        }
+        if self.overflow.is_empty() {
+            None
+        } else {
+            self.overflow.get(key).copied()
+        }
+    }
+
+    /// The number of `key`, added when new; `true` when added.
+    pub(crate) fn find_or_add(&mut self, key: &str) -> (usize, bool) {
+        if let Some(i) = self.find(key) {
+            return (i, false);
+        }
+        let i = self.len();
+        self.starts.push(self.text.len());
+        self.text.push_str(key);
+        match u32::try_from(i) {
+            Ok(n) => {
+                let hash = self.hasher.hash_one(key);
+                let Keys {
+                    hasher,
+                    table,
+                    text,
+                    starts,
+                    ..
+                } = self;
+                let view = KeysView { text, starts };
+                table.insert_unique(hash, n, |&j| hasher.hash_one(view.key(j as usize)));
+            }
+            Err(_) => {
+                self.overflow.insert(key.into(), i);
+            }
+        }
+        (i, true)
+    }
+
+    /// Bytes this table holds on the heap (its buffers' capacities).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.table.allocation_size()
+            + self.text.capacity()
+            + self.starts.heap_bytes()
+            + self
+                .overflow
+                .keys()
+                .map(|k| k.len() + size_of::<(Box<str>, usize)>())
+                .sum::<usize>()
+    }
+}
+
+/// The keys of a [`Keys`] while its table is borrowed for a resize.
+struct KeysView<'a> {
+    text: &'a str,
+    starts: &'a Small,
+}
+
+impl KeysView<'_> {
+    fn key(&self, i: usize) -> &str {
+        let end = if i + 1 < self.starts.low.len() {
+            self.starts.get(i + 1)
+        } else {
+            self.text.len()
+        };
+        &self.text[self.starts.get(i)..end]
+    }
+}
+
+/// The part of a key before its last `.` (the whole key if it has none).
+fn prefix(key: &str) -> &str {
+    key.rfind('.').map_or(key, |p| &key[..p])
+}
+
+/// Distinct `(prefix, split)` pairs, where a prefix is the part before the
+/// last `.` of a key in a [`Keys`], each with a `u32` that starts as the
+/// number after the first key's last `.`, without copying the prefix: CHECK-ID-ATTEMPT's `(tool_call_id, question_id)` pair of a
+/// conforming ID `<call>.<question>.<attempt>` is its prefix split after
+/// `<call>` (the split tells `a.b` + `c` from `a` + `b.c`).
+#[derive(Debug)]
+pub(crate) struct Prefixes<S = RandomState> {
+    hasher: S,
+    table: HashTable<u32>,
+    /// Entries from `u32::MAX` on, by `(prefix, split)`.
+    overflow: HashMap<(Box<str>, usize), usize>,
+    /// Per entry, the number of the key that first showed the prefix.
+    keys: Small,
+    /// Per entry, the split.
+    splits: Small,
+    /// The entries whose value is no longer the number their first key
+    /// ends with (a question asked again with a higher attempt): the usual
+    /// entry costs nothing here.
+    raised: HashMap<usize, u32>,
+}
+
+/// The number after the last `.` of `key` (0 if there is none).
+fn suffix_number(key: &str) -> u32 {
+    key.rfind('.')
+        .and_then(|p| key[p + 1..].parse().ok())
+        .unwrap_or(0)
+}
+
+impl<S: Default> Default for Prefixes<S> {
+    fn default() -> Self {
+        Prefixes {
+            hasher: S::default(),
+            table: HashTable::new(),
+            overflow: HashMap::new(),
+            keys: Small::default(),
+            splits: Small::default(),
+            raised: HashMap::new(),
+        }
+    }
+}
+
+impl<S: BuildHasher> Prefixes<S> {
+    /// The entry of the prefix of key number `key` of `keys` with `split`,
+    /// added when new; `true` when added. Every key number given must stay
+    /// in `keys` as long as this table is used.
+    pub(crate) fn find_or_add<T: BuildHasher>(
+        &mut self,
+        keys: &Keys<T>,
+        key: usize,
+        split: usize,
+    ) -> (usize, bool) {
+        let p = prefix(keys.key(key));
+        let hash = self.hasher.hash_one((split, p));
+        let Prefixes {
+            hasher,
+            table,
+            overflow,
+            keys: firsts,
+            splits,
+            ..
+        } = self;
+        let same = |e: usize| splits.get(e) == split && prefix(keys.key(firsts.get(e))) == p;
+        if let Some(&e) = table.find(hash, |&e| same(e as usize)) {
+            return (e as usize, false);
+        }
+        if !overflow.is_empty()
+            && let Some(&e) = overflow.get(&(Box::<str>::from(p), split))
+        {
+            return (e, false);
+        }
+        let e = firsts.low.len();
+        firsts.push(key);
+        splits.push(split);
+        match u32::try_from(e) {
+            Ok(n) => {
+                let firsts = &*firsts;
+                let splits = &*splits;
+                table.insert_unique(hash, n, |&j| {
+                    let j = j as usize;
+                    hasher.hash_one((splits.get(j), prefix(keys.key(firsts.get(j)))))
+                });
+            }
+            Err(_) => {
+                overflow.insert((p.into(), split), e);
+            }
+        }
+        (e, true)
+    }
+
+    /// The value of entry `e`, whose keys are in `keys`.
+    pub(crate) fn value<T: BuildHasher>(&self, keys: &Keys<T>, e: usize) -> u32 {
+        match self.raised.get(&e) {
+            Some(&v) => v,
+            None => suffix_number(keys.key(self.keys.get(e))),
+        }
+    }
+
+    /// Sets the value of entry `e`, whose keys are in `keys`.
+    pub(crate) fn set<T: BuildHasher>(&mut self, keys: &Keys<T>, e: usize, v: u32) {
+        if v == suffix_number(keys.key(self.keys.get(e))) {
+            self.raised.remove(&e);
+        } else {
+            self.raised.insert(e, v);
+        }
+    }
+
+    /// Bytes this table holds on the heap (its buffers' capacities).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.table.allocation_size()
+            + self.keys.heap_bytes()
+            + self.splits.heap_bytes()
+            + self.raised.capacity() * (size_of::<(usize, u32)>() + 1)
+            + self.overflow.capacity() * (size_of::<((Box<str>, usize), usize)>() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{BuildHasherDefault, Hasher};
+
+    /// Every key hashes to 0.
+    #[derive(Default)]
+    struct Same;
+    impl Hasher for Same {
+        fn finish(&self) -> u64 {
+            0
+        }
+        fn write(&mut self, _: &[u8]) {}
+    }
+
+    /// Rule: PERF-TURN-MEMORY — distinct keys stay distinct and equal keys
+    /// are found again even when every hash collides: keys are compared in
+    /// full, so the table answers as a list of the keys would.
+    #[test]
+    fn keys_agree_with_a_list_even_when_every_hash_collides() {
+        let mut keys: Keys<BuildHasherDefault<Same>> = Keys::default();
+        let mut naive: Vec<String> = Vec::new();
+        for k in ["a", "ab", "b", "a", "", "ba", "ab", "", "c1.q1.1", "c1.q1"] {
+            let expect = naive.iter().position(|n| n == k);
+            let (i, added) = keys.find_or_add(k);
+            assert_eq!(added, expect.is_none(), "{k}");
+            match expect {
+                Some(e) => assert_eq!(i, e, "{k}"),
+                None => naive.push(k.to_owned()),
+            }
+            assert_eq!(keys.key(i), k);
+        }
+        assert_eq!(keys.len(), naive.len());
+        assert_eq!(keys.find("zz"), None);
+    }
+
+    /// Rule: PERF-TURN-MEMORY — prefixes are told apart by their split and
+    /// their text, not by their hash: `a.b` + `c` and `a` + `b.c` are two
+    /// `(call, question)` pairs, `c1.q1.1` and `c1.q1.2` one.
+    #[test]
+    fn prefixes_agree_with_a_list_even_when_every_hash_collides() {
+        let mut keys: Keys<BuildHasherDefault<Same>> = Keys::default();
+        let mut prefixes: Prefixes<BuildHasherDefault<Same>> = Prefixes::default();
+        let mut naive: Vec<(String, usize)> = Vec::new();
+        let cases = [
+            ("c1.q1.1", 2),
+            ("c1.q1.2", 2),
+            ("a.b.c.1", 3),
+            ("a.b.c.2", 1),
+            ("a.b.c.3", 3),
+            ("c1.q2.1", 2),
+        ];
+        for (id, split) in cases {
+            let (k, _) = keys.find_or_add(id);
+            let p = (id[..id.rfind('.').unwrap()].to_owned(), split);
+            let expect = naive.iter().position(|n| *n == p);
+            let (e, added) = prefixes.find_or_add(&keys, k, split);
+            assert_eq!(added, expect.is_none(), "{id}");
+            match expect {
+                Some(x) => assert_eq!(e, x, "{id}"),
+                None => naive.push(p),
+            }
+        }
+        assert_eq!(naive.len(), 4);
+        // A value starts as its first key's attempt and keeps what is set.
+        let (e, _) = prefixes.find_or_add(&keys, keys.find("a.b.c.2").unwrap(), 1);
+        assert_eq!(prefixes.value(&keys, e), 2);
+        prefixes.set(&keys, e, 9);
+        assert_eq!(prefixes.value(&keys, e), 9);
+        prefixes.set(&keys, e, 2);
+        assert_eq!((prefixes.value(&keys, e), prefixes.raised.len()), (2, 0));
+    }
+
+    /// Rule: PERF-TURN-MEMORY — a number that does not fit in 4 bytes is
+    /// kept exactly.
+    #[test]
+    fn small_keeps_every_number() {
+        let mut s = Small::default();
+        let vals = [0, 1, u32::MAX as usize - 1, u32::MAX as usize, usize::MAX];
+        for v in vals {
+            s.push(v);
+        }
+        for (i, v) in vals.iter().enumerate() {
+            assert_eq!(s.get(i), *v);
+        }
+        s.set(3, 5);
+        s.set(0, usize::MAX - 1);
+        assert_eq!((s.get(3), s.get(0)), (5, usize::MAX - 1));
+        assert_eq!(s.big.len(), 2);
+    }
+}

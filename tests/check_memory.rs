@@ -1,0 +1,103 @@
+//! Rule PERF-TURN-MEMORY (issue 15, item 7): what the checker keeps of one
+//! long turn. Counted through the checker's own size accessors, not timed
+//! and not read from the process's RSS (the RSS is `make bench`'s row).
+
+use inquiry_model::check::{Checker, ProfileMode};
+use inquiry_model::stream::arb::{
+    answered, inquiry_request, tool_call_request, tool_call_response, turn_start,
+};
+use inquiry_model::wire::InquiryId;
+use serde_json::json;
+
+const REQUESTS: usize = 100_000;
+
+/// The budget per distinct ID of a clean long turn: `make bench` holds the
+/// checker to 64 MiB on 10^6 pairs, about 4 MiB of it the process itself,
+/// so 60 bytes per pair; plus a fifth for the slack of buffers that grow by
+/// doubling, which the accessor counts and the RSS does not (60 bytes are
+/// counted at 100 000 keys). A log entry kept per answered request (16
+/// bytes, 81 counted) or a `String` clone per ID (24 bytes and a heap
+/// block) is over.
+const BYTES_PER_REQUEST: usize = 72;
+
+fn id(k: usize) -> InquiryId {
+    InquiryId::new("c1", &format!("q{k}"), 1)
+}
+
+/// Rule: PERF-TURN-MEMORY — in one turn of 100 000 answered requests with
+/// distinct IDs, the checker keeps at most 72 bytes per request (the
+/// turn's distinct IDs and their questions, compactly), and no request
+/// slot once a request is answered; a checker that cloned each ID into a
+/// `String` map, or kept a slot per answered request, fails it. The turn
+/// is clean, and stays clean.
+#[test]
+fn a_long_turn_keeps_its_distinct_ids_compactly_and_no_answered_slot() {
+    let mut c = Checker::new("long", ProfileMode::Auto);
+    let mut found = Vec::new();
+    found.extend(c.push_event(&turn_start()));
+    found.extend(c.push_event(&tool_call_request("c1")));
+    for k in 0..REQUESTS {
+        found.extend(c.push_event(&inquiry_request(id(k))));
+        assert_eq!(c.turn_request_slots(), 1, "request {k} waits in its slot");
+        found.extend(c.push_event(&answered(id(k), json!(true))));
+        assert_eq!(c.turn_request_slots(), 0, "request {k} answered, slot kept");
+    }
+    let bytes = c.turn_heap_bytes();
+    let ids: usize = (0..REQUESTS).map(|k| id(k).as_str().len()).sum();
+    assert!(
+        bytes <= REQUESTS * BYTES_PER_REQUEST,
+        "{bytes} bytes for {REQUESTS} requests ({} per request; the IDs \
+         themselves are {} per request)",
+        bytes / REQUESTS,
+        ids / REQUESTS
+    );
+    found.extend(c.push_event(&tool_call_response("c1")));
+    found.extend(c.finish());
+    assert!(found.is_empty(), "{found:?}");
+}
+
+/// Rule: PERF-TURN-MEMORY — the compact tables still remember every ID of
+/// the turn: after 100 000 answered requests, asking the first and the last
+/// ID again is CHECK-TURN-UNIQUE-ID, with the first request's event index,
+/// and a second response to an answered ID is CHECK-PAIRED naming the
+/// response that answered it.
+#[test]
+fn a_long_turn_still_finds_a_repeat_of_its_first_and_last_id() {
+    let mut c = Checker::new("long", ProfileMode::Auto);
+    let mut found = Vec::new();
+    found.extend(c.push_event(&turn_start()));
+    found.extend(c.push_event(&tool_call_request("c1")));
+    for k in 0..REQUESTS {
+        found.extend(c.push_event(&inquiry_request(id(k))));
+        found.extend(c.push_event(&answered(id(k), json!(true))));
+    }
+    // Events 0 and 1 are the marker and the call; request k is at 2 + 2k.
+    let last = REQUESTS - 1;
+    found.extend(c.push_event(&inquiry_request(id(0))));
+    found.extend(c.push_event(&answered(id(0), json!(true))));
+    found.extend(c.push_event(&inquiry_request(id(last))));
+    found.extend(c.push_event(&answered(id(last), json!(true))));
+    found.extend(c.push_event(&answered(id(7), json!(true))));
+    found.extend(c.push_event(&tool_call_response("c1")));
+    found.extend(c.finish());
+    let got: Vec<(&str, usize, bool)> = found
+        .iter()
+        .map(|d| {
+            let first = 2 + 2 * if d.ids[0] == id(0).as_str() { 0 } else { last };
+            let answer_of_7 = 2 + 2 * 7 + 1;
+            let cites = d.message.contains(&format!("event {first}"))
+                || d.message.contains(&format!("event {answer_of_7}"));
+            (d.rule, d.event_index, cites)
+        })
+        .collect();
+    let n = 2 + 2 * REQUESTS;
+    assert_eq!(
+        got,
+        vec![
+            ("CHECK-TURN-UNIQUE-ID", n, true),
+            ("CHECK-TURN-UNIQUE-ID", n + 2, true),
+            ("CHECK-PAIRED", n + 4, true),
+        ],
+        "{found:#?}"
+    );
+}
