@@ -674,7 +674,7 @@ impl Sanitized {
 
 /// The text of the synthetic error response [`sanitize`] writes for an
 /// orphaned tool call. On disk it is base64-encoded, like every tool content
-/// in real streams (see `../shared/fixtures/jp-streams/`).
+/// in real streams (their shape: `tests/corpus/jp-like/`).
 pub const INTERRUPTED_TOOL_CALL: &str =
     "Tool call interrupted: no response was recorded for it in its turn.";
 
