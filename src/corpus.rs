@@ -31,6 +31,10 @@
 
 use serde_json::{Map, Value, json};
 
+// Standard base64 with padding (RFC 4648 §4), as the real streams carry;
+// the one encoder of the crate (tested against RFC 4648 §10 there).
+use crate::stream::base64;
+
 /// The seed of the committed corpus (`tests/corpus/jp-like/`).
 pub const COMMITTED_SEED: u64 = 0x082;
 
@@ -447,28 +451,6 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-/// Standard base64 with padding (RFC 4648 §4), as the real streams carry.
-pub fn base64(bytes: &[u8]) -> String {
-    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(TABLE[(n >> shift) as usize & 63] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// SplitMix64: a tiny, well-mixed sequence from an explicit seed.
 struct Rng(u64);
 
@@ -498,23 +480,6 @@ impl Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_rfc_4648_test_vectors() {
-        // RFC 4648 §10.
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (plain, encoded) in cases {
-            assert_eq!(base64(plain.as_bytes()), encoded, "{plain:?}");
-        }
-    }
 
     #[test]
     fn timestamps_read_like_the_real_streams() {
