@@ -4,7 +4,8 @@
 //! `spec/rfd-examples/index.json` lists every fenced `json`/`jsonc` block of
 //! the RFD texts: its file, the RFD, the source text, the section heading it
 //! sits under and its first line there. When `INQUIRY_MODEL_RFDS` names the
-//! folder of the RFD texts (`.ci/run` sets it to `../shared/rfd`), a test
+//! folder of the RFD texts (`.ci/run` sets it when the project's shared
+//! folder is beside the clone), a test
 //! extracts the blocks again and checks that the committed copies still
 //! match the RFD text byte for byte; `INQUIRY_MODEL_UPDATE_RFD_EXAMPLES=1`
 //! rewrites them instead.
@@ -147,7 +148,7 @@ fn write(blocks: &[Block]) {
         })
         .collect();
     let index = json!({
-        "description": "Every fenced json/jsonc block of the RFD texts, byte for byte (tests/rfd_examples.rs checks them against ../shared/rfd when INQUIRY_MODEL_RFDS is set). A block may hold several top-level JSON values, as the RFD prints them.",
+        "description": "Every fenced json/jsonc block of the RFD texts, byte for byte (tests/rfd_examples.rs checks them against the RFD texts when INQUIRY_MODEL_RFDS names their folder). A block may hold several top-level JSON values, as the RFD prints them.",
         "examples": entries,
     });
     let mut text = serde_json::to_string_pretty(&index).unwrap();

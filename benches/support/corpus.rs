@@ -1,5 +1,5 @@
 //! The benchmark corpus: the real streams (the folder
-//! `INQUIRY_MODEL_REAL_STREAMS` names, e.g. `../shared/fixtures/jp-streams/`),
+//! `INQUIRY_MODEL_REAL_STREAMS` names),
 //! or the committed realistic corpus `tests/corpus/jp-like/` when it is unset,
 //! concatenated, as many times as needed, into one bigger stream written at
 //! bench time (never committed). Shared by `benches/perf.rs` and the
