@@ -28,6 +28,35 @@ fn table(name: &str) -> Vec<Vec<String>> {
     rows[2..].to_vec()
 }
 
+/// Every event that ends a question without an answer, by its name in the
+/// cancellation and non-answer-response tables (`spec/tables/`).
+const NON_ANSWERS: [(&str, NonAnswer); 9] = [
+    ("prompt_cancelled", NonAnswer::PromptCancelled),
+    (
+        "inquiry_error:cancelled",
+        NonAnswer::Inquiry(InquiryErrorKind::Cancelled),
+    ),
+    (
+        "inquiry_error:provider",
+        NonAnswer::Inquiry(InquiryErrorKind::Provider),
+    ),
+    (
+        "inquiry_error:missing_structured_data",
+        NonAnswer::Inquiry(InquiryErrorKind::MissingStructuredData),
+    ),
+    (
+        "inquiry_error:answer_extraction",
+        NonAnswer::Inquiry(InquiryErrorKind::AnswerExtraction),
+    ),
+    (
+        "inquiry_error:other",
+        NonAnswer::Inquiry(InquiryErrorKind::Other),
+    ),
+    ("guard_no_tty", NonAnswer::GuardNoTty),
+    ("guard_assistant_target", NonAnswer::GuardAssistantTarget),
+    ("invalid_static_answer", NonAnswer::InvalidStaticAnswer),
+];
+
 /// The output of the first row whose input cells match (`any` matches all).
 fn lookup<'a>(rows: &'a [Vec<String>], inputs: &[&str]) -> &'a str {
     let n = inputs.len();
@@ -142,39 +171,35 @@ fn remember_table_matches_spec() {
 #[test]
 fn cancellation_table_matches_spec() {
     let rows = table("cancellation.md");
-    let events = [
-        ("prompt_cancelled", NonAnswer::PromptCancelled),
-        (
-            "inquiry_error:cancelled",
-            NonAnswer::Inquiry(InquiryErrorKind::Cancelled),
-        ),
-        (
-            "inquiry_error:provider",
-            NonAnswer::Inquiry(InquiryErrorKind::Provider),
-        ),
-        (
-            "inquiry_error:missing_structured_data",
-            NonAnswer::Inquiry(InquiryErrorKind::MissingStructuredData),
-        ),
-        (
-            "inquiry_error:answer_extraction",
-            NonAnswer::Inquiry(InquiryErrorKind::AnswerExtraction),
-        ),
-        (
-            "inquiry_error:other",
-            NonAnswer::Inquiry(InquiryErrorKind::Other),
-        ),
-        ("guard_no_tty", NonAnswer::GuardNoTty),
-        ("guard_assistant_target", NonAnswer::GuardAssistantTarget),
-        ("invalid_static_answer", NonAnswer::InvalidStaticAnswer),
-    ];
     assert_eq!(
         rows.len(),
-        events.len(),
+        NON_ANSWERS.len(),
         "one table row per originating event"
     );
-    for (name, event) in events {
+    for (name, event) in NON_ANSWERS {
         let want = lookup(&rows, &[name]);
         assert_eq!(routing::cancellation_reason(event).as_str(), want, "{name}");
+    }
+}
+
+/// Rule: LIFE-NON-ANSWER-RESPONSE — `coordinator::non_answer_response` is
+/// exactly `spec/tables/non-answer-response.md` (kind and `is_error`), for
+/// every originating event (RFD 082 "Recording lifecycle" step 6).
+#[test]
+fn non_answer_response_table_matches_spec() {
+    let rows = table("non-answer-response.md");
+    assert_eq!(
+        rows.len(),
+        NON_ANSWERS.len(),
+        "one row per originating event"
+    );
+    for (name, why) in NON_ANSWERS {
+        let row = rows
+            .iter()
+            .find(|r| r[0] == name)
+            .unwrap_or_else(|| panic!("no row for {name}"));
+        let got = inquiry_model::coordinator::non_answer_response(why, "t", "q");
+        assert_eq!(got.kind.as_str(), row[1], "{name}");
+        assert_eq!(got.kind.is_error().to_string(), row[2], "{name}");
     }
 }

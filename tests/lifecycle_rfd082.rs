@@ -672,67 +672,6 @@ fn a_cancelled_prompt_is_a_success_response_under_every_profile() {
     }
 }
 
-/// Rule: LIFE-NON-ANSWER-RESPONSE — `coordinator::non_answer_response` is
-/// exactly `spec/tables/non-answer-response.md` (kind and `is_error`), for
-/// every originating event.
-#[test]
-fn non_answer_response_table_matches_spec() {
-    use inquiry_model::coordinator::non_answer_response;
-    use inquiry_model::routing::{InquiryErrorKind, NonAnswer};
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/spec/tables/non-answer-response.md"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    let rows: Vec<Vec<String>> = text
-        .lines()
-        .filter(|l| l.starts_with('|'))
-        .skip(2)
-        .map(|l| {
-            l.trim_matches('|')
-                .split('|')
-                .map(|c| c.trim().to_owned())
-                .collect()
-        })
-        .collect();
-    let events = [
-        ("prompt_cancelled", NonAnswer::PromptCancelled),
-        (
-            "inquiry_error:cancelled",
-            NonAnswer::Inquiry(InquiryErrorKind::Cancelled),
-        ),
-        (
-            "inquiry_error:provider",
-            NonAnswer::Inquiry(InquiryErrorKind::Provider),
-        ),
-        (
-            "inquiry_error:missing_structured_data",
-            NonAnswer::Inquiry(InquiryErrorKind::MissingStructuredData),
-        ),
-        (
-            "inquiry_error:answer_extraction",
-            NonAnswer::Inquiry(InquiryErrorKind::AnswerExtraction),
-        ),
-        (
-            "inquiry_error:other",
-            NonAnswer::Inquiry(InquiryErrorKind::Other),
-        ),
-        ("guard_no_tty", NonAnswer::GuardNoTty),
-        ("guard_assistant_target", NonAnswer::GuardAssistantTarget),
-        ("invalid_static_answer", NonAnswer::InvalidStaticAnswer),
-    ];
-    assert_eq!(rows.len(), events.len(), "one row per originating event");
-    for (name, why) in events {
-        let row = rows
-            .iter()
-            .find(|r| r[0] == name)
-            .unwrap_or_else(|| panic!("no row for {name}"));
-        let got = non_answer_response(why, "t", "q");
-        assert_eq!(got.kind.as_str(), row[1], "{name}");
-        assert_eq!(got.kind.is_error().to_string(), row[2], "{name}");
-    }
-}
-
 /// Rule: LIFE-SECRET-DEFAULT-VERBATIM — a secret question's `default` is a
 /// display hint propagated to the persisted question verbatim, "regardless
 /// of the answer type" (RFD 082 "Secret questions"); the answer is still
