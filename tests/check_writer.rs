@@ -3,10 +3,8 @@
 //! RFD 082 writer checks clean (decision "Oracle checks: a turn's writer is
 //! read from its request IDs").
 
+mod binary;
 mod check_support;
-
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use check_support::*;
 use inquiry_model::check::rules as r;
@@ -65,28 +63,12 @@ fn resaved_legacy_turn_is_clean_under_auto_and_the_saving_writers_profile() {
 /// rfd082 -`.
 #[test]
 fn sanitized_legacy_example_checks_clean_through_the_cli() {
-    let bin = env!("CARGO_BIN_EXE_inquiry-model");
-    let sanitized = Command::new(bin)
-        .args(["sanitize", "spec/examples/legacy-backend-answered.jsonl"])
-        .output()
-        .unwrap();
+    let sanitized = binary::run(&["sanitize", "spec/examples/legacy-backend-answered.jsonl"]);
     assert!(!sanitized.stdout.is_empty());
     for profile in ["auto", "rfd082"] {
-        let mut child = Command::new(bin)
-            .args(["check", "--profile", profile, "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(&sanitized.stdout)
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{profile}: {text}");
+        let out = binary::run_stdin(&["check", "--profile", profile, "-"], &sanitized.stdout);
+        let text = binary::stdout(&out);
+        assert_eq!(binary::code(&out), 0, "{profile}: {text}");
         assert!(!text.contains("CHECK-"), "{text}");
     }
 }

@@ -3,35 +3,11 @@
 //! `invariants --format markdown` prints Markdown, and `summary` takes paths
 //! and ends as `check` does.
 
+mod binary;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("panicked"), "the binary panicked:\n{err}");
-    out
-}
-
-fn run(args: &[&str]) -> Output {
-    run_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited with a code")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use binary::{code, run, run_in, stderr, stdout};
 
 /// The rule IDs of `spec/RULES.md`, read here with a plain scan of its
 /// table rows (not with the binary's catalog parser).

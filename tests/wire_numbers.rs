@@ -2,8 +2,9 @@
 //! text through a read and a write, and `sanitize` writes a stream back in
 //! the layout it came in, `[]` included.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod binary;
+
+use binary::{code, run_stdin};
 
 use inquiry_model::wire::Stream;
 use proptest::collection::vec;
@@ -199,31 +200,6 @@ fn a_changed_answer_is_written_as_changed() {
     let out = String::from_utf8(out).unwrap();
     assert!(out.contains(r#""answer":2"#), "{out}");
     assert!(!out.contains("1.50"), "{out}");
-}
-
-/// Runs the binary with `stdin` as its input.
-fn run_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(stdin)
-        .expect("stdin takes the input");
-    let out = child.wait_with_output().expect("the binary finishes");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("panicked"), "the binary panicked:\n{err}");
-    out
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited with a code")
 }
 
 /// A clean legacy turn whose answer is the issue's number.

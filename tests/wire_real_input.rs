@@ -1,8 +1,11 @@
 //! Bad-but-real input (issue 15 item 6): a `null` reason or outcome, a
 //! byte-order mark, and the older jp format.
 
-use std::io::{BufReader, Write};
-use std::process::{Command, Output, Stdio};
+mod binary;
+
+use std::io::BufReader;
+
+use binary::{code, run_stdin};
 
 use inquiry_model::wire::{CancellationReason, EventKind, InquiryId, InquiryResponse, Stream};
 use serde_json::json;
@@ -13,30 +16,6 @@ fn response(text: &str) -> Result<InquiryResponse, serde_json::Error> {
 
 fn id(s: &str) -> InquiryId {
     InquiryId::from_opaque(s)
-}
-
-fn run_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(stdin)
-        .expect("stdin takes the input");
-    let out = child.wait_with_output().expect("the binary finishes");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("panicked"), "the binary panicked:\n{err}");
-    out
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited with a code")
 }
 
 /// Rule: WIRE-RESP-NULL-ABSENT — `"reason": null` reads as a missing
