@@ -2,7 +2,7 @@
 //! long turn. Counted through the checker's own size accessors, not timed
 //! and not read from the process's RSS (the RSS is `make bench`'s row).
 
-use inquiry_model::check::{Checker, ProfileMode};
+use inquiry_model::check::{Checker, Diagnostic, ProfileMode};
 use inquiry_model::stream::arb::{
     answered, inquiry_request, tool_call_request, tool_call_response, turn_start,
 };
@@ -24,6 +24,26 @@ fn id(k: usize) -> InquiryId {
     InquiryId::new("c1", &format!("q{k}"), 1)
 }
 
+/// A turn marker, call `c1`, then `REQUESTS` answered requests with
+/// distinct IDs, pushed through a fresh checker; `asked` and `answered` look
+/// at the checker after each request and each response.
+fn long_turn(
+    asked: impl Fn(&Checker, usize),
+    answered_: impl Fn(&Checker, usize),
+) -> (Checker, Vec<Diagnostic>) {
+    let mut c = Checker::new("long", ProfileMode::Auto);
+    let mut found = Vec::new();
+    found.extend(c.push_event(&turn_start()));
+    found.extend(c.push_event(&tool_call_request("c1")));
+    for k in 0..REQUESTS {
+        found.extend(c.push_event(&inquiry_request(id(k))));
+        asked(&c, k);
+        found.extend(c.push_event(&answered(id(k), json!(true))));
+        answered_(&c, k);
+    }
+    (c, found)
+}
+
 /// Rule: PERF-TURN-MEMORY — in one turn of 100 000 answered requests with
 /// distinct IDs, the checker keeps at most 72 bytes per request (the
 /// turn's distinct IDs and their questions, compactly), and no request
@@ -32,16 +52,14 @@ fn id(k: usize) -> InquiryId {
 /// is clean, and stays clean.
 #[test]
 fn a_long_turn_keeps_its_distinct_ids_compactly_and_no_answered_slot() {
-    let mut c = Checker::new("long", ProfileMode::Auto);
-    let mut found = Vec::new();
-    found.extend(c.push_event(&turn_start()));
-    found.extend(c.push_event(&tool_call_request("c1")));
-    for k in 0..REQUESTS {
-        found.extend(c.push_event(&inquiry_request(id(k))));
-        assert_eq!(c.turn_request_slots(), 1, "request {k} waits in its slot");
-        found.extend(c.push_event(&answered(id(k), json!(true))));
-        assert_eq!(c.turn_request_slots(), 0, "request {k} answered, slot kept");
-    }
+    let (mut c, mut found) = long_turn(
+        |c, k| {
+            assert_eq!(c.turn_request_slots(), 1, "request {k} waits in its slot");
+        },
+        |c, k| {
+            assert_eq!(c.turn_request_slots(), 0, "request {k} answered, slot kept");
+        },
+    );
     let bytes = c.turn_heap_bytes();
     let ids: usize = (0..REQUESTS).map(|k| id(k).as_str().len()).sum();
     assert!(
@@ -63,14 +81,7 @@ fn a_long_turn_keeps_its_distinct_ids_compactly_and_no_answered_slot() {
 /// response that answered it.
 #[test]
 fn a_long_turn_still_finds_a_repeat_of_its_first_and_last_id() {
-    let mut c = Checker::new("long", ProfileMode::Auto);
-    let mut found = Vec::new();
-    found.extend(c.push_event(&turn_start()));
-    found.extend(c.push_event(&tool_call_request("c1")));
-    for k in 0..REQUESTS {
-        found.extend(c.push_event(&inquiry_request(id(k))));
-        found.extend(c.push_event(&answered(id(k), json!(true))));
-    }
+    let (mut c, mut found) = long_turn(|_, _| {}, |_, _| {});
     // Events 0 and 1 are the marker and the call; request k is at 2 + 2k.
     let last = REQUESTS - 1;
     found.extend(c.push_event(&inquiry_request(id(0))));
