@@ -409,6 +409,14 @@ pub fn core_scenario(s: &Scenario) -> bool {
         && s.tools.values().all(|t| t.enable.is_none())
 }
 
+/// Generated scenarios under `profile` inside the core language
+/// ([`core_scenario`]), for implementations that cover no more.
+pub fn core_scenarios(profile: ProfileName) -> impl proptest::strategy::Strategy<Value = Scenario> {
+    use proptest::strategy::Strategy;
+    scenario::strategy::scenario_under(proptest::strategy::Just(profile))
+        .prop_filter("outside the core scenario language", core_scenario)
+}
+
 /// The curated vectors followed by `count` generated ones drawn with `seed`
 /// (named `generated-<seed>-<k>`). Deterministic for its arguments.
 pub fn vectors(seed: u64, count: usize) -> Result<Vec<Vector>, String> {

@@ -14,7 +14,8 @@ mod second_implementation;
 
 use inquiry_model::conformance::{
     self, COMMITTED, Implementation, ImplementationError, Model, Observed, ResponseKind, Vector,
-    Verdict, check_generated, check_generated_from, check_vectors, core_scenario, curated,
+    Verdict, check_generated, check_generated_from, check_vectors, core_scenario, core_scenarios,
+    curated,
 };
 use inquiry_model::coordinator::Faults;
 use inquiry_model::profile::ProfileName;
@@ -570,12 +571,4 @@ fn the_example_adapter_passes() {
         let r = check_generated_from(&mut imp, core_scenarios(p), 200, 9);
         assert!(r.passed(), "{p}: {}", r.failure.unwrap());
     }
-}
-
-/// Generated scenarios under `p` in the core language only
-/// (`conformance::core_scenario`), for implementations that cover no more.
-fn core_scenarios(p: ProfileName) -> impl proptest::strategy::Strategy<Value = Scenario> {
-    use proptest::strategy::Strategy;
-    inquiry_model::scenario::strategy::scenario_under(proptest::strategy::Just(p))
-        .prop_filter("outside the core scenario language", core_scenario)
 }

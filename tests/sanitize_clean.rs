@@ -15,12 +15,6 @@ use inquiry_model::stream::{Sanitized, arb, sanitize};
 use inquiry_model::wire::{Event, Stream};
 use proptest::prelude::*;
 
-/// Rules excluded from "adds nothing": none. (A legacy ID re-saved tagged,
-/// `CHECK-ID-FORMAT`, and a second attempt left first by a repair,
-/// `CHECK-ID-ATTEMPT`, were once added findings; the oracle now reads a
-/// turn's writer from its request IDs and demands only growing attempts.)
-const EXCLUDED: [&str; 0] = [];
-
 /// The rules judged only once the turn's writer is read from its request
 /// IDs (RFD 082 writers' IDs, attempts, one pending question per call).
 const WRITER_RULES: [&str; 5] = [
@@ -67,8 +61,7 @@ fn keys(checked: &Checked, origin: Option<&[Option<usize>]>) -> BTreeSet<Key> {
         .collect()
 }
 
-/// What `check(sanitize(x))` found that `check(x)` did not, excluded rules
-/// aside, and every pairing finding left; `x` is given as the bytes the
+/// What `check(sanitize(x))` found that `check(x)` did not, and every pairing finding left; `x` is given as the bytes the
 /// oracle judges.
 fn added_findings(input: &[u8], events: Vec<Event>) -> Result<(), String> {
     let before = check_bytes(input, "x", ProfileMode::Auto);
@@ -100,7 +93,7 @@ fn added_findings(input: &[u8], events: Vec<Event>) -> Result<(), String> {
     let flagged: BTreeSet<Option<usize>> = had.iter().map(|k| k.1).collect();
     let added: Vec<Key> = keys(&after, Some(&origin))
         .into_iter()
-        .filter(|k| !EXCLUDED.contains(&k.0) && !had.contains(k))
+        .filter(|k| !had.contains(k))
         .filter(|k| k.1.is_none() || !flagged.contains(&k.1))
         .collect();
     // The rules that judge which writer recorded a turn's IDs read the turn

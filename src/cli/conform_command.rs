@@ -138,12 +138,7 @@ pub fn conform_command(args: ConformArgs) -> i32 {
     if args.generated > 0 {
         for p in &profiles {
             let report = if core_only {
-                use proptest::strategy::Strategy;
-                let core = crate::scenario::strategy::scenario_under(proptest::strategy::Just(*p))
-                    .prop_filter(
-                        "outside the core scenario language",
-                        conformance::core_scenario,
-                    );
+                let core = conformance::core_scenarios(*p);
                 conformance::check_generated_from(&mut imp, core, args.generated, args.seed)
             } else {
                 check_generated(&mut imp, *p, args.generated, args.seed)
