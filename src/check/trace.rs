@@ -122,7 +122,10 @@ pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
             !(trace.interrupted
                 && d.rule == super::rules::TOOL_PAIRED
                 && Some(d.turn) == last_turn
-                && d.message.contains("has no tool_call_response"))
+                && trace
+                    .stream
+                    .get(d.event_index)
+                    .is_some_and(|e| matches!(e.kind, EventKind::ToolCallRequest(_))))
         })
         .collect();
     if let Some(e) = checked.error {
