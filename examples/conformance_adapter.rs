@@ -169,6 +169,13 @@ impl Driver<'_> {
                 }
                 Effect::Invoke { call, answers } => self.work.push(Work::Invoke(call, answers)),
                 Effect::AskPermission { call } => self.work.push(Work::Permission(call)),
+                // Outside the core language (`result = "ask"`): refused in
+                // `drive`, so no tool here ever asks.
+                Effect::AskDelivery { call } => {
+                    return Err(ImplementationError(format!(
+                        "call {call}: result delivery prompts are not covered"
+                    )));
+                }
                 Effect::Prompt {
                     call,
                     inquiry_id,

@@ -314,7 +314,7 @@ where
         Config {
             cases,
             failure_persistence: None,
-            max_shrink_iters: 4096,
+            max_shrink_iters: 16384,
             ..Config::default()
         },
         TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes),
@@ -362,6 +362,7 @@ where
                 inquiry_model: None,
                 toggles: Vec::new(),
                 permissions: Vec::new(),
+                deliveries: Vec::new(),
                 schedule: Vec::new(),
             },
             verdict: Verdict::ImplementationFailed {
@@ -382,7 +383,8 @@ where
 /// implementation, the example adapters and the Python adapter cover this
 /// much; a scenario outside it calls a local program (the stdout protocol),
 /// lets the cancellation token fire with a cause, keys backend replies by
-/// inquiry ID, or switches tools on and off (`enable`, `-t`/`-T`). An
+/// inquiry ID, switches tools on and off (`enable`, `-t`/`-T`), chooses
+/// the backend's model, or asks before delivering a result. An
 /// implementation that covers less than the whole language filters its
 /// vectors and generated scenarios with this (and says so), never by
 /// hiding a failure.
@@ -405,6 +407,11 @@ pub fn core_scenario(s: &Scenario) -> bool {
     !calls_local
         && !token
         && s.backend_by_id.is_empty()
+        && s.inquiry_model.is_none()
+        && s.deliveries.is_empty()
+        && s.tools.values().all(|t| {
+            t.assistant.is_empty() && t.result == crate::coordinator::RunPolicy::Unattended
+        })
         && s.toggles.is_empty()
         && s.tools.values().all(|t| t.enable.is_none())
 }

@@ -51,6 +51,10 @@ pub struct ToolSpec {
     pub questions: IndexMap<String, QuestionConfig>,
     /// The permission policy.
     pub run: RunPolicy,
+    /// The result-delivery policy (`result`): `Ask` shows the
+    /// `DeliverToolResult` prompt before the tool's own response is sent
+    /// (rule `LIFE-DELIVERY-PROMPT`).
+    pub result: RunPolicy,
 }
 
 impl fmt::Debug for ToolSpec {
@@ -67,6 +71,7 @@ impl fmt::Debug for ToolSpec {
                 &questions,
             )
             .field("run", &self.run)
+            .field("result", &self.result)
             .finish()
     }
 }
@@ -246,6 +251,11 @@ enum Status {
         question: Question,
         call: Box<BackendCall>,
     },
+    /// The tool finished; its response waits for the delivery prompt.
+    AwaitingDelivery {
+        content: String,
+        kind: ResponseKind,
+    },
     Done,
 }
 
@@ -316,6 +326,14 @@ pub enum Input {
         /// Index of the call.
         call: usize,
     },
+    /// The user answered the result-delivery prompt (rule
+    /// `LIFE-DELIVERY-PROMPT`).
+    DeliveryAnswered {
+        /// Index of the call.
+        call: usize,
+        /// Deliver the tool's response (`false`: withhold it).
+        deliver: bool,
+    },
     /// The user answered a permission prompt.
     PermissionAnswered {
         /// Index of the call.
@@ -346,6 +364,12 @@ pub enum Effect {
     },
     /// Ask the user whether the tool may run.
     AskPermission {
+        /// Index of the call.
+        call: usize,
+    },
+    /// Ask the user whether the finished tool's result goes to the
+    /// assistant (the `DeliverToolResult` prompt, `result = "ask"`).
+    AskDelivery {
         /// Index of the call.
         call: usize,
     },
@@ -414,11 +438,13 @@ pub enum ResponseKind {
     PermissionDenied,
     /// The assistant called a tool that is not configured.
     UnknownTool,
+    /// The user withheld the tool's result at the delivery prompt.
+    ResultWithheld,
 }
 
 impl ResponseKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ResponseKind; 9] = [
+    pub const ALL: [ResponseKind; 10] = [
         ResponseKind::ToolSuccess,
         ResponseKind::ToolError,
         ResponseKind::CancelledByUser,
@@ -428,6 +454,7 @@ impl ResponseKind {
         ResponseKind::InvalidStaticAnswer,
         ResponseKind::PermissionDenied,
         ResponseKind::UnknownTool,
+        ResponseKind::ResultWithheld,
     ];
 
     /// Whether a response of this kind is an error. A user-cancelled prompt
@@ -435,7 +462,12 @@ impl ResponseKind {
     /// it was a success (`Tool input cancelled by user.`).
     pub fn is_error(self) -> bool {
         match self {
-            ResponseKind::ToolSuccess | ResponseKind::CancelledByUser => false,
+            // A withheld result is the user's choice, like a cancelled
+            // prompt, not a failure of the tool (DECISIONS "The result
+            // delivery prompt").
+            ResponseKind::ToolSuccess
+            | ResponseKind::CancelledByUser
+            | ResponseKind::ResultWithheld => false,
             ResponseKind::ToolError
             | ResponseKind::InquiryFailed
             | ResponseKind::RefusedNoTty
@@ -458,6 +490,7 @@ impl ResponseKind {
             ResponseKind::InvalidStaticAnswer => "invalid_static_answer",
             ResponseKind::PermissionDenied => "permission_denied",
             ResponseKind::UnknownTool => "unknown_tool",
+            ResponseKind::ResultWithheld => "result_withheld",
         }
     }
 }
@@ -465,6 +498,11 @@ impl ResponseKind {
 /// The text of a user-cancelled prompt's tool response: the wording of the
 /// implementation before RFD 082, which step 6 leaves unchanged.
 pub const CANCELLED_BY_USER: &str = "Tool input cancelled by user.";
+
+/// The text of a tool response whose result the user withheld at the
+/// delivery prompt. The wording is the model's: no RFD here quotes one
+/// (`tool_responses.content[other]` is not compared).
+pub const RESULT_WITHHELD: &str = "The user declined to deliver this tool's result.";
 
 /// The tool response after a non-answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -656,6 +694,22 @@ impl Coordinator {
                 }
             }
             Input::InquiryRestarted { call } => self.restart(call, &mut fx)?,
+            Input::DeliveryAnswered { call, deliver } => {
+                let (content, kind) = match self.executing.get(call).map(|t| &t.status) {
+                    Some(Status::AwaitingDelivery { content, kind }) => (content.clone(), *kind),
+                    _ => return Err(self.bad(call, "a delivery answer")),
+                };
+                if deliver {
+                    self.respond_as(call, content, kind, &mut fx);
+                } else {
+                    self.respond_as(
+                        call,
+                        RESULT_WITHHELD.to_owned(),
+                        ResponseKind::ResultWithheld,
+                        &mut fx,
+                    );
+                }
+            }
             Input::PermissionAnswered {
                 call,
                 allow,
@@ -911,15 +965,33 @@ impl Coordinator {
         }
         match outcome {
             Outcome::Success { content } => {
-                self.respond_as(call, content, ResponseKind::ToolSuccess, fx)
+                self.deliver(call, content, ResponseKind::ToolSuccess, fx)
             }
             // `transient` is dropped at the executor boundary (RFD 082).
             Outcome::Error { message, .. } => {
-                self.respond_as(call, message, ResponseKind::ToolError, fx)
+                self.deliver(call, message, ResponseKind::ToolError, fx)
             }
             Outcome::NeedsInput { question } => self.needs_input(call, question, source, fx)?,
         }
         Ok(())
+    }
+
+    /// The tool's own response, through the delivery prompt when its
+    /// `result` policy asks (rule `LIFE-DELIVERY-PROMPT`). The prompt is not
+    /// an inquiry: RFD 082 Non-Goals keep `DeliverToolResult` prompts out of
+    /// the stream, so nothing is persisted until the response itself.
+    fn deliver(&mut self, call: usize, content: String, kind: ResponseKind, fx: &mut Vec<Effect>) {
+        let policy = self
+            .tools
+            .get(&self.executing[call].call.tool)
+            .map(|s| s.result);
+        match policy {
+            Some(RunPolicy::Ask) => {
+                self.executing[call].status = Status::AwaitingDelivery { content, kind };
+                fx.push(Effect::AskDelivery { call });
+            }
+            Some(RunPolicy::Unattended) | None => self.respond_as(call, content, kind, fx),
+        }
     }
 
     /// What this build knows of a question: features of later RFDs read as

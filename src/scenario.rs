@@ -74,6 +74,10 @@ pub struct Scenario {
     /// The permission prompt's replies; when they run out the user denies.
     #[serde(default)]
     pub permissions: Vec<PermissionReply>,
+    /// The result-delivery prompt's replies, in order; when they run out
+    /// the user withholds (rule `LIFE-DELIVERY-PROMPT`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deliveries: Vec<DeliveryReply>,
     /// The command line's `-t`/`-T` flags, in order (`"-T"`, `"-t NAME"`…),
     /// applied to the tools' `enable` (rule `CONFIG-ENABLE-LIFECYCLE`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -100,6 +104,10 @@ pub struct ToolSetup {
     /// The permission policy.
     #[serde(default, skip_serializing_if = "is_unattended")]
     pub run: RunPolicy,
+    /// The result-delivery policy: `ask` shows the `DeliverToolResult`
+    /// prompt once the tool finishes (rule `LIFE-DELIVERY-PROMPT`).
+    #[serde(default, skip_serializing_if = "is_unattended")]
+    pub result: RunPolicy,
     /// `enable` (RFD 081 shapes and the pre-081 strings), merged over the
     /// built-in's registered `enable` for `ask_user`. A tool that ends up
     /// off after the toggles is not offered: a call to it fails as to an
@@ -248,8 +256,9 @@ pub enum BackendReply {
     /// `LIFE-TOKEN-CAUSE`): the inquiry records `cancelled (user)`, then the
     /// cause acts on the run. `tool_cancel` ends the call like any cancelled
     /// inquiry; `restart` runs the tool again from scratch in the same call
-    /// (its question takes the next attempt); `aborted_turn` ends the call
-    /// and skips the turn's remaining cycles; `hard_quit` closes every open
+    /// (its question takes the next attempt); `aborted_turn` ends the call,
+    /// cancels every other inquiry of the cycle, open or opened later, and
+    /// skips the turn's remaining cycles; `hard_quit` closes every open
     /// inquiry and writes nothing after.
     Cancelled {
         /// What fired it.
@@ -273,6 +282,33 @@ pub enum PermissionReply {
         #[serde(default)]
         remember: bool,
     },
+}
+
+/// What the user does at the result-delivery prompt (`result = "ask"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DeliveryReply {
+    /// The tool's response goes to the assistant as it is.
+    Deliver,
+    /// The assistant gets a withheld-result response instead.
+    Withhold,
+}
+
+/// One result-delivery prompt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeliveryRecord {
+    /// When.
+    #[serde(flatten)]
+    pub at: At,
+    /// The tool-call ID.
+    pub tool_call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// How many events were persisted when the prompt was shown (none is
+    /// written for it: RFD 082 Non-Goals).
+    pub stream_position: usize,
+    /// What the user did.
+    pub reply: DeliveryReply,
 }
 
 /// Where in the run something happened.
@@ -432,6 +468,9 @@ pub struct Trace {
     pub prompts: Vec<PromptRecord>,
     /// Every permission prompt.
     pub permission_prompts: Vec<PermissionRecord>,
+    /// Every result-delivery prompt.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub delivery_prompts: Vec<DeliveryRecord>,
     /// Every inquiry-backend call.
     pub backend_calls: Vec<BackendRecord>,
     /// How every question was resolved.
@@ -565,6 +604,7 @@ impl ToolSetup {
             }),
             questions,
             run: self.run,
+            result: self.result,
         }
     }
 }
@@ -657,6 +697,9 @@ enum Work {
     Permission {
         call: usize,
     },
+    Delivery {
+        call: usize,
+    },
 }
 
 /// Options that are not part of the scenario.
@@ -700,6 +743,7 @@ struct Driver<'s, 'o> {
     backend: VecDeque<BackendReply>,
     backend_by_id: IndexMap<String, BackendReply>,
     permissions: VecDeque<PermissionReply>,
+    deliveries: VecDeque<DeliveryReply>,
     schedule: VecDeque<u32>,
     /// Set by a token fired for `hard_quit` or `aborted_turn`.
     stop: Option<TokenCause>,
@@ -744,6 +788,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 invocations: Vec::new(),
                 prompts: Vec::new(),
                 permission_prompts: Vec::new(),
+                delivery_prompts: Vec::new(),
                 backend_calls: Vec::new(),
                 resolutions: Vec::new(),
                 remembered: Vec::new(),
@@ -754,6 +799,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             backend: scenario.backend.iter().cloned().collect(),
             backend_by_id: scenario.backend_by_id.clone(),
             permissions: scenario.permissions.iter().copied().collect(),
+            deliveries: scenario.deliveries.iter().copied().collect(),
             schedule: scenario.schedule.iter().copied().collect(),
             local_printed: IndexMap::new(),
             stop: None,
@@ -800,6 +846,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 }
                 Effect::Invoke { call, answers } => work.push(Work::Invoke { call, answers }),
                 Effect::AskPermission { call } => work.push(Work::Permission { call }),
+                Effect::AskDelivery { call } => work.push(Work::Delivery { call }),
                 Effect::Prompt {
                     call,
                     inquiry_id,
@@ -882,7 +929,13 @@ impl<'s, 'o> Driver<'s, 'o> {
                         None => 0,
                     };
                     let item = work.remove(pick);
-                    let input = self.perform(item, at, &mut calls)?;
+                    let input = match self.stop {
+                        Some(TokenCause::AbortedTurn) => self.drain(item, at, &mut calls)?,
+                        Some(
+                            TokenCause::HardQuit | TokenCause::Restart | TokenCause::ToolCancel,
+                        )
+                        | None => self.perform(item, at, &mut calls)?,
+                    };
                     self.handle(input, at, &calls, &mut work)?;
                     if let Some(TokenCause::HardQuit) = self.stop {
                         return self.quit(at, &calls, work);
@@ -930,11 +983,39 @@ impl<'s, 'o> Driver<'s, 'o> {
                     call,
                     result: Err(routing::token_error(TokenCause::HardQuit)),
                 },
-                Work::Invoke { .. } | Work::Permission { .. } => continue,
+                Work::Invoke { .. } | Work::Permission { .. } | Work::Delivery { .. } => continue,
             };
             self.handle(input, at, calls, &mut Vec::new())?;
         }
         Ok(())
+    }
+
+    /// One piece of work after an aborted turn fired the token (rule
+    /// `LIFE-TOKEN-CAUSE`). The token is one per turn and stays fired: a
+    /// prompt on screen is interrupted like Ctrl-C and a backend call
+    /// returns `InquiryError::Cancelled`, so every inquiry still open in
+    /// the cycle, or opened later in it, records `cancelled (user)` and its
+    /// call gets the usual non-answer response. Tool runs, permission and
+    /// delivery prompts are not inquiries and go on as usual, so every call
+    /// of the cycle still gets its response before the turn closes.
+    fn drain(
+        &mut self,
+        item: Work,
+        at: At,
+        calls: &mut [CallState],
+    ) -> Result<Input, ScenarioError> {
+        match item {
+            Work::Prompt {
+                call, inquiry_id, ..
+            } => Ok(Input::PromptCancelled { call, inquiry_id }),
+            Work::Inquire { call, .. } => Ok(Input::InquiryResult {
+                call,
+                result: Err(routing::token_error(TokenCause::AbortedTurn)),
+            }),
+            item @ (Work::Invoke { .. } | Work::Permission { .. } | Work::Delivery { .. }) => {
+                self.perform(item, at, calls)
+            }
+        }
     }
 
     /// Does one piece of work: runs a tool (the executor, which also resolves
@@ -1137,6 +1218,24 @@ impl<'s, 'o> Driver<'s, 'o> {
                     allow,
                     remember,
                 })
+            }
+            Work::Delivery { call } => {
+                let reply = self
+                    .deliveries
+                    .pop_front()
+                    .unwrap_or(DeliveryReply::Withhold);
+                self.trace.delivery_prompts.push(DeliveryRecord {
+                    at,
+                    tool_call_id: calls[call].call.id.clone(),
+                    tool: calls[call].call.tool.clone(),
+                    stream_position: self.trace.stream.len(),
+                    reply,
+                });
+                let deliver = match reply {
+                    DeliveryReply::Deliver => true,
+                    DeliveryReply::Withhold => false,
+                };
+                Ok(Input::DeliveryAnswered { call, deliver })
             }
         }
     }

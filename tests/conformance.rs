@@ -234,6 +234,7 @@ fn own_wording(_: &Scenario, mut o: Observed) -> Observed {
                 _ => r.content.clone(),
             },
             ResponseKind::CancelledByUser => "The user stopped answering; nothing was done.".into(),
+            ResponseKind::ResultWithheld => "The user kept this result to themselves.".into(),
             ResponseKind::ToolError
             | ResponseKind::InquiryFailed
             | ResponseKind::RefusedNoTty

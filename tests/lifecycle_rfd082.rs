@@ -407,6 +407,7 @@ fn turn_cache_split() {
             source: ToolSource::Local,
             questions: IndexMap::new(),
             run: RunPolicy::Ask,
+            result: RunPolicy::Unattended,
         },
     );
     let mut c2 = Coordinator::new(ProfileName::Rfd083.rules(), true, tools, Faults::default());
@@ -607,6 +608,7 @@ fn coordinator_with(tools: Vec<(&str, ToolSource)>) -> Coordinator {
                     source: s,
                     questions: IndexMap::new(),
                     run: RunPolicy::Unattended,
+                    result: RunPolicy::Unattended,
                 },
             )
         })

@@ -39,7 +39,7 @@ pub enum Mark {
 
 /// Every compared field, its mark, and the RFD sentence (or the reason) that
 /// fixes it. Written into every vector as `compare`.
-pub const MARKS: [(&str, Mark, &str); 15] = [
+pub const MARKS: [(&str, Mark, &str); 17] = [
     (
         "stream.turn_start",
         Mark::Exact,
@@ -114,6 +114,16 @@ pub const MARKS: [(&str, Mark, &str); 15] = [
         "remembered",
         Mark::Exact,
         "RFD 082 \"Splitting the turn-cache state\": the keys per map at turn end, as sets",
+    ),
+    (
+        "tool_responses[result_withheld]",
+        Mark::Exact,
+        "the model's decision, no RFD here fixes it: a result withheld at the delivery prompt is a success (is_error false), like a cancelled prompt (spec/DECISIONS.md \"The result-delivery prompt\")",
+    ),
+    (
+        "inquiry_models",
+        Mark::Exact,
+        "RFD 028 backend, RFD 034 assistant target: the model each backend call asks when one is chosen (the question's own wins), as a set",
     ),
 ];
 
@@ -293,7 +303,8 @@ fn response_class(
         | (ResponseKind::RefusedAssistantTarget, _)
         | (ResponseKind::InvalidStaticAnswer, _)
         | (ResponseKind::PermissionDenied, _)
-        | (ResponseKind::UnknownTool, _) => None,
+        | (ResponseKind::UnknownTool, _)
+        | (ResponseKind::ResultWithheld, _) => None,
     };
     (r.is_error, r.kind, body)
 }
@@ -383,6 +394,20 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
     };
     if let Some(d) = first_in_groups("prompts", &prompts(expected, &eat), &prompts(actual, &aat)) {
         return Some(d);
+    }
+    let models = |o: &Observed| {
+        let mut m = o.inquiry_models.clone();
+        m.sort();
+        m
+    };
+    let (x, y) = (models(expected), models(actual));
+    if x != y {
+        return Some(Divergence {
+            kind: "inquiry_models".to_owned(),
+            at: "backend calls".to_owned(),
+            expected: format!("{x:?}"),
+            actual: format!("{y:?}"),
+        });
     }
     let (x, y) = (&expected.remembered, &actual.remembered);
     (0..x.len().max(y.len())).find_map(|i| {

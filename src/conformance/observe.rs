@@ -53,6 +53,19 @@ pub struct Prompt {
     pub presentation: Value,
 }
 
+/// One inquiry-backend call that asked a chosen model (rule
+/// `LIFE-BACKEND-MODEL`): the question's own assistant-target model, or
+/// the dedicated inquiry model.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct InquiryModel {
+    /// The tool-call ID whose question was asked.
+    pub tool_call_id: String,
+    /// The question's ID.
+    pub question_id: String,
+    /// The model asked.
+    pub model: String,
+}
+
 /// The remembered maps' keys when a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Remembered {
@@ -76,6 +89,11 @@ pub struct Observed {
     pub prompts: Vec<Prompt>,
     /// Per turn, the remembered keys when it ended.
     pub remembered: Vec<Remembered>,
+    /// The backend calls that asked a chosen model, in order (absent from
+    /// vectors where none did, so an adapter of the core language never
+    /// reports one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inquiry_models: Vec<InquiryModel>,
 }
 
 /// One thing that happened, as an adapter reports it (externally tagged:
@@ -101,6 +119,17 @@ pub enum Record {
     Responded(ToolResponse),
     /// A turn ended with these remembered keys.
     TurnEnded(Remembered),
+    /// The inquiry backend was called for a question; `model` is the model
+    /// it asked, when one was chosen (none: the conversation's own).
+    Inquired {
+        /// The tool-call ID whose question was asked.
+        tool_call_id: String,
+        /// The question's ID.
+        question_id: String,
+        /// The model asked, if chosen.
+        #[serde(default)]
+        model: Option<String>,
+    },
 }
 
 /// The comparable part of a persisted event, or `None` for events that are
@@ -175,6 +204,11 @@ impl Recorder {
                 self.responded(&r.tool_call_id, &r.tool, r.kind, r.is_error, &r.content)
             }
             Record::TurnEnded(r) => self.turn_ended(r.tool_answers, r.permission_decisions),
+            Record::Inquired {
+                tool_call_id,
+                question_id,
+                model,
+            } => self.inquired(&tool_call_id, &question_id, model.as_deref()),
         }
     }
 
@@ -247,6 +281,17 @@ impl Recorder {
         });
     }
 
+    /// The inquiry backend was called; only a chosen `model` is recorded.
+    pub fn inquired(&mut self, tool_call_id: &str, question_id: &str, model: Option<&str>) {
+        if let Some(model) = model {
+            self.observed.inquiry_models.push(InquiryModel {
+                tool_call_id: tool_call_id.to_owned(),
+                question_id: question_id.to_owned(),
+                model: model.to_owned(),
+            });
+        }
+    }
+
     /// A turn ended with these remembered keys (any order).
     pub fn turn_ended<A, P>(&mut self, tool_answers: A, permission_decisions: P)
     where
@@ -309,6 +354,9 @@ impl Observed {
         }
         for k in &trace.remembered {
             r.turn_ended(k.tool_answers.clone(), k.permission_decisions.clone());
+        }
+        for b in &trace.backend_calls {
+            r.inquired(&b.tool_call_id, &b.call.question.id, b.model.as_deref());
         }
         r.finish()
     }

@@ -144,6 +144,7 @@ pub fn scenario(u: &mut Unstructured<'_>) -> Result<Scenario> {
         prompter,
         backend,
         permissions,
+        deliveries: Vec::new(),
         schedule,
         backend_by_id: IndexMap::new(),
         inquiry_model: None,
@@ -256,6 +257,7 @@ fn scripted_tool(u: &mut Unstructured<'_>, name: &str) -> Result<ToolSetup> {
         program: Program::Script { asks, finish },
         questions,
         run,
+        result: RunPolicy::Unattended,
         assistant: IndexMap::new(),
         enable: None,
     })
@@ -272,6 +274,7 @@ fn ask_user_tool(u: &mut Unstructured<'_>) -> Result<ToolSetup> {
         program: Program::AskUser,
         questions,
         run: RunPolicy::Unattended,
+        result: RunPolicy::Unattended,
         assistant: IndexMap::new(),
         enable: None,
     })

@@ -14,7 +14,9 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use super::{BackendReply, PermissionReply, Program, PrompterReply, Scenario, Trace};
+use super::{
+    BackendReply, DeliveryReply, PermissionReply, Program, PrompterReply, Scenario, Trace,
+};
 use crate::config::Toggle;
 use crate::coordinator::RunPolicy;
 use crate::profile::ProfileName;
@@ -139,11 +141,15 @@ pub enum Feature {
     PermissionAllow,
     /// A permission prompt was denied.
     PermissionDeny,
+    /// A result-delivery prompt delivered the tool's response.
+    DeliveryDeliver,
+    /// A result-delivery prompt withheld the tool's response.
+    DeliveryWithhold,
 }
 
 impl Feature {
     /// Every feature, in declaration order.
-    pub const ALL: [Feature; 56] = [
+    pub const ALL: [Feature; 58] = [
         Feature::ProfileLegacy,
         Feature::ProfileRfd082,
         Feature::ProfileRfd083,
@@ -200,6 +206,8 @@ impl Feature {
         Feature::ConfigToggleNamed,
         Feature::PermissionAllow,
         Feature::PermissionDeny,
+        Feature::DeliveryDeliver,
+        Feature::DeliveryWithhold,
     ];
 
     /// The feature's position in [`Feature::ALL`]: an exhaustive match, so a
@@ -263,6 +271,8 @@ impl Feature {
             Feature::ConfigToggleNamed => 53,
             Feature::PermissionAllow => 54,
             Feature::PermissionDeny => 55,
+            Feature::DeliveryDeliver => 56,
+            Feature::DeliveryWithhold => 57,
         }
     }
 
@@ -478,6 +488,12 @@ pub fn reached(scenario: &Scenario, trace: &Trace) -> BTreeSet<Feature> {
         out.insert(match p.reply {
             PermissionReply::Allow { .. } => Feature::PermissionAllow,
             PermissionReply::Deny { .. } => Feature::PermissionDeny,
+        });
+    }
+    for d in &trace.delivery_prompts {
+        out.insert(match d.reply {
+            DeliveryReply::Deliver => Feature::DeliveryDeliver,
+            DeliveryReply::Withhold => Feature::DeliveryWithhold,
         });
     }
     out

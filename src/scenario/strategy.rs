@@ -26,8 +26,8 @@ use proptest::sample::select;
 use serde_json::{Value, json};
 
 use super::{
-    AssistantTarget, BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario,
-    ScriptedAsk, ToolSetup, TurnScript,
+    AssistantTarget, BackendReply, DeliveryReply, Finish, PermissionReply, Program, PrompterReply,
+    Scenario, ScriptedAsk, ToolSetup, TurnScript,
 };
 use crate::config::PartialEnable;
 use crate::coordinator::{Call, RunPolicy};
@@ -162,6 +162,7 @@ fn scripted_tool(name: &'static str) -> impl Strategy<Value = ToolSetup> {
                 program: Program::Script { asks, finish },
                 questions,
                 run,
+                result: RunPolicy::Unattended,
                 assistant: IndexMap::new(),
                 enable: None,
             }
@@ -179,6 +180,7 @@ fn ask_user_tool() -> impl Strategy<Value = ToolSetup> {
             program: Program::AskUser,
             questions,
             run: RunPolicy::Unattended,
+            result: RunPolicy::Unattended,
             assistant: IndexMap::new(),
             enable: None,
         }
@@ -244,6 +246,7 @@ fn local_tool() -> impl Strategy<Value = ToolSetup> {
                 program: Program::Local { stdout },
                 questions,
                 run: RunPolicy::Unattended,
+                result: RunPolicy::Unattended,
                 assistant: IndexMap::new(),
                 enable: None,
             }
@@ -402,6 +405,22 @@ fn toggle_setup() -> impl Strategy<Value = (Vec<String>, Option<PartialEnable>)>
     )
 }
 
+/// `beta`'s result-delivery policy and the delivery prompt's replies (rule
+/// `LIFE-DELIVERY-PROMPT`).
+fn delivery_setup() -> impl Strategy<Value = (RunPolicy, Vec<DeliveryReply>)> {
+    (
+        prop_oneof![3 => Just(RunPolicy::Unattended), 1 => Just(RunPolicy::Ask)],
+        vec(
+            prop_oneof![Just(DeliveryReply::Deliver), Just(DeliveryReply::Withhold)],
+            0..=2,
+        ),
+    )
+        .prop_map(|(policy, replies)| match policy {
+            RunPolicy::Ask => (policy, replies),
+            RunPolicy::Unattended => (policy, Vec::new()),
+        })
+}
+
 /// Whole scenarios, under any profile.
 pub fn scenario() -> impl Strategy<Value = Scenario> {
     scenario_under(profile())
@@ -431,7 +450,7 @@ pub fn scenario_under(
             0..=2,
         ),
         vec(0u32..4, 0..=8),
-        (inquiry_setup(), toggle_setup()),
+        (inquiry_setup(), toggle_setup(), delivery_setup()),
     )
         .prop_map(
             |(
@@ -445,7 +464,11 @@ pub fn scenario_under(
                 backend,
                 permissions,
                 schedule,
-                ((backend_by_id, inquiry_model, alpha_model), (toggles, beta_enable)),
+                (
+                    (backend_by_id, inquiry_model, alpha_model),
+                    (toggles, beta_enable),
+                    (beta_result, deliveries),
+                ),
             )| {
                 let mut alpha = alpha;
                 if let Some(model) = alpha_model {
@@ -455,6 +478,7 @@ pub fn scenario_under(
                 }
                 let mut beta = beta;
                 beta.enable = beta_enable;
+                beta.result = beta_result;
                 let mut tools = IndexMap::new();
                 tools.insert("alpha".to_owned(), alpha);
                 tools.insert("beta".to_owned(), beta);
@@ -468,6 +492,7 @@ pub fn scenario_under(
                         program: Program::AskUser,
                         questions: IndexMap::new(),
                         run: RunPolicy::Unattended,
+                        result: RunPolicy::Unattended,
                         assistant: IndexMap::new(),
                         enable: None,
                     },
@@ -481,6 +506,7 @@ pub fn scenario_under(
                     prompter,
                     backend,
                     permissions,
+                    deliveries,
                     schedule,
                     backend_by_id,
                     inquiry_model,
@@ -500,5 +526,5 @@ pub fn size(s: &Scenario) -> usize {
             Program::AskUser | Program::Local { .. } => 0,
         })
         .sum();
-    calls + asks + s.prompter.len() + s.backend.len() + s.permissions.len()
+    calls + asks + s.prompter.len() + s.backend.len() + s.permissions.len() + s.deliveries.len()
 }

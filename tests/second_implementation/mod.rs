@@ -171,7 +171,11 @@ impl Run<'_> {
 
     fn respond(&mut self, i: usize, kind: ResponseKind, content: String) {
         let is_error = match kind {
-            ResponseKind::ToolSuccess | ResponseKind::CancelledByUser => false,
+            // Never produced here (outside the core language), but its class
+            // is the same as a cancelled prompt's.
+            ResponseKind::ToolSuccess
+            | ResponseKind::CancelledByUser
+            | ResponseKind::ResultWithheld => false,
             ResponseKind::ToolError
             | ResponseKind::InquiryFailed
             | ResponseKind::RefusedNoTty
