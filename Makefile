@@ -113,6 +113,20 @@ fuzz-smoke: fuzz-install
 fuzz-corpus:
 	$(CARGO) run --quiet --example fuzz_corpus
 
+## Mutation testing (issue 20, spec/mutants.md): cargo-mutants over the
+## modules the spec lives in (spec/mutants-tests.tsv), installed when absent.
+## Each file: a first pass with only the tests that exercise it, then every
+## survivor again against the whole suite; then a table per module.
+##   make mutants MUTANTS_FILES=src/routing.rs   some files (default: all)
+##   make mutants MUTANTS_SHARD=0/8              one shard (CI runs 8)
+## About 1-3 minutes per mutant on 2 cores; a whole run is ~1 500 mutants,
+## so it belongs on the weekly workflow (.github/workflows/mutants.yml).
+MUTANTS_VERSION ?= 27.1.0
+.PHONY: mutants
+mutants:
+	@$(CARGO) mutants --version >/dev/null 2>&1 || $(CARGO) install cargo-mutants --locked --version $(MUTANTS_VERSION)
+	CARGO=$(CARGO) MUTANTS_FILES="$(MUTANTS_FILES)" MUTANTS_SHARD="$(MUTANTS_SHARD)" bash scripts/mutants.sh
+
 ## Every performance figure next to its baseline, printed as one table
 ## (issue 10): `check` throughput against serde_json's IgnoredAny, scaling of
 ## read/check/sanitize from 10^4 to 10^6 events, peak memory on a 1 GB stream

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `make mutants`: cargo-mutants over the modules the spec lives in, one file
+# at a time, then one table per module (spec/mutants.md explains the score).
+#
+#   MUTANTS_FILES="src/routing.rs src/profile.rs"   the files (default: all of
+#                                                  spec/mutants-tests.tsv)
+#   MUTANTS_SHARD=k/n                               this shard of every file
+#   MUTANTS_JOBS=1                                  parallel scratch builds
+#   MUTANTS_OUT=mutants.out                         where outcomes go
+#
+# Two passes per file. The first runs only the tests that
+# spec/mutants-tests.tsv lists for the file (the unit tests and the
+# integration tests that exercise it), so a mutant costs one library build
+# and a few test crates rather than the whole suite. The second pass runs
+# every mutant the first did not catch again against the WHOLE suite (its
+# exact name as a `-F` filter, outcomes in <file>-whole/), so the selection
+# can only cost time: a survivor in the table has survived every test there
+# is. The second pass takes no shard: its survivors are already this shard's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CARGO=${CARGO:-cargo}
+OUT=${MUTANTS_OUT:-mutants.out}
+JOBS=${MUTANTS_JOBS:-1}
+MAP=spec/mutants-tests.tsv
+
+if [ -z "${MUTANTS_FILES:-}" ]; then
+  MUTANTS_FILES=$(grep -v '^#' "$MAP" | cut -f1 | while read -r p; do
+    if [ -d "$p" ]; then find "$p" -name '*.rs' | sort; else echo "$p"; fi
+  done | sort -u | tr '\n' ' ')
+fi
+shard=()
+if [ -n "${MUTANTS_SHARD:-}" ]; then
+  shard=(--shard "$MUTANTS_SHARD")
+fi
+
+mkdir -p "$OUT"
+for file in $MUTANTS_FILES; do
+  if [ ! -f "$file" ]; then
+    echo "mutants: no such file: $file" >&2
+    exit 2
+  fi
+  # The longest entry that is the file or a folder above it.
+  line=$(awk -F'\t' -v f="$file" '!/^#/ && index(f, $1) == 1 && length($1) > n { n = length($1); a = $2 } END { print a }' "$MAP")
+  if [ -z "$line" ]; then
+    echo "mutants: $file has no test selection in $MAP (add a line: file<TAB>cargo test args)" >&2
+    exit 2
+  fi
+  name=$(echo "$file" | sed 's|^src/||; s|\.rs$||; s|/|-|g')
+  dir="$OUT/$name"
+  read -r -a selected <<<"$line"
+  test_args=()
+  for a in "${selected[@]}"; do test_args+=(--cargo-arg="$a"); done
+  echo "mutants: $file, first pass with: cargo test ${selected[*]}"
+  start=$(date +%s)
+  rc=0
+  $CARGO mutants --no-shuffle -j "$JOBS" "${shard[@]}" --file "$file" \
+    -o "$dir" "${test_args[@]}" || rc=$?
+  # 0: all caught; 2: some missed; 3: some timed out (cargo-mutants' codes).
+  case $rc in 0|2|3) ;; *) echo "mutants: cargo mutants failed ($rc) on $file" >&2; exit "$rc" ;; esac
+  missed="$dir/mutants.out/missed.txt"
+  if [ -s "$missed" ]; then
+    echo "mutants: $file, second pass (the whole suite) over $(wc -l <"$missed") survivors"
+    res=()
+    while IFS= read -r m; do
+      res+=(-F "^$(printf '%s' "$m" | sed 's/[][\.*^$(){}+?|]/\\&/g')\$")
+    done <"$missed"
+    rc=0
+    $CARGO mutants --no-shuffle -j "$JOBS" --file "$file" "${res[@]}" \
+      -o "$dir-whole" || rc=$?
+    case $rc in 0|2|3) ;; *) echo "mutants: cargo mutants failed ($rc) on $file (second pass)" >&2; exit "$rc" ;; esac
+  fi
+  echo "mutants: $file took $(( $(date +%s) - start )) s"
+done
+
+$CARGO run --quiet --example mutants_table -- "$OUT"
