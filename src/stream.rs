@@ -25,6 +25,9 @@
 
 pub mod arb;
 pub(crate) mod keys;
+pub mod turns;
+
+pub use turns::{Turn, turns};
 
 use std::collections::hash_map::{Entry, RandomState};
 use std::collections::{HashMap, VecDeque};
@@ -35,28 +38,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::wire::{Event, EventKind, InquiryId, Opaque, ToolCallResponse};
-
-/// A turn: the half-open event range `start..end`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Turn {
-    /// 0-based turn number; the implicit leading turn (if any) is 0.
-    pub index: usize,
-    /// Index of the first event (the `turn_start` marker, if the turn has one).
-    pub start: usize,
-    /// One past the last event.
-    pub end: usize,
-}
-
-/// Splits a stream into turns (rule `STREAM-TURNS`). An empty stream has no
-/// turn; a stream with events before its first marker has an implicit
-/// leading turn. Every event belongs to exactly one turn.
-pub fn turns(events: &[Event]) -> Vec<Turn> {
-    let mut out: Vec<Turn> = Vec::new();
-    while let Some(s) = scan_turn(events, out.last().map_or(0, |t| t.end), out.len()) {
-        out.push(s.turn);
-    }
-    out
-}
 
 /// A matched request/response, by event index.
 ///
@@ -122,10 +103,9 @@ pub enum PairStep {
     },
 }
 
-/// The part an event plays in one pairing (inquiries or tool calls).
+/// The part an event plays in one pairing (inquiries or tool calls). Where
+/// turns begin is not a role: [`turns::opens_turn`] decides it.
 enum Role<K> {
-    /// Opens a turn: everything still waiting is orphaned.
-    TurnStart,
     /// Waits for a response with this key.
     Request(K),
     /// Closes the earliest waiting request with this key.
@@ -137,10 +117,10 @@ enum Role<K> {
 /// The event's part in inquiry pairing, keyed by the opaque [`InquiryId`].
 fn inquiry_role(e: &Event) -> Role<&InquiryId> {
     match &e.kind {
-        EventKind::TurnStart => Role::TurnStart,
         EventKind::InquiryRequest(r) => Role::Request(&r.id),
         EventKind::InquiryResponse(r) => Role::Response(r.id()),
-        EventKind::ChatRequest
+        EventKind::TurnStart
+        | EventKind::ChatRequest
         | EventKind::ChatResponse
         | EventKind::ToolCallRequest(_)
         | EventKind::ToolCallResponse(_)
@@ -152,10 +132,10 @@ fn inquiry_role(e: &Event) -> Role<&InquiryId> {
 /// ID (never parsed either).
 fn tool_call_role(e: &Event) -> Role<&str> {
     match &e.kind {
-        EventKind::TurnStart => Role::TurnStart,
         EventKind::ToolCallRequest(r) => Role::Request(r.id.as_str()),
         EventKind::ToolCallResponse(r) => Role::Response(r.id.as_str()),
-        EventKind::ChatRequest
+        EventKind::TurnStart
+        | EventKind::ChatRequest
         | EventKind::ChatResponse
         | EventKind::InquiryRequest(_)
         | EventKind::InquiryResponse(_)
@@ -375,8 +355,8 @@ const RESET_KEEPS: usize = 1024;
 /// dropped as soon as every earlier request is answered too.
 #[derive(Debug, Default)]
 pub struct Pairer {
-    turn: usize,
-    seen_any: bool,
+    /// Where the turns begin (rule `STREAM-TURNS`).
+    turns: turns::Tracker,
     /// The turn's distinct IDs.
     keys: keys::Keys,
     /// Per ID, its first request's event index, less `base`.
@@ -404,34 +384,33 @@ impl Pairer {
 
     /// The turn the last pushed event sits in.
     pub fn turn(&self) -> usize {
-        self.turn
+        self.turns.turn()
     }
 
     /// Feeds the event at `index` (events must be pushed in stream order).
     pub fn push(&mut self, index: usize, event: &Event) -> PairStep {
-        let first = !self.seen_any;
-        self.seen_any = true;
-        match inquiry_role(event) {
-            Role::TurnStart if first => PairStep::None,
-            Role::TurnStart => {
-                let ended = self.turn;
-                let orphan_requests = self.finish();
-                self.turn += 1;
-                PairStep::TurnEnded {
+        match self.turns.push(&event.kind) {
+            turns::Step::Next { ended } => {
+                return PairStep::TurnEnded {
                     turn: ended,
-                    orphan_requests,
-                }
+                    orphan_requests: self.finish(),
+                };
             }
+            turns::Step::First | turns::Step::Same => {}
+        }
+        match inquiry_role(event) {
             Role::Request(id) => PairStep::Opened {
                 repeat_of: self.open(id, index),
             },
             Role::Response(id) => match self.close(id, index) {
                 Some(request) => PairStep::Paired(Pair {
-                    turn: self.turn,
+                    turn: self.turns.turn(),
                     request,
                     response: index,
                 }),
-                None => PairStep::OrphanResponse { turn: self.turn },
+                None => PairStep::OrphanResponse {
+                    turn: self.turns.turn(),
+                },
             },
             Role::Neither => PairStep::None,
         }
@@ -550,17 +529,15 @@ fn pair_by<'a, K: Hash + Eq + Clone>(
 ) -> Pairing {
     let mut by_order: ByOrder<K> = ByOrder::default();
     let mut out = Pairing::default();
-    let mut turn = 0;
+    let mut tracker = turns::Tracker::new();
     for (i, e) in events.iter().enumerate() {
+        if let turns::Step::Next { ended } = tracker.push(&e.kind) {
+            out.orphan_requests
+                .extend(by_order.orphans().map(|r| (ended, r)));
+            by_order.reset();
+        }
+        let turn = tracker.turn();
         match role(e) {
-            // Same boundary as `turns`: a marker at index 0 opens turn 0.
-            Role::TurnStart if i == 0 => {}
-            Role::TurnStart => {
-                out.orphan_requests
-                    .extend(by_order.orphans().map(|r| (turn, r)));
-                by_order.reset();
-                turn += 1;
-            }
             Role::Request(k) => {
                 by_order.open(&k, i);
             }
@@ -575,6 +552,7 @@ fn pair_by<'a, K: Hash + Eq + Clone>(
             Role::Neither => {}
         }
     }
+    let turn = tracker.turn();
     out.orphan_requests
         .extend(by_order.orphans().map(|r| (turn, r)));
     out
@@ -758,39 +736,25 @@ struct Scanned {
     tool_requests: usize,
 }
 
-/// The turn that starts at `start`, if any event is left: it runs to the
-/// next `turn_start` after its first event (rule `STREAM-TURNS`, the one
-/// place the boundary is decided).
+/// The turn that starts at `start` ([`turns::scan`], the one place the
+/// boundary is decided), with its request counts.
 fn scan_turn(events: &[Event], start: usize, index: usize) -> Option<Scanned> {
-    if start >= events.len() {
-        return None;
-    }
-    let mut scanned = Scanned {
-        turn: Turn {
-            index,
-            start,
-            end: events.len(),
-        },
-        inquiry_requests: 0,
-        tool_requests: 0,
-    };
-    for (i, e) in events.iter().enumerate().skip(start) {
-        match e.kind {
-            EventKind::TurnStart if i > start => {
-                scanned.turn.end = i;
-                break;
-            }
-            EventKind::InquiryRequest(_) => scanned.inquiry_requests += 1,
-            EventKind::ToolCallRequest(_) => scanned.tool_requests += 1,
-            EventKind::TurnStart
-            | EventKind::ChatRequest
-            | EventKind::ChatResponse
-            | EventKind::ToolCallResponse(_)
-            | EventKind::InquiryResponse(_)
-            | EventKind::Other(_) => {}
-        }
-    }
-    Some(scanned)
+    let (mut inquiry_requests, mut tool_requests) = (0, 0);
+    let turn = turns::scan(events, start, index, |e| match e.kind {
+        EventKind::InquiryRequest(_) => inquiry_requests += 1,
+        EventKind::ToolCallRequest(_) => tool_requests += 1,
+        EventKind::TurnStart
+        | EventKind::ChatRequest
+        | EventKind::ChatResponse
+        | EventKind::ToolCallResponse(_)
+        | EventKind::InquiryResponse(_)
+        | EventKind::Other(_) => {}
+    })?;
+    Some(Scanned {
+        turn,
+        inquiry_requests,
+        tool_requests,
+    })
 }
 
 /// A synthetic response to insert before input index `at`.
@@ -856,7 +820,7 @@ fn plan(
                     Some(_) => last_inquiry_pair = i,
                     None => fate[i - offset] = Some(Orphan::InquiryResponse),
                 },
-                Role::TurnStart | Role::Neither => {}
+                Role::Neither => {}
             }
             match tool_call_role(e) {
                 Role::Request(id) => {
@@ -867,7 +831,7 @@ fn plan(
                         fate[i - offset] = Some(Orphan::ToolCallResponse);
                     }
                 }
-                Role::TurnStart | Role::Neither => {}
+                Role::Neither => {}
             }
         }
         if !faults.across_turns {
@@ -942,7 +906,7 @@ impl Placer {
             let id = match tool_call_role(&events[r]) {
                 Role::Request(id) => id,
                 // The log only holds tool-call requests.
-                Role::TurnStart | Role::Response(_) | Role::Neither => continue,
+                Role::Response(_) | Role::Neither => continue,
             };
             // After the request and after every response its ID paired: the
             // by-order pairs of the turn stay exactly as they were. And after
