@@ -1035,7 +1035,7 @@ impl Coordinator {
                 } else {
                     None
                 };
-                let presentation = prompt::present(&question, label);
+                let presentation = prompt::present(&question, &self.rules, label);
                 self.executing[call].status = Status::AwaitingPrompt {
                     inquiry_id: recorded_id.clone(),
                     question,

@@ -14,14 +14,9 @@ use crate::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::wire::CancellationReason;
 
 /// Whether a question may only be answered by a human (rule `LIFE-HUMAN-ONLY`):
-/// `Secret` (RFD 082 "Secret questions", routing guard) or, where RFD 083 is
-/// in force, `exclusive: true`.
+/// [`Rules::human_only`] of the question's [`is_secret`] and `exclusive`.
 pub fn human_only(question: &Question, rules: &Rules) -> bool {
-    let secret = match question.answer_type {
-        AnswerType::Secret => rules.secret_type,
-        AnswerType::Boolean | AnswerType::Select { .. } | AnswerType::Text => false,
-    };
-    secret || (question.exclusive && rules.exclusive)
+    rules.human_only(is_secret(question, rules), question.exclusive)
 }
 
 /// Whether the turn cache may be read for, or written with, this question
@@ -48,17 +43,20 @@ pub fn cache_eligible(
     }
 }
 
-/// Whether a question's answer type is secret under these rules.
+/// Whether the lifecycle treats a question as secret under these rules (RFD
+/// 082 "Secret questions"): its answer type is `Secret` and the type exists
+/// (`secret_type`, RFD 082 on; an older build reads the question as text).
+/// The one place the model decides it; the prompter's no-echo input, the
+/// redaction, the cache and the routing guard all ask here.
 pub fn is_secret(question: &Question, rules: &Rules) -> bool {
-    match question.answer_type {
-        AnswerType::Secret => rules.secret_type,
-        AnswerType::Boolean | AnswerType::Select { .. } | AnswerType::Text => false,
-    }
+    rules.secret_type && question.is_secret()
 }
 
 /// Whether the prompter offers `y`/`Y`/`n`/`N` "remember for turn" (rule
 /// `LIFE-REMEMBER`; table `spec/tables/remember.md`): booleans only, and only
-/// where the cache would take the answer.
+/// where the cache would take the answer. The one place it is decided: the
+/// prompter's presentation ([`crate::prompt::present`]) and the cache write
+/// both ask here.
 pub fn remember_offered(question: &Question, rules: &Rules) -> bool {
     match question.answer_type {
         AnswerType::Boolean => cache_eligible(
