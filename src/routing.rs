@@ -216,21 +216,25 @@ pub fn cancellation_reason(event: NonAnswer) -> CancellationReason {
 pub enum AnswerMismatch {
     /// The JSON type is wrong for the answer type.
     WrongType {
-        /// What was expected, e.g. "a boolean".
+        /// What was expected, e.g. "a boolean (true or false)": the one
+        /// wording every message about an answer's shape uses (the RFDs
+        /// leave it open).
         expected: &'static str,
     },
     /// A select answer that is not one of the options.
     NotAnOption,
 }
 
-/// Checks an answer against an answer type (rule `LIFE-ANSWER-SHAPE`): used
-/// by static-answer validation (RFD 083 step 6) and by the inquiry backend's
-/// answer extraction (RFD 028).
+/// Checks an answer against an answer type (rule `LIFE-ANSWER-SHAPE`), the
+/// one place the shape is decided: used by static-answer validation (RFD 083
+/// step 6), by the inquiry backend's answer extraction (RFD 028) and by
+/// `ask_user`'s checks of its `default` and of the accumulated answer (RFD
+/// 083 "Arguments").
 pub fn validate_answer(answer_type: &AnswerType, value: &Value) -> Result<(), AnswerMismatch> {
     match (answer_type, value) {
         (AnswerType::Boolean, Value::Bool(_)) => Ok(()),
         (AnswerType::Boolean, _) => Err(AnswerMismatch::WrongType {
-            expected: "a boolean",
+            expected: "a boolean (true or false)",
         }),
         (AnswerType::Select { options }, Value::String(s)) => {
             if options.iter().any(|o| o == s) {
