@@ -14,6 +14,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::cache_key::CacheKey;
 use crate::inquiry::{BackendCall, BackendQuestion};
 use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery, TurnCacheShape};
 use crate::prompt::{self, Presentation};
@@ -146,9 +147,11 @@ impl fmt::Debug for Held {
 pub enum TurnCache {
     /// RFD 082: one map per caller.
     Split {
-        /// Tool-question answers, keyed `<tool_name>.<question_id>`.
+        /// Tool-question answers, keyed `<tool_name>.<question_id>`
+        /// ([`CacheKey::Answer`]).
         remembered_tool_answers: IndexMap<String, Value>,
-        /// Permission decisions, keyed `<tool_name>.__permission__`.
+        /// Permission decisions, keyed `<tool_name>.__permission__`
+        /// ([`CacheKey::Permission`]).
         remembered_permission_decisions: IndexMap<String, Value>,
     },
     /// Pre-082: both callers share one map.
@@ -666,7 +669,7 @@ impl Coordinator {
                     _ => return Err(self.bad(call, "a permission answer")),
                 }
                 if remember {
-                    let key = format!("{}.__permission__", self.executing[call].call.tool);
+                    let key = CacheKey::permission(&self.executing[call].call.tool).key();
                     let v = Value::String(if allow { "y" } else { "n" }.to_owned());
                     self.turn_mut()?
                         .cache
@@ -795,7 +798,7 @@ impl Coordinator {
             match spec.run {
                 RunPolicy::Unattended => self.start(i, fx),
                 RunPolicy::Ask => {
-                    let key = format!("{tool}.__permission__");
+                    let key = CacheKey::permission(&tool).key();
                     let decided = self
                         .turn
                         .as_ref()
@@ -1092,7 +1095,7 @@ impl Coordinator {
         let gate = self.rules.persistence_gate && !self.faults.ignore_persistence_gate;
         // LIFE-CACHE-ELIGIBLE (read side).
         if routing::cache_eligible(secret, q.persistence, gate) {
-            let key = format!("{tool}.{}", q.id);
+            let key = CacheKey::answer(tool, &q.id).key();
             if let Some(v) = self
                 .turn
                 .as_ref()
@@ -1200,7 +1203,7 @@ impl Coordinator {
         };
         let offered = routing::remember_offered(q, &rules) || (self.faults.cache_secret && secret);
         if let (Via::Prompter { remember: true }, true) = (via, offered) {
-            let key = format!("{tool}.{}", q.id);
+            let key = CacheKey::answer(&tool, &q.id).key();
             let shared = self.faults.shared_cache_maps;
             if let Some(turn) = self.turn.as_mut() {
                 if shared {
@@ -1285,7 +1288,7 @@ impl Coordinator {
         {
             turn.cache
                 .tool_answers_mut()
-                .insert(format!("{tool}.{}", q.id), Value::Null);
+                .insert(CacheKey::answer(&tool, &q.id).key(), Value::Null);
         }
         let response = non_answer_response(why, &tool, &q.id);
         self.respond_as(call, response.content, response.kind, fx);
