@@ -13,8 +13,6 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
-use crate::config::{AllowToggle, ConfigSource, ResultMode, RunMode};
-use crate::config::{PartialEnable, PartialQuestionConfig, PartialStyle, PartialToolConfig};
 use crate::routing::{self, AnswerMismatch};
 use crate::tool::{
     AnswerReusePolicy, AnswerType, Answers, BuiltinHook, Outcome, Question, ToolSource,
@@ -509,33 +507,4 @@ pub fn parameters() -> Value {
         },
         "required": ["question"]
     })
-}
-
-/// The built-in's registered configuration (RFD 083 "Tool configuration"
-/// and Phase 2, rule `ASK-REGISTERED-CONFIG`): enabled but immune to bare
-/// `-T`, no permission or delivery prompts, hidden chrome, the "Assistant"
-/// header on its one question, and the description and schema above.
-pub fn registered_config() -> PartialToolConfig {
-    PartialToolConfig {
-        source: Some(ConfigSource::Builtin { tool: None }),
-        enable: Some(PartialEnable {
-            state: Some(true),
-            allow_toggle: Some(AllowToggle::IfNamed),
-        }),
-        run: Some(RunMode::Unattended),
-        result: Some(ResultMode::Unattended),
-        style: Some(PartialStyle { hidden: Some(true) }),
-        questions: [(
-            QUESTION_ID.to_owned(),
-            PartialQuestionConfig {
-                target: None,
-                answer: None,
-                prompt_label: Some(PROMPT_LABEL.to_owned()),
-            },
-        )]
-        .into_iter()
-        .collect(),
-        description: Some(description().to_owned()),
-        parameters: Some(parameters()),
-    }
 }

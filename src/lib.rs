@@ -41,6 +41,7 @@
 
 pub mod amend;
 pub mod ask_user;
+pub mod builtins;
 pub mod cache_key;
 pub mod check;
 pub mod config;
