@@ -161,12 +161,15 @@ mod tests {
             .collect()
     }
 
+    /// A stream's tags, its turns' ranges and their markers.
+    type Case = (&'static str, &'static [(usize, usize)], &'static [Option<usize>]);
+
     /// Rule: STREAM-TURNS — hand-written streams and their turns: a leading
     /// marker opens turn 0, events before the first marker make an implicit
     /// turn, and the slice splitter and the streaming tracker agree.
     #[test]
     fn turns_of_hand_written_streams() {
-        let cases: [(&str, &[(usize, usize)], &[Option<usize>]); 5] = [
+        let cases: [Case; 5] = [
             ("", &[], &[]),
             ("T", &[(0, 1)], &[Some(0)]),
             ("qr", &[(0, 2)], &[None]),
