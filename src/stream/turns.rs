@@ -162,7 +162,11 @@ mod tests {
     }
 
     /// A stream's tags, its turns' ranges and their markers.
-    type Case = (&'static str, &'static [(usize, usize)], &'static [Option<usize>]);
+    type Case = (
+        &'static str,
+        &'static [(usize, usize)],
+        &'static [Option<usize>],
+    );
 
     /// Rule: STREAM-TURNS — hand-written streams and their turns: a leading
     /// marker opens turn 0, events before the first marker make an implicit
