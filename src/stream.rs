@@ -13,7 +13,7 @@
 //! provider-given IDs, which may repeat across cycles and turns (rule
 //! `STREAM-TOOL-PAIR-ORDER`).
 //!
-//! [`sanitize`] repairs orphans turn by turn (the `STREAM-SANITIZE` family of
+//! [`sanitize()`] repairs orphans turn by turn (the `STREAM-SANITIZE` family of
 //! rules in `spec/RULES.md`) and [`provider_view`] is the one place where
 //! events are filtered for providers (rule `STREAM-PROVIDER-VIEW`).
 //!
@@ -42,8 +42,8 @@ use crate::wire::Event;
 /// RFD 004/005 draft "Thread Decomposition" (rule `STREAM-PROVIDER-VIEW`).
 ///
 /// Inquiry events, turn markers and unknown kinds never pass (the allowlist
-/// of [`EventKind::is_provider_visible`]). The view filters only: run
-/// [`sanitize`] first to get a view that keeps the provider's tool-call
+/// of [`crate::wire::EventKind::is_provider_visible`]). The view filters only:
+/// run [`sanitize()`] first to get a view that keeps the provider's tool-call
 /// request/response contract.
 pub fn provider_view(events: &[Event]) -> impl DoubleEndedIterator<Item = &Event> + Clone {
     provider_view_indexed(events).map(|(_, e)| e)

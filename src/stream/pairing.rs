@@ -2,7 +2,7 @@
 //! turn, each request pairs with the next unpaired response of the same ID,
 //! by order (rules `STREAM-PAIR-ORDER`, `STREAM-PAIR-TURN-SCOPED`,
 //! `STREAM-PAIR-OPAQUE-ID`, `STREAM-TOOL-PAIR-ORDER`). Turns are
-//! [`super::turns`]'s.
+//! [`super::turns()`]'s.
 
 use std::collections::hash_map::{Entry, RandomState};
 use std::collections::{HashMap, VecDeque};
@@ -321,7 +321,7 @@ const RESET_KEEPS: usize = 1024;
 /// to judge streams of any size without holding them; [`pair`] gives the
 /// same answer on a slice.
 ///
-/// Every distinct ID of the turn stays, compactly ([`keys::Keys`]), because
+/// Every distinct ID of the turn stays, compactly (in a table of keys), because
 /// a repeat can come at any time (`CHECK-TURN-UNIQUE-ID`); an answered
 /// request leaves nothing else behind: its place in the waiting log is
 /// dropped as soon as every earlier request is answered too.

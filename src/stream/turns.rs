@@ -5,7 +5,7 @@
 //! A turn is the run of events from one `turn_start` marker to the next;
 //! events before the first marker form an implicit leading turn. Every
 //! reader of turns asks [`opens_turn`]: the slice splitter [`scan`] (and so
-//! [`super::turns`] and `sanitize`), the streaming [`Tracker`] (and so the
+//! [`turns()`] and `sanitize`), the streaming [`Tracker`] (and so the
 //! pairer, the oracle and the CLI's `summary`), and the fuzz targets.
 
 use crate::wire::{Event, EventKind};
