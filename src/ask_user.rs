@@ -13,9 +13,10 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
-use crate::config::{AllowToggle, ConfigSource, ResultMode, RunMode};
-use crate::config::{PartialEnable, PartialQuestionConfig, PartialStyle, PartialToolConfig};
-use crate::tool::{AnswerReusePolicy, Answers, BuiltinHook, Outcome, Question, ToolSource};
+use crate::routing::{self, AnswerMismatch};
+use crate::tool::{
+    AnswerReusePolicy, AnswerType, Answers, BuiltinHook, Outcome, Question, ToolSource,
+};
 
 /// The tool's name and configuration key (`conversation.tools.ask_user`).
 pub const NAME: &str = "ask_user";
@@ -58,20 +59,22 @@ impl AskAnswerType {
         }
     }
 
-    /// What a value of this type is, in an error message.
-    fn expected(&self) -> &'static str {
+    /// The tool-level answer type it maps onto (RFD 083: "These map
+    /// directly onto `jp_tool::AnswerType`").
+    pub fn to_answer_type(&self) -> AnswerType {
         match self {
-            AskAnswerType::Boolean => "a boolean (true or false)",
-            AskAnswerType::Select { .. } | AskAnswerType::Text => "a string",
+            AskAnswerType::Boolean => AnswerType::Boolean,
+            AskAnswerType::Select { options } => AnswerType::Select {
+                options: options.clone(),
+            },
+            AskAnswerType::Text => AnswerType::Text,
         }
     }
 
-    /// Whether `value` has this type's JSON shape (options not checked).
-    fn shape_matches(&self, value: &Value) -> bool {
-        match self {
-            AskAnswerType::Boolean => value.is_boolean(),
-            AskAnswerType::Select { .. } | AskAnswerType::Text => value.is_string(),
-        }
+    /// Checks `value` against this type and its options: the one answer-shape
+    /// check, [`routing::validate_answer`] (rule `LIFE-ANSWER-SHAPE`).
+    fn validate(&self, value: &Value) -> Result<(), AnswerMismatch> {
+        routing::validate_answer(&self.to_answer_type(), value)
     }
 }
 
@@ -368,25 +371,24 @@ impl Arguments {
 
         let default = optional(args, "default").cloned();
         if let Some(default) = &default {
-            if !answer_type.shape_matches(default) {
-                return Err(AskUserError::DefaultWrongType {
-                    answer_type: answer_type.name(),
-                    expected: answer_type.expected(),
-                    found: kind(default),
-                });
-            }
-            match &answer_type {
-                AskAnswerType::Select { options } => match default {
-                    Value::String(d) if !options.contains(d) => {
-                        return Err(AskUserError::DefaultNotInOptions {
-                            default: d.clone(),
-                            options: options.clone(),
-                        });
-                    }
-                    // Shape already checked above: a string in `options`.
-                    _ => {}
-                },
-                AskAnswerType::Boolean | AskAnswerType::Text => {}
+            match answer_type.validate(default) {
+                Ok(()) => {}
+                Err(AnswerMismatch::WrongType { expected }) => {
+                    return Err(AskUserError::DefaultWrongType {
+                        answer_type: answer_type.name(),
+                        expected,
+                        found: kind(default),
+                    });
+                }
+                Err(AnswerMismatch::NotAnOption) => {
+                    return Err(AskUserError::DefaultNotInOptions {
+                        default: default.as_str().unwrap_or_default().to_owned(),
+                        options: match &answer_type {
+                            AskAnswerType::Select { options } => options.clone(),
+                            AskAnswerType::Boolean | AskAnswerType::Text => Vec::new(),
+                        },
+                    });
+                }
             }
         }
 
@@ -402,13 +404,8 @@ impl Arguments {
     /// [`QUESTION_ID`], human-only (`exclusive`), never remembered for the
     /// turn (`persistence: none`), context, default and options carried over.
     pub fn to_question(&self) -> Question {
-        let question = match &self.answer_type {
-            AskAnswerType::Boolean => Question::boolean(QUESTION_ID, &self.question),
-            AskAnswerType::Select { options } => {
-                Question::select(QUESTION_ID, &self.question, options.clone())
-            }
-            AskAnswerType::Text => Question::text(QUESTION_ID, &self.question),
-        };
+        let mut question = Question::text(QUESTION_ID, &self.question);
+        question.answer_type = self.answer_type.to_answer_type();
         let question = question
             .with_exclusive(true)
             .with_persistence(AnswerReusePolicy::None);
@@ -423,21 +420,16 @@ impl Arguments {
     }
 
     /// Checks the accumulated answer against the answer type and options
-    /// (rule `ASK-ANSWER-CHECK`), with RFD 083's generic wording.
+    /// (rule `ASK-ANSWER-CHECK`) with the one answer-shape check, reported
+    /// with RFD 083's generic wording.
     pub fn check_answer(&self, answer: &Value) -> Result<(), AskUserError> {
-        if !self.answer_type.shape_matches(answer) {
-            return Err(AskUserError::AnswerTypeMismatch {
+        self.answer_type.validate(answer).map_err(|m| match m {
+            AnswerMismatch::WrongType { expected } => AskUserError::AnswerTypeMismatch {
                 answer_type: self.answer_type.name(),
-                expected: self.answer_type.expected(),
-            });
-        }
-        match &self.answer_type {
-            AskAnswerType::Select { options } => match answer {
-                Value::String(a) if options.contains(a) => Ok(()),
-                _ => Err(AskUserError::AnswerNotInOptions),
+                expected,
             },
-            AskAnswerType::Boolean | AskAnswerType::Text => Ok(()),
-        }
+            AnswerMismatch::NotAnOption => AskUserError::AnswerNotInOptions,
+        })
     }
 
     /// The success body (rule `ASK-SUCCESS-BODY`): compact JSON
@@ -515,33 +507,4 @@ pub fn parameters() -> Value {
         },
         "required": ["question"]
     })
-}
-
-/// The built-in's registered configuration (RFD 083 "Tool configuration"
-/// and Phase 2, rule `ASK-REGISTERED-CONFIG`): enabled but immune to bare
-/// `-T`, no permission or delivery prompts, hidden chrome, the "Assistant"
-/// header on its one question, and the description and schema above.
-pub fn registered_config() -> PartialToolConfig {
-    PartialToolConfig {
-        source: Some(ConfigSource::Builtin { tool: None }),
-        enable: Some(PartialEnable {
-            state: Some(true),
-            allow_toggle: Some(AllowToggle::IfNamed),
-        }),
-        run: Some(RunMode::Unattended),
-        result: Some(ResultMode::Unattended),
-        style: Some(PartialStyle { hidden: Some(true) }),
-        questions: [(
-            QUESTION_ID.to_owned(),
-            PartialQuestionConfig {
-                target: None,
-                answer: None,
-                prompt_label: Some(PROMPT_LABEL.to_owned()),
-            },
-        )]
-        .into_iter()
-        .collect(),
-        description: Some(description().to_owned()),
-        parameters: Some(parameters()),
-    }
 }

@@ -21,7 +21,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::ask_user;
+use crate::builtins::{self, Builtin, Registration};
 use crate::tool::{QuestionConfig, QuestionTarget, ToolSource};
 
 /// Which CLI toggles may change a tool's `enable.state` (RFD 081 via RFD 083
@@ -343,9 +343,10 @@ impl<'de> Deserialize<'de> for ConfigSource {
     }
 }
 
-/// The compiled-in executors, by config key, with their provenance hook.
+/// The compiled-in executors, by config key, with their provenance hook:
+/// the registry's ([`builtins::find`]).
 fn builtin_executor(key: &str) -> Option<ToolSource> {
-    (key == ask_user::NAME).then_some(ask_user::SOURCE)
+    builtins::find(key).map(|b| b.source)
 }
 
 /// One tool's configuration layer, every field optional
@@ -493,7 +494,53 @@ impl ToolConfig {
 /// The built-in tools' registered configuration, in registration order
 /// (`builtins::all()` in RFD 083 "Tool configuration").
 pub fn builtins() -> Vec<(String, PartialToolConfig)> {
-    vec![(ask_user::NAME.to_owned(), ask_user::registered_config())]
+    builtins::all()
+        .iter()
+        .map(|b| (b.name.to_owned(), registered_config(b)))
+        .collect()
+}
+
+/// A built-in's registered configuration (RFD 083 "Tool configuration" and
+/// Phase 2, rule `ASK-REGISTERED-CONFIG` for `ask_user`): source `builtin`,
+/// what its [`Registration`] asks for, the labels of its questions, its
+/// description and schema.
+pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
+    let (enable, run, result, style) = match builtin.registration {
+        // Enabled but immune to bare `-T`, no permission or delivery
+        // prompts, hidden chrome.
+        Registration::Unobtrusive => (
+            PartialEnable {
+                state: Some(true),
+                allow_toggle: Some(AllowToggle::IfNamed),
+            },
+            RunMode::Unattended,
+            ResultMode::Unattended,
+            PartialStyle { hidden: Some(true) },
+        ),
+    };
+    PartialToolConfig {
+        source: Some(ConfigSource::Builtin { tool: None }),
+        enable: Some(enable),
+        run: Some(run),
+        result: Some(result),
+        style: Some(style),
+        questions: builtin
+            .prompt_labels
+            .iter()
+            .map(|&(id, label)| {
+                (
+                    id.to_owned(),
+                    PartialQuestionConfig {
+                        target: None,
+                        answer: None,
+                        prompt_label: Some(label.to_owned()),
+                    },
+                )
+            })
+            .collect(),
+        description: Some((builtin.description)().to_owned()),
+        parameters: Some((builtin.parameters)()),
+    }
 }
 
 /// Layers the built-in defaults under the user's tool configuration (RFD 083

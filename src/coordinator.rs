@@ -7,6 +7,16 @@
 //! property test) answers with the matching input. Everything it persists
 //! leaves through [`Effect::Persist`], in order. The rule switches come from
 //! a [`Rules`] value; nothing here asks which profile it runs under.
+//!
+//! Split along its seams: `protocol` (what goes in and out), `turn_cache`
+//! (what a turn remembers), and the machine here. Every public path of the
+//! protocol and the cache is re-exported.
+
+mod protocol;
+mod turn_cache;
+
+pub use protocol::{Call, CoordinatorError, Effect, Input, ResponseKind, RouteTaken};
+pub use turn_cache::{TurnCache, TurnState};
 
 use std::fmt;
 
@@ -14,9 +24,10 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::cache_key::CacheKey;
 use crate::inquiry::{BackendCall, BackendQuestion};
-use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery, TurnCacheShape};
-use crate::prompt::{self, Presentation};
+use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery};
+use crate::prompt;
 use crate::routing::{self, InquiryErrorKind, NonAnswer, Route};
 use crate::tool::{
     AnswerReusePolicy, AnswerType, Answers, Outcome, Question, QuestionConfig, QuestionTarget,
@@ -76,22 +87,6 @@ impl fmt::Debug for ToolSpec {
     }
 }
 
-/// A tool call the assistant made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Call {
-    /// The provider's tool-call ID (may repeat across cycles and turns).
-    pub id: String,
-    /// The tool's name.
-    pub tool: String,
-    /// The arguments (an empty object when a scenario gives none).
-    #[serde(default = "empty_object")]
-    pub arguments: Value,
-}
-
-fn empty_object() -> Value {
-    Value::Object(serde_json::Map::new())
-}
-
 /// Faults the model can be told to commit, so that tests can show each
 /// invariant check catches the fault it exists for. All off by default; the
 /// model is only correct with all off.
@@ -146,97 +141,6 @@ impl fmt::Debug for Held {
     }
 }
 
-/// The turn's remembered answers (RFD 082 "Splitting the turn-cache state").
-#[derive(Debug, Clone, PartialEq)]
-pub enum TurnCache {
-    /// RFD 082: one map per caller.
-    Split {
-        /// Tool-question answers, keyed `<tool_name>.<question_id>`.
-        remembered_tool_answers: IndexMap<String, Value>,
-        /// Permission decisions, keyed `<tool_name>.__permission__`.
-        remembered_permission_decisions: IndexMap<String, Value>,
-    },
-    /// Pre-082: both callers share one map.
-    Combined {
-        /// Everything remembered, keyed as above.
-        persisted_inquiry_responses: IndexMap<String, Value>,
-    },
-}
-
-impl TurnCache {
-    fn new(shape: TurnCacheShape) -> Self {
-        match shape {
-            TurnCacheShape::Split => TurnCache::Split {
-                remembered_tool_answers: IndexMap::new(),
-                remembered_permission_decisions: IndexMap::new(),
-            },
-            TurnCacheShape::Combined => TurnCache::Combined {
-                persisted_inquiry_responses: IndexMap::new(),
-            },
-        }
-    }
-
-    /// The map tool answers are read from and written to.
-    pub fn tool_answers(&self) -> &IndexMap<String, Value> {
-        match self {
-            TurnCache::Split {
-                remembered_tool_answers,
-                ..
-            } => remembered_tool_answers,
-            TurnCache::Combined {
-                persisted_inquiry_responses,
-            } => persisted_inquiry_responses,
-        }
-    }
-
-    /// The map permission decisions are read from and written to.
-    pub fn permission_decisions(&self) -> &IndexMap<String, Value> {
-        match self {
-            TurnCache::Split {
-                remembered_permission_decisions,
-                ..
-            } => remembered_permission_decisions,
-            TurnCache::Combined {
-                persisted_inquiry_responses,
-            } => persisted_inquiry_responses,
-        }
-    }
-
-    fn tool_answers_mut(&mut self) -> &mut IndexMap<String, Value> {
-        match self {
-            TurnCache::Split {
-                remembered_tool_answers,
-                ..
-            } => remembered_tool_answers,
-            TurnCache::Combined {
-                persisted_inquiry_responses,
-            } => persisted_inquiry_responses,
-        }
-    }
-
-    fn permission_decisions_mut(&mut self) -> &mut IndexMap<String, Value> {
-        match self {
-            TurnCache::Split {
-                remembered_permission_decisions,
-                ..
-            } => remembered_permission_decisions,
-            TurnCache::Combined {
-                persisted_inquiry_responses,
-            } => persisted_inquiry_responses,
-        }
-    }
-}
-
-/// Per-turn state (RFD 082 `TurnState`): built fresh at every turn.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TurnState {
-    /// The attempt counter per `(tool_call_id, question_id)` (rule
-    /// `LIFE-ATTEMPT-COUNTER`).
-    pub attempts: IndexMap<(String, String), u32>,
-    /// The remembered answers.
-    pub cache: TurnCache,
-}
-
 /// Where a tool call stands.
 #[derive(Debug, Clone, PartialEq)]
 enum Status {
@@ -268,231 +172,6 @@ struct ExecutingTool {
     status: Status,
     /// Only under the `record_after_routing` fault: the request held back.
     held_request: Option<Event>,
-}
-
-/// What the driver tells the coordinator.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Input {
-    /// A new turn with the user's message.
-    BeginTurn {
-        /// The user's message.
-        content: String,
-    },
-    /// The assistant emitted these tool calls (one cycle; parallel calls).
-    BeginCycle {
-        /// The calls, in emitted order.
-        calls: Vec<Call>,
-    },
-    /// A tool invocation returned (RFD 082 `ExecutorResult`): the source was
-    /// resolved at the executor boundary from the tool's kind.
-    ToolReturned {
-        /// Index of the call in the cycle.
-        call: usize,
-        /// What the tool returned.
-        outcome: Outcome,
-        /// The provenance the executor resolved.
-        source: InquirySource,
-    },
-    /// The user answered a prompt (RFD 082 `ExecutionEvent::PromptAnswer`).
-    PromptAnswered {
-        /// Index of the call.
-        call: usize,
-        /// The ID allocated when the request was recorded, threaded verbatim.
-        inquiry_id: Option<InquiryId>,
-        /// The answer.
-        answer: Value,
-        /// `Y`/`N` rather than `y`/`n`.
-        remember: bool,
-    },
-    /// Ctrl-C or EOF at a prompt (RFD 082 `ExecutionEvent::PromptCancelled`).
-    PromptCancelled {
-        /// Index of the call.
-        call: usize,
-        /// The ID allocated when the request was recorded.
-        inquiry_id: Option<InquiryId>,
-    },
-    /// The inquiry backend finished (RFD 028 `InquiryResult`).
-    InquiryResult {
-        /// Index of the call.
-        call: usize,
-        /// The structured response, or the backend's error.
-        result: Result<Value, InquiryErrorKind>,
-    },
-    /// The cancellation token fired for `InterruptAction::RestartTool`
-    /// while the call's inquiry ran (issue 17, rule `LIFE-TOKEN-CAUSE`): the
-    /// inquiry records `cancelled (user)` and the tool runs again from
-    /// scratch, in the same call.
-    InquiryRestarted {
-        /// Index of the call.
-        call: usize,
-    },
-    /// The user answered the result-delivery prompt (rule
-    /// `LIFE-DELIVERY-PROMPT`).
-    DeliveryAnswered {
-        /// Index of the call.
-        call: usize,
-        /// Deliver the tool's response (`false`: withhold it).
-        deliver: bool,
-    },
-    /// The user answered a permission prompt.
-    PermissionAnswered {
-        /// Index of the call.
-        call: usize,
-        /// Allowed to run.
-        allow: bool,
-        /// Remember for the turn.
-        remember: bool,
-    },
-    /// The assistant's final message; the turn ends.
-    EndTurn {
-        /// The assistant's message.
-        content: String,
-    },
-}
-
-/// What the coordinator asks of the world.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
-    /// Append this event to the persisted stream.
-    Persist(Event),
-    /// Run the tool with these accumulated answers.
-    Invoke {
-        /// Index of the call.
-        call: usize,
-        /// The answers the tool sees (`tool.answers` for local tools).
-        answers: Answers,
-    },
-    /// Ask the user whether the tool may run.
-    AskPermission {
-        /// Index of the call.
-        call: usize,
-    },
-    /// Ask the user whether the finished tool's result goes to the
-    /// assistant (the `DeliverToolResult` prompt, `result = "ask"`).
-    AskDelivery {
-        /// Index of the call.
-        call: usize,
-    },
-    /// Show a question at the prompter.
-    Prompt {
-        /// Index of the call.
-        call: usize,
-        /// The ID to thread back with the answer.
-        inquiry_id: Option<InquiryId>,
-        /// What the user sees.
-        presentation: Presentation,
-    },
-    /// Call the inquiry backend.
-    Inquire {
-        /// Index of the call.
-        call: usize,
-        /// The call as the backend gets it.
-        backend: Box<BackendCall>,
-    },
-    /// How a question was resolved (informative: for traces and amendment
-    /// diffs, never persisted).
-    Resolved {
-        /// Index of the call.
-        call: usize,
-        /// The question's ID.
-        question_id: String,
-        /// The path it took.
-        route: RouteTaken,
-        /// Whether its request was recorded.
-        recorded: bool,
-    },
-    /// The call is complete; this is what the model sees.
-    Respond {
-        /// Index of the call.
-        call: usize,
-        /// The text.
-        content: String,
-        /// Whether it is an error (always `kind.is_error()`).
-        is_error: bool,
-        /// Which outcome the response reports.
-        kind: ResponseKind,
-    },
-}
-
-/// Which outcome a tool response reports: the class the conformance runner
-/// compares where the RFDs leave the wording to the implementation
-/// (`spec/vector-format.md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ResponseKind {
-    /// The tool's own `Outcome::Success`.
-    ToolSuccess,
-    /// The tool's own `Outcome::Error`.
-    ToolError,
-    /// The user cancelled a prompt (Ctrl-C or EOF).
-    CancelledByUser,
-    /// The inquiry backend failed (any `InquiryError`).
-    InquiryFailed,
-    /// The no-TTY guard refused a human-only question.
-    RefusedNoTty,
-    /// The assistant-target guard refused a human-only question.
-    RefusedAssistantTarget,
-    /// The configured static answer does not fit the question.
-    InvalidStaticAnswer,
-    /// The user denied permission to run the tool.
-    PermissionDenied,
-    /// The assistant called a tool that is not configured.
-    UnknownTool,
-    /// The user withheld the tool's result at the delivery prompt.
-    ResultWithheld,
-}
-
-impl ResponseKind {
-    /// Every kind, in declaration order.
-    pub const ALL: [ResponseKind; 10] = [
-        ResponseKind::ToolSuccess,
-        ResponseKind::ToolError,
-        ResponseKind::CancelledByUser,
-        ResponseKind::InquiryFailed,
-        ResponseKind::RefusedNoTty,
-        ResponseKind::RefusedAssistantTarget,
-        ResponseKind::InvalidStaticAnswer,
-        ResponseKind::PermissionDenied,
-        ResponseKind::UnknownTool,
-        ResponseKind::ResultWithheld,
-    ];
-
-    /// Whether a response of this kind is an error. A user-cancelled prompt
-    /// is a success: RFD 082 step 6 leaves the tool response as it was, and
-    /// it was a success (`Tool input cancelled by user.`).
-    pub fn is_error(self) -> bool {
-        match self {
-            // A withheld result is the user's choice, like a cancelled
-            // prompt, not a failure of the tool (DECISIONS "The result
-            // delivery prompt").
-            ResponseKind::ToolSuccess
-            | ResponseKind::CancelledByUser
-            | ResponseKind::ResultWithheld => false,
-            ResponseKind::ToolError
-            | ResponseKind::InquiryFailed
-            | ResponseKind::RefusedNoTty
-            | ResponseKind::RefusedAssistantTarget
-            | ResponseKind::InvalidStaticAnswer
-            | ResponseKind::PermissionDenied
-            | ResponseKind::UnknownTool => true,
-        }
-    }
-
-    /// The snake_case name (as serialized).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ResponseKind::ToolSuccess => "tool_success",
-            ResponseKind::ToolError => "tool_error",
-            ResponseKind::CancelledByUser => "cancelled_by_user",
-            ResponseKind::InquiryFailed => "inquiry_failed",
-            ResponseKind::RefusedNoTty => "refused_no_tty",
-            ResponseKind::RefusedAssistantTarget => "refused_assistant_target",
-            ResponseKind::InvalidStaticAnswer => "invalid_static_answer",
-            ResponseKind::PermissionDenied => "permission_denied",
-            ResponseKind::UnknownTool => "unknown_tool",
-            ResponseKind::ResultWithheld => "result_withheld",
-        }
-    }
 }
 
 /// The text of a user-cancelled prompt's tool response: the wording of the
@@ -540,39 +219,6 @@ pub fn non_answer_response(why: NonAnswer, tool: &str, question_id: &str) -> Non
     };
     NonAnswerResponse { kind, content }
 }
-
-/// The path a question took (RFD 082 "Recording lifecycle" steps 3–6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RouteTaken {
-    /// The turn cache answered.
-    Cached,
-    /// The configured static answer was used.
-    Static,
-    /// The user was prompted.
-    Prompter,
-    /// The inquiry backend was asked.
-    Backend,
-    /// Refused: human-only, no TTY.
-    RefusedNoTty,
-    /// Refused: human-only, targeted at the assistant.
-    RefusedAssistantTarget,
-    /// Refused: the static answer does not fit.
-    InvalidStaticAnswer,
-}
-
-/// An input that does not fit the coordinator's state (a driver bug, never
-/// a spec outcome).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CoordinatorError(pub String);
-
-impl fmt::Display for CoordinatorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CoordinatorError {}
 
 /// How a question was resolved, before any effect (pure).
 #[derive(Debug, Clone, PartialEq)]
@@ -720,7 +366,7 @@ impl Coordinator {
                     _ => return Err(self.bad(call, "a permission answer")),
                 }
                 if remember {
-                    let key = format!("{}.__permission__", self.executing[call].call.tool);
+                    let key = CacheKey::permission(&self.executing[call].call.tool).key();
                     let v = Value::String(if allow { "y" } else { "n" }.to_owned());
                     self.turn_mut()?
                         .cache
@@ -849,7 +495,7 @@ impl Coordinator {
             match spec.run {
                 RunPolicy::Unattended => self.start(i, fx),
                 RunPolicy::Ask => {
-                    let key = format!("{tool}.__permission__");
+                    let key = CacheKey::permission(&tool).key();
                     let decided = self
                         .turn
                         .as_ref()
@@ -1107,7 +753,7 @@ impl Coordinator {
                 } else {
                     None
                 };
-                let presentation = prompt::present(&question, label);
+                let presentation = prompt::present(&question, &self.rules, label);
                 self.executing[call].status = Status::AwaitingPrompt {
                     inquiry_id: recorded_id.clone(),
                     question,
@@ -1164,7 +810,7 @@ impl Coordinator {
         let gate = self.rules.persistence_gate && !self.faults.ignore_persistence_gate;
         // LIFE-CACHE-ELIGIBLE (read side).
         if routing::cache_eligible(secret, q.persistence, gate) {
-            let key = format!("{tool}.{}", q.id);
+            let key = CacheKey::answer(tool, &q.id).key();
             if let Some(v) = self
                 .turn
                 .as_ref()
@@ -1272,7 +918,7 @@ impl Coordinator {
         };
         let offered = routing::remember_offered(q, &rules) || (self.faults.cache_secret && secret);
         if let (Via::Prompter { remember: true }, true) = (via, offered) {
-            let key = format!("{tool}.{}", q.id);
+            let key = CacheKey::answer(&tool, &q.id).key();
             let shared = self.faults.shared_cache_maps;
             if let Some(turn) = self.turn.as_mut() {
                 if shared {
@@ -1357,7 +1003,7 @@ impl Coordinator {
         {
             turn.cache
                 .tool_answers_mut()
-                .insert(format!("{tool}.{}", q.id), Value::Null);
+                .insert(CacheKey::answer(&tool, &q.id).key(), Value::Null);
         }
         let response = non_answer_response(why, &tool, &q.id);
         self.respond_as(call, response.content, response.kind, fx);

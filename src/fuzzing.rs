@@ -30,8 +30,8 @@ use crate::check::{self, Profile, ProfileMode};
 use crate::profile::ProfileName;
 use crate::stream::{self, Sanitized};
 use crate::wire::{
-    CancellationReason, Event, EventKind, EventReader, InquiryRequest, InquiryResponse, RawEvent,
-    ReadError, Stream,
+    CancellationReason, Event, EventReader, InquiryRequest, InquiryResponse, RawEvent, ReadError,
+    Stream,
 };
 
 /// One fuzz target: its cargo-fuzz name (also its corpus folder) and entry.
@@ -629,17 +629,11 @@ pub fn check_bytes(data: &[u8]) {
 /// (`None` before the first marker): a turn's identity that survives
 /// removals, unlike its number.
 fn turn_openers(events: &[Event]) -> Vec<Option<usize>> {
-    let mut opener = None;
-    events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            if matches!(e.kind, EventKind::TurnStart) {
-                opener = Some(i);
-            }
-            opener
-        })
-        .collect()
+    let mut out = vec![None; events.len()];
+    for t in stream::turns(events) {
+        out[t.start..t.end].fill(t.marker(events));
+    }
+    out
 }
 
 /// Target `sanitize` (rules `STREAM-SANITIZE-IDEMPOTENT`,

@@ -11,8 +11,9 @@
 //! - [`wire`]: the persisted event vocabulary and its serde (RFD 082
 //!   "`InquiryResponse` serialization", RFD 083 step 5), and the streaming
 //!   reader and writer of whole stream files.
-//! - [`stream`]: turns, inquiry pairing, turn-scoped `sanitize`, the
-//!   provider view (RFD 082 Phase 3, RFD 004/005 draft).
+//! - [`stream`]: turns (the boundary decided once, `stream::turns`),
+//!   inquiry pairing, turn-scoped `sanitize`, the provider view (RFD 082
+//!   Phase 3, RFD 004/005 draft).
 //! - [`tool`]: in-flight tool types and provenance resolution (RFD 028,
 //!   082, 083).
 //! - [`routing`]: the RFDs' decision tables as pure functions
@@ -22,6 +23,8 @@
 //! - [`profile`]: the rule set of each RFD stage, as values.
 //! - [`ask_user`], [`prompt`], [`config`]: RFD 083's built-in, the
 //!   prompter's presentation, tool configuration.
+//! - [`builtins`]: the built-in registry (RFD 083 `builtins::all()`).
+//! - [`cache_key`]: the turn cache's keys (RFD 082).
 //! - [`scenario`]: the input language and `scenario::run(&Scenario) -> Trace`.
 //! - [`check`]: the oracle over persisted streams (`CHECK-*`) and the
 //!   invariants of the model's runs (`INV-*`).
@@ -41,6 +44,8 @@
 
 pub mod amend;
 pub mod ask_user;
+pub mod builtins;
+pub mod cache_key;
 pub mod check;
 pub mod config;
 pub mod conformance;

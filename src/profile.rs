@@ -237,3 +237,18 @@ pub struct Rules {
     /// Where the persisted source comes from (RFD 082 Phase 1).
     pub provenance: Provenance,
 }
+
+impl Rules {
+    /// Whether a question may only be answered by a human (rule
+    /// `LIFE-HUMAN-ONLY`), decided here once for the model's routing and the
+    /// oracle's reason rules: a `secret` question always (RFD 082 "Secret
+    /// questions": the routing guard), an `exclusive` one where RFD 083 is in
+    /// force (RFD 083 "Non-interactive behavior"; `exclusive` switch).
+    ///
+    /// `secret` is the caller's: the model passes its lifecycle's verdict
+    /// (`routing::is_secret`), the oracle the persisted answer type (a
+    /// `secret` on disk was written by a writer that has the type).
+    pub fn human_only(&self, secret: bool, exclusive: bool) -> bool {
+        secret || (exclusive && self.exclusive)
+    }
+}

@@ -6,14 +6,18 @@
 //! resolved from `questions.<id>.prompt_label`. The label is display-only
 //! (rule `PROMPT-LABEL`); secret questions get no-echo input (rule
 //! `PROMPT-ECHO`); only boolean questions whose persistence is `turn` offer
-//! the `Y`/`N` "remember for turn" choice (rule `PROMPT-REMEMBER`).
+//! the `Y`/`N` "remember for turn" choice (rule `PROMPT-REMEMBER`). Both
+//! are decided in [`routing`] ([`routing::is_secret`],
+//! [`routing::remember_offered`]), not here.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::tool::{AnswerReusePolicy, AnswerType, Question};
+use crate::profile::Rules;
+use crate::routing;
+use crate::tool::{AnswerType, Question};
 
 /// The input widget the prompter uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -46,27 +50,32 @@ pub struct Presentation {
     pub default: Option<Value>,
     /// Whether typed input is echoed; `false` exactly for `Secret`.
     pub echo: bool,
-    /// Whether the `y`/`Y`/`n`/`N` choice offers "remember for the turn";
-    /// `true` exactly for `Boolean` with persistence `turn`.
+    /// Whether the `y`/`Y`/`n`/`N` choice offers "remember for the turn":
+    /// [`routing::remember_offered`] (under RFD 083, exactly `Boolean` with
+    /// persistence `turn`).
     pub remember_affordance: bool,
 }
 
-/// The presentation of `question` with the coordinator-resolved
-/// `prompt_label`.
+/// The presentation of `question` under `rules` with the
+/// coordinator-resolved `prompt_label`.
 ///
 /// A label that is empty or only whitespace renders no header, like `None`:
 /// an empty header line says nothing about who is asking. The default of a
 /// `Secret` question is not shown: a no-echo field displays no value.
-pub fn present(question: &Question, prompt_label: Option<&str>) -> Presentation {
-    let may_remember = match question.persistence {
-        AnswerReusePolicy::Turn => true,
-        AnswerReusePolicy::None => false,
+pub fn present(question: &Question, rules: &Rules, prompt_label: Option<&str>) -> Presentation {
+    let remember_affordance = routing::remember_offered(question, rules);
+    let (input, options) = match &question.answer_type {
+        AnswerType::Secret if routing::is_secret(question, rules) => {
+            (InputKind::Password, Vec::new())
+        }
+        AnswerType::Boolean => (InputKind::Boolean, Vec::new()),
+        AnswerType::Select { options } => (InputKind::Select, options.clone()),
+        // A `Secret` where the type does not exist reads as text.
+        AnswerType::Text | AnswerType::Secret => (InputKind::Text, Vec::new()),
     };
-    let (input, options, echo, remember_affordance) = match &question.answer_type {
-        AnswerType::Boolean => (InputKind::Boolean, Vec::new(), true, may_remember),
-        AnswerType::Select { options } => (InputKind::Select, options.clone(), true, false),
-        AnswerType::Text => (InputKind::Text, Vec::new(), true, false),
-        AnswerType::Secret => (InputKind::Password, Vec::new(), false, false),
+    let echo = match input {
+        InputKind::Password => false,
+        InputKind::Boolean | InputKind::Select | InputKind::Text => true,
     };
     Presentation {
         label: prompt_label

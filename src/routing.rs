@@ -14,14 +14,9 @@ use crate::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::wire::CancellationReason;
 
 /// Whether a question may only be answered by a human (rule `LIFE-HUMAN-ONLY`):
-/// `Secret` (RFD 082 "Secret questions", routing guard) or, where RFD 083 is
-/// in force, `exclusive: true`.
+/// [`Rules::human_only`] of the question's [`is_secret`] and `exclusive`.
 pub fn human_only(question: &Question, rules: &Rules) -> bool {
-    let secret = match question.answer_type {
-        AnswerType::Secret => rules.secret_type,
-        AnswerType::Boolean | AnswerType::Select { .. } | AnswerType::Text => false,
-    };
-    secret || (question.exclusive && rules.exclusive)
+    rules.human_only(is_secret(question, rules), question.exclusive)
 }
 
 /// Whether the turn cache may be read for, or written with, this question
@@ -48,17 +43,20 @@ pub fn cache_eligible(
     }
 }
 
-/// Whether a question's answer type is secret under these rules.
+/// Whether the lifecycle treats a question as secret under these rules (RFD
+/// 082 "Secret questions"): its answer type is `Secret` and the type exists
+/// (`secret_type`, RFD 082 on; an older build reads the question as text).
+/// The one place the model decides it; the prompter's no-echo input, the
+/// redaction, the cache and the routing guard all ask here.
 pub fn is_secret(question: &Question, rules: &Rules) -> bool {
-    match question.answer_type {
-        AnswerType::Secret => rules.secret_type,
-        AnswerType::Boolean | AnswerType::Select { .. } | AnswerType::Text => false,
-    }
+    rules.secret_type && question.is_secret()
 }
 
 /// Whether the prompter offers `y`/`Y`/`n`/`N` "remember for turn" (rule
 /// `LIFE-REMEMBER`; table `spec/tables/remember.md`): booleans only, and only
-/// where the cache would take the answer.
+/// where the cache would take the answer. The one place it is decided: the
+/// prompter's presentation ([`crate::prompt::present`]) and the cache write
+/// both ask here.
 pub fn remember_offered(question: &Question, rules: &Rules) -> bool {
     match question.answer_type {
         AnswerType::Boolean => cache_eligible(
@@ -218,21 +216,25 @@ pub fn cancellation_reason(event: NonAnswer) -> CancellationReason {
 pub enum AnswerMismatch {
     /// The JSON type is wrong for the answer type.
     WrongType {
-        /// What was expected, e.g. "a boolean".
+        /// What was expected, e.g. "a boolean (true or false)": the one
+        /// wording every message about an answer's shape uses (the RFDs
+        /// leave it open).
         expected: &'static str,
     },
     /// A select answer that is not one of the options.
     NotAnOption,
 }
 
-/// Checks an answer against an answer type (rule `LIFE-ANSWER-SHAPE`): used
-/// by static-answer validation (RFD 083 step 6) and by the inquiry backend's
-/// answer extraction (RFD 028).
+/// Checks an answer against an answer type (rule `LIFE-ANSWER-SHAPE`), the
+/// one place the shape is decided: used by static-answer validation (RFD 083
+/// step 6), by the inquiry backend's answer extraction (RFD 028) and by
+/// `ask_user`'s checks of its `default` and of the accumulated answer (RFD
+/// 083 "Arguments").
 pub fn validate_answer(answer_type: &AnswerType, value: &Value) -> Result<(), AnswerMismatch> {
     match (answer_type, value) {
         (AnswerType::Boolean, Value::Bool(_)) => Ok(()),
         (AnswerType::Boolean, _) => Err(AnswerMismatch::WrongType {
-            expected: "a boolean",
+            expected: "a boolean (true or false)",
         }),
         (AnswerType::Select { options }, Value::String(s)) => {
             if options.iter().any(|o| o == s) {

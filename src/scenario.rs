@@ -547,7 +547,9 @@ impl ToolSetup {
     pub fn enable(&self, key: &str) -> Enable {
         let mut layer = match (&self.program, self.executor(key)) {
             (Program::AskUser, Ok(kind)) if kind == ask_user::SOURCE && self.source.is_none() => {
-                ask_user::registered_config().enable.unwrap_or_default()
+                crate::builtins::find(key)
+                    .and_then(|b| crate::config::registered_config(b).enable)
+                    .unwrap_or_default()
             }
             (Program::AskUser | Program::Script { .. } | Program::Local { .. }, _) => {
                 PartialEnable::default()

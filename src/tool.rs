@@ -138,9 +138,15 @@ impl Question {
         self
     }
 
-    /// Whether the answer is secret.
+    /// Whether the question's answer type, as its tool wrote it, is
+    /// `Secret`. Rules-blind on purpose: this is what the tool asked. Whether
+    /// the lifecycle treats the question as secret depends on the profile and
+    /// is `routing::is_secret`, built on this.
     pub fn is_secret(&self) -> bool {
-        matches!(self.answer_type, AnswerType::Secret)
+        match self.answer_type {
+            AnswerType::Secret => true,
+            AnswerType::Boolean | AnswerType::Select { .. } | AnswerType::Text => false,
+        }
     }
 
     /// The persisted shape, converted at the recording boundary (RFD 083

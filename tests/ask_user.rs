@@ -241,28 +241,40 @@ fn options_without_select_are_refused() {
 }
 
 /// Rule: ASK-ARG-DEFAULT-TYPE — a `default` of the wrong JSON type for the
-/// answer type is refused.
+/// answer type is refused. RFD 083 "Arguments" fixes the class of error, not
+/// its wording: the error is the wrong-type one, for the requested type,
+/// naming what was sent, and its message names `default`.
 #[test]
 fn default_of_the_wrong_type_is_refused() {
-    assert_eq!(
-        first_call_error(
-            json!({"question": "Proceed?", "answer_type": "boolean", "default": "yes"})
+    let cases = [
+        (
+            json!({"question": "Proceed?", "answer_type": "boolean", "default": "yes"}),
+            "boolean",
+            "a string",
         ),
-        "ask_user: `default` must be a boolean (true or false) for `answer_type` \
-         \"boolean\", got a string: fix `default` or omit it"
-    );
-    assert_eq!(
-        first_call_error(json!({"question": "Dir?", "default": true})),
-        "ask_user: `default` must be a string for `answer_type` \"text\", got a boolean: \
-         fix `default` or omit it"
-    );
-    assert_eq!(
-        first_call_error(
-            json!({"question": "Which?", "answer_type": "select", "options": ["1", "2"], "default": 1})
+        (
+            json!({"question": "Dir?", "default": true}),
+            "text",
+            "a boolean",
         ),
-        "ask_user: `default` must be a string for `answer_type` \"select\", got a number: \
-         fix `default` or omit it"
-    );
+        (
+            json!({"question": "Which?", "answer_type": "select", "options": ["1", "2"], "default": 1}),
+            "select",
+            "a number",
+        ),
+    ];
+    for (args, want_type, want_found) in cases {
+        match Arguments::parse(&args) {
+            Err(AskUserError::DefaultWrongType {
+                answer_type, found, ..
+            }) => {
+                assert_eq!((answer_type, found), (want_type, want_found), "{args}");
+            }
+            other => panic!("{args}: expected DefaultWrongType, got {other:?}"),
+        }
+        let message = first_call_error(args.clone());
+        assert!(message.contains("`default`"), "{args}: {message}");
+    }
 }
 
 /// Rule: ASK-ARG-DEFAULT-IN-OPTIONS — a select `default` that is not one of
@@ -439,33 +451,35 @@ fn success_body_keeps_true_and_the_string_true_apart() {
 }
 
 /// Rule: ASK-ANSWER-CHECK — an accumulated answer of the wrong JSON shape is
-/// refused with RFD 083's generic wording.
+/// refused as a type mismatch, with RFD 083's generic wording ("the
+/// accumulated answer does not match the requested answer type", quoted by
+/// the RFD, so compared exactly); what follows it is left open.
 #[test]
 fn mistyped_accumulated_answer_is_refused() {
     let boolean = json!({"question": "Proceed?", "answer_type": "boolean"});
-    assert_eq!(
-        error_message(boolean.clone(), &answered(json!("true"))),
-        "ask_user: the accumulated answer does not match the requested answer type \
-         (`answer_type` \"boolean\" expects a boolean (true or false))"
-    );
-    assert_eq!(
-        error_message(boolean, &answered(Value::Null)),
-        "ask_user: the accumulated answer does not match the requested answer type \
-         (`answer_type` \"boolean\" expects a boolean (true or false))"
-    );
-    assert_eq!(
-        error_message(json!({"question": "Dir?"}), &answered(json!(true))),
-        "ask_user: the accumulated answer does not match the requested answer type \
-         (`answer_type` \"text\" expects a string)"
-    );
-    assert_eq!(
-        error_message(
-            json!({"question": "Which?", "answer_type": "select", "options": ["a"]}),
-            &answered(json!(["a"]))
-        ),
-        "ask_user: the accumulated answer does not match the requested answer type \
-         (`answer_type` \"select\" expects a string)"
-    );
+    let select = json!({"question": "Which?", "answer_type": "select", "options": ["a"]});
+    let cases = [
+        (boolean.clone(), json!("true"), "boolean"),
+        (boolean, Value::Null, "boolean"),
+        (json!({"question": "Dir?"}), json!(true), "text"),
+        (select, json!(["a"]), "select"),
+    ];
+    for (args, answer, want_type) in cases {
+        let parsed = Arguments::parse(&args).expect("valid arguments");
+        match parsed.check_answer(&answer) {
+            Err(AskUserError::AnswerTypeMismatch { answer_type, .. }) => {
+                assert_eq!(answer_type, want_type, "{args} {answer}");
+            }
+            other => panic!("{args} {answer}: expected AnswerTypeMismatch, got {other:?}"),
+        }
+        let message = error_message(args.clone(), &answered(answer.clone()));
+        assert!(
+            message.starts_with(
+                "ask_user: the accumulated answer does not match the requested answer type"
+            ),
+            "{args} {answer}: {message}"
+        );
+    }
 }
 
 /// Rule: ASK-ANSWER-CHECK — a select answer that is not one of the options

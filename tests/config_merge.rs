@@ -7,7 +7,7 @@ use inquiry_model::ask_user;
 use inquiry_model::config::{
     AllowToggle, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
     PartialStyle, PartialToolConfig, ResultMode, RunMode, Toggle, ToolConfig, apply_toggles,
-    builtins, effective_tools, layer_builtins,
+    builtins, effective_tools, layer_builtins, registered_config,
 };
 use inquiry_model::tool::{QuestionConfig, QuestionTarget, ToolSource};
 use proptest::prelude::*;
@@ -149,10 +149,16 @@ fn layering_order_and_defaults_for_user_tools() {
         layered.keys().collect::<Vec<_>>(),
         ["ask_user", "fs_read_file", "web_search"]
     );
-    assert_eq!(layered["ask_user"], ask_user::registered_config());
+    assert_eq!(
+        layered["ask_user"],
+        registered_config(inquiry_model::builtins::find("ask_user").unwrap())
+    );
     assert_eq!(
         builtins(),
-        vec![("ask_user".to_owned(), ask_user::registered_config())]
+        vec![(
+            "ask_user".to_owned(),
+            registered_config(inquiry_model::builtins::find("ask_user").unwrap())
+        )]
     );
 
     let tools = effective_tools(&with_other_tools(Value::Null), &[]).unwrap();
@@ -366,7 +372,7 @@ fn source_strings_round_trip() {
 /// written, reviewed as a snapshot; it reads back to the same value.
 #[test]
 fn registered_config_snapshot_and_round_trip() {
-    let registered = ask_user::registered_config();
+    let registered = registered_config(inquiry_model::builtins::find("ask_user").unwrap());
     let written = serde_json::to_value(&registered).unwrap();
     insta::assert_json_snapshot!("ask_user_registered_config", written);
     let read: PartialToolConfig = serde_json::from_value(written).unwrap();

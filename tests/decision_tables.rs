@@ -203,3 +203,48 @@ fn non_answer_response_table_matches_spec() {
         assert_eq!(got.kind.is_error().to_string(), row[2], "{name}");
     }
 }
+
+/// Rule: LIFE-HUMAN-ONLY — the model's routing (`routing::human_only`) and
+/// the oracle's reason rules (`QuestionFacts::human_only`) give the RFDs'
+/// answer, written out by hand per stage: `secret` is human-only from RFD
+/// 082 on (RFD 082 "Secret questions"; before it the model reads the type
+/// as text, while a `secret` on disk is judged as one under any profile),
+/// `exclusive` only under RFD 083 ("Non-interactive behavior").
+#[test]
+fn human_only_is_the_rfd_answer_for_model_and_oracle() {
+    use inquiry_model::check::rules::QuestionFacts;
+    // (profile, secret, exclusive) -> (model, oracle)
+    let table = [
+        (ProfileName::Legacy, false, false, false, false),
+        (ProfileName::Legacy, false, true, false, false),
+        (ProfileName::Legacy, true, false, false, true),
+        (ProfileName::Legacy, true, true, false, true),
+        (ProfileName::Rfd082, false, false, false, false),
+        (ProfileName::Rfd082, false, true, false, false),
+        (ProfileName::Rfd082, true, false, true, true),
+        (ProfileName::Rfd082, true, true, true, true),
+        (ProfileName::Rfd083, false, false, false, false),
+        (ProfileName::Rfd083, false, true, true, true),
+        (ProfileName::Rfd083, true, false, true, true),
+        (ProfileName::Rfd083, true, true, true, true),
+    ];
+    for (profile, secret, exclusive, model, oracle) in table {
+        let q = if secret {
+            Question::secret("q", "Q?")
+        } else {
+            Question::text("q", "Q?")
+        }
+        .with_exclusive(exclusive);
+        assert_eq!(
+            routing::human_only(&q, &profile.rules()),
+            model,
+            "model: {profile} secret={secret} exclusive={exclusive}"
+        );
+        let facts = QuestionFacts::of(&q.to_inquiry_question());
+        assert_eq!(
+            facts.human_only(profile),
+            oracle,
+            "oracle: {profile} secret={secret} exclusive={exclusive}"
+        );
+    }
+}

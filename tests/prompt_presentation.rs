@@ -6,10 +6,17 @@
 use indexmap::IndexMap;
 use inquiry_model::ask_user;
 use inquiry_model::config::effective_tools;
+use inquiry_model::profile::{ProfileName, Rules};
 use inquiry_model::prompt::{InputKind, Presentation, present};
 use inquiry_model::tool::{AnswerReusePolicy, AnswerType, Outcome, Question};
 use proptest::prelude::*;
 use serde_json::json;
+
+/// The rules the prompter runs under: RFD 083's, where every presentation
+/// feature is in force.
+fn rules() -> Rules {
+    ProfileName::Rfd083.rules()
+}
 
 const CONTEXT: &str = "The current approach modifies production config in place.\n\
                        A backup takes about a minute.";
@@ -75,7 +82,7 @@ fn prompter_snapshots_for_every_combination() {
     let combos = combinations();
     assert_eq!(combos.len(), 16);
     for (name, t, p, l) in combos {
-        let presentation = present(&question(&t, p), l);
+        let presentation = present(&question(&t, p), &rules(), l);
         insta::assert_snapshot!(name, presentation.render());
     }
 }
@@ -85,7 +92,7 @@ fn prompter_snapshots_for_every_combination() {
 #[test]
 fn remember_affordance_exactly_for_boolean_turn() {
     for (name, t, p, l) in combinations() {
-        let presentation = present(&question(&t, p), l);
+        let presentation = present(&question(&t, p), &rules(), l);
         let expected = matches!(t, AnswerType::Boolean) && p == AnswerReusePolicy::Turn;
         assert_eq!(presentation.remember_affordance, expected, "{name}");
         let hint_full = presentation.render().contains("[y/Y/n/N]");
@@ -98,7 +105,7 @@ fn remember_affordance_exactly_for_boolean_turn() {
 #[test]
 fn echo_off_exactly_for_secret() {
     for (name, t, p, l) in combinations() {
-        let presentation = present(&question(&t, p), l);
+        let presentation = present(&question(&t, p), &rules(), l);
         let secret = matches!(t, AnswerType::Secret);
         assert_eq!(presentation.echo, !secret, "{name}");
         assert_eq!(presentation.input == InputKind::Password, secret, "{name}");
@@ -111,7 +118,7 @@ fn echo_off_exactly_for_secret() {
     // A default on a secret question (RFD 082: tool authors must not set one,
     // JP does not redact it) is not displayed by the no-echo widget.
     let q = Question::secret("token", "Token?").with_default(json!("hunter2"));
-    let presentation = present(&q, None);
+    let presentation = present(&q, &rules(), None);
     assert_eq!(presentation.default, None);
     assert!(!presentation.render().contains("hunter2"));
 }
@@ -123,8 +130,8 @@ fn label_is_a_header_and_nothing_else() {
     for (t_name, t) in answer_types() {
         for (_, p) in PERSISTENCES {
             let q = question(&t, p);
-            let plain = present(&q, None);
-            let labelled = present(&q, Some("Assistant"));
+            let plain = present(&q, &rules(), None);
+            let labelled = present(&q, &rules(), Some("Assistant"));
             assert_eq!(plain.label, None);
             assert_eq!(labelled.label.as_deref(), Some("Assistant"));
             assert_eq!(
@@ -141,8 +148,8 @@ fn label_is_a_header_and_nothing_else() {
                 rendered.strip_prefix("[Assistant]\n"),
                 Some(plain.render().as_str())
             );
-            assert_eq!(present(&q, Some("")), plain);
-            assert_eq!(present(&q, Some("  ")), plain);
+            assert_eq!(present(&q, &rules(), Some("")), plain);
+            assert_eq!(present(&q, &rules(), Some("  ")), plain);
         }
     }
 }
@@ -154,7 +161,7 @@ fn context_above_question_and_options_in_order() {
     let t = AnswerType::Select {
         options: vec!["backup".into(), "overwrite".into(), "abort".into()],
     };
-    let rendered = present(&question(&t, AnswerReusePolicy::None), None).render();
+    let rendered = present(&question(&t, AnswerReusePolicy::None), &rules(), None).render();
     let lines: Vec<&str> = rendered.lines().collect();
     assert_eq!(
         lines[..3],
@@ -180,7 +187,7 @@ fn ask_user_boolean_shows_assistant_header_without_remember() {
         Outcome::NeedsInput { question } => question,
         other => panic!("expected NeedsInput, got {other:?}"),
     };
-    let presentation = present(&question, label);
+    let presentation = present(&question, &rules(), label);
     assert_eq!(presentation.label.as_deref(), Some("Assistant"));
     assert_eq!(presentation.input, InputKind::Boolean);
     assert!(!presentation.remember_affordance);
@@ -233,7 +240,7 @@ proptest! {
     /// label play no part.
     #[test]
     fn remember_iff_boolean_and_turn(q in arb_question(), label in prop::option::of("[A-Za-z ]{0,8}")) {
-        let p = present(&q, label.as_deref());
+        let p = present(&q, &rules(), label.as_deref());
         let expected = matches!(q.answer_type, AnswerType::Boolean) && q.persistence == AnswerReusePolicy::Turn;
         prop_assert_eq!(p.remember_affordance, expected);
     }
@@ -242,7 +249,7 @@ proptest! {
     /// and a no-echo presentation never carries the default.
     #[test]
     fn echo_off_iff_secret(q in arb_question()) {
-        let p = present(&q, None);
+        let p = present(&q, &rules(), None);
         prop_assert_eq!(p.echo, !q.is_secret());
         if !p.echo {
             prop_assert_eq!(p.default, None);

@@ -294,13 +294,15 @@ impl QuestionFacts {
     }
 
     /// Whether the lifecycle treats the question as human-only under
-    /// `profile`: `secret` always (RFD 082), `exclusive` from RFD 083 on.
+    /// `profile`: [`crate::profile::Rules::human_only`], the rule the model
+    /// routes by (`secret` always, RFD 082; `exclusive` from RFD 083 on), with
+    /// the persisted answer type as the secret.
     pub fn human_only(&self, profile: Profile) -> bool {
-        self.secret || (self.exclusive && profile.has_083_fields())
+        profile.rules().human_only(self.secret, self.exclusive)
     }
 
     fn describe(&self, profile: Profile) -> &'static str {
-        match (self.secret, self.exclusive && profile.has_083_fields()) {
+        match (self.secret, self.human_only(profile)) {
             (true, _) => "a secret question",
             (false, true) => "an exclusive question",
             (false, false) => "a question that is neither secret nor exclusive",
@@ -403,7 +405,7 @@ pub fn reason_for_question(
         CancellationReason::NoPromptBackend | CancellationReason::AssistantRoutingDenied
             if !q.human_only(profile) =>
         {
-            let also = if profile.has_083_fields() {
+            let also = if profile.rules().exclusive {
                 "secret or exclusive"
             } else {
                 "secret"

@@ -14,6 +14,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::{Diagnostic, ProfileMode};
+use crate::cache_key::{CacheKey, Caller};
 use crate::coordinator::Coordinator;
 use crate::routing;
 use crate::scenario::{InvocationRecord, Scenario, Trace};
@@ -538,7 +539,7 @@ pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic
     for inv in trace.invocations.iter().filter(|i| i.at.turn == turn) {
         if let Some(q) = asked(inv) {
             asked_under
-                .entry(format!("{}.{}", inv.tool, q.id))
+                .entry(CacheKey::answer(&inv.tool, &q.id).key())
                 .or_default()
                 .push(q);
         }
@@ -546,7 +547,7 @@ pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic
     let mut out = Vec::new();
     let split = matches!(rules.turn_cache, crate::profile::TurnCacheShape::Split);
     for (key, value) in state.cache.tool_answers() {
-        if key.ends_with(".__permission__") {
+        if CacheKey::caller_of(key) == Caller::Permission {
             if split {
                 out.push(diag(
                     "INV-CACHE-HYGIENE",
@@ -587,7 +588,7 @@ pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic
     }
     if split {
         for key in state.cache.permission_decisions().keys() {
-            if !key.ends_with(".__permission__") {
+            if CacheKey::caller_of(key) != Caller::Permission {
                 out.push(diag(
                     "INV-CACHE-HYGIENE",
                     turn,

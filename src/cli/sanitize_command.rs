@@ -1,5 +1,5 @@
 //! `inquiry-model sanitize`: the reference turn-scoped repair of one stream
-//! (RFD 082 Phase 3, [`crate::stream::sanitize`]), for implementers to diff
+//! (RFD 082 Phase 3, [`crate::stream::sanitize()`]), for implementers to diff
 //! their own `ConversationStream::sanitize()` against (rule `CLI-SANITIZE`).
 
 use std::fs::File;

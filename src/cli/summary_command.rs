@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CheckInput, EXIT_OK, EXIT_UNUSABLE, expand_check_paths, open_input};
-use crate::stream::{PairStep, Pairer};
-use crate::wire::{EventKind, EventReader, InquiryResponse, ReadError};
+use crate::stream::{self, PairStep, Pairer};
+use crate::wire::{EventReader, InquiryResponse, ReadError};
 
 /// `inquiry-model summary`.
 #[derive(Args, Debug)]
@@ -58,12 +58,10 @@ pub fn summarize(input: &CheckInput) -> Result<String, String> {
     let mut pairer = Pairer::new();
     let mut lines: Vec<String> = Vec::new();
     let mut orphans: Vec<String> = Vec::new();
-    let mut turns = 0usize;
+    let mut turns = stream::turns::Tracker::new();
     for (i, ev) in EventReader::new(reader, name.clone()).typed().enumerate() {
         let ev = ev.map_err(|e: ReadError| e.to_string())?;
-        if i == 0 || matches!(ev.kind, EventKind::TurnStart) {
-            turns += 1;
-        }
+        turns.push(&ev.kind);
         *kinds.entry(ev.kind.tag().to_owned()).or_default() += 1;
         let id = ev
             .as_inquiry_request()
@@ -110,7 +108,7 @@ pub fn summarize(input: &CheckInput) -> Result<String, String> {
             .map(|r| format!("  turn {turn}: unpaired request {} at event {r}", ids[r])),
     );
     let total: usize = kinds.values().sum();
-    let mut s = format!("{name}: {total} events in {turns} turns\n");
+    let mut s = format!("{name}: {total} events in {} turns\n", turns.count());
     for (k, n) in &kinds {
         s.push_str(&format!("  {k}: {n}\n"));
     }

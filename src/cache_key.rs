@@ -1,0 +1,98 @@
+//! The turn cache's key (RFD 082 "Splitting the turn-cache state": tool
+//! answers are remembered under `<tool_name>.<question_id>`, permission
+//! decisions under `<tool_name>.__permission__`), built and read here only.
+//!
+//! The maps keep RFD 082's string keys (the pre-082 combined map holds both
+//! callers' keys side by side, and the traces show them as written), so this
+//! type is the one place that spells a key and the one place that reads back
+//! which caller a key belongs to.
+
+use std::fmt;
+
+/// The question ID slot that marks a permission decision.
+const PERMISSION: &str = "__permission__";
+
+/// A key of the turn cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CacheKey<'a> {
+    /// A tool question's remembered answer.
+    Answer {
+        /// The tool's name (its configuration key).
+        tool: &'a str,
+        /// The question's ID.
+        question: &'a str,
+    },
+    /// A remembered permission decision for a tool.
+    Permission {
+        /// The tool's name (its configuration key).
+        tool: &'a str,
+    },
+}
+
+/// Which caller of the turn cache a key belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Caller {
+    /// The tool-question path (`Answer` keys).
+    ToolAnswer,
+    /// The permission prompt (`Permission` keys).
+    Permission,
+}
+
+impl<'a> CacheKey<'a> {
+    /// The key of `question`'s answer for `tool`.
+    pub fn answer(tool: &'a str, question: &'a str) -> Self {
+        CacheKey::Answer { tool, question }
+    }
+
+    /// The key of `tool`'s permission decision.
+    pub fn permission(tool: &'a str) -> Self {
+        CacheKey::Permission { tool }
+    }
+
+    /// The key as the cache stores it.
+    pub fn key(&self) -> String {
+        self.to_string()
+    }
+
+    /// Which caller a stored key belongs to: a permission decision's key
+    /// ends in `.__permission__`, every other key is a tool answer's.
+    pub fn caller_of(key: &str) -> Caller {
+        match key
+            .strip_suffix(PERMISSION)
+            .and_then(|k| k.strip_suffix('.'))
+        {
+            Some(_) => Caller::Permission,
+            None => Caller::ToolAnswer,
+        }
+    }
+}
+
+impl fmt::Display for CacheKey<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CacheKey::Answer { tool, question } => write!(f, "{tool}.{question}"),
+            CacheKey::Permission { tool } => write!(f, "{tool}.{PERMISSION}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFD 082 "Splitting the turn-cache state" spells the keys
+    /// `<tool_name>.<question_id>` and `<tool_name>.__permission__`; each
+    /// reads back as its caller.
+    #[test]
+    fn keys_are_spelled_as_rfd_082_and_read_back_by_caller() {
+        let answer = CacheKey::answer("fs_modify_file", "apply");
+        let permission = CacheKey::permission("fs_modify_file");
+        assert_eq!(answer.key(), "fs_modify_file.apply");
+        assert_eq!(permission.key(), "fs_modify_file.__permission__");
+        assert_eq!(CacheKey::caller_of(&answer.key()), Caller::ToolAnswer);
+        assert_eq!(CacheKey::caller_of(&permission.key()), Caller::Permission);
+        // A question ID that merely ends like the marker is an answer.
+        assert_eq!(CacheKey::caller_of("t.x__permission__"), Caller::ToolAnswer);
+        assert_eq!(CacheKey::caller_of("__permission__"), Caller::ToolAnswer);
+    }
+}
