@@ -32,7 +32,7 @@ use serde::{Serialize, Serializer};
 use crate::stream::{PairStep, Pairer};
 use crate::wire::{
     Event, EventKind, EventReader, FieldsRef, InquiryId, InquiryResponse, RawEvent, ReadError,
-    type_fields,
+    ReadErrorKind, type_fields,
 };
 
 pub mod rules;
@@ -1463,12 +1463,15 @@ pub fn check_reader<R: BufRead>(
     let mut events = EventReader::new(reader, origin);
     while let Some(item) = events.next_with(|fields| checker.push_fields(fields, &mut *sink)) {
         let result = item.and_then(|(typed, line, column)| {
-            typed.map_err(|message| ReadError {
-                origin: origin.to_owned(),
-                event_index: Some(checker.events()),
-                line,
-                column,
-                message,
+            typed.map_err(|message| {
+                ReadError::new(
+                    ReadErrorKind::Shape,
+                    origin,
+                    Some(checker.events()),
+                    line,
+                    column,
+                    message,
+                )
             })
         });
         if let Err(e) = result {
@@ -1529,12 +1532,15 @@ mod tests {
         let mut error = None;
         for item in EventReader::new(bytes, origin) {
             let result = item.and_then(|(raw, line, column)| {
-                checker.push_raw(raw).map_err(|message| ReadError {
-                    origin: origin.to_owned(),
-                    event_index: Some(checker.events()),
-                    line,
-                    column,
-                    message,
+                checker.push_raw(raw).map_err(|message| {
+                    ReadError::new(
+                        ReadErrorKind::Shape,
+                        origin,
+                        Some(checker.events()),
+                        line,
+                        column,
+                        message,
+                    )
                 })
             });
             match result {

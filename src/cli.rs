@@ -290,9 +290,9 @@ impl InputError {
     fn from_read(e: &ReadError) -> Self {
         InputError {
             message: e.to_string(),
-            event_index: e.event_index,
-            line: Some(e.line),
-            column: Some(e.column),
+            event_index: e.event_index(),
+            line: Some(e.line()),
+            column: Some(e.column()),
         }
     }
 

@@ -390,7 +390,10 @@ pub fn stream_reader(data: &[u8]) {
     let errors = whole.iter().filter(|r| r.is_err()).count();
     assert!(errors <= 1, "FUZZ-READER-CHUNKING: more than one error");
     if let Some(Err(e)) = whole.last() {
-        assert!(e.line >= 1 && e.column >= 1, "positions are 1-based: {e:?}");
+        assert!(
+            e.line() >= 1 && e.column() >= 1,
+            "positions are 1-based: {e:?}"
+        );
         assert!(
             !e.to_string().contains(LINE_BREAKS),
             "a read error prints as one line: {e}"

@@ -911,7 +911,7 @@ fn read_error_keeps_earlier_findings() {
     bytes.extend_from_slice(b"{\"type\": \"inquiry_response\", \"id\": ");
     let c = check_bytes(&bytes, "cut.jsonl", R082);
     let e = c.error.expect("the stream is cut");
-    assert_eq!(e.event_index, Some(7));
+    assert_eq!(e.event_index(), Some(7));
     let got: Vec<_> = c
         .diagnostics
         .iter()
@@ -931,10 +931,10 @@ fn typing_error_names_the_event() {
     );
     let c = check_bytes(&bytes, "bad.jsonl", AUTO);
     let e = c.error.expect("unknown outcome is an error");
-    assert_eq!(e.event_index, Some(4));
-    assert_eq!(e.line, 5);
+    assert_eq!(e.event_index(), Some(4));
+    assert_eq!(e.line(), 5);
     assert!(
-        e.message
+        e.message()
             .contains("unknown inquiry_response outcome `maybe`")
     );
 }

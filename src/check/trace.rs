@@ -132,7 +132,7 @@ pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
         out.push(diag(
             "INV-WIRE-ROUNDTRIP",
             0,
-            e.event_index.unwrap_or(0),
+            e.event_index().unwrap_or(0),
             vec![],
             format!("the persisted stream does not read back: {e}"),
         ));
@@ -512,7 +512,7 @@ pub fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
         Err(e) => vec![diag(
             "INV-WIRE-ROUNDTRIP",
             0,
-            e.event_index.unwrap_or(0),
+            e.event_index().unwrap_or(0),
             vec![],
             format!("the stream does not read back: {e}"),
         )],
