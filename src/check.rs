@@ -37,8 +37,13 @@ use crate::wire::{
 
 pub mod rules;
 pub mod shape;
-pub mod trace;
+/// The model's invariants moved to [`crate::invariants`] (issue 18: the
+/// oracle never needs the model). This path is kept only so code written
+/// against it still compiles; use `crate::invariants`.
+#[doc(hidden)]
+pub use crate::invariants as trace;
 
+pub use crate::rule::Rule;
 pub use rules::Severity;
 use rules::{Finding, OpenCallRef, QuestionFacts};
 use shape::Shape;
@@ -116,8 +121,9 @@ impl Serialize for ProfileMode {
 /// errors do; the turn before the first `turn_start`, if any, is turn 0.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
-    /// The `CHECK-*` rule ID.
-    pub rule: &'static str,
+    /// The rule broken (`CHECK-*` from the oracle, `INV-*` from the
+    /// model's invariants).
+    pub rule: Rule,
     /// Error or warning (decision "Oracle checks: severity").
     pub severity: Severity,
     /// The file (or `<stdin>`, or whatever the caller named the input).

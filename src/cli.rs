@@ -834,7 +834,7 @@ fn check_inputs(
             Ok((reader, size)) => {
                 let mut write_error = None;
                 let mut sink = |d: Diagnostic| {
-                    *totals.by_rule.entry(d.rule).or_default() += 1;
+                    *totals.by_rule.entry(d.rule.id()).or_default() += 1;
                     if write_error.is_none() {
                         write_error = reporter.diagnostic(out, &d).err();
                     }

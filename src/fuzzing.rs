@@ -735,9 +735,9 @@ pub fn sanitize(data: &[u8]) {
 /// Target `scenario` (rules `FUZZ-MODEL-INVARIANTS`): the model over
 /// scenarios decoded by [`structured::scenario`]. `scenario::validate`
 /// accepts them, they run, the same scenario gives the same trace, and
-/// `check::trace::check_trace` finds nothing, except, under the legacy
+/// `invariants::check_trace` finds nothing, except, under the legacy
 /// profile, the gaps RFD 082 exists to close
-/// (`check::trace::LEGACY_KNOWN_GAPS`).
+/// (`invariants::LEGACY_KNOWN_GAPS`).
 pub fn scenario(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let Ok(s) = structured::scenario(&mut u) else {
@@ -753,10 +753,11 @@ pub fn scenario(data: &[u8]) {
             show(&s)
         ),
     };
-    let found: Vec<_> = check::trace::check_trace(&trace, &s)
+    let found: Vec<_> = crate::invariants::check_trace(&trace, &s)
         .into_iter()
         .filter(|d| {
-            s.profile != ProfileName::Legacy || !check::trace::LEGACY_KNOWN_GAPS.contains(&d.rule)
+            s.profile != ProfileName::Legacy
+                || !crate::invariants::LEGACY_KNOWN_GAPS.contains(&d.rule)
         })
         .collect();
     assert!(

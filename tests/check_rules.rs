@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use inquiry_model::check::rules::{self as r};
 use inquiry_model::check::{
-    Checked, Profile, ProfileMode, TurnsByProfile, check_bytes, check_events,
+    Checked, Profile, ProfileMode, Rule, TurnsByProfile, check_bytes, check_events,
 };
 use inquiry_model::wire::Stream;
 use serde_json::{Value, json};
@@ -111,7 +111,7 @@ fn run(s: &S, mode: ProfileMode) -> Checked {
     c
 }
 
-fn found(s: &S, mode: ProfileMode) -> Vec<(&'static str, usize, usize)> {
+fn found(s: &S, mode: ProfileMode) -> Vec<(inquiry_model::check::Rule, usize, usize)> {
     run(s, mode)
         .diagnostics
         .iter()
@@ -1121,7 +1121,7 @@ fn healed(path: &Path) -> Vec<Value> {
     events
 }
 
-fn damaged_findings(events: &[Value], mode: ProfileMode) -> Vec<(&'static str, usize, usize)> {
+fn damaged_findings(events: &[Value], mode: ProfileMode) -> Vec<(Rule, usize, usize)> {
     let c = check_bytes(&to_bytes(events), DAMAGED, mode);
     assert_eq!(c.error, None);
     c.diagnostics
@@ -1415,7 +1415,7 @@ fn diagnostic_lines_read_well() {
     let seen: std::collections::BTreeSet<&str> =
         out.lines().filter_map(|l| l.split(": ").nth(3)).collect();
     for (id, _) in r::ALL {
-        assert!(seen.contains(id), "no case shows {id}");
+        assert!(seen.contains(id.id()), "no case shows {id}");
     }
     insta::assert_snapshot!(out);
 }
@@ -1437,7 +1437,7 @@ fn catalog_lists_every_check_rule() {
         .iter()
         .map(|l| l.trim_start_matches("| ").split(' ').next().unwrap())
         .collect();
-    let mut want: Vec<&str> = r::ALL.iter().map(|(id, _)| *id).collect();
+    let mut want: Vec<&str> = r::ALL.iter().map(|(id, _)| id.id()).collect();
     let mut got = ids.clone();
     want.sort_unstable();
     got.sort_unstable();
@@ -1478,12 +1478,12 @@ fn deferred_findings_flush_in_event_order_with_their_own_ids() {
         .turn() // 9
         .ask("a.q.1", boolean()); // 10: no call, never answered (last turn)
     let c = run(&s, R082);
-    let got: Vec<(&str, usize, usize, String)> = c
+    let got: Vec<(Rule, usize, usize, String)> = c
         .diagnostics
         .iter()
         .map(|d| (d.rule, d.turn, d.event_index, d.ids.join(",")))
         .collect();
-    let want: Vec<(&str, usize, usize, String)> = vec![
+    let want: Vec<(Rule, usize, usize, String)> = vec![
         (r::RESPONSE_AFTER_REQUEST, 0, 1, "x.q.1".into()),
         (r::PLACEMENT, 0, 2, "a.q.1".into()),
         (r::PAIRED, 0, 2, "a.q.1".into()),

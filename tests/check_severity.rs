@@ -209,7 +209,7 @@ fn cli_sarif_is_a_sarif_2_1_0_log() {
         .iter()
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    let want: Vec<&str> = r::ALL.iter().map(|(id, _)| *id).collect();
+    let want: Vec<&str> = r::ALL.iter().map(|(id, _)| id.id()).collect();
     assert_eq!(rules, want);
     for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
         assert!(rule["shortDescription"]["text"].is_string());
