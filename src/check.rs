@@ -136,15 +136,91 @@ pub struct Diagnostic {
     pub ids: Vec<String>,
     /// What is wrong. Never contains an answer value.
     pub message: String,
+    /// Where the offending event starts in the input (1-based line and byte
+    /// column), when the checker read it from bytes ([`check_reader`]) and
+    /// the event is among the last [`POSITION_WINDOW`] read; `None` for
+    /// typed events ([`check_events`], the model's traces).
+    /// In JSON, `line` and `column` beside the other fields (as the CLI's
+    /// read errors write them), absent when unknown.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Position>,
+}
+
+/// A 1-based line and byte column in the input, as [`crate::wire::ReadError`]
+/// counts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Position {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in bytes.
+    pub column: usize,
 }
 
 impl fmt::Display for Diagnostic {
+    /// `origin: turn T, event N (line L, column C): severity: RULE: message`,
+    /// the position only when it is known (the reader's errors write theirs
+    /// the same way).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: turn {}, event {}: {}: {}: {}",
-            self.origin, self.turn, self.event_index, self.severity, self.rule, self.message
-        )
+            "{}: turn {}, event {}",
+            self.origin, self.turn, self.event_index
+        )?;
+        if let Some(p) = self.position {
+            write!(f, " (line {}, column {})", p.line, p.column)?;
+        }
+        write!(f, ": {}: {}: {}", self.severity, self.rule, self.message)
+    }
+}
+
+/// How many of the most recently read events' positions [`check_reader`]
+/// keeps to place its diagnostics: 8 bytes each, so memory stays bounded
+/// whatever the turn's length. Findings are flushed when their turn ends, so
+/// a diagnostic about an event further back than this in a longer turn
+/// carries no position.
+pub const POSITION_WINDOW: usize = 1 << 16;
+
+/// The positions of the last [`POSITION_WINDOW`] events read, by event index.
+struct Positions {
+    ring: Vec<(u32, u32)>,
+    next: usize,
+}
+
+impl Positions {
+    fn new() -> Self {
+        Positions {
+            ring: Vec::new(),
+            next: 0,
+        }
+    }
+
+    /// Records where the next event starts. Lines or columns past `u32`
+    /// are not recorded (the event's diagnostics carry no position).
+    fn push(&mut self, line: usize, column: usize) {
+        let at = (
+            u32::try_from(line).unwrap_or(0),
+            u32::try_from(column).unwrap_or(0),
+        );
+        if self.ring.len() < POSITION_WINDOW {
+            self.ring.push(at);
+        } else {
+            self.ring[self.next % POSITION_WINDOW] = at;
+        }
+        self.next += 1;
+    }
+
+    /// Where event `index` starts, if it is still in the window.
+    fn get(&self, index: usize) -> Option<Position> {
+        if index >= self.next || self.next - index > POSITION_WINDOW {
+            return None;
+        }
+        match self.ring.get(index % POSITION_WINDOW) {
+            Some(&(line, column)) if line > 0 && column > 0 => Some(Position {
+                line: line as usize,
+                column: column as usize,
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -1312,6 +1388,7 @@ impl Checker {
                 event_index: p.index,
                 ids: finding.ids,
                 message: one_line(finding.message),
+                position: None,
             });
         }
     }
@@ -1467,7 +1544,15 @@ pub fn check_reader<R: BufRead>(
     let mut checker = Checker::new(origin, mode);
     let mut error = None;
     let mut events = EventReader::new(reader, origin);
-    while let Some(item) = events.next_with(|fields| checker.push_fields(fields, &mut *sink)) {
+    let positions = std::cell::RefCell::new(Positions::new());
+    let mut located = |mut d: Diagnostic| {
+        d.position = positions.borrow().get(d.event_index);
+        sink(d);
+    };
+    while let Some(item) = events.next_with(|fields, line, column| {
+        positions.borrow_mut().push(line, column);
+        checker.push_fields(fields, &mut located)
+    }) {
         let result = item.and_then(|(typed, line, column)| {
             typed.map_err(|message| {
                 ReadError::new(
@@ -1486,8 +1571,8 @@ pub fn check_reader<R: BufRead>(
         }
     }
     match error {
-        None => checker.finish_into(sink),
-        Some(_) => checker.abandon_into(sink),
+        None => checker.finish_into(&mut located),
+        Some(_) => checker.abandon_into(&mut located),
     }
     (checker.summary(), error)
 }
@@ -1536,8 +1621,12 @@ mod tests {
         let mut checker = Checker::new(origin, mode);
         let mut diagnostics = Vec::new();
         let mut error = None;
+        // Every event's position, kept whole (the streaming check keeps a
+        // window of them).
+        let mut at = Vec::new();
         for item in EventReader::new(bytes, origin) {
             let result = item.and_then(|(raw, line, column)| {
+                at.push(Position { line, column });
                 checker.push_raw(raw).map_err(|message| {
                     ReadError::new(
                         ReadErrorKind::Shape,
@@ -1561,6 +1650,9 @@ mod tests {
             None => checker.finish(),
             Some(_) => checker.abandon(),
         });
+        for d in &mut diagnostics {
+            d.position = at.get(d.event_index).copied();
+        }
         Checked {
             summary: checker.summary(),
             diagnostics,
@@ -1612,6 +1704,31 @@ mod tests {
             Just(ProfileMode::Fixed(Profile::Rfd082)),
             Just(ProfileMode::Fixed(Profile::Rfd083)),
         ]
+    }
+
+    /// Rule: CLI-CHECK-POSITIONS — the window keeps the positions of the
+    /// last `POSITION_WINDOW` events and forgets older ones, so memory stays
+    /// bounded and an old event gets no position rather than a wrong one.
+    #[test]
+    fn position_window_forgets_only_what_fell_out() {
+        let mut p = Positions::new();
+        assert_eq!(p.get(0), None, "nothing read yet");
+        let n = POSITION_WINDOW + 10;
+        for i in 0..n {
+            p.push(i + 1, 3);
+        }
+        assert_eq!(p.ring.len(), POSITION_WINDOW);
+        assert_eq!(p.get(9), None, "fell out of the window");
+        assert_eq!(p.get(n), None, "not read yet");
+        for i in [10, n / 2, n - 1] {
+            assert_eq!(
+                p.get(i),
+                Some(Position {
+                    line: i + 1,
+                    column: 3
+                })
+            );
+        }
     }
 
     proptest! {

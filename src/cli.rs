@@ -571,7 +571,7 @@ fn event_positions(
     };
     let mut events = EventReader::new(BufReader::with_capacity(1 << 16, f), "");
     let mut index = 0;
-    while let Some(Ok(((), line, column))) = events.next_with(|_| ()) {
+    while let Some(Ok(((), line, column))) = events.next_with(|_, _, _| ()) {
         if wanted.contains(&index) {
             found.insert(index, (line, column));
         }
@@ -606,8 +606,16 @@ impl Reporter for SarifReporter {
         error: Option<&InputError>,
     ) -> io::Result<()> {
         let on_disk = origin != "<stdin>";
-        let wanted = self.file.iter().map(|d| d.event_index).collect();
-        let positions = if on_disk {
+        // Each diagnostic carries where its event starts; one about an
+        // event too far back in a huge turn (`check::POSITION_WINDOW`) is
+        // placed by reading the file again.
+        let wanted: std::collections::BTreeSet<usize> = self
+            .file
+            .iter()
+            .filter(|d| d.position.is_none())
+            .map(|d| d.event_index)
+            .collect();
+        let positions = if on_disk && !wanted.is_empty() {
             event_positions(Path::new(origin), &wanted)
         } else {
             Default::default()
@@ -615,7 +623,11 @@ impl Reporter for SarifReporter {
         let uri = sarif_uri(origin);
         for d in self.file.drain(..) {
             let mut physical = serde_json::json!({"artifactLocation": {"uri": uri}});
-            if let Some((line, column)) = positions.get(&d.event_index) {
+            let at = d
+                .position
+                .map(|p| (p.line, p.column))
+                .or_else(|| positions.get(&d.event_index).copied());
+            if let Some((line, column)) = at {
                 physical["region"] = serde_json::json!({"startLine": line, "startColumn": column});
             }
             let rule_index = check::rules::ALL.iter().position(|(id, _)| *id == d.rule);

@@ -71,6 +71,7 @@ fn diag(
         event_index,
         ids,
         message,
+        position: None,
     }
 }
 

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use inquiry_model::check::rules::{self as r};
 use inquiry_model::check::{
-    Checked, Profile, ProfileMode, Rule, TurnsByProfile, check_bytes, check_events,
+    Checked, Diagnostic, Position, Profile, ProfileMode, Rule, TurnsByProfile, check_bytes,
+    check_events,
 };
 use inquiry_model::wire::Stream;
 use serde_json::{Value, json};
@@ -1201,7 +1202,18 @@ fn typed_events_are_judged_like_their_bytes() {
             for mode in [AUTO, R082, R083] {
                 let typed = check_events(&stream.events, DAMAGED, mode);
                 let raw = check_bytes(&bytes, DAMAGED, mode);
-                assert_eq!(typed.diagnostics, raw.diagnostics, "{mode}");
+                // Only bytes have positions; the judgment is the same.
+                assert!(typed.diagnostics.iter().all(|d| d.position.is_none()));
+                assert!(raw.diagnostics.iter().all(|d| d.position.is_some()));
+                let unplaced: Vec<_> = raw
+                    .diagnostics
+                    .into_iter()
+                    .map(|d| Diagnostic {
+                        position: None,
+                        ..d
+                    })
+                    .collect();
+                assert_eq!(typed.diagnostics, unplaced, "{mode}");
                 assert_eq!(typed.summary, raw.summary, "{mode}");
             }
         }
@@ -1509,4 +1521,37 @@ fn deferred_findings_flush_in_event_order_with_their_own_ids() {
         c.diagnostics[2].message
     );
     assert_eq!(c.summary.diagnostics, want.len());
+}
+
+/// Rule: CLI-CHECK-POSITIONS — a diagnostic names the line and byte column
+/// where its event starts, counted as the reader counts them. The stream is
+/// a pretty array written by hand, so the expected positions are read off
+/// the text below, not computed by the reader.
+#[test]
+fn diagnostics_carry_the_position_of_their_event() {
+    let text = concat!(
+        "[\n",
+        "  {\"type\": \"turn_start\"},\n",
+        "  {\"type\": \"tool_call_request\", \"id\": \"c1\", \"name\": \"fs\"},\n",
+        "    {\"type\": \"inquiry_request\", \"id\": \"c1.q.1\",\n",
+        "     \"source\": {\"source\": \"tool\", \"name\": \"fs\"},\n",
+        "     \"question\": {\"text\": \"?\", \"answer_type\": {\"type\": \"boolean\"}}},\n",
+        "  {\"type\": \"tool_call_response\", \"id\": \"c1\"}\n",
+        "]\n",
+    );
+    let c = check_bytes(text.as_bytes(), "pretty.json", R082);
+    assert_eq!(c.error, None);
+    let paired = c
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == r::PAIRED)
+        .expect("the request is unanswered");
+    assert_eq!(paired.event_index, 2);
+    assert_eq!(paired.position, Some(Position { line: 4, column: 5 }));
+    assert!(
+        paired
+            .to_string()
+            .starts_with("pretty.json: turn 0, event 2 (line 4, column 5): "),
+        "{paired}"
+    );
 }

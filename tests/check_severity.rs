@@ -134,7 +134,8 @@ fn cli_exits_on_errors_only_unless_strict_and_prints_severity() {
     let out = cli(&d.0, &["check", "warn.jsonl"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
-        text(&out).starts_with("warn.jsonl: turn 0, event 4: warning: CHECK-PAIRED: "),
+        text(&out)
+            .starts_with("warn.jsonl: turn 0, event 4 (line 5, column 1): warning: CHECK-PAIRED: "),
         "{}",
         text(&out)
     );

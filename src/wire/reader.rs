@@ -301,7 +301,7 @@ impl<R: BufRead> EventReader<R> {
     /// Reads the next raw event with its starting line and column.
     fn next_raw<T>(
         &mut self,
-        f: impl FnOnce(FieldsRef<'_>) -> T,
+        f: impl FnOnce(FieldsRef<'_>, usize, usize) -> T,
     ) -> Result<Option<(T, usize, usize)>, ReadError> {
         if self.format.is_none() {
             self.skip_bom()?;
@@ -424,7 +424,7 @@ impl<R: BufRead> EventReader<R> {
     /// Reads the event object that starts here and hands its fields to `f`.
     fn read_object<T>(
         &mut self,
-        f: impl FnOnce(FieldsRef<'_>) -> T,
+        f: impl FnOnce(FieldsRef<'_>, usize, usize) -> T,
     ) -> Result<Option<(T, usize, usize)>, ReadError> {
         match self.peek_non_ws()? {
             Some(b'{') => {}
@@ -453,7 +453,7 @@ impl<R: BufRead> EventReader<R> {
         if let Some(event) = read_event(chunk) {
             self.pos.advance_read(&event);
             let len = event.len;
-            let out = f(event.fields);
+            let out = f(event.fields, line, column);
             self.inner.consume(len);
             self.index += 1;
             return Ok(Some((out, line, column)));
@@ -499,13 +499,13 @@ impl<R: BufRead> EventReader<R> {
                 };
                 let bytes = &chunk[..end];
                 self.pos.advance(bytes);
-                let parsed = parse_event(bytes, f);
+                let parsed = parse_event(bytes, |fields| f(fields, line, column));
                 self.inner.consume(end);
                 parsed
             }
             None => {
                 self.pos.advance(&self.buf);
-                parse_event(&self.buf, f)
+                parse_event(&self.buf, |fields| f(fields, line, column))
             }
         };
         match parsed {
@@ -534,11 +534,12 @@ impl<R: BufRead> EventReader<R> {
     }
 
     /// Reads the next event and hands its fields, borrowed from the input,
-    /// to `f`: what the oracle uses, so that it copies nothing it does not
-    /// read. After the first error nothing more is read.
+    /// with the line and column where it starts, to `f`: what the oracle
+    /// uses, so that it copies nothing it does not read. After the first
+    /// error nothing more is read.
     pub(crate) fn next_with<T>(
         &mut self,
-        f: impl FnOnce(FieldsRef<'_>) -> T,
+        f: impl FnOnce(FieldsRef<'_>, usize, usize) -> T,
     ) -> Option<Result<(T, usize, usize), ReadError>> {
         if self.done {
             return None;
@@ -562,7 +563,7 @@ impl<R: BufRead> Iterator for EventReader<R> {
     type Item = Result<(RawEvent, usize, usize), ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_with(|fields| RawEvent {
+        self.next_with(|fields, _, _| RawEvent {
             fields: fields
                 .into_iter()
                 .map(|(k, v)| (k.into_owned(), Opaque(v.into())))
