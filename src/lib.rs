@@ -23,11 +23,15 @@
 //! - [`ask_user`], [`prompt`], [`config`]: RFD 083's built-in, the
 //!   prompter's presentation, tool configuration.
 //! - [`scenario`]: the input language and `scenario::run(&Scenario) -> Trace`.
-//! - [`check`]: the oracle over persisted streams (`CHECK-*`) and the
-//!   invariants of the model's runs (`INV-*`).
+//! - [`check`]: the oracle over persisted streams (`CHECK-*`); it never
+//!   needs the model, so it judges any implementation's streams.
+//! - [`invariants`]: the invariants of the model's runs (`INV-*`).
+//! - [`rule`]: the `CHECK-*` and `INV-*` rule IDs as one type.
 //! - [`explore`], [`amend`], [`conformance`]: exhaustive small-scope
 //!   exploration, profile diffs and the invariant matrix, the conformance
 //!   runner and vectors.
+//! - [`fuzzing`]: the fuzz targets' entry points, their structured decoders
+//!   and seeds.
 //! - [`strategy`]: proptest strategies for the wire types.
 //! - [`corpus`]: a seeded corpus of streams in the on-disk shape of real
 //!   pre-082 conversations (`tests/corpus/jp-like/`).

@@ -22,6 +22,8 @@ const R083: ProfileMode = ProfileMode::Fixed(Profile::Rfd083);
 
 mod external;
 
+/// The bundled example streams, relative to the crate root (`stream_files`
+/// resolves it from there, not from the working directory).
 const EXAMPLES: &str = "spec/examples";
 
 /// A hand-built stream, one JSON object per event.
@@ -961,8 +963,9 @@ fn diagnostics_stay_on_one_line() {
 // ---------------------------------------------------------------------------
 
 fn stream_files(dir: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json" || e == "jsonl"))
         .collect();
