@@ -44,9 +44,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use inquiry_model::check::trace::check_trace;
 use inquiry_model::check::{self, ProfileMode};
 use inquiry_model::explore::{self, Family};
+use inquiry_model::invariants::check_trace;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::strategy::scenario_under;
 use inquiry_model::scenario::{self, RunOptions};

@@ -14,9 +14,9 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::check::trace::{INVARIANTS, check_step, check_trace};
 use crate::coordinator::RouteTaken;
 use crate::explore::{self, Family};
+use crate::invariants::{INVARIANTS, check_step, check_trace};
 use crate::profile::ProfileName;
 use crate::scenario::strategy;
 use crate::scenario::{self, RunOptions, Scenario, Trace};
@@ -734,11 +734,11 @@ pub fn invariants(profile: ProfileName, scenarios: &[Scenario]) -> Vec<Verdict> 
         diags.extend(check_trace(&t, &s));
         let mut seen = BTreeSet::new();
         for d in diags {
-            if !seen.insert(d.rule) {
+            if !seen.insert(d.rule.id()) {
                 continue;
             }
             let e = found
-                .entry(d.rule.to_owned())
+                .entry(d.rule.id().to_owned())
                 .or_insert_with(|| (0, s.clone(), d.to_string()));
             e.0 += 1;
             if weight(&s) < weight(&e.1) {
@@ -747,7 +747,7 @@ pub fn invariants(profile: ProfileName, scenarios: &[Scenario]) -> Vec<Verdict> 
             }
         }
     }
-    let mut rules: BTreeSet<String> = INVARIANTS.iter().map(|r| (*r).to_owned()).collect();
+    let mut rules: BTreeSet<String> = INVARIANTS.iter().map(|r| r.id().to_owned()).collect();
     rules.extend(found.keys().cloned());
     rules
         .into_iter()

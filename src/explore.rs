@@ -31,8 +31,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::check::Diagnostic;
-use crate::check::trace::{LEGACY_KNOWN_GAPS, check_step, check_trace};
 use crate::coordinator::{Call, RunPolicy};
+use crate::invariants::{LEGACY_KNOWN_GAPS, check_step, check_trace};
 use crate::profile::ProfileName;
 use crate::routing::InquiryErrorKind;
 use crate::scenario::{
@@ -410,7 +410,7 @@ pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
         if s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule) {
             *report
                 .legacy_known_gaps
-                .entry(d.rule.to_owned())
+                .entry(d.rule.id().to_owned())
                 .or_default() += 1;
         } else {
             bad.push(d.to_string());

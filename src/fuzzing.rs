@@ -390,7 +390,10 @@ pub fn stream_reader(data: &[u8]) {
     let errors = whole.iter().filter(|r| r.is_err()).count();
     assert!(errors <= 1, "FUZZ-READER-CHUNKING: more than one error");
     if let Some(Err(e)) = whole.last() {
-        assert!(e.line >= 1 && e.column >= 1, "positions are 1-based: {e:?}");
+        assert!(
+            e.line() >= 1 && e.column() >= 1,
+            "positions are 1-based: {e:?}"
+        );
         assert!(
             !e.to_string().contains(LINE_BREAKS),
             "a read error prints as one line: {e}"
@@ -726,9 +729,9 @@ pub fn sanitize(data: &[u8]) {
 /// Target `scenario` (rules `FUZZ-MODEL-INVARIANTS`): the model over
 /// scenarios decoded by [`structured::scenario`]. `scenario::validate`
 /// accepts them, they run, the same scenario gives the same trace, and
-/// `check::trace::check_trace` finds nothing, except, under the legacy
+/// `invariants::check_trace` finds nothing, except, under the legacy
 /// profile, the gaps RFD 082 exists to close
-/// (`check::trace::LEGACY_KNOWN_GAPS`).
+/// (`invariants::LEGACY_KNOWN_GAPS`).
 pub fn scenario(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let Ok(s) = structured::scenario(&mut u) else {
@@ -744,10 +747,11 @@ pub fn scenario(data: &[u8]) {
             show(&s)
         ),
     };
-    let found: Vec<_> = check::trace::check_trace(&trace, &s)
+    let found: Vec<_> = crate::invariants::check_trace(&trace, &s)
         .into_iter()
         .filter(|d| {
-            s.profile != ProfileName::Legacy || !check::trace::LEGACY_KNOWN_GAPS.contains(&d.rule)
+            s.profile != ProfileName::Legacy
+                || !crate::invariants::LEGACY_KNOWN_GAPS.contains(&d.rule)
         })
         .collect();
     assert!(

@@ -26,11 +26,15 @@
 //! - [`builtins`]: the built-in registry (RFD 083 `builtins::all()`).
 //! - [`cache_key`]: the turn cache's keys (RFD 082).
 //! - [`scenario`]: the input language and `scenario::run(&Scenario) -> Trace`.
-//! - [`check`]: the oracle over persisted streams (`CHECK-*`) and the
-//!   invariants of the model's runs (`INV-*`).
+//! - [`check`]: the oracle over persisted streams (`CHECK-*`); it never
+//!   needs the model, so it judges any implementation's streams.
+//! - [`invariants`]: the invariants of the model's runs (`INV-*`).
+//! - [`rule`]: the `CHECK-*` and `INV-*` rule IDs as one type.
 //! - [`explore`], [`amend`], [`conformance`]: exhaustive small-scope
 //!   exploration, profile diffs and the invariant matrix, the conformance
 //!   runner and vectors.
+//! - [`fuzzing`]: the fuzz targets' entry points, their structured decoders
+//!   and seeds.
 //! - [`strategy`]: proptest strategies for the wire types.
 //! - [`corpus`]: a seeded corpus of streams in the on-disk shape of real
 //!   pre-082 conversations (`tests/corpus/jp-like/`).
@@ -54,9 +58,11 @@ pub mod corpus;
 pub mod explore;
 pub mod fuzzing;
 pub mod inquiry;
+pub mod invariants;
 pub mod profile;
 pub mod prompt;
 pub mod routing;
+pub mod rule;
 pub mod scenario;
 pub mod strategy;
 pub mod stream;

@@ -518,21 +518,59 @@ impl Trace {
     }
 }
 
-/// Why a scenario could not run.
+/// Why a scenario could not run: the scenario's fault, or the model's.
+///
+/// The two are different answers for a user. An [`Unacceptable`] scenario is
+/// input the model does not take (an MCP tool that asks, an unknown toggle,
+/// a call of a tool the scenario does not define): fix the scenario. A
+/// [`Crash`] is the model failing on a scenario it accepted (the coordinator
+/// refused an input the driver built, a run that does not end): a bug in
+/// the model, to report.
+///
+/// [`Unacceptable`]: ScenarioError::Unacceptable
+/// [`Crash`]: ScenarioError::Crash
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScenarioError(pub String);
+pub enum ScenarioError {
+    /// The scenario is not one the model can run; the message names the
+    /// part at fault.
+    Unacceptable(String),
+    /// The model failed on a scenario it accepted.
+    Crash(String),
+}
+
+impl ScenarioError {
+    /// The message, without saying whose fault it is.
+    pub fn message(&self) -> &str {
+        match self {
+            ScenarioError::Unacceptable(m) | ScenarioError::Crash(m) => m,
+        }
+    }
+
+    /// Whether the scenario is at fault (rather than the model).
+    pub fn is_unacceptable(&self) -> bool {
+        match self {
+            ScenarioError::Unacceptable(_) => true,
+            ScenarioError::Crash(_) => false,
+        }
+    }
+}
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ScenarioError::Unacceptable(m) => f.write_str(m),
+            ScenarioError::Crash(m) => write!(f, "model crash: {m}"),
+        }
     }
 }
 
 impl std::error::Error for ScenarioError {}
 
+/// The coordinator refusing an input the driver built is the model's
+/// fault: the driver only builds inputs of an accepted scenario.
 impl From<CoordinatorError> for ScenarioError {
     fn from(e: CoordinatorError) -> Self {
-        ScenarioError(format!("coordinator: {e}"))
+        ScenarioError::Crash(format!("coordinator: {e}"))
     }
 }
 
@@ -819,7 +857,9 @@ impl<'s, 'o> Driver<'s, 'o> {
     ) -> Result<(), ScenarioError> {
         self.steps += 1;
         if self.steps > MAX_STEPS {
-            return Err(ScenarioError(format!("the run exceeded {MAX_STEPS} steps")));
+            return Err(ScenarioError::Crash(format!(
+                "the run exceeded {MAX_STEPS} steps"
+            )));
         }
         let returned = matches!(input, Input::ToolReturned { .. });
         // A hard quit (LIFE-TOKEN-CAUSE): the inquiry's response is the last
@@ -1033,10 +1073,11 @@ impl<'s, 'o> Driver<'s, 'o> {
             Work::Invoke { call, answers } => {
                 let state = &mut calls[call];
                 let name = state.call.tool.clone();
-                let setup =
-                    self.scenario.tools.get(&name).ok_or_else(|| {
-                        ScenarioError(format!("unknown tool `{name}` was invoked"))
-                    })?;
+                let setup = self.scenario.tools.get(&name).ok_or_else(|| {
+                    ScenarioError::Unacceptable(format!(
+                        "a call names tool `{name}`, which the scenario does not define"
+                    ))
+                })?;
                 // RFD 083 "Built-in aliasing": the executor is found by the
                 // config key; an alias has none and fails with `NotFound`.
                 let executor = setup.executor(&name);
@@ -1138,8 +1179,8 @@ impl<'s, 'o> Driver<'s, 'o> {
                                 Input::PromptCancelled { call, inquiry_id }
                             }
                             other => {
-                                return Err(ScenarioError(format!(
-                                    "internal: a prompter failure mapped to {other:?}"
+                                return Err(ScenarioError::Crash(format!(
+                                    "a prompter failure mapped to {other:?}"
                                 )));
                             }
                         }
@@ -1251,26 +1292,27 @@ pub fn enabled_tools(scenario: &Scenario) -> Result<IndexMap<String, Enable>, Sc
         .iter()
         .map(|t| Toggle::parse(t))
         .collect::<Result<Vec<_>, String>>()
-        .map_err(ScenarioError)?;
+        .map_err(ScenarioError::Unacceptable)?;
     let enables = scenario
         .tools
         .iter()
         .map(|(n, t)| (n.clone(), t.enable(n)))
         .collect();
-    toggle_enables(&enables, &toggles).map_err(|e| ScenarioError(e.to_string()))
+    toggle_enables(&enables, &toggles).map_err(|e| ScenarioError::Unacceptable(e.to_string()))
 }
 
-/// Rejects scenarios the model cannot run, with a message naming the part.
+/// Rejects scenarios the model cannot run, with a message naming the part
+/// (always [`ScenarioError::Unacceptable`]).
 pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
     for (name, tool) in &scenario.tools {
         match (&tool.program, tool.executor(name)) {
             (Program::Script { asks, .. }, Ok(ToolSource::Mcp)) if !asks.is_empty() => {
-                return Err(ScenarioError(format!(
+                return Err(ScenarioError::Unacceptable(format!(
                     "tool `{name}`: an MCP tool cannot ask questions (the MCP protocol has no NeedsInput)"
                 )));
             }
             (Program::Local { .. }, Ok(ToolSource::Builtin { .. } | ToolSource::Mcp)) => {
-                return Err(ScenarioError(format!(
+                return Err(ScenarioError::Unacceptable(format!(
                     "tool `{name}`: a local program runs only as a local tool (source `local`)"
                 )));
             }

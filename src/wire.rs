@@ -1266,4 +1266,4 @@ impl Serialize for Event {
 
 mod reader;
 pub(crate) use reader::FieldsRef;
-pub use reader::{EventReader, Format, ReadError, Stream};
+pub use reader::{EventReader, Format, ReadError, ReadErrorKind, Stream};

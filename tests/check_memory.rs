@@ -98,7 +98,7 @@ fn a_long_turn_still_finds_a_repeat_of_its_first_and_last_id() {
             let answer_of_7 = 2 + 2 * 7 + 1;
             let cites = d.message.contains(&format!("event {first}"))
                 || d.message.contains(&format!("event {answer_of_7}"));
-            (d.rule, d.event_index, cites)
+            (d.rule.id(), d.event_index, cites)
         })
         .collect();
     let n = 2 + 2 * REQUESTS;

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use inquiry_model::check::rules::{self as r};
 use inquiry_model::check::{
-    Checked, Profile, ProfileMode, TurnsByProfile, check_bytes, check_events,
+    Checked, Diagnostic, Position, Profile, ProfileMode, Rule, TurnsByProfile, check_bytes,
+    check_events,
 };
 use inquiry_model::wire::Stream;
 use serde_json::{Value, json};
@@ -21,6 +22,8 @@ const R083: ProfileMode = ProfileMode::Fixed(Profile::Rfd083);
 
 mod external;
 
+/// The bundled example streams, relative to the crate root (`stream_files`
+/// resolves it from there, not from the working directory).
 const EXAMPLES: &str = "spec/examples";
 
 /// A hand-built stream, one JSON object per event.
@@ -111,7 +114,7 @@ fn run(s: &S, mode: ProfileMode) -> Checked {
     c
 }
 
-fn found(s: &S, mode: ProfileMode) -> Vec<(&'static str, usize, usize)> {
+fn found(s: &S, mode: ProfileMode) -> Vec<(inquiry_model::check::Rule, usize, usize)> {
     run(s, mode)
         .diagnostics
         .iter()
@@ -911,7 +914,7 @@ fn read_error_keeps_earlier_findings() {
     bytes.extend_from_slice(b"{\"type\": \"inquiry_response\", \"id\": ");
     let c = check_bytes(&bytes, "cut.jsonl", R082);
     let e = c.error.expect("the stream is cut");
-    assert_eq!(e.event_index, Some(7));
+    assert_eq!(e.event_index(), Some(7));
     let got: Vec<_> = c
         .diagnostics
         .iter()
@@ -931,10 +934,10 @@ fn typing_error_names_the_event() {
     );
     let c = check_bytes(&bytes, "bad.jsonl", AUTO);
     let e = c.error.expect("unknown outcome is an error");
-    assert_eq!(e.event_index, Some(4));
-    assert_eq!(e.line, 5);
+    assert_eq!(e.event_index(), Some(4));
+    assert_eq!(e.line(), 5);
     assert!(
-        e.message
+        e.message()
             .contains("unknown inquiry_response outcome `maybe`")
     );
 }
@@ -960,8 +963,9 @@ fn diagnostics_stay_on_one_line() {
 // ---------------------------------------------------------------------------
 
 fn stream_files(dir: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json" || e == "jsonl"))
         .collect();
@@ -1121,7 +1125,7 @@ fn healed(path: &Path) -> Vec<Value> {
     events
 }
 
-fn damaged_findings(events: &[Value], mode: ProfileMode) -> Vec<(&'static str, usize, usize)> {
+fn damaged_findings(events: &[Value], mode: ProfileMode) -> Vec<(Rule, usize, usize)> {
     let c = check_bytes(&to_bytes(events), DAMAGED, mode);
     assert_eq!(c.error, None);
     c.diagnostics
@@ -1201,7 +1205,18 @@ fn typed_events_are_judged_like_their_bytes() {
             for mode in [AUTO, R082, R083] {
                 let typed = check_events(&stream.events, DAMAGED, mode);
                 let raw = check_bytes(&bytes, DAMAGED, mode);
-                assert_eq!(typed.diagnostics, raw.diagnostics, "{mode}");
+                // Only bytes have positions; the judgment is the same.
+                assert!(typed.diagnostics.iter().all(|d| d.position.is_none()));
+                assert!(raw.diagnostics.iter().all(|d| d.position.is_some()));
+                let unplaced: Vec<_> = raw
+                    .diagnostics
+                    .into_iter()
+                    .map(|d| Diagnostic {
+                        position: None,
+                        ..d
+                    })
+                    .collect();
+                assert_eq!(typed.diagnostics, unplaced, "{mode}");
                 assert_eq!(typed.summary, raw.summary, "{mode}");
             }
         }
@@ -1415,7 +1430,7 @@ fn diagnostic_lines_read_well() {
     let seen: std::collections::BTreeSet<&str> =
         out.lines().filter_map(|l| l.split(": ").nth(3)).collect();
     for (id, _) in r::ALL {
-        assert!(seen.contains(id), "no case shows {id}");
+        assert!(seen.contains(id.id()), "no case shows {id}");
     }
     insta::assert_snapshot!(out);
 }
@@ -1437,7 +1452,7 @@ fn catalog_lists_every_check_rule() {
         .iter()
         .map(|l| l.trim_start_matches("| ").split(' ').next().unwrap())
         .collect();
-    let mut want: Vec<&str> = r::ALL.iter().map(|(id, _)| *id).collect();
+    let mut want: Vec<&str> = r::ALL.iter().map(|(id, _)| id.id()).collect();
     let mut got = ids.clone();
     want.sort_unstable();
     got.sort_unstable();
@@ -1478,12 +1493,12 @@ fn deferred_findings_flush_in_event_order_with_their_own_ids() {
         .turn() // 9
         .ask("a.q.1", boolean()); // 10: no call, never answered (last turn)
     let c = run(&s, R082);
-    let got: Vec<(&str, usize, usize, String)> = c
+    let got: Vec<(Rule, usize, usize, String)> = c
         .diagnostics
         .iter()
         .map(|d| (d.rule, d.turn, d.event_index, d.ids.join(",")))
         .collect();
-    let want: Vec<(&str, usize, usize, String)> = vec![
+    let want: Vec<(Rule, usize, usize, String)> = vec![
         (r::RESPONSE_AFTER_REQUEST, 0, 1, "x.q.1".into()),
         (r::PLACEMENT, 0, 2, "a.q.1".into()),
         (r::PAIRED, 0, 2, "a.q.1".into()),
@@ -1509,4 +1524,37 @@ fn deferred_findings_flush_in_event_order_with_their_own_ids() {
         c.diagnostics[2].message
     );
     assert_eq!(c.summary.diagnostics, want.len());
+}
+
+/// Rule: CLI-CHECK-POSITIONS — a diagnostic names the line and byte column
+/// where its event starts, counted as the reader counts them. The stream is
+/// a pretty array written by hand, so the expected positions are read off
+/// the text below, not computed by the reader.
+#[test]
+fn diagnostics_carry_the_position_of_their_event() {
+    let text = concat!(
+        "[\n",
+        "  {\"type\": \"turn_start\"},\n",
+        "  {\"type\": \"tool_call_request\", \"id\": \"c1\", \"name\": \"fs\"},\n",
+        "    {\"type\": \"inquiry_request\", \"id\": \"c1.q.1\",\n",
+        "     \"source\": {\"source\": \"tool\", \"name\": \"fs\"},\n",
+        "     \"question\": {\"text\": \"?\", \"answer_type\": {\"type\": \"boolean\"}}},\n",
+        "  {\"type\": \"tool_call_response\", \"id\": \"c1\"}\n",
+        "]\n",
+    );
+    let c = check_bytes(text.as_bytes(), "pretty.json", R082);
+    assert_eq!(c.error, None);
+    let paired = c
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == r::PAIRED)
+        .expect("the request is unanswered");
+    assert_eq!(paired.event_index, 2);
+    assert_eq!(paired.position, Some(Position { line: 4, column: 5 }));
+    assert!(
+        paired
+            .to_string()
+            .starts_with("pretty.json: turn 0, event 2 (line 4, column 5): "),
+        "{paired}"
+    );
 }

@@ -8,7 +8,7 @@ use inquiry_model::stream::{arb, sanitize};
 use inquiry_model::wire::{EventKind, Stream};
 use proptest::prelude::*;
 
-const PAIRING: [&str; 4] = [
+const PAIRING: [inquiry_model::check::Rule; 4] = [
     r::TOOL_PAIRED,
     r::PAIRED,
     r::TURN_SCOPED,
@@ -63,6 +63,6 @@ proptest! {
         let mut events = events;
         events.remove(responses[pick.index(responses.len())]);
         let found = pairing_findings(events);
-        prop_assert!(found.iter().any(|d| d.contains(r::TOOL_PAIRED)), "{found:#?}");
+        prop_assert!(found.iter().any(|d| d.contains(r::TOOL_PAIRED.id())), "{found:#?}");
     }
 }

@@ -134,7 +134,8 @@ fn cli_exits_on_errors_only_unless_strict_and_prints_severity() {
     let out = cli(&d.0, &["check", "warn.jsonl"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
-        text(&out).starts_with("warn.jsonl: turn 0, event 4: warning: CHECK-PAIRED: "),
+        text(&out)
+            .starts_with("warn.jsonl: turn 0, event 4 (line 5, column 1): warning: CHECK-PAIRED: "),
         "{}",
         text(&out)
     );
@@ -209,7 +210,7 @@ fn cli_sarif_is_a_sarif_2_1_0_log() {
         .iter()
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    let want: Vec<&str> = r::ALL.iter().map(|(id, _)| *id).collect();
+    let want: Vec<&str> = r::ALL.iter().map(|(id, _)| id.id()).collect();
     assert_eq!(rules, want);
     for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
         assert!(rule["shortDescription"]["text"].is_string());

@@ -95,7 +95,8 @@ fn tool_paired_reports_response_without_request() {
 /// clean: real writers pair their tool calls.
 #[test]
 fn tool_paired_real_and_bundled_streams_are_clean() {
-    let mut dirs = vec![std::path::PathBuf::from("spec/examples")];
+    // From the crate root, whatever the working directory.
+    let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/examples")];
     if let Some(d) = std::env::var_os("INQUIRY_MODEL_REAL_STREAMS") {
         dirs.push(d.into());
     }

@@ -90,8 +90,7 @@ fn stream(answered: bool) -> String {
     lines(&ev)
 }
 
-const ORPHAN_LINE: &str =
-    "turn 0, event 2: error: CHECK-PAIRED: inquiry request `c1.q.1` has no response in its turn";
+const ORPHAN_LINE: &str = "turn 0, event 2 (line 3, column 1): error: CHECK-PAIRED: inquiry request `c1.q.1` has no response in its turn";
 
 // ---------------------------------------------------------------------------
 // Help and subcommands
@@ -566,7 +565,8 @@ fn cli_check_large_stream_in_bounded_memory() {
     assert_eq!(found.len(), 1, "{text}");
     assert!(
         found[0].ends_with(&format!(
-            ": turn {turn}, event {orphan}: error: CHECK-PAIRED: inquiry request `last.q.1` has no response in its turn"
+            ": turn {turn}, event {orphan} (line {}, column 1): error: CHECK-PAIRED: inquiry request `last.q.1` has no response in its turn",
+            orphan + 1
         )),
         "{}",
         found[0]

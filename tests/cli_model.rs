@@ -95,6 +95,47 @@ fn run_rejects_bad_scenarios_clearly() {
     let o = bin(&["run", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("MCP"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the scenario cannot run"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !stderr(&o).contains("crash"),
+        "the scenario's fault: {}",
+        stderr(&o)
+    );
+}
+
+/// Rule: CLI-RUN — whose fault a failed run is: the scenario's
+/// (`Unacceptable`: validation, toggles) or the model's
+/// (`Crash`: the coordinator refusing an input the driver built). The
+/// classes are written here by hand, one per way to fail.
+#[test]
+fn unacceptable_scenarios_and_model_crashes_are_told_apart() {
+    use inquiry_model::coordinator::CoordinatorError;
+    use inquiry_model::scenario::{self, Scenario, ScenarioError};
+    let parse = |text: &str| -> Scenario { serde_json::from_str(text).unwrap() };
+    let mcp_asks = parse(
+        r#"{"tools": {"m": {"source": {"kind": "mcp"}, "program": {"kind": "script", "asks": [
+            {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}},
+            "turns": [{"cycles": [[{"id": "c", "tool": "m"}]]}]}"#,
+    );
+    let e = scenario::validate(&mcp_asks).unwrap_err();
+    assert!(e.is_unacceptable(), "{e}");
+    assert_eq!(scenario::run(&mcp_asks).unwrap_err(), e);
+    let toggles = parse(r#"{"tools": {}, "toggles": ["-T nope"], "turns": []}"#);
+    assert!(matches!(
+        scenario::run(&toggles),
+        Err(ScenarioError::Unacceptable(_))
+    ));
+    let crash = ScenarioError::from(CoordinatorError("EndTurn outside a turn".to_owned()));
+    assert!(!crash.is_unacceptable());
+    assert_eq!(
+        crash.to_string(),
+        "model crash: coordinator: EndTurn outside a turn"
+    );
+    assert_eq!(crash.message(), "coordinator: EndTurn outside a turn");
 }
 
 /// Rule: CLI-VECTORS — `vectors` writes the same files as the committed set

@@ -7,8 +7,8 @@
 //! this test gives the same verdicts on every machine.
 
 use inquiry_model::check::Diagnostic;
-use inquiry_model::check::trace::{check_step, check_trace};
 use inquiry_model::coordinator::Faults;
+use inquiry_model::invariants::{check_step, check_trace};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::strategy::{scenario_under, size};
 use inquiry_model::scenario::{self, RunOptions, Scenario};
@@ -51,7 +51,7 @@ fn catch(faults: Faults) -> (Scenario, Vec<&'static str>) {
         Err(TestError::Fail(_, minimal)) => {
             let rules = violations(&minimal, faults)
                 .into_iter()
-                .map(|d| d.rule)
+                .map(|d| d.rule.id())
                 .collect();
             (minimal, rules)
         }

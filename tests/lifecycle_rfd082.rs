@@ -885,13 +885,13 @@ fn token_causes_record_user_and_persist_by_cause() {
     let s = scenario(one_boolean_call(json!({
         "tty": false, "backend": [{"reply": "cancelled", "cause": "hard_quit"}]
     })));
-    assert_eq!(inquiry_model::check::trace::check_trace(&quit, &s), []);
+    assert_eq!(inquiry_model::invariants::check_trace(&quit, &s), []);
     let bytes = serde_json::to_vec(&quit.persisted_json()).unwrap();
     let checked = inquiry_model::check::check_bytes(&bytes, "quit", Default::default());
     let found: Vec<_> = checked
         .diagnostics
         .iter()
-        .map(|d| (d.rule, d.event_index))
+        .map(|d| (d.rule.id(), d.event_index))
         .collect();
     assert_eq!(found, [("CHECK-TOOL-PAIRED", 2)]);
     let events = inquiry_model::wire::Stream::from_slice(&bytes, "quit")

@@ -471,4 +471,8 @@ fn enable_and_toggles_drive_the_lifecycle() {
     // A toggle naming no tool is a clear error, not a silent no-op.
     let err = inquiry_model::scenario::run(&scenario(v(json!(["-T nope"])))).unwrap_err();
     assert_eq!(err.to_string(), "no tool named `nope` is configured");
+    assert!(
+        err.is_unacceptable(),
+        "a bad toggle is the scenario's fault"
+    );
 }

@@ -6,7 +6,7 @@
 //! are kept in `tests/properties.proptest-regressions`.
 
 use inquiry_model::check::Diagnostic;
-use inquiry_model::check::trace::{check_step, check_trace};
+use inquiry_model::invariants::{check_step, check_trace};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::strategy::{scenario, scenario_under};
 use inquiry_model::scenario::{self, RunOptions};
@@ -16,7 +16,7 @@ fn report(d: &[Diagnostic]) -> String {
     d.iter().map(|d| format!("{d}\n")).collect()
 }
 
-use inquiry_model::check::trace::LEGACY_KNOWN_GAPS as LEGACY_KNOWN;
+use inquiry_model::invariants::LEGACY_KNOWN_GAPS as LEGACY_KNOWN;
 
 proptest! {
     #![proptest_config(ProptestConfig { max_shrink_iters: 4096, ..ProptestConfig::default() })]

@@ -56,7 +56,7 @@ fn keys(checked: &Checked, origin: Option<&[Option<usize>]>) -> BTreeSet<Key> {
                 None => Some(d.event_index),
                 Some(o) => o.get(d.event_index).copied().flatten(),
             };
-            (d.rule, at)
+            (d.rule.id(), at)
         })
         .collect()
 }

@@ -112,3 +112,43 @@ fn every_cited_rule_is_in_the_catalog() {
         unknown.join("\n")
     );
 }
+
+/// Rule: every citation — the `Rule` type and the catalog list the same
+/// `CHECK-*` and `INV-*` IDs: each variant's ID is a row of
+/// `spec/RULES.md`, and each `CHECK-`/`INV-` row is a variant, so a
+/// diagnostic can only name a catalogued rule and no catalogued rule lacks
+/// its name in code.
+#[test]
+fn rule_type_and_catalog_agree() {
+    use inquiry_model::rule::Rule;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rules = catalog(&std::fs::read_to_string(root.join("spec/RULES.md")).unwrap());
+    let rows: BTreeSet<&str> = rules
+        .iter()
+        .map(|r| r.id.as_str())
+        .filter(|id| id.starts_with("CHECK-") || id.starts_with("INV-"))
+        .collect();
+    let variants: BTreeSet<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
+    assert_eq!(
+        variants.len(),
+        Rule::ALL.len(),
+        "a variant's ID is repeated"
+    );
+    let missing_rows: Vec<_> = variants.difference(&rows).collect();
+    let missing_variants: Vec<_> = rows.difference(&variants).collect();
+    assert!(
+        missing_rows.is_empty() && missing_variants.is_empty(),
+        "variants without a catalog row: {missing_rows:?}; rows without a variant: {missing_variants:?}"
+    );
+    // The oracle's own list names exactly the `CHECK-*` variants.
+    let checks: BTreeSet<&str> = inquiry_model::check::rules::ALL
+        .iter()
+        .map(|(r, _)| r.id())
+        .collect();
+    let check_variants: BTreeSet<&str> = variants
+        .iter()
+        .copied()
+        .filter(|id| id.starts_with("CHECK-"))
+        .collect();
+    assert_eq!(checks, check_variants);
+}

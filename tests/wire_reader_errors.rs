@@ -5,7 +5,7 @@
 use std::io::{self, BufReader, Read};
 
 use inquiry_model::strategy;
-use inquiry_model::wire::{EventReader, Format, ReadError, Stream};
+use inquiry_model::wire::{EventReader, Format, ReadError, ReadErrorKind, Stream};
 use proptest::prelude::*;
 
 /// One malformed input and the error it must give.
@@ -276,12 +276,12 @@ fn malformed_inputs_give_located_read_errors() {
         let origin = format!("conversations/{}.json", c.name.replace(' ', "-"));
         let e = read_err(&c.input, &origin);
         assert_eq!(
-            (e.event_index, e.line, e.column),
+            (e.event_index(), e.line(), e.column()),
             (c.event_index, c.line, c.column),
             "{}: {e}",
             c.name
         );
-        assert_eq!(e.origin, origin);
+        assert_eq!(e.origin(), origin);
         let shown = e.to_string();
         let want = prefix(&origin, c.event_index, c.line, c.column);
         assert!(shown.starts_with(&want), "{}: {shown}", c.name);
@@ -327,9 +327,9 @@ fn read_error_display_is_one_line_even_when_quoting_input() {
     for (input, says) in cases {
         let e = read_err(input, "dir\nname.json");
         assert!(
-            e.message.contains(['\n', '\u{7}', '\u{2028}']),
+            e.message().contains(['\n', '\u{7}', '\u{2028}']),
             "{:?}",
-            e.message
+            e.message()
         );
         let shown = e.to_string();
         assert_eq!(shown.lines().count(), 1, "{shown}");
@@ -351,7 +351,7 @@ fn reader_yields_events_before_an_error_then_stops() {
     assert_eq!(typed.next().unwrap().unwrap().kind.tag(), "turn_start");
     assert_eq!(typed.next().unwrap().unwrap().kind.tag(), "chat_request");
     let e = typed.next().unwrap().unwrap_err();
-    assert_eq!((e.event_index, e.line), (Some(2), 3));
+    assert_eq!((e.event_index(), e.line()), (Some(2), 3));
     assert!(typed.next().is_none());
     assert!(typed.next().is_none());
 }
@@ -377,10 +377,51 @@ impl Read for Failing {
 fn io_error_is_a_read_error_naming_the_event() {
     let r = BufReader::with_capacity(4, Failing(b"[{\"type\":\"a\"},\n {\"ty"));
     let e = Stream::read(r, "net.json").expect_err("the source fails");
-    assert_eq!(e.event_index, Some(1));
+    assert_eq!(e.event_index(), Some(1));
     let shown = e.to_string();
     assert!(shown.starts_with("net.json: event 1 (line "), "{shown}");
     assert!(shown.contains("I/O error: disk on fire"), "{shown}");
+    assert_eq!(e.kind(), ReadErrorKind::Io);
+    let source = std::error::Error::source(&e).expect("an I/O error keeps its source");
+    let io = source
+        .downcast_ref::<io::Error>()
+        .expect("the source is the io::Error");
+    assert_eq!(io.to_string(), "disk on fire");
+}
+
+/// Rule: WIRE-READ-ERRORS — each failure has the kind a caller branches on:
+/// bad grammar is `Syntax`, input that stops early is `UnexpectedEnd`, valid
+/// JSON that is not an event is `Shape`; none of them has an I/O source.
+/// The kinds are written here by hand, one input per way to fail.
+#[test]
+fn read_errors_have_their_kind() {
+    use ReadErrorKind::{Shape, Syntax, UnexpectedEnd};
+    let table: [(&[u8], ReadErrorKind); 16] = [
+        (b"", UnexpectedEnd),
+        (b"  \n", UnexpectedEnd),
+        (b"[", UnexpectedEnd),
+        (b"[{\"type\":\"a\"}", UnexpectedEnd),
+        (b"{\"type\":", UnexpectedEnd),
+        (b"x", Syntax),
+        (b"[{\"type\":\"a\"},]", Syntax),
+        (b"[{\"type\":\"a\"} {", Syntax),
+        (b"[] x", Syntax),
+        (b"\xEF\xBB[]", Syntax),
+        (b"[1]", Syntax),
+        (b"{\"type\":tru}", Syntax),
+        (b"{\"kind\":\"a\"}", Shape),
+        (b"{\"type\":\"a\",\"type\":\"b\"}", Shape),
+        (b"{\"type\":\"tool_call_request\",\"name\":\"x\"}", Shape),
+        (
+            b"{\"type\":\"inquiry_response\",\"id\":\"a\",\"outcome\":\"maybe\"}",
+            Shape,
+        ),
+    ];
+    for (input, kind) in table {
+        let e = read_err(input, "k");
+        assert_eq!(e.kind(), kind, "{:?}: {e}", String::from_utf8_lossy(input));
+        assert!(std::error::Error::source(&e).is_none(), "{e}");
+    }
 }
 
 /// Line and column just past the end of `bytes` (1-based, columns in bytes).
@@ -423,10 +464,10 @@ fn check_cut(full: &[u8], format: Format, n: usize, cut: usize) -> Result<(), St
         )),
         (Err(e), None) => {
             let at = end_position(prefix);
-            if (e.line, e.column) != at {
+            if (e.line(), e.column()) != at {
                 return Err(format!("cut {cut}: {e}, expected the error at {at:?}"));
             }
-            if e.event_index.is_some_and(|i| i > n) {
+            if e.event_index().is_some_and(|i| i > n) {
                 return Err(format!("cut {cut}: event index past the stream: {e}"));
             }
             Ok(())
@@ -485,13 +526,13 @@ fn events_or_located_error(bytes: &[u8]) -> Result<(), TestCaseError> {
         }
         Err(e) => {
             let (max_line, _) = end_position(bytes);
-            prop_assert_eq!(&e.origin, "fuzz");
-            prop_assert!(e.line >= 1 && e.line <= max_line, "{}", e);
-            prop_assert!(e.column >= 1 && e.column <= bytes.len() + 1, "{}", e);
-            prop_assert!(e.event_index.is_none_or(|i| i <= bytes.len()), "{}", e);
-            prop_assert!(!e.message.is_empty());
+            prop_assert_eq!(e.origin(), "fuzz");
+            prop_assert!(e.line() >= 1 && e.line() <= max_line, "{}", e);
+            prop_assert!(e.column() >= 1 && e.column() <= bytes.len() + 1, "{}", e);
+            prop_assert!(e.event_index().is_none_or(|i| i <= bytes.len()), "{}", e);
+            prop_assert!(!e.message().is_empty());
             let shown = e.to_string();
-            let want = prefix("fuzz", e.event_index, e.line, e.column);
+            let want = prefix("fuzz", e.event_index(), e.line(), e.column());
             prop_assert!(shown.starts_with(&want), "{}", shown);
             prop_assert!(!shown.contains(['\n', '\r']), "{}", shown);
         }

@@ -145,7 +145,7 @@ fn a_byte_order_mark_is_skipped() {
     assert_ne!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
     // A read error after the mark is placed as if the mark were not there.
     let err = Stream::from_slice(b"\xEF\xBB\xBF{\"type\":", "bom").unwrap_err();
-    assert_eq!((err.line, err.event_index), (1, Some(0)), "{err}");
+    assert_eq!((err.line(), err.event_index()), (1, Some(0)), "{err}");
 }
 
 /// Rule: WIRE-READ-BOM — input that starts with only part of a byte-order

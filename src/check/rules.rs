@@ -10,6 +10,7 @@
 
 use super::shape::Shape;
 use super::{Profile, ProfileMode};
+use crate::rule::Rule;
 use crate::wire::{
     CancellationReason, InquiryAnswerType, InquiryId, InquiryQuestion, InquiryResponse,
     InquirySource,
@@ -17,68 +18,68 @@ use crate::wire::{
 
 /// An inquiry request gets exactly one response with its ID, later in its
 /// turn; a response answers exactly one earlier request of its turn.
-pub const PAIRED: &str = "CHECK-PAIRED";
+pub const PAIRED: Rule = Rule::CheckPaired;
 /// A response never precedes its request.
-pub const RESPONSE_AFTER_REQUEST: &str = "CHECK-RESPONSE-AFTER-REQUEST";
+pub const RESPONSE_AFTER_REQUEST: Rule = Rule::CheckResponseAfterRequest;
 /// A pair never crosses a turn boundary.
-pub const TURN_SCOPED: &str = "CHECK-TURN-SCOPED";
+pub const TURN_SCOPED: Rule = Rule::CheckTurnScoped;
 /// An inquiry request sits inside an open tool call of its turn.
-pub const PLACEMENT: &str = "CHECK-PLACEMENT";
+pub const PLACEMENT: Rule = Rule::CheckPlacement;
 /// A `source: tool {name}` request sits inside an open call of that tool.
-pub const PLACEMENT_SOURCE: &str = "CHECK-PLACEMENT-SOURCE";
+pub const PLACEMENT_SOURCE: Rule = Rule::CheckPlacementSource;
 /// The response comes before its tool call's `tool_call_response`.
-pub const PLACEMENT_CLOSED: &str = "CHECK-PLACEMENT-CLOSED";
+pub const PLACEMENT_CLOSED: Rule = Rule::CheckPlacementClosed;
 /// RFD 082 writers never repeat an inquiry ID within a turn.
-pub const TURN_UNIQUE_ID: &str = "CHECK-TURN-UNIQUE-ID";
+pub const TURN_UNIQUE_ID: Rule = Rule::CheckTurnUniqueId;
 /// RFD 082 writers write `<tool_call_id>.<question_id>.<attempt>` for the open call.
-pub const ID_FORMAT: &str = "CHECK-ID-FORMAT";
+pub const ID_FORMAT: Rule = Rule::CheckIdFormat;
 /// RFD 082 attempts grow per `(tool_call_id, question_id)` per turn.
-pub const ID_ATTEMPT: &str = "CHECK-ID-ATTEMPT";
+pub const ID_ATTEMPT: Rule = Rule::CheckIdAttempt;
 /// A turn's requests were recorded by one writer: all two-segment or all
 /// three-segment IDs.
-pub const TURN_ONE_WRITER: &str = "CHECK-TURN-ONE-WRITER";
+pub const TURN_ONE_WRITER: Rule = Rule::CheckTurnOneWriter;
 /// Every `tool_call_request` has exactly one `tool_call_response` after it
 /// in its turn.
-pub const TOOL_PAIRED: &str = "CHECK-TOOL-PAIRED";
+pub const TOOL_PAIRED: Rule = Rule::CheckToolPaired;
 /// The response to a `secret` question is never `answered`.
-pub const SECRET_NOT_ANSWERED: &str = "CHECK-SECRET-NOT-ANSWERED";
+pub const SECRET_NOT_ANSWERED: Rule = Rule::CheckSecretNotAnswered;
 /// A `redacted` response carries no `answer` on disk.
-pub const REDACTED_NO_ANSWER: &str = "CHECK-REDACTED-NO-ANSWER";
+pub const REDACTED_NO_ANSWER: Rule = Rule::CheckRedactedNoAnswer;
 /// A `cancelled` response carries no `answer` on disk.
-pub const CANCELLED_NO_ANSWER: &str = "CHECK-CANCELLED-NO-ANSWER";
+pub const CANCELLED_NO_ANSWER: Rule = Rule::CheckCancelledNoAnswer;
 /// Only a `secret` question's response is `redacted`.
-pub const REDACTED_ONLY_SECRET: &str = "CHECK-REDACTED-ONLY-SECRET";
+pub const REDACTED_ONLY_SECRET: Rule = Rule::CheckRedactedOnlySecret;
 /// `no_prompt_backend` and `assistant_routing_denied` close only human-only
 /// questions.
-pub const REASON_HUMAN_ONLY: &str = "CHECK-REASON-HUMAN-ONLY";
+pub const REASON_HUMAN_ONLY: Rule = Rule::CheckReasonHumanOnly;
 /// `backend_error` never closes a human-only question.
-pub const REASON_BACKEND_ERROR: &str = "CHECK-REASON-BACKEND-ERROR";
+pub const REASON_BACKEND_ERROR: Rule = Rule::CheckReasonBackendError;
 /// `invalid_static_answer` exists only from RFD 083 on.
-pub const REASON_INVALID_STATIC: &str = "CHECK-REASON-INVALID-STATIC";
+pub const REASON_INVALID_STATIC: Rule = Rule::CheckReasonInvalidStatic;
 /// A writer never writes an unknown cancellation reason.
-pub const REASON_KNOWN: &str = "CHECK-REASON-KNOWN";
+pub const REASON_KNOWN: Rule = Rule::CheckReasonKnown;
 /// Nothing beside a secret's redaction can carry its value.
-pub const SECRET_LEAK: &str = "CHECK-SECRET-LEAK";
+pub const SECRET_LEAK: Rule = Rule::CheckSecretLeak;
 /// An answer fits its question's answer type and options.
-pub const ANSWER_FITS: &str = "CHECK-ANSWER-FITS";
+pub const ANSWER_FITS: Rule = Rule::CheckAnswerFits;
 /// An `ask_user` question is one the built-in can produce.
-pub const ASK_USER_SHAPE: &str = "CHECK-ASK-USER-SHAPE";
+pub const ASK_USER_SHAPE: Rule = Rule::CheckAskUserShape;
 /// A request's source is one its writer can record.
-pub const PROVENANCE: &str = "CHECK-PROVENANCE";
+pub const PROVENANCE: Rule = Rule::CheckProvenance;
 /// A reason that fails the tool is followed by a failed tool response.
-pub const REASON_FAILS_TOOL: &str = "CHECK-REASON-FAILS-TOOL";
+pub const REASON_FAILS_TOOL: Rule = Rule::CheckReasonFailsTool;
 /// One call has at most one open question, and asks none after a guard
 /// failed it.
-pub const ONE_QUESTION: &str = "CHECK-ONE-QUESTION";
+pub const ONE_QUESTION: Rule = Rule::CheckOneQuestion;
 /// An explicit RFD 082/083 writer writes exactly its variant's fields.
-pub const WRITER_FIELDS: &str = "CHECK-WRITER-FIELDS";
+pub const WRITER_FIELDS: Rule = Rule::CheckWriterFields;
 /// Every shape on disk exists in the judged profile.
-pub const PROFILE_SHAPE: &str = "CHECK-PROFILE-SHAPE";
+pub const PROFILE_SHAPE: Rule = Rule::CheckProfileShape;
 /// An RFD 082 writer writes every response tagged.
-pub const RESPONSE_TAGGED: &str = "CHECK-RESPONSE-TAGGED";
+pub const RESPONSE_TAGGED: Rule = Rule::CheckResponseTagged;
 
 /// Every `CHECK-*` rule this module judges, with a one-line statement.
-pub const ALL: [(&str, &str); 28] = [
+pub const ALL: [(Rule, &str); 28] = [
     (
         PAIRED,
         "every inquiry request gets exactly one response with its ID later in its turn",
@@ -214,7 +215,7 @@ impl std::fmt::Display for Severity {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// The `CHECK-*` ID.
-    pub rule: &'static str,
+    pub rule: Rule,
     /// Error, or warning.
     pub severity: Severity,
     /// The inquiry and tool-call IDs involved.
@@ -225,7 +226,7 @@ pub struct Finding {
 
 impl Finding {
     /// An error.
-    pub fn new(rule: &'static str, ids: Vec<String>, message: String) -> Self {
+    pub fn new(rule: Rule, ids: Vec<String>, message: String) -> Self {
         Finding {
             rule,
             severity: Severity::Error,

@@ -14,7 +14,7 @@ use crate::amend;
 use crate::conformance;
 use crate::explore::{self, Family};
 use crate::profile::ProfileName;
-use crate::scenario::{self, Scenario};
+use crate::scenario::{self, Scenario, ScenarioError};
 
 /// The rule catalog, compiled in so `explain` works from any directory.
 const RULES_MD: &str = include_str!("../../spec/RULES.md");
@@ -234,8 +234,17 @@ pub fn run_command(args: RunArgs) -> i32 {
             out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             EXIT_OK
         }
-        Err(e) => {
-            eprintln!("inquiry-model: {name}: the scenario cannot run: {e}");
+        Err(ScenarioError::Unacceptable(m)) => {
+            eprintln!("inquiry-model: {name}: the scenario cannot run: {m}");
+            EXIT_UNUSABLE
+        }
+        // Exit 2 as before (the run produced nothing usable), but the message
+        // says the fault is the model's, not the scenario's.
+        Err(ScenarioError::Crash(m)) => {
+            eprintln!(
+                "inquiry-model: {name}: the model crashed on this scenario (a bug in \
+                 inquiry-model, not in the scenario; please report it with the scenario): {m}"
+            );
             EXIT_UNUSABLE
         }
     }

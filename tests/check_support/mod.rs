@@ -114,7 +114,10 @@ pub fn run(s: &S, mode: ProfileMode) -> Checked {
 }
 
 /// `(rule, severity, turn, event)` of every diagnostic.
-pub fn found(s: &S, mode: ProfileMode) -> Vec<(&'static str, Severity, usize, usize)> {
+pub fn found(
+    s: &S,
+    mode: ProfileMode,
+) -> Vec<(inquiry_model::check::Rule, Severity, usize, usize)> {
     run(s, mode)
         .diagnostics
         .iter()

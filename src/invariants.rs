@@ -1,22 +1,26 @@
 //! The invariants of the model's own runs (`INV-*`): what must hold of a
 //! [`Trace`] and, step by step, of the coordinator's state.
 //!
-//! A persisted stream alone is judged by the `CHECK-*` rules of the parent
-//! module; [`stream_rules`] runs them over a trace's stream as its profile's
-//! writer puts it on disk. The functions here see what a stream cannot: which
-//! tool asked what, what the tool received, what the prompter and the backend
-//! were given, and the remembered maps. Each returns [`Diagnostic`]s with the
-//! rule ID, the turn and the stream position.
+//! A persisted stream alone is judged by the `CHECK-*` rules of
+//! [`crate::check`], the stream oracle; [`stream_rules`] runs them over a
+//! trace's stream as its profile's writer puts it on disk. The functions here
+//! see what a stream cannot: which tool asked what, what the tool received,
+//! what the prompter and the backend were given, and the remembered maps.
+//! Each returns [`Diagnostic`]s with the [`Rule`], the turn and the stream
+//! position. This module sits above the model (it imports the coordinator and
+//! the scenario runner); the oracle never imports it, so the oracle judges
+//! other implementations' streams without the model.
 
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::{Diagnostic, ProfileMode};
 use crate::cache_key::{CacheKey, Caller};
+use crate::check::{self, Diagnostic, ProfileMode, Severity};
 use crate::coordinator::Coordinator;
 use crate::routing;
+use crate::rule::Rule;
 use crate::scenario::{InvocationRecord, Scenario, Trace};
 use crate::stream;
 use crate::tool::{Outcome, Question, ToolSource, inquiry_source_under};
@@ -26,15 +30,15 @@ use crate::wire::{EventKind, Stream};
 pub const ORIGIN: &str = "trace";
 
 /// Every invariant this module judges, in catalog order.
-pub const INVARIANTS: [&str; 8] = [
-    "INV-PAIRED",
-    "INV-RECORD-ALL",
-    "INV-RECORDED-BEFORE-ROUTED",
-    "INV-SECRET-NEVER-PERSISTED",
-    "INV-PROVENANCE",
-    "INV-HUMAN-ONLY-NEVER-BACKEND",
-    "INV-CACHE-HYGIENE",
-    "INV-WIRE-ROUNDTRIP",
+pub const INVARIANTS: [Rule; 8] = [
+    Rule::InvPaired,
+    Rule::InvRecordAll,
+    Rule::InvRecordedBeforeRouted,
+    Rule::InvSecretNeverPersisted,
+    Rule::InvProvenance,
+    Rule::InvHumanOnlyNeverBackend,
+    Rule::InvCacheHygiene,
+    Rule::InvWireRoundtrip,
 ];
 
 /// The rules the pre-082 behaviour (the `legacy` profile) breaks, as RFD 082
@@ -44,17 +48,17 @@ pub const INVARIANTS: [&str; 8] = [
 /// by order, the response of a later request with the same two-segment ID
 /// (the same call ID in a later cycle), which the oracle then sees as a
 /// response after its call ended.
-pub const LEGACY_KNOWN_GAPS: [&str; 6] = [
-    "INV-SECRET-NEVER-PERSISTED",
-    "INV-PAIRED",
-    "CHECK-PAIRED",
-    "INV-RECORD-ALL",
-    "INV-RECORDED-BEFORE-ROUTED",
-    "CHECK-PLACEMENT-CLOSED",
+pub const LEGACY_KNOWN_GAPS: [Rule; 6] = [
+    Rule::InvSecretNeverPersisted,
+    Rule::InvPaired,
+    Rule::CheckPaired,
+    Rule::InvRecordAll,
+    Rule::InvRecordedBeforeRouted,
+    Rule::CheckPlacementClosed,
 ];
 
 fn diag(
-    rule: &'static str,
+    rule: Rule,
     turn: usize,
     event_index: usize,
     ids: Vec<String>,
@@ -62,12 +66,13 @@ fn diag(
 ) -> Diagnostic {
     Diagnostic {
         rule,
-        severity: super::Severity::Error,
+        severity: Severity::Error,
         origin: ORIGIN.to_owned(),
         turn,
         event_index,
         ids,
         message,
+        position: None,
     }
 }
 
@@ -100,7 +105,7 @@ pub fn check_step(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
 pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
     let bytes = serde_json::to_vec(&trace.persisted_json()).unwrap_or_default();
     let mode = ProfileMode::Fixed(trace.profile);
-    let checked = super::check_bytes(&bytes, ORIGIN, mode);
+    let checked = check::check_bytes(&bytes, ORIGIN, mode);
     // The model's scenarios hold synthetic assistant-hooked built-ins, which
     // RFD 082 sanctions for tests ("tests exercise the assistant-source path
     // with a synthetic built-in") and production streams never hold; the
@@ -118,10 +123,10 @@ pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = checked
         .diagnostics
         .into_iter()
-        .filter(|d| d.rule != super::rules::PROVENANCE && d.rule != super::rules::ANSWER_FITS)
+        .filter(|d| d.rule != check::rules::PROVENANCE && d.rule != check::rules::ANSWER_FITS)
         .filter(|d| {
             !(trace.interrupted
-                && d.rule == super::rules::TOOL_PAIRED
+                && d.rule == check::rules::TOOL_PAIRED
                 && Some(d.turn) == last_turn
                 && trace
                     .stream
@@ -131,9 +136,9 @@ pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
         .collect();
     if let Some(e) = checked.error {
         out.push(diag(
-            "INV-WIRE-ROUNDTRIP",
+            Rule::InvWireRoundtrip,
             0,
-            e.event_index.unwrap_or(0),
+            e.event_index().unwrap_or(0),
             vec![],
             format!("the persisted stream does not read back: {e}"),
         ));
@@ -157,7 +162,7 @@ pub fn always_paired(trace: &Trace) -> Vec<Diagnostic> {
         .iter()
         .map(|&(turn, i)| {
             diag(
-                "INV-PAIRED",
+                Rule::InvPaired,
                 turn,
                 i,
                 id_at(i),
@@ -167,7 +172,7 @@ pub fn always_paired(trace: &Trace) -> Vec<Diagnostic> {
         .collect();
     out.extend(p.orphan_responses.iter().map(|&(turn, i)| {
         diag(
-            "INV-PAIRED",
+            Rule::InvPaired,
             turn,
             i,
             id_at(i),
@@ -227,7 +232,7 @@ pub fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
                 }
                 _ => {
                     return vec![diag(
-                        "INV-RECORD-ALL",
+                        Rule::InvRecordAll,
                         inv.at.turn,
                         inv.stream_position,
                         vec![inv.tool_call_id.clone()],
@@ -241,7 +246,7 @@ pub fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
         }
     }
     vec![diag(
-        "INV-RECORD-ALL",
+        Rule::InvRecordAll,
         0,
         0,
         vec![],
@@ -270,7 +275,7 @@ pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
     for p in &trace.prompts {
         let Some(id) = &p.inquiry_id else {
             out.push(diag(
-                "INV-RECORDED-BEFORE-ROUTED",
+                Rule::InvRecordedBeforeRouted,
                 p.at.turn,
                 p.stream_position,
                 vec![p.tool_call_id.clone()],
@@ -284,7 +289,7 @@ pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
                 .is_some_and(|v| v.iter().any(|&i| i < p.stream_position));
             if !ok {
                 out.push(diag(
-                    "INV-RECORDED-BEFORE-ROUTED",
+                    Rule::InvRecordedBeforeRouted,
                     p.at.turn,
                     p.stream_position,
                     vec![id.clone()],
@@ -299,7 +304,7 @@ pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
             .is_some_and(|v| v.iter().any(|&i| i < b.call.cloned_events));
         if !ok {
             out.push(diag(
-                "INV-RECORDED-BEFORE-ROUTED",
+                Rule::InvRecordedBeforeRouted,
                 b.at.turn,
                 b.call.cloned_events,
                 vec![b.call.inquiry_id.clone()],
@@ -312,7 +317,7 @@ pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
     for invs in by_call(trace).values() {
         if let Some(first) = invs.first().filter(|i| !i.answers.is_empty()) {
             out.push(diag(
-                "INV-RECORDED-BEFORE-ROUTED",
+                Rule::InvRecordedBeforeRouted,
                 first.at.turn,
                 first.stream_position,
                 vec![first.tool_call_id.clone()],
@@ -334,7 +339,7 @@ pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
             });
             if !closed {
                 out.push(diag(
-                    "INV-RECORDED-BEFORE-ROUTED",
+                    Rule::InvRecordedBeforeRouted,
                     next.at.turn,
                     next.stream_position,
                     vec![next.tool_call_id.clone()],
@@ -381,7 +386,7 @@ pub fn secrets_never_persisted(trace: &Trace, extra: &[(&str, &str)]) -> Vec<Dia
         for s in secrets.iter().filter(|s| s.len() >= 6) {
             if text.contains(s.as_str()) {
                 out.push(diag(
-                    "INV-SECRET-NEVER-PERSISTED",
+                    Rule::InvSecretNeverPersisted,
                     turn_of(trace, i),
                     i,
                     vec![],
@@ -394,7 +399,7 @@ pub fn secrets_never_persisted(trace: &Trace, extra: &[(&str, &str)]) -> Vec<Dia
         for s in secrets.iter().filter(|s| s.len() >= 6) {
             if text.contains(s.as_str()) {
                 out.push(diag(
-                    "INV-SECRET-NEVER-PERSISTED",
+                    Rule::InvSecretNeverPersisted,
                     0,
                     trace.stream.len(),
                     vec![],
@@ -439,7 +444,7 @@ pub fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
             && r.source != expected
         {
             out.push(diag(
-                "INV-PROVENANCE",
+                Rule::InvProvenance,
                 inv.at.turn,
                 k,
                 vec![r.id.to_string()],
@@ -482,7 +487,7 @@ pub fn human_only_never_backend(trace: &Trace) -> Vec<Diagnostic> {
             && routing::human_only(q, &rules)
         {
             out.push(diag(
-                "INV-HUMAN-ONLY-NEVER-BACKEND",
+                Rule::InvHumanOnlyNeverBackend,
                 b.at.turn,
                 b.call.cloned_events,
                 vec![b.call.inquiry_id.clone()],
@@ -504,16 +509,16 @@ pub fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
     match Stream::from_slice(first.as_bytes(), ORIGIN) {
         Ok(back) if back == s && back.to_array_string() == first => vec![],
         Ok(_) => vec![diag(
-            "INV-WIRE-ROUNDTRIP",
+            Rule::InvWireRoundtrip,
             0,
             0,
             vec![],
             "the stream reads back different".to_owned(),
         )],
         Err(e) => vec![diag(
-            "INV-WIRE-ROUNDTRIP",
+            Rule::InvWireRoundtrip,
             0,
-            e.event_index.unwrap_or(0),
+            e.event_index().unwrap_or(0),
             vec![],
             format!("the stream does not read back: {e}"),
         )],
@@ -534,7 +539,7 @@ pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic
     // justified if one of them could be remembered: the cache is keyed by
     // tool and question ID, not by question shape, so a later question under
     // the same key may differ (and is then answered from the cache: see
-    // spec/DECISIONS.md, "Lifecycle: the cache is keyed, not typed").
+    // spec/DECISIONS.md, "Invariants: the turn cache is keyed, not typed").
     let mut asked_under: HashMap<String, Vec<&Question>> = HashMap::new();
     for inv in trace.invocations.iter().filter(|i| i.at.turn == turn) {
         if let Some(q) = asked(inv) {
@@ -550,7 +555,7 @@ pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic
         if CacheKey::caller_of(key) == Caller::Permission {
             if split {
                 out.push(diag(
-                    "INV-CACHE-HYGIENE",
+                    Rule::InvCacheHygiene,
                     turn,
                     at,
                     vec![key.clone()],
@@ -578,7 +583,7 @@ pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic
         };
         if let Some(why) = bad {
             out.push(diag(
-                "INV-CACHE-HYGIENE",
+                Rule::InvCacheHygiene,
                 turn,
                 at,
                 vec![key.clone()],
@@ -590,7 +595,7 @@ pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic
         for key in state.cache.permission_decisions().keys() {
             if CacheKey::caller_of(key) != Caller::Permission {
                 out.push(diag(
-                    "INV-CACHE-HYGIENE",
+                    Rule::InvCacheHygiene,
                     turn,
                     at,
                     vec![key.clone()],

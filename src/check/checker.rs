@@ -1,0 +1,1218 @@
+//! The streaming checker: one event at a time, holding what the current turn
+//! keeps open, flushing each turn's findings in event order when it ends.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use super::diagnostic::one_line;
+use super::rules::{self, Finding, OpenCallRef, QuestionFacts, Severity};
+use super::shape::Shape;
+use super::{Diagnostic, FileSummary, Profile, ProfileMode, TurnsByProfile, slot};
+use crate::stream::{PairStep, Pairer};
+use crate::wire::{Event, EventKind, FieldsRef, InquiryId, InquiryResponse, RawEvent, type_fields};
+
+/// At most this many unanswered requests of finished turns are remembered
+/// for `CHECK-TURN-SCOPED`, oldest dropped first, so memory stays bounded
+/// whatever the stream.
+pub const CARRY_LIMIT: usize = 1024;
+
+/// Gate of a finding whose rule applies only to some writers (decided when
+/// the turn's profile is known, at its end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    /// Every profile.
+    Always,
+    /// Only turns recorded by an RFD 082 or later writer (turn-unique IDs,
+    /// the ID format, attempts, one open question per call).
+    AttemptIds,
+    /// CHECK-ANSWER-FITS: RFD 083 validates static answers, earlier writers
+    /// record them as configured. An error in a turn judged RFD 083's, a
+    /// warning in another turn under auto, nothing under an explicit
+    /// legacy or rfd082 profile.
+    Rfd083,
+    /// CHECK-ID-FORMAT for a two-segment ID: only in a turn an RFD 082
+    /// writer recorded that does not mix ID forms (a mixed turn is one
+    /// CHECK-TURN-ONE-WRITER finding instead).
+    TwoSegment,
+    /// A two-segment request closed with a shape only an RFD 082 writer
+    /// records, in a turn that mixes ID forms: the legacy part of a turn
+    /// resumed across an upgrade was written by a pre-082 writer, which
+    /// never records it (an unmixed turn gets CHECK-ID-FORMAT through
+    /// [`Gate::TwoSegment`] instead).
+    MixedTwoSegment,
+}
+
+/// The ID forms a turn's requests show (decision "Oracle checks: a turn's
+/// writer is read from its request IDs").
+#[derive(Debug, Default)]
+struct IdForms {
+    /// The form of the turn's first classified request.
+    first: Option<rules::IdStyle>,
+    /// The first request of the other form: where the turn switched.
+    switch: Option<(usize, InquiryId)>,
+    /// Event index of the last two-segment request.
+    last_two: Option<usize>,
+    /// Event index of the first three-segment request.
+    first_three: Option<usize>,
+}
+
+impl IdForms {
+    fn note(&mut self, index: usize, id: &InquiryId, style: rules::IdStyle) {
+        match style {
+            rules::IdStyle::TwoSegment => self.last_two = Some(index),
+            rules::IdStyle::ThreeSegment => {
+                self.first_three.get_or_insert(index);
+            }
+            rules::IdStyle::Other => return,
+        }
+        match self.first {
+            None => self.first = Some(style),
+            Some(f) if f != style && self.switch.is_none() => {
+                self.switch = Some((index, id.clone()));
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// What the IDs show of the writer that recorded the turn.
+    fn evidence(&self) -> Option<Profile> {
+        match (self.first_three, self.last_two) {
+            (Some(_), _) => Some(Profile::Rfd082),
+            (None, Some(_)) => Some(Profile::Legacy),
+            (None, None) => None,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Pending {
+    index: usize,
+    gate: Gate,
+    finding: Deferred,
+}
+
+/// A finding held until its turn ends. The two a huge turn produces once per
+/// request are kept as a tag and written at the flush from the request's ID,
+/// so a turn of a million unanswered requests holds a million small records
+/// instead of a million formatted messages.
+#[derive(Debug)]
+enum Deferred {
+    /// Written when found (boxed: findings are rare in a good stream).
+    Ready(Box<Finding>),
+    /// CHECK-PLACEMENT for the request at the pending index: it sits in no
+    /// open tool call.
+    Unplaced,
+    /// CHECK-PAIRED for the request at the pending index: it has no response
+    /// in its turn.
+    Unanswered,
+}
+
+#[derive(Debug)]
+struct OpenCall {
+    id: String,
+    name: String,
+}
+
+/// One request of the turn, from the oldest still waiting on (rule
+/// `PERF-TURN-MEMORY`: an answered request is dropped once every earlier
+/// one is answered too; until then it is a tag).
+#[derive(Debug)]
+struct RequestSlot {
+    /// Its event index.
+    index: usize,
+    state: SlotState,
+}
+
+/// What the turn keeps of a request.
+#[derive(Debug)]
+enum SlotState {
+    /// Waiting for its response.
+    Waiting(Box<OpenRequest>),
+    /// Answered, with a CHECK-PLACEMENT finding deferred to the flush
+    /// ([`Deferred::Unplaced`]), which writes its ID.
+    AnsweredUnplaced(InquiryId),
+    /// Answered; nothing refers to it any more.
+    Answered,
+}
+
+impl RequestSlot {
+    /// Its ID, while anything still needs it.
+    fn id(&self) -> Option<&InquiryId> {
+        match &self.state {
+            SlotState::Waiting(open) => Some(&open.id),
+            SlotState::AnsweredUnplaced(id) => Some(id),
+            SlotState::Answered => None,
+        }
+    }
+
+    /// The request, while it waits.
+    fn waiting(&self) -> Option<&OpenRequest> {
+        match &self.state {
+            SlotState::Waiting(open) => Some(open),
+            SlotState::AnsweredUnplaced(_) | SlotState::Answered => None,
+        }
+    }
+}
+
+/// What a waiting request needs when its response comes.
+#[derive(Debug)]
+struct OpenRequest {
+    id: InquiryId,
+    /// It sat in no open call: a [`Deferred::Unplaced`] finding needs its ID
+    /// at the flush.
+    unplaced: bool,
+    facts: QuestionFacts,
+    /// Open calls (by request event index) the request may belong to.
+    candidates: Vec<usize>,
+    /// Set when the last candidate call ended: its ID and the index of its
+    /// `tool_call_response`.
+    closed_by: Option<(String, usize)>,
+    /// Its ID is a pre-082 two-segment ID.
+    two_segment: bool,
+}
+
+/// Responses of one ID that matched no waiting request, judged at turn end.
+#[derive(Debug, Default)]
+struct EarlyResponses {
+    /// Their event indices, oldest first.
+    at: VecDeque<usize>,
+    /// The last response of the ID that did pair in the turn (kept here
+    /// because the pairer forgets the turn before the checker closes it).
+    last_paired: Option<usize>,
+    /// How many of `at`, from the front, came before a request of the ID
+    /// (so they are responses before their request, not extra ones).
+    before_request: usize,
+}
+
+#[derive(Debug)]
+struct Carried {
+    id: InquiryId,
+    turn: usize,
+    index: usize,
+}
+
+/// Everything the checker holds for the current turn.
+#[derive(Debug, Default)]
+struct TurnState {
+    /// The newest stage the turn's events show.
+    evidence: Option<Profile>,
+    /// Some event shows a shape only an RFD 082 or later writer records
+    /// (`cancelled`, `redacted`, `secret`, RFD 083 fields).
+    recorded_082: bool,
+    /// Some response is in the legacy flat form (saved by a pre-082 writer).
+    flat: bool,
+    /// The ID forms of the turn's requests.
+    ids: IdForms,
+    /// Open tool calls by `tool_call_request` index.
+    calls: BTreeMap<usize, OpenCall>,
+    /// Open call indices by tool-call ID, oldest first (IDs may repeat
+    /// across cycles; a response closes the oldest).
+    calls_by_id: HashMap<String, VecDeque<usize>>,
+    /// Requests per open call: every waiting one, and answered ones until
+    /// the list is next pruned (when it is full, so a long call holds about
+    /// its waiting requests, not all it ever had).
+    call_requests: HashMap<usize, Vec<usize>>,
+    /// The turn's requests in stream order from the oldest still waiting.
+    /// A deque, not a map: a huge turn appends sequentially, drops answered
+    /// requests from the front, and finds a request by binary search over
+    /// event indices, instead of scattering entries over a table that
+    /// outgrows the cache.
+    requests: VecDeque<RequestSlot>,
+    /// Last attempt per `(tool_call_id, question_id)`: one compact entry
+    /// per question of the turn, whose text is the prefix of an ID the
+    /// pairer holds.
+    attempts: crate::stream::keys::Prefixes,
+    /// Responses that matched no waiting request, by ID.
+    orphan_responses: HashMap<InquiryId, EarlyResponses>,
+    /// Open calls (by request index) an inquiry failed with a reason that
+    /// fails the tool: the inquiry's ID, the reason's tag, and whether it
+    /// was a routing guard (no further question in the call).
+    failed_calls: HashMap<usize, (InquiryId, String, bool)>,
+    /// The option values of the waiting select questions, by request index
+    /// (for CHECK-ANSWER-FITS; kept aside so other requests cost nothing).
+    select_options: HashMap<usize, Box<[serde_json::Value]>>,
+    /// Per open call, the last request whose only candidate it is (for
+    /// CHECK-ONE-QUESTION: one lookup, whatever the number of requests).
+    sole_waiting: HashMap<usize, usize>,
+    /// Per tool-call ID, the last `tool_call_response` that closed a call.
+    tool_answered: HashMap<String, usize>,
+    /// `tool_call_response`s that closed no open call: index, ID and the
+    /// last response of that ID that did close one, judged at turn end.
+    tool_orphans: Vec<(usize, String, Option<usize>)>,
+    /// Findings not yet flushed.
+    pending: Vec<Pending>,
+}
+
+impl TurnState {
+    fn note(&mut self, evidence: Option<Profile>) {
+        match evidence {
+            Some(Profile::Legacy) => self.flat = true,
+            Some(Profile::Rfd082 | Profile::Rfd083) => self.recorded_082 = true,
+            None => {}
+        }
+        self.note_stage(evidence);
+    }
+
+    fn note_stage(&mut self, evidence: Option<Profile>) {
+        if let Some(e) = evidence {
+            self.evidence = Some(self.evidence.map_or(e, |old| old.max(e)));
+        }
+    }
+
+    /// Where the request at event `index` sits in `requests`.
+    fn position(&self, index: usize) -> Option<usize> {
+        self.requests.binary_search_by_key(&index, |r| r.index).ok()
+    }
+
+    /// The request at event `index`.
+    fn slot(&self, index: usize) -> Option<&RequestSlot> {
+        self.position(index).map(|at| &self.requests[at])
+    }
+
+    /// The waiting request at event `index`.
+    fn request_mut(&mut self, index: usize) -> Option<&mut OpenRequest> {
+        let at = self.position(index)?;
+        match &mut self.requests[at].state {
+            SlotState::Waiting(open) => Some(open),
+            SlotState::AnsweredUnplaced(_) | SlotState::Answered => None,
+        }
+    }
+
+    /// The waiting request at event `index`, now answered: its slot keeps
+    /// only what a deferred finding needs, and the answered slots at the
+    /// front of the turn's requests are dropped.
+    fn take_request(&mut self, index: usize) -> Option<Box<OpenRequest>> {
+        let at = self.position(index)?;
+        let slot = &mut self.requests[at];
+        let open = match std::mem::replace(&mut slot.state, SlotState::Answered) {
+            SlotState::Waiting(open) => open,
+            other @ (SlotState::AnsweredUnplaced(_) | SlotState::Answered) => {
+                slot.state = other;
+                return None;
+            }
+        };
+        if open.unplaced {
+            slot.state = SlotState::AnsweredUnplaced(open.id.clone());
+        }
+        while self
+            .requests
+            .front()
+            .is_some_and(|r| matches!(r.state, SlotState::Answered))
+        {
+            self.requests.pop_front();
+        }
+        Some(open)
+    }
+
+    /// Files the request at `index` under each of its candidate calls.
+    /// A full list is first pruned of the requests no longer waiting, and
+    /// grows only if it stays more than half full, so pruning costs
+    /// amortized O(1) per request.
+    fn file_under_calls(&mut self, index: usize, candidates: &[usize]) {
+        let TurnState {
+            call_requests,
+            requests,
+            ..
+        } = self;
+        for c in candidates {
+            let list = call_requests.entry(*c).or_default();
+            if list.len() == list.capacity() && !list.is_empty() {
+                list.retain(|&r| {
+                    requests
+                        .binary_search_by_key(&r, |s| s.index)
+                        .is_ok_and(|at| requests[at].waiting().is_some())
+                });
+                if list.len() * 2 > list.capacity() {
+                    list.reserve(list.capacity());
+                }
+            }
+            list.push(index);
+        }
+    }
+
+    /// Bytes the turn's per-request state holds on the heap (rule
+    /// `PERF-TURN-MEMORY`): the request slots, the call lists, the
+    /// attempts, and the boxed waiting requests.
+    fn heap_bytes(&self) -> usize {
+        let waiting: usize = self
+            .requests
+            .iter()
+            .filter_map(RequestSlot::waiting)
+            .map(|o| size_of::<OpenRequest>() + o.candidates.capacity() * size_of::<usize>())
+            .sum();
+        self.requests.capacity() * size_of::<RequestSlot>()
+            + waiting
+            + self
+                .call_requests
+                .values()
+                .map(|l| l.capacity() * size_of::<usize>())
+                .sum::<usize>()
+            + self.attempts.heap_bytes()
+            + self.pending.capacity() * size_of::<Pending>()
+    }
+
+    fn find(&mut self, index: usize, gate: Gate, finding: Option<Finding>) {
+        if let Some(finding) = finding {
+            self.defer(index, gate, Deferred::Ready(Box::new(finding)));
+        }
+    }
+
+    fn defer(&mut self, index: usize, gate: Gate, finding: Deferred) {
+        self.pending.push(Pending {
+            index,
+            gate,
+            finding,
+        });
+    }
+}
+
+/// The streaming checker of one stream. Feed events in order, then call
+/// [`Checker::finish`]; every call returns the diagnostics it flushed.
+#[derive(Debug)]
+pub struct Checker {
+    origin: String,
+    mode: ProfileMode,
+    pairer: Pairer,
+    next_index: usize,
+    turn_index: usize,
+    turn: TurnState,
+    previous: Profile,
+    carried: VecDeque<Carried>,
+    /// Tool calls left unanswered in earlier turns (ID, turn, index), at
+    /// most `CARRY_LIMIT`, for CHECK-TOOL-PAIRED's "another turn".
+    carried_calls: VecDeque<(String, usize, usize)>,
+    turns_by_profile: TurnsByProfile,
+    diagnostics: usize,
+    errors: usize,
+    warnings: usize,
+    finished: bool,
+}
+
+impl Checker {
+    /// A checker for the stream named `origin`, judged under `mode`.
+    pub fn new(origin: impl Into<String>, mode: ProfileMode) -> Self {
+        Checker {
+            origin: origin.into(),
+            mode,
+            pairer: Pairer::new(),
+            next_index: 0,
+            turn_index: 0,
+            turn: TurnState::default(),
+            previous: Profile::Legacy,
+            carried: VecDeque::new(),
+            carried_calls: VecDeque::new(),
+            turns_by_profile: TurnsByProfile::default(),
+            diagnostics: 0,
+            errors: 0,
+            warnings: 0,
+            finished: false,
+        }
+    }
+
+    /// Bytes the checker holds on the heap for the current turn's requests
+    /// and IDs: the pairer's distinct IDs, waiting queues and log, and the
+    /// turn's request slots, call lists, attempts and pending findings.
+    /// Counts buffer capacities, not the allocator's overhead. For rule
+    /// `PERF-TURN-MEMORY`'s test; not a stable interface.
+    #[doc(hidden)]
+    pub fn turn_heap_bytes(&self) -> usize {
+        self.pairer.heap_bytes() + self.turn.heap_bytes()
+    }
+
+    /// How many of the current turn's requests the checker still keeps a
+    /// slot for (waiting ones, answered ones with a deferred finding, and
+    /// answered ones behind an older waiting request). For rule
+    /// `PERF-TURN-MEMORY`'s test; not a stable interface.
+    #[doc(hidden)]
+    pub fn turn_request_slots(&self) -> usize {
+        self.turn.requests.len()
+    }
+
+    /// Feeds the next event as read from disk: its shape is taken from the
+    /// raw fields, then it is typed. A typing error is returned as the
+    /// reader's message and leaves the checker as it was.
+    pub fn push_raw(&mut self, raw: RawEvent) -> Result<Vec<Diagnostic>, String> {
+        let shape = Shape::of_raw(&raw);
+        let event = raw.into_event()?;
+        Ok(self.push_shaped(&event, &shape))
+    }
+
+    /// Feeds the next event as read by [`check_reader`]: its fields borrowed
+    /// from the input, typed without copying the opaque values the checker
+    /// never reads. The same judgment as [`Checker::push_raw`].
+    /// Diagnostics go to `sink` one at a time, so even a turn of a million
+    /// findings is never held as diagnostics.
+    pub(super) fn push_fields(
+        &mut self,
+        fields: FieldsRef<'_>,
+        sink: &mut dyn FnMut(Diagnostic),
+    ) -> Result<(), String> {
+        let shape = Shape::of_texts(
+            |name: &str| {
+                fields
+                    .iter()
+                    .find(|(k, _)| k.as_ref() == name)
+                    .map(|(_, v)| *v)
+            },
+            &mut fields.iter().map(|(k, _)| k.as_ref()),
+        );
+        let event = type_fields(fields)?;
+        self.push_into(&event, &shape, sink);
+        Ok(())
+    }
+
+    /// Feeds the next event as this crate's writer would write it (for
+    /// judging the model's traces).
+    pub fn push_event(&mut self, event: &Event) -> Vec<Diagnostic> {
+        self.push_shaped(event, &Shape::of_event(event))
+    }
+
+    /// Feeds the next event with its on-disk shape.
+    pub fn push_shaped(&mut self, event: &Event, shape: &Shape) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        self.push_into(event, shape, &mut |d| out.push(d));
+        out
+    }
+
+    /// [`Checker::push_shaped`], handing each diagnostic to `sink`.
+    fn push_into(&mut self, event: &Event, shape: &Shape, sink: &mut dyn FnMut(Diagnostic)) {
+        let index = self.next_index;
+        self.next_index += 1;
+        let step = self.pairer.push(index, event);
+        match &step {
+            PairStep::TurnEnded {
+                orphan_requests, ..
+            } => {
+                self.close_turn(orphan_requests, true, sink);
+                self.turn_index = self.pairer.turn();
+            }
+            PairStep::None
+            | PairStep::Opened { .. }
+            | PairStep::Paired(_)
+            | PairStep::OrphanResponse { .. } => {}
+        }
+        self.turn.note(shape.evidence(event));
+        let profile = self.mode.event_profile();
+        match &event.kind {
+            EventKind::ToolCallRequest(call) => {
+                self.turn.calls.insert(
+                    index,
+                    OpenCall {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                    },
+                );
+                self.turn
+                    .calls_by_id
+                    .entry(call.id.clone())
+                    .or_default()
+                    .push_back(index);
+            }
+            EventKind::ToolCallResponse(resp) => {
+                self.close_call(&resp.id, index, resp.is_error);
+            }
+            EventKind::InquiryRequest(req) => {
+                let facts = QuestionFacts::of(&req.question);
+                let options: Option<Box<[serde_json::Value]>> = match &req.question.answer_type {
+                    crate::wire::InquiryAnswerType::Select { options } => {
+                        Some(options.iter().map(|o| o.value.clone()).collect())
+                    }
+                    crate::wire::InquiryAnswerType::Boolean
+                    | crate::wire::InquiryAnswerType::Text
+                    | crate::wire::InquiryAnswerType::Secret => None,
+                };
+                for f in rules::request_shape(self.mode, &req.id, facts, shape) {
+                    self.turn.find(index, Gate::Always, Some(f));
+                }
+                let leak = rules::secret_leak_request(self.mode, &req.id, facts, shape);
+                self.turn.find(index, Gate::Always, leak);
+                let defaults = rules::writer_question_defaults(self.mode, &req.id, shape);
+                self.turn.find(index, Gate::Always, defaults);
+                let open: Vec<OpenCallRef<'_>> = self
+                    .turn
+                    .calls
+                    .iter()
+                    .map(|(i, c)| OpenCallRef {
+                        index: *i,
+                        id: &c.id,
+                        name: &c.name,
+                    })
+                    .collect();
+                // `rules::placement` would write the same finding now; it is
+                // written at the flush instead (see `Deferred`).
+                let unplaced = open.is_empty();
+                let (candidates, placed) = if unplaced {
+                    self.turn.defer(index, Gate::Always, Deferred::Unplaced);
+                    (Vec::new(), None)
+                } else {
+                    rules::placement(&req.id, &req.source, &open)
+                };
+                // Placement by ID (issue 15): where the ID is a conforming
+                // three-segment ID of some of the candidate calls, only those
+                // could hold it (an RFD 082 writer builds it from its call).
+                let holders = candidates
+                    .iter()
+                    .filter(|c| rules::id_holds(&req.id, c.id))
+                    .count();
+                let candidates: Vec<OpenCallRef<'_>> = if holders > 0 && holders < candidates.len()
+                {
+                    candidates
+                        .into_iter()
+                        .filter(|c| rules::id_holds(&req.id, c.id))
+                        .collect()
+                } else {
+                    candidates
+                };
+                let candidate_ids: Vec<&str> = candidates.iter().map(|c| c.id).collect();
+                let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
+                let forged = rules::provenance(self.mode, &req.id, &req.source, &names);
+                let assistant = matches!(req.source, crate::wire::InquirySource::Assistant);
+                let ask_user = match (forged.is_some(), assistant, self.mode) {
+                    (false, true, ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083)) => {
+                        rules::ask_user_shape(&req.id, &req.question, options.as_deref())
+                    }
+                    (_, _, _) => None,
+                };
+                let (id_check, style) = if candidates.is_empty() {
+                    (None, None)
+                } else {
+                    let style = rules::id_style(&req.id, &candidate_ids);
+                    self.turn.ids.note(index, &req.id, style);
+                    (Some(rules::id_format(&req.id, &candidate_ids)), Some(style))
+                };
+                let one_call = match candidates.as_slice() {
+                    [only] => Some((only.index, only.id.to_owned())),
+                    _ => None,
+                };
+                let candidates: Vec<usize> = candidates.iter().map(|c| c.index).collect();
+                self.turn.find(index, Gate::Always, placed);
+                self.turn.find(index, Gate::Always, forged);
+                self.turn.find(index, Gate::Always, ask_user);
+                if let Some((call, call_id)) = one_call {
+                    // A legacy writer leaves a failed backend request open
+                    // (its known gap), so only RFD 082 turns are judged.
+                    let twice = self.one_question(&req.id, call, &call_id);
+                    self.turn.find(index, Gate::AttemptIds, twice);
+                    self.turn.sole_waiting.insert(call, index);
+                }
+                if !self.turn.orphan_responses.is_empty()
+                    && let Some(e) = self.turn.orphan_responses.get_mut(&req.id)
+                {
+                    e.before_request = e.at.len();
+                }
+                let repeat_of = match step {
+                    PairStep::Opened { repeat_of } => repeat_of,
+                    PairStep::None
+                    | PairStep::TurnEnded { .. }
+                    | PairStep::Paired(_)
+                    | PairStep::OrphanResponse { .. } => None,
+                };
+                self.judge_id(index, &req.id, repeat_of, id_check, style);
+                self.turn.file_under_calls(index, &candidates);
+                if let Some(options) = options {
+                    self.turn.select_options.insert(index, options);
+                }
+                self.turn.requests.push_back(RequestSlot {
+                    index,
+                    state: SlotState::Waiting(Box::new(OpenRequest {
+                        id: req.id.clone(),
+                        unplaced,
+                        facts,
+                        candidates,
+                        closed_by: None,
+                        two_segment: style == Some(rules::IdStyle::TwoSegment),
+                    })),
+                });
+            }
+            EventKind::InquiryResponse(resp) => {
+                self.turn.find(
+                    index,
+                    Gate::Always,
+                    rules::response_shape(self.mode, resp, shape),
+                );
+                self.turn
+                    .find(index, Gate::Always, rules::stray_answer(resp, shape));
+                self.turn.find(
+                    index,
+                    Gate::Always,
+                    rules::reason_for_profile(profile, resp),
+                );
+                self.turn
+                    .find(index, Gate::Always, rules::reason_known(self.mode, resp));
+                self.turn.find(
+                    index,
+                    Gate::Always,
+                    rules::writer_fields(self.mode, resp, shape),
+                );
+                match &step {
+                    PairStep::Paired(pair) => {
+                        if let Some(early) = self.turn.orphan_responses.get_mut(resp.id()) {
+                            early.last_paired = Some(index);
+                        }
+                        if let Some(req) = self.turn.take_request(pair.request) {
+                            let q = req.facts;
+                            let options = match q.kind {
+                                rules::AnswerKind::Select => {
+                                    self.turn.select_options.remove(&pair.request)
+                                }
+                                rules::AnswerKind::Boolean
+                                | rules::AnswerKind::Text
+                                | rules::AnswerKind::Secret => None,
+                            };
+                            self.turn.find(
+                                index,
+                                Gate::Always,
+                                rules::secret_leak_response(self.mode, q.secret, resp, shape),
+                            );
+                            self.turn.find(
+                                index,
+                                Gate::Rfd083,
+                                rules::answer_fits(q, options.as_deref(), resp),
+                            );
+                            if let ([call], InquiryResponse::Cancelled { id, reason }) =
+                                (req.candidates.as_slice(), resp)
+                                && rules::fails_tool(reason)
+                            {
+                                self.turn.failed_calls.insert(
+                                    *call,
+                                    (id.clone(), reason.to_string(), rules::guard_reason(reason)),
+                                );
+                            }
+                            self.turn.find(
+                                index,
+                                Gate::Always,
+                                rules::secret_not_answered(q, resp),
+                            );
+                            self.turn.find(
+                                index,
+                                Gate::Always,
+                                rules::redacted_only_secret(q, resp),
+                            );
+                            self.turn.find(
+                                index,
+                                Gate::Always,
+                                rules::reason_for_question(profile, q, resp),
+                            );
+                            if req.two_segment {
+                                // Reported at the request, as the other
+                                // CHECK-ID-FORMAT findings are.
+                                self.turn.find(
+                                    pair.request,
+                                    Gate::MixedTwoSegment,
+                                    rules::legacy_id_closed_by_082(resp),
+                                );
+                            }
+                            let closed = req
+                                .closed_by
+                                .map(|(call, at)| rules::placement_closed(resp.id(), &call, at));
+                            self.turn.find(index, Gate::Always, closed);
+                        }
+                    }
+                    PairStep::OrphanResponse { .. } => {
+                        let pairer = &self.pairer;
+                        self.turn
+                            .orphan_responses
+                            .entry(resp.id().clone())
+                            .or_insert_with(|| EarlyResponses {
+                                at: VecDeque::new(),
+                                last_paired: pairer.last_paired(resp.id()),
+                                before_request: 0,
+                            })
+                            .at
+                            .push_back(index);
+                    }
+                    PairStep::None | PairStep::Opened { .. } | PairStep::TurnEnded { .. } => {}
+                }
+            }
+            EventKind::TurnStart
+            | EventKind::ChatRequest
+            | EventKind::ChatResponse
+            | EventKind::Other(_) => {}
+        }
+    }
+
+    /// CHECK-ONE-QUESTION for a request whose only candidate is the open
+    /// call at `call`: another request of the call still waits, or a guard
+    /// already failed the call.
+    fn one_question(&self, id: &InquiryId, call: usize, call_id: &str) -> Option<Finding> {
+        let waiting = self
+            .turn
+            .sole_waiting
+            .get(&call)
+            .and_then(|&r| self.turn.slot(r))
+            .and_then(RequestSlot::waiting);
+        if let Some(open) = waiting {
+            return Some(rules::one_question(id, call_id, Some(&open.id)));
+        }
+        match self.turn.failed_calls.get(&call) {
+            Some((_, _, true)) => Some(rules::one_question(id, call_id, None)),
+            Some((_, _, false)) | None => None,
+        }
+    }
+
+    /// CHECK-TURN-UNIQUE-ID, CHECK-ID-FORMAT, CHECK-ID-ATTEMPT for a request.
+    /// A repeated ID is reported once, as a repeat; its format and attempt
+    /// are not judged again.
+    fn judge_id(
+        &mut self,
+        index: usize,
+        id: &InquiryId,
+        repeat_of: Option<usize>,
+        format: Option<Result<rules::IdParts, Finding>>,
+        style: Option<rules::IdStyle>,
+    ) {
+        if let Some(first_request) = repeat_of {
+            let finding = Finding {
+                rule: rules::TURN_UNIQUE_ID,
+                severity: Severity::Error,
+                ids: vec![id.to_string()],
+                message: format!(
+                    "inquiry ID `{id}` is used again in this turn (first request at event {}); \
+                     RFD 082 IDs are unique within a turn",
+                    first_request
+                ),
+            };
+            self.turn.find(index, Gate::AttemptIds, Some(finding));
+            return;
+        }
+        match format {
+            None => {}
+            Some(Err(f)) => {
+                let gate = match style {
+                    Some(rules::IdStyle::TwoSegment) => Gate::TwoSegment,
+                    Some(rules::IdStyle::ThreeSegment | rules::IdStyle::Other) | None => {
+                        Gate::AttemptIds
+                    }
+                };
+                self.turn.find(index, gate, Some(f));
+            }
+            Some(Ok(parts)) => {
+                // The ID is `<call>.<question>.<attempt>` (`rules::id_format`):
+                // the pair is its part before the last `.`, split after the
+                // call, kept as the pairer's copy of the ID.
+                let (at, added) = self.turn.attempts.find_or_add(
+                    self.pairer.keys(),
+                    self.pairer.last_key(),
+                    parts.tool_call_id.len(),
+                );
+                let previous = (!added).then(|| self.turn.attempts.value(self.pairer.keys(), at));
+                self.turn.find(
+                    index,
+                    Gate::AttemptIds,
+                    rules::id_attempt(id, &parts, previous),
+                );
+                let last = previous.map_or(parts.attempt, |p| p.max(parts.attempt));
+                self.turn.attempts.set(self.pairer.keys(), at, last);
+            }
+        }
+    }
+
+    /// CHECK-TOOL-PAIRED at the end of a complete turn: the calls still open
+    /// and the responses that closed none. A response followed by an
+    /// unanswered call of its ID is one finding, at the response.
+    fn judge_tool_pairs(
+        &mut self,
+        turn: &mut TurnState,
+        turn_no: usize,
+        pending: &mut Vec<Pending>,
+    ) {
+        let mut open: Vec<(usize, String)> = std::mem::take(&mut turn.calls)
+            .into_iter()
+            .map(|(i, c)| (i, c.id))
+            .collect();
+        let mut found = |index: usize, finding: Finding| {
+            pending.push(Pending {
+                index,
+                gate: Gate::Always,
+                finding: Deferred::Ready(Box::new(finding)),
+            });
+        };
+        for (at, id, last) in std::mem::take(&mut turn.tool_orphans) {
+            let how = if let Some(last) = last {
+                rules::ToolUnpaired::Duplicate(last)
+            } else if let Some(k) = open.iter().position(|(i, c)| *i > at && *c == id) {
+                rules::ToolUnpaired::BeforeRequest(open.remove(k).0)
+            } else if let Some(k) = self.carried_calls.iter().position(|(c, _, _)| *c == id) {
+                let (_, turn, index) = self.carried_calls.remove(k).expect("in range");
+                rules::ToolUnpaired::OtherTurn { index, turn }
+            } else {
+                rules::ToolUnpaired::NoRequest
+            };
+            found(at, rules::tool_response_unpaired(&id, &how));
+        }
+        for (index, id) in open {
+            found(index, rules::tool_call_unanswered(&id));
+            if self.carried_calls.len() == CARRY_LIMIT {
+                self.carried_calls.pop_front();
+            }
+            self.carried_calls.push_back((id, turn_no, index));
+        }
+    }
+
+    /// A `tool_call_response` closes the oldest open call with its ID; a
+    /// waiting request whose last candidate call closes is marked.
+    fn close_call(&mut self, id: &str, index: usize, is_error: Option<bool>) {
+        let Some(queue) = self.turn.calls_by_id.get_mut(id) else {
+            let last = self.turn.tool_answered.get(id).copied();
+            self.turn.tool_orphans.push((index, id.to_owned(), last));
+            return;
+        };
+        self.turn.tool_answered.insert(id.to_owned(), index);
+        let call = queue.pop_front();
+        if queue.is_empty() {
+            self.turn.calls_by_id.remove(id);
+        }
+        let Some(call) = call else { return };
+        self.turn.calls.remove(&call);
+        self.turn.sole_waiting.remove(&call);
+        if let Some((inquiry, reason, _)) = self.turn.failed_calls.remove(&call)
+            && is_error == Some(false)
+        {
+            let f = rules::reason_fails_tool(id, &inquiry, &reason);
+            self.turn.find(index, Gate::Always, Some(f));
+        }
+        for r in self.turn.call_requests.remove(&call).unwrap_or_default() {
+            if let Some(req) = self.turn.request_mut(r) {
+                req.candidates.retain(|c| *c != call);
+                if req.candidates.is_empty() && req.closed_by.is_none() {
+                    req.closed_by = Some((id.to_owned(), index));
+                }
+            }
+        }
+    }
+
+    /// Ends the current turn: judges what stayed unpaired (when the turn is
+    /// `complete`), resolves the turn's profile, and hands its findings to
+    /// `sink` in event order.
+    fn close_turn(
+        &mut self,
+        orphan_requests: &[usize],
+        complete: bool,
+        sink: &mut dyn FnMut(Diagnostic),
+    ) {
+        let mut turn = std::mem::take(&mut self.turn);
+        let turn_no = self.turn_index;
+        let mut pending = std::mem::take(&mut turn.pending);
+        turn.note_stage(turn.ids.evidence());
+        let level = match (self.mode, turn.evidence) {
+            (ProfileMode::Fixed(p), _) => p,
+            (ProfileMode::Auto, None) => self.previous,
+            (ProfileMode::Auto, Some(Profile::Legacy)) => Profile::Legacy,
+            (ProfileMode::Auto, Some(p @ (Profile::Rfd082 | Profile::Rfd083))) => {
+                p.max(self.previous)
+            }
+        };
+        self.previous = level;
+        self.turns_by_profile.add(level);
+        // Whether an RFD 082 writer recorded the turn's requests, so its ID
+        // rules apply (decision "Oracle checks: a turn's writer is read from
+        // its request IDs"). Under an explicit RFD 082/083 profile a turn of
+        // two-segment IDs that shows nothing only an RFD 082 writer records,
+        // and no flat response, is a legacy turn that writer re-saved.
+        let two = turn.ids.last_two.is_some();
+        let three = turn.ids.first_three.is_some();
+        let ids_082 = match self.mode {
+            ProfileMode::Fixed(Profile::Legacy) => false,
+            ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) => {
+                !(two && !three && !turn.recorded_082 && !turn.flat)
+            }
+            ProfileMode::Auto => level.writes_attempt_ids(),
+        };
+        let mixed = two && three;
+        if let Some((at, id)) = turn.ids.switch.take().filter(|_| mixed) {
+            let upgrade = turn.ids.last_two < turn.ids.first_three;
+            pending.push(Pending {
+                index: at,
+                gate: Gate::Always,
+                finding: Deferred::Ready(Box::new(rules::turn_one_writer(&id, upgrade, self.mode))),
+            });
+        }
+        // The turn's requests were recorded by a legacy writer: by its own
+        // shapes and IDs, or by the user's word.
+        let legacy_shown = match self.mode {
+            ProfileMode::Fixed(Profile::Legacy) => true,
+            ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) => !ids_082,
+            ProfileMode::Auto => turn.evidence == Some(Profile::Legacy),
+        };
+        if complete {
+            let mut early = std::mem::take(&mut turn.orphan_responses);
+            // Event indices of the requests left unanswered, in stream order.
+            let mut unanswered = Vec::new();
+            // Both lists are in stream order: one merge walk.
+            let mut requests = turn.requests.iter();
+            for &r in orphan_requests {
+                let Some(id) = requests
+                    .find(|s| s.index >= r)
+                    .filter(|s| s.index == r)
+                    .and_then(RequestSlot::id)
+                else {
+                    continue;
+                };
+                let before = early
+                    .get_mut(id)
+                    .and_then(|e| {
+                        e.at.front().is_some_and(|&i| i < r).then(|| {
+                            e.before_request = e.before_request.saturating_sub(1);
+                            e.at.pop_front()
+                        })
+                    })
+                    .flatten();
+                match before {
+                    Some(resp) => {
+                        let finding = Finding {
+                            rule: rules::RESPONSE_AFTER_REQUEST,
+                            severity: Severity::Error,
+                            ids: vec![id.to_string()],
+                            message: format!(
+                                "inquiry response `{id}` comes before its request (event {r}); \
+                                 a response follows its request"
+                            ),
+                        };
+                        pending.push(Pending {
+                            index: resp,
+                            gate: Gate::Always,
+                            finding: Deferred::Ready(Box::new(finding)),
+                        });
+                    }
+                    None => {
+                        unanswered.push(r);
+                        pending.push(Pending {
+                            index: r,
+                            gate: Gate::Always,
+                            finding: Deferred::Unanswered,
+                        });
+                    }
+                }
+            }
+            let mut rest: Vec<(usize, Option<usize>, InquiryId, bool)> = early
+                .into_iter()
+                .flat_map(|(id, e)| {
+                    let answered = e.last_paired;
+                    let before = e.before_request;
+                    e.at.into_iter()
+                        .enumerate()
+                        .map(move |(k, i)| (i, answered, id.clone(), k < before))
+                })
+                .collect();
+            rest.sort_unstable_by_key(|(i, _, _, _)| *i);
+            for (i, answered, id, before) in rest {
+                let carried = self.carried.iter().position(|c| c.id == id);
+                let (rule, message) = match (answered, carried) {
+                    // A request of the ID came later in the turn: this
+                    // response came before it (issue 15).
+                    _ if before => (
+                        rules::RESPONSE_AFTER_REQUEST,
+                        format!(
+                            "inquiry response `{id}` comes before its request; a response \
+                             follows its request"
+                        ),
+                    ),
+                    (Some(at), _) => (
+                        rules::PAIRED,
+                        format!(
+                            "inquiry response `{id}` answers no waiting request: its request \
+                             was answered at event {at}"
+                        ),
+                    ),
+                    (None, Some(pos)) => {
+                        let c = self.carried.remove(pos).expect("position is in range");
+                        (
+                            rules::TURN_SCOPED,
+                            format!(
+                                "inquiry response `{id}` answers the request at event {} of \
+                                 turn {}; a pair never crosses a turn boundary",
+                                c.index, c.turn
+                            ),
+                        )
+                    }
+                    (None, None) => (
+                        rules::PAIRED,
+                        format!("inquiry response `{id}` answers no request in its turn"),
+                    ),
+                };
+                let finding = Finding {
+                    rule,
+                    severity: Severity::Error,
+                    ids: vec![id.to_string()],
+                    message,
+                };
+                pending.push(Pending {
+                    index: i,
+                    gate: Gate::Always,
+                    finding: Deferred::Ready(Box::new(finding)),
+                });
+            }
+            self.judge_tool_pairs(&mut turn, turn_no, &mut pending);
+            // Only the newest `CARRY_LIMIT` can stay carried.
+            let keep = unanswered.len().saturating_sub(CARRY_LIMIT);
+            for &r in &unanswered[keep..] {
+                let Some(id) = turn.slot(r).and_then(RequestSlot::id) else {
+                    continue;
+                };
+                if self.carried.len() == CARRY_LIMIT {
+                    self.carried.pop_front();
+                }
+                self.carried.push_back(Carried {
+                    id: id.clone(),
+                    turn: turn_no,
+                    index: r,
+                });
+            }
+        }
+        let mode = self.mode;
+        pending.retain_mut(|p| match p.gate {
+            Gate::Always => true,
+            Gate::AttemptIds => ids_082,
+            Gate::TwoSegment => ids_082 && !mixed,
+            Gate::MixedTwoSegment => ids_082 && mixed,
+            Gate::Rfd083 => match (mode, level) {
+                (ProfileMode::Fixed(Profile::Rfd083), _) | (ProfileMode::Auto, Profile::Rfd083) => {
+                    true
+                }
+                (ProfileMode::Auto, Profile::Legacy | Profile::Rfd082) => {
+                    if let Deferred::Ready(f) = &mut p.finding {
+                        f.severity = Severity::Warning;
+                    }
+                    true
+                }
+                (ProfileMode::Fixed(Profile::Legacy | Profile::Rfd082), _) => false,
+            },
+        });
+        // Stable: findings of one event keep the order they were found in.
+        pending.sort_by_key(|p| p.index);
+        // `pending` and `requests` are both in event order: a deferred
+        // finding finds its request by one forward walk, not a search each.
+        let mut requests = turn.requests.iter().peekable();
+        for p in pending {
+            let slot = match p.finding {
+                Deferred::Ready(_) => None,
+                Deferred::Unplaced | Deferred::Unanswered => {
+                    while requests.next_if(|r| r.index < p.index).is_some() {}
+                    requests
+                        .peek()
+                        .filter(|r| r.index == p.index)
+                        .and_then(|r| r.id())
+                }
+            };
+            let finding = match (p.finding, slot) {
+                (Deferred::Ready(f), _) => *f,
+                (Deferred::Unplaced, Some(id)) => rules::unplaced(id),
+                // A legacy writer's known gap (RFD 082 "Motivation"): a
+                // warning in a turn a legacy writer recorded.
+                (Deferred::Unanswered, Some(id)) => Finding {
+                    rule: rules::PAIRED,
+                    severity: if legacy_shown {
+                        Severity::Warning
+                    } else {
+                        Severity::Error
+                    },
+                    ids: vec![id.to_string()],
+                    message: unanswered_message(id, legacy_shown),
+                },
+                // Deferred findings are only made for the turn's requests.
+                (Deferred::Unplaced | Deferred::Unanswered, None) => continue,
+            };
+            self.diagnostics += 1;
+            match finding.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+            }
+            sink(Diagnostic {
+                rule: finding.rule,
+                severity: finding.severity,
+                origin: self.origin.clone(),
+                turn: turn_no,
+                event_index: p.index,
+                ids: finding.ids,
+                message: one_line(finding.message),
+                position: None,
+            });
+        }
+    }
+
+    /// Ends the stream: judges the last turn. Further calls return nothing.
+    pub fn finish(&mut self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        self.finish_into(&mut |d| out.push(d));
+        out
+    }
+
+    /// [`Checker::finish`], handing each diagnostic to `sink`.
+    pub(super) fn finish_into(&mut self, sink: &mut dyn FnMut(Diagnostic)) {
+        if self.finished || self.next_index == 0 {
+            self.finished = true;
+            return;
+        }
+        self.finished = true;
+        let orphans = self.pairer.finish();
+        self.close_turn(&orphans, true, sink);
+    }
+
+    /// Ends a stream cut short by a read error: flushes what the last turn
+    /// already showed, without judging its unpaired requests and responses
+    /// (the rest of the turn was never read).
+    pub fn abandon(&mut self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        self.abandon_into(&mut |d| out.push(d));
+        out
+    }
+
+    /// [`Checker::abandon`], handing each diagnostic to `sink`.
+    pub(super) fn abandon_into(&mut self, sink: &mut dyn FnMut(Diagnostic)) {
+        if self.finished || self.next_index == 0 {
+            self.finished = true;
+            return;
+        }
+        self.finished = true;
+        self.close_turn(&[], false, sink);
+    }
+
+    /// Events fed so far.
+    pub fn events(&self) -> usize {
+        self.next_index
+    }
+
+    /// What the checker learned so far (complete after `finish`).
+    pub fn summary(&self) -> FileSummary {
+        let t = self.turns_by_profile;
+        let judged = [t.legacy, t.rfd082, t.rfd083];
+        let profile = match self.mode {
+            ProfileMode::Fixed(p) => p,
+            ProfileMode::Auto => Profile::ALL
+                .into_iter()
+                .rev()
+                .find(|p| judged[slot(*p)] > 0)
+                .unwrap_or(Profile::Legacy),
+        };
+        FileSummary {
+            origin: self.origin.clone(),
+            requested_profile: self.mode,
+            profile,
+            mixed: t.legacy > 0 && t.rfd082 + t.rfd083 > 0,
+            events: self.next_index,
+            turns: if self.next_index == 0 {
+                0
+            } else {
+                self.turn_index + 1
+            },
+            turns_by_profile: t,
+            diagnostics: self.diagnostics,
+            errors: self.errors,
+            warnings: self.warnings,
+        }
+    }
+}
+
+/// CHECK-PAIRED for a request. A pre-082 writer leaves the request of a
+/// failed inquiry-backend call unanswered (RFD 082 "Motivation"); the stream
+/// is still unpaired, but in a turn that shows a legacy writer the message
+/// says it is the known legacy gap.
+fn unanswered_message(id: &InquiryId, legacy_shown: bool) -> String {
+    if !legacy_shown {
+        format!("inquiry request `{id}` has no response in its turn")
+    } else {
+        format!(
+            "inquiry request `{id}` has no response in its turn (a pre-082 writer leaves a \
+             failed inquiry-backend request unanswered; RFD 082 closes it with `cancelled`)"
+        )
+    }
+}

@@ -1,0 +1,682 @@
+//! `inquiry-model check`: judge stream files against every `CHECK-*` rule
+//! and report as text, JSON (version 1) or SARIF 2.1.0.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+
+use super::{
+    CHECK_JSON_VERSION, CheckInput, EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, SARIF_SCHEMA,
+    expand_check_paths, open_input,
+};
+use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode};
+use crate::wire::{EventReader, ReadError};
+
+/// `inquiry-model check`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Folders are searched recursively. A folder holding an `events.json` is a \
+conversation folder: only its `events.json` is checked (its other files are \
+metadata). In any other folder every `*.json` and `*.jsonl` file is checked.\n\n\
+Diagnostics go to stdout, one per line (`FILE: turn T, event E (line L, column C): \
+SEVERITY: RULE: message`, turns and events counted from 0, lines and byte columns \
+from 1, SEVERITY `error` or `warning`), \
+followed by one status line per file and a total. Exit 1 on errors; on warnings \
+(legal but suspect, or a known gap of the writer) only with --strict. Files that cannot be read are reported on stderr with the event, line \
+and column, and the other files are still checked.")]
+pub struct CheckArgs {
+    /// Stream files (JSON array or JSON Lines), folders, or `-` for stdin.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// The writer the streams are judged as: `auto` decides per turn from the
+    /// shapes the turn shows (a stream may hold legacy turns before RFD 082
+    /// ones); an explicit profile judges every turn as that writer's.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Auto)]
+    profile: ProfileArg,
+    /// `text`: one line per diagnostic; `json`: one document (version 1)
+    /// with every file, its diagnostics and a summary; `sarif`: a SARIF 2.1.0
+    /// log for CI code-scanning annotations.
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    format: FormatArg,
+    /// Exit 1 on warnings too, not only on errors.
+    #[arg(long)]
+    strict: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ProfileArg {
+    Auto,
+    Legacy,
+    Rfd082,
+    Rfd083,
+}
+
+impl From<ProfileArg> for ProfileMode {
+    fn from(p: ProfileArg) -> Self {
+        match p {
+            ProfileArg::Auto => ProfileMode::Auto,
+            ProfileArg::Legacy => ProfileMode::Fixed(Profile::Legacy),
+            ProfileArg::Rfd082 => ProfileMode::Fixed(Profile::Rfd082),
+            ProfileArg::Rfd083 => ProfileMode::Fixed(Profile::Rfd083),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    Text,
+    Json,
+    Sarif,
+}
+
+/// How one input ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Clean,
+    Violations,
+    Unusable,
+}
+
+/// Why an input is unusable, for the report.
+#[derive(Debug, Clone, Serialize)]
+struct InputError {
+    /// The line printed on stderr.
+    message: String,
+    event_index: Option<usize>,
+    line: Option<usize>,
+    column: Option<usize>,
+}
+
+impl InputError {
+    fn from_read(e: &ReadError) -> Self {
+        InputError {
+            message: e.to_string(),
+            event_index: e.event_index(),
+            line: Some(e.line()),
+            column: Some(e.column()),
+        }
+    }
+
+    fn plain(message: String) -> Self {
+        InputError {
+            message,
+            event_index: None,
+            line: None,
+            column: None,
+        }
+    }
+}
+
+/// The end of one input's entry in the JSON document.
+#[derive(Debug, Serialize)]
+struct FileTail<'a> {
+    status: Status,
+    errors: usize,
+    warnings: usize,
+    profile: Option<Profile>,
+    mixed: bool,
+    events: usize,
+    turns: usize,
+    turns_by_profile: Option<check::TurnsByProfile>,
+    error: Option<&'a InputError>,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct Totals {
+    files: usize,
+    clean: usize,
+    violations: usize,
+    unusable: usize,
+    diagnostics: usize,
+    errors: usize,
+    warnings: usize,
+    strict: bool,
+    by_rule: BTreeMap<&'static str, usize>,
+    exit_code: i32,
+}
+
+impl Totals {
+    /// 2 on unusable input; 1 on errors, or on warnings under `--strict`.
+    fn exit_code(&self) -> i32 {
+        if self.unusable > 0 {
+            EXIT_UNUSABLE
+        } else if self.errors > 0 || (self.strict && self.warnings > 0) {
+            EXIT_VIOLATIONS
+        } else {
+            EXIT_OK
+        }
+    }
+}
+
+/// Whether a file's findings fail it: errors, or warnings under `--strict`.
+fn failing(s: &FileSummary, strict: bool) -> bool {
+    s.errors > 0 || (strict && s.warnings > 0)
+}
+
+/// Writes the report as inputs are checked; text or JSON.
+trait Reporter {
+    fn begin(&mut self, out: &mut dyn Write) -> io::Result<()>;
+    fn file_begin(&mut self, out: &mut dyn Write, origin: &str) -> io::Result<()>;
+    fn diagnostic(&mut self, out: &mut dyn Write, d: &Diagnostic) -> io::Result<()>;
+    fn file_end(
+        &mut self,
+        out: &mut dyn Write,
+        origin: &str,
+        summary: Option<&FileSummary>,
+        error: Option<&InputError>,
+    ) -> io::Result<()>;
+    fn end(&mut self, out: &mut dyn Write, totals: &Totals) -> io::Result<()>;
+}
+
+struct TextReporter {
+    strict: bool,
+}
+
+impl Reporter for TextReporter {
+    fn begin(&mut self, _: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn file_begin(&mut self, _: &mut dyn Write, _: &str) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn diagnostic(&mut self, out: &mut dyn Write, d: &Diagnostic) -> io::Result<()> {
+        writeln!(out, "{d}")
+    }
+
+    fn file_end(
+        &mut self,
+        out: &mut dyn Write,
+        origin: &str,
+        summary: Option<&FileSummary>,
+        error: Option<&InputError>,
+    ) -> io::Result<()> {
+        let Some(s) = summary else {
+            return writeln!(out, "{origin}: unusable");
+        };
+        let mut counts = format!("{}, {}", count(s.events, "event"), count(s.turns, "turn"));
+        if s.turns > 0 {
+            counts.push_str(&format!(", judged {}", s.profile));
+        }
+        if s.mixed {
+            let t = s.turns_by_profile;
+            counts.push_str(&format!(
+                ": {} legacy, {} rfd082, {} rfd083 turns",
+                t.legacy, t.rfd082, t.rfd083
+            ));
+        }
+        let found = count(s.errors, "violation");
+        let warned = match s.warnings {
+            0 => String::new(),
+            n => format!(", {}", count(n, "warning")),
+        };
+        match (error, failing(s, self.strict)) {
+            (Some(_), _) => writeln!(
+                out,
+                "{origin}: unusable ({found}{warned} before the read error; {counts})"
+            ),
+            (None, false) => writeln!(out, "{origin}: clean{warned} ({counts})"),
+            (None, true) => writeln!(out, "{origin}: {found}{warned} ({counts})"),
+        }
+    }
+
+    fn end(&mut self, out: &mut dyn Write, t: &Totals) -> io::Result<()> {
+        let warned = match t.warnings {
+            0 => String::new(),
+            n => format!(", {}", count(n, "warning")),
+        };
+        writeln!(
+            out,
+            "checked {}: {} clean, {} with violations, {} unusable; {}{warned}",
+            count(t.files, "file"),
+            t.clean,
+            t.violations,
+            t.unusable,
+            count(t.errors, "violation")
+        )
+    }
+}
+
+/// `1 turn`, `2 turns`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Writes the version-1 document incrementally, so memory never holds the
+/// diagnostics of a whole file:
+///
+/// ```text
+/// {"version":1,"requested_profile":"auto","files":[
+/// {"path":…,"diagnostics":[{"rule","origin","turn","event_index","ids","message"},…],
+///  "status":"clean|violations|unusable","profile":…|null,"mixed":…,"events":…,"turns":…,
+///  "turns_by_profile":{…}|null,"error":{"message","event_index","line","column"}|null},
+/// …],
+/// "summary":{"files","clean","violations","unusable","diagnostics","by_rule":{…},"exit_code"}}
+/// ```
+struct JsonReporter {
+    mode: ProfileMode,
+    strict: bool,
+    files: usize,
+    diagnostics_in_file: usize,
+}
+
+fn json<T: Serialize + ?Sized>(v: &T) -> io::Result<String> {
+    serde_json::to_string(v).map_err(io::Error::other)
+}
+
+impl Reporter for JsonReporter {
+    fn begin(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        write!(
+            out,
+            "{{\"version\":{CHECK_JSON_VERSION},\"requested_profile\":{},\"files\":[",
+            json(&self.mode)?
+        )
+    }
+
+    fn file_begin(&mut self, out: &mut dyn Write, origin: &str) -> io::Result<()> {
+        let sep = if self.files == 0 { "" } else { "," };
+        self.files += 1;
+        self.diagnostics_in_file = 0;
+        write!(out, "{sep}\n{{\"path\":{},\"diagnostics\":[", json(origin)?)
+    }
+
+    fn diagnostic(&mut self, out: &mut dyn Write, d: &Diagnostic) -> io::Result<()> {
+        let sep = if self.diagnostics_in_file == 0 {
+            ""
+        } else {
+            ","
+        };
+        self.diagnostics_in_file += 1;
+        write!(out, "{sep}\n{}", json(d)?)
+    }
+
+    fn file_end(
+        &mut self,
+        out: &mut dyn Write,
+        _: &str,
+        summary: Option<&FileSummary>,
+        error: Option<&InputError>,
+    ) -> io::Result<()> {
+        let tail = FileTail {
+            status: status(summary, error, self.strict),
+            errors: summary.map_or(0, |s| s.errors),
+            warnings: summary.map_or(0, |s| s.warnings),
+            // Nothing read, nothing judged: no profile to report.
+            profile: summary.filter(|s| s.turns > 0).map(|s| s.profile),
+            mixed: summary.is_some_and(|s| s.mixed),
+            events: summary.map_or(0, |s| s.events),
+            turns: summary.map_or(0, |s| s.turns),
+            turns_by_profile: summary.map(|s| s.turns_by_profile),
+            error,
+        };
+        // `tail` serializes as an object; splice its fields after the
+        // diagnostics array.
+        let tail = json(&tail)?;
+        write!(out, "],{}", &tail[1..])
+    }
+
+    fn end(&mut self, out: &mut dyn Write, totals: &Totals) -> io::Result<()> {
+        writeln!(out, "\n],\"summary\":{}}}", json(totals)?)
+    }
+}
+
+/// Writes a SARIF 2.1.0 log (OASIS SARIF v2.1.0): one run whose driver lists
+/// every `CHECK-*` rule, one result per diagnostic (`level` its severity),
+/// located at the file and, for a file on disk, the line and column where
+/// the event starts; unusable inputs are tool execution notifications. SARIF
+/// is one document with the rules first, so each file's diagnostics are held
+/// until the file ends (then its events' positions are read again from it).
+#[derive(Default)]
+struct SarifReporter {
+    results: Vec<serde_json::Value>,
+    notifications: Vec<serde_json::Value>,
+    file: Vec<Diagnostic>,
+}
+
+/// A relative URI reference for a path: `/` separators, and every byte
+/// outside RFC 3986's unreserved set and `/` percent-encoded.
+fn sarif_uri(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    // An absolute path is a `file` URI; a relative one stays relative (to
+    // the directory `check` ran in).
+    let mut out = if path.starts_with('/') {
+        "file://".to_owned()
+    } else {
+        String::new()
+    };
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Where the events `wanted` start in the file `path` (line, column), read
+/// again with the stream reader; empty if the file cannot be read.
+fn event_positions(
+    path: &Path,
+    wanted: &std::collections::BTreeSet<usize>,
+) -> std::collections::HashMap<usize, (usize, usize)> {
+    let mut found = std::collections::HashMap::new();
+    let (Some(&last), Ok(f)) = (wanted.last(), File::open(path)) else {
+        return found;
+    };
+    let mut events = EventReader::new(BufReader::with_capacity(1 << 16, f), "");
+    let mut index = 0;
+    while let Some(Ok(((), line, column))) = events.next_with(|_, _, _| ()) {
+        if wanted.contains(&index) {
+            found.insert(index, (line, column));
+        }
+        if index >= last {
+            break;
+        }
+        index += 1;
+    }
+    found
+}
+
+impl Reporter for SarifReporter {
+    fn begin(&mut self, _: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn file_begin(&mut self, _: &mut dyn Write, _: &str) -> io::Result<()> {
+        self.file.clear();
+        Ok(())
+    }
+
+    fn diagnostic(&mut self, _: &mut dyn Write, d: &Diagnostic) -> io::Result<()> {
+        self.file.push(d.clone());
+        Ok(())
+    }
+
+    fn file_end(
+        &mut self,
+        _: &mut dyn Write,
+        origin: &str,
+        _: Option<&FileSummary>,
+        error: Option<&InputError>,
+    ) -> io::Result<()> {
+        let on_disk = origin != "<stdin>";
+        // Each diagnostic carries where its event starts; one about an
+        // event too far back in a huge turn (`check::POSITION_WINDOW`) is
+        // placed by reading the file again.
+        let wanted: std::collections::BTreeSet<usize> = self
+            .file
+            .iter()
+            .filter(|d| d.position.is_none())
+            .map(|d| d.event_index)
+            .collect();
+        let positions = if on_disk && !wanted.is_empty() {
+            event_positions(Path::new(origin), &wanted)
+        } else {
+            Default::default()
+        };
+        let uri = sarif_uri(origin);
+        for d in self.file.drain(..) {
+            let mut physical = serde_json::json!({"artifactLocation": {"uri": uri}});
+            let at = d
+                .position
+                .map(|p| (p.line, p.column))
+                .or_else(|| positions.get(&d.event_index).copied());
+            if let Some((line, column)) = at {
+                physical["region"] = serde_json::json!({"startLine": line, "startColumn": column});
+            }
+            let rule_index = check::rules::ALL.iter().position(|(id, _)| *id == d.rule);
+            self.results.push(serde_json::json!({
+                "ruleId": d.rule,
+                "ruleIndex": rule_index,
+                "level": d.severity.to_string(),
+                "message": {"text": d.message},
+                "locations": [{"physicalLocation": physical}],
+                "properties": {"turn": d.turn, "eventIndex": d.event_index, "ids": d.ids},
+            }));
+        }
+        if let Some(e) = error {
+            let mut physical = serde_json::json!({"artifactLocation": {"uri": uri}});
+            if let (Some(line), Some(column)) = (e.line, e.column) {
+                physical["region"] = serde_json::json!({"startLine": line, "startColumn": column});
+            }
+            self.notifications.push(serde_json::json!({
+                "level": "error",
+                "message": {"text": e.message},
+                "locations": [{"physicalLocation": physical}],
+            }));
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, out: &mut dyn Write, totals: &Totals) -> io::Result<()> {
+        let rules: Vec<serde_json::Value> = check::rules::ALL
+            .iter()
+            .map(|(id, text)| {
+                serde_json::json!({
+                    "id": id,
+                    "shortDescription": {"text": text},
+                    "help": {"text": format!("inquiry-model explain {id}")},
+                })
+            })
+            .collect();
+        let log = serde_json::json!({
+            "$schema": SARIF_SCHEMA,
+            "version": "2.1.0",
+            "runs": [{
+                "tool": {"driver": {
+                    "name": "inquiry-model",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules,
+                }},
+                "invocations": [{
+                    "executionSuccessful": totals.unusable == 0,
+                    "exitCode": totals.exit_code,
+                    "toolExecutionNotifications": std::mem::take(&mut self.notifications),
+                }],
+                "results": std::mem::take(&mut self.results),
+            }],
+        });
+        writeln!(out, "{}", json(&log)?)
+    }
+}
+
+fn status(summary: Option<&FileSummary>, error: Option<&InputError>, strict: bool) -> Status {
+    match (summary, error) {
+        (_, Some(_)) | (None, None) => Status::Unusable,
+        (Some(s), None) if failing(s, strict) => Status::Violations,
+        (Some(_), None) => Status::Clean,
+    }
+}
+
+/// Shows progress on stderr for long runs when stderr is a terminal: a
+/// `BufRead` wrapper that counts the bytes the reader consumes.
+struct Progress<R> {
+    inner: R,
+    origin: String,
+    total: Option<u64>,
+    read: u64,
+    next_look: u64,
+    start: Instant,
+    last: Option<Instant>,
+}
+
+impl<R> Progress<R> {
+    const STEP: u64 = 1 << 22;
+
+    fn new(inner: R, origin: String, total: Option<u64>) -> Self {
+        Progress {
+            inner,
+            origin,
+            total,
+            read: 0,
+            next_look: Self::STEP,
+            start: Instant::now(),
+            last: None,
+        }
+    }
+
+    fn tick(&mut self) {
+        if self.read < self.next_look {
+            return;
+        }
+        self.next_look = self.read + Self::STEP;
+        let now = Instant::now();
+        let due = match self.last {
+            None => now - self.start >= Duration::from_secs(1),
+            Some(last) => now - last >= Duration::from_millis(250),
+        };
+        if !due {
+            return;
+        }
+        self.last = Some(now);
+        let mb = |b: u64| b as f64 / 1_048_576.0;
+        let of = self
+            .total
+            .map(|t| format!(" of {:.0} MB", mb(t)))
+            .unwrap_or_default();
+        eprint!(
+            "\r\x1b[2K{}: {:.0} MB{of} checked",
+            self.origin,
+            mb(self.read)
+        );
+    }
+}
+
+impl<R> Drop for Progress<R> {
+    fn drop(&mut self) {
+        if self.last.is_some() {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+impl<R: Read> Read for Progress<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        self.tick();
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Progress<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.inner.consume(amt);
+        self.read += amt as u64;
+        self.tick();
+    }
+}
+
+/// Runs `check`; returns the exit code.
+pub fn check_command(args: CheckArgs) -> i32 {
+    let mode = ProfileMode::from(args.profile);
+    let inputs = expand_check_paths(&args.paths);
+    let strict = args.strict;
+    let mut reporter: Box<dyn Reporter> = match args.format {
+        FormatArg::Text => Box::new(TextReporter { strict }),
+        FormatArg::Json => Box::new(JsonReporter {
+            mode,
+            strict,
+            files: 0,
+            diagnostics_in_file: 0,
+        }),
+        FormatArg::Sarif => Box::new(SarifReporter::default()),
+    };
+    let show_progress = io::stderr().is_terminal();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    match check_inputs(
+        &inputs,
+        mode,
+        strict,
+        show_progress,
+        reporter.as_mut(),
+        &mut out,
+    ) {
+        Ok(code) => code,
+        // A closed stdout (e.g. piped into `head`) ends the run quietly.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_UNUSABLE,
+        Err(e) => {
+            eprintln!("inquiry-model: cannot write the report: {e}");
+            EXIT_UNUSABLE
+        }
+    }
+}
+
+fn check_inputs(
+    inputs: &[CheckInput],
+    mode: ProfileMode,
+    strict: bool,
+    show_progress: bool,
+    reporter: &mut dyn Reporter,
+    out: &mut dyn Write,
+) -> io::Result<i32> {
+    let mut totals = Totals {
+        strict,
+        ..Totals::default()
+    };
+    reporter.begin(out)?;
+    for input in inputs {
+        let origin = input.origin();
+        reporter.file_begin(out, &origin)?;
+        let (summary, error) = match open_input(input) {
+            Err(message) => (None, Some(InputError::plain(message))),
+            Ok((reader, size)) => {
+                let mut write_error = None;
+                let mut sink = |d: Diagnostic| {
+                    *totals.by_rule.entry(d.rule.id()).or_default() += 1;
+                    if write_error.is_none() {
+                        write_error = reporter.diagnostic(out, &d).err();
+                    }
+                };
+                let (summary, read_error) = if show_progress {
+                    let reader = Progress::new(reader, origin.clone(), size);
+                    check::check_reader(reader, &origin, mode, &mut sink)
+                } else {
+                    check::check_reader(reader, &origin, mode, &mut sink)
+                };
+                if let Some(e) = write_error {
+                    return Err(e);
+                }
+                (
+                    Some(summary),
+                    read_error.as_ref().map(InputError::from_read),
+                )
+            }
+        };
+        if let Some(e) = &error {
+            eprintln!("{}", e.message);
+        }
+        totals.files += 1;
+        totals.diagnostics += summary.as_ref().map_or(0, |s| s.diagnostics);
+        totals.errors += summary.as_ref().map_or(0, |s| s.errors);
+        totals.warnings += summary.as_ref().map_or(0, |s| s.warnings);
+        match status(summary.as_ref(), error.as_ref(), strict) {
+            Status::Clean => totals.clean += 1,
+            Status::Violations => totals.violations += 1,
+            Status::Unusable => totals.unusable += 1,
+        }
+        reporter.file_end(out, &origin, summary.as_ref(), error.as_ref())?;
+    }
+    totals.exit_code = totals.exit_code();
+    reporter.end(out, &totals)?;
+    out.flush()?;
+    Ok(totals.exit_code)
+}

@@ -1,0 +1,379 @@
+//! The reader's fast path: one event object read and checked in a single
+//! pass, giving way to serde_json on anything unusual.
+
+use std::borrow::Cow;
+
+use crate::wire::is_repeated;
+
+/// The reader's fast path: one event object at the start of `bytes`, read
+/// in a single pass.
+///
+/// The canonical path (`serde_json::from_slice::<RawEvent>`) reads each field
+/// as a `RawValue`, then parses each field again to check that a `Value` can
+/// hold it (rule `WIRE-OPAQUE-VALID`). This pass checks the JSON grammar
+/// itself, finds the field boundaries, and checks UTF-8 once for the whole
+/// event; strings are skipped with `memchr2`. It is at least as strict as the
+/// canonical path and gives way to it on anything unusual: it returns `None`
+/// for every input the canonical path refuses (so the caller asks that path
+/// for its error), and also for inputs whose check it leaves to serde_json
+/// (a surrogate escape that is not half of a pair, nesting deeper than
+/// [`Fast::MAX_DEPTH`], a number that might overflow an `f64`, a repeated
+/// field, an escaped field name that does not decode). When it returns an
+/// event, the event is the canonical one: the same names, the same texts.
+pub(crate) fn read_event(bytes: &[u8]) -> Option<FastEvent<'_>> {
+    let mut f = Fast {
+        bytes,
+        i: 0,
+        newlines: 0,
+        last_newline: None,
+    };
+    let mut spans: Vec<(usize, usize, bool, usize, usize)> = Vec::with_capacity(16);
+    if f.peek()? != b'{' {
+        return None;
+    }
+    f.i += 1;
+    f.ws();
+    if f.peek()? == b'}' {
+        f.i += 1;
+    } else {
+        loop {
+            let key_start = f.i;
+            let escaped = f.string()?;
+            let key_end = f.i;
+            f.ws();
+            f.expect(b':')?;
+            f.ws();
+            let value_start = f.i;
+            f.value()?;
+            spans.push((key_start + 1, key_end - 1, escaped, value_start, f.i));
+            f.ws();
+            match f.peek()? {
+                b',' => {
+                    f.i += 1;
+                    f.ws();
+                }
+                b'}' => {
+                    f.i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    let end = f.i;
+    // Outside strings the grammar allows ASCII only, so the event is valid
+    // UTF-8 exactly when every string is, and every span below lies on
+    // character boundaries.
+    let text = std::str::from_utf8(&bytes[..end]).ok()?;
+    let mut fields: FieldsRef<'_> = Vec::with_capacity(spans.len());
+    let mut names = None;
+    for (ks, ke, escaped, vs, ve) in spans {
+        let key = if escaped {
+            Cow::Owned(serde_json::from_str::<String>(&text[ks - 1..ke + 1]).ok()?)
+        } else {
+            Cow::Borrowed(&text[ks..ke])
+        };
+        if is_repeated(&fields, &mut names, &key) {
+            return None;
+        }
+        fields.push((key, &text[vs..ve]));
+    }
+    Some(FastEvent {
+        fields,
+        len: end,
+        newlines: f.newlines,
+        last_newline: f.last_newline,
+    })
+}
+
+/// An event's fields in written order, borrowed from the bytes they were
+/// read from (a name is decoded, so owned, only when it holds an escape).
+pub(crate) type FieldsRef<'a> = Vec<(Cow<'a, str>, &'a str)>;
+
+/// What [`read_event`] read: the fields, the event's length, and the
+/// newlines it holds (all of them lie in whitespace between tokens).
+pub(crate) struct FastEvent<'a> {
+    pub(super) fields: FieldsRef<'a>,
+    pub(super) len: usize,
+    pub(super) newlines: usize,
+    pub(super) last_newline: Option<usize>,
+}
+
+/// The cursor of [`read_event`].
+struct Fast<'a> {
+    bytes: &'a [u8],
+    i: usize,
+    newlines: usize,
+    last_newline: Option<usize>,
+}
+
+impl Fast<'_> {
+    /// Nesting deeper than this inside one event gives way to serde_json
+    /// (which refuses a field nested 128 deep).
+    const MAX_DEPTH: u32 = 100;
+    /// A longer number gives way to serde_json (it may overflow an `f64`).
+    const MAX_NUMBER: usize = 300;
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.i).copied()
+    }
+
+    fn expect(&mut self, b: u8) -> Option<()> {
+        (self.peek()? == b).then(|| self.i += 1)
+    }
+
+    /// JSON whitespace; counts newlines on the way. Indentation after a
+    /// newline is skipped eight spaces at a time.
+    fn ws(&mut self) {
+        while let Some(&b) = self.bytes.get(self.i) {
+            match b {
+                b' ' | b'\t' | b'\r' => self.i += 1,
+                b'\n' => {
+                    self.newlines += 1;
+                    self.last_newline = Some(self.i);
+                    self.i += 1;
+                    while self.bytes.get(self.i..self.i + 8) == Some(b"        ") {
+                        self.i += 8;
+                    }
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// A string (the cursor is on its `"`); returns whether it holds an
+    /// escape. Refuses raw control characters, unknown escapes, bad `\u`
+    /// digits, and gives way on surrogate escapes.
+    fn string(&mut self) -> Option<bool> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        self.i += 1;
+        let mut escaped = false;
+        loop {
+            let rest = &self.bytes[self.i..];
+            let k = string_stop(rest)?;
+            self.i += k;
+            if rest[k] < 0x20 {
+                return None;
+            }
+            if rest[k] == b'"' {
+                self.i += 1;
+                return Some(escaped);
+            }
+            escaped = true;
+            match *self.bytes.get(self.i + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 2,
+                b'u' => match self.hex_escape(self.i)? {
+                    0xD800..=0xDBFF => {
+                        // A surrogate pair is one character; anything else
+                        // around a surrogate gives way.
+                        if self.bytes.get(self.i + 6) != Some(&b'\\')
+                            || self.bytes.get(self.i + 7) != Some(&b'u')
+                            || !(0xDC00..=0xDFFF).contains(&self.hex_escape(self.i + 6)?)
+                        {
+                            return None;
+                        }
+                        self.i += 12;
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    _ => self.i += 6,
+                },
+                _ => return None,
+            }
+        }
+    }
+
+    /// The code unit of the `\uXXXX` escape whose backslash is at `at`.
+    fn hex_escape(&self, at: usize) -> Option<u16> {
+        let hex = self.bytes.get(at + 2..at + 6)?;
+        let hex = std::str::from_utf8(hex).ok()?;
+        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u16::from_str_radix(hex, 16).ok()
+    }
+
+    /// A number (the cursor is on `-` or a digit), by the JSON grammar. A
+    /// number with an exponent, or longer than [`Fast::MAX_NUMBER`], is
+    /// parsed: serde_json refuses a number only when it overflows an `f64`,
+    /// so one that is finite and below 1e300 is safe; any other gives way.
+    fn number(&mut self) -> Option<()> {
+        let start = self.i;
+        if self.peek()? == b'-' {
+            self.i += 1;
+        }
+        match self.peek()? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            if !self.peek()?.is_ascii_digit() {
+                return None;
+            }
+            self.digits();
+        }
+        let mut plain = true;
+        if let Some(b'e' | b'E') = self.peek() {
+            plain = false;
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            if !self.peek()?.is_ascii_digit() {
+                return None;
+            }
+            self.digits();
+        }
+        if plain && self.i - start <= Self::MAX_NUMBER {
+            return Some(());
+        }
+        let text = std::str::from_utf8(&self.bytes[start..self.i]).ok()?;
+        let value: f64 = text.parse().ok()?;
+        (value.abs() < 1e300).then_some(())
+    }
+
+    fn digits(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            self.i += 1;
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.i + word.len();
+        (self.bytes.get(self.i..end)? == word).then(|| self.i = end)
+    }
+
+    /// One value, iteratively: a stack of open containers as bits (1 for an
+    /// object), at most [`Fast::MAX_DEPTH`] deep.
+    fn value(&mut self) -> Option<()> {
+        let mut stack: u128 = 0;
+        let mut depth: u32 = 0;
+        loop {
+            // A value starts here.
+            match self.peek()? {
+                b'"' => {
+                    self.string()?;
+                }
+                b'-' | b'0'..=b'9' => self.number()?,
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                open @ (b'{' | b'[') => {
+                    depth += 1;
+                    if depth > Self::MAX_DEPTH {
+                        return None;
+                    }
+                    let object = open == b'{';
+                    stack = (stack << 1) | u128::from(object);
+                    self.i += 1;
+                    self.ws();
+                    let close = if object { b'}' } else { b']' };
+                    if self.peek()? != close {
+                        if object {
+                            self.member_name()?;
+                        }
+                        continue;
+                    }
+                    self.i += 1;
+                    depth -= 1;
+                    stack >>= 1;
+                }
+                _ => return None,
+            }
+            // After a value: close containers, or move to the next element.
+            loop {
+                if depth == 0 {
+                    return Some(());
+                }
+                self.ws();
+                let object = stack & 1 == 1;
+                match (self.peek()?, object) {
+                    (b',', _) => {
+                        self.i += 1;
+                        self.ws();
+                        if object {
+                            self.member_name()?;
+                        }
+                        break;
+                    }
+                    (b'}', true) | (b']', false) => {
+                        self.i += 1;
+                        depth -= 1;
+                        stack >>= 1;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    /// `"name" :` inside an object, up to the value.
+    fn member_name(&mut self) -> Option<()> {
+        self.string()?;
+        self.ws();
+        self.expect(b':')?;
+        self.ws();
+        Some(())
+    }
+}
+
+/// The first byte of `bytes` that ends a run of plain string content: `"`,
+/// `\\` or a raw control character (not allowed in a JSON string). Eight
+/// bytes at a time as one word (most strings are short names, tags and
+/// IDs), and for long strings (base64 contents) 64-byte blocks tested with
+/// no early exit inside a block, the shape the compiler vectorizes.
+pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
+    let mut offset = 0;
+    let mut words = bytes.chunks_exact(8);
+    for word in words.by_ref().take(4) {
+        if let Some(k) = word_stop(word) {
+            return Some(offset + k);
+        }
+        offset += 8;
+    }
+    let mut blocks = bytes[offset..].chunks_exact(64);
+    for block in &mut blocks {
+        let mut any = false;
+        for &b in block {
+            any |= b == b'"' || b == b'\\' || b < 0x20;
+        }
+        if any {
+            return block
+                .chunks_exact(8)
+                .enumerate()
+                .find_map(|(j, word)| word_stop(word).map(|k| offset + 8 * j + k));
+        }
+        offset += 64;
+    }
+    let tail = blocks.remainder();
+    let mut words = tail.chunks_exact(8);
+    for word in &mut words {
+        if let Some(k) = word_stop(word) {
+            return Some(offset + k);
+        }
+        offset += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map(|k| offset + k)
+}
+
+/// [`string_stop`] within one 8-byte word, branch-free: the lowest flagged
+/// byte is exact (a borrow only propagates upward from a true hit).
+fn word_stop(word: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let hits = ((quote.wrapping_sub(ONES) & !quote)
+        | (backslash.wrapping_sub(ONES) & !backslash)
+        | (w.wrapping_sub(ONES * 0x20) & !w))
+        & HIGH;
+    (hits != 0).then(|| hits.trailing_zeros() as usize / 8)
+}

@@ -1,0 +1,459 @@
+use super::fast::string_stop;
+use super::*;
+use proptest::collection::vec;
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// A piece of string content, valid or not: plain and non-ASCII text,
+/// every escape, surrogate pairs and every misuse of their halves, raw
+/// control characters and invalid UTF-8.
+fn string_piece() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        10 => "[a-zA-Z0-9 +/=_.:-]{0,40}".prop_map(String::into_bytes),
+        2 => "[é😀ß中\u{7f}]{1,3}".prop_map(String::into_bytes),
+        3 => prop::sample::select(vec![
+            r#"\n"#, r#"\""#, r#"\\"#, r#"\/"#, r#"\b"#, r#"\f"#, r#"\r"#, r#"\t"#,
+            r#"\u00e9"#, r#"\u0041"#, r#"\u0000"#, r#"\uD83D\uDE00"#, r#"\ud83d\ude00"#,
+            r#"\uDBFF\uDFFF"#, r#"\uFFFF"#,
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        2 => prop::sample::select(vec![
+            r#"\uD800"#, r#"\uDC00"#, r#"\udfff"#, r#"\uD83D\u0041"#, r#"\uDE00\uD83D"#,
+            r#"\uD83D\n"#, r#"\uD83D\uD83D"#,
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        1 => prop::sample::select(vec![r#"\x"#, r#"\u12"#, r#"\uZZZZ"#, r#"\u+123"#, "\\"])
+            .prop_map(|s| s.as_bytes().to_vec()),
+        1 => prop::sample::select(vec![
+            vec![0x01], vec![b'\n'], vec![b'\t'], vec![0x1f], vec![0xff], vec![0xc3],
+            vec![0xe2, 0x82], vec![0xed, 0xa0, 0x80],
+        ]),
+    ]
+}
+
+fn string() -> impl Strategy<Value = Vec<u8>> {
+    vec(string_piece(), 0..6).prop_map(|pieces| {
+        let mut out = vec![b'"'];
+        pieces.iter().for_each(|p| out.extend_from_slice(p));
+        out.push(b'"');
+        out
+    })
+}
+
+fn number() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        4 => any::<i64>().prop_map(|n| n.to_string().into_bytes()),
+        2 => (any::<i32>(), 0u32..1000).prop_map(|(a, b)| format!("{a}.{b:03}").into_bytes()),
+        3 => prop::sample::select(vec![
+            "0", "-0", "1e5", "1E+5", "2.5e-7", "1e299", "9.99e299", "1e300", "1e308",
+            "1.7976931348623157e308", "1.8e308", "1e309", "-1e400", "1e-400", "0e99999",
+            "1e999999999999999999", "123456789012345678901234567890",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        1 => prop::sample::select(vec![
+            "01", "1.", ".5", "-", "1e", "1e+", "+1", "0x10", "1.5e3.2", "--1",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        1 => (1usize..3, 295usize..320).prop_map(|(d, n)| {
+            let mut s = d.to_string();
+            s.extend(std::iter::repeat_n('9', n));
+            s.into_bytes()
+        }),
+    ]
+}
+
+fn ws() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "",
+        "",
+        " ",
+        "\n  ",
+        "\n        ",
+        "\t",
+        "\r\n",
+        "\u{a0}",
+    ])
+}
+
+fn value() -> impl Strategy<Value = Vec<u8>> {
+    let leaf = prop_oneof![
+        4 => string(),
+        3 => number(),
+        1 => prop::sample::select(vec!["true", "false", "null", "tru", "nul", "True"])
+            .prop_map(|s| s.as_bytes().to_vec()),
+        1 => (prop::sample::select(vec![1usize, 99, 100, 101, 126, 127, 128, 130]), any::<bool>())
+            .prop_map(|(n, object)| {
+                let (open, close) = if object { (r#"{"k":"#, "}") } else { ("[", "]") };
+                let mut out = open.repeat(n).into_bytes();
+                out.extend_from_slice(b"0");
+                out.extend_from_slice(close.repeat(n).as_bytes());
+                out
+            }),
+    ];
+    leaf.prop_recursive(4, 32, 5, |inner| {
+        prop_oneof![
+            vec((ws(), inner.clone(), ws()), 0..5).prop_map(|items| {
+                let mut out = vec![b'['];
+                for (k, (a, v, b)) in items.iter().enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(a.as_bytes());
+                    out.extend_from_slice(v);
+                    out.extend_from_slice(b.as_bytes());
+                }
+                out.push(b']');
+                out
+            }),
+            vec((string(), ws(), inner), 0..5).prop_map(|members| {
+                let mut out = vec![b'{'];
+                for (k, (name, w, v)) in members.iter().enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(name);
+                    out.extend_from_slice(w.as_bytes());
+                    out.push(b':');
+                    out.extend_from_slice(v);
+                }
+                out.push(b'}');
+                out
+            }),
+        ]
+    })
+}
+
+/// An event object: names from a small pool (so some repeat), some
+/// escaped, values of every kind.
+fn event_text() -> impl Strategy<Value = Vec<u8>> {
+    let name = prop_oneof![
+        prop::sample::select(vec![
+            r#""type""#,
+            r#""id""#,
+            r#""content""#,
+            r#""timestamp""#,
+            r#""ty\u0070e""#,
+            r#""d\u00e9lta""#,
+            r#""""#,
+            r#""bad\u12""#,
+            r#""é""#,
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        string(),
+    ];
+    (
+        vec((ws(), name, ws(), ws(), value(), ws()), 0..6),
+        ws(),
+        "[ ,}x]{0,2}",
+    )
+        .prop_map(|(members, w, trailer)| {
+            let mut out = vec![b'{'];
+            out.extend_from_slice(w.as_bytes());
+            for (k, (a, n, b, c, v, d)) in members.iter().enumerate() {
+                if k > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(a.as_bytes());
+                out.extend_from_slice(n);
+                out.extend_from_slice(b.as_bytes());
+                out.push(b':');
+                out.extend_from_slice(c.as_bytes());
+                out.extend_from_slice(v);
+                out.extend_from_slice(d.as_bytes());
+            }
+            out.push(b'}');
+            out.extend_from_slice(trailer.as_bytes());
+            out
+        })
+}
+
+/// A byte-level mutation: replace, insert or delete one byte.
+fn mutated() -> impl Strategy<Value = Vec<u8>> {
+    (
+        event_text(),
+        vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 1..4),
+    )
+        .prop_map(|(mut bytes, edits)| {
+            for (at, op, b) in edits {
+                let i = at.index(bytes.len() + 1);
+                match op {
+                    0 if i < bytes.len() => bytes[i] = b,
+                    1 => bytes.insert(i, b),
+                    _ if i < bytes.len() => {
+                        bytes.remove(i);
+                    }
+                    _ => bytes.push(b),
+                }
+            }
+            bytes
+        })
+}
+
+/// What the fast path read, owned, or `None` if it gave way.
+fn fast(bytes: &[u8]) -> Option<(Vec<(String, String)>, usize)> {
+    read_event(bytes).map(|e| {
+        let fields = e
+            .fields
+            .iter()
+            .map(|(k, v)| (k.to_string(), (*v).to_owned()))
+            .collect();
+        (fields, e.len)
+    })
+}
+
+/// The canonical reading of exactly `bytes`.
+fn canonical(bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
+    serde_json::from_slice::<RawEvent>(bytes)
+        .map(|raw| {
+            raw.fields
+                .into_iter()
+                .map(|(k, v)| (k, v.get().to_owned()))
+                .collect()
+        })
+        .map_err(|e| e.to_string())
+}
+
+fn agrees(bytes: &[u8]) -> Result<(), TestCaseError> {
+    if let Some((fields, len)) = fast(bytes) {
+        prop_assert_eq!(
+            canonical(&bytes[..len]),
+            Ok(fields),
+            "fast path on {:?}",
+            String::from_utf8_lossy(&bytes[..len])
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    /// Rule: PERF-READ-SAME — whatever the fast path reads (an object
+    /// with every kind of value, escape, number, nesting depth, repeated
+    /// or escaped names, invalid UTF-8 and control characters), the
+    /// canonical serde path reads too, with the same names and texts.
+    #[test]
+    fn fast_path_agrees_with_the_canonical_path(bytes in event_text()) {
+        agrees(&bytes)?;
+    }
+
+    /// Rule: PERF-READ-SAME — the same after random byte edits, which
+    /// break the grammar in every place.
+    #[test]
+    fn fast_path_agrees_on_mutated_events(bytes in mutated()) {
+        agrees(&bytes)?;
+    }
+
+    /// Rule: PERF-READ-SAME — on valid objects whose values hold nothing
+    /// the fast path leaves to serde_json (no surrogate escape, no deep
+    /// nesting, no exponent, distinct plain names), the fast path reads
+    /// the event itself: it does not give way on ordinary input.
+    #[test]
+    fn fast_path_reads_ordinary_events_itself(
+        members in vec(("[a-z]{1,8}", prop_oneof![
+            "[a-zA-Z0-9+/= é]{0,80}".prop_map(Value::String),
+            any::<i64>().prop_map(Value::from),
+            any::<bool>().prop_map(Value::from),
+            Just(Value::Null),
+            vec("[a-z]{0,5}", 0..4).prop_map(|v| serde_json::json!({"list": v, "n": 1.5})),
+        ]), 0..8),
+        pretty in any::<bool>(),
+    ) {
+        let object: serde_json::Map<String, Value> = members.into_iter().collect();
+        let text = if pretty {
+            serde_json::to_vec_pretty(&object)
+        } else {
+            serde_json::to_vec(&object)
+        }
+        .expect("a Map serializes");
+        let read = fast(&text);
+        prop_assert!(read.is_some(), "gave way on {}", String::from_utf8_lossy(&text));
+        agrees(&text)?;
+    }
+
+    /// Rule: PERF-READ-BUFFERING — a stream reads the same (events,
+    /// errors, lines and columns) whether it arrives whole or in small
+    /// chunks, so the fast path within one chunk and the scanner across
+    /// chunks agree.
+    #[test]
+    fn reading_does_not_depend_on_buffering(
+        events in vec(prop_oneof![4 => event_text(), 1 => mutated()], 1..5),
+        array in any::<bool>(),
+        capacity in prop::sample::select(vec![1usize, 2, 7, 64, 4096]),
+    ) {
+        let mut bytes = Vec::new();
+        if array {
+            bytes.push(b'[');
+        }
+        for (k, e) in events.iter().enumerate() {
+            if k > 0 {
+                bytes.extend_from_slice(if array { b",\n" } else { b"\n" });
+            }
+            bytes.extend_from_slice(e);
+        }
+        if array {
+            bytes.push(b']');
+        }
+        let whole: Vec<_> = EventReader::new(&bytes[..], "s").collect();
+        let chunked: Vec<_> =
+            EventReader::new(io::BufReader::with_capacity(capacity, &bytes[..]), "s").collect();
+        prop_assert_eq!(whole, chunked);
+    }
+}
+
+/// Rule: PERF-READ-FAST-COVERAGE — every event of the committed
+/// realistic corpus (`tests/corpus/jp-like/`) and of the real streams
+/// (when `INQUIRY_MODEL_REAL_STREAMS` names their folder) is read by the
+/// fast path, as is every event of the same streams written back as JSON
+/// Lines: a regression here halves `check`'s throughput and no other test
+/// sees it.
+#[test]
+fn real_streams_take_the_fast_path() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.join("tests/corpus/jp-like")];
+    match std::env::var_os("INQUIRY_MODEL_REAL_STREAMS") {
+        Some(d) => dirs.push(root.join(d)),
+        None => {
+            use std::io::Write;
+            let _ = writeln!(
+                io::stderr(),
+                "skipped: reader::real_streams_take_the_fast_path on the real streams; set INQUIRY_MODEL_REAL_STREAMS to run it"
+            );
+        }
+    }
+    let mut files = Vec::new();
+    for dir in &dirs {
+        let mut these: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.expect("a folder entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        these.sort();
+        assert!(
+            these.len() >= 6,
+            "{}: {} streams",
+            dir.display(),
+            these.len()
+        );
+        files.extend(these);
+    }
+    let mut events = 0;
+    for f in files {
+        let bytes = std::fs::read(&f).expect("a fixture is readable");
+        let stream = Stream::from_slice(&bytes, "fixture").expect("a fixture reads");
+        let mut lines = Vec::new();
+        stream.write_json_lines(&mut lines).expect("writes");
+        for layout in [&bytes, &lines] {
+            let texts: Vec<&serde_json::value::RawValue> = if layout == &bytes {
+                serde_json::from_slice(layout).expect("an array")
+            } else {
+                serde_json::Deserializer::from_slice(layout)
+                    .into_iter()
+                    .collect::<Result<_, _>>()
+                    .expect("JSON Lines")
+            };
+            for t in texts {
+                let t = t.get().as_bytes();
+                let (fields, len) = fast(t).unwrap_or_else(|| {
+                    panic!(
+                        "{}: gave way on {}",
+                        f.display(),
+                        String::from_utf8_lossy(t)
+                    )
+                });
+                assert_eq!(len, t.len());
+                assert_eq!(canonical(t), Ok(fields));
+                events += 1;
+            }
+        }
+    }
+    assert!(events > 2900, "{events} events");
+}
+
+/// Rule: PERF-READ-SAME — the boundaries of what the fast path reads
+/// itself, one by one: each either gives way or reads what the canonical
+/// path reads.
+#[test]
+fn fast_path_agrees_on_boundary_cases() {
+    let deep = |n: usize| format!("{{\"a\":{}0{}}}", "[".repeat(n), "]".repeat(n));
+    let mut cases: Vec<String> = [
+        r#"{"a":"\uDC00"}"#,
+        r#"{"a":"\uD800"}"#,
+        r#"{"a":"\uD800\u0041"}"#,
+        r#"{"a":"\uD800\uDC00"}"#,
+        r#"{"a":"\uDBFF\uDFFF"}"#,
+        r#"{"a":"\uDE00\uD83D"}"#,
+        r#"{"\uDC00":1}"#,
+        r#"{"a":1e309}"#,
+        r#"{"a":1e308}"#,
+        r#"{"a":-1e400}"#,
+        r#"{"a":1e-400}"#,
+        r#"{"a":1e300}"#,
+        r#"{"a":9.99e299}"#,
+        r#"{"a":"\u0000"}"#,
+        "{\"a\":\"\u{1}\"}",
+        "{\"a\":\"\u{7f}\"}",
+        r#"{"a":1,"a":2}"#,
+        r#"{"a":1,"\u0061":2}"#,
+        r#"{"a":01}"#,
+        r#"{"a":1.}"#,
+        r#"{"a":tru}"#,
+        r#"{"a":[1,]}"#,
+        r#"{"a":{"b":1,}}"#,
+        r#"{"a":1,}"#,
+        r#"{,}"#,
+        r#"{"a" 1}"#,
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    cases.extend([1, 99, 100, 101, 126, 127, 128, 129].map(deep));
+    for case in &cases {
+        agrees(case.as_bytes()).unwrap_or_else(|e| panic!("{case}: {e}"));
+    }
+    // Ordinary cases among them are read by the fast path itself.
+    for case in [
+        r#"{"a":"\uD800\uDC00"}"#,
+        r#"{"a":9.99e299}"#,
+        r#"{"a":"\u0000"}"#,
+    ] {
+        assert!(fast(case.as_bytes()).is_some(), "{case}");
+    }
+    assert!(fast(deep(100).as_bytes()).is_some());
+    assert!(fast(deep(101).as_bytes()).is_none());
+}
+
+/// Rule: WIRE-EVENT-DUPLICATE — past the handful of names compared one
+/// by one, a repeated field is still found (through a set), and an event
+/// with many distinct fields still reads.
+#[test]
+fn duplicate_field_is_found_among_many_fields() {
+    let names: Vec<String> = (0..5000).map(|i| format!("\"f{i}\":{i}")).collect();
+    let distinct = format!("{{\"type\":\"x\",{}}}", names.join(","));
+    let raw = Stream::from_slice(distinct.as_bytes(), "many").expect("distinct names read");
+    assert_eq!(raw.events[0].extra.len(), 5000);
+    let repeated = format!("{{\"type\":\"x\",{},\"f2500\":0}}", names.join(","));
+    let err = Stream::from_slice(repeated.as_bytes(), "many").expect_err("a repeat");
+    assert!(err.message().contains("duplicate field `f2500`"), "{err}");
+}
+
+/// Rule: PERF-READ-SAME — the word and block scans (string ends,
+/// newlines) agree with the obvious byte loops on every length and
+/// alignment.
+#[test]
+fn word_and_block_scans_match_byte_loops() {
+    for len in 0usize..200 {
+        for stop_at in [None, Some(0), Some(len / 2), Some(len.saturating_sub(1))] {
+            for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                let mut bytes: Vec<u8> = (0..len).map(|i| b"ab\x7f\xc3\x20~"[i % 6]).collect();
+                if let Some(at) = stop_at.filter(|&at| at < len) {
+                    bytes[at] = stop;
+                }
+                let expected = bytes
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+                assert_eq!(string_stop(&bytes), expected, "{bytes:?}");
+                let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+                assert_eq!(count_newlines(&bytes), lines, "{bytes:?}");
+            }
+        }
+    }
+}
