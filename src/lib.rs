@@ -25,13 +25,25 @@
 //! - [`scenario`]: the input language and `scenario::run(&Scenario) -> Trace`.
 //! - [`check`]: the oracle over persisted streams (`CHECK-*`) and the
 //!   invariants of the model's runs (`INV-*`).
-//! - [`explore`], [`amend`], [`conformance`]: exhaustive small-scope
-//!   exploration, profile diffs and the invariant matrix, the conformance
-//!   runner and vectors.
-//! - [`strategy`]: proptest strategies for the wire types.
 //! - [`corpus`]: a seeded corpus of streams in the on-disk shape of real
 //!   pre-082 conversations (`tests/corpus/jp-like/`).
-//! - [`cli`]: the command line, the only module that does I/O.
+//!
+//! Behind the `testkit` feature (on by default through `cli`):
+//!
+//! - [`generate`]: the generators, written once against one choice
+//!   interface, with four drivers (proptest, fuzz bytes, seeded sampling,
+//!   exhaustive enumeration). Not `gen`: a reserved word in Rust 2024.
+//! - [`explore`], [`amend`]: exhaustive small-scope exploration, profile
+//!   diffs and the invariant matrix.
+//! - `conformance::check_generated` and the generated vectors (the rest of
+//!   [`conformance`], the runner and the vector format, is always there).
+//! - `fuzzing`: the cargo-fuzz entry points (hidden from the docs: they are
+//!   for `fuzz/`, not for library users).
+//!
+//! Behind the `cli` feature (the default): `cli`, the command line, the only
+//! module that does I/O (hidden from the docs: the binary's, not an API).
+//! A library user who turns default features off builds serde, serde_json,
+//! indexmap, hashbrown and memchr only.
 //!
 //! The core does no I/O and no randomness of its own: the same input gives the
 //! same output, byte for byte. Every rule has a stable ID listed in
@@ -39,6 +51,7 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "testkit")]
 pub mod amend;
 pub mod ask_user;
 pub mod check;
@@ -46,16 +59,22 @@ pub mod config;
 pub mod conformance;
 pub mod coordinator;
 pub mod corpus;
+#[cfg(feature = "testkit")]
 pub mod explore;
+#[cfg(feature = "testkit")]
+#[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "testkit")]
+pub mod generate;
 pub mod inquiry;
 pub mod profile;
 pub mod prompt;
 pub mod routing;
 pub mod scenario;
-pub mod strategy;
 pub mod stream;
 pub mod tool;
 pub mod wire;
 
+#[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod cli;

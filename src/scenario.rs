@@ -10,7 +10,6 @@
 //! gives the same trace, byte for byte.
 
 pub mod features;
-pub mod strategy;
 
 use std::collections::VecDeque;
 use std::fmt;

@@ -23,7 +23,6 @@
 //! in stream order (no sorting), and a map that served a turn is dropped
 //! rather than cleared, so its cost is paid once by the events that grew it.
 
-pub mod arb;
 pub(crate) mod keys;
 
 use std::collections::hash_map::{Entry, RandomState};

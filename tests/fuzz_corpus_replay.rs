@@ -140,7 +140,12 @@ fn fuzz_crate_declares_exactly_the_targets() {
         manifest.contains("\n[workspace]"),
         "the fuzz crate has its own workspace"
     );
-    assert!(manifest.contains("inquiry-model = { path = \"..\" }"));
+    assert!(
+        manifest.contains(
+            "inquiry-model = { path = \"..\", default-features = false, features = [\"testkit\"] }"
+        ),
+        "the fuzz crate builds the library with `testkit` and without the CLI"
+    );
     let bins: BTreeSet<String> = manifest
         .split("[[bin]]")
         .skip(1)
@@ -630,7 +635,7 @@ fn sanitize_encoding_decodes_the_cross_turn_collision() {
 }
 
 /// Rule: FUZZ-MODEL-INVARIANTS — decoded scenarios are valid and, over a few
-/// hundred inputs, cover what `scenario::strategy` covers: every profile,
+/// hundred inputs, cover what `generate::scenario` covers: every profile,
 /// TTY on and off, every tool kind, every answer type, `exclusive`,
 /// `ask_user` calls, two-call cycles, two turns, raw backend replies.
 #[test]

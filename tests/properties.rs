@@ -7,8 +7,8 @@
 
 use inquiry_model::check::Diagnostic;
 use inquiry_model::check::trace::{check_step, check_trace};
+use inquiry_model::generate::scenario::{scenario, scenario_under};
 use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::strategy::{scenario, scenario_under};
 use inquiry_model::scenario::{self, RunOptions};
 use proptest::prelude::*;
 

@@ -1,5 +1,5 @@
 //! The seed corpus: RFD 082's JSON examples, small hand-made vectors at
-//! the edges of the format, streams built with [`crate::stream::arb`], and
+//! the edges of the format, streams built with [`crate::generate::stream`], and
 //! for the structured targets byte strings in their encodings
 //! ([`super::structured`]), all as data, no I/O.
 //!
@@ -11,7 +11,7 @@
 
 use serde_json::{Value, json};
 
-use crate::stream::arb;
+use crate::generate::stream as arb;
 use crate::wire::{
     CancellationReason, Event, EventKind, EventReader, InquiryId, InquiryResponse, RawEvent, Stream,
 };

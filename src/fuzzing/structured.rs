@@ -10,13 +10,13 @@ use indexmap::IndexMap;
 use serde_json::{Value, json};
 
 use crate::coordinator::{Call, RunPolicy};
+use crate::generate::stream as arb;
 use crate::profile::ProfileName;
 use crate::routing::InquiryErrorKind;
 use crate::scenario::{
     BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario, ScriptedAsk,
     ToolSetup, TurnScript,
 };
-use crate::stream::arb;
 use crate::tool::{
     AnswerReusePolicy, AnswerType, BuiltinHook, Question, QuestionConfig, QuestionTarget,
     ToolSource,
@@ -28,7 +28,7 @@ pub const MAX_STREAM_EVENTS: usize = 128;
 
 /// Decodes a stream of turn markers, chat events, unknown kinds, tool calls
 /// and inquiries whose IDs come from the small pools of
-/// [`crate::stream::arb`], so collisions (legacy two-segment IDs, reused
+/// [`crate::generate::stream`], so collisions (legacy two-segment IDs, reused
 /// tool-call IDs, the same ID in two turns) are the rule, not the exception.
 ///
 /// The encoding is simple enough to write seeds by hand. The first byte's
@@ -92,11 +92,11 @@ pub fn stream(u: &mut Unstructured<'_>) -> Result<Vec<Event>> {
 }
 
 /// The tools every decoded scenario has, as in
-/// [`crate::scenario::strategy`].
+/// [`crate::generate::scenario`].
 pub const TOOLS: [&str; 3] = ["alpha", "beta", "ask_user"];
 
 /// Decodes a whole scenario with the shape of
-/// [`crate::scenario::strategy::scenario`]: tools `alpha` and `beta` (every
+/// [`crate::generate::scenario::scenario`]: tools `alpha` and `beta` (every
 /// tool kind and provenance hook, zero to two scripted questions of every
 /// answer type, `exclusive`, `persistence`, context and default, re-asks,
 /// success or failure, permission policy) and `ask_user`; configurations

@@ -13,7 +13,7 @@
 //! 028 answer extraction), malformed `ask_user` arguments, every prompter
 //! failure and cancellation-token cause, a local program speaking the
 //! stdout protocol, and `ask_user`'s program under an alias. Every feature
-//! of [`super::features::Feature::ALL`] is reached (test
+//! of [`crate::scenario::features::Feature::ALL`] is reached (test
 //! `the_scenario_generator_reaches_every_declared_feature`).
 //!
 //! Every text answer is a unique marker (`answer-<k>-…`), so a secret answer
@@ -25,14 +25,14 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{Value, json};
 
-use super::{
-    AssistantTarget, BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario,
-    ScriptedAsk, ToolSetup, TurnScript,
-};
 use crate::config::PartialEnable;
 use crate::coordinator::{Call, RunPolicy};
 use crate::profile::ProfileName;
 use crate::routing::{InquiryErrorKind, PrompterFailure, TokenCause};
+use crate::scenario::{
+    AssistantTarget, BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario,
+    ScriptedAsk, ToolSetup, TurnScript,
+};
 use crate::tool::{
     AnswerReusePolicy, AnswerType, BuiltinHook, Question, QuestionConfig, QuestionTarget,
     ToolSource,
