@@ -1,4 +1,9 @@
-//! proptest strategies for whole scenarios.
+//! The scenario generator, written once against [`Choices`] (issue 18 item
+//! 3): [`scenario`]/[`scenario_under`] drive it with proptest, [`from_bytes`]
+//! with fuzz bytes (the `scenario` fuzz target), [`sample`] with a seed
+//! (generated vectors, the invariant matrix, profile diffs). It replaces the
+//! proptest strategies of `scenario/strategy.rs` and the fuzz decoder of
+//! `fuzzing/structured.rs`, which had drifted apart.
 //!
 //! They cover every routing path and outcome: every tool kind and provenance
 //! hook, every answer type with and without `exclusive` and
@@ -19,12 +24,12 @@
 //! Every text answer is a unique marker (`answer-<k>-…`), so a secret answer
 //! can be searched for in everything the model writes.
 
+use arbitrary::Unstructured;
 use indexmap::IndexMap;
-use proptest::collection::vec;
 use proptest::prelude::*;
-use proptest::sample::select;
 use serde_json::{Value, json};
 
+use super::choice::{self, Bytes, Choices, Seeded};
 use crate::config::PartialEnable;
 use crate::coordinator::{Call, RunPolicy};
 use crate::profile::ProfileName;
@@ -38,171 +43,275 @@ use crate::tool::{
     ToolSource,
 };
 
+/// The choices a proptest-driven scenario reads: enough for nearly every
+/// draw (a scenario takes about 60 to 200), so unshrunk draws are not cut
+/// short, and shrinking can drop them all.
+const CHOICES: (usize, usize) = (200, 256);
+
 /// Which profiles a strategy draws from.
 pub fn profile() -> impl Strategy<Value = ProfileName> {
-    select(ProfileName::ALL.to_vec())
+    proptest::sample::select(ProfileName::ALL.to_vec())
 }
 
-fn answer_type() -> impl Strategy<Value = AnswerType> {
-    prop_oneof![
-        Just(AnswerType::Boolean),
-        Just(AnswerType::Select {
-            options: vec!["a".to_owned(), "b".to_owned()]
-        }),
-        Just(AnswerType::Text),
-        Just(AnswerType::Secret),
-    ]
+/// Whole scenarios, under any profile (proptest driver).
+pub fn scenario() -> impl Strategy<Value = Scenario> {
+    choice::strategy(CHOICES.0, CHOICES.1, |c| generate(c))
 }
 
-fn question(id: &'static str) -> impl Strategy<Value = Question> {
-    (
-        answer_type(),
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-        0u8..5,
-    )
-        .prop_map(move |(t, exclusive, once, context, default)| {
-            let mut q = Question::text(id, format!("Question {id}?"));
-            q.default = question_default(&t, id, default);
-            q.answer_type = t;
-            q.exclusive = exclusive;
-            q.persistence = if once {
-                AnswerReusePolicy::None
+/// Whole scenarios under the profiles `profile` draws (proptest driver).
+pub fn scenario_under(
+    profile: impl Strategy<Value = ProfileName>,
+) -> impl Strategy<Value = Scenario> {
+    (profile, choice::strategy(CHOICES.0, CHOICES.1, |c| generate(c)))
+        .prop_map(|(profile, s)| Scenario { profile, ..s })
+}
+
+/// A scenario decoded from fuzz bytes (the `scenario` fuzz target): total,
+/// any bytes (the empty slice included) decode to a valid scenario, one
+/// byte per choice, so a one-byte mutation changes one decision.
+pub fn from_bytes(u: &mut Unstructured<'_>) -> Scenario {
+    generate(&mut Bytes::new(u))
+}
+
+/// `count` scenarios sampled with `seed` (SplitMix64): deterministic for
+/// its arguments, and independent of proptest's version.
+pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
+    choice::sample(count, seed, |c: &mut Seeded| generate(c))
+}
+
+/// The generator itself: one scenario from `c`'s choices.
+pub fn generate(c: &mut impl Choices) -> Scenario {
+    let profile = c.pick(&ProfileName::ALL);
+    let tty = !c.flip();
+    let mut alpha = scripted_tool(c, "alpha");
+    let mut beta = scripted_tool(c, "beta");
+    let ask = ask_user_tool(c);
+    let gamma = local_tool(c);
+    let turns = (0..c.count(1, 2)).map(|_| turn(c)).collect();
+    let prompter = (0..c.count(0, 6)).map(|k| prompter_reply(c, k)).collect();
+    let backend = (0..c.count(0, 6)).map(|k| backend_reply(c, k)).collect();
+    let permissions = (0..c.count(0, 2))
+        .map(|_| {
+            let (allow, remember) = (!c.flip(), c.flip());
+            if allow {
+                PermissionReply::Allow { remember }
             } else {
-                AnswerReusePolicy::Turn
-            };
-            if context {
-                q.context = Some(format!("Context for {id}."));
+                PermissionReply::Deny { remember }
             }
-            q
         })
+        .collect();
+    let schedule = (0..c.count(0, 8)).map(|_| c.choose(4) as u32).collect();
+    let (backend_by_id, inquiry_model, alpha_model) = inquiry_setup(c);
+    let (toggles, beta_enable) = toggle_setup(c);
+    if let Some(model) = alpha_model {
+        alpha
+            .assistant
+            .insert("q1".to_owned(), AssistantTarget { model: Some(model) });
+    }
+    beta.enable = beta_enable;
+    let mut tools = IndexMap::new();
+    tools.insert("alpha".to_owned(), alpha);
+    tools.insert("beta".to_owned(), beta);
+    tools.insert("ask_user".to_owned(), ask);
+    tools.insert("gamma".to_owned(), gamma);
+    // `ask_user`'s program under another key: NotFound.
+    tools.insert("ask".to_owned(), plain(Program::AskUser, IndexMap::new()));
+    Scenario {
+        toggles,
+        profile,
+        tty,
+        tools,
+        turns,
+        prompter,
+        backend,
+        permissions,
+        schedule,
+        backend_by_id,
+        inquiry_model,
+    }
+}
+
+/// A tool with no source override, run unattended.
+fn plain(program: Program, questions: IndexMap<String, QuestionConfig>) -> ToolSetup {
+    ToolSetup {
+        source: None,
+        program,
+        questions,
+        run: RunPolicy::Unattended,
+        assistant: IndexMap::new(),
+        enable: None,
+    }
+}
+
+/// Every answer type, in the order the exploration enumerates them.
+pub fn answer_type(c: &mut impl Choices) -> AnswerType {
+    match c.choose(4) {
+        0 => AnswerType::Boolean,
+        1 => AnswerType::Select {
+            options: vec!["a".to_owned(), "b".to_owned()],
+        },
+        2 => AnswerType::Text,
+        _ => AnswerType::Secret,
+    }
+}
+
+/// A question's type, `exclusive` and `persistence` (the per-question space
+/// the exploration enumerates completely; no context, no default).
+pub fn core_question(c: &mut impl Choices, id: &str) -> Question {
+    let mut q = Question::text(id, format!("Question {id}?"));
+    q.answer_type = answer_type(c);
+    q.exclusive = c.flip();
+    q.persistence = if c.flip() {
+        AnswerReusePolicy::None
+    } else {
+        AnswerReusePolicy::Turn
+    };
+    q
+}
+
+/// A whole question: the core, then a context and a `default`.
+fn question(c: &mut impl Choices, id: &str) -> Question {
+    let mut q = core_question(c, id);
+    if c.flip() {
+        q.context = Some(format!("Context for {id}."));
+    }
+    q.default = question_default(c, &q.answer_type, id);
+    q
 }
 
 /// A question's `default` (a display hint, persisted verbatim): mostly
 /// none, else one that fits the type, or a marker string that may not.
-fn question_default(t: &AnswerType, id: &str, pick: u8) -> Option<Value> {
-    match (pick, t) {
-        (0..=2, _) => None,
-        (3, AnswerType::Boolean) => Some(json!(true)),
-        (3, AnswerType::Select { options }) => options.first().map(|o| json!(o)),
-        (3, AnswerType::Text | AnswerType::Secret) => Some(json!(format!("default-{id}"))),
+fn question_default(c: &mut impl Choices, t: &AnswerType, id: &str) -> Option<Value> {
+    match (c.weighted(&[3, 1, 1]), t) {
+        (0, _) => None,
+        (1, AnswerType::Boolean) => Some(json!(true)),
+        (1, AnswerType::Select { options }) => options.first().map(|o| json!(o)),
+        (1, AnswerType::Text | AnswerType::Secret) => Some(json!(format!("default-{id}"))),
         (_, _) => Some(json!(format!("default-{id}-marker"))),
     }
 }
 
 /// A static answer: none, one that fits every type, one that fits none, or a
 /// secret-looking marker.
-fn static_answer(tool: &'static str, id: &'static str) -> impl Strategy<Value = Option<Value>> {
-    prop_oneof![
-        4 => Just(None),
-        1 => Just(Some(json!(true))),
-        1 => Just(Some(json!("a"))),
-        1 => Just(Some(json!(format!("static-{tool}-{id}-marker")))),
-        1 => Just(Some(json!(7))),
-    ]
+fn static_answer(c: &mut impl Choices, tool: &str, id: &str) -> Option<Value> {
+    match c.weighted(&[4, 1, 1, 1, 1]) {
+        0 => None,
+        1 => Some(json!(true)),
+        2 => Some(json!("a")),
+        3 => Some(json!(format!("static-{tool}-{id}-marker"))),
+        _ => Some(json!(7)),
+    }
 }
 
-fn question_config(tool: &'static str, id: &'static str) -> impl Strategy<Value = QuestionConfig> {
-    (
-        prop_oneof![3 => Just(QuestionTarget::User), 1 => Just(QuestionTarget::Assistant)],
-        static_answer(tool, id),
-        prop_oneof![3 => Just(None), 1 => Just(Some("Assistant".to_owned())), 1 => Just(Some("Ops".to_owned()))],
-    )
-        .prop_map(|(target, answer, prompt_label)| QuestionConfig { target, answer, prompt_label })
+fn question_config(c: &mut impl Choices, tool: &str, id: &str) -> QuestionConfig {
+    let target = match c.weighted(&[3, 1]) {
+        0 => QuestionTarget::User,
+        _ => QuestionTarget::Assistant,
+    };
+    let answer = static_answer(c, tool, id);
+    let prompt_label = match c.weighted(&[3, 1, 1]) {
+        0 => None,
+        1 => Some("Assistant".to_owned()),
+        _ => Some("Ops".to_owned()),
+    };
+    QuestionConfig {
+        target,
+        answer,
+        prompt_label,
+    }
 }
 
-fn source() -> impl Strategy<Value = ToolSource> {
-    prop_oneof![
-        Just(ToolSource::Builtin {
-            hook: BuiltinHook::Default
-        }),
-        Just(ToolSource::Builtin {
-            hook: BuiltinHook::Assistant
-        }),
-        Just(ToolSource::Local),
-        Just(ToolSource::Mcp),
-    ]
+/// A tool kind that can ask: built-in (either hook) or local; MCP last, so
+/// the exploration can take the first three.
+pub fn source(c: &mut impl Choices, kinds: usize) -> ToolSource {
+    match c.choose(kinds) {
+        0 => ToolSource::Builtin {
+            hook: BuiltinHook::Default,
+        },
+        1 => ToolSource::Builtin {
+            hook: BuiltinHook::Assistant,
+        },
+        2 => ToolSource::Local,
+        _ => ToolSource::Mcp,
+    }
 }
 
-fn scripted_tool(name: &'static str) -> impl Strategy<Value = ToolSetup> {
-    (
-        source(),
-        vec((question("q1"), 0u8..2), 0..=1),
-        vec((question("q2"), 0u8..2), 0..=1),
-        question_config(name, "q1"),
-        question_config(name, "q2"),
-        prop_oneof![
-            Just(Finish::Succeed),
-            any::<bool>().prop_map(|transient| Finish::Fail { transient })
-        ],
-        prop_oneof![4 => Just(RunPolicy::Unattended), 1 => Just(RunPolicy::Ask)],
-    )
-        .prop_map(|(source, q1, q2, c1, c2, finish, run)| {
-            let mut asks: Vec<ScriptedAsk> = q1
-                .into_iter()
-                .chain(q2)
-                .map(|(question, reject_first)| ScriptedAsk {
-                    question,
-                    reject_first,
-                })
-                .collect();
-            // MCP tools cannot ask (scenario::validate).
-            if matches!(source, ToolSource::Mcp) {
-                asks.clear();
-            }
-            let mut questions = IndexMap::new();
-            for (id, c) in [("q1", c1), ("q2", c2)] {
-                if c != QuestionConfig::default() {
-                    questions.insert(id.to_owned(), c);
-                }
-            }
-            ToolSetup {
-                source: Some(source),
-                program: Program::Script { asks, finish },
-                questions,
-                run,
-                assistant: IndexMap::new(),
-                enable: None,
-            }
-        })
-}
-
-fn ask_user_tool() -> impl Strategy<Value = ToolSetup> {
-    question_config("ask_user", "answer").prop_map(|c| {
-        let mut questions = IndexMap::new();
-        if c != QuestionConfig::default() {
-            questions.insert("answer".to_owned(), c);
+/// Configurations of the questions a tool is asked about, default ones left
+/// out.
+fn questions(
+    c: &mut impl Choices,
+    tool: &str,
+    ids: &[&str],
+) -> IndexMap<String, QuestionConfig> {
+    let mut out = IndexMap::new();
+    for id in ids {
+        let q = question_config(c, tool, id);
+        if q != QuestionConfig::default() {
+            out.insert((*id).to_owned(), q);
         }
-        ToolSetup {
-            source: None,
-            program: Program::AskUser,
-            questions,
-            run: RunPolicy::Unattended,
-            assistant: IndexMap::new(),
-            enable: None,
-        }
-    })
+    }
+    out
 }
 
-fn ask_user_arguments() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        Just(json!({"question": "Proceed?", "answer_type": "boolean"})),
-        Just(
-            json!({"question": "Which?", "answer_type": "select", "options": ["a", "b"], "context": "Pick one.", "default": "b"})
-        ),
-        Just(json!({"question": "Name?"})),
-        Just(json!({"question": "Proceed?", "answer_type": "boolean", "default": true})),
-        // Malformed (RFD 083 "Arguments"): each refused with an error.
-        Just(json!({"question": ""})),
-        Just(json!({"question": "Pick", "answer_type": "select"})),
-        Just(json!("not an object")),
-        Just(json!({"question": 7})),
-        Just(json!({"question": "two\nlines"})),
-        Just(json!({"question": "Key?", "answer_type": "secret"})),
-        Just(json!({"question": "Go?", "answer_type": "boolean", "options": ["a"]})),
-        Just(json!({"question": "Go?", "answer_type": "boolean", "default": "yes"})),
-    ]
+fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
+    let source = source(c, 4);
+    let mut asks = Vec::new();
+    for id in ["q1", "q2"] {
+        if c.flip() {
+            asks.push(ScriptedAsk {
+                question: question(c, id),
+                reject_first: c.choose(2) as u8,
+            });
+        }
+    }
+    // MCP tools cannot ask (scenario::validate).
+    if matches!(source, ToolSource::Mcp) {
+        asks.clear();
+    }
+    let questions = questions(c, name, &["q1", "q2"]);
+    let finish = match c.choose(3) {
+        0 => Finish::Succeed,
+        1 => Finish::Fail { transient: false },
+        _ => Finish::Fail { transient: true },
+    };
+    let run = match c.weighted(&[4, 1]) {
+        0 => RunPolicy::Unattended,
+        _ => RunPolicy::Ask,
+    };
+    ToolSetup {
+        source: Some(source),
+        program: Program::Script { asks, finish },
+        questions,
+        run,
+        assistant: IndexMap::new(),
+        enable: None,
+    }
+}
+
+fn ask_user_tool(c: &mut impl Choices) -> ToolSetup {
+    plain(Program::AskUser, questions(c, "ask_user", &["answer"]))
+}
+
+/// `ask_user` arguments: well-formed ones of every answer type, and the
+/// malformed ones the tool must refuse with an error (RFD 083
+/// "Arguments").
+fn ask_user_arguments(c: &mut impl Choices) -> Value {
+    match c.choose(14) {
+        0 => json!({"question": "Proceed?", "answer_type": "boolean"}),
+        1 => json!({"question": "Which?", "answer_type": "select", "options": ["a", "b"], "context": "Pick one.", "default": "b"}),
+        2 => json!({"question": "Name?"}),
+        3 => json!({"question": "Proceed?", "answer_type": "boolean", "default": true}),
+        4 => json!({"question": ""}),
+        5 => json!({"question": "Pick", "answer_type": "select"}),
+        6 => json!("not an object"),
+        7 => json!({"question": 7}),
+        8 => json!({"question": "two\nlines"}),
+        9 => json!({"question": "Key?", "answer_type": "secret"}),
+        10 => json!({"question": "Go?", "answer_type": "boolean", "options": ["a"]}),
+        11 => json!({"question": "Go?", "answer_type": "boolean", "default": "yes"}),
+        12 => json!({"question": null}),
+        _ => json!(["not", "an", "object"]),
+    }
 }
 
 /// A local program's stdout lines: `needs_input` outcomes for `q1`, raw
@@ -211,282 +320,168 @@ fn ask_user_arguments() -> impl Strategy<Value = Value> {
 /// remembered key with `persistence: none`): the same ID asked as `secret`
 /// and then as `text` would take the same static answer into the stream
 /// (see `spec/DECISIONS.md`).
-fn local_tool() -> impl Strategy<Value = ToolSetup> {
-    (
-        question("q1"),
-        vec((0u8..5, any::<bool>()), 0..=4),
-        question_config("gamma", "q1"),
-    )
-        .prop_map(|(q, lines, c)| {
-            let stdout = lines
-                .into_iter()
-                .map(|(kind, once)| match kind {
-                    0 | 1 => {
-                        let mut q = q.clone();
-                        q.persistence = if once {
-                            AnswerReusePolicy::None
-                        } else {
-                            AnswerReusePolicy::Turn
-                        };
-                        json!({"type": "needs_input", "question": q}).to_string()
-                    }
-                    2 => "gamma raw output\n".to_owned(),
-                    3 => r#"{"type":"success","content":"gamma done"}"#.to_owned(),
-                    _ => r#"{"type":"error","message":"gamma failed"}"#.to_owned(),
-                })
-                .collect();
-            let mut questions = IndexMap::new();
-            if c != QuestionConfig::default() {
-                questions.insert("q1".to_owned(), c);
+fn local_tool(c: &mut impl Choices) -> ToolSetup {
+    let q = question(c, "q1");
+    let stdout = (0..c.count(0, 4))
+        .map(|_| match c.choose(5) {
+            0 | 1 => {
+                let mut q = q.clone();
+                q.persistence = if c.flip() {
+                    AnswerReusePolicy::None
+                } else {
+                    AnswerReusePolicy::Turn
+                };
+                json!({"type": "needs_input", "question": q}).to_string()
             }
-            ToolSetup {
-                source: None,
-                program: Program::Local { stdout },
-                questions,
-                run: RunPolicy::Unattended,
-                assistant: IndexMap::new(),
-                enable: None,
-            }
+            2 => "gamma raw output\n".to_owned(),
+            3 => r#"{"type":"success","content":"gamma done"}"#.to_owned(),
+            _ => r#"{"type":"error","message":"gamma failed"}"#.to_owned(),
         })
+        .collect();
+    plain(Program::Local { stdout }, questions(c, "gamma", &["q1"]))
 }
 
 /// The tools calls pick from: two scripted tools, `ask_user`, a local
 /// program, and `ask_user`'s program under the alias `ask`.
-const TOOLS: [&str; 5] = ["alpha", "beta", "ask_user", "gamma", "ask"];
+pub const TOOLS: [&str; 5] = ["alpha", "beta", "ask_user", "gamma", "ask"];
 
-fn call(index: usize) -> impl Strategy<Value = Call> {
-    (select(TOOLS.to_vec()), ask_user_arguments()).prop_map(move |(tool, args)| Call {
+fn call(c: &mut impl Choices, index: usize) -> Call {
+    let tool = c.pick(&TOOLS);
+    let arguments = if tool == "ask_user" || tool == "ask" {
+        ask_user_arguments(c)
+    } else {
+        json!({})
+    };
+    Call {
         id: format!("c{}", index + 1),
         tool: tool.to_owned(),
-        arguments: if tool == "ask_user" || tool == "ask" {
-            args
-        } else {
-            json!({})
-        },
-    })
+        arguments,
+    }
 }
 
-fn cycle() -> impl Strategy<Value = Vec<Call>> {
-    prop_oneof![3 => call(0).prop_map(|c| vec![c]), 1 => (call(0), call(1)).prop_map(|(a, b)| vec![a, b])]
-}
-
-fn turn() -> impl Strategy<Value = TurnScript> {
-    vec(cycle(), 1..=2).prop_map(|cycles| TurnScript {
+fn turn(c: &mut impl Choices) -> TurnScript {
+    let cycles = (0..c.count(1, 2))
+        .map(|_| {
+            let calls = if c.weighted(&[3, 1]) == 0 { 1 } else { 2 };
+            (0..calls).map(|i| call(c, i)).collect()
+        })
+        .collect();
+    TurnScript {
         user: "go".to_owned(),
         cycles,
-    })
+    }
 }
 
-fn prompter_reply(k: usize) -> impl Strategy<Value = PrompterReply> {
-    (
-        prop_oneof![
-            3 => prop_oneof![
-                Just(json!(true)),
-                Just(json!(false)),
-                Just(json!("a")),
-                Just(json!(format!("answer-{k}-marker"))),
-            ]
-            .prop_map(Some),
-            1 => Just(None),
-        ],
-        any::<bool>(),
-        0u8..5,
-    )
-        .prop_map(|(value, remember, how)| match (value, how) {
-            (Some(value), _) => PrompterReply::Answer { value, remember },
-            (None, 0) => PrompterReply::CtrlC,
-            (None, 1) => PrompterReply::Eof,
-            (None, 2) => PrompterReply::Failure {
+fn prompter_reply(c: &mut impl Choices, k: usize) -> PrompterReply {
+    let value = match c.weighted(&[3, 1]) {
+        0 => Some(match c.choose(4) {
+            0 => json!(true),
+            1 => json!(false),
+            2 => json!("a"),
+            _ => json!(format!("answer-{k}-marker")),
+        }),
+        _ => None,
+    };
+    match value {
+        Some(value) => PrompterReply::Answer {
+            value,
+            remember: c.flip(),
+        },
+        None => match c.choose(5) {
+            0 => PrompterReply::CtrlC,
+            1 => PrompterReply::Eof,
+            2 => PrompterReply::Failure {
                 failure: PrompterFailure::NoTerminal,
             },
-            (None, 3) => PrompterReply::Failure {
+            3 => PrompterReply::Failure {
                 failure: PrompterFailure::Io,
             },
-            (None, _) => PrompterReply::Failure {
+            _ => PrompterReply::Failure {
                 failure: PrompterFailure::Format,
             },
-        })
+        },
+    }
 }
 
-fn backend_reply(k: usize) -> impl Strategy<Value = BackendReply> {
-    prop_oneof![
-        3 => prop_oneof![Just(json!(true)), Just(json!("a")), Just(json!(format!("backend-{k}-marker")))]
-            .prop_map(|value| BackendReply::Answer { value }),
-        1 => select(vec![
-            InquiryErrorKind::Cancelled,
-            InquiryErrorKind::Provider,
-            InquiryErrorKind::MissingStructuredData,
-            InquiryErrorKind::AnswerExtraction,
-            InquiryErrorKind::Other,
-        ])
-        .prop_map(|error| BackendReply::Error { error }),
+fn backend_reply(c: &mut impl Choices, k: usize) -> BackendReply {
+    match c.weighted(&[3, 1, 1, 1]) {
+        0 => BackendReply::Answer {
+            value: match c.choose(3) {
+                0 => json!(true),
+                1 => json!("a"),
+                _ => json!(format!("backend-{k}-marker")),
+            },
+        },
+        1 => BackendReply::Error {
+            error: c.pick(&[
+                InquiryErrorKind::Cancelled,
+                InquiryErrorKind::Provider,
+                InquiryErrorKind::MissingStructuredData,
+                InquiryErrorKind::AnswerExtraction,
+                InquiryErrorKind::Other,
+            ]),
+        },
         // Raw structured responses: RFD 028's answer extraction, with an ID
         // that may match the first attempt of a question, a missing ID, a
         // missing answer, or no object at all.
-        1 => prop_oneof![
-            Just(json!({"inquiry_id": "c1.q1.1", "answer": true})),
-            Just(json!({"inquiry_id": "c1.answer.1", "answer": "a"})),
-            Just(json!({"answer": true})),
-            Just(json!({"inquiry_id": "c1.q1.1"})),
-            Just(json!("not an object")),
-        ]
-        .prop_map(|structured| BackendReply::Raw { structured }),
-        1 => select(vec![
-            TokenCause::Restart,
-            TokenCause::ToolCancel,
-            TokenCause::HardQuit,
-            TokenCause::AbortedTurn,
-        ])
-        .prop_map(|cause| BackendReply::Cancelled { cause }),
-    ]
-}
-
-fn replies<T: std::fmt::Debug, S: Strategy<Value = T>>(
-    each: fn(usize) -> S,
-) -> impl Strategy<Value = Vec<T>> {
-    (0usize..=6).prop_flat_map(move |n| (0..n).map(each).collect::<Vec<_>>())
+        2 => BackendReply::Raw {
+            structured: match c.choose(6) {
+                0 => json!({"inquiry_id": "c1.q1.1", "answer": true}),
+                1 => json!({"inquiry_id": "c1.answer.1", "answer": "a"}),
+                2 => json!({"answer": true}),
+                3 => json!({"inquiry_id": "c1.q1.1"}),
+                4 => json!(null),
+                _ => json!("not an object"),
+            },
+        },
+        _ => BackendReply::Cancelled {
+            cause: c.pick(&[
+                TokenCause::Restart,
+                TokenCause::ToolCancel,
+                TokenCause::HardQuit,
+                TokenCause::AbortedTurn,
+            ]),
+        },
+    }
 }
 
 /// The inquiry backend's setup: replies keyed by inquiry ID (IDs the
 /// generated calls can produce, a two-segment one for `legacy`), a dedicated
 /// inquiry model, and a per-question model for `alpha.q1`.
-#[allow(clippy::type_complexity)]
-fn inquiry_setup() -> impl Strategy<
-    Value = (
-        IndexMap<String, BackendReply>,
-        Option<String>,
-        Option<String>,
-    ),
-> {
-    (
-        vec(
-            (
-                select(vec![
-                    "c1.q1.1",
-                    "c2.q1.1",
-                    "c1.q2.1",
-                    "c1.answer.1",
-                    "c1.q1",
-                ]),
-                backend_reply(9),
-            ),
-            0..=2,
-        ),
-        prop_oneof![3 => Just(None), 1 => Just(Some("inquiry-small".to_owned()))],
-        prop_oneof![3 => Just(None), 1 => Just(Some("alpha-q1-model".to_owned()))],
-    )
-        .prop_map(|(keyed, model, alpha)| {
-            let by_id = keyed.into_iter().map(|(k, r)| (k.to_owned(), r)).collect();
-            (by_id, model, alpha)
+fn inquiry_setup(
+    c: &mut impl Choices,
+) -> (IndexMap<String, BackendReply>, Option<String>, Option<String>) {
+    let by_id = (0..c.count(0, 2))
+        .map(|_| {
+            let id = c.pick(&["c1.q1.1", "c2.q1.1", "c1.q2.1", "c1.answer.1", "c1.q1"]);
+            (id.to_owned(), backend_reply(c, 9))
         })
+        .collect();
+    let model = (c.weighted(&[3, 1]) == 1).then(|| "inquiry-small".to_owned());
+    let alpha = (c.weighted(&[3, 1]) == 1).then(|| "alpha-q1-model".to_owned());
+    (by_id, model, alpha)
 }
 
 /// The command line's toggles and `beta`'s `enable` (the RFD 081 shapes and
 /// the pre-081 strings).
-fn toggle_setup() -> impl Strategy<Value = (Vec<String>, Option<PartialEnable>)> {
-    (
-        prop_oneof![
-            3 => Just(vec![]),
-            1 => vec(
-                select(vec!["-T", "-t", "-T alpha", "-t beta", "-T ask_user"]).prop_map(str::to_owned),
-                1..=2,
-            ),
-        ],
-        prop_oneof![
-            3 => Just(None),
-            1 => Just(PartialEnable::pre_081("explicit")),
-            1 => Just(PartialEnable::pre_081("always")),
-            1 => Just(Some(PartialEnable::shorthand(false))),
-            1 => Just(Some(PartialEnable { state: Some(false), allow_toggle: None })),
-        ],
-    )
-}
-
-/// Whole scenarios, under any profile.
-pub fn scenario() -> impl Strategy<Value = Scenario> {
-    scenario_under(profile())
-}
-
-/// Whole scenarios under the profiles `profile` draws.
-pub fn scenario_under(
-    profile: impl Strategy<Value = ProfileName>,
-) -> impl Strategy<Value = Scenario> {
-    (
-        profile,
-        any::<bool>(),
-        scripted_tool("alpha"),
-        scripted_tool("beta"),
-        (ask_user_tool(), local_tool()),
-        vec(turn(), 1..=2),
-        replies(prompter_reply),
-        replies(backend_reply),
-        vec(
-            (any::<bool>(), any::<bool>()).prop_map(|(allow, remember)| {
-                if allow {
-                    PermissionReply::Allow { remember }
-                } else {
-                    PermissionReply::Deny { remember }
-                }
-            }),
-            0..=2,
-        ),
-        vec(0u32..4, 0..=8),
-        (inquiry_setup(), toggle_setup()),
-    )
-        .prop_map(
-            |(
-                profile,
-                tty,
-                alpha,
-                beta,
-                (ask, gamma),
-                turns,
-                prompter,
-                backend,
-                permissions,
-                schedule,
-                ((backend_by_id, inquiry_model, alpha_model), (toggles, beta_enable)),
-            )| {
-                let mut alpha = alpha;
-                if let Some(model) = alpha_model {
-                    alpha
-                        .assistant
-                        .insert("q1".to_owned(), AssistantTarget { model: Some(model) });
-                }
-                let mut beta = beta;
-                beta.enable = beta_enable;
-                let mut tools = IndexMap::new();
-                tools.insert("alpha".to_owned(), alpha);
-                tools.insert("beta".to_owned(), beta);
-                tools.insert("ask_user".to_owned(), ask);
-                tools.insert("gamma".to_owned(), gamma);
-                // `ask_user`'s program under another key: NotFound.
-                tools.insert(
-                    "ask".to_owned(),
-                    ToolSetup {
-                        source: None,
-                        program: Program::AskUser,
-                        questions: IndexMap::new(),
-                        run: RunPolicy::Unattended,
-                        assistant: IndexMap::new(),
-                        enable: None,
-                    },
-                );
-                Scenario {
-                    toggles,
-                    profile,
-                    tty,
-                    tools,
-                    turns,
-                    prompter,
-                    backend,
-                    permissions,
-                    schedule,
-                    backend_by_id,
-                    inquiry_model,
-                }
-            },
-        )
+fn toggle_setup(c: &mut impl Choices) -> (Vec<String>, Option<PartialEnable>) {
+    let toggles = match c.weighted(&[3, 1]) {
+        0 => Vec::new(),
+        _ => (0..c.count(1, 2))
+            .map(|_| c.pick(&["-T", "-t", "-T alpha", "-t beta", "-T ask_user"]).to_owned())
+            .collect(),
+    };
+    let enable = match c.weighted(&[3, 1, 1, 1, 1]) {
+        0 => None,
+        1 => PartialEnable::pre_081("explicit"),
+        2 => PartialEnable::pre_081("always"),
+        3 => Some(PartialEnable::shorthand(false)),
+        _ => Some(PartialEnable {
+            state: Some(false),
+            allow_toggle: None,
+        }),
+    };
+    (toggles, enable)
 }
 
 /// A size measure for shrunk counterexamples: calls plus questions plus replies.
