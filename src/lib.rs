@@ -45,6 +45,66 @@
 //! A library user who turns default features off builds serde, serde_json,
 //! indexmap, hashbrown and memchr only.
 //!
+//! # Examples
+//!
+//! Read a stream (a JSON array or JSON Lines), judge it with the oracle,
+//! and repair it with `sanitize`: here a turn whose inquiry request was
+//! never answered.
+//!
+//! ```
+//! use inquiry_model::check::{self, ProfileMode};
+//! use inquiry_model::stream;
+//! use inquiry_model::wire::Stream;
+//!
+//! let bytes = br#"
+//! {"type":"turn_start"}
+//! {"type":"tool_call_request","id":"call_1","name":"fs_modify_file"}
+//! {"type":"inquiry_request","id":"call_1.confirm.1","source":{"source":"tool","name":"fs_modify_file"},"question":{"text":"Apply?","answer_type":{"type":"boolean"}}}
+//! {"type":"tool_call_response","id":"call_1","content":"ZG9uZQ==","is_error":false}
+//! "#;
+//! let stream = Stream::from_slice(bytes, "example.jsonl")?;
+//! assert_eq!(stream.events.len(), 4);
+//!
+//! // The oracle: the request is left unanswered.
+//! let checked = check::check_bytes(bytes, "example.jsonl", ProfileMode::Auto);
+//! assert!(checked.error.is_none());
+//! assert!(checked.diagnostics.iter().any(|d| d.rule == "CHECK-PAIRED"));
+//!
+//! // Turn-scoped repair: the orphan request goes, the rest stays in order.
+//! let repaired = stream::sanitize(stream.events);
+//! assert_eq!(repaired.removed.len(), 1);
+//! assert_eq!(repaired.events.len(), 3);
+//! assert!(check::check_events(&repaired.events, "repaired", ProfileMode::Auto)
+//!     .diagnostics
+//!     .iter()
+//!     .all(|d| d.rule != "CHECK-PAIRED"));
+//! # Ok::<(), inquiry_model::wire::ReadError>(())
+//! ```
+//!
+//! Run a scenario through the model and check the stream it writes:
+//!
+//! ```
+//! use inquiry_model::check::{self, ProfileMode};
+//! use inquiry_model::scenario::{self, Scenario};
+//!
+//! // One local tool asks one boolean question; the user answers `true`.
+//! let s: Scenario = serde_json::from_str(r#"{
+//!   "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+//!     {"question": {"id": "q", "text": "Apply?", "answer_type": {"type": "boolean"}}}]}}},
+//!   "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
+//!   "prompter": [{"reply": "answer", "value": true}]
+//! }"#)?;
+//! let trace = scenario::run(&s)?;
+//! let kinds: Vec<&str> = trace.stream.iter().map(|e| e.kind.tag()).collect();
+//! assert_eq!(
+//!     kinds,
+//!     ["turn_start", "tool_call_request", "inquiry_request", "inquiry_response", "tool_call_response"]
+//! );
+//! // Eat your own output: the oracle finds nothing to report.
+//! assert!(check::check_events(&trace.stream, "trace", ProfileMode::Auto).diagnostics.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! The core does no I/O and no randomness of its own: the same input gives the
 //! same output, byte for byte. Every rule has a stable ID listed in
 //! `spec/RULES.md`.

@@ -70,17 +70,19 @@ pub trait Choices {
     }
 }
 
-/// A recorded choice sequence, read back: each choice is the next number
-/// modulo `n`, and 0 once the sequence is spent.
+/// A recorded choice sequence, read back: each choice of `n` options is
+/// the next number scaled from `0..2^16` into `0..n`, and 0 once the
+/// sequence is spent. Sixteen bits: generators choose among a few options
+/// (256 at most), and each bit is one more step of proptest's shrinking.
 #[derive(Debug, Clone)]
 pub struct Replay<'a> {
-    choices: &'a [u32],
+    choices: &'a [u16],
     pos: usize,
 }
 
 impl<'a> Replay<'a> {
     /// Reads `choices` from the start.
-    pub fn new(choices: &'a [u32]) -> Self {
+    pub fn new(choices: &'a [u16]) -> Self {
         Replay { choices, pos: 0 }
     }
 }
@@ -89,7 +91,10 @@ impl Choices for Replay<'_> {
     fn choose(&mut self, n: usize) -> usize {
         let raw = self.choices.get(self.pos).copied().unwrap_or(0);
         self.pos += 1;
-        raw as usize % n.max(1)
+        // Scaled, not reduced modulo `n`: lowering a number never raises
+        // its choice, so proptest's shrinking (a binary search of each
+        // number toward 0) ends at the simplest choice that still fails.
+        ((u64::from(raw) * n.max(1) as u64) >> 16) as usize
     }
 
     fn more(&mut self) -> bool {
@@ -107,7 +112,7 @@ where
     T: std::fmt::Debug,
     F: Fn(&mut Replay<'_>) -> T + Clone,
 {
-    vec(any::<u32>(), min..=max).prop_map(move |v| generate(&mut Replay::new(&v)))
+    vec(any::<u16>(), min..=max).prop_map(move |v| generate(&mut Replay::new(&v)))
 }
 
 /// Fuzz bytes as choices: each choice of `n` options is
@@ -394,7 +399,7 @@ mod tests {
         assert_eq!(b.choose(4), 1);
         assert!(!b.more());
         assert_eq!(b.choose(4), 0);
-        let mut r = Replay::new(&[9]);
+        let mut r = Replay::new(&[u16::MAX / 4 + 1]);
         assert_eq!(r.choose(4), 1);
         assert!(!r.more());
         assert_eq!(r.choose(4), 0);
@@ -412,13 +417,24 @@ mod tests {
     }
 
     /// Rule: GEN-ONE-INTERFACE — a weighted choice follows its weights:
-    /// over the 10 values of `choose(10)`, weights 7:3 give 7 and 3.
+    /// over the 10 values of `choose(10)`, weights 7:3 give 7 and 3; and a
+    /// replayed number maps monotonically onto the options.
     #[test]
     fn weighted_choices_follow_their_weights() {
-        let picks: Vec<usize> = (0..10)
-            .map(|i| Replay::new(&[i]).weighted(&[7, 3]))
-            .collect();
+        /// A driver that always answers `self.0` (modulo `n`).
+        struct Fixed(usize);
+        impl Choices for Fixed {
+            fn choose(&mut self, n: usize) -> usize {
+                self.0 % n
+            }
+        }
+        let picks: Vec<usize> = (0..10).map(|i| Fixed(i).weighted(&[7, 3])).collect();
         assert_eq!(picks.iter().filter(|&&p| p == 0).count(), 7);
         assert_eq!(exhaust(|o| o.weighted(&[7, 3])), vec![0, 1]);
+        let replayed: Vec<usize> = [0, u16::MAX / 3, u16::MAX / 3 * 2, u16::MAX]
+            .iter()
+            .map(|&raw| Replay::new(&[raw]).choose(3))
+            .collect();
+        assert_eq!(replayed, [0, 0, 1, 2]);
     }
 }

@@ -43,10 +43,11 @@ use crate::tool::{
     ToolSource,
 };
 
-/// The choices a proptest-driven scenario reads: enough for nearly every
-/// draw (a scenario takes about 60 to 200), so unshrunk draws are not cut
-/// short, and shrinking can drop them all.
-const CHOICES: (usize, usize) = (200, 256);
+/// The choices a proptest-driven scenario reads: more than a scenario
+/// takes (test `a_scenario_takes_a_fixed_number_of_choices`), and a fixed
+/// number, since the generator's layout is fixed (see `slots`) and
+/// shrinking lowers numbers rather than dropping them.
+const CHOICES: (usize, usize) = (256, 256);
 
 /// Which profiles a strategy draws from.
 pub fn profile() -> impl Strategy<Value = ProfileName> {
@@ -62,7 +63,10 @@ pub fn scenario() -> impl Strategy<Value = Scenario> {
 pub fn scenario_under(
     profile: impl Strategy<Value = ProfileName>,
 ) -> impl Strategy<Value = Scenario> {
-    (profile, choice::strategy(CHOICES.0, CHOICES.1, |c| generate(c)))
+    (
+        profile,
+        choice::strategy(CHOICES.0, CHOICES.1, |c| generate(c)),
+    )
         .prop_map(|(profile, s)| Scenario { profile, ..s })
 }
 
@@ -87,20 +91,18 @@ pub fn generate(c: &mut impl Choices) -> Scenario {
     let mut beta = scripted_tool(c, "beta");
     let ask = ask_user_tool(c);
     let gamma = local_tool(c);
-    let turns = (0..c.count(1, 2)).map(|_| turn(c)).collect();
-    let prompter = (0..c.count(0, 6)).map(|k| prompter_reply(c, k)).collect();
-    let backend = (0..c.count(0, 6)).map(|k| backend_reply(c, k)).collect();
-    let permissions = (0..c.count(0, 2))
-        .map(|_| {
-            let (allow, remember) = (!c.flip(), c.flip());
-            if allow {
-                PermissionReply::Allow { remember }
-            } else {
-                PermissionReply::Deny { remember }
-            }
-        })
-        .collect();
-    let schedule = (0..c.count(0, 8)).map(|_| c.choose(4) as u32).collect();
+    let turns = slots(c, 1, 2, |c, _| turn(c));
+    let prompter = slots(c, 0, 6, prompter_reply);
+    let backend = slots(c, 0, 6, backend_reply);
+    let permissions = slots(c, 0, 2, |c, _| {
+        let (allow, remember) = (!c.flip(), c.flip());
+        if allow {
+            PermissionReply::Allow { remember }
+        } else {
+            PermissionReply::Deny { remember }
+        }
+    });
+    let schedule = slots(c, 0, 8, |c, _| c.choose(4) as u32);
     let (backend_by_id, inquiry_model, alpha_model) = inquiry_setup(c);
     let (toggles, beta_enable) = toggle_setup(c);
     if let Some(model) = alpha_model {
@@ -129,6 +131,37 @@ pub fn generate(c: &mut impl Choices) -> Scenario {
         backend_by_id,
         inquiry_model,
     }
+}
+
+/// A list of `min..=max` items (`min` 0 or 1) in a fixed layout: every slot
+/// takes its choices whether its item is kept or not, and a coin before
+/// each keeps it, so dropping an item never shifts what the later choices
+/// mean. Any slot can go, the first included: with `min` 1 and no coin up,
+/// the first slot is kept. That is what lets proptest shrink a list by
+/// lowering one number, and what keeps a one-byte fuzz mutation a one-item
+/// change. `item` gets the item's index among the kept ones.
+fn slots<C: Choices, T>(
+    c: &mut C,
+    min: usize,
+    max: usize,
+    mut item: impl FnMut(&mut C, usize) -> T,
+) -> Vec<T> {
+    debug_assert!(min <= 1 && max >= min);
+    let mut out = Vec::new();
+    let mut first = None;
+    for k in 0..max {
+        let keep = c.flip();
+        let value = item(c, out.len());
+        if keep {
+            out.push(value);
+        } else if k == 0 {
+            first = Some(value);
+        }
+    }
+    if out.len() < min {
+        out.extend(first);
+    }
+    out
 }
 
 /// A tool with no source override, run unattended.
@@ -169,7 +202,8 @@ pub fn core_question(c: &mut impl Choices, id: &str) -> Question {
     q
 }
 
-/// A whole question: the core, then a context and a `default`.
+/// A whole question: the core, then a context and a `default` (always the
+/// same number of choices, whatever the type).
 fn question(c: &mut impl Choices, id: &str) -> Question {
     let mut q = core_question(c, id);
     if c.flip() {
@@ -238,11 +272,7 @@ pub fn source(c: &mut impl Choices, kinds: usize) -> ToolSource {
 
 /// Configurations of the questions a tool is asked about, default ones left
 /// out.
-fn questions(
-    c: &mut impl Choices,
-    tool: &str,
-    ids: &[&str],
-) -> IndexMap<String, QuestionConfig> {
+fn questions(c: &mut impl Choices, tool: &str, ids: &[&str]) -> IndexMap<String, QuestionConfig> {
     let mut out = IndexMap::new();
     for id in ids {
         let q = question_config(c, tool, id);
@@ -257,11 +287,13 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
     let source = source(c, 4);
     let mut asks = Vec::new();
     for id in ["q1", "q2"] {
-        if c.flip() {
-            asks.push(ScriptedAsk {
-                question: question(c, id),
-                reject_first: c.choose(2) as u8,
-            });
+        let keep = c.flip();
+        let ask = ScriptedAsk {
+            question: question(c, id),
+            reject_first: c.choose(2) as u8,
+        };
+        if keep {
+            asks.push(ask);
         }
     }
     // MCP tools cannot ask (scenario::validate).
@@ -298,7 +330,9 @@ fn ask_user_tool(c: &mut impl Choices) -> ToolSetup {
 fn ask_user_arguments(c: &mut impl Choices) -> Value {
     match c.choose(14) {
         0 => json!({"question": "Proceed?", "answer_type": "boolean"}),
-        1 => json!({"question": "Which?", "answer_type": "select", "options": ["a", "b"], "context": "Pick one.", "default": "b"}),
+        1 => {
+            json!({"question": "Which?", "answer_type": "select", "options": ["a", "b"], "context": "Pick one.", "default": "b"})
+        }
         2 => json!({"question": "Name?"}),
         3 => json!({"question": "Proceed?", "answer_type": "boolean", "default": true}),
         4 => json!({"question": ""}),
@@ -322,11 +356,12 @@ fn ask_user_arguments(c: &mut impl Choices) -> Value {
 /// (see `spec/DECISIONS.md`).
 fn local_tool(c: &mut impl Choices) -> ToolSetup {
     let q = question(c, "q1");
-    let stdout = (0..c.count(0, 4))
-        .map(|_| match c.choose(5) {
+    let stdout = slots(c, 0, 4, |c, _| {
+        let (kind, once) = (c.choose(5), c.flip());
+        match kind {
             0 | 1 => {
                 let mut q = q.clone();
-                q.persistence = if c.flip() {
+                q.persistence = if once {
                     AnswerReusePolicy::None
                 } else {
                     AnswerReusePolicy::Turn
@@ -336,8 +371,8 @@ fn local_tool(c: &mut impl Choices) -> ToolSetup {
             2 => "gamma raw output\n".to_owned(),
             3 => r#"{"type":"success","content":"gamma done"}"#.to_owned(),
             _ => r#"{"type":"error","message":"gamma failed"}"#.to_owned(),
-        })
-        .collect();
+        }
+    });
     plain(Program::Local { stdout }, questions(c, "gamma", &["q1"]))
 }
 
@@ -347,8 +382,9 @@ pub const TOOLS: [&str; 5] = ["alpha", "beta", "ask_user", "gamma", "ask"];
 
 fn call(c: &mut impl Choices, index: usize) -> Call {
     let tool = c.pick(&TOOLS);
+    let arguments = ask_user_arguments(c);
     let arguments = if tool == "ask_user" || tool == "ask" {
-        ask_user_arguments(c)
+        arguments
     } else {
         json!({})
     };
@@ -360,12 +396,7 @@ fn call(c: &mut impl Choices, index: usize) -> Call {
 }
 
 fn turn(c: &mut impl Choices) -> TurnScript {
-    let cycles = (0..c.count(1, 2))
-        .map(|_| {
-            let calls = if c.weighted(&[3, 1]) == 0 { 1 } else { 2 };
-            (0..calls).map(|i| call(c, i)).collect()
-        })
-        .collect();
+    let cycles = slots(c, 1, 2, |c, _| slots(c, 1, 2, call));
     TurnScript {
         user: "go".to_owned(),
         cycles,
@@ -373,21 +404,19 @@ fn turn(c: &mut impl Choices) -> TurnScript {
 }
 
 fn prompter_reply(c: &mut impl Choices, k: usize) -> PrompterReply {
-    let value = match c.weighted(&[3, 1]) {
-        0 => Some(match c.choose(4) {
-            0 => json!(true),
-            1 => json!(false),
-            2 => json!("a"),
-            _ => json!(format!("answer-{k}-marker")),
-        }),
-        _ => None,
-    };
-    match value {
-        Some(value) => PrompterReply::Answer {
-            value,
-            remember: c.flip(),
+    // Every branch takes the same choices (a fixed layout, see `slots`).
+    let (answered, pick, remember) = (c.weighted(&[3, 1]) == 0, c.choose(5), c.flip());
+    match answered {
+        true => PrompterReply::Answer {
+            value: match pick {
+                0 | 4 => json!(true),
+                1 => json!(false),
+                2 => json!("a"),
+                _ => json!(format!("answer-{k}-marker")),
+            },
+            remember,
         },
-        None => match c.choose(5) {
+        false => match pick {
             0 => PrompterReply::CtrlC,
             1 => PrompterReply::Eof,
             2 => PrompterReply::Failure {
@@ -404,6 +433,7 @@ fn prompter_reply(c: &mut impl Choices, k: usize) -> PrompterReply {
 }
 
 fn backend_reply(c: &mut impl Choices, k: usize) -> BackendReply {
+    // Every branch takes two choices (a fixed layout, see `slots`).
     match c.weighted(&[3, 1, 1, 1]) {
         0 => BackendReply::Answer {
             value: match c.choose(3) {
@@ -450,13 +480,17 @@ fn backend_reply(c: &mut impl Choices, k: usize) -> BackendReply {
 /// inquiry model, and a per-question model for `alpha.q1`.
 fn inquiry_setup(
     c: &mut impl Choices,
-) -> (IndexMap<String, BackendReply>, Option<String>, Option<String>) {
-    let by_id = (0..c.count(0, 2))
-        .map(|_| {
-            let id = c.pick(&["c1.q1.1", "c2.q1.1", "c1.q2.1", "c1.answer.1", "c1.q1"]);
-            (id.to_owned(), backend_reply(c, 9))
-        })
-        .collect();
+) -> (
+    IndexMap<String, BackendReply>,
+    Option<String>,
+    Option<String>,
+) {
+    let by_id = slots(c, 0, 2, |c, _| {
+        let id = c.pick(&["c1.q1.1", "c2.q1.1", "c1.q2.1", "c1.answer.1", "c1.q1"]);
+        (id.to_owned(), backend_reply(c, 9))
+    })
+    .into_iter()
+    .collect();
     let model = (c.weighted(&[3, 1]) == 1).then(|| "inquiry-small".to_owned());
     let alpha = (c.weighted(&[3, 1]) == 1).then(|| "alpha-q1-model".to_owned());
     (by_id, model, alpha)
@@ -465,12 +499,12 @@ fn inquiry_setup(
 /// The command line's toggles and `beta`'s `enable` (the RFD 081 shapes and
 /// the pre-081 strings).
 fn toggle_setup(c: &mut impl Choices) -> (Vec<String>, Option<PartialEnable>) {
-    let toggles = match c.weighted(&[3, 1]) {
-        0 => Vec::new(),
-        _ => (0..c.count(1, 2))
-            .map(|_| c.pick(&["-T", "-t", "-T alpha", "-t beta", "-T ask_user"]).to_owned())
-            .collect(),
-    };
+    let on = c.weighted(&[3, 1]) == 1;
+    let picked = slots(c, 1, 2, |c, _| {
+        c.pick(&["-T", "-t", "-T alpha", "-t beta", "-T ask_user"])
+            .to_owned()
+    });
+    let toggles = if on { picked } else { Vec::new() };
     let enable = match c.weighted(&[3, 1, 1, 1, 1]) {
         0 => None,
         1 => PartialEnable::pre_081("explicit"),
@@ -496,4 +530,52 @@ pub fn size(s: &Scenario) -> usize {
         })
         .sum();
     calls + asks + s.prompter.len() + s.backend.len() + s.permissions.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::choice::Log;
+
+    /// Rule: GEN-ONE-INTERFACE — the scenario generator's layout is fixed:
+    /// every scenario takes the same number of choices, whatever was
+    /// chosen, and no more than the proptest driver supplies (so no
+    /// proptest draw is cut short and dropping an item never shifts the
+    /// rest).
+    #[test]
+    fn a_scenario_takes_a_fixed_number_of_choices() {
+        let counts: std::collections::BTreeSet<usize> = (0..300u64)
+            .map(|seed| {
+                let mut log = Log::new(Seeded::new(seed));
+                generate(&mut log);
+                log.taken.len()
+            })
+            .collect();
+        assert_eq!(counts.len(), 1, "{counts:?}");
+        let n = *counts.first().expect("one count");
+        assert!(n <= CHOICES.0, "{n} choices, {} supplied", CHOICES.0);
+    }
+
+    /// Rule: GEN-SMALL-MUTATIONS — a one-byte change of a fuzz input
+    /// changes one choice of the decoded scenario: the other choices are
+    /// the same, in the same places.
+    #[test]
+    fn a_byte_of_a_fuzz_scenario_is_one_choice() {
+        let bytes: Vec<u8> = (0..400u32).map(|i| (i * 97 % 251) as u8).collect();
+        let decode = |b: &[u8]| {
+            let mut u = Unstructured::new(b);
+            let mut log = Log::new(Bytes::new(&mut u));
+            generate(&mut log);
+            log.taken
+        };
+        let before = decode(&bytes);
+        for k in [0, 5, 50, 120, 190] {
+            let mut changed = bytes.clone();
+            changed[k] = changed[k].wrapping_add(1);
+            let after = decode(&changed);
+            assert_eq!(before.len(), after.len());
+            let differing = (0..before.len()).filter(|&i| before[i] != after[i]).count();
+            assert!(differing <= 1, "byte {k} changed {differing} choices");
+        }
+    }
 }
