@@ -424,3 +424,27 @@ pub fn explore(families: &[Family], stride: usize) -> Report {
     }
     report
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::choice::Odometer;
+
+    /// Rule: GEN-ONE-INTERFACE — the exhaustive driver enumerates the pairs
+    /// family's generator to exactly the family's size (the product of its
+    /// choices, which `scenario_at` indexes), ending where the last index
+    /// does.
+    #[test]
+    fn the_odometer_enumerates_the_pairs_family() {
+        let mut o = Odometer::new();
+        let mut count = 1;
+        let mut last = generate(Family::Pairs, &mut o);
+        while o.advance() {
+            last = generate(Family::Pairs, &mut o);
+            count += 1;
+        }
+        assert_eq!(count, family_size(Family::Pairs));
+        assert!(last == scenario_at(Family::Pairs, family_size(Family::Pairs) - 1));
+        assert!(generate(Family::Pairs, &mut Odometer::new()) == scenario_at(Family::Pairs, 0));
+    }
+}

@@ -86,6 +86,7 @@
 //! ```
 //! use inquiry_model::check::{self, ProfileMode};
 //! use inquiry_model::scenario::{self, Scenario};
+//! use inquiry_model::wire::InquiryResponse;
 //!
 //! // One local tool asks one boolean question; the user answers `true`.
 //! let s: Scenario = serde_json::from_str(r#"{
@@ -96,10 +97,18 @@
 //! }"#)?;
 //! let trace = scenario::run(&s)?;
 //! let kinds: Vec<&str> = trace.stream.iter().map(|e| e.kind.tag()).collect();
+//! // RFD 082: the inquiry pair is recorded inside its tool call.
 //! assert_eq!(
 //!     kinds,
-//!     ["turn_start", "tool_call_request", "inquiry_request", "inquiry_response", "tool_call_response"]
+//!     [
+//!         "turn_start", "chat_request", "tool_call_request", "inquiry_request",
+//!         "inquiry_response", "tool_call_response", "chat_response",
+//!     ]
 //! );
+//! assert!(matches!(
+//!     trace.stream[4].as_inquiry_response(),
+//!     Some(InquiryResponse::Answered { answer, .. }) if *answer == serde_json::json!(true)
+//! ));
 //! // Eat your own output: the oracle finds nothing to report.
 //! assert!(check::check_events(&trace.stream, "trace", ProfileMode::Auto).diagnostics.is_empty());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
