@@ -46,9 +46,9 @@ use std::time::{Duration, Instant};
 
 use inquiry_model::check::{self, ProfileMode};
 use inquiry_model::explore::{self, Family};
+use inquiry_model::generate::scenario::scenario_under;
 use inquiry_model::invariants::check_trace;
 use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::strategy::scenario_under;
 use inquiry_model::scenario::{self, RunOptions};
 use inquiry_model::stream::sanitize;
 use inquiry_model::wire::{EventReader, Stream};

@@ -9,16 +9,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::coordinator::RouteTaken;
 use crate::explore::{self, Family};
+use crate::generate::scenario as strategy;
 use crate::invariants::{INVARIANTS, check_step, check_trace};
 use crate::profile::ProfileName;
-use crate::scenario::strategy;
 use crate::scenario::{self, RunOptions, Scenario, Trace};
 use crate::stream;
 use crate::wire::{EventKind, InquiryResponse};
@@ -543,18 +541,10 @@ fn under(s: &Scenario, p: ProfileName) -> Scenario {
     }
 }
 
-/// `count` scenarios drawn from the general strategy with `seed`.
+/// `count` scenarios drawn from the scenario generator with `seed` (the
+/// seeded driver, [`crate::generate::scenario::sample`]).
 pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
-    let mut seed_bytes = [0u8; 32];
-    seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(
-        Config::default(),
-        TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes),
-    );
-    let strat = strategy::scenario();
-    (0..count)
-        .filter_map(|_| strat.new_tree(&mut runner).ok().map(|t| t.current()))
-        .collect()
+    strategy::sample(count, seed)
 }
 
 /// Runs every scenario under `from` and `to` and classifies the differences.

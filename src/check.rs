@@ -328,8 +328,8 @@ mod tests {
 
     fn stream_bytes() -> impl Strategy<Value = Vec<u8>> {
         let line = prop_oneof![
-            3 => crate::strategy::event().prop_map(|e| serde_json::to_string(&e).expect("writes")),
-            3 => crate::stream::arb::loose_event().prop_map(|e| serde_json::to_string(&e).expect("writes")),
+            3 => crate::generate::wire::event().prop_map(|e| serde_json::to_string(&e).expect("writes")),
+            3 => crate::generate::stream::loose_event().prop_map(|e| serde_json::to_string(&e).expect("writes")),
             2 => raw_line(),
         ];
         (vec(line, 1..30), any::<bool>()).prop_map(|(lines, array)| {
@@ -389,7 +389,7 @@ mod tests {
         /// Rule: PERF-CHECK-SAME — the same for structured streams (orphans,
         /// repeated IDs, turns), written as a pretty array.
         #[test]
-        fn lean_check_agrees_on_structured_streams(events in crate::stream::arb::stream(), mode in mode()) {
+        fn lean_check_agrees_on_structured_streams(events in crate::generate::stream::stream(), mode in mode()) {
             let bytes = Stream::new(events).to_array_string().into_bytes();
             prop_assert_eq!(check_bytes(&bytes, "s", mode), reference(&bytes, "s", mode));
         }

@@ -33,6 +33,7 @@ use serde_json::Value;
 
 use crate::coordinator::Faults;
 pub use crate::coordinator::ResponseKind;
+#[cfg(feature = "testkit")]
 use crate::profile::ProfileName;
 use crate::scenario::{self, RunOptions, Scenario};
 
@@ -271,6 +272,7 @@ impl GeneratedReport {
     }
 }
 
+#[cfg(feature = "testkit")]
 /// Runs the implementation against the model on `cases` generated scenarios
 /// (deterministic for `seed`). The first failure of any kind — divergence,
 /// implementation failure, or a scenario the model refuses (rule
@@ -286,12 +288,13 @@ pub fn check_generated(
     use proptest::prelude::Just;
     check_generated_from(
         imp,
-        scenario::strategy::scenario_under(Just(profile)),
+        crate::generate::scenario::scenario_under(Just(profile)),
         cases,
         seed,
     )
 }
 
+#[cfg(feature = "testkit")]
 /// [`check_generated`] with scenarios drawn from `strategy` (a generator
 /// under test, or a narrower one); a scenario the model refuses fails the
 /// run as [`Verdict::ModelRefused`].
@@ -416,14 +419,16 @@ pub fn core_scenario(s: &Scenario) -> bool {
         && s.tools.values().all(|t| t.enable.is_none())
 }
 
+#[cfg(feature = "testkit")]
 /// Generated scenarios under `profile` inside the core language
 /// ([`core_scenario`]), for implementations that cover no more.
 pub fn core_scenarios(profile: ProfileName) -> impl proptest::strategy::Strategy<Value = Scenario> {
     use proptest::strategy::Strategy;
-    scenario::strategy::scenario_under(proptest::strategy::Just(profile))
+    crate::generate::scenario::scenario_under(proptest::strategy::Just(profile))
         .prop_filter("outside the core scenario language", core_scenario)
 }
 
+#[cfg(feature = "testkit")]
 /// The curated vectors followed by `count` generated ones drawn with `seed`
 /// (named `generated-<seed>-<k>`). Deterministic for its arguments.
 pub fn vectors(seed: u64, count: usize) -> Result<Vec<Vector>, String> {

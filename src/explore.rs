@@ -32,6 +32,8 @@ use serde_json::{Value, json};
 
 use crate::check::Diagnostic;
 use crate::coordinator::{Call, RunPolicy};
+use crate::generate::choice::{Choices, Radix};
+use crate::generate::scenario as generated;
 use crate::invariants::{LEGACY_KNOWN_GAPS, check_step, check_trace};
 use crate::profile::ProfileName;
 use crate::routing::InquiryErrorKind;
@@ -39,10 +41,7 @@ use crate::scenario::{
     self, BackendReply, Finish, Program, PrompterReply, RunOptions, Scenario, ScriptedAsk,
     ToolSetup, TurnScript,
 };
-use crate::tool::{
-    AnswerReusePolicy, AnswerType, BuiltinHook, Question, QuestionConfig, QuestionTarget,
-    ToolSource,
-};
+use crate::tool::{AnswerType, Question, QuestionConfig, QuestionTarget};
 
 /// Which family to enumerate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -89,61 +88,42 @@ impl Report {
     }
 }
 
-/// How many scenarios a family holds.
+/// How many scenarios a family holds: the product of its choices, which
+/// the family generators take in this order, whatever the index.
 pub fn family_size(family: Family) -> usize {
     dims(family).iter().product()
 }
 
 fn dims(family: Family) -> Vec<usize> {
     match family {
-        // question, config, kind, reask, prompter, backend, shape, tty, profile
+        // question (type 4 × exclusive 2 × persistence 2), config (target 2
+        // × static answer 3), kind, reask, prompter, backend, shape, tty,
+        // profile
         Family::Single => vec![16, 6, 3, 2, 4, 7, 5, 2, 3],
         // 4 question slots, prompter, backend, order, tty, profile
         Family::Pairs => vec![8, 8, 8, 8, 2, 2, 2, 2, 3],
     }
 }
 
-/// Decodes index `n` of a family into its digits (mixed radix).
-fn digits(mut n: usize, dims: &[usize]) -> Vec<usize> {
-    dims.iter()
-        .map(|&d| {
-            let x = n % d;
-            n /= d;
-            x
-        })
-        .collect()
+/// The scenario at index `n` of a family (`n < family_size(family)`): the
+/// family's generator driven by `n` read as a mixed-radix number, the first
+/// choice the least significant digit ([`Radix`]).
+pub fn scenario_at(family: Family, n: usize) -> Scenario {
+    generate(family, &mut Radix::new(n))
 }
 
-/// The scenario at index `n` of a family (`n < family_size(family)`).
-pub fn scenario_at(family: Family, n: usize) -> Scenario {
-    let d = digits(n, &dims(family));
+/// A family's generator, written against the choice interface so the
+/// exhaustive driver ([`crate::generate::choice::Odometer`]) enumerates it
+/// too; the question space is the scenario generator's own
+/// ([`generated::core_question`], [`generated::source`]).
+pub fn generate(family: Family, c: &mut impl Choices) -> Scenario {
     match family {
-        Family::Single => single(&d),
-        Family::Pairs => pairs(&d),
+        Family::Single => single(c),
+        Family::Pairs => pairs(c),
     }
 }
 
 const PROFILES: [ProfileName; 3] = ProfileName::ALL;
-
-fn base_question(id: &str, k: usize) -> Question {
-    let answer_type = match k % 4 {
-        0 => AnswerType::Boolean,
-        1 => AnswerType::Select {
-            options: vec!["a".to_owned(), "b".to_owned()],
-        },
-        2 => AnswerType::Text,
-        _ => AnswerType::Secret,
-    };
-    let mut q = Question::text(id, format!("Question {id}?"));
-    q.answer_type = answer_type;
-    q.exclusive = (k / 4) % 2 == 1;
-    q.persistence = if (k / 8) % 2 == 1 {
-        AnswerReusePolicy::None
-    } else {
-        AnswerReusePolicy::Turn
-    };
-    q
-}
 
 /// An answer that fits the question, unique per slot so secrets are findable.
 fn fitting(q: &Question, slot: &str) -> Value {
@@ -163,13 +143,15 @@ fn misfit(q: &Question) -> Value {
     }
 }
 
-fn config(q: &Question, k: usize, slot: &str) -> QuestionConfig {
-    let target = if k % 2 == 1 {
+/// A configuration: target user or assistant, then no, a fitting or a
+/// misfitting static answer (6 in all).
+fn config(c: &mut impl Choices, q: &Question, slot: &str) -> QuestionConfig {
+    let target = if c.flip() {
         QuestionTarget::Assistant
     } else {
         QuestionTarget::User
     };
-    let answer = match k / 2 {
+    let answer = match c.choose(3) {
         0 => None,
         1 => Some(fitting(q, &format!("static-{slot}"))),
         _ => Some(misfit(q)),
@@ -178,18 +160,6 @@ fn config(q: &Question, k: usize, slot: &str) -> QuestionConfig {
         target,
         answer,
         prompt_label: None,
-    }
-}
-
-fn source(k: usize) -> ToolSource {
-    match k {
-        0 => ToolSource::Builtin {
-            hook: BuiltinHook::Default,
-        },
-        1 => ToolSource::Builtin {
-            hook: BuiltinHook::Assistant,
-        },
-        _ => ToolSource::Local,
     }
 }
 
@@ -239,15 +209,20 @@ fn call(id: &str, tool: &str) -> Call {
     }
 }
 
-fn single(d: &[usize]) -> Scenario {
-    let q = base_question("q", d[0]);
-    let c = config(&q, d[1], "t");
+fn single(ch: &mut impl Choices) -> Scenario {
+    let q = generated::core_question(ch, "q");
+    let c = config(ch, &q, "t");
+    let source = generated::source(ch, 3);
+    let reject_first = ch.choose(2) as u8;
+    let (prompter_kind, backend_kind, shape) = (ch.choose(4), ch.choose(7), ch.choose(5));
+    let tty = ch.flip();
+    let profile = ch.pick(&PROFILES);
     let tool = ToolSetup {
-        source: Some(source(d[2])),
+        source: Some(source),
         program: Program::Script {
             asks: vec![ScriptedAsk {
                 question: q.clone(),
-                reject_first: d[3] as u8,
+                reject_first,
             }],
             finish: Finish::Succeed,
         },
@@ -257,7 +232,7 @@ fn single(d: &[usize]) -> Scenario {
         assistant: IndexMap::new(),
         enable: None,
     };
-    let (turns, schedule) = match d[6] {
+    let (turns, schedule) = match shape {
         0 => (vec![turn(vec![vec![call("c1", "t")]])], vec![]),
         1 => (
             vec![turn(vec![vec![call("c1", "t")], vec![call("c1", "t")]])],
@@ -280,12 +255,12 @@ fn single(d: &[usize]) -> Scenario {
         ),
     };
     Scenario {
-        profile: PROFILES[d[8]],
-        tty: d[7] == 1,
+        profile,
+        tty,
         tools: IndexMap::from([("t".to_owned(), tool)]),
         turns,
-        prompter: prompter(&q, d[4], 8),
-        backend: backend(&q, d[5], 8),
+        prompter: prompter(&q, prompter_kind, 8),
+        backend: backend(&q, backend_kind, 8),
         permissions: vec![],
         deliveries: Vec::new(),
         schedule,
@@ -303,7 +278,8 @@ fn turn(cycles: Vec<Vec<Call>>) -> TurnScript {
 }
 
 /// The 8 representative question kinds of the pairs family: `(question
-/// kind index, config index)` into the single family's spaces.
+/// kind index, config index)` into the single family's spaces (each index
+/// read back through the same generators, [`Radix`]).
 const REPRESENTATIVE: [(usize, usize); 8] = [
     (0, 0), // plain boolean
     (8, 0), // boolean, persistence none
@@ -315,15 +291,31 @@ const REPRESENTATIVE: [(usize, usize); 8] = [
     (3, 1), // secret targeted at the assistant
 ];
 
-fn pairs(d: &[usize]) -> Scenario {
+/// Question `id` of kind `k` (`0..16`) with configuration `config_kind`
+/// (`0..6`) for `slot`, as the single family builds them.
+fn representative(
+    id: &str,
+    (k, config_kind): (usize, usize),
+    slot: &str,
+) -> (Question, QuestionConfig) {
+    let q = generated::core_question(&mut Radix::new(k), id);
+    let c = config(&mut Radix::new(config_kind), &q, slot);
+    (q, c)
+}
+
+fn pairs(ch: &mut impl Choices) -> Scenario {
+    let slots: Vec<usize> = (0..4).map(|_| ch.choose(REPRESENTATIVE.len())).collect();
+    let (prompter_kind, backend_kind, order) = (ch.choose(2), ch.choose(2), ch.choose(2));
+    let tty = ch.flip();
+    let profile = ch.pick(&PROFILES);
     let mut tools = IndexMap::new();
     for (t, name) in ["t1", "t2"].iter().enumerate() {
         let mut asks = Vec::new();
         let mut questions = IndexMap::new();
         for (i, id) in ["q1", "q2"].iter().enumerate() {
-            let (qk, ck) = REPRESENTATIVE[d[t * 2 + i]];
-            let q = base_question(id, qk);
-            questions.insert((*id).to_owned(), config(&q, ck, &format!("{name}-{id}")));
+            let kind = REPRESENTATIVE[slots[t * 2 + i]];
+            let (q, c) = representative(id, kind, &format!("{name}-{id}"));
+            questions.insert((*id).to_owned(), c);
             asks.push(ScriptedAsk {
                 question: q,
                 reject_first: 0,
@@ -332,7 +324,7 @@ fn pairs(d: &[usize]) -> Scenario {
         tools.insert(
             (*name).to_owned(),
             ToolSetup {
-                source: Some(source(t)),
+                source: Some(generated::source(&mut Radix::new(t), 3)),
                 program: Program::Script {
                     asks,
                     finish: Finish::Succeed,
@@ -345,9 +337,9 @@ fn pairs(d: &[usize]) -> Scenario {
             },
         );
     }
-    let probe = base_question("q", 3);
+    let probe = generated::core_question(&mut Radix::new(3), "q");
     let prompter = (0..8)
-        .map(|i| match d[4] {
+        .map(|i| match prompter_kind {
             0 => PrompterReply::Answer {
                 value: if i % 2 == 0 {
                     json!(true)
@@ -360,7 +352,7 @@ fn pairs(d: &[usize]) -> Scenario {
         })
         .collect();
     let backend = (0..8)
-        .map(|_| match d[5] {
+        .map(|_| match backend_kind {
             0 => BackendReply::Answer { value: json!(true) },
             _ => BackendReply::Error {
                 error: InquiryErrorKind::Provider,
@@ -368,15 +360,15 @@ fn pairs(d: &[usize]) -> Scenario {
         })
         .collect();
     Scenario {
-        profile: PROFILES[d[8]],
-        tty: d[7] == 1,
+        profile,
+        tty,
         tools,
         turns: vec![turn(vec![vec![call("c1", "t1"), call("c2", "t2")]])],
         prompter,
         backend,
         permissions: vec![],
         deliveries: Vec::new(),
-        schedule: if d[6] == 1 { vec![1; 16] } else { vec![] },
+        schedule: if order == 1 { vec![1; 16] } else { vec![] },
         backend_by_id: IndexMap::new(),
         inquiry_model: None,
         toggles: Vec::new(),
@@ -435,4 +427,28 @@ pub fn explore(families: &[Family], stride: usize) -> Report {
         }
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::choice::Odometer;
+
+    /// Rule: GEN-ONE-INTERFACE — the exhaustive driver enumerates the pairs
+    /// family's generator to exactly the family's size (the product of its
+    /// choices, which `scenario_at` indexes), ending where the last index
+    /// does.
+    #[test]
+    fn the_odometer_enumerates_the_pairs_family() {
+        let mut o = Odometer::new();
+        let mut count = 1;
+        let mut last = generate(Family::Pairs, &mut o);
+        while o.advance() {
+            last = generate(Family::Pairs, &mut o);
+            count += 1;
+        }
+        assert_eq!(count, family_size(Family::Pairs));
+        assert!(last == scenario_at(Family::Pairs, family_size(Family::Pairs) - 1));
+        assert!(generate(Family::Pairs, &mut Odometer::new()) == scenario_at(Family::Pairs, 0));
+    }
 }

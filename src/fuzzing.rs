@@ -17,7 +17,6 @@
 
 pub mod response_oracle;
 pub mod seeds;
-pub mod structured;
 
 use std::io::{BufRead, BufReader};
 
@@ -642,16 +641,14 @@ fn turn_openers(events: &[Event]) -> Vec<Option<usize>> {
 /// Target `sanitize` (rules `STREAM-SANITIZE-IDEMPOTENT`,
 /// `STREAM-SANITIZE-NO-ORPHANS`, `STREAM-SANITIZE-TURN-SCOPED`,
 /// `STREAM-SANITIZE-CLEAN-IDENTITY`): `stream::sanitize` over streams
-/// decoded by [`structured::stream`]. Its output has no orphan inquiry or
+/// decoded by [`crate::generate::stream::flat_from_bytes`]. Its output has no orphan inquiry or
 /// tool call; sanitizing it again changes nothing; every kept event stays
 /// in the turn it was in, in order, and every injected response sits in its
 /// request's turn; its account (`origin`, `removed`, `injected`) describes
 /// the output exactly; a stream with nothing to repair comes back as it was.
 pub fn sanitize(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(input) = structured::stream(&mut u) else {
-        return;
-    };
+    let input = crate::generate::stream::flat_from_bytes(&mut u);
     let clean = stream::pair(&input).is_complete() && stream::pair_tool_calls(&input).is_complete();
     let out: Sanitized = stream::sanitize(input.clone());
     if clean {
@@ -727,16 +724,14 @@ pub fn sanitize(data: &[u8]) {
 }
 
 /// Target `scenario` (rules `FUZZ-MODEL-INVARIANTS`): the model over
-/// scenarios decoded by [`structured::scenario`]. `scenario::validate`
+/// scenarios decoded by [`crate::generate::scenario::from_bytes`]. `scenario::validate`
 /// accepts them, they run, the same scenario gives the same trace, and
 /// `invariants::check_trace` finds nothing, except, under the legacy
 /// profile, the gaps RFD 082 exists to close
 /// (`invariants::LEGACY_KNOWN_GAPS`).
 pub fn scenario(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(s) = structured::scenario(&mut u) else {
-        return;
-    };
+    let s = crate::generate::scenario::from_bytes(&mut u);
     if let Err(e) = crate::scenario::validate(&s) {
         panic!("FUZZ-MODEL-INVARIANTS: a decoded scenario is invalid: {e}\n{s:?}");
     }

@@ -30,15 +30,95 @@
 //!   needs the model, so it judges any implementation's streams.
 //! - [`invariants`]: the invariants of the model's runs (`INV-*`).
 //! - [`rule`]: the `CHECK-*` and `INV-*` rule IDs as one type.
-//! - [`explore`], [`amend`], [`conformance`]: exhaustive small-scope
-//!   exploration, profile diffs and the invariant matrix, the conformance
-//!   runner and vectors.
-//! - [`fuzzing`]: the fuzz targets' entry points, their structured decoders
-//!   and seeds.
-//! - [`strategy`]: proptest strategies for the wire types.
+//! - [`conformance`]: the conformance runner and vectors.
 //! - [`corpus`]: a seeded corpus of streams in the on-disk shape of real
 //!   pre-082 conversations (`tests/corpus/jp-like/`).
-//! - [`cli`]: the command line, the only module that does I/O.
+//!
+//! Behind the `testkit` feature (on by default through `cli`):
+//!
+//! - [`generate`]: the generators, written once against one choice
+//!   interface, with four drivers (proptest, fuzz bytes, seeded sampling,
+//!   exhaustive enumeration). Not `gen`: a reserved word in Rust 2024.
+//! - [`explore`], [`amend`]: exhaustive small-scope exploration, profile
+//!   diffs and the invariant matrix.
+//! - `conformance::check_generated` and the generated vectors (the rest of
+//!   [`conformance`], the runner and the vector format, is always there).
+//! - `fuzzing`: the cargo-fuzz entry points (hidden from the docs: they are
+//!   for `fuzz/`, not for library users).
+//!
+//! Behind the `cli` feature (the default): `cli`, the command line, the only
+//! module that does I/O (hidden from the docs: the binary's, not an API).
+//! A library user who turns default features off builds serde, serde_json,
+//! indexmap, hashbrown and memchr only.
+//!
+//! # Examples
+//!
+//! Read a stream (a JSON array or JSON Lines), judge it with the oracle,
+//! and repair it with `sanitize`: here a turn whose inquiry request was
+//! never answered.
+//!
+//! ```
+//! use inquiry_model::check::{self, ProfileMode};
+//! use inquiry_model::stream;
+//! use inquiry_model::wire::Stream;
+//!
+//! let bytes = br#"
+//! {"type":"turn_start"}
+//! {"type":"tool_call_request","id":"call_1","name":"fs_modify_file"}
+//! {"type":"inquiry_request","id":"call_1.confirm.1","source":{"source":"tool","name":"fs_modify_file"},"question":{"text":"Apply?","answer_type":{"type":"boolean"}}}
+//! {"type":"tool_call_response","id":"call_1","content":"ZG9uZQ==","is_error":false}
+//! "#;
+//! let stream = Stream::from_slice(bytes, "example.jsonl")?;
+//! assert_eq!(stream.events.len(), 4);
+//!
+//! // The oracle: the request is left unanswered.
+//! let checked = check::check_bytes(bytes, "example.jsonl", ProfileMode::Auto);
+//! assert!(checked.error.is_none());
+//! assert!(checked.diagnostics.iter().any(|d| d.rule == "CHECK-PAIRED"));
+//!
+//! // Turn-scoped repair: the orphan request goes, the rest stays in order.
+//! let repaired = stream::sanitize(stream.events);
+//! assert_eq!(repaired.removed.len(), 1);
+//! assert_eq!(repaired.events.len(), 3);
+//! assert!(check::check_events(&repaired.events, "repaired", ProfileMode::Auto)
+//!     .diagnostics
+//!     .iter()
+//!     .all(|d| d.rule != "CHECK-PAIRED"));
+//! # Ok::<(), inquiry_model::wire::ReadError>(())
+//! ```
+//!
+//! Run a scenario through the model and check the stream it writes:
+//!
+//! ```
+//! use inquiry_model::check::{self, ProfileMode};
+//! use inquiry_model::scenario::{self, Scenario};
+//! use inquiry_model::wire::InquiryResponse;
+//!
+//! // One local tool asks one boolean question; the user answers `true`.
+//! let s: Scenario = serde_json::from_str(r#"{
+//!   "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+//!     {"question": {"id": "q", "text": "Apply?", "answer_type": {"type": "boolean"}}}]}}},
+//!   "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
+//!   "prompter": [{"reply": "answer", "value": true}]
+//! }"#)?;
+//! let trace = scenario::run(&s)?;
+//! let kinds: Vec<&str> = trace.stream.iter().map(|e| e.kind.tag()).collect();
+//! // RFD 082: the inquiry pair is recorded inside its tool call.
+//! assert_eq!(
+//!     kinds,
+//!     [
+//!         "turn_start", "chat_request", "tool_call_request", "inquiry_request",
+//!         "inquiry_response", "tool_call_response", "chat_response",
+//!     ]
+//! );
+//! assert!(matches!(
+//!     trace.stream[4].as_inquiry_response(),
+//!     Some(InquiryResponse::Answered { answer, .. }) if *answer == serde_json::json!(true)
+//! ));
+//! // Eat your own output: the oracle finds nothing to report.
+//! assert!(check::check_events(&trace.stream, "trace", ProfileMode::Auto).diagnostics.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! The core does no I/O and no randomness of its own: the same input gives the
 //! same output, byte for byte. Every rule has a stable ID listed in
@@ -46,6 +126,7 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "testkit")]
 pub mod amend;
 pub mod ask_user;
 pub mod builtins;
@@ -55,8 +136,13 @@ pub mod config;
 pub mod conformance;
 pub mod coordinator;
 pub mod corpus;
+#[cfg(feature = "testkit")]
 pub mod explore;
+#[cfg(feature = "testkit")]
+#[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "testkit")]
+pub mod generate;
 pub mod inquiry;
 pub mod invariants;
 pub mod profile;
@@ -64,9 +150,10 @@ pub mod prompt;
 pub mod routing;
 pub mod rule;
 pub mod scenario;
-pub mod strategy;
 pub mod stream;
 pub mod tool;
 pub mod wire;
 
+#[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod cli;

@@ -10,7 +10,6 @@
 //! gives the same trace, byte for byte.
 
 pub mod features;
-pub mod strategy;
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -750,6 +749,28 @@ pub struct RunOptions {
 }
 
 /// Runs a scenario under the model as specified.
+///
+/// # Examples
+///
+/// A `secret` question answered at the prompt: the answer is never
+/// persisted (RFD 082: a secret's response is `redacted`).
+///
+/// ```
+/// use inquiry_model::scenario::{self, Scenario};
+/// use inquiry_model::wire::InquiryResponse;
+///
+/// let s: Scenario = serde_json::from_value(serde_json::json!({
+///     "tools": {"vault": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+///         {"question": {"id": "token", "text": "Token?", "answer_type": {"type": "secret"}}}]}}},
+///     "turns": [{"cycles": [[{"id": "c1", "tool": "vault"}]]}],
+///     "prompter": [{"reply": "answer", "value": "hunter2"}]
+/// }))?;
+/// let trace = scenario::run(&s)?;
+/// let response = trace.stream.iter().find_map(|e| e.as_inquiry_response());
+/// assert!(matches!(response, Some(InquiryResponse::Redacted { .. })));
+/// assert!(!serde_json::to_string(&trace.stream)?.contains("hunter2"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn run(scenario: &Scenario) -> Result<Trace, ScenarioError> {
     run_with(scenario, RunOptions::default())
 }

@@ -22,7 +22,7 @@
 //! requests wait in per-ID queues, orphans are read back from a per-turn log
 //! in stream order (no sorting), and a map that served a turn is dropped
 //! rather than cleared, so its cost is paid once by the events that grew it.
-pub mod arb;
+
 pub(crate) mod keys;
 pub mod pairing;
 pub mod sanitize;

@@ -3,7 +3,7 @@
 //! and not read from the process's RSS (the RSS is `make bench`'s row).
 
 use inquiry_model::check::{Checker, Diagnostic, ProfileMode};
-use inquiry_model::stream::arb::{
+use inquiry_model::generate::stream::{
     answered, inquiry_request, tool_call_request, tool_call_response, turn_start,
 };
 use inquiry_model::wire::InquiryId;

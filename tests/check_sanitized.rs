@@ -4,7 +4,8 @@
 
 use inquiry_model::check::rules as r;
 use inquiry_model::check::{ProfileMode, check_bytes};
-use inquiry_model::stream::{arb, sanitize};
+use inquiry_model::generate::stream as arb;
+use inquiry_model::stream::sanitize;
 use inquiry_model::wire::{EventKind, Stream};
 use proptest::prelude::*;
 

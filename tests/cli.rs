@@ -592,7 +592,7 @@ fn cli_check_large_stream_in_bounded_memory() {
 /// tool call never answered, an inquiry response with no request, and a
 /// tool-call response with no request; plus a clean second turn.
 fn needs_repair() -> Vec<inquiry_model::wire::Event> {
-    use inquiry_model::stream::arb::*;
+    use inquiry_model::generate::stream::*;
     use inquiry_model::wire::InquiryId;
     let id = InquiryId::new("toolu_a", "apply", 1);
     let stray = InquiryId::new("toolu_z", "apply", 1);

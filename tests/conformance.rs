@@ -18,9 +18,9 @@ use inquiry_model::conformance::{
     curated,
 };
 use inquiry_model::coordinator::Faults;
+use inquiry_model::generate::scenario::size;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::Scenario;
-use inquiry_model::scenario::strategy::size;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

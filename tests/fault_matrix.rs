@@ -8,9 +8,9 @@
 
 use inquiry_model::check::Diagnostic;
 use inquiry_model::coordinator::Faults;
+use inquiry_model::generate::scenario::{scenario_under, size};
 use inquiry_model::invariants::{check_step, check_trace};
 use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::strategy::{scenario_under, size};
 use inquiry_model::scenario::{self, RunOptions, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
@@ -250,7 +250,8 @@ fn nondeterminism_is_caught() {
 /// leaves orphans behind, and the property catches it with a small stream.
 #[test]
 fn sanitize_across_turns_is_caught_and_shrinks() {
-    use inquiry_model::stream::{SanitizeFaults, arb, pair, sanitize_with};
+    use inquiry_model::generate::stream as arb;
+    use inquiry_model::stream::{SanitizeFaults, pair, sanitize_with};
     let mut runner = TestRunner::new_with_rng(
         Config {
             cases: 2000,

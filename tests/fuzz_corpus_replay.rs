@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use arbitrary::Unstructured;
 use inquiry_model::fuzzing::response_oracle::{self as oracle, Expected, Rejection};
-use inquiry_model::fuzzing::{self, TARGETS, seeds, structured};
+use inquiry_model::fuzzing::{self, TARGETS, seeds};
+use inquiry_model::generate;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, BackendReply, Program};
 use inquiry_model::stream;
@@ -140,7 +141,12 @@ fn fuzz_crate_declares_exactly_the_targets() {
         manifest.contains("\n[workspace]"),
         "the fuzz crate has its own workspace"
     );
-    assert!(manifest.contains("inquiry-model = { path = \"..\" }"));
+    assert!(
+        manifest.contains(
+            "inquiry-model = { path = \"..\", default-features = false, features = [\"testkit\"] }"
+        ),
+        "the fuzz crate builds the library with `testkit` and without the CLI"
+    );
     let bins: BTreeSet<String> = manifest
         .split("[[bin]]")
         .skip(1)
@@ -599,7 +605,7 @@ fn rfd_examples_survive_every_roundtrip_entry() {
 #[test]
 fn sanitize_encoding_decodes_the_cross_turn_collision() {
     let bytes = fs::read(format!("{CORPUS}/sanitize/seed-cross-turn-collision.bin")).expect("seed");
-    let events = structured::stream(&mut Unstructured::new(&bytes)).expect("decodes");
+    let events = generate::stream::flat_from_bytes(&mut Unstructured::new(&bytes));
     let kinds: Vec<&str> = events.iter().map(|e| e.kind.tag()).collect();
     assert_eq!(
         kinds,
@@ -630,7 +636,7 @@ fn sanitize_encoding_decodes_the_cross_turn_collision() {
 }
 
 /// Rule: FUZZ-MODEL-INVARIANTS — decoded scenarios are valid and, over a few
-/// hundred inputs, cover what `scenario::strategy` covers: every profile,
+/// hundred inputs, cover what `generate::scenario` covers: every profile,
 /// TTY on and off, every tool kind, every answer type, `exclusive`,
 /// `ask_user` calls, two-call cycles, two turns, raw backend replies.
 #[test]
@@ -643,7 +649,7 @@ fn decoded_scenarios_are_valid_and_cover_the_strategy_shapes() {
         (false, false, false, false, false);
     for seed in 0..300u64 {
         let bytes = seeds::lcg_bytes(seed, 200);
-        let s = structured::scenario(&mut Unstructured::new(&bytes)).expect("total");
+        let s = generate::scenario::from_bytes(&mut Unstructured::new(&bytes));
         scenario::validate(&s).expect("valid");
         profiles.insert(s.profile);
         ttys.insert(s.tty);

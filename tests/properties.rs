@@ -6,9 +6,9 @@
 //! are kept in `tests/properties.proptest-regressions`.
 
 use inquiry_model::check::Diagnostic;
+use inquiry_model::generate::scenario::{scenario, scenario_under};
 use inquiry_model::invariants::{check_step, check_trace};
 use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::strategy::{scenario, scenario_under};
 use inquiry_model::scenario::{self, RunOptions};
 use proptest::prelude::*;
 

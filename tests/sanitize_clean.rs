@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use inquiry_model::check::{Checked, ProfileMode, check_bytes};
-use inquiry_model::stream::{Sanitized, arb, sanitize};
+use inquiry_model::generate::stream as arb;
+use inquiry_model::stream::{Sanitized, sanitize};
 use inquiry_model::wire::{Event, Stream};
 use proptest::prelude::*;
 

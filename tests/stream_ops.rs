@@ -8,7 +8,7 @@ mod external;
 use std::collections::HashSet;
 use std::path::Path;
 
-use inquiry_model::stream::arb::{
+use inquiry_model::generate::stream::{
     answered, chat_request, chat_response, inquiry_request, inquiry_request_with_text,
     inquiry_response, other, tool_call_request, tool_call_response, turn_start,
 };

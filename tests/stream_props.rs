@@ -1,11 +1,11 @@
 //! Properties of turns, pairing, sanitize and the provider view over
-//! generated streams (`inquiry_model::stream::arb`), each checked against an
+//! generated streams (`inquiry_model::generate::stream`), each checked against an
 //! independent, deliberately naive reference written here. Case counts
 //! follow `PROPTEST_CASES` (the Makefile sets 256).
 
 use std::collections::{HashMap, HashSet};
 
-use inquiry_model::stream::arb;
+use inquiry_model::generate::stream as arb;
 use inquiry_model::stream::{
     Orphan, Pair, PairStep, Pairer, Pairing, Sanitized, pair, pair_tool_calls, provider_view,
     sanitize, turns,

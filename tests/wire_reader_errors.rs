@@ -4,7 +4,7 @@
 
 use std::io::{self, BufReader, Read};
 
-use inquiry_model::strategy;
+use inquiry_model::generate::wire as strategy;
 use inquiry_model::wire::{EventReader, Format, ReadError, ReadErrorKind, Stream};
 use proptest::prelude::*;
 

@@ -2,7 +2,7 @@
 //! the RFD's JSON examples as snapshots, one event of every kind as
 //! snapshots, and round-trip properties for every wire type.
 
-use inquiry_model::strategy;
+use inquiry_model::generate::wire as strategy;
 use inquiry_model::wire::{
     CancellationReason, Event, EventKind, InquiryAnswerReusePolicy, InquiryAnswerType, InquiryId,
     InquiryQuestion, InquiryRequest, InquiryResponse, InquirySource, Opaque, SelectOption, Stream,

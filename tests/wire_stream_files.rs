@@ -6,7 +6,7 @@ use std::fs::{self, File};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use inquiry_model::strategy;
+use inquiry_model::generate::wire as strategy;
 use inquiry_model::wire::{
     CancellationReason, Event, EventKind, EventReader, Format, InquiryAnswerReusePolicy,
     InquiryResponse, InquirySource, Stream,

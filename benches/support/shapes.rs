@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use inquiry_model::stream::arb::{
+use inquiry_model::generate::stream::{
     answered, chat_request, chat_response, inquiry_request, tool_call_request, tool_call_response,
     turn_start,
 };

@@ -154,7 +154,7 @@ pub fn conform_command(args: ConformArgs) -> i32 {
                     println!(
                         "generated {p}: failed (seed {}); shrunk to size {}:",
                         args.seed,
-                        crate::scenario::strategy::size(&f.scenario)
+                        crate::generate::scenario::size(&f.scenario)
                     );
                     print_failure(f);
                 }

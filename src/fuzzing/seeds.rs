@@ -1,7 +1,7 @@
 //! The seed corpus: RFD 082's JSON examples, small hand-made vectors at
-//! the edges of the format, streams built with [`crate::stream::arb`], and
+//! the edges of the format, streams built with [`crate::generate::stream`], and
 //! for the structured targets byte strings in their encodings
-//! ([`super::structured`]), all as data, no I/O.
+//! ([`crate::generate::stream::flat`], [`crate::generate::scenario::from_bytes`]), all as data, no I/O.
 //!
 //! `examples/fuzz_corpus.rs` (`make fuzz-corpus`) writes [`generated`] as
 //! `fuzz/corpus/<target>/seed-*` and [`from_examples`] over `spec/examples/`
@@ -11,7 +11,7 @@
 
 use serde_json::{Value, json};
 
-use crate::stream::arb;
+use crate::generate::stream as arb;
 use crate::wire::{
     CancellationReason, Event, EventKind, EventReader, InquiryId, InquiryResponse, RawEvent, Stream,
 };
@@ -325,7 +325,7 @@ const STREAM_TEXTS: [(&str, &str); 12] = [
 ];
 
 /// A byte of the `sanitize` encoding: event kind, tool-call ID index and
-/// question index (see [`super::structured::stream`]).
+/// question index (see [`crate::generate::stream::flat`]).
 const fn ev(kind: u8, call: u8, question: u8) -> u8 {
     kind | (call << 3) | (question << 5)
 }

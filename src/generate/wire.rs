@@ -11,7 +11,8 @@
 //! known kind, and extra fields never reuse a name the kind types.
 //!
 //! The strategies are descriptions, not randomness: a proptest runner (or
-//! [`sample`], for fuzzers) drives them.
+//! [`sample`], for fuzzers) drives them. They are proptest combinators, not
+//! [`super::choice::Choices`] generators: each exists once.
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -89,10 +90,10 @@ pub fn json_scalar() -> BoxedStrategy<Value> {
 /// Finite floats of up to ten significant digits, from `1e-20` to `1e20`
 /// in magnitude, zero and negative zero included.
 ///
-/// Limited on purpose: without its `float_roundtrip` feature, serde_json
-/// parses some 16- and 17-digit floats one ulp off (e.g.
-/// `6.271965405980296e-231`), so a typed value holding one would change on
-/// a read/write cycle (see `spec/DECISIONS.md`, "Wire: float round-trips").
+/// Limited since before serde_json's `float_roundtrip` feature was enabled
+/// (without it some 16- and 17-digit floats read back one ulp off); with
+/// it, wider floats would round-trip too, and widening the range is a
+/// separate change (see `spec/DECISIONS.md`, "Wire: float round-trips").
 pub fn json_float() -> BoxedStrategy<Value> {
     prop_oneof![
         Just(0.0),

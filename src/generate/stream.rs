@@ -1,6 +1,8 @@
-//! Proptest strategies that generate structured streams, and the event
-//! builders they use (public, so tests and downstream fuzzers can build the
-//! same shapes by hand).
+//! Generators of structured streams, and the event builders they use
+//! (public, so tests and downstream fuzzers can build the same shapes by
+//! hand): proptest strategies, and [`flat`], the stream encoding of the
+//! `sanitize` fuzz target, written against [`Choices`] (with fuzz bytes,
+//! one byte per event, as the hand-written seeds are).
 //!
 //! IDs are drawn from deliberately small pools, so generated streams hit the
 //! cases RFD 082 "Inquiry ID format" and Phase 3 care about: legacy
@@ -14,11 +16,13 @@
 //! Generation is deterministic given proptest's runner; nothing here draws
 //! randomness of its own.
 
+use arbitrary::Unstructured;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{Value, json};
 
+use super::choice::{Bytes, Choices};
 use crate::wire::{
     CancellationReason, Event, EventKind, InquiryAnswerType, InquiryId, InquiryQuestion,
     InquiryRequest, InquiryResponse, InquirySource, Opaque, ToolCallRequest, ToolCallResponse,
@@ -306,4 +310,84 @@ pub fn clean_stream() -> impl Strategy<Value = Vec<Event>> {
         any::<bool>(),
     )
         .prop_map(|(leading, turns, ts)| assemble(leading, turns, ts))
+}
+
+/// The most events [`flat`] generates.
+pub const MAX_FLAT_EVENTS: usize = 128;
+
+/// A flat stream of turn markers, chat events, unknown kinds, tool calls
+/// and inquiries whose IDs come from the small pools above, so collisions
+/// (legacy two-segment IDs, reused tool-call IDs, the same ID in two turns)
+/// are the rule, not the exception. The `sanitize` fuzz target reads it
+/// from fuzz bytes ([`flat_from_bytes`]).
+///
+/// The encoding is simple enough to write seeds by hand, each number a
+/// choice of 256 (one byte). The first number's low bit turns timestamps
+/// on. Then, while [`Choices::more`] says so, each event is one number `b`,
+/// read as `b & 7`: 0 `turn_start`, 1 `chat_request`, 2 `chat_response`, 3
+/// an unknown kind, 4 `tool_call_request`, 5 `tool_call_response`, 6
+/// `inquiry_request`, 7 `inquiry_response`. Tool-call and inquiry events
+/// take the tool-call ID `(b >> 3) % 3` of [`TOOL_CALL_IDS`]; inquiry events
+/// take the question `(b >> 5) & 1` of [`QUESTION_IDS`] and read a second
+/// number `c`: the attempt is `c % 3` (0 for the legacy two-segment ID), a
+/// response's outcome `(c / 3) % 3` (answered, cancelled, redacted), and
+/// `(c / 9) % 6` picks its answer (`true`/`false`) or its reason (the five
+/// known ones, then an unknown tag).
+pub fn flat(c: &mut impl Choices) -> Vec<Event> {
+    fn byte(c: &mut impl Choices) -> u8 {
+        c.choose(256) as u8
+    }
+    let timestamps = byte(c) & 1 == 1;
+    let mut out = Vec::new();
+    while out.len() < MAX_FLAT_EVENTS && c.more() {
+        let b = byte(c);
+        let call = TOOL_CALL_IDS[usize::from(b >> 3) % TOOL_CALL_IDS.len()];
+        let mut e = match b & 7 {
+            0 => turn_start(),
+            1 => chat_request(),
+            2 => chat_response(),
+            3 => other("config_delta"),
+            4 => tool_call_request(call),
+            5 => tool_call_response(call),
+            kind => {
+                let c = byte(c);
+                let question = QUESTION_IDS[usize::from(b >> 5) & 1];
+                let id = match c % 3 {
+                    0 => InquiryId::legacy(call, question),
+                    attempt => InquiryId::new(call, question, u32::from(attempt)),
+                };
+                if kind == 6 {
+                    inquiry_request(id)
+                } else {
+                    let pick = usize::from(c / 9) % 6;
+                    inquiry_response(match (c / 3) % 3 {
+                        0 => InquiryResponse::Answered {
+                            id,
+                            answer: Value::Bool(pick % 2 == 0),
+                        },
+                        1 => InquiryResponse::Cancelled {
+                            id,
+                            reason: CancellationReason::KNOWN
+                                .get(pick)
+                                .cloned()
+                                .unwrap_or_else(|| CancellationReason::from_tag("future_reason")),
+                        },
+                        _ => InquiryResponse::Redacted { id },
+                    })
+                }
+            }
+        };
+        if timestamps {
+            e.timestamp = Some(format!("2026-03-05 21:00:00.{:06}", out.len()));
+        }
+        out.push(e);
+    }
+    out
+}
+
+/// [`flat`] read from fuzz bytes: total (any bytes decode; running out
+/// only ends the stream), one byte per number, so the hand-written seeds of
+/// `fuzz/corpus/sanitize/` decode as written.
+pub fn flat_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
+    flat(&mut Bytes::new(u))
 }
