@@ -39,12 +39,6 @@ pub use checker::{CARRY_LIMIT, Checker};
 use diagnostic::Positions;
 pub use diagnostic::{Diagnostic, POSITION_WINDOW, Position};
 
-/// The model's invariants moved to [`crate::invariants`] (issue 18: the
-/// oracle never needs the model). This path is kept only so code written
-/// against it still compiles; use `crate::invariants`.
-#[doc(hidden)]
-pub use crate::invariants as trace;
-
 pub use crate::rule::Rule;
 pub use rules::Severity;
 

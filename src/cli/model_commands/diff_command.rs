@@ -1,0 +1,48 @@
+//! `inquiry-model diff-profiles`: the same scenarios under two profiles.
+
+use super::*;
+
+/// `inquiry-model diff-profiles`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Runs the same scenarios (one in every --stride of the exhaustive small scope, \
+plus --sample drawn with --seed) under both profiles and classifies every \
+difference: events recorded or not, response outcomes and reasons, ID and \
+response shapes, tool invocations and the answers tools saw, prompts, backend \
+calls, and the tool response text. Per class: how many scenarios show it and \
+the smallest one.")]
+pub struct DiffArgs {
+    /// The old rule set.
+    #[arg(long, value_parser = profile_parser())]
+    pub from: ProfileName,
+    /// The new rule set.
+    #[arg(long, value_parser = profile_parser())]
+    pub to: ProfileName,
+    /// Take one in every N scenarios of the small scope.
+    #[arg(long, default_value_t = 7)]
+    pub stride: usize,
+    /// How many random scenarios to add.
+    #[arg(long, default_value_t = 1000)]
+    pub sample: usize,
+    /// Seed of the random scenarios.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+}
+
+/// `diff-profiles`.
+pub fn diff_command(args: DiffArgs) -> i32 {
+    let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
+    let report = amend::diff_profiles(args.from, args.to, &scenarios);
+    match args.format {
+        ReportFormat::Text => out_raw!("{}", report.text()),
+        ReportFormat::Markdown => out_raw!("{}", report.markdown()),
+        ReportFormat::Json => out!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ),
+    }
+    EXIT_OK
+}

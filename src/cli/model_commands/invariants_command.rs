@@ -1,0 +1,90 @@
+//! `inquiry-model invariants`: which invariants hold under a profile.
+
+use super::*;
+
+/// `inquiry-model invariants`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Lists every invariant of the catalog with `holds` or the number of scenarios \
+that violate it under the profile, and the smallest counterexample. \
+`--matrix` prints the invariant x profile matrix committed as \
+spec/invariants.md instead.")]
+pub struct InvariantsArgs {
+    /// The profile to judge.
+    #[arg(long, value_parser = profile_parser(), required_unless_present = "matrix")]
+    pub profile: Option<ProfileName>,
+    /// Print the committed matrix (all profiles) instead.
+    #[arg(long)]
+    pub matrix: bool,
+    /// Take one in every N scenarios of the small scope.
+    #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.0)]
+    pub stride: usize,
+    /// How many random scenarios to add.
+    #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.1)]
+    pub sample: usize,
+    /// Seed of the random scenarios.
+    #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.2)]
+    pub seed: u64,
+    /// Output format (`text` or `json`).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+}
+
+/// `invariants`.
+pub fn invariants_command(args: InvariantsArgs) -> i32 {
+    if args.matrix {
+        out_raw!("{}", amend::committed_matrix());
+        return EXIT_OK;
+    }
+    let Some(profile) = args.profile else {
+        eprintln!("inquiry-model: --profile or --matrix is required");
+        return EXIT_UNUSABLE;
+    };
+    let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
+    let verdicts = amend::invariants(profile, &scenarios);
+    match args.format {
+        ReportFormat::Json => out!(
+            "{}",
+            serde_json::to_string_pretty(&verdicts).unwrap_or_default()
+        ),
+        ReportFormat::Markdown => {
+            out!(
+                "### Invariants under `{profile}` ({} scenarios)\n",
+                scenarios.len()
+            );
+            out!("| invariant | verdict | smallest counterexample |");
+            out!("|---|---|---|");
+            for v in &verdicts {
+                match (&v.smallest, &v.example) {
+                    (Some(s), Some(d)) => out!(
+                        "| `{}` | violated in {} scenarios | {} <br> `{}` |",
+                        v.rule,
+                        v.violating,
+                        markdown_cell(d),
+                        markdown_cell(&serde_json::to_string(s).unwrap_or_default())
+                    ),
+                    _ => out!("| `{}` | holds | |", v.rule),
+                }
+            }
+        }
+        ReportFormat::Text => {
+            out!(
+                "invariants under {profile} over {} scenarios:",
+                scenarios.len()
+            );
+            for v in &verdicts {
+                match (&v.smallest, &v.example) {
+                    (Some(s), Some(d)) => out!(
+                        "  {:<32} violated in {} scenarios; smallest:\n      {}\n      {}",
+                        v.rule,
+                        v.violating,
+                        d,
+                        serde_json::to_string(s).unwrap_or_default()
+                    ),
+                    _ => out!("  {:<32} holds", v.rule),
+                }
+            }
+        }
+    }
+    EXIT_OK
+}
