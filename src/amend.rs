@@ -18,6 +18,7 @@ use crate::check::trace::{INVARIANTS, check_step, check_trace};
 use crate::coordinator::RouteTaken;
 use crate::explore::{self, Family};
 use crate::profile::ProfileName;
+use crate::profile_file::RuleSet;
 use crate::scenario::strategy;
 use crate::scenario::{self, RunOptions, Scenario, Trace};
 use crate::stream;
@@ -499,10 +500,10 @@ pub struct ClassReport {
 /// The result of a profile diff.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffReport {
-    /// The old rule set.
-    pub from: ProfileName,
+    /// The old rule set (a built-in's name or a profile file's path).
+    pub from: String,
     /// The new rule set.
-    pub to: ProfileName,
+    pub to: String,
     /// Scenarios run under both.
     pub scenarios: usize,
     /// Scenarios whose runs differ at all.
@@ -536,11 +537,16 @@ pub fn scenarios(stride: usize, sample_size: usize, seed: u64) -> Vec<Scenario> 
     out
 }
 
-fn under(s: &Scenario, p: ProfileName) -> Scenario {
+fn under(s: &Scenario, p: &RuleSet) -> Scenario {
     Scenario {
-        profile: p,
+        profile: p.judged_as,
         ..s.clone()
     }
+}
+
+/// Runs `s` under a rule set (its switches; its built-in judges the trace).
+pub fn run_under(s: &Scenario, p: &RuleSet) -> Result<Trace, scenario::ScenarioError> {
+    scenario::run_under(&under(s, p), p.rules, RunOptions::default(), &mut |_, _| {})
 }
 
 /// `count` scenarios drawn from the general strategy with `seed`.
@@ -558,13 +564,17 @@ pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
 }
 
 /// Runs every scenario under `from` and `to` and classifies the differences.
-pub fn diff_profiles(from: ProfileName, to: ProfileName, scenarios: &[Scenario]) -> DiffReport {
+pub fn diff_profiles(
+    from: impl Into<RuleSet>,
+    to: impl Into<RuleSet>,
+    scenarios: &[Scenario],
+) -> DiffReport {
+    let (from, to): (RuleSet, RuleSet) = (from.into(), to.into());
     let mut by_class: BTreeMap<Class, (usize, Scenario, Trace, Trace, String)> = BTreeMap::new();
     let mut differing = 0;
     let mut run = 0;
     for s in scenarios {
-        let (sa, sb) = (under(s, from), under(s, to));
-        let (Ok(a), Ok(b)) = (scenario::run(&sa), scenario::run(&sb)) else {
+        let (Ok(a), Ok(b)) = (run_under(s, &from), run_under(s, &to)) else {
             continue;
         };
         run += 1;
@@ -583,8 +593,8 @@ pub fn diff_profiles(from: ProfileName, to: ProfileName, scenarios: &[Scenario])
         }
     }
     DiffReport {
-        from,
-        to,
+        from: from.label.clone(),
+        to: to.label.clone(),
         scenarios: run,
         differing,
         classes: by_class
@@ -594,7 +604,7 @@ pub fn diff_profiles(from: ProfileName, to: ProfileName, scenarios: &[Scenario])
                 description: c.describe(),
                 scenarios: n,
                 evidence,
-                smallest: Scenario { profile: from, ..s },
+                smallest: under(&s, &from),
                 from: view(&a),
                 to: view(&b),
             })
@@ -721,12 +731,13 @@ pub struct Verdict {
 
 /// Which invariants hold under `profile` over `scenarios`: every `INV-*`
 /// rule of the catalog, and every `CHECK-*` rule any run breaks.
-pub fn invariants(profile: ProfileName, scenarios: &[Scenario]) -> Vec<Verdict> {
+pub fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Verdict> {
+    let profile: RuleSet = profile.into();
     let mut found: BTreeMap<String, (usize, Scenario, String)> = BTreeMap::new();
     for s in scenarios {
-        let s = under(s, profile);
+        let s = under(s, &profile);
         let mut diags = Vec::new();
-        let Ok(t) = scenario::run_observed(&s, RunOptions::default(), &mut |c, t| {
+        let Ok(t) = scenario::run_under(&s, profile.rules, RunOptions::default(), &mut |c, t| {
             diags.extend(check_step(c, t))
         }) else {
             continue;

@@ -50,6 +50,7 @@ pub mod explore;
 pub mod fuzzing;
 pub mod inquiry;
 pub mod profile;
+pub mod profile_file;
 pub mod prompt;
 pub mod routing;
 pub mod scenario;

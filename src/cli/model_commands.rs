@@ -13,7 +13,7 @@ use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
 use crate::amend;
 use crate::conformance;
 use crate::explore::{self, Family};
-use crate::profile::ProfileName;
+use crate::profile_file::RuleSet;
 use crate::scenario::{self, Scenario};
 
 /// The rule catalog, compiled in so `explain` works from any directory.
@@ -51,9 +51,10 @@ pub struct RunArgs {
     /// The scenario file (or a conformance vector, whose `scenario` is run),
     /// or `-` for stdin.
     pub scenario: PathBuf,
-    /// Run under this profile instead of the scenario's own.
+    /// Run under this profile (a built-in or a profile file) instead of the
+    /// scenario's own.
     #[arg(long, value_parser = profile_parser())]
-    pub profile: Option<ProfileName>,
+    pub profile: Option<RuleSet>,
 }
 
 /// `inquiry-model vectors`.
@@ -121,12 +122,12 @@ response shapes, tool invocations and the answers tools saw, prompts, backend \
 calls, and the tool response text. Per class: how many scenarios show it and \
 the smallest one.")]
 pub struct DiffArgs {
-    /// The old rule set.
+    /// The old rule set (a built-in or a profile file).
     #[arg(long, value_parser = profile_parser())]
-    pub from: ProfileName,
-    /// The new rule set.
+    pub from: RuleSet,
+    /// The new rule set (a built-in or a profile file).
     #[arg(long, value_parser = profile_parser())]
-    pub to: ProfileName,
+    pub to: RuleSet,
     /// Take one in every N scenarios of the small scope.
     #[arg(long, default_value_t = 7)]
     pub stride: usize,
@@ -149,9 +150,9 @@ that violate it under the profile, and the smallest counterexample. \
 `--matrix` prints the invariant x profile matrix committed as \
 spec/invariants.md instead.")]
 pub struct InvariantsArgs {
-    /// The profile to judge.
+    /// The profile to judge (a built-in or a profile file).
     #[arg(long, value_parser = profile_parser(), required_unless_present = "matrix")]
-    pub profile: Option<ProfileName>,
+    pub profile: Option<RuleSet>,
     /// Print the committed matrix (all profiles) instead.
     #[arg(long)]
     pub matrix: bool,
@@ -169,13 +170,10 @@ pub struct InvariantsArgs {
     pub format: ReportFormat,
 }
 
-/// `--profile`, `--from`, `--to`: one of the built-in profiles, listed in
-/// `--help` and in the error for any other value.
-fn profile_parser() -> impl TypedValueParser<Value = ProfileName> {
-    clap::builder::PossibleValuesParser::new(ProfileName::ALL.map(ProfileName::as_str)).map(|s| {
-        s.parse::<ProfileName>()
-            .expect("the possible values are the profiles' own names")
-    })
+/// `--profile`, `--from`, `--to`: a built-in profile (listed in `--help`
+/// and in the error for any other value) or a profile file.
+fn profile_parser() -> impl TypedValueParser<Value = RuleSet> {
+    super::profile_arg::RuleSetParser
 }
 
 fn read_input(path: &PathBuf) -> Result<String, String> {
@@ -222,10 +220,14 @@ pub fn run_command(args: RunArgs) -> i32 {
             return EXIT_UNUSABLE;
         }
     };
-    if let Some(p) = args.profile {
-        s.profile = p;
-    }
-    match scenario::run(&s) {
+    let rules = match &args.profile {
+        Some(p) => {
+            s.profile = p.judged_as;
+            p.rules
+        }
+        None => s.profile.rules(),
+    };
+    match scenario::run_under(&s, rules, Default::default(), &mut |_, _| {}) {
         Ok(t) => {
             let mut v = serde_json::to_value(&t).unwrap_or(Value::Null);
             if let Value::Object(m) = &mut v {
@@ -447,7 +449,7 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
 /// `diff-profiles`.
 pub fn diff_command(args: DiffArgs) -> i32 {
     let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
-    let report = amend::diff_profiles(args.from, args.to, &scenarios);
+    let report = amend::diff_profiles(args.from.clone(), args.to.clone(), &scenarios);
     match args.format {
         ReportFormat::Text => out_raw!("{}", report.text()),
         ReportFormat::Markdown => out_raw!("{}", report.markdown()),
@@ -470,7 +472,7 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
         return EXIT_UNUSABLE;
     };
     let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
-    let verdicts = amend::invariants(profile, &scenarios);
+    let verdicts = amend::invariants(profile.clone(), &scenarios);
     match args.format {
         ReportFormat::Json => out!(
             "{}",
