@@ -115,6 +115,116 @@ impl Class {
     }
 }
 
+/// The switches that change where a question goes (the routing guards, the
+/// static answer, the cache).
+const ROUTED: &[&str] = &[
+    "secret_type",
+    "exclusive",
+    "static_delivery",
+    "static_validation",
+    "persistence_gate",
+    "turn_cache",
+];
+
+/// [`ROUTED`] and the ID format (a scripted backend answers by ID).
+const ROUTED_BY_ID: &[&str] = &[
+    "secret_type",
+    "exclusive",
+    "static_delivery",
+    "static_validation",
+    "persistence_gate",
+    "turn_cache",
+    "id_format",
+];
+
+impl Class {
+    /// The rule switches that can cause this class of difference (checked
+    /// against single-switch diffs in `tests/review_pictures.rs`).
+    pub fn switches(&self) -> &'static [&'static str] {
+        match self {
+            Class::PrompterAnswerRecorded => &[
+                "record",
+                "persistence_gate",
+                "static_delivery",
+                "static_validation",
+            ],
+            Class::CachedAnswerRecorded => &["record", "turn_cache", "persistence_gate"],
+            Class::StaticAnswerRecorded => &[
+                "record",
+                "static_delivery",
+                "static_validation",
+                "exclusive",
+            ],
+            Class::StaticAnswerDeliveredLater => &["static_delivery", "static_validation"],
+            Class::CancellationRecorded(_) => &[
+                "record",
+                "secret_type",
+                "exclusive",
+                "static_validation",
+                "static_delivery",
+                "id_format",
+            ],
+            Class::RedactedRecorded => &[
+                "record",
+                "secret_type",
+                "static_delivery",
+                "static_validation",
+            ],
+            Class::UnpairedRequest => &["record"],
+            Class::IdShape => &["id_format"],
+            Class::ResponseShape => &["response_form"],
+            Class::QuestionFields => &[
+                "widened_question",
+                "secret_type",
+                "exclusive",
+                "persistence_gate",
+            ],
+            Class::CachedAnswerUsed => &["turn_cache", "persistence_gate", "secret_type"],
+            Class::PromptShown => ROUTED,
+            Class::PromptEcho => &["secret_type", "static_delivery"],
+            Class::PromptLabel => &["prompt_label"],
+            Class::RememberAffordance => &["persistence_gate", "secret_type", "static_delivery"],
+            Class::BackendCalled | Class::ToolInvocations => ROUTED_BY_ID,
+            Class::ToolResponseText => &[
+                "exclusive",
+                "secret_type",
+                "static_validation",
+                "static_delivery",
+                "persistence_gate",
+                "turn_cache",
+                "id_format",
+                "record",
+            ],
+            Class::ProvenanceSource => &["provenance"],
+        }
+    }
+
+    /// The catalog's rules (`spec/RULES.md`) that decide this class.
+    pub fn rules(&self) -> &'static [&'static str] {
+        match self {
+            Class::PrompterAnswerRecorded => &["LIFE-RECORD-ALL"],
+            Class::CachedAnswerRecorded => &["LIFE-RECORD-ALL", "LIFE-CACHE-ELIGIBLE"],
+            Class::StaticAnswerRecorded => &["LIFE-RECORD-ALL", "LIFE-STATIC"],
+            Class::StaticAnswerDeliveredLater => &["LIFE-NO-PRESEED", "LIFE-STATIC-VALIDATED"],
+            Class::CancellationRecorded(_) => &["LIFE-CANCEL-REASON", "LIFE-ROUTE"],
+            Class::RedactedRecorded => &["LIFE-SECRET-REDACTED"],
+            Class::UnpairedRequest => &["LIFE-RECORD-ALL", "INV-PAIRED"],
+            Class::IdShape => &["LIFE-ID-FORMAT"],
+            Class::ResponseShape => &["WIRE-RESP-TAGGED", "WIRE-RESP-LEGACY"],
+            Class::QuestionFields => &["LIFE-REQUEST-SHAPE"],
+            Class::CachedAnswerUsed => &["LIFE-CACHE-ELIGIBLE", "LIFE-CACHE-READ-GATED"],
+            Class::PromptShown => &["LIFE-ROUTE"],
+            Class::PromptEcho => &["PROMPT-ECHO"],
+            Class::PromptLabel => &["PROMPT-LABEL"],
+            Class::RememberAffordance => &["PROMPT-REMEMBER", "LIFE-REMEMBER"],
+            Class::BackendCalled => &["LIFE-ROUTE", "LIFE-HUMAN-ONLY-NEVER-BACKEND"],
+            Class::ToolInvocations => &["LIFE-ACCUMULATED", "LIFE-NO-PRESEED"],
+            Class::ToolResponseText => &["LIFE-NON-ANSWER-RESPONSE"],
+            Class::ProvenanceSource => &["LIFE-PROVENANCE", "LIFE-PROVENANCE-LEGACY"],
+        }
+    }
+}
+
 fn count<T, F: Fn(&T) -> bool>(items: &[T], f: F) -> usize {
     items.iter().filter(|x| f(x)).count()
 }
@@ -489,6 +599,11 @@ pub struct ClassReport {
     pub scenarios: usize,
     /// What differs in the smallest scenario (`from → to`).
     pub evidence: String,
+    /// The switches flipped between the two rule sets that can cause it
+    /// (all flipped switches when none of them can alone: an interaction).
+    pub switches: Vec<String>,
+    /// The catalog rules that decide it.
+    pub rules: Vec<String>,
     /// The smallest scenario that shows it.
     pub smallest: Scenario,
     /// Its trace under `from`.
@@ -510,6 +625,11 @@ pub struct DiffReport {
     pub differing: usize,
     /// One entry per class, in class order.
     pub classes: Vec<ClassReport>,
+    /// The switches that differ: `(switch, from's value, to's value)`.
+    pub flipped: Vec<(String, Value, Value)>,
+    /// The two rule sets (to replay the smallest scenarios).
+    #[serde(skip)]
+    pub sets: (RuleSet, RuleSet),
 }
 
 fn weight(s: &Scenario) -> (usize, usize) {
@@ -592,6 +712,7 @@ pub fn diff_profiles(
             }
         }
     }
+    let flipped = crate::profile_file::differing(&from.rules, &to.rules);
     DiffReport {
         from: from.label.clone(),
         to: to.label.clone(),
@@ -604,11 +725,26 @@ pub fn diff_profiles(
                 description: c.describe(),
                 scenarios: n,
                 evidence,
+                switches: {
+                    let own: Vec<String> = flipped
+                        .iter()
+                        .filter(|(k, _, _)| c.switches().contains(&k.as_str()))
+                        .map(|(k, _, _)| k.clone())
+                        .collect();
+                    if own.is_empty() {
+                        flipped.iter().map(|(k, _, _)| k.clone()).collect()
+                    } else {
+                        own
+                    }
+                },
+                rules: c.rules().iter().map(|r| (*r).to_owned()).collect(),
                 smallest: under(&s, &from),
                 from: view(&a),
                 to: view(&b),
             })
             .collect(),
+        flipped,
+        sets: (from, to),
     }
 }
 
@@ -627,6 +763,54 @@ impl DiffReport {
                 c.description,
                 c.scenarios,
                 c.evidence.replace('|', "\\|")
+            ));
+        }
+        s.push_str(&self.markdown_pictures());
+        s
+    }
+
+    /// Per class, the smallest scenario's two runs as Mermaid sequence
+    /// diagrams side by side (an HTML table GitHub renders), with the
+    /// switches and rules involved.
+    pub fn markdown_pictures(&self) -> String {
+        let (from, to) = &self.sets;
+        let mut s = String::new();
+        if !self.flipped.is_empty() {
+            s.push_str(&format!(
+                "\nSwitches flipped: {}.\n",
+                self.flipped
+                    .iter()
+                    .map(|(k, a, b)| format!("`{k}` {a} → {b}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for c in &self.classes {
+            s.push_str(&format!(
+                "\n#### `{}`: {}\n\nScenarios showing it: {}; the smallest: {}. Switches: {}. Rules: {}.\n\n",
+                c.class,
+                c.description,
+                c.scenarios,
+                c.evidence,
+                list_or_none(&c.switches),
+                list_or_none(&c.rules),
+            ));
+            let draw = |set: &RuleSet| {
+                let sc = under(&c.smallest, set);
+                crate::mermaid::sequence(&sc, set.rules)
+                    .map(|d| crate::mermaid::fenced(&d))
+                    .unwrap_or_else(|e| format!("(the scenario cannot run: {e})\n"))
+            };
+            s.push_str(&format!(
+                "<table><tr><th><code>{}</code></th><th><code>{}</code></th></tr><tr><td>\n\n{}\n</td><td>\n\n{}\n</td></tr></table>\n",
+                self.from,
+                self.to,
+                draw(from),
+                draw(to)
+            ));
+            s.push_str(&format!(
+                "\n<details><summary>scenario</summary>\n\n```json\n{}\n```\n\n</details>\n",
+                serde_json::to_string(&c.smallest).unwrap_or_default()
             ));
         }
         s
@@ -674,6 +858,18 @@ impl DiffReport {
             }
         }
         s
+    }
+}
+
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items
+            .iter()
+            .map(|i| format!("`{i}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 

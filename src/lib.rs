@@ -49,6 +49,7 @@ pub mod corpus;
 pub mod explore;
 pub mod fuzzing;
 pub mod inquiry;
+pub mod mermaid;
 pub mod profile;
 pub mod profile_file;
 pub mod prompt;

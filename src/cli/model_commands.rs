@@ -55,6 +55,19 @@ pub struct RunArgs {
     /// scenario's own.
     #[arg(long, value_parser = profile_parser())]
     pub profile: Option<RuleSet>,
+    /// `json`: the trace; `mermaid`: a sequence diagram of the run (tool,
+    /// coordinator, prompter, inquiry backend, persisted stream).
+    #[arg(long, value_enum, default_value_t = RunFormat::Json)]
+    pub format: RunFormat,
+}
+
+/// Output formats of `run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    /// The trace as JSON.
+    Json,
+    /// A Mermaid sequence diagram.
+    Mermaid,
 }
 
 /// `inquiry-model vectors`.
@@ -227,6 +240,18 @@ pub fn run_command(args: RunArgs) -> i32 {
         }
         None => s.profile.rules(),
     };
+    if args.format == RunFormat::Mermaid {
+        return match crate::mermaid::sequence(&s, rules) {
+            Ok(d) => {
+                out_raw!("{d}");
+                EXIT_OK
+            }
+            Err(e) => {
+                eprintln!("inquiry-model: {name}: the scenario cannot run: {e}");
+                EXIT_UNUSABLE
+            }
+        };
+    }
     match scenario::run_under(&s, rules, Default::default(), &mut |_, _| {}) {
         Ok(t) => {
             let mut v = serde_json::to_value(&t).unwrap_or(Value::Null);
