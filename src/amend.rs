@@ -630,6 +630,10 @@ pub struct DiffReport {
     /// The two rule sets (to replay the smallest scenarios).
     #[serde(skip)]
     pub sets: (RuleSet, RuleSet),
+    /// Invariants `to` breaks that `from` keeps, each with its smallest
+    /// counterexample under `to` (filled by [`regressions`]; the CI gate of
+    /// `diff-profiles`, rule `AMEND-GATE`).
+    pub broken_invariants: Vec<Verdict>,
 }
 
 fn weight(s: &Scenario) -> (usize, usize) {
@@ -745,6 +749,47 @@ pub fn diff_profiles(
             .collect(),
         flipped,
         sets: (from, to),
+        broken_invariants: Vec::new(),
+    }
+}
+
+/// The invariants `to` breaks that `from` keeps over `scenarios` (rule
+/// `AMEND-GATE`): every `INV-*`/`CHECK-*` rule with no violation under
+/// `from` and at least one under `to`, with `to`'s smallest counterexample.
+pub fn regressions(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
+    let kept: BTreeSet<String> = invariants(from.clone(), scenarios)
+        .into_iter()
+        .filter(|v| v.violating == 0)
+        .map(|v| v.rule)
+        .collect();
+    invariants(to.clone(), scenarios)
+        .into_iter()
+        .filter(|v| v.violating > 0 && kept.contains(&v.rule))
+        .collect()
+}
+
+impl Verdict {
+    /// Text lines: the rule, the count, the first diagnostic, the scenario
+    /// and its diagram (fenced in Markdown).
+    pub fn describe(&self, markdown: bool) -> String {
+        let (Some(s), Some(d)) = (&self.smallest, &self.example) else {
+            return format!("{} holds\n", self.rule);
+        };
+        let scenario = serde_json::to_string(s).unwrap_or_default();
+        let diagram = self.diagram.clone().unwrap_or_default();
+        if markdown {
+            format!(
+                "#### `{}`: violated in {} scenarios\n\nSmallest counterexample: {d}\n\n{}\n<details><summary>scenario</summary>\n\n```json\n{scenario}\n```\n\n</details>\n",
+                self.rule,
+                self.violating,
+                crate::mermaid::fenced(&diagram)
+            )
+        } else {
+            format!(
+                "{} violated in {} scenarios; smallest counterexample:\n  {d}\n  scenario: {scenario}\n{diagram}",
+                self.rule, self.violating
+            )
+        }
     }
 }
 
@@ -766,6 +811,15 @@ impl DiffReport {
             ));
         }
         s.push_str(&self.markdown_pictures());
+        if !self.broken_invariants.is_empty() {
+            s.push_str(&format!(
+                "\n### Invariants `{}` keeps and `{}` breaks\n\n",
+                self.from, self.to
+            ));
+            for v in &self.broken_invariants {
+                s.push_str(&v.describe(true));
+            }
+        }
         s
     }
 
@@ -857,6 +911,14 @@ impl DiffReport {
                 ));
             }
         }
+        for v in &self.broken_invariants {
+            s.push_str(&format!(
+                "\n!! {} breaks an invariant {} keeps: {}",
+                self.to,
+                self.from,
+                v.describe(false)
+            ));
+        }
         s
     }
 }
@@ -923,6 +985,8 @@ pub struct Verdict {
     pub smallest: Option<Scenario>,
     /// The first diagnostic of that scenario for this rule.
     pub example: Option<String>,
+    /// The smallest counterexample's run as a Mermaid sequence diagram.
+    pub diagram: Option<String>,
 }
 
 /// Which invariants hold under `profile` over `scenarios`: every `INV-*`
@@ -962,6 +1026,7 @@ pub fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Ve
             Some((n, s, d)) => Verdict {
                 rule,
                 violating: n,
+                diagram: crate::mermaid::sequence(&s, profile.rules).ok(),
                 smallest: Some(s),
                 example: Some(d),
             },
@@ -970,6 +1035,7 @@ pub fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Ve
                 violating: 0,
                 smallest: None,
                 example: None,
+                diagram: None,
             },
         })
         .collect()

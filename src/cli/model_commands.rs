@@ -474,7 +474,8 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
 /// `diff-profiles`.
 pub fn diff_command(args: DiffArgs) -> i32 {
     let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
-    let report = amend::diff_profiles(args.from.clone(), args.to.clone(), &scenarios);
+    let mut report = amend::diff_profiles(args.from.clone(), args.to.clone(), &scenarios);
+    report.broken_invariants = amend::regressions(&args.from, &args.to, &scenarios);
     match args.format {
         ReportFormat::Text => out_raw!("{}", report.text()),
         ReportFormat::Markdown => out_raw!("{}", report.markdown()),
@@ -483,7 +484,12 @@ pub fn diff_command(args: DiffArgs) -> i32 {
             serde_json::to_string_pretty(&report).unwrap_or_default()
         ),
     }
-    EXIT_OK
+    // The CI gate (AMEND-GATE): the target breaks an invariant the base kept.
+    if report.broken_invariants.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_VIOLATIONS
+    }
 }
 
 /// `invariants`.
@@ -522,6 +528,9 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
                     _ => out!("| `{}` | holds | |", v.rule),
                 }
             }
+            for v in verdicts.iter().filter(|v| v.violating > 0) {
+                out_raw!("\n{}", v.describe(true));
+            }
         }
         ReportFormat::Text => {
             out!(
@@ -539,6 +548,10 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
                     ),
                     _ => out!("  {:<32} holds", v.rule),
                 }
+            }
+            for v in verdicts.iter().filter(|v| v.violating > 0) {
+                let diagram = v.diagram.as_deref().unwrap_or_default();
+                out_raw!("\ncounterexample of {} under {profile}:\n{diagram}", v.rule);
             }
         }
     }
