@@ -53,6 +53,7 @@ pub mod mermaid;
 pub mod profile;
 pub mod profile_file;
 pub mod prompt;
+pub mod rfd_check;
 pub mod routing;
 pub mod scenario;
 pub mod strategy;
