@@ -11,8 +11,11 @@
 //! - every table the model implements, row by row against the profile's
 //!   decision: the routing precedence (RFD 083 "Non-interactive behavior")
 //!   and the cancellation reasons (RFD 082 "Recording lifecycle" step 6, RFD
-//!   083 "Persisted recording"). A table or row it cannot map is reported
-//!   "not checked", never as agreement.
+//!   083 "Persisted recording"), and tables of the remember rules and the
+//!   cache bypass (RFD 083 Phase 1 steps 4 and 6 state them in prose; an
+//!   amendment may tabulate them: `answer type | persistence | remember` or
+//!   `... | cache`). A table or row it cannot map is reported "not
+//!   checked", never as agreement.
 //!
 //! Tables are read in both shapes the RFD texts use: one row per line, and
 //! rows reflowed into a paragraph (`| a | b | | c | d |`), where a row whose
@@ -25,7 +28,7 @@ use serde_json::Value;
 use crate::profile::{RecordScope, Rules};
 use crate::profile_file::RuleSet;
 use crate::routing::{self, InquiryErrorKind, NonAnswer, Route};
-use crate::tool::{AnswerType, Question, QuestionTarget};
+use crate::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::wire::InquiryResponse;
 
 /// One fenced block of the RFD.
@@ -119,6 +122,10 @@ pub enum TableKind {
     RoutingPrecedence,
     /// Originating event or condition → persisted `reason`.
     CancellationReasons,
+    /// Answer type, persistence → "remember for turn" offered.
+    RememberRules,
+    /// Answer type (or secret), persistence → the turn cache used.
+    CacheBypass,
 }
 
 /// One table's report.
@@ -193,6 +200,8 @@ impl RfdReport {
             let what = match t.kind {
                 Some(TableKind::RoutingPrecedence) => "routing precedence",
                 Some(TableKind::CancellationReasons) => "cancellation reasons",
+                Some(TableKind::RememberRules) => "remember rules",
+                Some(TableKind::CacheBypass) => "cache bypass",
                 None => "",
             };
             if t.kind.is_none() {
@@ -364,6 +373,20 @@ fn kind(header: &[String]) -> Option<TableKind> {
         ["originating event", "reason"] | ["condition", "persisted reason"] => {
             Some(TableKind::CancellationReasons)
         }
+        [t, p, o]
+            if (t.contains("answer type") || t == "secret")
+                && p.contains("persistence")
+                && (o.contains("remember") || o.contains("offered")) =>
+        {
+            Some(TableKind::RememberRules)
+        }
+        [t, p, o]
+            if (t.contains("answer type") || t == "secret")
+                && p.contains("persistence")
+                && o.contains("cache") =>
+        {
+            Some(TableKind::CacheBypass)
+        }
         _ => None,
     }
 }
@@ -377,6 +400,12 @@ fn judge_table(t: Table, rules: &Rules) -> TableReport {
             .iter()
             .enumerate()
             .map(|(i, r)| judge_reason(i + 1, r, rules))
+            .collect(),
+        Some(k @ (TableKind::RememberRules | TableKind::CacheBypass)) => t
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| judge_reuse(k, i + 1, r, rules))
             .collect(),
         None => Vec::new(),
     };
@@ -736,6 +765,115 @@ fn judge_reason(row: usize, cells: &[String], rules: &Rules) -> RowReport {
             },
             Err(instead) => Verdict::Disagrees { profile: instead },
         },
+    };
+    RowReport {
+        row,
+        cells: cells.to_vec(),
+        verdict,
+        rules: rule_ids,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Remember rules and cache bypass
+// ---------------------------------------------------------------------------
+
+fn answer_types(cell: &str) -> Option<Vec<AnswerType>> {
+    let select = || AnswerType::Select {
+        options: vec!["a".to_owned()],
+    };
+    let all = || {
+        vec![
+            AnswerType::Boolean,
+            select(),
+            AnswerType::Text,
+            AnswerType::Secret,
+        ]
+    };
+    match plain(cell).trim() {
+        "any" => Some(all()),
+        "boolean" => Some(vec![AnswerType::Boolean]),
+        "select" => Some(vec![select()]),
+        "text" => Some(vec![AnswerType::Text]),
+        "secret" | "yes" => Some(vec![AnswerType::Secret]),
+        // A `secret` column's "no": every other type.
+        "no" => Some(vec![AnswerType::Boolean, select(), AnswerType::Text]),
+        _ => None,
+    }
+}
+
+fn persistences(cell: &str) -> Option<Vec<AnswerReusePolicy>> {
+    match plain(cell).trim().trim_start_matches("persistence:").trim() {
+        "any" => Some(vec![AnswerReusePolicy::Turn, AnswerReusePolicy::None]),
+        "turn" => Some(vec![AnswerReusePolicy::Turn]),
+        "none" => Some(vec![AnswerReusePolicy::None]),
+        _ => None,
+    }
+}
+
+fn yes_no(cell: &str) -> Option<bool> {
+    match plain(cell).trim() {
+        "yes" => Some(true),
+        "no" => Some(false),
+        _ => None,
+    }
+}
+
+/// A remember or cache row: every combination it names must get its yes/no
+/// from the profile (`routing::remember_offered`, `routing::cache_eligible`).
+fn judge_reuse(kind: TableKind, row: usize, cells: &[String], rules: &Rules) -> RowReport {
+    let rule_ids = match kind {
+        TableKind::RememberRules => vec!["LIFE-REMEMBER", "PROMPT-REMEMBER"],
+        TableKind::CacheBypass | TableKind::RoutingPrecedence | TableKind::CancellationReasons => {
+            vec!["LIFE-CACHE-ELIGIBLE", "LIFE-CACHE-READ-GATED"]
+        }
+    };
+    let parsed = (|| {
+        Some((
+            answer_types(cells.first()?)?,
+            persistences(cells.get(1)?)?,
+            yes_no(cells.get(2)?)?,
+        ))
+    })();
+    let verdict = match parsed {
+        None => Verdict::NotChecked {
+            why: "a cell names no answer type, persistence or yes/no".to_owned(),
+        },
+        Some((types, policies, said)) => {
+            let mut verdict = Verdict::Agrees;
+            'all: for t in &types {
+                for p in &policies {
+                    let mut q = Question::boolean("q", "Q?").with_persistence(*p);
+                    q.answer_type = t.clone();
+                    let got = match kind {
+                        TableKind::RememberRules => routing::remember_offered(&q, rules),
+                        TableKind::CacheBypass
+                        | TableKind::RoutingPrecedence
+                        | TableKind::CancellationReasons => routing::cache_eligible(
+                            routing::is_secret(&q, rules),
+                            *p,
+                            rules.persistence_gate,
+                        ),
+                    };
+                    if got != said {
+                        let ty = serde_json::to_value(t).unwrap_or(Value::Null);
+                        verdict = Verdict::Disagrees {
+                            profile: format!(
+                                "the profile says {} for a {} question with persistence {}",
+                                if got { "yes" } else { "no" },
+                                ty.get("type").and_then(Value::as_str).unwrap_or("?"),
+                                match p {
+                                    AnswerReusePolicy::Turn => "turn",
+                                    AnswerReusePolicy::None => "none",
+                                }
+                            ),
+                        };
+                        break 'all;
+                    }
+                }
+            }
+            verdict
+        }
     };
     RowReport {
         row,

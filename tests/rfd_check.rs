@@ -264,3 +264,37 @@ fn project_rfds_check_clean_against_their_profiles() {
         assert_eq!(r.disagreements(), 0, "{}", r.text(file));
     }
 }
+
+/// Rule: AMEND-RFD-CHECK — tables of the remember rules and the cache
+/// bypass (a hand-written amendment: the RFDs state them in prose) agree
+/// with `rfd083`; under `rfd082` (no persistence gate) exactly the
+/// `persistence: none` rows disagree; under `legacy` (no secret type) the
+/// secret cache row disagrees too.
+#[test]
+fn remember_and_cache_tables_are_checked_row_by_row() {
+    let text = read("tests/rfd/reuse-amendment.md");
+    let r = check(&text, &set(Rfd083));
+    let kinds: Vec<Option<TableKind>> = r.tables.iter().map(|t| t.kind).collect();
+    assert_eq!(
+        kinds,
+        [Some(TableKind::RememberRules), Some(TableKind::CacheBypass)]
+    );
+    assert_eq!(r.disagreements(), 0, "{}", r.text("reuse"));
+    assert_eq!(
+        disagreeing(&check(&text, &set(Rfd082))),
+        [
+            (TableKind::RememberRules, 2),
+            (TableKind::CacheBypass, 3),
+            (TableKind::CacheBypass, 4),
+        ]
+    );
+    assert_eq!(
+        disagreeing(&check(&text, &set(Legacy))),
+        [
+            (TableKind::RememberRules, 2),
+            (TableKind::CacheBypass, 1),
+            (TableKind::CacheBypass, 3),
+            (TableKind::CacheBypass, 4),
+        ]
+    );
+}

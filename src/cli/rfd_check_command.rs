@@ -15,8 +15,8 @@ use crate::rfd_check;
 #[command(after_help = "\
 Reads an RFD in Markdown. Every `InquiryResponse` in a fenced json block \
 must read and be written back as shown; every table the model implements \
-(routing precedence, cancellation reasons) is compared row by row with the \
-profile's decision. Disagreeing rows and examples are listed with their rule \
+(routing precedence, cancellation reasons, remember rules, cache bypass) is \
+compared row by row with the profile's decision. Disagreeing rows and examples are listed with their rule \
 IDs; a table or row the model cannot map is listed as not checked.")]
 pub struct RfdCheckArgs {
     /// The RFD's Markdown text.
