@@ -347,3 +347,34 @@ fn a_flipped_switch_changes_behaviour() {
     );
     assert!(!classes.contains(&"id_shape") && !classes.contains(&"response_shape"));
 }
+
+/// Rule: AMEND-PROFILE-FILE — `check` and `conform` take a profile file:
+/// `check --profile spec/profiles/rfd082.json` judges exactly as `check
+/// --profile rfd082`; a file whose switches no built-in has is judged as
+/// its base with a note naming the switches on stderr; `conform` refuses
+/// such a file (an adapter is told a profile's name), exit 2.
+#[test]
+fn check_and_conform_take_profile_files() {
+    let by_name = run(&["check", "--profile", "rfd082", "spec/examples"]);
+    let by_file = run(&[
+        "check",
+        "--profile",
+        "spec/profiles/rfd082.json",
+        "spec/examples",
+    ]);
+    assert_eq!(code(&by_file), code(&by_name));
+    assert_eq!(stdout(&by_file), stdout(&by_name));
+    assert!(stderr(&by_file).is_empty(), "{}", stderr(&by_file));
+    let dropped = "spec/profiles/examples/secret-type-dropped.json";
+    let o = run(&["check", "--profile", dropped, "spec/examples"]);
+    assert_eq!(stdout(&o), stdout(&by_name), "judged as its base rfd082");
+    assert!(
+        stderr(&o).contains("judged as the rfd082 writer")
+            && stderr(&o).contains("secret_type = false"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["conform", "--adapter", "true", "--profile", dropped]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("secret_type = false"), "{}", stderr(&o));
+}
