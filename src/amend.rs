@@ -17,6 +17,7 @@ use crate::explore::{self, Family};
 use crate::generate::scenario as strategy;
 use crate::invariants::{INVARIANTS, check_step, check_trace};
 use crate::profile::ProfileName;
+use crate::profile_file::RuleSet;
 use crate::scenario::{self, RunOptions, Scenario, Trace};
 use crate::stream;
 use crate::wire::{EventKind, InquiryResponse};
@@ -108,6 +109,116 @@ impl Class {
                 "the recorded source of the same inquiry (tool name vs the built-in's hook)"
                     .to_owned()
             }
+        }
+    }
+}
+
+/// The switches that change where a question goes (the routing guards, the
+/// static answer, the cache).
+const ROUTED: &[&str] = &[
+    "secret_type",
+    "exclusive",
+    "static_delivery",
+    "static_validation",
+    "persistence_gate",
+    "turn_cache",
+];
+
+/// [`ROUTED`] and the ID format (a scripted backend answers by ID).
+const ROUTED_BY_ID: &[&str] = &[
+    "secret_type",
+    "exclusive",
+    "static_delivery",
+    "static_validation",
+    "persistence_gate",
+    "turn_cache",
+    "id_format",
+];
+
+impl Class {
+    /// The rule switches that can cause this class of difference (checked
+    /// against single-switch diffs in `tests/review_pictures.rs`).
+    pub fn switches(&self) -> &'static [&'static str] {
+        match self {
+            Class::PrompterAnswerRecorded => &[
+                "record",
+                "persistence_gate",
+                "static_delivery",
+                "static_validation",
+            ],
+            Class::CachedAnswerRecorded => &["record", "turn_cache", "persistence_gate"],
+            Class::StaticAnswerRecorded => &[
+                "record",
+                "static_delivery",
+                "static_validation",
+                "exclusive",
+            ],
+            Class::StaticAnswerDeliveredLater => &["static_delivery", "static_validation"],
+            Class::CancellationRecorded(_) => &[
+                "record",
+                "secret_type",
+                "exclusive",
+                "static_validation",
+                "static_delivery",
+                "id_format",
+            ],
+            Class::RedactedRecorded => &[
+                "record",
+                "secret_type",
+                "static_delivery",
+                "static_validation",
+            ],
+            Class::UnpairedRequest => &["record"],
+            Class::IdShape => &["id_format"],
+            Class::ResponseShape => &["response_form"],
+            Class::QuestionFields => &[
+                "widened_question",
+                "secret_type",
+                "exclusive",
+                "persistence_gate",
+            ],
+            Class::CachedAnswerUsed => &["turn_cache", "persistence_gate", "secret_type"],
+            Class::PromptShown => ROUTED,
+            Class::PromptEcho => &["secret_type", "static_delivery"],
+            Class::PromptLabel => &["prompt_label"],
+            Class::RememberAffordance => &["persistence_gate", "secret_type", "static_delivery"],
+            Class::BackendCalled | Class::ToolInvocations => ROUTED_BY_ID,
+            Class::ToolResponseText => &[
+                "exclusive",
+                "secret_type",
+                "static_validation",
+                "static_delivery",
+                "persistence_gate",
+                "turn_cache",
+                "id_format",
+                "record",
+            ],
+            Class::ProvenanceSource => &["provenance"],
+        }
+    }
+
+    /// The catalog's rules (`spec/RULES.md`) that decide this class.
+    pub fn rules(&self) -> &'static [&'static str] {
+        match self {
+            Class::PrompterAnswerRecorded => &["LIFE-RECORD-ALL"],
+            Class::CachedAnswerRecorded => &["LIFE-RECORD-ALL", "LIFE-CACHE-ELIGIBLE"],
+            Class::StaticAnswerRecorded => &["LIFE-RECORD-ALL", "LIFE-STATIC"],
+            Class::StaticAnswerDeliveredLater => &["LIFE-NO-PRESEED", "LIFE-STATIC-VALIDATED"],
+            Class::CancellationRecorded(_) => &["LIFE-CANCEL-REASON", "LIFE-ROUTE"],
+            Class::RedactedRecorded => &["LIFE-SECRET-REDACTED"],
+            Class::UnpairedRequest => &["LIFE-RECORD-ALL", "INV-PAIRED"],
+            Class::IdShape => &["LIFE-ID-FORMAT"],
+            Class::ResponseShape => &["WIRE-RESP-TAGGED", "WIRE-RESP-LEGACY"],
+            Class::QuestionFields => &["LIFE-REQUEST-SHAPE"],
+            Class::CachedAnswerUsed => &["LIFE-CACHE-ELIGIBLE", "LIFE-CACHE-READ-GATED"],
+            Class::PromptShown => &["LIFE-ROUTE"],
+            Class::PromptEcho => &["PROMPT-ECHO"],
+            Class::PromptLabel => &["PROMPT-LABEL"],
+            Class::RememberAffordance => &["PROMPT-REMEMBER", "LIFE-REMEMBER"],
+            Class::BackendCalled => &["LIFE-ROUTE", "LIFE-HUMAN-ONLY-NEVER-BACKEND"],
+            Class::ToolInvocations => &["LIFE-ACCUMULATED", "LIFE-NO-PRESEED"],
+            Class::ToolResponseText => &["LIFE-NON-ANSWER-RESPONSE"],
+            Class::ProvenanceSource => &["LIFE-PROVENANCE", "LIFE-PROVENANCE-LEGACY"],
         }
     }
 }
@@ -486,6 +597,11 @@ pub struct ClassReport {
     pub scenarios: usize,
     /// What differs in the smallest scenario (`from → to`).
     pub evidence: String,
+    /// The switches flipped between the two rule sets that can cause it
+    /// (all flipped switches when none of them can alone: an interaction).
+    pub switches: Vec<String>,
+    /// The catalog rules that decide it.
+    pub rules: Vec<String>,
     /// The smallest scenario that shows it.
     pub smallest: Scenario,
     /// Its trace under `from`.
@@ -497,16 +613,25 @@ pub struct ClassReport {
 /// The result of a profile diff.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffReport {
-    /// The old rule set.
-    pub from: ProfileName,
+    /// The old rule set (a built-in's name or a profile file's path).
+    pub from: String,
     /// The new rule set.
-    pub to: ProfileName,
+    pub to: String,
     /// Scenarios run under both.
     pub scenarios: usize,
     /// Scenarios whose runs differ at all.
     pub differing: usize,
     /// One entry per class, in class order.
     pub classes: Vec<ClassReport>,
+    /// The switches that differ: `(switch, from's value, to's value)`.
+    pub flipped: Vec<(String, Value, Value)>,
+    /// The two rule sets (to replay the smallest scenarios).
+    #[serde(skip)]
+    pub sets: (RuleSet, RuleSet),
+    /// Invariants `to` breaks that `from` keeps, each with its smallest
+    /// counterexample under `to` (filled by [`regressions`]; the CI gate of
+    /// `diff-profiles`, rule `AMEND-GATE`).
+    pub broken_invariants: Vec<Verdict>,
 }
 
 fn weight(s: &Scenario) -> (usize, usize) {
@@ -534,11 +659,16 @@ pub fn scenarios(stride: usize, sample_size: usize, seed: u64) -> Vec<Scenario> 
     out
 }
 
-fn under(s: &Scenario, p: ProfileName) -> Scenario {
+fn under(s: &Scenario, p: &RuleSet) -> Scenario {
     Scenario {
-        profile: p,
+        profile: p.judged_as,
         ..s.clone()
     }
+}
+
+/// Runs `s` under a rule set (its switches; its built-in judges the trace).
+pub fn run_under(s: &Scenario, p: &RuleSet) -> Result<Trace, scenario::ScenarioError> {
+    scenario::run_under(&under(s, p), p.rules, RunOptions::default(), &mut |_, _| {})
 }
 
 /// `count` scenarios drawn from the scenario generator with `seed` (the
@@ -548,13 +678,17 @@ pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
 }
 
 /// Runs every scenario under `from` and `to` and classifies the differences.
-pub fn diff_profiles(from: ProfileName, to: ProfileName, scenarios: &[Scenario]) -> DiffReport {
+pub fn diff_profiles(
+    from: impl Into<RuleSet>,
+    to: impl Into<RuleSet>,
+    scenarios: &[Scenario],
+) -> DiffReport {
+    let (from, to): (RuleSet, RuleSet) = (from.into(), to.into());
     let mut by_class: BTreeMap<Class, (usize, Scenario, Trace, Trace, String)> = BTreeMap::new();
     let mut differing = 0;
     let mut run = 0;
     for s in scenarios {
-        let (sa, sb) = (under(s, from), under(s, to));
-        let (Ok(a), Ok(b)) = (scenario::run(&sa), scenario::run(&sb)) else {
+        let (Ok(a), Ok(b)) = (run_under(s, &from), run_under(s, &to)) else {
             continue;
         };
         run += 1;
@@ -572,9 +706,10 @@ pub fn diff_profiles(from: ProfileName, to: ProfileName, scenarios: &[Scenario])
             }
         }
     }
+    let flipped = crate::profile_file::differing(&from.rules, &to.rules);
     DiffReport {
-        from,
-        to,
+        from: from.label.clone(),
+        to: to.label.clone(),
         scenarios: run,
         differing,
         classes: by_class
@@ -584,11 +719,67 @@ pub fn diff_profiles(from: ProfileName, to: ProfileName, scenarios: &[Scenario])
                 description: c.describe(),
                 scenarios: n,
                 evidence,
-                smallest: Scenario { profile: from, ..s },
+                switches: {
+                    let own: Vec<String> = flipped
+                        .iter()
+                        .filter(|(k, _, _)| c.switches().contains(&k.as_str()))
+                        .map(|(k, _, _)| k.clone())
+                        .collect();
+                    if own.is_empty() {
+                        flipped.iter().map(|(k, _, _)| k.clone()).collect()
+                    } else {
+                        own
+                    }
+                },
+                rules: c.rules().iter().map(|r| (*r).to_owned()).collect(),
+                smallest: under(&s, &from),
                 from: view(&a),
                 to: view(&b),
             })
             .collect(),
+        flipped,
+        sets: (from, to),
+        broken_invariants: Vec::new(),
+    }
+}
+
+/// The invariants `to` breaks that `from` keeps over `scenarios` (rule
+/// `AMEND-GATE`): every `INV-*`/`CHECK-*` rule with no violation under
+/// `from` and at least one under `to`, with `to`'s smallest counterexample.
+pub fn regressions(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
+    let kept: BTreeSet<String> = invariants(from.clone(), scenarios)
+        .into_iter()
+        .filter(|v| v.violating == 0)
+        .map(|v| v.rule)
+        .collect();
+    invariants(to.clone(), scenarios)
+        .into_iter()
+        .filter(|v| v.violating > 0 && kept.contains(&v.rule))
+        .collect()
+}
+
+impl Verdict {
+    /// Text lines: the rule, the count, the first diagnostic, the scenario
+    /// and its diagram (fenced in Markdown).
+    pub fn describe(&self, markdown: bool) -> String {
+        let (Some(s), Some(d)) = (&self.smallest, &self.example) else {
+            return format!("{} holds\n", self.rule);
+        };
+        let scenario = serde_json::to_string(s).unwrap_or_default();
+        let diagram = self.diagram.clone().unwrap_or_default();
+        if markdown {
+            format!(
+                "#### `{}`: violated in {} scenarios\n\nSmallest counterexample: {d}\n\n{}\n<details><summary>scenario</summary>\n\n```json\n{scenario}\n```\n\n</details>\n",
+                self.rule,
+                self.violating,
+                crate::mermaid::fenced(&diagram)
+            )
+        } else {
+            format!(
+                "{} violated in {} scenarios; smallest counterexample:\n  {d}\n  scenario: {scenario}\n{diagram}",
+                self.rule, self.violating
+            )
+        }
     }
 }
 
@@ -607,6 +798,63 @@ impl DiffReport {
                 c.description,
                 c.scenarios,
                 c.evidence.replace('|', "\\|")
+            ));
+        }
+        s.push_str(&self.markdown_pictures());
+        if !self.broken_invariants.is_empty() {
+            s.push_str(&format!(
+                "\n### Invariants `{}` keeps and `{}` breaks\n\n",
+                self.from, self.to
+            ));
+            for v in &self.broken_invariants {
+                s.push_str(&v.describe(true));
+            }
+        }
+        s
+    }
+
+    /// Per class, the smallest scenario's two runs as Mermaid sequence
+    /// diagrams side by side (an HTML table GitHub renders), with the
+    /// switches and rules involved.
+    pub fn markdown_pictures(&self) -> String {
+        let (from, to) = &self.sets;
+        let mut s = String::new();
+        if !self.flipped.is_empty() {
+            s.push_str(&format!(
+                "\nSwitches flipped: {}.\n",
+                self.flipped
+                    .iter()
+                    .map(|(k, a, b)| format!("`{k}` {a} → {b}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for c in &self.classes {
+            s.push_str(&format!(
+                "\n#### `{}`: {}\n\nScenarios showing it: {}; the smallest: {}. Switches: {}. Rules: {}.\n\n",
+                c.class,
+                c.description,
+                c.scenarios,
+                c.evidence,
+                list_or_none(&c.switches),
+                list_or_none(&c.rules),
+            ));
+            let draw = |set: &RuleSet| {
+                let sc = under(&c.smallest, set);
+                crate::mermaid::sequence(&sc, set.rules)
+                    .map(|d| crate::mermaid::fenced(&d))
+                    .unwrap_or_else(|e| format!("(the scenario cannot run: {e})\n"))
+            };
+            s.push_str(&format!(
+                "<table><tr><th><code>{}</code></th><th><code>{}</code></th></tr><tr><td>\n\n{}\n</td><td>\n\n{}\n</td></tr></table>\n",
+                self.from,
+                self.to,
+                draw(from),
+                draw(to)
+            ));
+            s.push_str(&format!(
+                "\n<details><summary>scenario</summary>\n\n```json\n{}\n```\n\n</details>\n",
+                serde_json::to_string(&c.smallest).unwrap_or_default()
             ));
         }
         s
@@ -653,7 +901,27 @@ impl DiffReport {
                 ));
             }
         }
+        for v in &self.broken_invariants {
+            s.push_str(&format!(
+                "\n!! {} breaks an invariant {} keeps: {}",
+                self.to,
+                self.from,
+                v.describe(false)
+            ));
+        }
         s
+    }
+}
+
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items
+            .iter()
+            .map(|i| format!("`{i}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -707,16 +975,19 @@ pub struct Verdict {
     pub smallest: Option<Scenario>,
     /// The first diagnostic of that scenario for this rule.
     pub example: Option<String>,
+    /// The smallest counterexample's run as a Mermaid sequence diagram.
+    pub diagram: Option<String>,
 }
 
 /// Which invariants hold under `profile` over `scenarios`: every `INV-*`
 /// rule of the catalog, and every `CHECK-*` rule any run breaks.
-pub fn invariants(profile: ProfileName, scenarios: &[Scenario]) -> Vec<Verdict> {
+pub fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Verdict> {
+    let profile: RuleSet = profile.into();
     let mut found: BTreeMap<String, (usize, Scenario, String)> = BTreeMap::new();
     for s in scenarios {
-        let s = under(s, profile);
+        let s = under(s, &profile);
         let mut diags = Vec::new();
-        let Ok(t) = scenario::run_observed(&s, RunOptions::default(), &mut |c, t| {
+        let Ok(t) = scenario::run_under(&s, profile.rules, RunOptions::default(), &mut |c, t| {
             diags.extend(check_step(c, t))
         }) else {
             continue;
@@ -745,6 +1016,7 @@ pub fn invariants(profile: ProfileName, scenarios: &[Scenario]) -> Vec<Verdict> 
             Some((n, s, d)) => Verdict {
                 rule,
                 violating: n,
+                diagram: crate::mermaid::sequence(&s, profile.rules).ok(),
                 smallest: Some(s),
                 example: Some(d),
             },
@@ -753,6 +1025,7 @@ pub fn invariants(profile: ProfileName, scenarios: &[Scenario]) -> Vec<Verdict> 
                 violating: 0,
                 smallest: None,
                 example: None,
+                diagram: None,
             },
         })
         .collect()

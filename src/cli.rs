@@ -11,6 +11,8 @@ pub mod check_command;
 pub mod conform_command;
 pub mod model_commands;
 mod paths;
+pub mod profile_arg;
+pub mod rfd_check_command;
 pub mod sanitize_command;
 pub mod summary_command;
 
@@ -72,6 +74,9 @@ enum Command {
     DiffProfiles(model_commands::DiffArgs),
     /// Which invariants hold under a profile (or the whole matrix).
     Invariants(model_commands::InvariantsArgs),
+    /// Check an RFD's JSON examples and decision tables against a profile.
+    /// Exit 0: they agree; 1: a row or example disagrees; 2: unusable input.
+    RfdCheck(rfd_check_command::RfdCheckArgs),
 }
 
 /// Runs the command line with the process arguments; returns the exit code.
@@ -108,5 +113,6 @@ where
         Command::Explore(args) => model_commands::explore_command(args),
         Command::DiffProfiles(args) => model_commands::diff_command(args),
         Command::Invariants(args) => model_commands::invariants_command(args),
+        Command::RfdCheck(args) => rfd_check_command::rfd_check_command(args),
     }
 }

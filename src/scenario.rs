@@ -25,7 +25,7 @@ use crate::coordinator::{
     RunPolicy, ToolSpec,
 };
 use crate::inquiry::BackendCall;
-use crate::profile::{ProfileName, ResponseForm};
+use crate::profile::{ProfileName, ResponseForm, Rules};
 use crate::prompt::Presentation;
 use crate::routing::{self, InquiryErrorKind, PrompterFailure, TokenCause};
 use crate::tool::{
@@ -458,6 +458,10 @@ pub struct ToolResponseRecord {
 pub struct Trace {
     /// The profile it ran under.
     pub profile: ProfileName,
+    /// The switches it ran under: `profile`'s, unless run with other rules
+    /// ([`run_under`], a profile file).
+    #[serde(skip)]
+    pub rules: Rules,
     /// The persisted stream.
     #[serde(serialize_with = "serialize_stream")]
     pub stream: Vec<Event>,
@@ -501,12 +505,11 @@ impl Trace {
             .iter()
             .map(|e| {
                 let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
-                let legacy_answer =
-                    matches!(self.profile.rules().response_form, ResponseForm::Flat)
-                        && matches!(
-                            e.kind,
-                            EventKind::InquiryResponse(InquiryResponse::Answered { .. })
-                        );
+                let legacy_answer = matches!(self.rules.response_form, ResponseForm::Flat)
+                    && matches!(
+                        e.kind,
+                        EventKind::InquiryResponse(InquiryResponse::Answered { .. })
+                    );
                 if let (true, Value::Object(m)) = (legacy_answer, &mut v) {
                     m.shift_remove("outcome");
                 }
@@ -777,7 +780,7 @@ pub fn run(scenario: &Scenario) -> Result<Trace, ScenarioError> {
 
 /// Runs a scenario, with options.
 pub fn run_with(scenario: &Scenario, options: RunOptions) -> Result<Trace, ScenarioError> {
-    let mut driver = Driver::new(scenario, options)?;
+    let mut driver = Driver::new(scenario, scenario.profile.rules(), options)?;
     driver.run()?;
     Ok(driver.trace)
 }
@@ -789,7 +792,19 @@ pub fn run_observed(
     options: RunOptions,
     observe: &mut dyn FnMut(&Coordinator, &Trace),
 ) -> Result<Trace, ScenarioError> {
-    let mut driver = Driver::new(scenario, options)?;
+    run_under(scenario, scenario.profile.rules(), options, observe)
+}
+
+/// [`run_observed`] under `rules` instead of the scenario's profile's (a
+/// profile file's switches); the trace keeps the scenario's profile as the
+/// writer that judges it.
+pub fn run_under(
+    scenario: &Scenario,
+    rules: Rules,
+    options: RunOptions,
+    observe: &mut dyn FnMut(&Coordinator, &Trace),
+) -> Result<Trace, ScenarioError> {
+    let mut driver = Driver::new(scenario, rules, options)?;
     driver.observer = Some(observe);
     driver.run()?;
     Ok(driver.trace)
@@ -825,7 +840,11 @@ struct CallState {
 }
 
 impl<'s, 'o> Driver<'s, 'o> {
-    fn new(scenario: &'s Scenario, options: RunOptions) -> Result<Self, ScenarioError> {
+    fn new(
+        scenario: &'s Scenario,
+        rules: Rules,
+        options: RunOptions,
+    ) -> Result<Self, ScenarioError> {
         validate(scenario)?;
         let enabled = enabled_tools(scenario)?;
         let tools = scenario
@@ -837,14 +856,10 @@ impl<'s, 'o> Driver<'s, 'o> {
         Ok(Driver {
             scenario,
             options,
-            coordinator: Coordinator::new(
-                scenario.profile.rules(),
-                scenario.tty,
-                tools,
-                options.faults,
-            ),
+            coordinator: Coordinator::new(rules, scenario.tty, tools, options.faults),
             trace: Trace {
                 profile: scenario.profile,
+                rules,
                 stream: Vec::new(),
                 invocations: Vec::new(),
                 prompts: Vec::new(),
@@ -1148,8 +1163,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 // LIFE-PROVENANCE: resolved at the executor boundary from the
                 // tool's kind alone (pre-082: the tool's name,
                 // LIFE-PROVENANCE-LEGACY).
-                let mut source =
-                    inquiry_source_under(self.scenario.profile.rules().provenance, source, &name);
+                let mut source = inquiry_source_under(self.trace.rules.provenance, source, &name);
                 if let (true, Outcome::NeedsInput { question }) =
                     (self.options.faults.config_sets_source, &outcome)
                 {

@@ -171,7 +171,11 @@ fn invariants_markdown_is_a_table() {
     ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
-    let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    // The table, then each failing invariant's counterexample drawn
+    // (AMEND-GATE) under its own heading.
+    let (table, pictures) = text.split_once("\n#### ").unwrap_or((&text, ""));
+    assert!(pictures.contains("```mermaid\nsequenceDiagram"), "{text}");
+    let lines: Vec<&str> = table.lines().filter(|l| !l.is_empty()).collect();
     assert!(lines[0].starts_with("### "), "{text}");
     assert_eq!(
         lines[1],

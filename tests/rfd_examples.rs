@@ -53,47 +53,27 @@ fn slug(heading: &str) -> String {
 }
 
 /// Every fenced block whose info string starts with `json`, with the
-/// heading it sits under. Written from the Markdown the seeds use: fences
-/// are three backticks at the start of a line.
+/// heading it sits under, named `rfd<N>-<section slug>-<k>.<lang>`. The
+/// reading is the library's (`rfd_check::json_blocks`, which `rfd-check`
+/// uses on an RFD's text).
 fn extract(rfd: &str, source: &str, text: &str) -> Vec<Block> {
-    let mut blocks = Vec::new();
-    let mut heading = String::from("(before the first heading)");
-    let mut open: Option<(usize, String, String)> = None;
     let mut per_section = std::collections::BTreeMap::<String, usize>::new();
-    for (i, line) in text.lines().enumerate() {
-        match &mut open {
-            None if line.starts_with("```") => {
-                open = Some((i + 1, line[3..].trim().to_owned(), String::new()));
+    inquiry_model::rfd_check::json_blocks(text)
+        .into_iter()
+        .map(|b| {
+            let k = per_section.entry(b.section.clone()).or_default();
+            *k += 1;
+            Block {
+                file: format!("rfd{rfd}-{}-{k}.{}", slug(&b.section), b.lang),
+                rfd: rfd.to_owned(),
+                source: source.to_owned(),
+                section: b.section,
+                line: b.line,
+                lang: b.lang,
+                body: b.body,
             }
-            None => {
-                if line.starts_with('#') {
-                    heading = line.trim().to_owned();
-                }
-            }
-            Some((start, lang, body)) => {
-                if line.starts_with("```") {
-                    if lang.starts_with("json") {
-                        let k = per_section.entry(heading.clone()).or_default();
-                        *k += 1;
-                        blocks.push(Block {
-                            file: format!("rfd{rfd}-{}-{k}.{lang}", slug(&heading)),
-                            rfd: rfd.to_owned(),
-                            source: source.to_owned(),
-                            section: heading.clone(),
-                            line: *start,
-                            lang: lang.clone(),
-                            body: std::mem::take(body),
-                        });
-                    }
-                    open = None;
-                } else {
-                    body.push_str(line);
-                    body.push('\n');
-                }
-            }
-        }
-    }
-    blocks
+        })
+        .collect()
 }
 
 /// The committed index, as blocks (bodies read from their files).

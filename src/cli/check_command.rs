@@ -36,8 +36,10 @@ pub struct CheckArgs {
     /// The writer the streams are judged as: `auto` decides per turn from the
     /// shapes the turn shows (a stream may hold legacy turns before RFD 082
     /// ones); an explicit profile judges every turn as that writer's.
-    #[arg(long, value_enum, default_value_t = ProfileArg::Auto)]
-    profile: ProfileArg,
+    /// A profile file is judged as the writer of its built-in (see
+    /// `diff-profiles`).
+    #[arg(long, value_parser = super::profile_arg::CheckProfileParser, default_value = "auto")]
+    profile: ProfileMode,
     /// `text`: one line per diagnostic; `json`: one document (version 1)
     /// with every file, its diagnostics and a summary; `sarif`: a SARIF 2.1.0
     /// log for CI code-scanning annotations.
@@ -46,25 +48,6 @@ pub struct CheckArgs {
     /// Exit 1 on warnings too, not only on errors.
     #[arg(long)]
     strict: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ProfileArg {
-    Auto,
-    Legacy,
-    Rfd082,
-    Rfd083,
-}
-
-impl From<ProfileArg> for ProfileMode {
-    fn from(p: ProfileArg) -> Self {
-        match p {
-            ProfileArg::Auto => ProfileMode::Auto,
-            ProfileArg::Legacy => ProfileMode::Fixed(Profile::Legacy),
-            ProfileArg::Rfd082 => ProfileMode::Fixed(Profile::Rfd082),
-            ProfileArg::Rfd083 => ProfileMode::Fixed(Profile::Rfd083),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -586,7 +569,7 @@ impl<R: BufRead> BufRead for Progress<R> {
 
 /// Runs `check`; returns the exit code.
 pub fn check_command(args: CheckArgs) -> i32 {
-    let mode = ProfileMode::from(args.profile);
+    let mode = args.profile;
     let inputs = expand_check_paths(&args.paths);
     let strict = args.strict;
     let mut reporter: Box<dyn Reporter> = match args.format {

@@ -42,7 +42,7 @@ pub struct ConformArgs {
     #[arg(long, value_name = "S", default_value_t = 1)]
     seed: u64,
     /// Only these profiles (repeatable; default: those the adapter lists).
-    #[arg(long, value_name = "PROFILE")]
+    #[arg(long, value_name = "PROFILE", value_parser = super::profile_arg::ConformProfileParser)]
     profile: Vec<ProfileName>,
     /// Seconds to wait for each reply.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]

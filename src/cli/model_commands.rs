@@ -15,7 +15,7 @@ use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
 use crate::amend;
 use crate::conformance;
 use crate::explore::{self, Family};
-use crate::profile::ProfileName;
+use crate::profile_file::RuleSet;
 use crate::scenario::{self, Scenario, ScenarioError};
 
 /// The rule catalog, compiled in so `explain` works from any directory.
@@ -65,13 +65,10 @@ pub enum ReportFormat {
     Json,
 }
 
-/// `--profile`, `--from`, `--to`: one of the built-in profiles, listed in
-/// `--help` and in the error for any other value.
-fn profile_parser() -> impl TypedValueParser<Value = ProfileName> {
-    clap::builder::PossibleValuesParser::new(ProfileName::ALL.map(ProfileName::as_str)).map(|s| {
-        s.parse::<ProfileName>()
-            .expect("the possible values are the profiles' own names")
-    })
+/// `--profile`, `--from`, `--to`: a built-in profile (listed in `--help`
+/// and in the error for any other value) or a profile file.
+fn profile_parser() -> impl TypedValueParser<Value = RuleSet> {
+    super::profile_arg::RuleSetParser
 }
 
 fn read_input(path: &PathBuf) -> Result<String, String> {

@@ -12,12 +12,12 @@ response shapes, tool invocations and the answers tools saw, prompts, backend \
 calls, and the tool response text. Per class: how many scenarios show it and \
 the smallest one.")]
 pub struct DiffArgs {
-    /// The old rule set.
+    /// The old rule set (a built-in or a profile file).
     #[arg(long, value_parser = profile_parser())]
-    pub from: ProfileName,
-    /// The new rule set.
+    pub from: RuleSet,
+    /// The new rule set (a built-in or a profile file).
     #[arg(long, value_parser = profile_parser())]
-    pub to: ProfileName,
+    pub to: RuleSet,
     /// Take one in every N scenarios of the small scope.
     #[arg(long, default_value_t = 7)]
     pub stride: usize,
@@ -35,7 +35,8 @@ pub struct DiffArgs {
 /// `diff-profiles`.
 pub fn diff_command(args: DiffArgs) -> i32 {
     let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
-    let report = amend::diff_profiles(args.from, args.to, &scenarios);
+    let mut report = amend::diff_profiles(args.from.clone(), args.to.clone(), &scenarios);
+    report.broken_invariants = amend::regressions(&args.from, &args.to, &scenarios);
     match args.format {
         ReportFormat::Text => out_raw!("{}", report.text()),
         ReportFormat::Markdown => out_raw!("{}", report.markdown()),
@@ -44,5 +45,10 @@ pub fn diff_command(args: DiffArgs) -> i32 {
             serde_json::to_string_pretty(&report).unwrap_or_default()
         ),
     }
-    EXIT_OK
+    // The CI gate (AMEND-GATE): the target breaks an invariant the base kept.
+    if report.broken_invariants.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_VIOLATIONS
+    }
 }

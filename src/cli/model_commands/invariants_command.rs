@@ -10,9 +10,9 @@ that violate it under the profile, and the smallest counterexample. \
 `--matrix` prints the invariant x profile matrix committed as \
 spec/invariants.md instead.")]
 pub struct InvariantsArgs {
-    /// The profile to judge.
+    /// The profile to judge (a built-in or a profile file).
     #[arg(long, value_parser = profile_parser(), required_unless_present = "matrix")]
-    pub profile: Option<ProfileName>,
+    pub profile: Option<RuleSet>,
     /// Print the committed matrix (all profiles) instead.
     #[arg(long)]
     pub matrix: bool,
@@ -41,7 +41,7 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
         return EXIT_UNUSABLE;
     };
     let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
-    let verdicts = amend::invariants(profile, &scenarios);
+    let verdicts = amend::invariants(profile.clone(), &scenarios);
     match args.format {
         ReportFormat::Json => out!(
             "{}",
@@ -66,6 +66,9 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
                     _ => out!("| `{}` | holds | |", v.rule),
                 }
             }
+            for v in verdicts.iter().filter(|v| v.violating > 0) {
+                out_raw!("\n{}", v.describe(true));
+            }
         }
         ReportFormat::Text => {
             out!(
@@ -83,6 +86,10 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
                     ),
                     _ => out!("  {:<32} holds", v.rule),
                 }
+            }
+            for v in verdicts.iter().filter(|v| v.violating > 0) {
+                let diagram = v.diagram.as_deref().unwrap_or_default();
+                out_raw!("\ncounterexample of {} under {profile}:\n{diagram}", v.rule);
             }
         }
     }

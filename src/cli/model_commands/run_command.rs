@@ -15,9 +15,23 @@ pub struct RunArgs {
     /// The scenario file (or a conformance vector, whose `scenario` is run),
     /// or `-` for stdin.
     pub scenario: PathBuf,
-    /// Run under this profile instead of the scenario's own.
+    /// Run under this profile (a built-in or a profile file) instead of the
+    /// scenario's own.
     #[arg(long, value_parser = profile_parser())]
-    pub profile: Option<ProfileName>,
+    pub profile: Option<RuleSet>,
+    /// `json`: the trace; `mermaid`: a sequence diagram of the run (tool,
+    /// coordinator, prompter, inquiry backend, persisted stream).
+    #[arg(long, value_enum, default_value_t = RunFormat::Json)]
+    pub format: RunFormat,
+}
+
+/// Output formats of `run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    /// The trace as JSON.
+    Json,
+    /// A Mermaid sequence diagram.
+    Mermaid,
 }
 
 /// `run`: prints the trace of a scenario as JSON.
@@ -53,10 +67,26 @@ pub fn run_command(args: RunArgs) -> i32 {
             return EXIT_UNUSABLE;
         }
     };
-    if let Some(p) = args.profile {
-        s.profile = p;
+    let rules = match &args.profile {
+        Some(p) => {
+            s.profile = p.judged_as;
+            p.rules
+        }
+        None => s.profile.rules(),
+    };
+    if args.format == RunFormat::Mermaid {
+        return match crate::mermaid::sequence(&s, rules) {
+            Ok(d) => {
+                out_raw!("{d}");
+                EXIT_OK
+            }
+            Err(e) => {
+                eprintln!("inquiry-model: {name}: the scenario cannot run: {e}");
+                EXIT_UNUSABLE
+            }
+        };
     }
-    match scenario::run(&s) {
+    match scenario::run_under(&s, rules, Default::default(), &mut |_, _| {}) {
         Ok(t) => {
             let mut v = serde_json::to_value(&t).unwrap_or(Value::Null);
             if let Value::Object(m) = &mut v {

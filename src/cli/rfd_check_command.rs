@@ -1,0 +1,56 @@
+//! `inquiry-model rfd-check RFD.md [--profile P]`: an RFD's JSON examples
+//! and decision tables against a profile (rule `AMEND-RFD-CHECK`). Exit 0:
+//! nothing disagrees; 1: a row or example disagrees; 2: unusable input.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
+use crate::profile_file::RuleSet;
+use crate::rfd_check;
+
+/// `inquiry-model rfd-check`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Reads an RFD in Markdown. Every `InquiryResponse` in a fenced json block \
+must read and be written back as shown; every table the model implements \
+(routing precedence, cancellation reasons, remember rules, cache bypass) is \
+compared row by row with the profile's decision. Disagreeing rows and examples are listed with their rule \
+IDs; a table or row the model cannot map is listed as not checked.")]
+pub struct RfdCheckArgs {
+    /// The RFD's Markdown text.
+    pub rfd: PathBuf,
+    /// The profile to check against (a built-in or a profile file).
+    #[arg(long, value_parser = super::profile_arg::RuleSetParser, default_value = "rfd083")]
+    pub profile: RuleSet,
+    /// `text` or `json`.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    pub format: String,
+}
+
+/// Runs `rfd-check`; returns the exit code.
+pub fn rfd_check_command(args: RfdCheckArgs) -> i32 {
+    let origin = args.rfd.display().to_string();
+    let text = match std::fs::read_to_string(&args.rfd) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("inquiry-model: {origin}: cannot read: {e}");
+            return EXIT_UNUSABLE;
+        }
+    };
+    let report = rfd_check::check(&text, &args.profile);
+    let printed = if args.format == "json" {
+        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+    } else {
+        report.text(&origin)
+    };
+    if std::io::Write::write_all(&mut std::io::stdout(), printed.as_bytes()).is_err() {
+        return EXIT_UNUSABLE;
+    }
+    if report.disagreements() == 0 {
+        EXIT_OK
+    } else {
+        EXIT_VIOLATIONS
+    }
+}

@@ -1,0 +1,983 @@
+//! `rfd-check`: an RFD's text against a profile (rule `AMEND-RFD-CHECK`).
+//!
+//! Reads an RFD in Markdown, as the project's RFD texts are written, and
+//! checks:
+//!
+//! - every fenced `json` block: each `InquiryResponse` example reads and is
+//!   written back exactly as shown (RFD 082 "`InquiryResponse`
+//!   serialization" prints the writer's pretty form); a legacy flat
+//!   response reads (RFD 082 "Reader behavior"); anything else is "not
+//!   checked";
+//! - every table the model implements, row by row against the profile's
+//!   decision: the routing precedence (RFD 083 "Non-interactive behavior")
+//!   and the cancellation reasons (RFD 082 "Recording lifecycle" step 6, RFD
+//!   083 "Persisted recording"), and tables of the remember rules and the
+//!   cache bypass (RFD 083 Phase 1 steps 4 and 6 state them in prose; an
+//!   amendment may tabulate them: `answer type | persistence | remember` or
+//!   `... | cache`). A table or row it cannot map is reported "not
+//!   checked", never as agreement.
+//!
+//! Tables are read in both shapes the RFD texts use: one row per line, and
+//! rows reflowed into a paragraph (`| a | b | | c | d |`), where a row whose
+//! later cells are empty continues the row before it. Pure: the text is
+//! given.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::profile::{RecordScope, Rules};
+use crate::profile_file::RuleSet;
+use crate::routing::{self, InquiryErrorKind, NonAnswer, Route};
+use crate::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
+use crate::wire::InquiryResponse;
+
+/// One fenced block of the RFD.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Block {
+    /// The heading it sits under.
+    pub section: String,
+    /// The 1-based line of its opening fence.
+    pub line: usize,
+    /// The info string (`json`, `jsonc`).
+    pub lang: String,
+    /// The text between the fences.
+    pub body: String,
+}
+
+/// Every fenced block whose info string starts with `json`, with its
+/// heading (the reading of `tests/rfd_examples.rs`, which built
+/// `spec/rfd-examples/`): fences are three backticks at a line's start.
+pub fn json_blocks(text: &str) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut heading = String::from("(before the first heading)");
+    let mut open: Option<(usize, String, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        match &mut open {
+            None if line.starts_with("```") => {
+                open = Some((i + 1, line[3..].trim().to_owned(), String::new()));
+            }
+            None => {
+                if line.starts_with('#') {
+                    heading = line.trim().to_owned();
+                }
+            }
+            Some((start, lang, body)) => {
+                if line.starts_with("```") {
+                    if lang.starts_with("json") {
+                        blocks.push(Block {
+                            section: heading.clone(),
+                            line: *start,
+                            lang: lang.clone(),
+                            body: std::mem::take(body),
+                        });
+                    }
+                    open = None;
+                } else {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+            }
+        }
+    }
+    blocks
+}
+
+/// A verdict on one row or example.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    /// The profile decides what the text says.
+    Agrees,
+    /// It does not; what the profile does instead.
+    Disagrees {
+        /// The profile's decision.
+        profile: String,
+    },
+    /// The row or example could not be mapped to a decision of the model.
+    NotChecked {
+        /// Why.
+        why: String,
+    },
+}
+
+/// One table row's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RowReport {
+    /// 1-based row number within the table (header excluded).
+    pub row: usize,
+    /// The row's cells.
+    pub cells: Vec<String>,
+    /// The verdict.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// The rules that decide it.
+    pub rules: Vec<&'static str>,
+}
+
+/// What a table is, to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableKind {
+    /// Configuration → routing outcome, first match wins.
+    RoutingPrecedence,
+    /// Originating event or condition → persisted `reason`.
+    CancellationReasons,
+    /// Answer type, persistence → "remember for turn" offered.
+    RememberRules,
+    /// Answer type (or secret), persistence → the turn cache used.
+    CacheBypass,
+}
+
+/// One table's report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TableReport {
+    /// The heading it sits under.
+    pub section: String,
+    /// The 1-based line where it starts.
+    pub line: usize,
+    /// Its header cells.
+    pub header: Vec<String>,
+    /// What it is, or `None`: not checked.
+    pub kind: Option<TableKind>,
+    /// Per row (empty when not checked).
+    pub rows: Vec<RowReport>,
+}
+
+/// One JSON value of a fenced block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExampleReport {
+    /// The heading it sits under.
+    pub section: String,
+    /// The 1-based line of its block's opening fence.
+    pub line: usize,
+    /// Its 1-based position in the block.
+    pub index: usize,
+    /// The verdict.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// The rules that decide it.
+    pub rules: Vec<&'static str>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RfdReport {
+    /// The profile checked against.
+    pub profile: String,
+    /// Every table found.
+    pub tables: Vec<TableReport>,
+    /// Every JSON value of every `json`/`jsonc` block.
+    pub examples: Vec<ExampleReport>,
+}
+
+impl RfdReport {
+    /// Rows and examples that disagree.
+    pub fn disagreements(&self) -> usize {
+        let rows = self
+            .tables
+            .iter()
+            .flat_map(|t| &t.rows)
+            .filter(|r| matches!(r.verdict, Verdict::Disagrees { .. }))
+            .count();
+        let examples = self
+            .examples
+            .iter()
+            .filter(|e| matches!(e.verdict, Verdict::Disagrees { .. }))
+            .count();
+        rows + examples
+    }
+
+    /// The report as text, one line per row and example.
+    pub fn text(&self, origin: &str) -> String {
+        let mut s = format!("{origin}: checked against {}\n", self.profile);
+        let (mut agree, mut disagree, mut unchecked) = (0, 0, 0);
+        let mut tally = |v: &Verdict| match v {
+            Verdict::Agrees => agree += 1,
+            Verdict::Disagrees { .. } => disagree += 1,
+            Verdict::NotChecked { .. } => unchecked += 1,
+        };
+        for t in &self.tables {
+            let what = match t.kind {
+                Some(TableKind::RoutingPrecedence) => "routing precedence",
+                Some(TableKind::CancellationReasons) => "cancellation reasons",
+                Some(TableKind::RememberRules) => "remember rules",
+                Some(TableKind::CacheBypass) => "cache bypass",
+                None => "",
+            };
+            if t.kind.is_none() {
+                tally(&Verdict::NotChecked { why: String::new() });
+                s.push_str(&format!(
+                    "{origin}:{}: table ({}) under {}: not checked (no decision of the model reads `{}`)\n",
+                    t.line,
+                    t.header.join(" | "),
+                    t.section,
+                    t.header.join(" | ")
+                ));
+                continue;
+            }
+            for r in &t.rows {
+                tally(&r.verdict);
+                let head = format!(
+                    "{origin}:{}: {what} row {} `{}`",
+                    t.line,
+                    r.row,
+                    r.cells.join(" | ")
+                );
+                match &r.verdict {
+                    Verdict::Agrees => s.push_str(&format!("{head}: agrees\n")),
+                    Verdict::Disagrees { profile } => s.push_str(&format!(
+                        "{head}: DISAGREES ({}): {profile}\n",
+                        r.rules.join(", ")
+                    )),
+                    Verdict::NotChecked { why } => {
+                        s.push_str(&format!("{head}: not checked ({why})\n"))
+                    }
+                }
+            }
+        }
+        for e in &self.examples {
+            tally(&e.verdict);
+            let head = format!(
+                "{origin}:{}: example {} under {}",
+                e.line, e.index, e.section
+            );
+            match &e.verdict {
+                Verdict::Agrees => s.push_str(&format!("{head}: reads and writes back as shown\n")),
+                Verdict::Disagrees { profile } => s.push_str(&format!(
+                    "{head}: DISAGREES ({}): {profile}\n",
+                    e.rules.join(", ")
+                )),
+                Verdict::NotChecked { why } => {
+                    s.push_str(&format!("{head}: not checked ({why})\n"))
+                }
+            }
+        }
+        s.push_str(&format!(
+            "{agree} agree, {disagree} disagree, {unchecked} not checked\n"
+        ));
+        s
+    }
+}
+
+/// Checks an RFD's text against a rule set.
+pub fn check(text: &str, profile: &RuleSet) -> RfdReport {
+    RfdReport {
+        profile: profile.label.clone(),
+        tables: tables(text)
+            .into_iter()
+            .map(|t| judge_table(t, &profile.rules))
+            .collect(),
+        examples: json_blocks(text).iter().flat_map(judge_block).collect(),
+    }
+}
+
+/// A table as read: where, under which heading, its header and rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    /// The heading it sits under.
+    pub section: String,
+    /// The 1-based line where it starts.
+    pub line: usize,
+    /// The header cells.
+    pub header: Vec<String>,
+    /// The body rows (continuations merged), each as many cells as the header.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// Every table of the text (outside fenced blocks).
+pub fn tables(text: &str) -> Vec<Table> {
+    let mut out = Vec::new();
+    let mut heading = String::from("(before the first heading)");
+    let mut fenced = false;
+    let mut current: Option<(usize, String)> = None;
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        }
+        let t = line.trim();
+        match &mut current {
+            Some((_, buf)) if !t.is_empty() && !fenced => {
+                buf.push(' ');
+                buf.push_str(t);
+                continue;
+            }
+            Some((start, buf)) => {
+                out.extend(parse_table(&heading, *start, buf));
+                current = None;
+            }
+            None => {}
+        }
+        if fenced {
+            continue;
+        }
+        if line.starts_with('#') {
+            heading = t.to_owned();
+        } else if t.starts_with('|') {
+            current = Some((i + 1, t.to_owned()));
+        }
+    }
+    if let Some((start, buf)) = current {
+        out.extend(parse_table(&heading, start, &buf));
+    }
+    out
+}
+
+fn is_rule(cell: &str) -> bool {
+    !cell.is_empty() && cell.chars().all(|c| c == '-' || c == ':')
+}
+
+fn parse_table(section: &str, line: usize, joined: &str) -> Option<Table> {
+    let cells: Vec<String> = joined.split('|').map(|c| c.trim().to_owned()).collect();
+    // Leading `|`: the first piece is empty.
+    let cells = cells.get(1..)?;
+    let n = cells.iter().position(String::is_empty)?;
+    if n == 0 {
+        return None;
+    }
+    let header = cells[..n].to_vec();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    // Groups of n cells and one separator.
+    for group in cells[n + 1..].chunks(n + 1) {
+        if group.len() < n {
+            break;
+        }
+        let row: Vec<String> = group[..n].to_vec();
+        if row.iter().all(|c| is_rule(c)) {
+            continue;
+        }
+        let continues = !rows.is_empty() && row[1..].iter().all(String::is_empty);
+        match rows.last_mut() {
+            Some(last) if continues => {
+                last[0] = format!("{} {}", last[0], row[0]);
+            }
+            Some(_) | None => rows.push(row),
+        }
+    }
+    Some(Table {
+        section: section.to_owned(),
+        line,
+        header,
+        rows,
+    })
+}
+
+fn plain(cell: &str) -> String {
+    cell.replace(['`', '*'], "").to_lowercase()
+}
+
+fn kind(header: &[String]) -> Option<TableKind> {
+    let h: Vec<String> = header.iter().map(|c| plain(c)).collect();
+    match h.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["configuration", "routing outcome"] => Some(TableKind::RoutingPrecedence),
+        ["originating event", "reason"] | ["condition", "persisted reason"] => {
+            Some(TableKind::CancellationReasons)
+        }
+        [t, p, o]
+            if (t.contains("answer type") || t == "secret")
+                && p.contains("persistence")
+                && (o.contains("remember") || o.contains("offered")) =>
+        {
+            Some(TableKind::RememberRules)
+        }
+        [t, p, o]
+            if (t.contains("answer type") || t == "secret")
+                && p.contains("persistence")
+                && o.contains("cache") =>
+        {
+            Some(TableKind::CacheBypass)
+        }
+        _ => None,
+    }
+}
+
+fn judge_table(t: Table, rules: &Rules) -> TableReport {
+    let kind = kind(&t.header);
+    let rows = match kind {
+        Some(TableKind::RoutingPrecedence) => judge_precedence(&t.rows, rules),
+        Some(TableKind::CancellationReasons) => t
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| judge_reason(i + 1, r, rules))
+            .collect(),
+        Some(k @ (TableKind::RememberRules | TableKind::CacheBypass)) => t
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| judge_reuse(k, i + 1, r, rules))
+            .collect(),
+        None => Vec::new(),
+    };
+    TableReport {
+        section: t.section,
+        line: t.line,
+        header: t.header,
+        kind,
+        rows,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Routing precedence
+// ---------------------------------------------------------------------------
+
+/// One routing input: static answer, target, TTY, `exclusive`.
+type Inputs = (bool, QuestionTarget, bool, bool);
+
+/// A row's condition: each input required, or `None` for any.
+#[derive(Debug, Clone, Copy, Default)]
+struct Condition {
+    answer: Option<bool>,
+    target: Option<QuestionTarget>,
+    tty: Option<bool>,
+    exclusive: Option<bool>,
+}
+
+impl Condition {
+    fn matches(&self, (a, t, y, x): Inputs) -> bool {
+        self.answer.is_none_or(|v| v == a)
+            && self.target.is_none_or(|v| v == t)
+            && self.tty.is_none_or(|v| v == y)
+            && self.exclusive.is_none_or(|v| v == x)
+    }
+}
+
+/// The outcomes the precedence table names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Static,
+    Prompt,
+    Backend,
+    Fail,
+}
+
+impl Outcome {
+    fn of(route: Route) -> Outcome {
+        match route {
+            Route::Static => Outcome::Static,
+            Route::Prompter => Outcome::Prompt,
+            Route::Backend => Outcome::Backend,
+            Route::RefuseNoTty | Route::RefuseAssistantTarget => Outcome::Fail,
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            Outcome::Static => "uses the configured answer",
+            Outcome::Prompt => "prompts the user",
+            Outcome::Backend => "routes to the inquiry backend",
+            Outcome::Fail => "fails the tool",
+        }
+    }
+}
+
+fn condition(cell: &str) -> Option<Condition> {
+    let c = plain(cell);
+    let mut out = Condition::default();
+    let mut understood = false;
+    if c.contains("questionconfig.answer") && c.contains("set") {
+        out.answer = Some(true);
+        understood = true;
+    }
+    if c.contains("target = \"user\"") {
+        out.target = Some(QuestionTarget::User);
+        understood = true;
+    }
+    if c.contains("target = \"assistant\"") {
+        out.target = Some(QuestionTarget::Assistant);
+        understood = true;
+    }
+    if c.contains("no tty") {
+        out.tty = Some(false);
+        understood = true;
+    } else if c.contains("tty available") {
+        out.tty = Some(true);
+        understood = true;
+    }
+    if c.contains("exclusive = true") {
+        out.exclusive = Some(true);
+        understood = true;
+    } else if c.contains("exclusive = false") {
+        out.exclusive = Some(false);
+        understood = true;
+    }
+    understood.then_some(out)
+}
+
+fn outcome(cell: &str) -> Option<Outcome> {
+    let c = plain(cell);
+    if c.contains("configured answer") {
+        Some(Outcome::Static)
+    } else if c.contains("prompt the user") {
+        Some(Outcome::Prompt)
+    } else if c.contains("inquiry backend") {
+        Some(Outcome::Backend)
+    } else if c.contains("fail the tool") {
+        Some(Outcome::Fail)
+    } else {
+        None
+    }
+}
+
+/// The profile's route for one input (a boolean question).
+fn decide(rules: &Rules, (answer, target, tty, exclusive): Inputs) -> Outcome {
+    let q = Question::boolean("q", "Q?").with_exclusive(exclusive);
+    Outcome::of(routing::route(
+        answer,
+        target,
+        tty,
+        routing::human_only(&q, rules),
+    ))
+}
+
+fn describe((a, t, y, x): Inputs) -> String {
+    format!(
+        "answer {}, target {}, {}, exclusive {x}",
+        if a { "set" } else { "unset" },
+        match t {
+            QuestionTarget::User => "user",
+            QuestionTarget::Assistant => "assistant",
+        },
+        if y { "TTY" } else { "no TTY" }
+    )
+}
+
+/// First match wins. For every input the table decides otherwise than the
+/// profile, the deciding row disagrees, and so does the first later row
+/// that says what the profile does (it lost its precedence).
+fn judge_precedence(rows: &[Vec<String>], rules: &Rules) -> Vec<RowReport> {
+    let parsed: Vec<Option<(Condition, Outcome)>> = rows
+        .iter()
+        .map(|r| Some((condition(&r[0])?, outcome(r.get(1)?)?)))
+        .collect();
+    let mut verdicts: Vec<Verdict> = parsed
+        .iter()
+        .map(|p| match p {
+            Some(_) => Verdict::Agrees,
+            None => Verdict::NotChecked {
+                why: "the condition or outcome names nothing the model decides".to_owned(),
+            },
+        })
+        .collect();
+    // Rows after an unmapped one cannot be judged by first match.
+    let judged = parsed
+        .iter()
+        .position(Option::is_none)
+        .unwrap_or(parsed.len());
+    for v in verdicts.iter_mut().skip(judged) {
+        if *v == Verdict::Agrees {
+            *v = Verdict::NotChecked {
+                why: "it follows a row that is not checked, so what it decides is unknown"
+                    .to_owned(),
+            };
+        }
+    }
+    for answer in [true, false] {
+        for target in [QuestionTarget::User, QuestionTarget::Assistant] {
+            for tty in [true, false] {
+                for exclusive in [false, true] {
+                    let input = (answer, target, tty, exclusive);
+                    let Some(decider) = parsed[..judged]
+                        .iter()
+                        .position(|p| p.is_some_and(|(c, _)| c.matches(input)))
+                    else {
+                        continue;
+                    };
+                    let got = decide(rules, input);
+                    let Some((_, said)) = parsed[decider] else {
+                        continue;
+                    };
+                    if said == got {
+                        continue;
+                    }
+                    if !matches!(verdicts[decider], Verdict::Disagrees { .. }) {
+                        verdicts[decider] = Verdict::Disagrees {
+                            profile: format!("the profile {} for {}", got.words(), describe(input)),
+                        };
+                    }
+                    let shadowed = (decider + 1..judged)
+                        .find(|&j| parsed[j].is_some_and(|(c, o)| c.matches(input) && o == got));
+                    if let Some(j) = shadowed
+                        && !matches!(verdicts[j], Verdict::Disagrees { .. })
+                    {
+                        verdicts[j] = Verdict::Disagrees {
+                            profile: format!(
+                                "the profile decides {} as this row says, but row {} comes first",
+                                describe(input),
+                                decider + 1
+                            ),
+                        };
+                    }
+                }
+            }
+        }
+    }
+    rows.iter()
+        .zip(verdicts)
+        .enumerate()
+        .map(|(i, (r, verdict))| RowReport {
+            row: i + 1,
+            cells: r.clone(),
+            rules: if plain(&r[0]).contains("exclusive = true") {
+                vec!["LIFE-ROUTE", "LIFE-GUARD-EXCLUSIVE"]
+            } else {
+                vec!["LIFE-ROUTE"]
+            },
+            verdict,
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Cancellation reasons
+// ---------------------------------------------------------------------------
+
+/// What a cancellation row's first cell names.
+#[derive(Debug, Clone, Copy)]
+enum Origin {
+    /// An event the reason mapping reads directly.
+    Event(NonAnswer),
+    /// A routing guard: the question (secret or exclusive) and its target,
+    /// without a TTY.
+    Guard {
+        secret: bool,
+        target: QuestionTarget,
+    },
+    /// A static answer that does not fit.
+    InvalidStatic,
+}
+
+fn origin(cell: &str) -> Option<Origin> {
+    let c = plain(cell);
+    let event = |e| Some(Origin::Event(e));
+    if c.contains("promptcancelled") {
+        return event(NonAnswer::PromptCancelled);
+    }
+    for (name, kind) in [
+        ("inquiryerror::cancelled", InquiryErrorKind::Cancelled),
+        ("inquiryerror::provider", InquiryErrorKind::Provider),
+        (
+            "inquiryerror::missingstructureddata",
+            InquiryErrorKind::MissingStructuredData,
+        ),
+        (
+            "inquiryerror::answerextraction",
+            InquiryErrorKind::AnswerExtraction,
+        ),
+        ("inquiryerror::other", InquiryErrorKind::Other),
+    ] {
+        if c.contains(name) {
+            return event(NonAnswer::Inquiry(kind));
+        }
+    }
+    if c.contains("questionconfig.answer") && c.contains("invalid") {
+        return Some(Origin::InvalidStatic);
+    }
+    let secret = c.contains("answertype::secret");
+    let exclusive = c.contains("exclusive = true");
+    if !(secret || exclusive) {
+        return None;
+    }
+    let target = if c.contains("target = \"assistant\"") {
+        QuestionTarget::Assistant
+    } else if c.contains("no tty") {
+        QuestionTarget::User
+    } else {
+        return None;
+    };
+    Some(Origin::Guard { secret, target })
+}
+
+/// `BackendError` → `backend_error`.
+fn snake(cell: &str) -> String {
+    let mut out = String::new();
+    for (i, ch) in cell.replace(['`', '*'], "").trim().chars().enumerate() {
+        if ch.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(ch.to_lowercase());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// The reason the profile records for a row's origin, or what it does
+/// instead.
+fn reason_under(origin: Origin, rules: &Rules) -> Result<String, String> {
+    match rules.record {
+        RecordScope::BackendOnly => {
+            return Err(
+                "the profile records no `cancelled` response (RFD 005: only answered backend inquiries)"
+                    .to_owned(),
+            );
+        }
+        RecordScope::EveryRoundTrip => {}
+    }
+    let event = match origin {
+        Origin::Event(e) => e,
+        Origin::InvalidStatic if rules.static_validation => NonAnswer::InvalidStaticAnswer,
+        Origin::InvalidStatic => {
+            return Err("the profile uses the static answer unvalidated".to_owned());
+        }
+        Origin::Guard { secret, target } => {
+            let mut q = Question::boolean("q", "Q?").with_exclusive(!secret);
+            if secret {
+                q.answer_type = AnswerType::Secret;
+            }
+            match routing::route(false, target, false, routing::human_only(&q, rules)) {
+                Route::RefuseNoTty => NonAnswer::GuardNoTty,
+                Route::RefuseAssistantTarget => NonAnswer::GuardAssistantTarget,
+                Route::Static | Route::Prompter | Route::Backend => {
+                    return Err("the profile routes the question to the inquiry backend".to_owned());
+                }
+            }
+        }
+    };
+    Ok(routing::cancellation_reason(event).as_str().to_owned())
+}
+
+fn judge_reason(row: usize, cells: &[String], rules: &Rules) -> RowReport {
+    let found = origin(&cells[0]);
+    let rule_ids = match found {
+        Some(Origin::Guard { secret: true, .. }) => vec!["LIFE-CANCEL-REASON", "LIFE-GUARD-SECRET"],
+        Some(Origin::Guard { secret: false, .. }) => {
+            vec!["LIFE-CANCEL-REASON", "LIFE-GUARD-EXCLUSIVE"]
+        }
+        Some(Origin::InvalidStatic) => vec!["LIFE-CANCEL-REASON", "LIFE-STATIC-VALIDATED"],
+        Some(Origin::Event(_)) | None => vec!["LIFE-CANCEL-REASON"],
+    };
+    let said = cells.get(1).map(|c| snake(c)).unwrap_or_default();
+    let verdict = match found {
+        None => Verdict::NotChecked {
+            why: "the originating event names nothing the model maps".to_owned(),
+        },
+        Some(_) if said.is_empty() => Verdict::NotChecked {
+            why: "no reason given".to_owned(),
+        },
+        Some(o) => match reason_under(o, rules) {
+            Ok(r) if r == said => Verdict::Agrees,
+            Ok(r) => Verdict::Disagrees {
+                profile: format!("the profile records reason `{r}`"),
+            },
+            Err(instead) => Verdict::Disagrees { profile: instead },
+        },
+    };
+    RowReport {
+        row,
+        cells: cells.to_vec(),
+        verdict,
+        rules: rule_ids,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Remember rules and cache bypass
+// ---------------------------------------------------------------------------
+
+fn answer_types(cell: &str) -> Option<Vec<AnswerType>> {
+    let select = || AnswerType::Select {
+        options: vec!["a".to_owned()],
+    };
+    let all = || {
+        vec![
+            AnswerType::Boolean,
+            select(),
+            AnswerType::Text,
+            AnswerType::Secret,
+        ]
+    };
+    match plain(cell).trim() {
+        "any" => Some(all()),
+        "boolean" => Some(vec![AnswerType::Boolean]),
+        "select" => Some(vec![select()]),
+        "text" => Some(vec![AnswerType::Text]),
+        "secret" | "yes" => Some(vec![AnswerType::Secret]),
+        // A `secret` column's "no": every other type.
+        "no" => Some(vec![AnswerType::Boolean, select(), AnswerType::Text]),
+        _ => None,
+    }
+}
+
+fn persistences(cell: &str) -> Option<Vec<AnswerReusePolicy>> {
+    match plain(cell).trim().trim_start_matches("persistence:").trim() {
+        "any" => Some(vec![AnswerReusePolicy::Turn, AnswerReusePolicy::None]),
+        "turn" => Some(vec![AnswerReusePolicy::Turn]),
+        "none" => Some(vec![AnswerReusePolicy::None]),
+        _ => None,
+    }
+}
+
+fn yes_no(cell: &str) -> Option<bool> {
+    match plain(cell).trim() {
+        "yes" => Some(true),
+        "no" => Some(false),
+        _ => None,
+    }
+}
+
+/// A remember or cache row: every combination it names must get its yes/no
+/// from the profile (`routing::remember_offered`, `routing::cache_eligible`).
+fn judge_reuse(kind: TableKind, row: usize, cells: &[String], rules: &Rules) -> RowReport {
+    let rule_ids = match kind {
+        TableKind::RememberRules => vec!["LIFE-REMEMBER", "PROMPT-REMEMBER"],
+        TableKind::CacheBypass | TableKind::RoutingPrecedence | TableKind::CancellationReasons => {
+            vec!["LIFE-CACHE-ELIGIBLE", "LIFE-CACHE-READ-GATED"]
+        }
+    };
+    let parsed = (|| {
+        Some((
+            answer_types(cells.first()?)?,
+            persistences(cells.get(1)?)?,
+            yes_no(cells.get(2)?)?,
+        ))
+    })();
+    let verdict = match parsed {
+        None => Verdict::NotChecked {
+            why: "a cell names no answer type, persistence or yes/no".to_owned(),
+        },
+        Some((types, policies, said)) => {
+            let mut verdict = Verdict::Agrees;
+            'all: for t in &types {
+                for p in &policies {
+                    let mut q = Question::boolean("q", "Q?").with_persistence(*p);
+                    q.answer_type = t.clone();
+                    let got = match kind {
+                        TableKind::RememberRules => routing::remember_offered(&q, rules),
+                        TableKind::CacheBypass
+                        | TableKind::RoutingPrecedence
+                        | TableKind::CancellationReasons => routing::cache_eligible(
+                            routing::is_secret(&q, rules),
+                            *p,
+                            rules.persistence_gate,
+                        ),
+                    };
+                    if got != said {
+                        let ty = serde_json::to_value(t).unwrap_or(Value::Null);
+                        verdict = Verdict::Disagrees {
+                            profile: format!(
+                                "the profile says {} for a {} question with persistence {}",
+                                if got { "yes" } else { "no" },
+                                ty.get("type").and_then(Value::as_str).unwrap_or("?"),
+                                match p {
+                                    AnswerReusePolicy::Turn => "turn",
+                                    AnswerReusePolicy::None => "none",
+                                }
+                            ),
+                        };
+                        break 'all;
+                    }
+                }
+            }
+            verdict
+        }
+    };
+    RowReport {
+        row,
+        cells: cells.to_vec(),
+        verdict,
+        rules: rule_ids,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// JSON examples
+// ---------------------------------------------------------------------------
+
+fn judge_block(b: &Block) -> Vec<ExampleReport> {
+    let report = |index, verdict, rules: Vec<&'static str>| ExampleReport {
+        section: b.section.clone(),
+        line: b.line,
+        index,
+        verdict,
+        rules,
+    };
+    if b.lang != "json" {
+        return vec![report(
+            1,
+            Verdict::NotChecked {
+                why: format!("`{}` blocks are schematic", b.lang),
+            },
+            vec![],
+        )];
+    }
+    let mut out = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(&b.body).into_iter::<Value>();
+    let mut start = 0;
+    let mut index = 0;
+    loop {
+        let next = stream.next();
+        let end = stream.byte_offset();
+        let Some(next) = next else { break };
+        index += 1;
+        let shown = b.body[start..end].trim();
+        start = end;
+        let v = match next {
+            Ok(v) => v,
+            Err(e) => {
+                out.push(report(
+                    index,
+                    Verdict::Disagrees {
+                        profile: format!("not JSON: {e}"),
+                    },
+                    vec!["WIRE-RFD-EXAMPLES"],
+                ));
+                break;
+            }
+        };
+        out.push(judge_value(index, shown, &v, &report));
+    }
+    out
+}
+
+fn judge_value(
+    index: usize,
+    shown: &str,
+    v: &Value,
+    report: &dyn Fn(usize, Verdict, Vec<&'static str>) -> ExampleReport,
+) -> ExampleReport {
+    let is_response = v.get("outcome").is_some()
+        || (v.get("id").is_some()
+            && v.get("answer").is_some()
+            && v.as_object().is_some_and(|m| m.len() == 2));
+    if !is_response {
+        return report(
+            index,
+            Verdict::NotChecked {
+                why: "not an `InquiryResponse`".to_owned(),
+            },
+            vec![],
+        );
+    }
+    let legacy = v.get("outcome").is_none();
+    let rules = if legacy {
+        vec!["WIRE-RESP-LEGACY"]
+    } else {
+        vec!["WIRE-RESP-TAGGED"]
+    };
+    let read: Result<InquiryResponse, _> = serde_json::from_str(shown);
+    let verdict = match read {
+        Err(e) => Verdict::Disagrees {
+            profile: format!("the reader refuses it: {e}"),
+        },
+        // RFD 082 "Reader behavior": the flat form reads as `Answered` and
+        // is written tagged; reading it is the check.
+        Ok(InquiryResponse::Answered { .. }) if legacy => Verdict::Agrees,
+        Ok(r) if legacy => Verdict::Disagrees {
+            profile: format!("the flat form reads as {r:?}"),
+        },
+        Ok(r) => match serde_json::to_string_pretty(&r) {
+            Ok(written) if written == shown => Verdict::Agrees,
+            Ok(written) => Verdict::Disagrees {
+                profile: format!("written back as {}", written.replace('\n', " ")),
+            },
+            Err(e) => Verdict::Disagrees {
+                profile: format!("cannot be written: {e}"),
+            },
+        },
+    };
+    report(index, verdict, rules)
+}
