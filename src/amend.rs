@@ -16,6 +16,7 @@ use crate::coordinator::RouteTaken;
 use crate::explore::{self, Family};
 use crate::generate::scenario as strategy;
 use crate::invariants::{INVARIANTS, check_step, check_trace};
+pub use crate::mermaid::event_line;
 use crate::profile::ProfileName;
 use crate::profile_file::RuleSet;
 use crate::scenario::{self, RunOptions, Scenario, Trace};
@@ -154,6 +155,9 @@ impl Class {
                 "exclusive",
             ],
             Class::StaticAnswerDeliveredLater => &["static_delivery", "static_validation"],
+            // `persistence_gate`: a `persistence: none` question asked again
+            // reaches the prompter instead of the cache, and a Ctrl-C there
+            // (or an aborted turn's token) records a cancellation.
             Class::CancellationRecorded(_) => &[
                 "record",
                 "secret_type",
@@ -161,6 +165,7 @@ impl Class {
                 "static_validation",
                 "static_delivery",
                 "id_format",
+                "persistence_gate",
             ],
             Class::RedactedRecorded => &[
                 "record",
@@ -508,47 +513,6 @@ pub struct TraceView {
     pub tool_responses: Vec<String>,
     /// Prompts shown, one line each.
     pub prompts: Vec<String>,
-}
-
-/// A one-line summary of a persisted event.
-pub fn event_line(e: &crate::wire::Event) -> String {
-    match &e.kind {
-        EventKind::InquiryRequest(r) => {
-            let t = serde_json::to_value(&r.question.answer_type).unwrap_or(Value::Null);
-            format!(
-                "inquiry_request {} ({}{})",
-                r.id,
-                t.get("type").and_then(Value::as_str).unwrap_or("?"),
-                if r.question.exclusive {
-                    ", exclusive"
-                } else {
-                    ""
-                }
-            )
-        }
-        EventKind::InquiryResponse(r) => match r {
-            InquiryResponse::Answered { id, answer } => {
-                format!("inquiry_response {id} answered {answer}")
-            }
-            InquiryResponse::Cancelled { id, reason } => {
-                format!("inquiry_response {id} cancelled ({reason})")
-            }
-            InquiryResponse::Redacted { id } => format!("inquiry_response {id} redacted"),
-        },
-        EventKind::ToolCallRequest(r) => format!("tool_call_request {} {}", r.id, r.name),
-        EventKind::ToolCallResponse(r) => {
-            format!(
-                "tool_call_response {}{}",
-                r.id,
-                if r.is_error == Some(true) {
-                    " (error)"
-                } else {
-                    ""
-                }
-            )
-        }
-        other => other.tag().to_owned(),
-    }
 }
 
 /// The view of a trace.

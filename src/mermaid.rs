@@ -11,11 +11,11 @@
 
 use serde_json::Value;
 
-use crate::amend::event_line;
 use crate::coordinator::RouteTaken;
 use crate::profile::Rules;
 use crate::scenario::{self, RunOptions, Scenario, ScenarioError, Trace};
 use crate::tool::Outcome;
+use crate::wire::{EventKind, InquiryResponse};
 
 /// How many items of each trace list existed after a step.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -243,4 +243,45 @@ pub fn sequence(scenario: &Scenario, rules: Rules) -> Result<String, ScenarioErr
 /// The diagram in a fenced `mermaid` block, as GitHub renders it.
 pub fn fenced(diagram: &str) -> String {
     format!("```mermaid\n{diagram}```\n")
+}
+
+/// A one-line summary of a persisted event.
+pub fn event_line(e: &crate::wire::Event) -> String {
+    match &e.kind {
+        EventKind::InquiryRequest(r) => {
+            let t = serde_json::to_value(&r.question.answer_type).unwrap_or(Value::Null);
+            format!(
+                "inquiry_request {} ({}{})",
+                r.id,
+                t.get("type").and_then(Value::as_str).unwrap_or("?"),
+                if r.question.exclusive {
+                    ", exclusive"
+                } else {
+                    ""
+                }
+            )
+        }
+        EventKind::InquiryResponse(r) => match r {
+            InquiryResponse::Answered { id, answer } => {
+                format!("inquiry_response {id} answered {answer}")
+            }
+            InquiryResponse::Cancelled { id, reason } => {
+                format!("inquiry_response {id} cancelled ({reason})")
+            }
+            InquiryResponse::Redacted { id } => format!("inquiry_response {id} redacted"),
+        },
+        EventKind::ToolCallRequest(r) => format!("tool_call_request {} {}", r.id, r.name),
+        EventKind::ToolCallResponse(r) => {
+            format!(
+                "tool_call_response {}{}",
+                r.id,
+                if r.is_error == Some(true) {
+                    " (error)"
+                } else {
+                    ""
+                }
+            )
+        }
+        other => other.tag().to_owned(),
+    }
 }
