@@ -282,13 +282,6 @@ pub mod messages {
         )
     }
 
-    /// The prompt was cancelled (Ctrl-C or EOF). RFD 082 keeps the existing
-    /// wording, which it does not quote; this is the model's (decision in
-    /// `spec/DECISIONS.md`).
-    pub fn prompt_cancelled(tool: &str) -> String {
-        format!("{tool}: the user cancelled the question; the tool did not run to completion.")
-    }
-
     /// The inquiry backend failed.
     pub fn inquiry_failed(tool: &str, error: &str) -> String {
         format!("{tool}: the inquiry for the tool's question failed: {error}")
