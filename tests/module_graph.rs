@@ -17,6 +17,7 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 /// layer or below.
 const LAYERS: &[(&str, u8)] = &[
     ("wire", 1),
+    ("rule", 1),
     ("profile", 1),
     ("cache_key", 1),
     ("tool", 2),
@@ -30,20 +31,22 @@ const LAYERS: &[(&str, u8)] = &[
     ("coordinator", 5),
     ("config", 5),
     ("scenario", 6),
-    ("gen", 7),
+    ("profile_file", 2),
+    ("generate", 7),
     ("invariants", 7),
-    ("strategy", 7),
+    ("mermaid", 7),
     ("corpus", 7),
     ("explore", 8),
     ("conformance", 8),
     ("fuzzing", 8),
     ("amend", 8),
+    ("rfd_check", 8),
     ("cli", 9),
 ];
 
 /// The modules whose imports this test holds to the layers: the ones the
-/// "decide each rule once" work reshaped. (The rest are held to
-/// acyclicity only until their own moves land.)
+/// "decide each rule once" work reshaped, the oracle (`check`, which never
+/// needs the model) and the rule IDs. (The rest are held to acyclicity.)
 const LAYERED: &[&str] = &[
     "wire",
     "profile",
@@ -57,6 +60,9 @@ const LAYERED: &[&str] = &[
     "builtins",
     "coordinator",
     "config",
+    "check",
+    "rule",
+    "invariants",
 ];
 
 fn layer(module: &str) -> Option<u8> {
@@ -132,7 +138,12 @@ fn crate_graph() -> Graph {
             }
             let text = std::fs::read_to_string(&path).expect("a readable source");
             let node = graph.entry(top.clone()).or_default();
-            for line in text.lines() {
+            // A unit-test module (by convention the file's last item) is
+            // not part of the library's import graph: the oracle's own
+            // tests may draw from the generators without the oracle
+            // depending on them.
+            let library = text.split("\n#[cfg(test)]").next().unwrap_or("");
+            for line in library.lines() {
                 if line.trim_start().starts_with("//") {
                     continue;
                 }
