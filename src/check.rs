@@ -216,6 +216,28 @@ pub fn check_reader<R: BufRead>(
 }
 
 /// Checks a stream held in memory, collecting the diagnostics.
+///
+/// # Examples
+///
+/// An inquiry request whose response never came is unpaired (rule
+/// `CHECK-PAIRED`), and the diagnostic says where:
+///
+/// ```
+/// use inquiry_model::check::{check_bytes, ProfileMode};
+///
+/// let stream = br#"[
+///   {"type": "turn_start", "timestamp": "2026-01-01T00:00:00Z"},
+///   {"type": "tool_call_request", "timestamp": "2026-01-01T00:00:01Z", "id": "c1", "name": "fs", "arguments": {}},
+///   {"type": "inquiry_request", "timestamp": "2026-01-01T00:00:02Z", "id": "c1.confirm.1",
+///    "source": {"source": "tool", "name": "fs"},
+///    "question": {"text": "Apply?", "answer_type": {"type": "boolean"}}},
+///   {"type": "tool_call_response", "timestamp": "2026-01-01T00:00:03Z", "id": "c1", "content": "done", "is_error": false}
+/// ]"#;
+/// let checked = check_bytes(stream, "events.json", ProfileMode::Auto);
+/// assert!(checked.error.is_none(), "the bytes read");
+/// let rules: Vec<&str> = checked.diagnostics.iter().map(|d| d.rule.id()).collect();
+/// assert!(rules.contains(&"CHECK-PAIRED"), "{rules:?}");
+/// ```
 pub fn check_bytes(bytes: &[u8], origin: &str, mode: ProfileMode) -> Checked {
     let mut diagnostics = Vec::new();
     let (summary, error) = check_reader(bytes, origin, mode, &mut |d| diagnostics.push(d));

@@ -102,6 +102,29 @@ pub const INTERRUPTED_TOOL_CALL: &str =
 /// The result has no orphan of either kind (rule `STREAM-SANITIZE-NO-ORPHANS`)
 /// and sanitizing it again changes nothing (rule `STREAM-SANITIZE-IDEMPOTENT`).
 /// Linear time (rule `STREAM-LINEAR`).
+///
+/// # Examples
+///
+/// A crash left an inquiry request without its response: the repair drops
+/// the orphan, and a second repair changes nothing.
+///
+/// ```
+/// use inquiry_model::stream::sanitize;
+/// use inquiry_model::wire::Stream;
+///
+/// let stream = Stream::from_slice(br#"[
+///   {"type": "turn_start"},
+///   {"type": "tool_call_request", "id": "c1", "name": "fs", "arguments": {}},
+///   {"type": "inquiry_request", "id": "c1.confirm.1", "source": {"source": "tool", "name": "fs"},
+///    "question": {"text": "Apply?", "answer_type": {"type": "boolean"}}},
+///   {"type": "tool_call_response", "id": "c1", "content": "done", "is_error": false}
+/// ]"#, "events.json")?;
+/// let repaired = sanitize(stream.events);
+/// assert_eq!(repaired.removed.len(), 1, "the orphan request");
+/// assert!(repaired.events.iter().all(|e| e.as_inquiry_request().is_none()));
+/// assert!(sanitize(repaired.events.clone()).is_unchanged());
+/// # Ok::<(), inquiry_model::wire::ReadError>(())
+/// ```
 pub fn sanitize(events: Vec<Event>) -> Sanitized {
     sanitize_with(events, SanitizeFaults::default())
 }
