@@ -17,12 +17,17 @@
 //!    second with every invariant after every step, against the bare model;
 //!    proptest cases per second of the main property against drawing the
 //!    scenarios alone.
+//! 5. The checker's heap in one turn of 10^6 answered pairs (rule
+//!    `PERF-TURN-MEMORY`, issue 19 goal 5) against the IDs' own bytes.
+//! 6. Each fuzz target's executions per second over its committed seeds,
+//!    in process (issue 19 goal 4), beside the every-option variant where
+//!    the entry draws one option per input.
 //!
 //! Knobs (environment): `BENCH_BIG_MB` (default 1024), `BENCH_CORPUS_MB`
 //! (default 64), `BENCH_STRIDE` (exploration stride, default 20),
 //! `BENCH_CASES` (proptest cases, default 2000), `BENCH_ROUNDS` (rounds of
 //! the scaling section, default 5), `BENCH_ONLY` (a comma list of
-//! `throughput`, `scaling`, `memory`, `model`, `fuzz`).
+//! `throughput`, `scaling`, `memory`, `model`, `turn`, `fuzz`).
 //!
 //! Timings are medians of interleaved runs (A, B, A, B, …), so background
 //! load hits measurement and baseline alike; the scaling rows compare the
@@ -894,6 +899,61 @@ fn model(cfg: &Config, table: &mut Table) {
 }
 
 // ---------------------------------------------------------------------------
+// 6. the checker's memory in one huge turn (issue 19 goal 5)
+// ---------------------------------------------------------------------------
+
+/// What the checker holds of one turn of `long_turn_pairs` (10^6) answered
+/// requests with distinct IDs (rule `PERF-TURN-MEMORY`), counted by its own
+/// accessor at the turn's end (`Checker::turn_heap_bytes`, buffer
+/// capacities, the measurement of `tests/check_memory.rs`), beside the IDs'
+/// own bytes; the bar is the rule's 64 MiB at 10^6 pairs. The process's
+/// peak RSS on the same turn is the memory section's row.
+fn turn_memory(cfg: &Config, table: &mut Table) {
+    use inquiry_model::check::Checker;
+    use inquiry_model::generate::stream::{
+        answered, inquiry_request, tool_call_request, tool_call_response, turn_start,
+    };
+    use inquiry_model::wire::InquiryId;
+    let pairs = cfg.long_turn_pairs;
+    let mut c = Checker::new("long", ProfileMode::Auto);
+    let mut found = c.push_event(&turn_start()).len();
+    found += c.push_event(&tool_call_request("c1")).len();
+    let mut ids = 0usize;
+    let mut peak = 0usize;
+    let t = Instant::now();
+    for k in 0..pairs {
+        let id = InquiryId::new("c1", &format!("q{k}"), 1);
+        ids += id.as_str().len();
+        found += c.push_event(&inquiry_request(id.clone())).len();
+        found += c.push_event(&answered(id, serde_json::json!(true))).len();
+        if k % 4096 == 0 {
+            peak = peak.max(c.turn_heap_bytes());
+        }
+    }
+    let bytes = peak.max(c.turn_heap_bytes());
+    let took = t.elapsed();
+    found += c.push_event(&tool_call_response("c1")).len();
+    found += c.finish().len();
+    assert_eq!(found, 0, "the long turn is clean");
+    let mib = |b: usize| b as f64 / (1024.0 * 1024.0);
+    table.push(
+        format!(
+            "checker heap in one turn of {pairs} answered pairs (PERF-TURN-MEMORY; {:.1} s)",
+            took.as_secs_f64()
+        ),
+        format!(
+            "{:.1} MiB, {:.0} B/pair",
+            mib(bytes),
+            bytes as f64 / pairs as f64
+        ),
+        format!("{:.1} MiB of ID text", mib(ids)),
+        format!("{:.2}x", bytes as f64 / ids as f64),
+        goal_bar(bytes <= 64 << 20, "<= 64 MiB"),
+        "-",
+    );
+}
+
+// ---------------------------------------------------------------------------
 // 5. fuzz targets' executions per second (issue 19 goal 4)
 // ---------------------------------------------------------------------------
 
@@ -1008,6 +1068,9 @@ fn main() {
     }
     if cfg.wants("model") {
         model(&cfg, &mut table);
+    }
+    if cfg.wants("turn") {
+        turn_memory(&cfg, &mut table);
     }
     if cfg.wants("fuzz") {
         fuzz_rates(&cfg, &mut table);
