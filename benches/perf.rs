@@ -899,7 +899,7 @@ fn model(cfg: &Config, table: &mut Table) {
 }
 
 // ---------------------------------------------------------------------------
-// 6. the checker's memory in one huge turn (issue 19 goal 5)
+// 5. the checker's memory in one huge turn (issue 19 goal 5)
 // ---------------------------------------------------------------------------
 
 /// What the checker holds of one turn of `long_turn_pairs` (10^6) answered
@@ -954,7 +954,7 @@ fn turn_memory(cfg: &Config, table: &mut Table) {
 }
 
 // ---------------------------------------------------------------------------
-// 5. fuzz targets' executions per second (issue 19 goal 4)
+// 6. fuzz targets' executions per second (issue 19 goal 4)
 // ---------------------------------------------------------------------------
 
 /// Executions per second of each fuzz target's entry
