@@ -453,7 +453,7 @@ fn word_and_block_scans_match_byte_loops() {
                 assert_eq!(string_stop(&bytes), expected, "{bytes:?}");
                 let text = bytes
                     .iter()
-                    .position(|&b| b == b'"' || b == b'\\' || b < 0x20 || b >= 0x80);
+                    .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
                 assert_eq!(text_stop(&bytes), text, "{bytes:?}");
                 let lines = bytes.iter().filter(|&&b| b == b'\n').count();
                 assert_eq!(count_newlines(&bytes), lines, "{bytes:?}");
