@@ -824,3 +824,34 @@ pub fn scenario(data: &[u8]) {
 fn show(s: &crate::scenario::Scenario) -> String {
     serde_json::to_string(s).unwrap_or_else(|e| format!("<unserializable scenario: {e}>"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rules: FUZZ-READER-CHUNKING, FUZZ-ORACLE-TOTAL — the per-input draw
+    /// that picks `stream_reader`'s buffer size and `check_bytes`'s profile
+    /// mode reaches every option (a one-byte buffer included) across
+    /// inputs that differ in one byte, and the same input always draws the
+    /// same option (a crash reproduces). A draw stuck on one value, or one
+    /// that ignores the input's bytes, fails it.
+    #[test]
+    fn draw_reaches_every_option_and_repeats_for_the_same_input() {
+        let base = br#"[{"type":"turn_start"}]"#.to_vec();
+        for n in [4usize, 16] {
+            let mut seen = vec![false; n];
+            for b in 0..=255u8 {
+                let mut input = base.clone();
+                input[1] = b;
+                let k = draw(&input, n);
+                assert!(k < n);
+                assert_eq!(k, draw(&input, n), "the same input draws the same option");
+                seen[k] = true;
+            }
+            assert!(
+                seen.iter().all(|&s| s),
+                "options never drawn among {n}: {seen:?}"
+            );
+        }
+    }
+}
