@@ -65,7 +65,7 @@ fn every_corpus_file_replays_through_its_target() {
         for file in sorted_dir(&dir) {
             let bytes = fs::read(&file).expect("corpus file");
             replayed += 1;
-            if let Err(msg) = replay(target.entry, &bytes) {
+            if let Err(msg) = replay(target.replay, &bytes) {
                 failures.push(format!("{}: {msg}", file.display()));
             }
         }
@@ -95,7 +95,7 @@ fn open_findings_still_fail_their_target() {
             .unwrap_or_else(|| panic!("{} names no target", dir.display()));
         for file in sorted_dir(dir) {
             let bytes = fs::read(&file).expect("finding");
-            if replay(target.entry, &bytes).is_ok() {
+            if replay(target.replay, &bytes).is_ok() {
                 fixed.push(file.display().to_string());
             }
         }

@@ -11,8 +11,9 @@ use crate::wire::is_repeated;
 /// The canonical path (`serde_json::from_slice::<RawEvent>`) reads each field
 /// as a `RawValue`, then parses each field again to check that a `Value` can
 /// hold it (rule `WIRE-OPAQUE-VALID`). This pass checks the JSON grammar
-/// itself, finds the field boundaries, and checks UTF-8 once for the whole
-/// event; strings are skipped with `memchr2`. It is at least as strict as the
+/// itself, finds the field boundaries, and checks UTF-8 only where a string
+/// holds non-ASCII bytes, as it scans (see [`scanned_text`]); strings are
+/// skipped a word or a 64-byte block at a time. It is at least as strict as the
 /// canonical path and gives way to it on anything unusual: it returns `None`
 /// for every input the canonical path refuses (so the caller asks that path
 /// for its error), and also for inputs whose check it leaves to serde_json
@@ -27,7 +28,8 @@ pub(crate) fn read_event(bytes: &[u8]) -> Option<FastEvent<'_>> {
         newlines: 0,
         last_newline: None,
     };
-    let mut spans: Vec<(usize, usize, bool, usize, usize)> = Vec::with_capacity(16);
+    let mut fields: FieldsRef<'_> = Vec::with_capacity(8);
+    let mut names = None;
     if f.peek()? != b'{' {
         return None;
     }
@@ -45,7 +47,15 @@ pub(crate) fn read_event(bytes: &[u8]) -> Option<FastEvent<'_>> {
             f.ws();
             let value_start = f.i;
             f.value()?;
-            spans.push((key_start + 1, key_end - 1, escaped, value_start, f.i));
+            let key = if escaped {
+                Cow::Owned(serde_json::from_slice::<String>(&bytes[key_start..key_end]).ok()?)
+            } else {
+                Cow::Borrowed(scanned_text(bytes, key_start + 1, key_end - 1))
+            };
+            if is_repeated(&fields, &mut names, &key) {
+                return None;
+            }
+            fields.push((key, scanned_text(bytes, value_start, f.i)));
             f.ws();
             match f.peek()? {
                 b',' => {
@@ -60,30 +70,32 @@ pub(crate) fn read_event(bytes: &[u8]) -> Option<FastEvent<'_>> {
             }
         }
     }
-    let end = f.i;
-    // Outside strings the grammar allows ASCII only, so the event is valid
-    // UTF-8 exactly when every string is, and every span below lies on
-    // character boundaries.
-    let text = std::str::from_utf8(&bytes[..end]).ok()?;
-    let mut fields: FieldsRef<'_> = Vec::with_capacity(spans.len());
-    let mut names = None;
-    for (ks, ke, escaped, vs, ve) in spans {
-        let key = if escaped {
-            Cow::Owned(serde_json::from_str::<String>(&text[ks - 1..ke + 1]).ok()?)
-        } else {
-            Cow::Borrowed(&text[ks..ke])
-        };
-        if is_repeated(&fields, &mut names, &key) {
-            return None;
-        }
-        fields.push((key, &text[vs..ve]));
-    }
     Some(FastEvent {
         fields,
-        len: end,
+        len: f.i,
         newlines: f.newlines,
         last_newline: f.last_newline,
     })
+}
+
+/// `bytes[start..end]` as text, for a span [`Fast`] has scanned: it starts
+/// and ends at an ASCII byte of the JSON grammar (a quote, a bracket, the
+/// first or last byte of a number or literal).
+///
+/// No second UTF-8 pass over the event: outside strings the grammar allows
+/// ASCII only, and [`Fast::string`] validates every non-ASCII stretch of a
+/// string (from its first byte at or above 0x80 to the next `"`, `\\` or
+/// control byte) with `std::str::from_utf8` as it scans. Valid stretches
+/// separated by ASCII bytes make valid UTF-8, and a span whose ends are
+/// ASCII bytes lies on character boundaries.
+fn scanned_text(bytes: &[u8], start: usize, end: usize) -> &str {
+    let span = &bytes[start..end];
+    debug_assert!(std::str::from_utf8(span).is_ok(), "a scanned span is UTF-8");
+    // SAFETY: see above: every byte of `span` was scanned by `Fast`, which
+    // refuses (returns `None` before this is reached) any string holding
+    // invalid UTF-8 and any non-ASCII byte outside strings; `span` starts
+    // and ends on ASCII bytes.
+    unsafe { std::str::from_utf8_unchecked(span) }
 }
 
 /// An event's fields in written order, borrowed from the bytes they were
@@ -143,7 +155,7 @@ impl Fast<'_> {
 
     /// A string (the cursor is on its `"`); returns whether it holds an
     /// escape. Refuses raw control characters, unknown escapes, bad `\u`
-    /// digits, and gives way on surrogate escapes.
+    /// digits, invalid UTF-8, and gives way on surrogate escapes.
     fn string(&mut self) -> Option<bool> {
         if self.peek()? != b'"' {
             return None;
@@ -152,8 +164,17 @@ impl Fast<'_> {
         let mut escaped = false;
         loop {
             let rest = &self.bytes[self.i..];
-            let k = string_stop(rest)?;
+            let k = text_stop(rest)?;
             self.i += k;
+            if rest[k] >= 0x80 {
+                // Non-ASCII text: validated up to the next ASCII stop (see
+                // `scanned_text`).
+                let run = &rest[k..];
+                let end = string_stop(run).unwrap_or(run.len());
+                std::str::from_utf8(&run[..end]).ok()?;
+                self.i += end;
+                continue;
+            }
             if rest[k] < 0x20 {
                 return None;
             }
@@ -326,10 +347,68 @@ impl Fast<'_> {
 /// IDs), and for long strings (base64 contents) 64-byte blocks tested with
 /// no early exit inside a block, the shape the compiler vectorizes.
 pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
+    stop::<false>(bytes)
+}
+
+/// [`string_stop`], also stopping at any byte at or above 0x80 (the start
+/// of a non-ASCII character, which [`Fast::string`] validates).
+pub(super) fn text_stop(bytes: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::text_stop(bytes)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        stop::<true>(bytes)
+    }
+}
+
+/// [`text_stop`] sixteen bytes a step with SSE2 (part of every x86-64
+/// CPU): two equality compares, one signed compare for the control and
+/// high bytes, and a mask whose lowest set bit is the stop.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+
+    pub(super) fn text_stop(bytes: &[u8]) -> Option<usize> {
+        let mut chunks = bytes.chunks_exact(16);
+        let mut offset = 0;
+        for chunk in &mut chunks {
+            // SAFETY: `chunk` is 16 readable bytes; the load is unaligned;
+            // SSE2 is enabled on every x86-64 target.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                let low_or_high = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), low_or_high))
+            };
+            if mask != 0 {
+                return Some(offset + mask.trailing_zeros() as usize);
+            }
+            offset += 16;
+        }
+        super::stop::<true>(chunks.remainder()).map(|k| offset + k)
+    }
+}
+
+/// Whether `b` stops a scan: `"`, `\\`, a control byte, and with `HIGH`
+/// a byte at or above 0x80.
+#[inline(always)]
+fn stops<const HIGH: bool>(b: u8) -> bool {
+    // With `HIGH`, one signed compare takes both control and high bytes
+    // (a byte at or above 0x80 is negative as an `i8`).
+    b == b'"' || b == b'\\' || if HIGH { (b as i8) < 0x20 } else { b < 0x20 }
+}
+
+fn stop<const HIGH: bool>(bytes: &[u8]) -> Option<usize> {
     let mut offset = 0;
     let mut words = bytes.chunks_exact(8);
     for word in words.by_ref().take(4) {
-        if let Some(k) = word_stop(word) {
+        if let Some(k) = word_stop::<HIGH>(word) {
             return Some(offset + k);
         }
         offset += 8;
@@ -338,20 +417,20 @@ pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
     for block in &mut blocks {
         let mut any = false;
         for &b in block {
-            any |= b == b'"' || b == b'\\' || b < 0x20;
+            any |= stops::<HIGH>(b);
         }
         if any {
             return block
                 .chunks_exact(8)
                 .enumerate()
-                .find_map(|(j, word)| word_stop(word).map(|k| offset + 8 * j + k));
+                .find_map(|(j, word)| word_stop::<HIGH>(word).map(|k| offset + 8 * j + k));
         }
         offset += 64;
     }
     let tail = blocks.remainder();
     let mut words = tail.chunks_exact(8);
     for word in &mut words {
-        if let Some(k) = word_stop(word) {
+        if let Some(k) = word_stop::<HIGH>(word) {
             return Some(offset + k);
         }
         offset += 8;
@@ -359,21 +438,24 @@ pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
     words
         .remainder()
         .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .position(|&b| stops::<HIGH>(b))
         .map(|k| offset + k)
 }
 
-/// [`string_stop`] within one 8-byte word, branch-free: the lowest flagged
-/// byte is exact (a borrow only propagates upward from a true hit).
-fn word_stop(word: &[u8]) -> Option<usize> {
+/// [`stop`] within one 8-byte word, branch-free: the lowest flagged byte
+/// is exact (a borrow only propagates upward from a true hit; a byte's own
+/// high bit flags only that byte).
+fn word_stop<const HIGH: bool>(word: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
     let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
     let quote = w ^ (ONES * u64::from(b'"'));
     let backslash = w ^ (ONES * u64::from(b'\\'));
+    let high = if HIGH { w } else { 0 };
     let hits = ((quote.wrapping_sub(ONES) & !quote)
         | (backslash.wrapping_sub(ONES) & !backslash)
-        | (w.wrapping_sub(ONES * 0x20) & !w))
-        & HIGH;
+        | (w.wrapping_sub(ONES * 0x20) & !w)
+        | high)
+        & HIGH_BITS;
     (hits != 0).then(|| hits.trailing_zeros() as usize / 8)
 }

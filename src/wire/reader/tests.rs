@@ -1,4 +1,4 @@
-use super::fast::string_stop;
+use super::fast::{string_stop, text_stop};
 use super::*;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -451,6 +451,10 @@ fn word_and_block_scans_match_byte_loops() {
                     .iter()
                     .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
                 assert_eq!(string_stop(&bytes), expected, "{bytes:?}");
+                let text = bytes
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
+                assert_eq!(text_stop(&bytes), text, "{bytes:?}");
                 let lines = bytes.iter().filter(|&&b| b == b'\n').count();
                 assert_eq!(count_newlines(&bytes), lines, "{bytes:?}");
             }
