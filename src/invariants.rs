@@ -134,6 +134,8 @@ pub struct StepChecker {
     /// The records `recorded_before_routed` and `human_only_never_backend`
     /// have judged.
     seen: Seen,
+    /// The inquiry requests of the stream so far.
+    requests: RequestIndex,
 }
 
 impl StepChecker {
@@ -146,7 +148,14 @@ impl StepChecker {
     pub fn step(&mut self, coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
         let mut out = self.secrets(coordinator, trace);
         out.extend(cache_hygiene(coordinator, trace));
-        out.extend(recorded_before_routed_since(trace, self.seen));
+        if self.seen != Seen::of(trace) {
+            self.requests.extend(&trace.stream);
+            out.extend(recorded_before_routed_with(
+                trace,
+                self.seen,
+                &self.requests.at,
+            ));
+        }
         out.extend(human_only_never_backend_since(
             trace,
             self.seen.backend_calls,
@@ -267,8 +276,34 @@ struct MemoEntry {
     found: (Vec<Diagnostic>, Vec<Diagnostic>),
 }
 
-/// Feeds the bytes written into a hasher (nothing is kept).
-struct HashWriter(std::collections::hash_map::DefaultHasher);
+/// Hashes the bytes written, eight at a time (nothing is kept). Not
+/// collision-resistant, and need not be: a memo hit is confirmed by
+/// comparing the events.
+struct HashWriter(FastHash);
+
+/// A multiply-rotate hash over 8-byte words.
+#[derive(Default)]
+struct FastHash(u64);
+
+impl std::hash::Hasher for FastHash {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+            self.0 = (self.0 ^ w)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(29);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0 ^ u64::from(b))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(29);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 impl std::io::Write for HashWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -293,7 +328,7 @@ impl StreamMemo {
     /// same stream was judged before under the same profile and rules.
     fn stream_invariants(&mut self, trace: &Trace) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
         use std::hash::{Hash, Hasher};
-        let mut w = HashWriter(std::collections::hash_map::DefaultHasher::new());
+        let mut w = HashWriter(FastHash::default());
         if serde_json::to_writer(&mut w, &trace.stream).is_err() {
             self.misses += 1;
             return (stream_rules(trace), wire_round_trip(trace));
@@ -516,7 +551,18 @@ pub fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
 /// (RFD 082 "Recording lifecycle" step 2). Holds from RFD 082 on; the
 /// legacy profile breaks it (unrecorded prompts, pre-seeded static answers).
 pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
-    recorded_before_routed_since(trace, Seen::default())
+    let mut request_at: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+    for t in &stream::turns(&trace.stream) {
+        for i in t.start..t.end {
+            if let Some(r) = trace.stream[i].as_inquiry_request() {
+                request_at
+                    .entry((t.index, r.id.to_string()))
+                    .or_default()
+                    .push(i);
+            }
+        }
+    }
+    recorded_before_routed_with(trace, Seen::default(), &request_at)
 }
 
 /// How much of a trace's append-only records an incremental check has
@@ -538,27 +584,47 @@ impl Seen {
     }
 }
 
-/// [`recorded_before_routed`] over the prompts, backend calls and
-/// invocations after `seen` only. The judgement of a record looks only at
-/// the stream before its own position, which an append-only stream never
-/// changes, so a record judged once is judged for good.
-fn recorded_before_routed_since(trace: &Trace, seen: Seen) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    if seen == Seen::of(trace) {
-        return out;
-    }
-    let request_at: HashMap<(usize, String), Vec<usize>> = {
-        let turns = stream::turns(&trace.stream);
-        let mut m: HashMap<(usize, String), Vec<usize>> = HashMap::new();
-        for t in &turns {
-            for i in t.start..t.end {
-                if let Some(r) = trace.stream[i].as_inquiry_request() {
-                    m.entry((t.index, r.id.to_string())).or_default().push(i);
-                }
+/// Where each inquiry request sits: `(turn, inquiry ID)` to its stream
+/// positions, kept up to date as the stream grows (turns counted as the
+/// one-event-at-a-time [`stream::turns::Tracker`] counts them).
+#[derive(Debug, Default)]
+struct RequestIndex {
+    at: HashMap<(usize, String), Vec<usize>>,
+    indexed: usize,
+    tracker: stream::turns::Tracker,
+    turn: usize,
+}
+
+impl RequestIndex {
+    fn extend(&mut self, events: &[crate::wire::Event]) {
+        for (i, e) in events.iter().enumerate().skip(self.indexed) {
+            match self.tracker.push(&e.kind) {
+                stream::turns::Step::First => self.turn = 0,
+                stream::turns::Step::Next { ended } => self.turn = ended + 1,
+                stream::turns::Step::Same => {}
+            }
+            if let Some(r) = e.as_inquiry_request() {
+                self.at
+                    .entry((self.turn, r.id.to_string()))
+                    .or_default()
+                    .push(i);
             }
         }
-        m
-    };
+        self.indexed = self.indexed.max(events.len());
+    }
+}
+
+/// [`recorded_before_routed`] over the prompts, backend calls and
+/// invocations after `seen` only, given where the
+/// requests sit. The judgement of a record looks only at
+/// the stream before its own position, which an append-only stream never
+/// changes, so a record judged once is judged for good.
+fn recorded_before_routed_with(
+    trace: &Trace,
+    seen: Seen,
+    request_at: &HashMap<(usize, String), Vec<usize>>,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
     for p in &trace.prompts[seen.prompts..] {
         let Some(id) = &p.inquiry_id else {
             out.push(diag(
