@@ -28,8 +28,8 @@ explore:
 ## three tools (built-in, assistant-hooked built-in, local) with one question
 ## each of 8 kinds, two turns of three parallel calls, every choice of the
 ## scheduler's first five picks (3^5 interleavings), 2 prompter x 2 backend
-## behaviours, TTY on/off, 3 profiles: 2 985 984 + 680 448 = 3 664 512
-## scenarios, about 59 million coordinator steps (11x the small scope's 5.2
+## behaviours, TTY on/off, 3 profiles: 2 985 984 + 680 448 = 3 666 432
+## scenarios, 58 922 982 coordinator steps (11x the small scope's 5.2
 ## million), every invariant after every step. About 7 minutes on 2 loaded
 ## cores; CI splits it over 4 shards (.github/workflows/explore.yml).
 .PHONY: explore-big

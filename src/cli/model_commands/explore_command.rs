@@ -7,7 +7,7 @@ use super::*;
 #[command(after_help = "\
 Enumerates every scenario of the small scope (see src/explore.rs for the \
 bounds: 680 448 scenarios in two families, single and pairs; `--scope big` \
-adds the triples family, 8 957 952 more) and checks every invariant after \
+adds the triples family, 2 985 984 more) and checks every invariant after \
 every step and at the end. Exit 1 if any scenario violates an invariant \
 (the legacy profile's known gaps are counted, not failed). `--shard k/n` \
 checks the k-th of n disjoint parts (k from 0), for CI jobs that split one \
@@ -120,5 +120,21 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
         EXIT_OK
     } else {
         EXIT_VIOLATIONS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_shard;
+
+    /// Rule: CLI-EXPLORE — `--shard k/n` takes `0 <= k < n` and refuses
+    /// anything else (clap turns the refusal into a usage error, exit 2).
+    #[test]
+    fn shard_is_k_of_n_from_zero() {
+        assert_eq!(parse_shard("0/1"), Ok((0, 1)));
+        assert_eq!(parse_shard("3/4"), Ok((3, 4)));
+        for bad in ["4/4", "1/0", "a/2", "2", "-1/3", ""] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
     }
 }
