@@ -1053,6 +1053,7 @@ mod tests {
     #[test]
     fn the_incremental_checker_finds_what_the_stateless_one_finds() {
         let mut caught = 0;
+        let mut in_state = false;
         for faults in each_fault() {
             let mut any = false;
             for family in [Family::Single, Family::Pairs, Family::Triples] {
@@ -1065,6 +1066,9 @@ mod tests {
                     let s = scenario_at(family, n);
                     let want = findings(&s, faults, false);
                     assert_eq!(findings(&s, faults, true), want, "{faults:?} {s:?}");
+                    in_state |= want
+                        .iter()
+                        .any(|(_, m)| m == "a secret answer is in the coordinator state");
                     any |= s.profile != crate::profile::ProfileName::Legacy && !want.is_empty();
                 }
             }
@@ -1075,6 +1079,9 @@ mod tests {
             caught >= 8,
             "only {caught} fault settings were seen to fail"
         );
+        // The coordinator-state scan (the part formatted only while a secret
+        // is known) was exercised: a checker that skipped it would differ.
+        assert!(in_state, "no sample put a secret in the coordinator state");
     }
 
     /// Rule: INV-SECRET-NEVER-PERSISTED — a memo hit gives the same stream
