@@ -790,16 +790,21 @@ fn memory(cfg: &Config, table: &mut Table) {
 // 4. model throughput
 // ---------------------------------------------------------------------------
 
-fn model(cfg: &Config, table: &mut Table) {
-    let families = [Family::Single, Family::Pairs];
-    let scenarios: Vec<scenario::Scenario> = families
+/// Every `stride`-th scenario of the families, as `explore` enumerates them.
+fn explored_scenarios(families: &[Family], stride: usize) -> Vec<scenario::Scenario> {
+    families
         .iter()
         .flat_map(|&f| {
             (0..explore::family_size(f))
-                .step_by(cfg.stride.max(1))
+                .step_by(stride.max(1))
                 .map(move |n| explore::scenario_at(f, n))
         })
-        .collect();
+        .collect()
+}
+
+fn model(cfg: &Config, table: &mut Table) {
+    let families = [Family::Single, Family::Pairs];
+    let scenarios = explored_scenarios(&families, cfg.stride);
     // The bare model: every scenario run step by step, observed by a no-op.
     let mut bare_steps = 0usize;
     let mut bare = || {
@@ -899,14 +904,7 @@ fn model(cfg: &Config, table: &mut Table) {
 /// the exploration with its worker threads against one thread.
 fn model_bars(cfg: &Config, table: &mut Table) {
     let families = [Family::Single, Family::Pairs];
-    let scenarios: Vec<scenario::Scenario> = families
-        .iter()
-        .flat_map(|&f| {
-            (0..explore::family_size(f))
-                .step_by(cfg.stride.max(1))
-                .map(move |n| explore::scenario_at(f, n))
-        })
-        .collect();
+    let scenarios = explored_scenarios(&families, cfg.stride);
     let mut steps = 0usize;
     let mut bare = || {
         steps = 0;

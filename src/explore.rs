@@ -386,6 +386,62 @@ fn representative(
     (q, c)
 }
 
+/// Tool `t` of the pairs and triples families: the `t`-th tool kind
+/// ([`generated::source`]), asking `asks` in order, unattended.
+fn scripted_tool(
+    t: usize,
+    asks: Vec<ScriptedAsk>,
+    questions: IndexMap<String, QuestionConfig>,
+) -> ToolSetup {
+    ToolSetup {
+        source: Some(generated::source(&mut Radix::new(t), 3)),
+        program: Program::Script {
+            asks,
+            finish: Finish::Succeed,
+        },
+        questions,
+        run: RunPolicy::Unattended,
+        result: RunPolicy::Unattended,
+        assistant: IndexMap::new(),
+        enable: None,
+    }
+}
+
+/// `n` prompter and backend replies of the pairs and triples families:
+/// the prompter answers and remembers (alternately `true` and a unique
+/// text tagged `tag`) or is cancelled; the backend answers `true` or fails
+/// with a provider error.
+fn representative_replies(
+    prompter_kind: usize,
+    backend_kind: usize,
+    n: usize,
+    tag: &str,
+) -> (Vec<PrompterReply>, Vec<BackendReply>) {
+    let probe = generated::core_question(&mut Radix::new(3), "q");
+    let prompter = (0..n)
+        .map(|i| match prompter_kind {
+            0 => PrompterReply::Answer {
+                value: if i % 2 == 0 {
+                    json!(true)
+                } else {
+                    fitting(&probe, &format!("{tag}{i}"))
+                },
+                remember: true,
+            },
+            _ => PrompterReply::CtrlC,
+        })
+        .collect();
+    let backend = (0..n)
+        .map(|_| match backend_kind {
+            0 => BackendReply::Answer { value: json!(true) },
+            _ => BackendReply::Error {
+                error: InquiryErrorKind::Provider,
+            },
+        })
+        .collect();
+    (prompter, backend)
+}
+
 fn pairs(ch: &mut impl Choices) -> Scenario {
     let slots: Vec<usize> = (0..4).map(|_| ch.choose(REPRESENTATIVE.len())).collect();
     let (prompter_kind, backend_kind, order) = (ch.choose(2), ch.choose(2), ch.choose(2));
@@ -404,44 +460,9 @@ fn pairs(ch: &mut impl Choices) -> Scenario {
                 reject_first: 0,
             });
         }
-        tools.insert(
-            (*name).to_owned(),
-            ToolSetup {
-                source: Some(generated::source(&mut Radix::new(t), 3)),
-                program: Program::Script {
-                    asks,
-                    finish: Finish::Succeed,
-                },
-                questions,
-                run: RunPolicy::Unattended,
-                result: RunPolicy::Unattended,
-                assistant: IndexMap::new(),
-                enable: None,
-            },
-        );
+        tools.insert((*name).to_owned(), scripted_tool(t, asks, questions));
     }
-    let probe = generated::core_question(&mut Radix::new(3), "q");
-    let prompter = (0..8)
-        .map(|i| match prompter_kind {
-            0 => PrompterReply::Answer {
-                value: if i % 2 == 0 {
-                    json!(true)
-                } else {
-                    fitting(&probe, &format!("pp{i}"))
-                },
-                remember: true,
-            },
-            _ => PrompterReply::CtrlC,
-        })
-        .collect();
-    let backend = (0..8)
-        .map(|_| match backend_kind {
-            0 => BackendReply::Answer { value: json!(true) },
-            _ => BackendReply::Error {
-                error: InquiryErrorKind::Provider,
-            },
-        })
-        .collect();
+    let (prompter, backend) = representative_replies(prompter_kind, backend_kind, 8, "pp");
     Scenario {
         profile,
         tty,
@@ -473,47 +494,14 @@ fn triples(ch: &mut impl Choices) -> Scenario {
     let mut tools = IndexMap::new();
     for (t, name) in names.iter().enumerate() {
         let (q, c) = representative("q", REPRESENTATIVE[slots[t]], name);
-        tools.insert(
-            (*name).to_owned(),
-            ToolSetup {
-                source: Some(generated::source(&mut Radix::new(t), 3)),
-                program: Program::Script {
-                    asks: vec![ScriptedAsk {
-                        question: q,
-                        reject_first: 0,
-                    }],
-                    finish: Finish::Succeed,
-                },
-                questions: IndexMap::from([("q".to_owned(), c)]),
-                run: RunPolicy::Unattended,
-                result: RunPolicy::Unattended,
-                assistant: IndexMap::new(),
-                enable: None,
-            },
-        );
+        let asks = vec![ScriptedAsk {
+            question: q,
+            reject_first: 0,
+        }];
+        let questions = IndexMap::from([("q".to_owned(), c)]);
+        tools.insert((*name).to_owned(), scripted_tool(t, asks, questions));
     }
-    let probe = generated::core_question(&mut Radix::new(3), "q");
-    let prompter = (0..12)
-        .map(|i| match prompter_kind {
-            0 => PrompterReply::Answer {
-                value: if i % 2 == 0 {
-                    json!(true)
-                } else {
-                    fitting(&probe, &format!("tp{i}"))
-                },
-                remember: true,
-            },
-            _ => PrompterReply::CtrlC,
-        })
-        .collect();
-    let backend = (0..12)
-        .map(|_| match backend_kind {
-            0 => BackendReply::Answer { value: json!(true) },
-            _ => BackendReply::Error {
-                error: InquiryErrorKind::Provider,
-            },
-        })
-        .collect();
+    let (prompter, backend) = representative_replies(prompter_kind, backend_kind, 12, "tp");
     let cycle = || vec![vec![call("c1", "t1"), call("c2", "t2"), call("c3", "t3")]];
     Scenario {
         profile,
