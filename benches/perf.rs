@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 use inquiry_model::check::{self, ProfileMode};
 use inquiry_model::explore::{self, Family};
 use inquiry_model::generate::scenario::scenario_under;
-use inquiry_model::invariants::check_trace;
+use inquiry_model::invariants::{StepChecker, StreamMemo, check_trace, check_trace_memo};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, RunOptions};
 use inquiry_model::stream::sanitize;
@@ -800,16 +800,21 @@ fn memory(cfg: &Config, table: &mut Table) {
 // 4. model throughput
 // ---------------------------------------------------------------------------
 
-fn model(cfg: &Config, table: &mut Table) {
-    let families = [Family::Single, Family::Pairs];
-    let scenarios: Vec<scenario::Scenario> = families
+/// Every `stride`-th scenario of the families, as `explore` enumerates them.
+fn explored_scenarios(families: &[Family], stride: usize) -> Vec<scenario::Scenario> {
+    families
         .iter()
         .flat_map(|&f| {
             (0..explore::family_size(f))
-                .step_by(cfg.stride.max(1))
+                .step_by(stride.max(1))
                 .map(move |n| explore::scenario_at(f, n))
         })
-        .collect();
+        .collect()
+}
+
+fn model(cfg: &Config, table: &mut Table) {
+    let families = [Family::Single, Family::Pairs];
+    let scenarios = explored_scenarios(&families, cfg.stride);
     // The bare model: every scenario run step by step, observed by a no-op.
     let mut bare_steps = 0usize;
     let mut bare = || {
@@ -1044,6 +1049,103 @@ fn fuzz_rates(cfg: &Config, table: &mut Table) {
     }
 }
 
+// ---------------------------------------------------------------------------
+// 4b. model bars (issue 19, goals 2 and 3)
+// ---------------------------------------------------------------------------
+
+/// Issue 19's model rows with their bars: the bare model at 2 000 000
+/// coordinator steps/s; every invariant after every step (the incremental
+/// [`StepChecker`], then the end-of-run invariants, as `explore` runs them)
+/// at 2x the bare model's time or less, on the same prebuilt scenarios; and
+/// the exploration with its worker threads against one thread.
+fn model_bars(cfg: &Config, table: &mut Table) {
+    let families = [Family::Single, Family::Pairs];
+    let scenarios = explored_scenarios(&families, cfg.stride);
+    let mut steps = 0usize;
+    let mut bare = || {
+        steps = 0;
+        timed(|| {
+            for s in &scenarios {
+                scenario::run_observed(s, RunOptions::default(), &mut |_, _| steps += 1)
+                    .expect("explored scenarios run");
+            }
+        })
+    };
+    let mut checked = || {
+        timed(|| {
+            let mut memo = StreamMemo::new();
+            for s in &scenarios {
+                let mut found = Vec::new();
+                let mut checker = StepChecker::new();
+                let trace = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
+                    found.extend(checker.step(c, t))
+                })
+                .expect("explored scenarios run");
+                found.extend(check_trace_memo(&trace, s, &mut memo));
+                std::hint::black_box(found);
+            }
+        })
+    };
+    let runs = if cfg.full { 3 } else { 1 };
+    let times = interleaved(runs, &mut [&mut bare, &mut checked]);
+    let (tb, tc) = (median(times[0].clone()), median(times[1].clone()));
+    let per_s = |n: usize, d: Duration| n as f64 / d.as_secs_f64();
+    let bare_rate = per_s(steps, tb);
+    table.push(
+        format!(
+            "bare model, coordinator steps/s ({steps} steps, {} scenarios, stride {})",
+            scenarios.len(),
+            cfg.stride
+        ),
+        format!("{bare_rate:.0} steps/s"),
+        "2000000 steps/s (issue 19)",
+        format!("{:.2}x", bare_rate / 2_000_000.0),
+        verdict(bare_rate >= 2_000_000.0, ">= 1.00x"),
+        spread(&times[0]),
+    );
+    let ratio = tc.as_secs_f64() / tb.as_secs_f64();
+    table.push(
+        "every invariant after every step and at the end, incremental (same scenarios)",
+        format!("{:.0} steps/s", per_s(steps, tc)),
+        format!("{bare_rate:.0} steps/s bare model"),
+        format!("{ratio:.2}x time"),
+        verdict(ratio <= 2.0, "<= 2.00x"),
+        spread(&times[1]),
+    );
+    // Exploration: worker threads against one, same plan otherwise.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let plan = |threads| explore::Plan {
+        stride: cfg.stride,
+        shard: (0, 1),
+        threads,
+    };
+    let mut total = 0usize;
+    let mut distinct = 0usize;
+    let mut one = || timed(|| explore::explore_plan(&families, plan(1)));
+    let mut many = || {
+        let t = Instant::now();
+        let r = explore::explore_plan(&families, plan(cores));
+        let d = t.elapsed();
+        assert!(r.violations.is_empty() && r.errors.is_empty());
+        total = r.total();
+        distinct = r.distinct_streams;
+        d
+    };
+    let times = interleaved(runs, &mut [&mut one, &mut many]);
+    let (t1, tn) = (median(times[0].clone()), median(times[1].clone()));
+    table.push(
+        format!(
+            "exploration scenarios/s, {cores} worker threads ({total} scenarios, {distinct} distinct streams, stride {})",
+            cfg.stride
+        ),
+        format!("{:.0} scenarios/s", per_s(total, tn)),
+        format!("{:.0} scenarios/s 1 thread", per_s(total, t1)),
+        format!("{:.2}x time", tn.as_secs_f64() / t1.as_secs_f64()),
+        "-",
+        spread(&times[1]),
+    );
+}
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let cfg = Config::from_env(full);
@@ -1068,6 +1170,7 @@ fn main() {
     }
     if cfg.wants("model") {
         model(&cfg, &mut table);
+        model_bars(&cfg, &mut table);
     }
     if cfg.wants("turn") {
         turn_memory(&cfg, &mut table);

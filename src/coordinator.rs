@@ -253,6 +253,54 @@ pub struct Coordinator {
     executing: Vec<ExecutingTool>,
 }
 
+/// The part of the coordinator's `Debug` that no step changes: the rules,
+/// the TTY, the tools and the faults ([`Coordinator::debug_fixed`]).
+pub struct FixedView<'c>(&'c Coordinator);
+
+/// The part of the coordinator's `Debug` that steps change: the persisted
+/// count, the turn and the executing calls ([`Coordinator::debug_moving`]).
+pub struct MovingView<'c>(&'c Coordinator);
+
+impl fmt::Debug for FixedView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Destructured so that a new field must be placed in one view.
+        let Coordinator {
+            rules,
+            tty,
+            tools,
+            faults,
+            persisted: _,
+            turn: _,
+            executing: _,
+        } = self.0;
+        f.debug_struct("Coordinator")
+            .field("rules", rules)
+            .field("tty", tty)
+            .field("tools", tools)
+            .field("faults", faults)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for MovingView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Coordinator {
+            rules: _,
+            tty: _,
+            tools: _,
+            faults: _,
+            persisted,
+            turn,
+            executing,
+        } = self.0;
+        f.debug_struct("Coordinator")
+            .field("persisted", persisted)
+            .field("turn", turn)
+            .field("executing", executing)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Coordinator {
     /// A coordinator under `rules`, with a TTY or not, knowing `tools`.
     pub fn new(rules: Rules, tty: bool, tools: IndexMap<String, ToolSpec>, faults: Faults) -> Self {
@@ -265,6 +313,21 @@ impl Coordinator {
             turn: None,
             executing: Vec::new(),
         }
+    }
+
+    /// The fields of the `Debug` output that are set at construction and
+    /// never change (the rules, the TTY, the tools, the faults). With
+    /// [`Coordinator::debug_moving`] it covers every field of the `Debug`
+    /// output, so a secret scan can format the fixed part once per run and
+    /// the moving part per step (rule `INV-SECRET-NEVER-PERSISTED`).
+    pub fn debug_fixed(&self) -> FixedView<'_> {
+        FixedView(self)
+    }
+
+    /// The fields of the `Debug` output a step can change (the persisted
+    /// count, the turn state, the executing calls).
+    pub fn debug_moving(&self) -> MovingView<'_> {
+        MovingView(self)
     }
 
     /// The current turn's state, if a turn is open.

@@ -21,6 +21,23 @@
 //!   Ctrl-C) × 2 backend replies (answer, provider error) × parallel in both
 //!   orders × TTY on/off × 3 profiles.
 //!
+//! - **triples** (the big scope, issue 19; `explore --scope big`) — three
+//!   tools of the three kinds (built-in, built-in with the `Assistant` hook,
+//!   local), one question each of the 8 representative kinds, in two turns
+//!   of the same three parallel calls (call IDs reused across turns) × every
+//!   choice of the scheduler's first five picks among the pending work
+//!   (3^5; later picks take the oldest) × 2 prompter replies × 2 backend
+//!   replies × TTY on/off × 3 profiles: 2 985 984 scenarios, about 19
+//!   coordinator steps each.
+//!
+//! [`explore_plan`] runs a shard of the enumeration (`k` modulo `n`) over
+//! worker threads. The end-of-run stream invariants are remembered per
+//! worker by their input ([`crate::invariants::StreamMemo`]): a scenario
+//! that ends in a stream already judged (same events, profile, rules and
+//! interruption) is not judged again, and the report counts the distinct
+//! streams. The step invariants run on every step of every scenario
+//! (incrementally, [`crate::invariants::StepChecker`]).
+//!
 //! The legacy profile is held to the invariants it keeps; the ones RFD 082
 //! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.
 
@@ -34,7 +51,7 @@ use crate::check::Diagnostic;
 use crate::coordinator::{Call, RunPolicy};
 use crate::generate::choice::{Choices, Radix};
 use crate::generate::scenario as generated;
-use crate::invariants::{LEGACY_KNOWN_GAPS, check_step, check_trace};
+use crate::invariants::{LEGACY_KNOWN_GAPS, StepChecker, StreamMemo, check_trace_memo};
 use crate::profile::ProfileName;
 use crate::routing::InquiryErrorKind;
 use crate::scenario::{
@@ -51,6 +68,21 @@ pub enum Family {
     Single,
     /// Two tools, two questions each, representative question kinds.
     Pairs,
+    /// Three tools of the three kinds, one question each, in two turns of
+    /// three parallel calls, under every choice of the scheduler's first
+    /// five picks (the bigger scope of issue 19; not in the default run).
+    Triples,
+}
+
+impl Family {
+    /// The family's name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Single => "single",
+            Family::Pairs => "pairs",
+            Family::Triples => "triples",
+        }
+    }
 }
 
 /// The outcome of an exploration.
@@ -62,6 +94,11 @@ pub struct Report {
     pub per_profile: BTreeMap<String, usize>,
     /// Coordinator steps checked.
     pub steps: usize,
+    /// Distinct persisted streams judged by the stream invariants (per
+    /// worker: a stream met by two workers counts twice); the other
+    /// scenarios ended in a stream already judged (see
+    /// [`crate::invariants::StreamMemo`]).
+    pub distinct_streams: usize,
     /// Legacy-profile findings of the invariants RFD 082 fixes, per rule.
     pub legacy_known_gaps: BTreeMap<String, usize>,
     /// Every other violation, with its scenario (none expected).
@@ -76,6 +113,7 @@ impl Report {
             scenarios: BTreeMap::new(),
             per_profile: BTreeMap::new(),
             steps: 0,
+            distinct_streams: 0,
             legacy_known_gaps: BTreeMap::new(),
             violations: Vec::new(),
             errors: Vec::new(),
@@ -85,6 +123,47 @@ impl Report {
     /// Total scenarios checked.
     pub fn total(&self) -> usize {
         self.scenarios.values().sum()
+    }
+
+    /// Adds another worker's report to this one.
+    fn merge(&mut self, other: Report) {
+        for (k, v) in other.scenarios {
+            *self.scenarios.entry(k).or_default() += v;
+        }
+        for (k, v) in other.per_profile {
+            *self.per_profile.entry(k).or_default() += v;
+        }
+        self.steps += other.steps;
+        self.distinct_streams += other.distinct_streams;
+        for (k, v) in other.legacy_known_gaps {
+            *self.legacy_known_gaps.entry(k).or_default() += v;
+        }
+        self.violations.extend(other.violations);
+        self.errors.extend(other.errors);
+    }
+}
+
+/// Which part of the enumeration to check, and with how many threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// Check every `stride`-th scenario of each family (1: all of them).
+    pub stride: usize,
+    /// `(k, n)`: check only the scenarios whose position in the (strided)
+    /// enumeration is `k` modulo `n` (`0 <= k < n`); `(0, 1)` is all of
+    /// them. The `n` shards of one enumeration are disjoint and together
+    /// are the whole, so `n` CI jobs can split it.
+    pub shard: (usize, usize),
+    /// Worker threads (at least 1).
+    pub threads: usize,
+}
+
+impl Default for Plan {
+    fn default() -> Self {
+        Plan {
+            stride: 1,
+            shard: (0, 1),
+            threads: 1,
+        }
     }
 }
 
@@ -102,6 +181,9 @@ fn dims(family: Family) -> Vec<usize> {
         Family::Single => vec![16, 6, 3, 2, 4, 7, 5, 2, 3],
         // 4 question slots, prompter, backend, order, tty, profile
         Family::Pairs => vec![8, 8, 8, 8, 2, 2, 2, 2, 3],
+        // 3 question slots, prompter, backend, 6 scheduler picks, tty,
+        // profile
+        Family::Triples => vec![8, 8, 8, 2, 2, 3, 3, 3, 3, 3, 2, 3],
     }
 }
 
@@ -120,6 +202,7 @@ pub fn generate(family: Family, c: &mut impl Choices) -> Scenario {
     match family {
         Family::Single => single(c),
         Family::Pairs => pairs(c),
+        Family::Triples => triples(c),
     }
 }
 
@@ -303,6 +386,62 @@ fn representative(
     (q, c)
 }
 
+/// Tool `t` of the pairs and triples families: the `t`-th tool kind
+/// ([`generated::source`]), asking `asks` in order, unattended.
+fn scripted_tool(
+    t: usize,
+    asks: Vec<ScriptedAsk>,
+    questions: IndexMap<String, QuestionConfig>,
+) -> ToolSetup {
+    ToolSetup {
+        source: Some(generated::source(&mut Radix::new(t), 3)),
+        program: Program::Script {
+            asks,
+            finish: Finish::Succeed,
+        },
+        questions,
+        run: RunPolicy::Unattended,
+        result: RunPolicy::Unattended,
+        assistant: IndexMap::new(),
+        enable: None,
+    }
+}
+
+/// `n` prompter and backend replies of the pairs and triples families:
+/// the prompter answers and remembers (alternately `true` and a unique
+/// text tagged `tag`) or is cancelled; the backend answers `true` or fails
+/// with a provider error.
+fn representative_replies(
+    prompter_kind: usize,
+    backend_kind: usize,
+    n: usize,
+    tag: &str,
+) -> (Vec<PrompterReply>, Vec<BackendReply>) {
+    let probe = generated::core_question(&mut Radix::new(3), "q");
+    let prompter = (0..n)
+        .map(|i| match prompter_kind {
+            0 => PrompterReply::Answer {
+                value: if i % 2 == 0 {
+                    json!(true)
+                } else {
+                    fitting(&probe, &format!("{tag}{i}"))
+                },
+                remember: true,
+            },
+            _ => PrompterReply::CtrlC,
+        })
+        .collect();
+    let backend = (0..n)
+        .map(|_| match backend_kind {
+            0 => BackendReply::Answer { value: json!(true) },
+            _ => BackendReply::Error {
+                error: InquiryErrorKind::Provider,
+            },
+        })
+        .collect();
+    (prompter, backend)
+}
+
 fn pairs(ch: &mut impl Choices) -> Scenario {
     let slots: Vec<usize> = (0..4).map(|_| ch.choose(REPRESENTATIVE.len())).collect();
     let (prompter_kind, backend_kind, order) = (ch.choose(2), ch.choose(2), ch.choose(2));
@@ -321,44 +460,9 @@ fn pairs(ch: &mut impl Choices) -> Scenario {
                 reject_first: 0,
             });
         }
-        tools.insert(
-            (*name).to_owned(),
-            ToolSetup {
-                source: Some(generated::source(&mut Radix::new(t), 3)),
-                program: Program::Script {
-                    asks,
-                    finish: Finish::Succeed,
-                },
-                questions,
-                run: RunPolicy::Unattended,
-                result: RunPolicy::Unattended,
-                assistant: IndexMap::new(),
-                enable: None,
-            },
-        );
+        tools.insert((*name).to_owned(), scripted_tool(t, asks, questions));
     }
-    let probe = generated::core_question(&mut Radix::new(3), "q");
-    let prompter = (0..8)
-        .map(|i| match prompter_kind {
-            0 => PrompterReply::Answer {
-                value: if i % 2 == 0 {
-                    json!(true)
-                } else {
-                    fitting(&probe, &format!("pp{i}"))
-                },
-                remember: true,
-            },
-            _ => PrompterReply::CtrlC,
-        })
-        .collect();
-    let backend = (0..8)
-        .map(|_| match backend_kind {
-            0 => BackendReply::Answer { value: json!(true) },
-            _ => BackendReply::Error {
-                error: InquiryErrorKind::Provider,
-            },
-        })
-        .collect();
+    let (prompter, backend) = representative_replies(prompter_kind, backend_kind, 8, "pp");
     Scenario {
         profile,
         tty,
@@ -375,17 +479,63 @@ fn pairs(ch: &mut impl Choices) -> Scenario {
     }
 }
 
+/// The scheduler picks the triples family enumerates: the first five
+/// choices among the pending work (each `0..3`, taken modulo the pending
+/// count); later choices take the oldest work.
+const TRIPLE_PICKS: usize = 5;
+
+fn triples(ch: &mut impl Choices) -> Scenario {
+    let slots: Vec<usize> = (0..3).map(|_| ch.choose(REPRESENTATIVE.len())).collect();
+    let (prompter_kind, backend_kind) = (ch.choose(2), ch.choose(2));
+    let schedule: Vec<u32> = (0..TRIPLE_PICKS).map(|_| ch.choose(3) as u32).collect();
+    let tty = ch.flip();
+    let profile = ch.pick(&PROFILES);
+    let names = ["t1", "t2", "t3"];
+    let mut tools = IndexMap::new();
+    for (t, name) in names.iter().enumerate() {
+        let (q, c) = representative("q", REPRESENTATIVE[slots[t]], name);
+        let asks = vec![ScriptedAsk {
+            question: q,
+            reject_first: 0,
+        }];
+        let questions = IndexMap::from([("q".to_owned(), c)]);
+        tools.insert((*name).to_owned(), scripted_tool(t, asks, questions));
+    }
+    let (prompter, backend) = representative_replies(prompter_kind, backend_kind, 12, "tp");
+    let cycle = || vec![vec![call("c1", "t1"), call("c2", "t2"), call("c3", "t3")]];
+    Scenario {
+        profile,
+        tty,
+        tools,
+        turns: vec![turn(cycle()), turn(cycle())],
+        prompter,
+        backend,
+        permissions: vec![],
+        deliveries: Vec::new(),
+        schedule,
+        backend_by_id: IndexMap::new(),
+        inquiry_model: None,
+        toggles: Vec::new(),
+    }
+}
+
 /// Runs and checks one scenario, adding to the report.
 pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
+    check_one_with(s, family, report, &mut StreamMemo::new());
+}
+
+/// [`check_one`], remembering the stream invariants' results in `memo`.
+pub fn check_one_with(s: &Scenario, family: Family, report: &mut Report, memo: &mut StreamMemo) {
     let mut found: Vec<Diagnostic> = Vec::new();
     let mut steps = 0usize;
+    let mut checker = StepChecker::new();
     let result = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
         steps += 1;
-        found.extend(check_step(c, t));
+        found.extend(checker.step(c, t));
     });
     *report
         .scenarios
-        .entry(format!("{family:?}").to_lowercase())
+        .entry(family.name().to_owned())
         .or_default() += 1;
     *report.per_profile.entry(s.profile.to_string()).or_default() += 1;
     report.steps += steps;
@@ -396,7 +546,9 @@ pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
             return;
         }
     };
-    found.extend(check_trace(&trace, s));
+    let misses = memo.misses;
+    found.extend(check_trace_memo(&trace, s, memo));
+    report.distinct_streams += memo.misses - misses;
     let mut bad = Vec::new();
     for d in found {
         if s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule) {
@@ -417,14 +569,55 @@ pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
 /// Enumerates the families, checking every `stride`-th scenario (1 for the
 /// complete enumeration), and reports.
 pub fn explore(families: &[Family], stride: usize) -> Report {
-    let mut report = Report::new();
-    let stride = stride.max(1);
-    for &family in families {
-        let mut n = 0;
-        while n < family_size(family) {
-            check_one(&scenario_at(family, n), family, &mut report);
-            n += stride;
+    explore_plan(
+        families,
+        Plan {
+            stride,
+            ..Plan::default()
+        },
+    )
+}
+
+/// Enumerates the families as `plan` says: its shard of the strided
+/// enumeration, over its worker threads (worker `w` takes every
+/// `threads`-th scenario of the shard from its `w`-th). The report is the
+/// same whatever the number of threads, but for the order of the violations
+/// and `distinct_streams` (each worker remembers its own streams).
+pub fn explore_plan(families: &[Family], plan: Plan) -> Report {
+    let stride = plan.stride.max(1);
+    let (k, n) = (plan.shard.0, plan.shard.1.max(1));
+    let threads = plan.threads.max(1);
+    // The shard's scenarios as (family, index), in enumeration order.
+    let work: Vec<(Family, usize)> = families
+        .iter()
+        .flat_map(|&f| (0..family_size(f)).step_by(stride).map(move |i| (f, i)))
+        .enumerate()
+        .filter(|(g, _)| g % n == k)
+        .map(|(_, x)| x)
+        .collect();
+    let worker = |w: usize| {
+        let mut report = Report::new();
+        let mut memo = StreamMemo::new();
+        for &(f, i) in work.iter().skip(w).step_by(threads) {
+            check_one_with(&scenario_at(f, i), f, &mut report, &mut memo);
         }
+        report
+    };
+    if threads == 1 {
+        return worker(0);
+    }
+    let reports: Vec<Report> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|w| scope.spawn(move || worker(w)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("an exploration worker panicked"))
+            .collect()
+    });
+    let mut report = Report::new();
+    for r in reports {
+        report.merge(r);
     }
     report
 }
@@ -450,5 +643,34 @@ mod tests {
         assert_eq!(count, family_size(Family::Pairs));
         assert!(last == scenario_at(Family::Pairs, family_size(Family::Pairs) - 1));
         assert!(generate(Family::Pairs, &mut Odometer::new()) == scenario_at(Family::Pairs, 0));
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use super::*;
+
+    /// Rule: GEN-ONE-INTERFACE — the `n` shards of a (strided) enumeration
+    /// are disjoint and together the whole, and worker threads change no
+    /// count.
+    #[test]
+    fn shards_partition_the_enumeration_and_threads_change_no_count() {
+        let fams = [Family::Single, Family::Pairs];
+        let whole = explore(&fams, 2003);
+        let mut parts = Report::new();
+        for k in 0..3 {
+            let plan = Plan {
+                stride: 2003,
+                shard: (k, 3),
+                threads: 2,
+            };
+            parts.merge(explore_plan(&fams, plan));
+        }
+        assert_eq!(parts.scenarios, whole.scenarios);
+        assert_eq!(parts.per_profile, whole.per_profile);
+        assert_eq!(parts.steps, whole.steps);
+        assert_eq!(parts.legacy_known_gaps, whole.legacy_known_gaps);
+        let expected: usize = fams.iter().map(|&f| family_size(f).div_ceil(2003)).sum();
+        assert_eq!(whole.total(), expected);
     }
 }

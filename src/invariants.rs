@@ -79,12 +79,7 @@ fn diag(
 /// Every invariant that can be judged from a finished run.
 pub fn check_trace(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
     let mut out = stream_rules(trace);
-    out.extend(always_paired(trace));
-    out.extend(every_round_trip_recorded(trace));
-    out.extend(recorded_before_routed(trace));
-    out.extend(secrets_never_persisted(trace, &[]));
-    out.extend(provenance(trace, scenario));
-    out.extend(human_only_never_backend(trace));
+    out.extend(non_stream_invariants(trace, scenario));
     out.extend(wire_round_trip(trace));
     out
 }
@@ -96,6 +91,303 @@ pub fn check_step(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
     let mut out = secrets_never_persisted(trace, &[("coordinator state", debug.as_str())]);
     out.extend(cache_hygiene(coordinator, trace));
     out.extend(recorded_before_routed(trace));
+    out.extend(human_only_never_backend(trace));
+    out
+}
+
+/// [`check_step`] made incremental for one run: the same invariants after
+/// every step, each step paying only for what it added.
+///
+/// - The secret answers are collected from the new invocations only (they
+///   only grow: the stream and the invocations are append-only).
+/// - The stream is scanned for secrets only once a secret is known: each
+///   event is serialized once, scanned against every secret known when it
+///   is first seen, and the earlier events are scanned again only against
+///   secrets learnt since. A match is reported once, at the step it is first
+///   seen (the stateless [`check_step`] reports it again at every later step).
+/// - The coordinator's `Debug` is formatted only while a secret is known:
+///   its moving part ([`Coordinator::debug_moving`]) at every such step, its
+///   fixed part ([`Coordinator::debug_fixed`], set at construction) once per
+///   newly learnt secret. The two parts are every field of the `Debug`
+///   output, so a secret in the coordinator's `Debug` at a step is found at
+///   that step or, for the fixed part, at an earlier one.
+///
+/// - `recorded_before_routed` and `human_only_never_backend` judge the
+///   prompts, backend calls and invocations added by the step only: each
+///   record is judged by the stream before its own position, which later
+///   steps never change, so each violation is reported once, at its step.
+///
+/// `cache_hygiene` judges the coordinator's current state at every step, as
+/// in [`check_step`]. Rule: INV-SECRET-NEVER-PERSISTED.
+#[derive(Debug, Default)]
+pub struct StepChecker {
+    /// Invocations already read for secrets.
+    invocations_seen: usize,
+    /// Secret answers of at least 6 characters, in the order learnt.
+    secrets: Vec<String>,
+    /// The serialized stream events, kept once a secret is known.
+    texts: Vec<String>,
+    /// How many secrets `texts` has been scanned against.
+    texts_scanned_for: usize,
+    /// How many secrets the fixed part of the coordinator was scanned for.
+    fixed_scanned_for: usize,
+    /// The records `recorded_before_routed` and `human_only_never_backend`
+    /// have judged.
+    seen: Seen,
+    /// The inquiry requests of the stream so far.
+    requests: RequestIndex,
+}
+
+impl StepChecker {
+    /// A checker for a new run.
+    pub fn new() -> Self {
+        StepChecker::default()
+    }
+
+    /// Every invariant [`check_step`] judges, after one more step of the run.
+    pub fn step(&mut self, coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
+        let mut out = self.secrets(coordinator, trace);
+        out.extend(cache_hygiene(coordinator, trace));
+        if self.seen != Seen::of(trace) {
+            self.requests.extend(&trace.stream);
+            out.extend(recorded_before_routed_with(
+                trace,
+                self.seen,
+                &self.requests.at,
+            ));
+        }
+        out.extend(human_only_never_backend_since(
+            trace,
+            self.seen.backend_calls,
+        ));
+        self.seen = Seen::of(trace);
+        out
+    }
+
+    fn learn_secrets(&mut self, trace: &Trace) {
+        let invs = &trace.invocations;
+        for k in self.invocations_seen..invs.len() {
+            let next = &invs[k];
+            let key = (next.at.turn, next.at.cycle, next.call_index);
+            let prev = invs[..k]
+                .iter()
+                .rev()
+                .find(|i| (i.at.turn, i.at.cycle, i.call_index) == key);
+            if let Some(q) = prev.and_then(asked).filter(|q| q.is_secret())
+                && let Some(Value::String(s)) = next.answers.get(&q.id)
+                && s.len() >= 6
+                && !self.secrets.contains(s)
+            {
+                self.secrets.push(s.clone());
+            }
+        }
+        self.invocations_seen = invs.len();
+    }
+
+    fn secrets(&mut self, coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
+        self.learn_secrets(trace);
+        let mut out = Vec::new();
+        if self.secrets.is_empty() {
+            return out;
+        }
+        let in_stream = |i: usize, out: &mut Vec<Diagnostic>| {
+            out.push(diag(
+                Rule::InvSecretNeverPersisted,
+                turn_of(trace, i),
+                i,
+                vec![],
+                "a secret answer is in the persisted stream".to_owned(),
+            ))
+        };
+        // Earlier events against the secrets learnt since they were scanned.
+        let fresh = &self.secrets[self.texts_scanned_for..];
+        for (i, text) in self.texts.iter().enumerate() {
+            for s in fresh {
+                if text.contains(s.as_str()) {
+                    in_stream(i, &mut out);
+                }
+            }
+        }
+        // New events against every secret.
+        for i in self.texts.len()..trace.stream.len() {
+            let text = serde_json::to_string(&trace.stream[i]).unwrap_or_default();
+            for s in &self.secrets {
+                if text.contains(s.as_str()) {
+                    in_stream(i, &mut out);
+                }
+            }
+            self.texts.push(text);
+        }
+        self.texts_scanned_for = self.secrets.len();
+        let in_state = |out: &mut Vec<Diagnostic>| {
+            out.push(diag(
+                Rule::InvSecretNeverPersisted,
+                0,
+                trace.stream.len(),
+                vec![],
+                "a secret answer is in the coordinator state".to_owned(),
+            ))
+        };
+        let moving = format!("{:?}", coordinator.debug_moving());
+        for s in &self.secrets {
+            if moving.contains(s.as_str()) {
+                in_state(&mut out);
+            }
+        }
+        if self.fixed_scanned_for < self.secrets.len() {
+            let fixed = format!("{:?}", coordinator.debug_fixed());
+            for s in &self.secrets[self.fixed_scanned_for..] {
+                if fixed.contains(s.as_str()) {
+                    in_state(&mut out);
+                }
+            }
+            self.fixed_scanned_for = self.secrets.len();
+        }
+        out
+    }
+}
+
+/// The stream invariants of [`check_trace`] ([`stream_rules`] and
+/// [`wire_round_trip`]) remembered by their input, for an exploration that
+/// meets the same stream many times.
+///
+/// Both are functions of the stream, the profile, the rules (the writer's
+/// form) and whether the run was interrupted alone, so a remembered result is
+/// the result. An entry is found by a hash of the serialized stream and
+/// confirmed by comparing the events themselves (equal serializations of
+/// different events would not be confused). Bounded: it forgets everything
+/// past [`StreamMemo::CAPACITY`] entries.
+#[derive(Debug, Default)]
+pub struct StreamMemo {
+    entries: HashMap<u64, Vec<MemoEntry>>,
+    len: usize,
+    /// Lookups answered from memory.
+    pub hits: usize,
+    /// Lookups computed.
+    pub misses: usize,
+}
+
+#[derive(Debug)]
+struct MemoEntry {
+    profile: crate::profile::ProfileName,
+    rules: crate::profile::Rules,
+    interrupted: bool,
+    stream: Vec<crate::wire::Event>,
+    found: (Vec<Diagnostic>, Vec<Diagnostic>),
+}
+
+/// Hashes the bytes written, eight at a time (nothing is kept). Not
+/// collision-resistant, and need not be: a memo hit is confirmed by
+/// comparing the events.
+struct HashWriter(FastHash);
+
+/// A multiply-rotate hash over 8-byte words.
+#[derive(Default)]
+struct FastHash(u64);
+
+impl std::hash::Hasher for FastHash {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+            self.0 = (self.0 ^ w)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(29);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0 ^ u64::from(b))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(29);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        std::hash::Hasher::write(&mut self.0, buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl StreamMemo {
+    /// Entries kept before the memo forgets them all.
+    pub const CAPACITY: usize = 50_000;
+
+    /// An empty memo.
+    pub fn new() -> Self {
+        StreamMemo::default()
+    }
+
+    /// `(stream_rules(trace), wire_round_trip(trace))`, from memory when the
+    /// same stream was judged before under the same profile and rules.
+    fn stream_invariants(&mut self, trace: &Trace) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
+        use std::hash::{Hash, Hasher};
+        let mut w = HashWriter(FastHash::default());
+        if serde_json::to_writer(&mut w, &trace.stream).is_err() {
+            self.misses += 1;
+            return (stream_rules(trace), wire_round_trip(trace));
+        }
+        trace.profile.hash(&mut w.0);
+        trace.rules.hash(&mut w.0);
+        trace.interrupted.hash(&mut w.0);
+        let key = w.0.finish();
+        let same = |e: &MemoEntry| {
+            e.profile == trace.profile
+                && e.rules == trace.rules
+                && e.interrupted == trace.interrupted
+                && e.stream == trace.stream
+        };
+        if let Some(e) = self
+            .entries
+            .get(&key)
+            .and_then(|v| v.iter().find(|e| same(e)))
+        {
+            self.hits += 1;
+            return e.found.clone();
+        }
+        self.misses += 1;
+        let found = (stream_rules(trace), wire_round_trip(trace));
+        if self.len >= Self::CAPACITY {
+            self.entries.clear();
+            self.len = 0;
+        }
+        self.len += 1;
+        self.entries.entry(key).or_default().push(MemoEntry {
+            profile: trace.profile,
+            rules: trace.rules,
+            interrupted: trace.interrupted,
+            stream: trace.stream.clone(),
+            found: found.clone(),
+        });
+        found
+    }
+}
+
+/// [`check_trace`] with its stream invariants remembered in `memo`: the same
+/// diagnostics in the same order.
+pub fn check_trace_memo(
+    trace: &Trace,
+    scenario: &Scenario,
+    memo: &mut StreamMemo,
+) -> Vec<Diagnostic> {
+    let (mut out, wire) = memo.stream_invariants(trace);
+    out.extend(non_stream_invariants(trace, scenario));
+    out.extend(wire);
+    out
+}
+
+fn non_stream_invariants(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
+    let mut out = always_paired(trace);
+    out.extend(every_round_trip_recorded(trace));
+    out.extend(recorded_before_routed(trace));
+    out.extend(secrets_never_persisted(trace, &[]));
+    out.extend(provenance(trace, scenario));
     out.extend(human_only_never_backend(trace));
     out
 }
@@ -259,20 +551,81 @@ pub fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
 /// (RFD 082 "Recording lifecycle" step 2). Holds from RFD 082 on; the
 /// legacy profile breaks it (unrecorded prompts, pre-seeded static answers).
 pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let request_at: HashMap<(usize, String), Vec<usize>> = {
-        let turns = stream::turns(&trace.stream);
-        let mut m: HashMap<(usize, String), Vec<usize>> = HashMap::new();
-        for t in &turns {
-            for i in t.start..t.end {
-                if let Some(r) = trace.stream[i].as_inquiry_request() {
-                    m.entry((t.index, r.id.to_string())).or_default().push(i);
-                }
+    let mut request_at: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+    for t in &stream::turns(&trace.stream) {
+        for i in t.start..t.end {
+            if let Some(r) = trace.stream[i].as_inquiry_request() {
+                request_at
+                    .entry((t.index, r.id.to_string()))
+                    .or_default()
+                    .push(i);
             }
         }
-        m
-    };
-    for p in &trace.prompts {
+    }
+    recorded_before_routed_with(trace, Seen::default(), &request_at)
+}
+
+/// How much of a trace's append-only records an incremental check has
+/// already judged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Seen {
+    prompts: usize,
+    backend_calls: usize,
+    invocations: usize,
+}
+
+impl Seen {
+    fn of(trace: &Trace) -> Seen {
+        Seen {
+            prompts: trace.prompts.len(),
+            backend_calls: trace.backend_calls.len(),
+            invocations: trace.invocations.len(),
+        }
+    }
+}
+
+/// Where each inquiry request sits: `(turn, inquiry ID)` to its stream
+/// positions, kept up to date as the stream grows (turns counted as the
+/// one-event-at-a-time [`stream::turns::Tracker`] counts them).
+#[derive(Debug, Default)]
+struct RequestIndex {
+    at: HashMap<(usize, String), Vec<usize>>,
+    indexed: usize,
+    tracker: stream::turns::Tracker,
+    turn: usize,
+}
+
+impl RequestIndex {
+    fn extend(&mut self, events: &[crate::wire::Event]) {
+        for (i, e) in events.iter().enumerate().skip(self.indexed) {
+            match self.tracker.push(&e.kind) {
+                stream::turns::Step::First => self.turn = 0,
+                stream::turns::Step::Next { ended } => self.turn = ended + 1,
+                stream::turns::Step::Same => {}
+            }
+            if let Some(r) = e.as_inquiry_request() {
+                self.at
+                    .entry((self.turn, r.id.to_string()))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        self.indexed = self.indexed.max(events.len());
+    }
+}
+
+/// [`recorded_before_routed`] over the prompts, backend calls and
+/// invocations after `seen` only, given where the
+/// requests sit. The judgement of a record looks only at
+/// the stream before its own position, which an append-only stream never
+/// changes, so a record judged once is judged for good.
+fn recorded_before_routed_with(
+    trace: &Trace,
+    seen: Seen,
+    request_at: &HashMap<(usize, String), Vec<usize>>,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for p in &trace.prompts[seen.prompts..] {
         let Some(id) = &p.inquiry_id else {
             out.push(diag(
                 Rule::InvRecordedBeforeRouted,
@@ -298,7 +651,7 @@ pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
             }
         }
     }
-    for b in &trace.backend_calls {
+    for b in &trace.backend_calls[seen.backend_calls..] {
         let ok = request_at
             .get(&(b.at.turn, b.call.inquiry_id.clone()))
             .is_some_and(|v| v.iter().any(|&i| i < b.call.cloned_events));
@@ -314,8 +667,16 @@ pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
     }
     // A re-invocation follows one answered question: its request and
     // response are both on the stream before the tool runs again.
+    let new_invocation = |i: &InvocationRecord| {
+        trace.invocations[seen.invocations..]
+            .iter()
+            .any(|n| std::ptr::eq(n, i))
+    };
     for invs in by_call(trace).values() {
-        if let Some(first) = invs.first().filter(|i| !i.answers.is_empty()) {
+        if let Some(first) = invs
+            .first()
+            .filter(|i| !i.answers.is_empty() && new_invocation(i))
+        {
             out.push(diag(
                 Rule::InvRecordedBeforeRouted,
                 first.at.turn,
@@ -330,6 +691,9 @@ pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
         for w in invs.windows(2) {
             let (prev, next) = (w[0], w[1]);
             let Some(q) = asked(prev) else { continue };
+            if !new_invocation(next) {
+                continue;
+            }
             let end = next.stream_position.min(trace.stream.len());
             let closed = prev.request_event.filter(|&k| k < end).is_some_and(|k| {
                 let id = trace.stream[k].as_inquiry_request().map(|r| &r.id);
@@ -381,6 +745,9 @@ pub fn secret_answers(trace: &Trace) -> Vec<String> {
 pub fn secrets_never_persisted(trace: &Trace, extra: &[(&str, &str)]) -> Vec<Diagnostic> {
     let secrets = secret_answers(trace);
     let mut out = Vec::new();
+    if secrets.iter().all(|s| s.len() < 6) {
+        return out;
+    }
     for (i, e) in trace.stream.iter().enumerate() {
         let text = serde_json::to_string(e).unwrap_or_default();
         for s in secrets.iter().filter(|s| s.len() >= 6) {
@@ -472,10 +839,19 @@ fn kind_name(s: ToolSource) -> &'static str {
 /// `INV-HUMAN-ONLY-NEVER-BACKEND`: no backend call is made for a question
 /// that is `Secret` or (under RFD 083) `exclusive`.
 pub fn human_only_never_backend(trace: &Trace) -> Vec<Diagnostic> {
+    human_only_never_backend_since(trace, 0)
+}
+
+/// [`human_only_never_backend`] over the backend calls after the first
+/// `seen` only (a call is judged by the invocations recorded before it).
+fn human_only_never_backend_since(trace: &Trace, seen: usize) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if seen == trace.backend_calls.len() {
+        return out;
+    }
     let rules = trace.profile.rules();
     let calls = by_call(trace);
-    let mut out = Vec::new();
-    for b in &trace.backend_calls {
+    for b in &trace.backend_calls[seen..] {
         let invs = calls.get(&(b.at.turn, b.at.cycle, b.call_index));
         let q = invs.and_then(|v| {
             v.iter()
@@ -605,4 +981,125 @@ pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coordinator::Faults;
+    use crate::explore::{Family, family_size, scenario_at};
+    use crate::scenario::{RunOptions, run_observed};
+    use std::collections::BTreeSet;
+
+    /// Every fault switch on its own, and none.
+    fn each_fault() -> Vec<Faults> {
+        let sets: [fn(&mut Faults); 13] = [
+            |f| f.record_after_routing = true,
+            |f| f.skip_record_on_cache_hit = true,
+            |f| f.attempt_counter_per_cycle = true,
+            |f| f.persist_secret = true,
+            |f| f.cache_cancelled = true,
+            |f| f.cache_secret = true,
+            |f| f.ignore_persistence_gate = true,
+            |f| f.config_sets_source = true,
+            |f| f.exclusive_to_backend = true,
+            |f| f.no_response_on_backend_error = true,
+            |f| f.shared_cache_maps = true,
+            |f| f.unreadable_write = true,
+            |f| f.nondeterministic_answers = true,
+        ];
+        let mut out = vec![Faults::default()];
+        out.extend(sets.iter().map(|set| {
+            let mut f = Faults::default();
+            set(&mut f);
+            f
+        }));
+        out
+    }
+
+    /// `(rule, message)` of every finding of one run: after every step by
+    /// `incremental` or by the stateless `check_step`, and at the end.
+    fn findings(s: &Scenario, faults: Faults, incremental: bool) -> BTreeSet<(String, String)> {
+        let mut found = Vec::new();
+        let mut checker = StepChecker::new();
+        let trace = run_observed(s, RunOptions { faults }, &mut |c, t| {
+            if incremental {
+                found.extend(checker.step(c, t));
+            } else {
+                found.extend(check_step(c, t));
+            }
+        });
+        let Ok(trace) = trace else {
+            return BTreeSet::new();
+        };
+        if incremental {
+            found.extend(check_trace_memo(&trace, s, &mut StreamMemo::new()));
+        } else {
+            found.extend(check_trace(&trace, s));
+        }
+        found
+            .into_iter()
+            .map(|d| (d.rule.id().to_owned(), d.message))
+            .collect()
+    }
+
+    /// Rule: INV-SECRET-NEVER-PERSISTED — the incremental step checker and
+    /// the remembered stream invariants find the same violations (rule and
+    /// message) as the stateless `check_step` and `check_trace`, on a sample
+    /// of both exploration families under every fault switch of the model
+    /// (a second, independent implementation: the stateless one re-checks
+    /// the whole trace and the whole `Debug` output at every step), and the
+    /// faults are found at all.
+    #[test]
+    fn the_incremental_checker_finds_what_the_stateless_one_finds() {
+        let mut caught = 0;
+        let mut in_state = false;
+        for faults in each_fault() {
+            let mut any = false;
+            for family in [Family::Single, Family::Pairs, Family::Triples] {
+                let step = if family == Family::Triples {
+                    40_009
+                } else {
+                    4099
+                };
+                for n in (0..family_size(family)).step_by(step) {
+                    let s = scenario_at(family, n);
+                    let want = findings(&s, faults, false);
+                    assert_eq!(findings(&s, faults, true), want, "{faults:?} {s:?}");
+                    in_state |= want
+                        .iter()
+                        .any(|(_, m)| m == "a secret answer is in the coordinator state");
+                    any |= s.profile != crate::profile::ProfileName::Legacy && !want.is_empty();
+                }
+            }
+            caught += usize::from(any);
+        }
+        // The sample does not hit every fault, but most.
+        assert!(
+            caught >= 8,
+            "only {caught} fault settings were seen to fail"
+        );
+        // The coordinator-state scan (the part formatted only while a secret
+        // is known) was exercised: a checker that skipped it would differ.
+        assert!(in_state, "no sample put a secret in the coordinator state");
+    }
+
+    /// Rule: INV-SECRET-NEVER-PERSISTED — a memo hit gives the same stream
+    /// findings as the first computation, and a different stream under the
+    /// same profile is not taken for it.
+    #[test]
+    fn the_stream_memo_answers_only_the_same_stream() {
+        let mut memo = StreamMemo::new();
+        let a = scenario_at(Family::Single, 0);
+        let b = scenario_at(Family::Single, 16 * 6 * 3 * 2 * 4 * 7 * 2);
+        let ta = run_observed(&a, RunOptions::default(), &mut |_, _| {}).unwrap();
+        let tb = run_observed(&b, RunOptions::default(), &mut |_, _| {}).unwrap();
+        assert_ne!(ta.stream, tb.stream);
+        let first = check_trace_memo(&ta, &a, &mut memo);
+        assert_eq!(first, check_trace(&ta, &a));
+        assert_eq!(check_trace_memo(&ta, &a, &mut memo), first);
+        assert_eq!(memo.hits, 1);
+        assert_eq!(check_trace_memo(&tb, &b, &mut memo), check_trace(&tb, &b));
+        assert_eq!(memo.misses, 2);
+    }
 }
