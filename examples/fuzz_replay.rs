@@ -9,9 +9,10 @@
 //!
 //! Arguments: the target's name, the number of passes over its seeds
 //! (default 1), and `every` to replay `Target::replay` (every option on
-//! every input) instead of `Target::entry`. Prints the number of
-//! executions, so instructions per execution is the total divided by it.
-//! Run from the crate root.
+//! every input) instead of `Target::entry`. `FUZZ_REPLAY_DIR` replays
+//! another folder (a corpus libFuzzer grew) instead of the committed seeds.
+//! Prints the number of executions, so instructions per execution is the
+//! total divided by it. Run from the crate root.
 
 use std::fs;
 use std::path::Path;
@@ -29,7 +30,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let target =
         inquiry_model::fuzzing::target(name).ok_or_else(|| format!("no fuzz target `{name}`"))?;
     let entry = if every { target.replay } else { target.entry };
-    let mut files: Vec<_> = fs::read_dir(Path::new("fuzz/corpus").join(name))?
+    let dir = match std::env::var_os("FUZZ_REPLAY_DIR") {
+        Some(d) => d.into(),
+        None => Path::new("fuzz/corpus").join(name),
+    };
+    let mut files: Vec<_> = fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()?;
     files.sort();
