@@ -1,9 +1,9 @@
 //! Generators of every persisted (wire) type, shared by the property
 //! tests, the other modules' tests and the fuzz targets: written once
-//! against [`Choices`] in [`draw`] (one plain function per type), and
-//! driven here by proptest (the strategies below, each a thin wrapper of
-//! the generator of the same name), fuzz bytes ([`from_bytes`]) and a
-//! seed ([`sample`]).
+//! against [`Choices`](super::choice::Choices) in [`draw`] (one plain
+//! function per type), and driven here by proptest (the strategies below,
+//! each a thin wrapper of the generator of the same name), fuzz bytes
+//! ([`from_bytes`]) and a seed ([`sample`]).
 //!
 //! Each covers every variant of its type (see [`draw`]); test
 //! `the_wire_generators_reach_every_shape` lists what they reach and fails

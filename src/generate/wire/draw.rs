@@ -41,7 +41,7 @@ const DIGITS: &[u8] = b"0123456789";
 /// the quote and backslash it escapes, DEL, the two line separators
 /// JavaScript does not allow in strings, a byte-order mark, the replacement
 /// character, the last BMP and the last Unicode scalar values.
-const SPECIAL_CHARS: [char; 10] = [
+pub const SPECIAL_CHARS: [char; 10] = [
     '"',
     '\\',
     '/',
