@@ -131,13 +131,13 @@ pub fn answered(id: InquiryId, answer: Value) -> Event {
 
 /// How many choices a proptest draw of a stream reads: what a stream
 /// takes, always the same number (its layout is fixed, see [`draw`]).
-const STREAM_CHOICES: usize = 1 + (1 + TURN_CHOICES) + 4 * (2 + TURN_CHOICES);
-/// A turn's body: seven segment slots.
-const TURN_CHOICES: usize = 7 * (1 + draw::SEGMENT_WIDTH);
+const STREAM_CHOICES: usize = draw::STREAM_WIDTH;
+/// A turn's body.
+const TURN_CHOICES: usize = draw::TURN_WIDTH;
 /// The same for a clean stream.
-const CLEAN_STREAM_CHOICES: usize = 1 + (1 + CLEAN_TURN_CHOICES) + 4 * (2 + CLEAN_TURN_CHOICES);
-/// A clean turn's body: seven segment slots.
-const CLEAN_TURN_CHOICES: usize = 7 * (1 + draw::CLEAN_SEGMENT_WIDTH);
+const CLEAN_STREAM_CHOICES: usize = draw::CLEAN_STREAM_WIDTH;
+/// A clean turn's body.
+const CLEAN_TURN_CHOICES: usize = draw::CLEAN_TURN_WIDTH;
 /// Enough for an exchange, a damaged one or a scramble.
 const SEGMENT_CHOICES: usize = draw::SEGMENT_WIDTH;
 

@@ -2,10 +2,11 @@
 //! [`Choices`], so every driver of [`crate::generate::choice`] runs them
 //! (the proptest strategies of [`super`] wrap them).
 //!
-//! A stream has a fixed layout of slots ([`slots`]): an optional leading
-//! turn and up to four turns, each of up to seven segments, and every
-//! segment is a [`block`] of [`SEGMENT_WIDTH`] choices whatever its kind.
-//! So a one-byte change of a fuzz input changes one segment, one turn's
+//! A stream has a fixed layout ([`STREAM_WIDTH`] choices): an optional
+//! leading turn and four turn slots, each of seven segment slots kept on a
+//! coin, and every turn and segment is a [`block`] (a segment
+//! [`SEGMENT_WIDTH`] choices whatever its kind), whose choices a dropped
+//! slot skips rather than generates. So a one-byte change of a fuzz input changes one segment, one turn's
 //! `chat_request`, or whether one turn is there, and nothing else (test
 //! `a_byte_of_a_fuzz_stream_changes_one_turn`). Inside a segment the
 //! layout is free: an inquiry request takes fewer choices than a cancelled
@@ -19,7 +20,7 @@ use super::{
     QUESTION_IDS, TOOL_CALL_IDS, assemble, chat_request, chat_response, inquiry_request,
     inquiry_response, other, tool_call_request, tool_call_response,
 };
-use crate::generate::choice::{Choices, block, slots};
+use crate::generate::choice::{Block, Choices, block, slots};
 use crate::wire::{CancellationReason, Event, InquiryId, InquiryResponse};
 
 /// The choices one segment of a turn takes, whatever its kind: its kind,
@@ -29,6 +30,20 @@ pub const SEGMENT_WIDTH: usize = 38;
 /// The choices one segment of a clean turn takes: its kind, then at most
 /// an exchange's 25.
 pub const CLEAN_SEGMENT_WIDTH: usize = 26;
+
+/// The choices a turn's body takes: seven segment slots.
+pub const TURN_WIDTH: usize = 7 * (1 + SEGMENT_WIDTH);
+
+/// The choices a clean turn's body takes: seven segment slots.
+pub const CLEAN_TURN_WIDTH: usize = 7 * (1 + CLEAN_SEGMENT_WIDTH);
+
+/// The choices a stream takes: the timestamps coin, the leading turn's
+/// coin and body, four turn slots of a coin, the `chat_request` choice and
+/// a body.
+pub const STREAM_WIDTH: usize = 2 + TURN_WIDTH + 4 * (2 + TURN_WIDTH);
+
+/// The choices a clean stream takes.
+pub const CLEAN_STREAM_WIDTH: usize = 2 + CLEAN_TURN_WIDTH + 4 * (2 + CLEAN_TURN_WIDTH);
 
 /// The choices one loose event takes at most: its kind, then at most a
 /// response's call, question, attempt, outcome and detail.
@@ -200,58 +215,96 @@ pub fn scramble(c: &mut impl Choices) -> Vec<Event> {
     })
 }
 
-/// One segment of a turn with orphans, in a block of [`SEGMENT_WIDTH`]
-/// choices: an exchange, a filler, a loose event, a damaged exchange or a
-/// scramble (weights 3, 2, 2, 2, 2).
+/// Up to `max` items of `width` choices each, each kept on a coin: the
+/// layout of [`slots`] with `min` 0 and each item in a [`block`], but a
+/// dropped item's choices are passed over with [`Choices::skip`] rather
+/// than generated (the same input positions, without building events no
+/// one keeps).
+fn kept<C: Choices, T>(
+    c: &mut C,
+    max: usize,
+    width: usize,
+    mut item: impl FnMut(&mut Block<'_, C>) -> T,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    for _ in 0..max {
+        if c.flip() {
+            out.push(block(c, width, &mut item));
+        } else {
+            (0..width).for_each(|_| c.skip());
+        }
+    }
+    out
+}
+
+/// One segment of a turn with orphans: an exchange, a filler, a loose
+/// event, a damaged exchange or a scramble (weights 3, 2, 2, 2, 2).
 fn segment(c: &mut impl Choices) -> Vec<Event> {
-    block(c, SEGMENT_WIDTH, |c| match c.weighted(&[3, 2, 2, 2, 2]) {
+    match c.weighted(&[3, 2, 2, 2, 2]) {
         0 => exchange(c),
         1 => vec![filler(c)],
         2 => vec![loose_event(c)],
         3 => damaged_exchange(c),
         _ => scramble(c),
-    })
+    }
 }
 
-/// One segment of a clean turn, in a block of [`CLEAN_SEGMENT_WIDTH`]
-/// choices: an exchange or a filler (weights 3, 2).
+/// One segment of a clean turn: an exchange or a filler (weights 3, 2).
 fn clean_segment(c: &mut impl Choices) -> Vec<Event> {
-    block(c, CLEAN_SEGMENT_WIDTH, |c| match c.weighted(&[3, 2]) {
+    match c.weighted(&[3, 2]) {
         0 => exchange(c),
         _ => vec![filler(c)],
-    })
+    }
 }
 
 /// The events of a turn after its marker, with orphans of every kind: up
-/// to seven segments.
+/// to seven segments, each in a block of [`SEGMENT_WIDTH`] choices.
 pub fn turn_body(c: &mut impl Choices) -> Vec<Event> {
-    slots(c, 0, 7, |c, _| segment(c)).concat()
+    kept(c, 7, SEGMENT_WIDTH, |c| segment(c)).concat()
 }
 
-/// The events of a turn after its marker, with no orphan.
+/// The events of a turn after its marker, with no orphan: up to seven
+/// segments, each in a block of [`CLEAN_SEGMENT_WIDTH`] choices.
 pub fn clean_turn_body(c: &mut impl Choices) -> Vec<Event> {
-    slots(c, 0, 7, |c, _| clean_segment(c)).concat()
+    kept(c, 7, CLEAN_SEGMENT_WIDTH, |c| clean_segment(c)).concat()
 }
 
-/// A stream of turns of `body`: whether events carry timestamps, an
-/// implicit leading turn (three times in ten), then up to four turns, each
-/// with a `chat_request` after its marker four times in five.
-fn turns<C: Choices>(c: &mut C, body: impl Fn(&mut C) -> Vec<Event>) -> Vec<Event> {
+/// A turn's body, with orphans or clean.
+fn body(c: &mut impl Choices, clean: bool) -> Vec<Event> {
+    if clean {
+        clean_turn_body(c)
+    } else {
+        turn_body(c)
+    }
+}
+
+/// A stream of turns, with orphans or clean: whether events carry
+/// timestamps, an implicit leading turn (three times in ten), then up to
+/// four turns, each with a `chat_request` after its marker four times in
+/// five.
+fn turns(c: &mut impl Choices, clean: bool) -> Vec<Event> {
+    let width = if clean { CLEAN_TURN_WIDTH } else { TURN_WIDTH };
     let timestamps = c.flip();
-    let lead = c.weighted(&[7, 3]) == 1;
-    let leading = body(c);
-    let turns = slots(c, 0, 4, |c, _| (c.weighted(&[1, 4]) == 1, body(c)));
-    assemble(lead.then_some(leading), turns, timestamps)
+    let leading = if c.weighted(&[7, 3]) == 1 {
+        Some(block(c, width, |c| body(c, clean)))
+    } else {
+        (0..width).for_each(|_| c.skip());
+        None
+    };
+    let turns = kept(c, 4, 1 + width, |c| {
+        (c.weighted(&[1, 4]) == 1, body(c, clean))
+    });
+    assemble(leading, turns, timestamps)
 }
 
 /// A stream with orphans of every kind: up to four turns plus an optional
 /// implicit leading turn.
 pub fn stream(c: &mut impl Choices) -> Vec<Event> {
-    turns(c, turn_body)
+    turns(c, false)
 }
 
 /// A stream with no orphan of either kind (legacy duplicate IDs and reused
 /// tool-call IDs included, all paired by order).
 pub fn clean_stream(c: &mut impl Choices) -> Vec<Event> {
-    turns(c, clean_turn_body)
+    turns(c, true)
 }
