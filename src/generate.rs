@@ -5,15 +5,32 @@
 //! Behind the `testkit` feature: a library user who only reads, checks and
 //! runs streams and scenarios does not build proptest or arbitrary.
 //!
-//! The scenario generator ([`scenario::generate`]), the flat stream
-//! encoding of the `sanitize` fuzz target ([`stream::flat`]) and the
-//! exploration's families (`explore::generate`) are written against one
-//! choice interface, [`choice::Choices`], and four drivers feed them:
-//! proptest (with shrinking), fuzz bytes, seeded sampling and exhaustive
-//! enumeration. The wire strategies ([`wire`]) and the structured stream
-//! strategies ([`stream::stream`], [`stream::clean_stream`], …) are still
-//! proptest combinators: each exists once, with no second copy to drift
-//! from.
+//! Every generator is a plain function over one choice interface,
+//! [`choice::Choices`]: the wire generators ([`wire::draw`]), the
+//! structured stream generators ([`stream::draw`]), the flat stream
+//! encoding of the `sanitize` fuzz target ([`stream::flat`]), the scenario
+//! generator ([`scenario::generate`]) and the exploration's families
+//! (`explore::generate`). Four drivers feed them: proptest with shrinking
+//! (the strategies of each module, thin wrappers), fuzz bytes
+//! (`from_bytes`), seeded sampling (`sample`) and exhaustive enumeration
+//! ([`choice::exhaust`], [`choice::Radix`]).
+
+/// Proptest strategies that wrap the generators of a module's `draw`: each
+/// `name -> Type = budget;` is a `pub fn name() -> BoxedStrategy<Type>`
+/// that draws `budget` choices (a fixed number: shrinking lowers them
+/// toward 0 rather than dropping them) and runs `draw::name` on them.
+macro_rules! strategies {
+    ($($(#[$doc:meta])* $name:ident -> $ty:ty = $budget:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name() -> proptest::strategy::BoxedStrategy<$ty> {
+            proptest::strategy::Strategy::boxed($crate::generate::choice::strategy(
+                $budget,
+                $budget,
+                |c| draw::$name(c),
+            ))
+        }
+    )*};
+}
 
 pub mod choice;
 pub mod scenario;

@@ -68,6 +68,14 @@ pub trait Choices {
     {
         items[self.choose(items.len())].clone()
     }
+
+    /// Passes over one choice whose value does not matter (the padding of a
+    /// [`block`]): drivers that read input (bytes, a replayed sequence, a
+    /// seed) spend one choice of 256 options, so what follows stays where it
+    /// was; drivers that enumerate spend nothing, so padding adds no values.
+    fn skip(&mut self) {
+        self.choose(256);
+    }
 }
 
 /// A recorded choice sequence, read back: each choice of `n` options is
@@ -237,6 +245,8 @@ impl Choices for Odometer {
     fn more(&mut self) -> bool {
         self.flip()
     }
+
+    fn skip(&mut self) {}
 }
 
 /// Every value of a finite generator, in odometer order.
@@ -281,6 +291,8 @@ impl Choices for Radix {
     fn more(&mut self) -> bool {
         self.flip()
     }
+
+    fn skip(&mut self) {}
 }
 
 /// A driver that records every choice it passes on, as (value, options):
@@ -310,11 +322,113 @@ impl<C: Choices> Choices for Log<C> {
     }
 
     fn weighted(&mut self, weights: &[usize]) -> usize {
-        self.inner.weighted(weights)
+        let v = self.inner.weighted(weights);
+        self.taken.push((v, weights.len()));
+        v
     }
 
     fn more(&mut self) -> bool {
         self.inner.more()
+    }
+
+    fn skip(&mut self) {
+        self.inner.skip()
+    }
+}
+
+/// A list of `min..=max` items (`min` 0 or 1) in a fixed layout: every slot
+/// takes its choices whether its item is kept or not, and a coin before
+/// each keeps it, so dropping an item never shifts what the later choices
+/// mean. Any slot can go, the first included: with `min` 1 and no coin up,
+/// the first slot is kept. That is what lets proptest shrink a list by
+/// lowering one number, and what keeps a one-byte fuzz mutation a one-item
+/// change. `item` gets the item's index among the kept ones.
+pub fn slots<C: Choices, T>(
+    c: &mut C,
+    min: usize,
+    max: usize,
+    mut item: impl FnMut(&mut C, usize) -> T,
+) -> Vec<T> {
+    debug_assert!(min <= 1 && max >= min);
+    let mut out = Vec::new();
+    let mut first = None;
+    for k in 0..max {
+        let keep = c.flip();
+        let value = item(c, out.len());
+        if keep {
+            out.push(value);
+        } else if k == 0 {
+            first = Some(value);
+        }
+    }
+    if out.len() < min {
+        out.extend(first);
+    }
+    out
+}
+
+/// Runs `generate` on a run of exactly `width` of `c`'s choices, padding
+/// with [`Choices::skip`] what it leaves, so a generator whose branches take
+/// different numbers of choices still has a fixed layout: what comes after
+/// the block starts at the same place whichever branch ran. Choices beyond
+/// `width` are 0 and spend nothing (a generator should not need them), and
+/// so is a choice of one option. For the one-byte-per-choice property of
+/// [`Bytes`], every choice inside takes at most 256 options (a weighted one
+/// at most 256 in total).
+pub fn block<C: Choices, T>(
+    c: &mut C,
+    width: usize,
+    generate: impl FnOnce(&mut Block<'_, C>) -> T,
+) -> T {
+    let mut b = Block {
+        inner: c,
+        left: width,
+    };
+    let value = generate(&mut b);
+    for _ in 0..b.left {
+        b.inner.skip();
+    }
+    value
+}
+
+/// The driver [`block`] hands its generator: `c`'s own choices, counted.
+#[derive(Debug)]
+pub struct Block<'c, C> {
+    inner: &'c mut C,
+    left: usize,
+}
+
+impl<C> Block<'_, C> {
+    /// Counts one choice; `false` once the width is spent (a generator
+    /// wider than its block is a bug of the generator, caught in tests).
+    fn take(&mut self) -> bool {
+        debug_assert!(self.left > 0, "a generator took more than its block");
+        let some = self.left > 0;
+        self.left = self.left.saturating_sub(1);
+        some
+    }
+}
+
+impl<C: Choices> Choices for Block<'_, C> {
+    fn choose(&mut self, n: usize) -> usize {
+        if n <= 1 || !self.take() {
+            return 0;
+        }
+        self.inner.choose(n)
+    }
+
+    fn weighted(&mut self, weights: &[usize]) -> usize {
+        if weights.len() <= 1 || !self.take() {
+            return 0;
+        }
+        self.inner.weighted(weights)
+    }
+
+    fn skip(&mut self) {
+        if self.left > 0 {
+            self.left -= 1;
+            self.inner.skip();
+        }
     }
 }
 
@@ -387,6 +501,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Rule: GEN-ONE-INTERFACE — a block takes exactly its width of the
+    /// driver's choices whichever branch runs inside it, so what follows
+    /// reads the same input; under the odometer its padding takes nothing,
+    /// so a block adds no values to an enumeration.
+    #[test]
+    fn a_block_takes_its_width_whatever_runs_inside() {
+        fn shape(c: &mut impl Choices) -> (usize, usize) {
+            let inside = block(c, 4, |c| {
+                if c.flip() {
+                    1 + c.choose(5) + c.choose(5)
+                } else {
+                    0
+                }
+            });
+            (inside, c.choose(256))
+        }
+        for first in 0..=255u8 {
+            let bytes = [first, 3, 4, 9, 42, 7];
+            let (inside, after) = shape(&mut Bytes::new(&mut Unstructured::new(&bytes)));
+            assert_eq!(after, 42, "byte {first}");
+            assert_eq!(inside, if first % 2 == 1 { 1 + 3 + 4 } else { 0 });
+        }
+        let all = exhaust(|o| {
+            let v = block(o, 4, |c| c.flip());
+            (v, o.choose(2))
+        });
+        assert_eq!(all.len(), 4, "{all:?}");
     }
 
     /// Rule: GEN-ONE-INTERFACE — running out of bytes or of a replayed

@@ -29,7 +29,7 @@ use indexmap::IndexMap;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::choice::{self, Bytes, Choices, Seeded};
+use super::choice::{self, Bytes, Choices, Seeded, slots};
 use crate::config::PartialEnable;
 use crate::coordinator::{Call, RunPolicy};
 use crate::profile::ProfileName;
@@ -134,37 +134,6 @@ pub fn generate(c: &mut impl Choices) -> Scenario {
         backend_by_id,
         inquiry_model,
     }
-}
-
-/// A list of `min..=max` items (`min` 0 or 1) in a fixed layout: every slot
-/// takes its choices whether its item is kept or not, and a coin before
-/// each keeps it, so dropping an item never shifts what the later choices
-/// mean. Any slot can go, the first included: with `min` 1 and no coin up,
-/// the first slot is kept. That is what lets proptest shrink a list by
-/// lowering one number, and what keeps a one-byte fuzz mutation a one-item
-/// change. `item` gets the item's index among the kept ones.
-fn slots<C: Choices, T>(
-    c: &mut C,
-    min: usize,
-    max: usize,
-    mut item: impl FnMut(&mut C, usize) -> T,
-) -> Vec<T> {
-    debug_assert!(min <= 1 && max >= min);
-    let mut out = Vec::new();
-    let mut first = None;
-    for k in 0..max {
-        let keep = c.flip();
-        let value = item(c, out.len());
-        if keep {
-            out.push(value);
-        } else if k == 0 {
-            first = Some(value);
-        }
-    }
-    if out.len() < min {
-        out.extend(first);
-    }
-    out
 }
 
 /// A tool with no source override, run unattended.

@@ -1,7 +1,11 @@
 //! Generators of structured streams, and the event builders they use
 //! (public, so tests and downstream fuzzers can build the same shapes by
-//! hand): proptest strategies, and [`flat`], the stream encoding of the
-//! `sanitize` fuzz target, written against [`Choices`] (with fuzz bytes,
+//! hand). The generators are written once against [`Choices`] in [`draw`];
+//! here they are driven by proptest (the strategies [`stream`],
+//! [`clean_stream`], [`loose_event`], …, each a thin wrapper of the
+//! generator of the same name), fuzz bytes ([`from_bytes`],
+//! [`clean_from_bytes`]) and a seed ([`sample`], [`sample_clean`]). [`flat`]
+//! is the stream encoding of the `sanitize` fuzz target (with fuzz bytes,
 //! one byte per event, as the hand-written seeds are).
 //!
 //! IDs are drawn from deliberately small pools, so generated streams hit the
@@ -11,22 +15,23 @@
 //! sides, responses before their requests, events before the first
 //! `turn_start`, unknown event kinds. [`clean_stream`] generates only
 //! complete exchanges (no orphan of either kind); [`stream`] mixes them with
-//! loose and damaged events.
+//! loose and damaged events. Test `the_stream_generators_reach_every_shape`
+//! lists what they reach.
 //!
-//! Generation is deterministic given proptest's runner; nothing here draws
-//! randomness of its own.
+//! Generation is deterministic given the driver's choices; nothing here
+//! draws randomness of its own.
 
 use arbitrary::Unstructured;
-use proptest::collection::vec;
 use proptest::prelude::*;
-use proptest::sample::select;
 use serde_json::{Value, json};
 
-use super::choice::{Bytes, Choices};
+use super::choice::{self, Bytes, Choices, Seeded};
 use crate::wire::{
     CancellationReason, Event, EventKind, InquiryAnswerType, InquiryId, InquiryQuestion,
     InquiryRequest, InquiryResponse, InquirySource, Opaque, ToolCallRequest, ToolCallResponse,
 };
+
+pub mod draw;
 
 /// The tool-call ID pool: three IDs, so reuse across cycles and turns is
 /// common.
@@ -124,140 +129,60 @@ pub fn answered(id: InquiryId, answer: Value) -> Event {
     inquiry_response(InquiryResponse::Answered { id, answer })
 }
 
-/// A tool-call ID from [`TOOL_CALL_IDS`].
-pub fn tool_call_id() -> impl Strategy<Value = String> {
-    select(&TOOL_CALL_IDS[..]).prop_map(str::to_owned)
+/// How many choices a proptest draw of a stream reads: what a stream
+/// takes, always the same number (its layout is fixed, see [`draw`]).
+const STREAM_CHOICES: usize = draw::STREAM_WIDTH;
+/// A turn's body.
+const TURN_CHOICES: usize = draw::TURN_WIDTH;
+/// The same for a clean stream.
+const CLEAN_STREAM_CHOICES: usize = draw::CLEAN_STREAM_WIDTH;
+/// A clean turn's body.
+const CLEAN_TURN_CHOICES: usize = draw::CLEAN_TURN_WIDTH;
+/// Enough for an exchange, a damaged one or a scramble.
+const SEGMENT_CHOICES: usize = draw::SEGMENT_WIDTH;
+
+strategies! {
+    /// A tool-call ID from [`TOOL_CALL_IDS`] ([`draw::tool_call_id`]).
+    tool_call_id -> String = 1;
+    /// An inquiry ID from the pools ([`draw::inquiry_id`]).
+    inquiry_id -> InquiryId = 3;
+    /// A complete tool-call exchange, never with an orphan
+    /// ([`draw::exchange`]).
+    exchange -> Vec<Event> = SEGMENT_CHOICES;
+    /// An exchange with some of its events dropped
+    /// ([`draw::damaged_exchange`]).
+    damaged_exchange -> Vec<Event> = SEGMENT_CHOICES;
+    /// A single inquiry or tool-call event with a pooled ID, outside any
+    /// structure ([`draw::loose_event`]).
+    loose_event -> Event = draw::LOOSE_WIDTH;
+    /// A short burst of loose events and fillers ([`draw::scramble`]).
+    scramble -> Vec<Event> = SEGMENT_CHOICES;
+    /// The events of a turn after its marker, with orphans of every kind
+    /// ([`draw::turn_body`]).
+    turn_body -> Vec<Event> = TURN_CHOICES;
+    /// The events of a turn after its marker, with no orphan
+    /// ([`draw::clean_turn_body`]).
+    clean_turn_body -> Vec<Event> = CLEAN_TURN_CHOICES;
+    /// A stream with orphans of every kind: up to four turns plus an
+    /// optional implicit leading turn ([`draw::stream`]).
+    stream -> Vec<Event> = STREAM_CHOICES;
+    /// A stream with no orphan of either kind (legacy duplicate IDs and
+    /// reused tool-call IDs included, all paired by order;
+    /// [`draw::clean_stream`]).
+    clean_stream -> Vec<Event> = CLEAN_STREAM_CHOICES;
 }
 
 /// An inquiry ID for the given tool call: legacy two-segment (collides on
-/// every re-ask) or new three-segment with attempt 1 or 2.
+/// every re-ask) or new three-segment with attempt 1 or 2
+/// ([`draw::inquiry_id_for`]).
 pub fn inquiry_id_for(tool_call_id: String) -> impl Strategy<Value = InquiryId> {
-    (select(&QUESTION_IDS[..]), prop::option::of(1u32..=2)).prop_map(move |(q, attempt)| {
-        match attempt {
-            None => InquiryId::legacy(&tool_call_id, q),
-            Some(a) => InquiryId::new(&tool_call_id, q, a),
-        }
-    })
-}
-
-/// An inquiry ID from the pools.
-pub fn inquiry_id() -> impl Strategy<Value = InquiryId> {
-    tool_call_id().prop_flat_map(inquiry_id_for)
+    choice::strategy(2, 2, move |c| draw::inquiry_id_for(c, &tool_call_id))
 }
 
 /// Any `inquiry_response` payload for `id`: every outcome, every known
-/// cancellation reason and an unknown one.
+/// cancellation reason and an unknown one ([`draw::response_for`]).
 pub fn response_for(id: InquiryId) -> impl Strategy<Value = InquiryResponse> {
-    let reasons: Vec<CancellationReason> = CancellationReason::KNOWN
-        .into_iter()
-        .chain([CancellationReason::Unknown("future_reason".to_owned())])
-        .collect();
-    let (a, c, r) = (id.clone(), id.clone(), id);
-    prop_oneof![
-        3 => any::<bool>().prop_map(move |b| InquiryResponse::Answered {
-            id: a.clone(),
-            answer: Value::Bool(b),
-        }),
-        1 => select(reasons).prop_map(move |reason| InquiryResponse::Cancelled {
-            id: c.clone(),
-            reason,
-        }),
-        1 => Just(InquiryResponse::Redacted { id: r }),
-    ]
-}
-
-/// One inquiry round for a tool call: request, then its response.
-fn round(tool_call_id: String) -> impl Strategy<Value = Vec<Event>> {
-    inquiry_id_for(tool_call_id)
-        .prop_flat_map(|id| (Just(id.clone()), response_for(id)))
-        .prop_map(|(id, resp)| vec![inquiry_request(id), inquiry_response(resp)])
-}
-
-/// A complete tool-call exchange: one or two calls (possibly sharing an ID),
-/// their requests, zero to two inquiry rounds per call (same-ID rounds pair
-/// by order), then their responses in call order or reversed. Never has an
-/// orphan.
-pub fn exchange() -> impl Strategy<Value = Vec<Event>> {
-    vec(tool_call_id(), 1..=2)
-        .prop_flat_map(|ids| {
-            let rounds: Vec<_> = ids.iter().map(|id| vec(round(id.clone()), 0..=2)).collect();
-            (Just(ids), rounds, any::<bool>())
-        })
-        .prop_map(|(ids, rounds, reversed)| {
-            let mut out: Vec<Event> = ids.iter().map(|id| tool_call_request(id)).collect();
-            out.extend(rounds.into_iter().flatten().flatten());
-            let mut responses: Vec<Event> = ids.iter().map(|id| tool_call_response(id)).collect();
-            if reversed {
-                responses.reverse();
-            }
-            out.extend(responses);
-            out
-        })
-}
-
-/// An exchange with some of its events dropped: orphans on either side, and
-/// inquiry pairs left outside their tool call.
-pub fn damaged_exchange() -> impl Strategy<Value = Vec<Event>> {
-    (exchange(), vec(prop::bool::weighted(0.3), 12)).prop_map(|(events, drop)| {
-        events
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| !drop[i % drop.len()])
-            .map(|(_, e)| e)
-            .collect()
-    })
-}
-
-/// A single inquiry or tool-call event with a pooled ID, outside any
-/// structure: an orphan, a response before its request, or a partner of a
-/// loose event elsewhere in the turn or in another turn.
-pub fn loose_event() -> impl Strategy<Value = Event> {
-    prop_oneof![
-        tool_call_id().prop_map(|id| tool_call_request(&id)),
-        tool_call_id().prop_map(|id| tool_call_response(&id)),
-        inquiry_id().prop_map(inquiry_request),
-        inquiry_id()
-            .prop_flat_map(response_for)
-            .prop_map(inquiry_response),
-    ]
-}
-
-/// A chat event or an event of a kind providers never see.
-fn filler() -> impl Strategy<Value = Event> {
-    prop_oneof![
-        2 => Just(chat_response()),
-        1 => Just(chat_request()),
-        1 => Just(other("config_delta")),
-        1 => Just(other("some_future_kind")),
-    ]
-}
-
-/// A short burst of loose events and fillers: dense local collisions such
-/// as two requests sharing an ID with a chat event before their one
-/// response.
-pub fn scramble() -> impl Strategy<Value = Vec<Event>> {
-    vec(prop_oneof![3 => loose_event(), 1 => filler()], 1..6)
-}
-
-/// The events of a turn after its marker, with orphans of every kind.
-pub fn turn_body() -> impl Strategy<Value = Vec<Event>> {
-    let segment = prop_oneof![
-        3 => exchange(),
-        2 => filler().prop_map(|e| vec![e]),
-        2 => loose_event().prop_map(|e| vec![e]),
-        2 => damaged_exchange(),
-        2 => scramble(),
-    ];
-    vec(segment, 0..8).prop_map(|s| s.into_iter().flatten().collect())
-}
-
-/// The events of a turn after its marker, with no orphan.
-pub fn clean_turn_body() -> impl Strategy<Value = Vec<Event>> {
-    let segment = prop_oneof![
-        3 => exchange(),
-        2 => filler().prop_map(|e| vec![e]),
-    ];
-    vec(segment, 0..8).prop_map(|s| s.into_iter().flatten().collect())
+    choice::strategy(2, 2, move |c| draw::response_for(c, id.clone()))
 }
 
 /// Assembles a stream: an optional implicit leading turn, then turns each
@@ -290,26 +215,29 @@ fn assemble(
     out
 }
 
-/// A stream with orphans of every kind: up to five turns plus an optional
-/// implicit leading turn.
-pub fn stream() -> impl Strategy<Value = Vec<Event>> {
-    (
-        prop::option::weighted(0.3, turn_body()),
-        vec((prop::bool::weighted(0.8), turn_body()), 0..5),
-        any::<bool>(),
-    )
-        .prop_map(|(leading, turns, ts)| assemble(leading, turns, ts))
+/// A stream with orphans of every kind decoded from fuzz bytes
+/// ([`draw::stream`] under the [`Bytes`] driver): total, one byte per
+/// choice in a fixed layout, so a one-byte mutation changes one turn.
+pub fn from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
+    draw::stream(&mut Bytes::new(u))
 }
 
-/// A stream with no orphan of either kind (legacy duplicate IDs and reused
-/// tool-call IDs included, all paired by order).
-pub fn clean_stream() -> impl Strategy<Value = Vec<Event>> {
-    (
-        prop::option::weighted(0.3, clean_turn_body()),
-        vec((prop::bool::weighted(0.8), clean_turn_body()), 0..5),
-        any::<bool>(),
-    )
-        .prop_map(|(leading, turns, ts)| assemble(leading, turns, ts))
+/// A stream with no orphan decoded from fuzz bytes ([`draw::clean_stream`]
+/// under the [`Bytes`] driver).
+pub fn clean_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
+    draw::clean_stream(&mut Bytes::new(u))
+}
+
+/// `count` streams with orphans sampled with `seed` ([`draw::stream`]
+/// under the [`Seeded`] driver).
+pub fn sample(count: usize, seed: u64) -> Vec<Vec<Event>> {
+    choice::sample(count, seed, |c: &mut Seeded| draw::stream(c))
+}
+
+/// `count` streams with no orphan sampled with `seed`
+/// ([`draw::clean_stream`] under the [`Seeded`] driver).
+pub fn sample_clean(count: usize, seed: u64) -> Vec<Vec<Event>> {
+    choice::sample(count, seed, |c: &mut Seeded| draw::clean_stream(c))
 }
 
 /// The most events [`flat`] generates.
@@ -390,4 +318,381 @@ pub fn flat(c: &mut impl Choices) -> Vec<Event> {
 /// `fuzz/corpus/sanitize/` decode as written.
 pub fn flat_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
     flat(&mut Bytes::new(u))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::check::{ProfileMode, check_bytes, rules as r};
+    use crate::generate::choice::exhaust;
+    use crate::stream::{Orphan, sanitize};
+    use crate::wire::Stream;
+
+    /// Every shape the structured stream generators reach, written down
+    /// from the proptest combinators before they were rewritten against
+    /// `Choices` (issue 18 item 3: reach must not shrink).
+    const REACH: [&str; 37] = [
+        "turn_start",
+        "chat_request",
+        "chat_response",
+        "other config_delta",
+        "other some_future_kind",
+        "tool_call_request",
+        "tool_call_response",
+        "inquiry_request",
+        "inquiry_response answered true",
+        "inquiry_response answered false",
+        "inquiry_response redacted",
+        "reason user",
+        "reason backend_error",
+        "reason no_prompt_backend",
+        "reason assistant_routing_denied",
+        "reason invalid_static_answer",
+        "reason future_reason",
+        "call_a",
+        "call_b",
+        "call_c",
+        "question apply_changes",
+        "question path",
+        "legacy ID",
+        "attempt 1",
+        "attempt 2",
+        "timestamps",
+        "no timestamps",
+        "events before the first turn_start",
+        "turn without chat_request",
+        "a legacy ID asked twice in a turn",
+        "a tool-call ID in two turns",
+        "a tool-call ID requested twice before its response",
+        "responses in reverse order",
+        "orphan tool_call_request",
+        "orphan tool_call_response",
+        "orphan inquiry_request",
+        "orphan inquiry_response",
+    ];
+
+    /// The shapes one stream reaches.
+    fn shapes(events: &[Event], seen: &mut BTreeSet<&'static str>) {
+        let mut turn_ids: Vec<BTreeSet<String>> = vec![BTreeSet::new()];
+        let mut asked: BTreeSet<String> = BTreeSet::new();
+        let mut open: Vec<String> = Vec::new();
+        let mut requested: Vec<String> = Vec::new();
+        seen.insert(match events.first().map(|e| &e.timestamp) {
+            Some(Some(_)) => "timestamps",
+            _ => "no timestamps",
+        });
+        if events
+            .first()
+            .is_some_and(|e| e.kind != EventKind::TurnStart)
+        {
+            seen.insert("events before the first turn_start");
+        }
+        for (i, e) in events.iter().enumerate() {
+            let id_shapes = |id: &InquiryId, seen: &mut BTreeSet<&'static str>| {
+                let parts: Vec<&str> = id.as_str().split('.').collect();
+                seen.insert(match parts.get(2) {
+                    None => "legacy ID",
+                    Some(&"1") => "attempt 1",
+                    Some(_) => "attempt 2",
+                });
+                seen.insert(match parts.get(1) {
+                    Some(&"path") => "question path",
+                    _ => "question apply_changes",
+                });
+            };
+            match &e.kind {
+                EventKind::TurnStart => {
+                    seen.insert("turn_start");
+                    turn_ids.push(BTreeSet::new());
+                    asked.clear();
+                    open.clear();
+                    requested.clear();
+                    if events.get(i + 1).map(|e| &e.kind) != Some(&EventKind::ChatRequest) {
+                        seen.insert("turn without chat_request");
+                    }
+                }
+                EventKind::ChatRequest => {
+                    seen.insert("chat_request");
+                }
+                EventKind::ChatResponse => {
+                    seen.insert("chat_response");
+                }
+                EventKind::Other(tag) if tag == "config_delta" => {
+                    seen.insert("other config_delta");
+                }
+                EventKind::Other(_) => {
+                    seen.insert("other some_future_kind");
+                }
+                EventKind::ToolCallRequest(t) => {
+                    seen.insert("tool_call_request");
+                    seen.insert(match t.id.as_str() {
+                        "call_a" => "call_a",
+                        "call_b" => "call_b",
+                        _ => "call_c",
+                    });
+                    if open.contains(&t.id) {
+                        seen.insert("a tool-call ID requested twice before its response");
+                    }
+                    if turn_ids[..turn_ids.len() - 1]
+                        .iter()
+                        .any(|ids| ids.contains(&t.id))
+                    {
+                        seen.insert("a tool-call ID in two turns");
+                    }
+                    turn_ids.last_mut().expect("a turn").insert(t.id.clone());
+                    open.push(t.id.clone());
+                    requested.push(t.id.clone());
+                }
+                EventKind::ToolCallResponse(t) => {
+                    seen.insert("tool_call_response");
+                    let later = requested.iter().position(|id| *id == t.id);
+                    if let (Some(k), Some(first)) = (later, open.first())
+                        && k > 0
+                        && *first != t.id
+                        && open.contains(&t.id)
+                    {
+                        seen.insert("responses in reverse order");
+                    }
+                    if let Some(k) = open.iter().position(|id| *id == t.id) {
+                        open.remove(k);
+                    }
+                }
+                EventKind::InquiryRequest(q) => {
+                    seen.insert("inquiry_request");
+                    id_shapes(&q.id, seen);
+                    if q.id.as_str().matches('.').count() == 1
+                        && !asked.insert(q.id.as_str().to_owned())
+                    {
+                        seen.insert("a legacy ID asked twice in a turn");
+                    }
+                }
+                EventKind::InquiryResponse(resp) => {
+                    seen.insert(match resp {
+                        InquiryResponse::Answered { answer, .. } => {
+                            if *answer == Value::Bool(true) {
+                                "inquiry_response answered true"
+                            } else {
+                                "inquiry_response answered false"
+                            }
+                        }
+                        InquiryResponse::Cancelled { reason, .. } => match reason {
+                            CancellationReason::User => "reason user",
+                            CancellationReason::BackendError => "reason backend_error",
+                            CancellationReason::NoPromptBackend => "reason no_prompt_backend",
+                            CancellationReason::AssistantRoutingDenied => {
+                                "reason assistant_routing_denied"
+                            }
+                            CancellationReason::InvalidStaticAnswer => {
+                                "reason invalid_static_answer"
+                            }
+                            CancellationReason::Unknown(_) => "reason future_reason",
+                        },
+                        InquiryResponse::Redacted { .. } => "inquiry_response redacted",
+                    });
+                    id_shapes(resp.id(), seen);
+                }
+            }
+        }
+        let repair = sanitize(events.to_vec());
+        if !repair.injected.is_empty() {
+            seen.insert("orphan tool_call_request");
+        }
+        for removed in &repair.removed {
+            seen.insert(match removed.reason {
+                Orphan::InquiryRequest => "orphan inquiry_request",
+                Orphan::InquiryResponse => "orphan inquiry_response",
+                Orphan::ToolCallResponse => "orphan tool_call_response",
+            });
+        }
+    }
+
+    /// The shapes of [`REACH`] that `streams` never reach.
+    fn unreached(streams: &[Vec<Event>]) -> Vec<&'static str> {
+        let mut seen = BTreeSet::new();
+        for s in streams {
+            shapes(s, &mut seen);
+        }
+        REACH.into_iter().filter(|s| !seen.contains(s)).collect()
+    }
+
+    /// Rule: GEN-ONE-INTERFACE — the stream generator reaches every shape
+    /// the proptest combinators it replaces reached ([`REACH`]: every
+    /// kind, ID form, outcome and reason, events before the first turn,
+    /// turns without a `chat_request`, IDs reused within and across turns,
+    /// reversed responses, orphans of every kind) in 500 streams of the
+    /// seeded driver, and the clean generator every one that is not an
+    /// orphan and no orphan. Deleting a branch fails here, naming it.
+    #[test]
+    fn the_stream_generators_reach_every_shape() {
+        let missing = unreached(&sample(500, 18));
+        assert!(missing.is_empty(), "never reached: {missing:?}");
+        let missing = unreached(&sample_clean(500, 18));
+        let (orphans, others): (Vec<&str>, Vec<&str>) =
+            REACH.into_iter().partition(|s| s.starts_with("orphan"));
+        for shape in orphans {
+            assert!(missing.contains(&shape), "a clean stream had an {shape}");
+        }
+        for shape in others {
+            assert!(
+                !missing.contains(&shape),
+                "clean streams never reached {shape}"
+            );
+        }
+    }
+
+    /// Rule: GEN-ONE-INTERFACE — a stream and a clean stream each take the
+    /// same number of choices whatever was chosen (a fixed layout), and
+    /// that number is what their proptest strategies draw: measured as the
+    /// fuzz bytes a decode consumes, one byte per choice.
+    #[test]
+    fn a_stream_takes_a_fixed_number_of_choices() {
+        for seed in 0..200u64 {
+            let bytes = crate::fuzzing::seeds::lcg_bytes(seed, STREAM_CHOICES + 50);
+            let mut u = Unstructured::new(&bytes);
+            from_bytes(&mut u);
+            assert_eq!(bytes.len() - u.len(), STREAM_CHOICES, "seed {seed}");
+            let mut u = Unstructured::new(&bytes);
+            clean_from_bytes(&mut u);
+            assert_eq!(bytes.len() - u.len(), CLEAN_STREAM_CHOICES, "seed {seed}");
+        }
+    }
+
+    /// A stream's turns, timestamps dropped (they are numbered over the
+    /// whole stream): the events before the first marker, then each turn.
+    fn turns_of(events: &[Event]) -> Vec<Vec<Event>> {
+        let mut out = vec![Vec::new()];
+        for e in events {
+            if e.kind == EventKind::TurnStart {
+                out.push(Vec::new());
+            }
+            let mut e = e.clone();
+            e.timestamp = None;
+            out.last_mut().expect("a turn").push(e);
+        }
+        out
+    }
+
+    /// Whether two lists of turns differ in one turn at most: one changed,
+    /// added or removed.
+    fn one_turn_apart(a: &[Vec<Event>], b: &[Vec<Event>]) -> bool {
+        let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        match long.len() - short.len() {
+            0 => (0..a.len()).filter(|&i| a[i] != b[i]).count() <= 1,
+            1 => (0..long.len()).any(|skip| {
+                let rest: Vec<&Vec<Event>> = long
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != skip)
+                    .map(|(_, t)| t)
+                    .collect();
+                rest.into_iter().eq(short.iter())
+            }),
+            _ => false,
+        }
+    }
+
+    /// How many one-byte changes of `bytes` make `decode` change more than
+    /// one turn, and how many change anything.
+    fn spread(bytes: &[u8], decode: impl Fn(&[u8]) -> Vec<Event>) -> (usize, usize) {
+        let before = turns_of(&decode(bytes));
+        let (mut wide, mut changed) = (0, 0);
+        for k in (0..bytes.len()).step_by(3) {
+            let mut mutated = bytes.to_vec();
+            mutated[k] = mutated[k].wrapping_add(97);
+            let after = turns_of(&decode(&mutated));
+            changed += usize::from(after != before);
+            wide += usize::from(!one_turn_apart(&before, &after));
+        }
+        (wide, changed)
+    }
+
+    /// Rule: GEN-SMALL-MUTATIONS — a one-byte change of a fuzz input
+    /// changes one turn of the decoded stream at most (one segment, one
+    /// turn's `chat_request`, or whether one turn is there), for streams
+    /// and clean streams alike; and the changes are real (the bytes of kept
+    /// slots change the stream; those of dropped slots and of a block's
+    /// padding do not). The check can fail: in the flat encoding turn markers
+    /// are events like any other, so a byte that turns a marker into a
+    /// chat event merges two turns, and the flat encoding fails it.
+    #[test]
+    fn a_byte_of_a_fuzz_stream_changes_one_turn() {
+        let stream = |b: &[u8]| from_bytes(&mut Unstructured::new(b));
+        let clean = |b: &[u8]| clean_from_bytes(&mut Unstructured::new(b));
+        for seed in 0..4u64 {
+            let bytes = crate::fuzzing::seeds::lcg_bytes(seed, STREAM_CHOICES);
+            let (wide, changed) = spread(&bytes, stream);
+            assert_eq!(wide, 0, "seed {seed}: {wide} bytes changed several turns");
+            assert!(
+                changed >= 5,
+                "seed {seed}: {changed} bytes changed the stream"
+            );
+            let (wide, _) = spread(&bytes[..CLEAN_STREAM_CHOICES], clean);
+            assert_eq!(wide, 0, "clean, seed {seed}");
+        }
+        let bytes: Vec<u8> = (0..128u32)
+            .map(|i| {
+                if i % 9 == 0 {
+                    0
+                } else {
+                    (i * 37 % 251) as u8 & !7 | 4
+                }
+            })
+            .collect();
+        let flat = |b: &[u8]| flat_from_bytes(&mut Unstructured::new(b));
+        let (wide, _) = spread(&bytes, flat);
+        assert!(wide > 0, "the flat encoding should fail the check");
+    }
+
+    /// Rule: CHECK-TOOL-PAIRED — exhaustively, every stream of a
+    /// `turn_start` and up to two loose events of one tool call and one
+    /// question (the [`draw::loose_event_in`] family: 1 + 32 + 32² = 1 057
+    /// streams, 32 = a request, a response, three inquiry request IDs and
+    /// three IDs times nine outcomes) round-trips through the writer and
+    /// reader in both layouts, and its reference repair has no pairing
+    /// finding.
+    #[test]
+    fn every_stream_of_two_loose_events_round_trips_and_sanitizes_clean() {
+        let family = exhaust(|o| {
+            let n = o.choose(3);
+            let mut events = vec![turn_start()];
+            for _ in 0..n {
+                events.push(draw::loose_event_in(o, &["call_a"], &["q"]));
+            }
+            events
+        });
+        assert_eq!(family.len(), 1 + 32 + 32 * 32);
+        let distinct: BTreeSet<String> = family
+            .iter()
+            .map(|s| Stream::new(s.clone()).to_array_string())
+            .collect();
+        assert_eq!(distinct.len(), family.len(), "no stream twice");
+        let pairing = [
+            r::TOOL_PAIRED,
+            r::PAIRED,
+            r::TURN_SCOPED,
+            r::RESPONSE_AFTER_REQUEST,
+        ];
+        for events in family {
+            let s = Stream::new(events.clone());
+            let array = s.to_array_string();
+            let back = Stream::from_slice(array.as_bytes(), "array").expect("reads back");
+            assert_eq!(back, s, "{array}");
+            let mut lines = Vec::new();
+            s.write_json_lines(&mut lines).expect("writes");
+            let back = Stream::from_slice(&lines, "lines").expect("reads back");
+            assert_eq!(back, s);
+            let repaired = Stream::new(sanitize(events).events).to_array_string();
+            let c = check_bytes(repaired.as_bytes(), "s", ProfileMode::Auto);
+            assert_eq!(c.error, None);
+            let found: Vec<String> = c
+                .diagnostics
+                .iter()
+                .filter(|d| pairing.contains(&d.rule))
+                .map(|d| d.to_string())
+                .collect();
+            assert!(found.is_empty(), "{array}\n{found:#?}");
+        }
+    }
 }
