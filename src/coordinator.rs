@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::cache_key::CacheKey;
-use crate::inquiry::{BackendCall, BackendQuestion};
+use crate::inquiry::{self, BackendAnswerType, BackendCall, BackendQuestion};
 use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery};
 use crate::prompt;
 use crate::routing::{self, InquiryErrorKind, NonAnswer, Route};
@@ -150,10 +150,13 @@ enum Status {
         inquiry_id: Option<InquiryId>,
         question: Question,
     },
+    /// Waiting for the inquiry backend; the call itself went out in
+    /// [`Effect::Inquire`], and extracting its answer needs only the pinned
+    /// ID and the answer type.
     AwaitingBackend {
         inquiry_id: Option<InquiryId>,
         question: Question,
-        call: Box<BackendCall>,
+        answer_type: BackendAnswerType,
     },
     /// The tool finished; its response waits for the delivery prompt.
     AwaitingDelivery {
@@ -345,77 +348,89 @@ impl Coordinator {
     /// Handles one input.
     pub fn handle(&mut self, input: Input) -> Result<Vec<Effect>, CoordinatorError> {
         let mut fx = Vec::new();
+        self.handle_into(input, &mut fx)?;
+        Ok(fx)
+    }
+
+    /// [`Coordinator::handle`], appending the effects to `fx`: a driver
+    /// that drains one buffer step after step allocates it once.
+    pub fn handle_into(
+        &mut self,
+        input: Input,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), CoordinatorError> {
         match input {
-            Input::BeginTurn { content } => self.begin_turn(content, &mut fx)?,
-            Input::BeginCycle { calls } => self.begin_cycle(calls, &mut fx)?,
+            Input::BeginTurn { content } => self.begin_turn(content, fx)?,
+            Input::BeginCycle { calls } => self.begin_cycle(calls, fx)?,
             Input::ToolReturned {
                 call,
                 outcome,
                 source,
-            } => self.tool_returned(call, outcome, source, &mut fx)?,
+            } => self.tool_returned(call, outcome, source, fx)?,
             Input::PromptAnswered {
                 call,
                 inquiry_id,
                 answer,
                 remember,
             } => {
-                let question = self.expect_prompt(call, &inquiry_id)?;
+                let question = self.take_prompt(call, &inquiry_id)?;
                 self.answered(
                     call,
                     &question,
                     inquiry_id,
                     answer,
                     Via::Prompter { remember },
-                    &mut fx,
+                    fx,
                 );
             }
             Input::PromptCancelled { call, inquiry_id } => {
-                let question = self.expect_prompt(call, &inquiry_id)?;
-                self.fail(
-                    call,
-                    &question,
-                    inquiry_id,
-                    NonAnswer::PromptCancelled,
-                    &mut fx,
-                );
+                let question = self.take_prompt(call, &inquiry_id)?;
+                self.fail(call, &question, inquiry_id, NonAnswer::PromptCancelled, fx);
             }
             Input::InquiryResult { call, result } => {
-                let (question, inquiry_id, backend) =
-                    match &self.executing.get(call).map(|t| &t.status) {
-                        Some(Status::AwaitingBackend {
-                            inquiry_id,
-                            question,
-                            call: backend,
-                        }) => (question.clone(), inquiry_id.clone(), backend.clone()),
-                        _ => return Err(self.bad(call, "an inquiry result")),
-                    };
-                match result.and_then(|structured| backend.extract(&structured)) {
+                if !matches!(
+                    self.executing.get(call).map(|t| &t.status),
+                    Some(Status::AwaitingBackend { .. })
+                ) {
+                    return Err(self.bad(call, "an inquiry result"));
+                }
+                // Taken, not cloned: `answered` and `fail` set the next status.
+                let Status::AwaitingBackend {
+                    inquiry_id,
+                    question,
+                    answer_type,
+                } = std::mem::replace(&mut self.executing[call].status, Status::Running)
+                else {
+                    return Err(CoordinatorError(
+                        "internal: the awaited backend call vanished".to_owned(),
+                    ));
+                };
+                let pinned = inquiry_id.as_ref().map_or("", InquiryId::as_str);
+                match result
+                    .and_then(|structured| inquiry::extract(pinned, &answer_type, &structured))
+                {
                     Ok(answer) => {
-                        self.answered(call, &question, inquiry_id, answer, Via::Backend, &mut fx)
+                        self.answered(call, &question, inquiry_id, answer, Via::Backend, fx)
                     }
-                    Err(kind) => self.fail(
-                        call,
-                        &question,
-                        inquiry_id,
-                        NonAnswer::Inquiry(kind),
-                        &mut fx,
-                    ),
+                    Err(kind) => {
+                        self.fail(call, &question, inquiry_id, NonAnswer::Inquiry(kind), fx)
+                    }
                 }
             }
-            Input::InquiryRestarted { call } => self.restart(call, &mut fx)?,
+            Input::InquiryRestarted { call } => self.restart(call, fx)?,
             Input::DeliveryAnswered { call, deliver } => {
                 let (content, kind) = match self.executing.get(call).map(|t| &t.status) {
                     Some(Status::AwaitingDelivery { content, kind }) => (content.clone(), *kind),
                     _ => return Err(self.bad(call, "a delivery answer")),
                 };
                 if deliver {
-                    self.respond_as(call, content, kind, &mut fx);
+                    self.respond_as(call, content, kind, fx);
                 } else {
                     self.respond_as(
                         call,
                         RESULT_WITHHELD.to_owned(),
                         ResponseKind::ResultWithheld,
-                        &mut fx,
+                        fx,
                     );
                 }
             }
@@ -436,7 +451,7 @@ impl Coordinator {
                         .permission_decisions_mut()
                         .insert(key, v);
                 }
-                self.permission_decided(call, allow, &mut fx);
+                self.permission_decided(call, allow, fx);
             }
             Input::EndTurn { content } => {
                 if self.turn.is_none() {
@@ -452,12 +467,12 @@ impl Coordinator {
                     "message".to_owned(),
                     Opaque::from_value(&Value::String(content)),
                 ));
-                self.persist(e, &mut fx);
+                self.persist(e, fx);
                 self.executing.clear();
                 self.turn = None;
             }
         }
-        Ok(fx)
+        Ok(())
     }
 
     fn bad(&self, call: usize, what: &str) -> CoordinatorError {
@@ -832,6 +847,7 @@ impl Coordinator {
                 if !record_all {
                     self.persist(request, fx);
                 }
+                let answer_type = bq.answer_type.clone();
                 let backend = Box::new(BackendCall::new(
                     id.as_str(),
                     &call_id,
@@ -842,7 +858,7 @@ impl Coordinator {
                 self.executing[call].status = Status::AwaitingBackend {
                     inquiry_id: Some(id),
                     question,
-                    call: backend.clone(),
+                    answer_type,
                 };
                 fx.push(Effect::Inquire { call, backend });
             }
@@ -927,17 +943,26 @@ impl Coordinator {
         })
     }
 
-    fn expect_prompt(
-        &self,
+    /// The question of the prompt `call` waits for, taken out of its
+    /// status (`answered` and `fail` set the next one).
+    fn take_prompt(
+        &mut self,
         call: usize,
         inquiry_id: &Option<InquiryId>,
     ) -> Result<Question, CoordinatorError> {
         match self.executing.get(call).map(|t| &t.status) {
             Some(Status::AwaitingPrompt {
                 inquiry_id: waiting,
-                question,
-            }) if waiting == inquiry_id => Ok(question.clone()),
-            _ => Err(self.bad(call, "this prompt's answer")),
+                ..
+            }) if waiting == inquiry_id => {}
+            _ => return Err(self.bad(call, "this prompt's answer")),
+        }
+        match std::mem::replace(&mut self.executing[call].status, Status::Running) {
+            Status::AwaitingPrompt { question, .. } => Ok(question),
+            other => {
+                self.executing[call].status = other;
+                Err(self.bad(call, "this prompt's answer"))
+            }
         }
     }
 

@@ -75,9 +75,11 @@ impl BackendQuestion {
             default: question.default.clone(),
         })
     }
+}
 
+impl BackendAnswerType {
     fn as_answer_type(&self) -> AnswerType {
-        match &self.answer_type {
+        match self {
             BackendAnswerType::Boolean => AnswerType::Boolean,
             BackendAnswerType::Select { options } => AnswerType::Select {
                 options: options.clone(),
@@ -166,18 +168,29 @@ impl BackendCall {
     /// Extracts and validates the answer from the backend's structured
     /// response (RFD 028 `inquire` step 4, rule `LIFE-BACKEND-EXTRACT`).
     pub fn extract(&self, structured: &Value) -> Result<Value, InquiryErrorKind> {
-        let Value::Object(map) = structured else {
-            return Err(InquiryErrorKind::MissingStructuredData);
-        };
-        match map.get("inquiry_id") {
-            Some(Value::String(id)) if *id == self.inquiry_id => {}
-            Some(_) | None => return Err(InquiryErrorKind::AnswerExtraction),
-        }
-        let Some(answer) = map.get("answer") else {
-            return Err(InquiryErrorKind::AnswerExtraction);
-        };
-        routing::validate_answer(&self.question.as_answer_type(), answer)
-            .map_err(|_| InquiryErrorKind::AnswerExtraction)?;
-        Ok(answer.clone())
+        extract(&self.inquiry_id, &self.question.answer_type, structured)
     }
+}
+
+/// [`BackendCall::extract`] from the two things it reads, the pinned
+/// inquiry ID and the answer type, so that a caller waiting for the
+/// backend need not keep (or clone) the whole call.
+pub fn extract(
+    inquiry_id: &str,
+    answer_type: &BackendAnswerType,
+    structured: &Value,
+) -> Result<Value, InquiryErrorKind> {
+    let Value::Object(map) = structured else {
+        return Err(InquiryErrorKind::MissingStructuredData);
+    };
+    match map.get("inquiry_id") {
+        Some(Value::String(id)) if id == inquiry_id => {}
+        Some(_) | None => return Err(InquiryErrorKind::AnswerExtraction),
+    }
+    let Some(answer) = map.get("answer") else {
+        return Err(InquiryErrorKind::AnswerExtraction);
+    };
+    routing::validate_answer(&answer_type.as_answer_type(), answer)
+        .map_err(|_| InquiryErrorKind::AnswerExtraction)?;
+    Ok(answer.clone())
 }

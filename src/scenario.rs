@@ -827,6 +827,9 @@ struct Driver<'s, 'o> {
     local_printed: IndexMap<String, usize>,
     steps: usize,
     observer: Option<&'o mut Observer<'o>>,
+    /// The coordinator's effects of the current step (kept to reuse its
+    /// allocation).
+    effects: Vec<Effect>,
 }
 
 /// What `run_observed` calls after every step.
@@ -881,6 +884,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             stop: None,
             steps: 0,
             observer: None,
+            effects: Vec::new(),
         })
     }
 
@@ -901,7 +905,10 @@ impl<'s, 'o> Driver<'s, 'o> {
         // A hard quit (LIFE-TOKEN-CAUSE): the inquiry's response is the last
         // thing written.
         let quitting = matches!(self.stop, Some(TokenCause::HardQuit));
-        for effect in self.coordinator.handle(input)? {
+        // One effect buffer for the whole run, drained at every step.
+        let mut effects = std::mem::take(&mut self.effects);
+        self.coordinator.handle_into(input, &mut effects)?;
+        for effect in effects.drain(..) {
             match effect {
                 Effect::Persist(e) if quitting && e.as_inquiry_response().is_some() => {
                     self.trace.stream.push(e);
@@ -963,6 +970,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 }),
             }
         }
+        self.effects = effects;
         if let Some(obs) = self.observer.as_mut() {
             obs(&self.coordinator, &self.trace);
         }
