@@ -544,12 +544,11 @@ impl Coordinator {
             })
             .collect();
         for i in 0..self.executing.len() {
-            let call = self.executing[i].call.clone();
-            let arguments = Opaque::from_value(&call.arguments);
+            let call = &self.executing[i].call;
             let mut request = Event::new(EventKind::ToolCallRequest(ToolCallRequest {
                 id: call.id.clone(),
                 name: call.tool.clone(),
-                arguments: Some(arguments),
+                arguments: Some(Opaque::from_value(&call.arguments)),
             }));
             if self.faults.unreadable_write {
                 request.extra.push((
@@ -609,10 +608,10 @@ impl Coordinator {
     /// First invocation. Pre-082, static answers are pre-seeded here (RFD 082
     /// "Pre-seed removal" removes exactly this, rule `LIFE-NO-PRESEED`).
     fn start(&mut self, call: usize, fx: &mut Vec<Effect>) {
-        let tool = self.executing[call].call.tool.clone();
-        if let (StaticDelivery::PreSeeded, Some(spec)) =
-            (self.rules.static_delivery, self.tools.get(&tool))
-        {
+        if let (StaticDelivery::PreSeeded, Some(spec)) = (
+            self.rules.static_delivery,
+            self.tools.get(&self.executing[call].call.tool),
+        ) {
             let seeds: Vec<(String, Value)> = spec
                 .questions
                 .iter()
@@ -656,10 +655,18 @@ impl Coordinator {
     ) {
         let is_error = kind.is_error();
         let id = self.executing[call].call.id.clone();
+        // The text goes into the event and into the effect: moved through
+        // the `Value` the opaque field is written from, not cloned.
+        let text = Value::String(content);
+        let opaque = Opaque::from_value(&text);
+        let content = match text {
+            Value::String(content) => content,
+            other => other.to_string(),
+        };
         self.persist(
             Event::new(EventKind::ToolCallResponse(ToolCallResponse {
                 id,
-                content: Some(Opaque::from_value(&Value::String(content.clone()))),
+                content: Some(opaque),
                 is_error: Some(is_error),
             })),
             fx,
@@ -744,12 +751,6 @@ impl Coordinator {
         let question = self.as_known(question);
         let tool = self.executing[call].call.tool.clone();
         let call_id = self.executing[call].call.id.clone();
-        let config = self
-            .tools
-            .get(&tool)
-            .and_then(|s| s.questions.get(&question.id))
-            .cloned()
-            .unwrap_or_default();
 
         // LIFE-ID-FORMAT / LIFE-ATTEMPT-COUNTER: allocated once, at the
         // recording site, and threaded through to the response.
@@ -771,17 +772,30 @@ impl Coordinator {
             question: self.persisted_question(&question),
         }));
 
-        let resolution = self.resolve(&tool, &question, &config)?;
+        let unconfigured = QuestionConfig::default();
+        let config = self
+            .tools
+            .get(&tool)
+            .and_then(|s| s.questions.get(&question.id))
+            .unwrap_or(&unconfigured);
+        let label = if self.rules.prompt_label {
+            config.prompt_label.clone()
+        } else {
+            None
+        };
+        let resolution = self.resolve(&tool, &question, config)?;
         let record_all = matches!(self.rules.record, RecordScope::EveryRoundTrip);
         let skip =
             self.faults.skip_record_on_cache_hit && matches!(resolution, Resolution::Cached(_));
         // LIFE-RECORD-FIRST: the request lands before any routing effect.
         // (Fault: hold it back until the response is recorded.)
+        // Moved out when recorded here; pre-082 keeps it for the backend.
+        let mut request = Some(request);
         if record_all && !skip {
             if self.faults.record_after_routing {
-                self.executing[call].held_request = Some(request.clone());
-            } else {
-                self.persist(request.clone(), fx);
+                self.executing[call].held_request = request.take();
+            } else if let Some(request) = request.take() {
+                self.persist(request, fx);
             }
         }
         fx.push(Effect::Resolved {
@@ -826,12 +840,7 @@ impl Coordinator {
                 fx,
             ),
             Resolution::Prompt => {
-                let label = if self.rules.prompt_label {
-                    config.prompt_label.as_deref()
-                } else {
-                    None
-                };
-                let presentation = prompt::present(&question, &self.rules, label);
+                let presentation = prompt::present(&question, &self.rules, label.as_deref());
                 self.executing[call].status = Status::AwaitingPrompt {
                     inquiry_id: recorded_id.clone(),
                     question,
@@ -844,7 +853,7 @@ impl Coordinator {
             }
             Resolution::Backend(bq) => {
                 // Pre-082 (RFD 005) records only here, when the inquiry is spawned.
-                if !record_all {
+                if let (false, Some(request)) = (record_all, request) {
                     self.persist(request, fx);
                 }
                 let answer_type = bq.answer_type.clone();
@@ -980,7 +989,6 @@ impl Coordinator {
     ) {
         self.release_held_request(call, fx);
         let secret = routing::is_secret(q, &self.rules);
-        let tool = self.executing[call].call.tool.clone();
         let record_all = matches!(self.rules.record, RecordScope::EveryRoundTrip);
         let record = match via {
             Via::Backend => true,
@@ -1006,7 +1014,7 @@ impl Coordinator {
         };
         let offered = routing::remember_offered(q, &rules) || (self.faults.cache_secret && secret);
         if let (Via::Prompter { remember: true }, true) = (via, offered) {
-            let key = CacheKey::answer(&tool, &q.id).key();
+            let key = CacheKey::answer(&self.executing[call].call.tool, &q.id).key();
             let shared = self.faults.shared_cache_maps;
             if let Some(turn) = self.turn.as_mut() {
                 if shared {
@@ -1071,7 +1079,6 @@ impl Coordinator {
         fx: &mut Vec<Effect>,
     ) {
         self.release_held_request(call, fx);
-        let tool = self.executing[call].call.tool.clone();
         let reason = routing::cancellation_reason(why);
         let unpaired =
             self.faults.no_response_on_backend_error && matches!(why, NonAnswer::Inquiry(_));
@@ -1086,14 +1093,13 @@ impl Coordinator {
                 fx,
             );
         }
-        if self.faults.cache_cancelled
-            && let Some(turn) = self.turn.as_mut()
-        {
-            turn.cache
-                .tool_answers_mut()
-                .insert(CacheKey::answer(&tool, &q.id).key(), Value::Null);
+        if self.faults.cache_cancelled {
+            let key = CacheKey::answer(&self.executing[call].call.tool, &q.id).key();
+            if let Some(turn) = self.turn.as_mut() {
+                turn.cache.tool_answers_mut().insert(key, Value::Null);
+            }
         }
-        let response = non_answer_response(why, &tool, &q.id);
+        let response = non_answer_response(why, &self.executing[call].call.tool, &q.id);
         self.respond_as(call, response.content, response.kind, fx);
     }
 }
