@@ -749,22 +749,26 @@ impl Coordinator {
         fx: &mut Vec<Effect>,
     ) -> Result<(), CoordinatorError> {
         let question = self.as_known(question);
-        let tool = self.executing[call].call.tool.clone();
-        let call_id = self.executing[call].call.id.clone();
+        // The call's ID and tool are borrowed where used (not cloned for
+        // the whole lifecycle).
 
         // LIFE-ID-FORMAT / LIFE-ATTEMPT-COUNTER: allocated once, at the
         // recording site, and threaded through to the response.
         let id = match self.rules.id_format {
             IdFormat::Attempt => {
-                let turn = self.turn_mut()?;
+                let call_id = &self.executing[call].call.id;
+                let turn = self
+                    .turn
+                    .as_mut()
+                    .ok_or_else(|| CoordinatorError("no turn is open".to_owned()))?;
                 let n = turn
                     .attempts
                     .entry((call_id.clone(), question.id.clone()))
                     .or_insert(0);
                 *n += 1;
-                InquiryId::new(&call_id, &question.id, *n)
+                InquiryId::new(call_id, &question.id, *n)
             }
-            IdFormat::TwoSegment => InquiryId::legacy(&call_id, &question.id),
+            IdFormat::TwoSegment => InquiryId::legacy(&self.executing[call].call.id, &question.id),
         };
         let request = Event::new(EventKind::InquiryRequest(InquiryRequest {
             id: id.clone(),
@@ -772,10 +776,11 @@ impl Coordinator {
             question: self.persisted_question(&question),
         }));
 
+        let tool = &self.executing[call].call.tool;
         let unconfigured = QuestionConfig::default();
         let config = self
             .tools
-            .get(&tool)
+            .get(tool)
             .and_then(|s| s.questions.get(&question.id))
             .unwrap_or(&unconfigured);
         let label = if self.rules.prompt_label {
@@ -783,7 +788,7 @@ impl Coordinator {
         } else {
             None
         };
-        let resolution = self.resolve(&tool, &question, config)?;
+        let resolution = self.resolve(tool, &question, config)?;
         let record_all = matches!(self.rules.record, RecordScope::EveryRoundTrip);
         let skip =
             self.faults.skip_record_on_cache_hit && matches!(resolution, Resolution::Cached(_));
@@ -857,10 +862,11 @@ impl Coordinator {
                     self.persist(request, fx);
                 }
                 let answer_type = bq.answer_type.clone();
+                let asking = &self.executing[call].call;
                 let backend = Box::new(BackendCall::new(
                     id.as_str(),
-                    &call_id,
-                    &tool,
+                    &asking.id,
+                    &asking.tool,
                     bq,
                     self.persisted,
                 ));

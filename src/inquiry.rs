@@ -103,7 +103,12 @@ pub fn schema(inquiry_id: &str, answer_type: &BackendAnswerType) -> Value {
         BackendAnswerType::Select { .. } => return build_schema(inquiry_id, answer_type),
     };
     let mut schema = SCHEMA_TEMPLATES.with(|t| t[slot].clone());
-    if let Some(pinned) = schema.pointer_mut("/properties/inquiry_id/const") {
+    // (Not `pointer_mut`, which allocates each segment of its path.)
+    if let Some(pinned) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("inquiry_id"))
+        .and_then(|i| i.get_mut("const"))
+    {
         *pinned = Value::String(inquiry_id.to_owned());
     }
     schema

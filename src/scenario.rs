@@ -880,11 +880,19 @@ impl<'s, 'o> Driver<'s, 'o> {
         options: RunOptions,
     ) -> Result<Self, ScenarioError> {
         validate(scenario)?;
-        let enabled = enabled_tools(scenario)?;
+        // Without toggles each tool's own `enable` decides (as
+        // `enabled_tools` says), without building the map.
+        let toggled = match scenario.toggles.is_empty() {
+            true => None,
+            false => Some(enabled_tools(scenario)?),
+        };
         let tools = scenario
             .tools
             .iter()
-            .filter(|(n, _)| enabled.get(*n).is_some_and(|e| e.state))
+            .filter(|(n, t)| match &toggled {
+                Some(enabled) => enabled.get(*n).is_some_and(|e| e.state),
+                None => t.enable(n).state,
+            })
             .map(|(n, t)| (n.clone(), t.spec(n)))
             .collect();
         let sizes = SizeHint::of(scenario);
