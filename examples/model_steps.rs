@@ -16,10 +16,16 @@
 //!
 //! Without callgrind, `model_steps STRIDE ROUNDS` also prints the fastest
 //! of `ROUNDS` timed runs in steps/s (wall clock: noisy on a shared machine).
+//!
+//! `model_steps STRIDE ROUNDS checked` runs the same scenarios with every
+//! invariant after every step and at the end, as the bench's ratio row does
+//! (collect `*model_steps::checked*`): the two counts give that ratio in
+//! instructions.
 
 use std::time::Instant;
 
 use inquiry_model::explore::{self, Family};
+use inquiry_model::invariants::{StepChecker, StreamMemo, check_trace_memo};
 use inquiry_model::scenario::{self, RunOptions, Scenario};
 
 /// Runs every scenario with a no-op observer; returns the steps taken.
@@ -34,10 +40,34 @@ fn bare(scenarios: &[Scenario]) -> usize {
     steps
 }
 
+/// Runs every scenario with the incremental step checker and the end-of-run
+/// invariants (as `benches/perf.rs` `model_bars` does); returns the steps.
+#[inline(never)]
+fn checked(scenarios: &[Scenario]) -> usize {
+    let mut steps = 0usize;
+    let mut memo = StreamMemo::new();
+    for s in scenarios {
+        let mut found = Vec::new();
+        let mut checker = StepChecker::new();
+        let trace = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
+            steps += 1;
+            found.extend(checker.step(c, t))
+        })
+        .expect("explored scenarios run");
+        found.extend(check_trace_memo(&trace, s, &mut memo));
+        std::hint::black_box(found);
+    }
+    steps
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let stride: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
     let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let run: fn(&[Scenario]) -> usize = match args.next().as_deref() {
+        Some("checked") => checked,
+        _ => bare,
+    };
     let scenarios: Vec<Scenario> = [Family::Single, Family::Pairs]
         .iter()
         .flat_map(|&f| {
@@ -50,7 +80,7 @@ fn main() {
     let mut steps = 0;
     for _ in 0..rounds.max(1) {
         let t = Instant::now();
-        steps = bare(&scenarios);
+        steps = run(&scenarios);
         best = best.min(t.elapsed().as_secs_f64());
     }
     println!(
