@@ -13,6 +13,7 @@ pub mod features;
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::fmt::Write as _;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -687,20 +688,25 @@ fn run_script(
     }
     match finish {
         Finish::Succeed => {
-            // A tool that echoes answers must never echo a secret one.
-            let seen: Vec<String> = asks
-                .iter()
-                .map(
-                    |a| match (a.question.is_secret(), answers.get(&a.question.id)) {
-                        (true, _) => format!("{}=<secret received>", a.question.id),
-                        (false, Some(v)) => format!("{}={v}", a.question.id),
-                        (false, None) => format!("{}=<none>", a.question.id),
-                    },
-                )
-                .collect();
-            Outcome::Success {
-                content: format!("{name} done: {}", seen.join(", ")),
+            // `<name> done: <id>=<answer>, …`, written into one string. A
+            // tool that echoes answers must never echo a secret one.
+            let mut content = String::with_capacity(name.len() + 8 + 24 * asks.len());
+            content.push_str(name);
+            content.push_str(" done: ");
+            for (i, a) in asks.iter().enumerate() {
+                if i > 0 {
+                    content.push_str(", ");
+                }
+                content.push_str(&a.question.id);
+                match (a.question.is_secret(), answers.get(&a.question.id)) {
+                    (true, _) => content.push_str("=<secret received>"),
+                    (false, Some(v)) => {
+                        let _ = write!(content, "={v}");
+                    }
+                    (false, None) => content.push_str("=<none>"),
+                }
             }
+            Outcome::Success { content }
         }
         Finish::Fail { transient } => Outcome::Error {
             message: format!("{name} failed"),
