@@ -51,7 +51,18 @@ impl<'a> CacheKey<'a> {
 
     /// The key as the cache stores it.
     pub fn key(&self) -> String {
-        self.to_string()
+        // Spelled by hand rather than through `Display`: the same text,
+        // without the formatting machinery (a key is built at every
+        // question and permission lookup).
+        let (tool, tail) = match self {
+            CacheKey::Answer { tool, question } => (tool, *question),
+            CacheKey::Permission { tool } => (tool, PERMISSION),
+        };
+        let mut key = String::with_capacity(tool.len() + 1 + tail.len());
+        key.push_str(tool);
+        key.push('.');
+        key.push_str(tail);
+        key
     }
 
     /// Which caller a stored key belongs to: a permission decision's key

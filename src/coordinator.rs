@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::cache_key::CacheKey;
-use crate::inquiry::{BackendCall, BackendQuestion};
+use crate::inquiry::{self, BackendAnswerType, BackendCall, BackendQuestion};
 use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery};
 use crate::prompt;
 use crate::routing::{self, InquiryErrorKind, NonAnswer, Route};
@@ -150,10 +150,13 @@ enum Status {
         inquiry_id: Option<InquiryId>,
         question: Question,
     },
+    /// Waiting for the inquiry backend; the call itself went out in
+    /// [`Effect::Inquire`], and extracting its answer needs only the pinned
+    /// ID and the answer type.
     AwaitingBackend {
         inquiry_id: Option<InquiryId>,
         question: Question,
-        call: Box<BackendCall>,
+        answer_type: BackendAnswerType,
     },
     /// The tool finished; its response waits for the delivery prompt.
     AwaitingDelivery {
@@ -345,77 +348,89 @@ impl Coordinator {
     /// Handles one input.
     pub fn handle(&mut self, input: Input) -> Result<Vec<Effect>, CoordinatorError> {
         let mut fx = Vec::new();
+        self.handle_into(input, &mut fx)?;
+        Ok(fx)
+    }
+
+    /// [`Coordinator::handle`], appending the effects to `fx`: a driver
+    /// that drains one buffer step after step allocates it once.
+    pub fn handle_into(
+        &mut self,
+        input: Input,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), CoordinatorError> {
         match input {
-            Input::BeginTurn { content } => self.begin_turn(content, &mut fx)?,
-            Input::BeginCycle { calls } => self.begin_cycle(calls, &mut fx)?,
+            Input::BeginTurn { content } => self.begin_turn(content, fx)?,
+            Input::BeginCycle { calls } => self.begin_cycle(calls, fx)?,
             Input::ToolReturned {
                 call,
                 outcome,
                 source,
-            } => self.tool_returned(call, outcome, source, &mut fx)?,
+            } => self.tool_returned(call, outcome, source, fx)?,
             Input::PromptAnswered {
                 call,
                 inquiry_id,
                 answer,
                 remember,
             } => {
-                let question = self.expect_prompt(call, &inquiry_id)?;
+                let question = self.take_prompt(call, &inquiry_id)?;
                 self.answered(
                     call,
                     &question,
                     inquiry_id,
                     answer,
                     Via::Prompter { remember },
-                    &mut fx,
+                    fx,
                 );
             }
             Input::PromptCancelled { call, inquiry_id } => {
-                let question = self.expect_prompt(call, &inquiry_id)?;
-                self.fail(
-                    call,
-                    &question,
-                    inquiry_id,
-                    NonAnswer::PromptCancelled,
-                    &mut fx,
-                );
+                let question = self.take_prompt(call, &inquiry_id)?;
+                self.fail(call, &question, inquiry_id, NonAnswer::PromptCancelled, fx);
             }
             Input::InquiryResult { call, result } => {
-                let (question, inquiry_id, backend) =
-                    match &self.executing.get(call).map(|t| &t.status) {
-                        Some(Status::AwaitingBackend {
-                            inquiry_id,
-                            question,
-                            call: backend,
-                        }) => (question.clone(), inquiry_id.clone(), backend.clone()),
-                        _ => return Err(self.bad(call, "an inquiry result")),
-                    };
-                match result.and_then(|structured| backend.extract(&structured)) {
+                if !matches!(
+                    self.executing.get(call).map(|t| &t.status),
+                    Some(Status::AwaitingBackend { .. })
+                ) {
+                    return Err(self.bad(call, "an inquiry result"));
+                }
+                // Taken, not cloned: `answered` and `fail` set the next status.
+                let Status::AwaitingBackend {
+                    inquiry_id,
+                    question,
+                    answer_type,
+                } = std::mem::replace(&mut self.executing[call].status, Status::Running)
+                else {
+                    return Err(CoordinatorError(
+                        "internal: the awaited backend call vanished".to_owned(),
+                    ));
+                };
+                let pinned = inquiry_id.as_ref().map_or("", InquiryId::as_str);
+                match result
+                    .and_then(|structured| inquiry::extract(pinned, &answer_type, &structured))
+                {
                     Ok(answer) => {
-                        self.answered(call, &question, inquiry_id, answer, Via::Backend, &mut fx)
+                        self.answered(call, &question, inquiry_id, answer, Via::Backend, fx)
                     }
-                    Err(kind) => self.fail(
-                        call,
-                        &question,
-                        inquiry_id,
-                        NonAnswer::Inquiry(kind),
-                        &mut fx,
-                    ),
+                    Err(kind) => {
+                        self.fail(call, &question, inquiry_id, NonAnswer::Inquiry(kind), fx)
+                    }
                 }
             }
-            Input::InquiryRestarted { call } => self.restart(call, &mut fx)?,
+            Input::InquiryRestarted { call } => self.restart(call, fx)?,
             Input::DeliveryAnswered { call, deliver } => {
                 let (content, kind) = match self.executing.get(call).map(|t| &t.status) {
                     Some(Status::AwaitingDelivery { content, kind }) => (content.clone(), *kind),
                     _ => return Err(self.bad(call, "a delivery answer")),
                 };
                 if deliver {
-                    self.respond_as(call, content, kind, &mut fx);
+                    self.respond_as(call, content, kind, fx);
                 } else {
                     self.respond_as(
                         call,
                         RESULT_WITHHELD.to_owned(),
                         ResponseKind::ResultWithheld,
-                        &mut fx,
+                        fx,
                     );
                 }
             }
@@ -436,7 +451,7 @@ impl Coordinator {
                         .permission_decisions_mut()
                         .insert(key, v);
                 }
-                self.permission_decided(call, allow, &mut fx);
+                self.permission_decided(call, allow, fx);
             }
             Input::EndTurn { content } => {
                 if self.turn.is_none() {
@@ -452,12 +467,12 @@ impl Coordinator {
                     "message".to_owned(),
                     Opaque::from_value(&Value::String(content)),
                 ));
-                self.persist(e, &mut fx);
+                self.persist(e, fx);
                 self.executing.clear();
                 self.turn = None;
             }
         }
-        Ok(fx)
+        Ok(())
     }
 
     fn bad(&self, call: usize, what: &str) -> CoordinatorError {
@@ -529,12 +544,11 @@ impl Coordinator {
             })
             .collect();
         for i in 0..self.executing.len() {
-            let call = self.executing[i].call.clone();
-            let arguments = Opaque::from_value(&call.arguments);
+            let call = &self.executing[i].call;
             let mut request = Event::new(EventKind::ToolCallRequest(ToolCallRequest {
                 id: call.id.clone(),
                 name: call.tool.clone(),
-                arguments: Some(arguments),
+                arguments: Some(Opaque::from_value(&call.arguments)),
             }));
             if self.faults.unreadable_write {
                 request.extra.push((
@@ -594,10 +608,10 @@ impl Coordinator {
     /// First invocation. Pre-082, static answers are pre-seeded here (RFD 082
     /// "Pre-seed removal" removes exactly this, rule `LIFE-NO-PRESEED`).
     fn start(&mut self, call: usize, fx: &mut Vec<Effect>) {
-        let tool = self.executing[call].call.tool.clone();
-        if let (StaticDelivery::PreSeeded, Some(spec)) =
-            (self.rules.static_delivery, self.tools.get(&tool))
-        {
+        if let (StaticDelivery::PreSeeded, Some(spec)) = (
+            self.rules.static_delivery,
+            self.tools.get(&self.executing[call].call.tool),
+        ) {
             let seeds: Vec<(String, Value)> = spec
                 .questions
                 .iter()
@@ -641,10 +655,18 @@ impl Coordinator {
     ) {
         let is_error = kind.is_error();
         let id = self.executing[call].call.id.clone();
+        // The text goes into the event and into the effect: moved through
+        // the `Value` the opaque field is written from, not cloned.
+        let text = Value::String(content);
+        let opaque = Opaque::from_value(&text);
+        let content = match text {
+            Value::String(content) => content,
+            other => other.to_string(),
+        };
         self.persist(
             Event::new(EventKind::ToolCallResponse(ToolCallResponse {
                 id,
-                content: Some(Opaque::from_value(&Value::String(content.clone()))),
+                content: Some(opaque),
                 is_error: Some(is_error),
             })),
             fx,
@@ -727,28 +749,26 @@ impl Coordinator {
         fx: &mut Vec<Effect>,
     ) -> Result<(), CoordinatorError> {
         let question = self.as_known(question);
-        let tool = self.executing[call].call.tool.clone();
-        let call_id = self.executing[call].call.id.clone();
-        let config = self
-            .tools
-            .get(&tool)
-            .and_then(|s| s.questions.get(&question.id))
-            .cloned()
-            .unwrap_or_default();
+        // The call's ID and tool are borrowed where used (not cloned for
+        // the whole lifecycle).
 
         // LIFE-ID-FORMAT / LIFE-ATTEMPT-COUNTER: allocated once, at the
         // recording site, and threaded through to the response.
         let id = match self.rules.id_format {
             IdFormat::Attempt => {
-                let turn = self.turn_mut()?;
+                let call_id = &self.executing[call].call.id;
+                let turn = self
+                    .turn
+                    .as_mut()
+                    .ok_or_else(|| CoordinatorError("no turn is open".to_owned()))?;
                 let n = turn
                     .attempts
                     .entry((call_id.clone(), question.id.clone()))
                     .or_insert(0);
                 *n += 1;
-                InquiryId::new(&call_id, &question.id, *n)
+                InquiryId::new(call_id, &question.id, *n)
             }
-            IdFormat::TwoSegment => InquiryId::legacy(&call_id, &question.id),
+            IdFormat::TwoSegment => InquiryId::legacy(&self.executing[call].call.id, &question.id),
         };
         let request = Event::new(EventKind::InquiryRequest(InquiryRequest {
             id: id.clone(),
@@ -756,17 +776,31 @@ impl Coordinator {
             question: self.persisted_question(&question),
         }));
 
-        let resolution = self.resolve(&tool, &question, &config)?;
+        let tool = &self.executing[call].call.tool;
+        let unconfigured = QuestionConfig::default();
+        let config = self
+            .tools
+            .get(tool)
+            .and_then(|s| s.questions.get(&question.id))
+            .unwrap_or(&unconfigured);
+        let label = if self.rules.prompt_label {
+            config.prompt_label.clone()
+        } else {
+            None
+        };
+        let resolution = self.resolve(tool, &question, config)?;
         let record_all = matches!(self.rules.record, RecordScope::EveryRoundTrip);
         let skip =
             self.faults.skip_record_on_cache_hit && matches!(resolution, Resolution::Cached(_));
         // LIFE-RECORD-FIRST: the request lands before any routing effect.
         // (Fault: hold it back until the response is recorded.)
+        // Moved out when recorded here; pre-082 keeps it for the backend.
+        let mut request = Some(request);
         if record_all && !skip {
             if self.faults.record_after_routing {
-                self.executing[call].held_request = Some(request.clone());
-            } else {
-                self.persist(request.clone(), fx);
+                self.executing[call].held_request = request.take();
+            } else if let Some(request) = request.take() {
+                self.persist(request, fx);
             }
         }
         fx.push(Effect::Resolved {
@@ -811,12 +845,7 @@ impl Coordinator {
                 fx,
             ),
             Resolution::Prompt => {
-                let label = if self.rules.prompt_label {
-                    config.prompt_label.as_deref()
-                } else {
-                    None
-                };
-                let presentation = prompt::present(&question, &self.rules, label);
+                let presentation = prompt::present(&question, &self.rules, label.as_deref());
                 self.executing[call].status = Status::AwaitingPrompt {
                     inquiry_id: recorded_id.clone(),
                     question,
@@ -829,20 +858,22 @@ impl Coordinator {
             }
             Resolution::Backend(bq) => {
                 // Pre-082 (RFD 005) records only here, when the inquiry is spawned.
-                if !record_all {
+                if let (false, Some(request)) = (record_all, request) {
                     self.persist(request, fx);
                 }
+                let answer_type = bq.answer_type.clone();
+                let asking = &self.executing[call].call;
                 let backend = Box::new(BackendCall::new(
                     id.as_str(),
-                    &call_id,
-                    &tool,
+                    &asking.id,
+                    &asking.tool,
                     bq,
                     self.persisted,
                 ));
                 self.executing[call].status = Status::AwaitingBackend {
                     inquiry_id: Some(id),
                     question,
-                    call: backend.clone(),
+                    answer_type,
                 };
                 fx.push(Effect::Inquire { call, backend });
             }
@@ -927,17 +958,26 @@ impl Coordinator {
         })
     }
 
-    fn expect_prompt(
-        &self,
+    /// The question of the prompt `call` waits for, taken out of its
+    /// status (`answered` and `fail` set the next one).
+    fn take_prompt(
+        &mut self,
         call: usize,
         inquiry_id: &Option<InquiryId>,
     ) -> Result<Question, CoordinatorError> {
         match self.executing.get(call).map(|t| &t.status) {
             Some(Status::AwaitingPrompt {
                 inquiry_id: waiting,
-                question,
-            }) if waiting == inquiry_id => Ok(question.clone()),
-            _ => Err(self.bad(call, "this prompt's answer")),
+                ..
+            }) if waiting == inquiry_id => {}
+            _ => return Err(self.bad(call, "this prompt's answer")),
+        }
+        match std::mem::replace(&mut self.executing[call].status, Status::Running) {
+            Status::AwaitingPrompt { question, .. } => Ok(question),
+            other => {
+                self.executing[call].status = other;
+                Err(self.bad(call, "this prompt's answer"))
+            }
         }
     }
 
@@ -955,7 +995,6 @@ impl Coordinator {
     ) {
         self.release_held_request(call, fx);
         let secret = routing::is_secret(q, &self.rules);
-        let tool = self.executing[call].call.tool.clone();
         let record_all = matches!(self.rules.record, RecordScope::EveryRoundTrip);
         let record = match via {
             Via::Backend => true,
@@ -981,7 +1020,7 @@ impl Coordinator {
         };
         let offered = routing::remember_offered(q, &rules) || (self.faults.cache_secret && secret);
         if let (Via::Prompter { remember: true }, true) = (via, offered) {
-            let key = CacheKey::answer(&tool, &q.id).key();
+            let key = CacheKey::answer(&self.executing[call].call.tool, &q.id).key();
             let shared = self.faults.shared_cache_maps;
             if let Some(turn) = self.turn.as_mut() {
                 if shared {
@@ -1046,7 +1085,6 @@ impl Coordinator {
         fx: &mut Vec<Effect>,
     ) {
         self.release_held_request(call, fx);
-        let tool = self.executing[call].call.tool.clone();
         let reason = routing::cancellation_reason(why);
         let unpaired =
             self.faults.no_response_on_backend_error && matches!(why, NonAnswer::Inquiry(_));
@@ -1061,14 +1099,13 @@ impl Coordinator {
                 fx,
             );
         }
-        if self.faults.cache_cancelled
-            && let Some(turn) = self.turn.as_mut()
-        {
-            turn.cache
-                .tool_answers_mut()
-                .insert(CacheKey::answer(&tool, &q.id).key(), Value::Null);
+        if self.faults.cache_cancelled {
+            let key = CacheKey::answer(&self.executing[call].call.tool, &q.id).key();
+            if let Some(turn) = self.turn.as_mut() {
+                turn.cache.tool_answers_mut().insert(key, Value::Null);
+            }
         }
-        let response = non_answer_response(why, &tool, &q.id);
+        let response = non_answer_response(why, &self.executing[call].call.tool, &q.id);
         self.respond_as(call, response.content, response.kind, fx);
     }
 }

@@ -75,9 +75,11 @@ impl BackendQuestion {
             default: question.default.clone(),
         })
     }
+}
 
+impl BackendAnswerType {
     fn as_answer_type(&self) -> AnswerType {
-        match &self.answer_type {
+        match self {
             BackendAnswerType::Boolean => AnswerType::Boolean,
             BackendAnswerType::Select { options } => AnswerType::Select {
                 options: options.clone(),
@@ -90,7 +92,39 @@ impl BackendQuestion {
 /// The structured-output schema for an inquiry (RFD 028 "Schema Generation",
 /// rule `LIFE-BACKEND-SCHEMA`): the answer typed by the question, and the
 /// inquiry ID pinned with `const`.
+///
+/// The two answer types without options take a prebuilt schema and pin the
+/// ID in it (cloning the maps costs less than building and hashing them
+/// again at every backend call); a select builds its own.
 pub fn schema(inquiry_id: &str, answer_type: &BackendAnswerType) -> Value {
+    let slot = match answer_type {
+        BackendAnswerType::Boolean => 0,
+        BackendAnswerType::Text => 1,
+        BackendAnswerType::Select { .. } => return build_schema(inquiry_id, answer_type),
+    };
+    let mut schema = SCHEMA_TEMPLATES.with(|t| t[slot].clone());
+    // (Not `pointer_mut`, which allocates each segment of its path.)
+    if let Some(pinned) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("inquiry_id"))
+        .and_then(|i| i.get_mut("const"))
+    {
+        *pinned = Value::String(inquiry_id.to_owned());
+    }
+    schema
+}
+
+thread_local! {
+    /// [`schema`]'s prebuilt schemas of `boolean` and `text` answers, their
+    /// pinned ID left empty.
+    static SCHEMA_TEMPLATES: [Value; 2] = [
+        build_schema("", &BackendAnswerType::Boolean),
+        build_schema("", &BackendAnswerType::Text),
+    ];
+}
+
+/// [`schema`], built from scratch.
+fn build_schema(inquiry_id: &str, answer_type: &BackendAnswerType) -> Value {
     let answer = match answer_type {
         BackendAnswerType::Boolean => json!({ "type": "boolean" }),
         BackendAnswerType::Select { options } => json!({ "type": "string", "enum": options }),
@@ -142,9 +176,14 @@ impl BackendCall {
         let schema = schema(inquiry_id, &question.answer_type);
         let paused = Event::new(EventKind::ToolCallResponse(ToolCallResponse {
             id: tool_call_id.to_owned(),
-            content: Some(Opaque::from_value(&Value::String(format!(
-                "Tool paused: {tool} is waiting for an answer to a question."
-            )))),
+            content: Some(Opaque::from_value(&Value::String(
+                [
+                    "Tool paused: ",
+                    tool,
+                    " is waiting for an answer to a question.",
+                ]
+                .concat(),
+            ))),
             is_error: Some(false),
         }));
         let mut ask = Event::new(EventKind::ChatRequest);
@@ -166,18 +205,61 @@ impl BackendCall {
     /// Extracts and validates the answer from the backend's structured
     /// response (RFD 028 `inquire` step 4, rule `LIFE-BACKEND-EXTRACT`).
     pub fn extract(&self, structured: &Value) -> Result<Value, InquiryErrorKind> {
-        let Value::Object(map) = structured else {
-            return Err(InquiryErrorKind::MissingStructuredData);
+        extract(&self.inquiry_id, &self.question.answer_type, structured)
+    }
+}
+
+/// [`BackendCall::extract`] from the two things it reads, the pinned
+/// inquiry ID and the answer type, so that a caller waiting for the
+/// backend need not keep (or clone) the whole call.
+pub fn extract(
+    inquiry_id: &str,
+    answer_type: &BackendAnswerType,
+    structured: &Value,
+) -> Result<Value, InquiryErrorKind> {
+    let Value::Object(map) = structured else {
+        return Err(InquiryErrorKind::MissingStructuredData);
+    };
+    match map.get("inquiry_id") {
+        Some(Value::String(id)) if id == inquiry_id => {}
+        Some(_) | None => return Err(InquiryErrorKind::AnswerExtraction),
+    }
+    let Some(answer) = map.get("answer") else {
+        return Err(InquiryErrorKind::AnswerExtraction);
+    };
+    routing::validate_answer(&answer_type.as_answer_type(), answer)
+        .map_err(|_| InquiryErrorKind::AnswerExtraction)?;
+    Ok(answer.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rule: LIFE-BACKEND-SCHEMA — each call's schema pins its own ID and
+    /// is written in the order RFD 028 "Schema Generation" lists the
+    /// fields, however many schemas of the same answer type came before
+    /// (the prebuilt ones are copied, never changed in place).
+    #[test]
+    fn prebuilt_schemas_pin_each_calls_own_id() {
+        let text = |id: &str, answer: &str| {
+            format!(
+                r#"{{"type":"object","properties":{{"inquiry_id":{{"type":"string","const":"{id}"}},"answer":{answer}}},"required":["inquiry_id","answer"],"additionalProperties":false}}"#
+            )
         };
-        match map.get("inquiry_id") {
-            Some(Value::String(id)) if *id == self.inquiry_id => {}
-            Some(_) | None => return Err(InquiryErrorKind::AnswerExtraction),
+        for (t, answer) in [
+            (BackendAnswerType::Boolean, r#"{"type":"boolean"}"#),
+            (BackendAnswerType::Text, r#"{"type":"string"}"#),
+            (
+                BackendAnswerType::Select {
+                    options: vec!["x".to_owned()],
+                },
+                r#"{"type":"string","enum":["x"]}"#,
+            ),
+        ] {
+            for id in ["c1.q.1", "c2.q.7", "c1.q.1", ""] {
+                assert_eq!(schema(id, &t).to_string(), text(id, answer));
+            }
         }
-        let Some(answer) = map.get("answer") else {
-            return Err(InquiryErrorKind::AnswerExtraction);
-        };
-        routing::validate_answer(&self.question.as_answer_type(), answer)
-            .map_err(|_| InquiryErrorKind::AnswerExtraction)?;
-        Ok(answer.clone())
     }
 }

@@ -284,7 +284,12 @@ pub mod messages {
 
     /// The inquiry backend failed.
     pub fn inquiry_failed(tool: &str, error: &str) -> String {
-        format!("{tool}: the inquiry for the tool's question failed: {error}")
+        [
+            tool,
+            ": the inquiry for the tool's question failed: ",
+            error,
+        ]
+        .concat()
     }
 
     /// No executor is registered under the tool's config key (RFD 083

@@ -13,6 +13,7 @@ pub mod features;
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::fmt::Write as _;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -687,20 +688,25 @@ fn run_script(
     }
     match finish {
         Finish::Succeed => {
-            // A tool that echoes answers must never echo a secret one.
-            let seen: Vec<String> = asks
-                .iter()
-                .map(
-                    |a| match (a.question.is_secret(), answers.get(&a.question.id)) {
-                        (true, _) => format!("{}=<secret received>", a.question.id),
-                        (false, Some(v)) => format!("{}={v}", a.question.id),
-                        (false, None) => format!("{}=<none>", a.question.id),
-                    },
-                )
-                .collect();
-            Outcome::Success {
-                content: format!("{name} done: {}", seen.join(", ")),
+            // `<name> done: <id>=<answer>, …`, written into one string. A
+            // tool that echoes answers must never echo a secret one.
+            let mut content = String::with_capacity(name.len() + 8 + 24 * asks.len());
+            content.push_str(name);
+            content.push_str(" done: ");
+            for (i, a) in asks.iter().enumerate() {
+                if i > 0 {
+                    content.push_str(", ");
+                }
+                content.push_str(&a.question.id);
+                match (a.question.is_secret(), answers.get(&a.question.id)) {
+                    (true, _) => content.push_str("=<secret received>"),
+                    (false, Some(v)) => {
+                        let _ = write!(content, "={v}");
+                    }
+                    (false, None) => content.push_str("=<none>"),
+                }
             }
+            Outcome::Success { content }
         }
         Finish::Fail { transient } => Outcome::Error {
             message: format!("{name} failed"),
@@ -815,11 +821,12 @@ struct Driver<'s, 'o> {
     options: RunOptions,
     coordinator: Coordinator,
     trace: Trace,
-    prompter: VecDeque<PrompterReply>,
-    backend: VecDeque<BackendReply>,
+    /// The replies not yet taken, read in place (each cloned when taken).
+    prompter: std::slice::Iter<'s, PrompterReply>,
+    backend: std::slice::Iter<'s, BackendReply>,
     backend_by_id: IndexMap<String, BackendReply>,
-    permissions: VecDeque<PermissionReply>,
-    deliveries: VecDeque<DeliveryReply>,
+    permissions: std::slice::Iter<'s, PermissionReply>,
+    deliveries: std::slice::Iter<'s, DeliveryReply>,
     schedule: VecDeque<u32>,
     /// Set by a token fired for `hard_quit` or `aborted_turn`.
     stop: Option<TokenCause>,
@@ -827,14 +834,47 @@ struct Driver<'s, 'o> {
     local_printed: IndexMap<String, usize>,
     steps: usize,
     observer: Option<&'o mut Observer<'o>>,
+    /// The coordinator's effects of the current step (kept to reuse its
+    /// allocation).
+    effects: Vec<Effect>,
+}
+
+/// The most records of one kind a run reserves room for up front.
+const SIZE_HINT_CAP: usize = 4096;
+
+/// How many calls and events a run is likely to record, so that the
+/// trace's vectors are allocated once rather than grown step by step
+/// (a hint only: they still grow past it).
+struct SizeHint {
+    calls: usize,
+    events: usize,
+}
+
+impl SizeHint {
+    fn of(scenario: &Scenario) -> SizeHint {
+        let calls: usize = scenario
+            .turns
+            .iter()
+            .flat_map(|t| &t.cycles)
+            .map(Vec::len)
+            .sum();
+        // Per turn: start, request, response; per call: its request and
+        // response and one inquiry's pair.
+        let events = 3 * scenario.turns.len() + 4 * calls;
+        SizeHint {
+            calls: calls.min(SIZE_HINT_CAP),
+            events: events.min(SIZE_HINT_CAP),
+        }
+    }
 }
 
 /// What `run_observed` calls after every step.
 type Observer<'o> = dyn FnMut(&Coordinator, &Trace) + 'o;
 
 /// Per-call state of the current cycle.
-struct CallState {
-    call: Call,
+struct CallState<'s> {
+    /// The call as the scenario gives it.
+    call: &'s Call,
     script: ScriptState,
     invocations: u32,
 }
@@ -846,13 +886,22 @@ impl<'s, 'o> Driver<'s, 'o> {
         options: RunOptions,
     ) -> Result<Self, ScenarioError> {
         validate(scenario)?;
-        let enabled = enabled_tools(scenario)?;
+        // Without toggles each tool's own `enable` decides (as
+        // `enabled_tools` says), without building the map.
+        let toggled = match scenario.toggles.is_empty() {
+            true => None,
+            false => Some(enabled_tools(scenario)?),
+        };
         let tools = scenario
             .tools
             .iter()
-            .filter(|(n, _)| enabled.get(*n).is_some_and(|e| e.state))
+            .filter(|(n, t)| match &toggled {
+                Some(enabled) => enabled.get(*n).is_some_and(|e| e.state),
+                None => t.enable(n).state,
+            })
             .map(|(n, t)| (n.clone(), t.spec(n)))
             .collect();
+        let sizes = SizeHint::of(scenario);
         Ok(Driver {
             scenario,
             options,
@@ -860,27 +909,28 @@ impl<'s, 'o> Driver<'s, 'o> {
             trace: Trace {
                 profile: scenario.profile,
                 rules,
-                stream: Vec::new(),
-                invocations: Vec::new(),
+                stream: Vec::with_capacity(sizes.events),
+                invocations: Vec::with_capacity(2 * sizes.calls),
                 prompts: Vec::new(),
                 permission_prompts: Vec::new(),
                 delivery_prompts: Vec::new(),
                 backend_calls: Vec::new(),
-                resolutions: Vec::new(),
-                remembered: Vec::new(),
-                tool_responses: Vec::new(),
+                resolutions: Vec::with_capacity(sizes.calls),
+                remembered: Vec::with_capacity(scenario.turns.len().min(SIZE_HINT_CAP)),
+                tool_responses: Vec::with_capacity(sizes.calls),
                 interrupted: false,
             },
-            prompter: scenario.prompter.iter().cloned().collect(),
-            backend: scenario.backend.iter().cloned().collect(),
+            prompter: scenario.prompter.iter(),
+            backend: scenario.backend.iter(),
             backend_by_id: scenario.backend_by_id.clone(),
-            permissions: scenario.permissions.iter().copied().collect(),
-            deliveries: scenario.deliveries.iter().copied().collect(),
+            permissions: scenario.permissions.iter(),
+            deliveries: scenario.deliveries.iter(),
             schedule: scenario.schedule.iter().copied().collect(),
             local_printed: IndexMap::new(),
             stop: None,
             steps: 0,
             observer: None,
+            effects: Vec::new(),
         })
     }
 
@@ -888,7 +938,7 @@ impl<'s, 'o> Driver<'s, 'o> {
         &mut self,
         input: Input,
         at: At,
-        calls: &[CallState],
+        calls: &[CallState<'_>],
         work: &mut Vec<Work>,
     ) -> Result<(), ScenarioError> {
         self.steps += 1;
@@ -901,7 +951,10 @@ impl<'s, 'o> Driver<'s, 'o> {
         // A hard quit (LIFE-TOKEN-CAUSE): the inquiry's response is the last
         // thing written.
         let quitting = matches!(self.stop, Some(TokenCause::HardQuit));
-        for effect in self.coordinator.handle(input)? {
+        // One effect buffer for the whole run, drained at every step.
+        let mut effects = std::mem::take(&mut self.effects);
+        self.coordinator.handle_into(input, &mut effects)?;
+        for effect in effects.drain(..) {
             match effect {
                 Effect::Persist(e) if quitting && e.as_inquiry_response().is_some() => {
                     self.trace.stream.push(e);
@@ -963,6 +1016,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 }),
             }
         }
+        self.effects = effects;
         if let Some(obs) = self.observer.as_mut() {
             obs(&self.coordinator, &self.trace);
         }
@@ -987,7 +1041,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 let mut calls: Vec<CallState> = cycle
                     .iter()
                     .map(|call| CallState {
-                        call: call.clone(),
+                        call,
                         script: ScriptState::default(),
                         invocations: 0,
                     })
@@ -1050,7 +1104,12 @@ impl<'s, 'o> Driver<'s, 'o> {
     /// A hard quit: the token cancels every other open inquiry too, each
     /// writes its `cancelled (user)` response (a pending prompt is
     /// interrupted like Ctrl-C), and nothing else is written.
-    fn quit(&mut self, at: At, calls: &[CallState], work: Vec<Work>) -> Result<(), ScenarioError> {
+    fn quit(
+        &mut self,
+        at: At,
+        calls: &[CallState<'_>],
+        work: Vec<Work>,
+    ) -> Result<(), ScenarioError> {
         self.trace.interrupted = true;
         for item in work {
             let input = match item {
@@ -1080,7 +1139,7 @@ impl<'s, 'o> Driver<'s, 'o> {
         &mut self,
         item: Work,
         at: At,
-        calls: &mut [CallState],
+        calls: &mut [CallState<'_>],
     ) -> Result<Input, ScenarioError> {
         match item {
             Work::Prompt {
@@ -1103,20 +1162,21 @@ impl<'s, 'o> Driver<'s, 'o> {
         &mut self,
         item: Work,
         at: At,
-        calls: &mut [CallState],
+        calls: &mut [CallState<'_>],
     ) -> Result<Input, ScenarioError> {
         match item {
             Work::Invoke { call, answers } => {
+                let scenario = self.scenario;
                 let state = &mut calls[call];
-                let name = state.call.tool.clone();
-                let setup = self.scenario.tools.get(&name).ok_or_else(|| {
+                let name = state.call.tool.as_str();
+                let setup = scenario.tools.get(name).ok_or_else(|| {
                     ScenarioError::Unacceptable(format!(
                         "a call names tool `{name}`, which the scenario does not define"
                     ))
                 })?;
                 // RFD 083 "Built-in aliasing": the executor is found by the
                 // config key; an alias has none and fails with `NotFound`.
-                let executor = setup.executor(&name);
+                let executor = setup.executor(name);
                 let source = executor.clone().unwrap_or(ToolSource::Local);
                 // MCP tools never see answers (RFD 082 "Pre-seed removal").
                 let answers = match (&executor, source) {
@@ -1125,15 +1185,15 @@ impl<'s, 'o> Driver<'s, 'o> {
                 };
                 let outcome = match (&executor, &setup.program) {
                     (Err(_), _) => Outcome::Error {
-                        message: crate::routing::messages::tool_not_found(&name),
+                        message: crate::routing::messages::tool_not_found(name),
                         transient: false,
                     },
                     (Ok(_), Program::Script { asks, finish }) => {
-                        run_script(&name, asks, *finish, &answers, &mut state.script)
+                        run_script(name, asks, *finish, &answers, &mut state.script)
                     }
                     (Ok(_), Program::AskUser) => ask_user::execute(&state.call.arguments, &answers),
                     (Ok(_), Program::Local { stdout }) => {
-                        let n = self.local_printed.entry(name.clone()).or_insert(0);
+                        let n = self.local_printed.entry(name.to_owned()).or_insert(0);
                         let printed = stdout.get(*n).map(String::as_str).unwrap_or("");
                         *n += 1;
                         local_outcome(printed)
@@ -1151,7 +1211,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 self.trace.invocations.push(InvocationRecord {
                     at,
                     tool_call_id: state.call.id.clone(),
-                    tool: name.clone(),
+                    tool: name.to_owned(),
                     call_index: call,
                     invocation: state.invocations,
                     stream_position: self.trace.stream.len(),
@@ -1163,13 +1223,13 @@ impl<'s, 'o> Driver<'s, 'o> {
                 // LIFE-PROVENANCE: resolved at the executor boundary from the
                 // tool's kind alone (pre-082: the tool's name,
                 // LIFE-PROVENANCE-LEGACY).
-                let mut source = inquiry_source_under(self.trace.rules.provenance, source, &name);
+                let mut source = inquiry_source_under(self.trace.rules.provenance, source, name);
                 if let (true, Outcome::NeedsInput { question }) =
                     (self.options.faults.config_sets_source, &outcome)
                 {
                     // Fault: configuration leaks into provenance.
                     let label = setup
-                        .spec(&name)
+                        .spec(name)
                         .questions
                         .get(&question.id)
                         .and_then(|c| c.prompt_label.clone());
@@ -1188,7 +1248,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 inquiry_id,
                 presentation,
             } => {
-                let reply = self.prompter.pop_front().unwrap_or(PrompterReply::Eof);
+                let reply = self.prompter.next().cloned().unwrap_or(PrompterReply::Eof);
                 self.trace.prompts.push(PromptRecord {
                     at,
                     tool_call_id: calls[call].call.id.clone(),
@@ -1226,7 +1286,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 let keyed = self.backend_by_id.shift_remove(&backend.inquiry_id);
                 let reply =
                     keyed
-                        .or_else(|| self.backend.pop_front())
+                        .or_else(|| self.backend.next().cloned())
                         .unwrap_or(BackendReply::Error {
                             error: InquiryErrorKind::Other,
                         });
@@ -1279,7 +1339,8 @@ impl<'s, 'o> Driver<'s, 'o> {
             Work::Permission { call } => {
                 let reply = self
                     .permissions
-                    .pop_front()
+                    .next()
+                    .copied()
                     .unwrap_or(PermissionReply::Deny { remember: false });
                 self.trace.permission_prompts.push(PermissionRecord {
                     at,
@@ -1300,7 +1361,8 @@ impl<'s, 'o> Driver<'s, 'o> {
             Work::Delivery { call } => {
                 let reply = self
                     .deliveries
-                    .pop_front()
+                    .next()
+                    .copied()
                     .unwrap_or(DeliveryReply::Withhold);
                 self.trace.delivery_prompts.push(DeliveryRecord {
                     at,
@@ -1333,6 +1395,10 @@ pub fn enabled_tools(scenario: &Scenario) -> Result<IndexMap<String, Enable>, Sc
         .iter()
         .map(|(n, t)| (n.clone(), t.enable(n)))
         .collect();
+    if toggles.is_empty() {
+        // Applying no toggle gives the tools' own `enable`s back.
+        return Ok(enables);
+    }
     toggle_enables(&enables, &toggles).map_err(|e| ScenarioError::Unacceptable(e.to_string()))
 }
 

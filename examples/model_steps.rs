@@ -1,0 +1,92 @@
+//! The bare model's cost per coordinator step, deterministically (issue 19
+//! goal 2): every `stride`-th scenario of the small exploration scope (the
+//! `single` and `pairs` families, as `benches/perf.rs`'s `model_bars` row
+//! runs them), each run step by step with a no-op observer.
+//!
+//! Under callgrind, collect only the runs (not the scenario building) and
+//! divide the total by the printed step count:
+//!
+//! ```text
+//! cargo build --release --example model_steps
+//! valgrind --tool=callgrind --callgrind-out-file=/tmp/model.cg \
+//!     --toggle-collect='*model_steps::bare*' \
+//!     target/release/examples/model_steps 20
+//! callgrind_annotate /tmp/model.cg | head
+//! ```
+//!
+//! Without callgrind, `model_steps STRIDE ROUNDS` also prints the fastest
+//! of `ROUNDS` timed runs in steps/s (wall clock: noisy on a shared machine).
+//!
+//! `model_steps STRIDE ROUNDS checked` runs the same scenarios with every
+//! invariant after every step and at the end, as the bench's ratio row does
+//! (collect `*model_steps::checked*`): the two counts give that ratio in
+//! instructions.
+
+use std::time::Instant;
+
+use inquiry_model::explore::{self, Family};
+use inquiry_model::invariants::{StepChecker, StreamMemo, check_trace_memo};
+use inquiry_model::scenario::{self, RunOptions, Scenario};
+
+/// Runs every scenario with a no-op observer; returns the steps taken.
+#[inline(never)]
+fn bare(scenarios: &[Scenario]) -> usize {
+    let mut steps = 0usize;
+    for s in scenarios {
+        let trace = scenario::run_observed(s, RunOptions::default(), &mut |_, _| steps += 1)
+            .expect("explored scenarios run");
+        std::hint::black_box(trace);
+    }
+    steps
+}
+
+/// Runs every scenario with the incremental step checker and the end-of-run
+/// invariants (as `benches/perf.rs` `model_bars` does); returns the steps.
+#[inline(never)]
+fn checked(scenarios: &[Scenario]) -> usize {
+    let mut steps = 0usize;
+    let mut memo = StreamMemo::new();
+    for s in scenarios {
+        let mut found = Vec::new();
+        let mut checker = StepChecker::new();
+        let trace = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
+            steps += 1;
+            found.extend(checker.step(c, t))
+        })
+        .expect("explored scenarios run");
+        found.extend(check_trace_memo(&trace, s, &mut memo));
+        std::hint::black_box(found);
+    }
+    steps
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let stride: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
+    let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let run: fn(&[Scenario]) -> usize = match args.next().as_deref() {
+        Some("checked") => checked,
+        _ => bare,
+    };
+    let scenarios: Vec<Scenario> = [Family::Single, Family::Pairs]
+        .iter()
+        .flat_map(|&f| {
+            (0..explore::family_size(f))
+                .step_by(stride.max(1))
+                .map(move |n| explore::scenario_at(f, n))
+        })
+        .collect();
+    let mut best = f64::INFINITY;
+    let mut steps = 0;
+    for _ in 0..rounds.max(1) {
+        let t = Instant::now();
+        steps = run(&scenarios);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    println!(
+        "{steps} steps, {} scenarios, stride {stride}: {:.0} steps/s (fastest of {} rounds)",
+        scenarios.len(),
+        steps as f64 / best,
+        rounds.max(1)
+    );
+}
