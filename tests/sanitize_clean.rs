@@ -62,6 +62,37 @@ fn keys(checked: &Checked, origin: Option<&[Option<usize>]>) -> BTreeSet<Key> {
         .collect()
 }
 
+/// The writer `check` judged each turn of a written stream as, under auto,
+/// as `(legacy, rfd082, rfd083)` counts of one turn. The checker judges
+/// turns in order and each only from what came before it, so turn `k`'s
+/// judgment is what the prefix through turn `k` adds to the prefix before
+/// it (read from the summaries, not from the checker's internals).
+fn judged_per_turn(bytes: &[u8]) -> Vec<(i64, i64, i64)> {
+    let events = Stream::from_slice(bytes, "x")
+        .expect("written streams read")
+        .events;
+    let mut starts: Vec<usize> = (1..events.len())
+        .filter(|&i| events[i].kind.tag() == "turn_start")
+        .collect();
+    starts.push(events.len());
+    let counts = |end: usize| {
+        let t = check_bytes(&written(&events[..end]), "prefix", ProfileMode::Auto)
+            .summary
+            .turns_by_profile;
+        (t.legacy as i64, t.rfd082 as i64, t.rfd083 as i64)
+    };
+    let mut last = (0, 0, 0);
+    starts
+        .into_iter()
+        .map(|end| {
+            let now = counts(end);
+            let turn = (now.0 - last.0, now.1 - last.1, now.2 - last.2);
+            last = now;
+            turn
+        })
+        .collect()
+}
+
 /// What `check(sanitize(x))` found that `check(x)` did not, and every pairing finding left; `x` is given as the bytes the
 /// oracle judges.
 fn added_findings(input: &[u8], events: Vec<Event>) -> Result<(), String> {
@@ -104,11 +135,33 @@ fn added_findings(input: &[u8], events: Vec<Event>) -> Result<(), String> {
     // already had findings in, that is the same damage; a turn `x` had clean
     // must stay clean of them.
     let writer_turns: BTreeSet<usize> = before.diagnostics.iter().map(|d| d.turn).collect();
+    // Under auto a turn that shows no writer of its own is judged as the
+    // turn before it. A repair can remove an earlier turn's only evidence (a
+    // legacy writer's unanswered request), so a later turn that sanitize
+    // left as it was may be read as another writer's: its writer rules are
+    // then the oracle reading the repaired stream, not new damage (decision
+    // "Oracle checks: what `check(sanitize(x))` may differ in"). Only a turn
+    // whose judged writer changed is excused, and only for writer rules.
+    let mut rejudged: Option<BTreeSet<usize>> = None;
+    let mut rejudged_turns = || {
+        rejudged
+            .get_or_insert_with(|| {
+                let was = judged_per_turn(input);
+                let now = judged_per_turn(&written(&events));
+                (0..was.len().min(now.len()))
+                    .filter(|&t| was[t] != now[t])
+                    .collect()
+            })
+            .clone()
+    };
     let added: Vec<Key> = added
         .into_iter()
         .filter(|k| {
             !WRITER_RULES.contains(&k.0)
-                || k.1.is_none_or(|i| !writer_turns.contains(&input_turn[i]))
+                || k.1.is_none_or(|i| {
+                    !writer_turns.contains(&input_turn[i])
+                        && !rejudged_turns().contains(&input_turn[i])
+                })
         })
         .collect();
     let pairing: Vec<Key> = keys(&after, Some(&origin))
@@ -193,6 +246,60 @@ fn synthetic_response_follows_the_inquiries_of_its_open_call() {
         assert!(out.injected[0].at > response, "after the inquiry pair");
         added_findings(text.as_bytes(), events).unwrap();
     }
+}
+
+/// The stream the choice-based generator found (issue 18): turn 0 shows an
+/// RFD 082 writer (a `cancelled` response), turn 1 a legacy one (its only
+/// inquiry, a request left unanswered), turn 2 no writer of its own (a
+/// two-segment ID of another call, answered), so auto judges it as turn 1.
+const REJUDGED: &str = r#"{"type":"turn_start"}
+{"type":"inquiry_request","id":"call_b.path","source":{"source":"tool","name":"fs_modify_file"},"question":{"text":"Apply changes?","answer_type":{"type":"boolean"}}}
+{"type":"tool_call_request","id":"call_b","name":"fs_modify_file","arguments":{"path":"c3JjL2xpYi5ycw=="}}
+{"type":"inquiry_request","id":"call_b.path","source":{"source":"tool","name":"fs_modify_file"},"question":{"text":"Apply changes?","answer_type":{"type":"boolean"}}}
+{"type":"inquiry_response","outcome":"cancelled","id":"call_b.path","reason":"user"}
+{"type":"tool_call_response","id":"call_b","content":"ZG9uZQ==","is_error":false}
+{"type":"turn_start"}
+{"type":"tool_call_request","id":"call_a","name":"fs_modify_file","arguments":{"path":"c3JjL2xpYi5ycw=="}}
+{"type":"inquiry_request","id":"call_a.apply_changes","source":{"source":"tool","name":"fs_modify_file"},"question":{"text":"Apply changes?","answer_type":{"type":"boolean"}}}
+{"type":"tool_call_response","id":"call_a","content":"ZG9uZQ==","is_error":false}
+{"type":"turn_start"}
+{"type":"tool_call_request","id":"call_b","name":"fs_modify_file","arguments":{"path":"c3JjL2xpYi5ycw=="}}
+{"type":"inquiry_request","id":"call_a.apply_changes","source":{"source":"tool","name":"fs_modify_file"},"question":{"text":"Apply changes?","answer_type":{"type":"boolean"}}}
+{"type":"inquiry_response","outcome":"answered","id":"call_a.apply_changes","answer":true}
+{"type":"tool_call_response","id":"call_b","content":"ZG9uZQ==","is_error":false}
+"#;
+
+/// Rule: STREAM-SANITIZE-ADDS-NOTHING — the one excuse the property makes,
+/// on the stream that needed it. Sanitize removes turn 1's unanswered
+/// request, turn 1's only evidence of a legacy writer; auto then judges
+/// turns 1 and 2 as turn 0's RFD 082 writer, and the untouched turn 2's
+/// foreign ID becomes a `CHECK-ID-FORMAT` finding. The per-turn judgments
+/// are compared with the ones read off by hand (RFD 082 / legacy / legacy
+/// before, RFD 082 throughout after), the finding is shown to be there,
+/// and the property accepts it only because turn 2's judgment changed.
+#[test]
+fn a_turn_rejudged_after_an_earlier_repair_may_gain_writer_findings() {
+    let input = REJUDGED.as_bytes();
+    let events = Stream::from_slice(input, "x").unwrap().events;
+    let out = sanitize(events.clone()).events;
+    let (l, r) = ((1, 0, 0), (0, 1, 0));
+    assert_eq!(judged_per_turn(input), vec![r, l, l]);
+    assert_eq!(judged_per_turn(&written(&out)), vec![r, r, r]);
+    let before = check_bytes(input, "x", ProfileMode::Auto);
+    assert!(
+        before.diagnostics.iter().all(|d| d.turn != 2),
+        "turn 2 is clean in x"
+    );
+    let after = check_bytes(&written(&out), "y", ProfileMode::Auto);
+    assert!(
+        after
+            .diagnostics
+            .iter()
+            .any(|d| d.turn == 2 && d.rule.id() == "CHECK-ID-FORMAT"),
+        "turn 2 gains a writer finding once rejudged: {:?}",
+        after.diagnostics
+    );
+    assert_eq!(added_findings(input, events), Ok(()));
 }
 
 fn examples(dir: &Path) -> Vec<PathBuf> {
