@@ -814,4 +814,47 @@ mod plan_tests {
         let expected: usize = fams.iter().map(|&f| family_size(f).div_ceil(2003)).sum();
         assert_eq!(whole.total(), expected);
     }
+
+    /// Rule: INV-EXPLORE-COMPLETE — the state search's shards split the
+    /// roots (disjoint, together the whole: the same roots, runs, states
+    /// and steps), worker threads change no count, and the roots are the
+    /// family's scenarios without their scheduler picks: the pairs family
+    /// has half its scenarios as roots (its order choice dropped), the
+    /// triples family one in 3^5.
+    #[test]
+    fn state_search_shards_split_the_roots_and_threads_change_no_count() {
+        let fams = [Family::Single, Family::Pairs];
+        let dedup = states::Dedup::Full;
+        let plan = |k, n, threads| Plan {
+            stride: 1009,
+            shard: (k, n),
+            threads,
+        };
+        let whole = explore_states(&fams, plan(0, 1, 1), dedup);
+        let mut parts = Report::new();
+        for k in 0..3 {
+            parts.merge(explore_states(&fams, plan(k, 3, 2), dedup));
+        }
+        assert_eq!(parts.roots, whole.roots);
+        assert_eq!(parts.scenarios, whole.scenarios);
+        assert_eq!(parts.steps, whole.steps);
+        assert_eq!(parts.distinct_states, whole.distinct_states);
+        assert_eq!(parts.revisited_states, whole.revisited_states);
+        assert!(whole.violations.is_empty() && whole.errors.is_empty());
+        assert!(whole.distinct_states > 0);
+        assert!(whole.total() > whole.roots.values().sum::<usize>());
+        assert_eq!(
+            root_indices(Family::Pairs).len() * 2,
+            family_size(Family::Pairs)
+        );
+        assert_eq!(
+            root_indices(Family::Triples).len() * 243,
+            family_size(Family::Triples)
+        );
+        assert!(
+            root_indices(Family::Pairs)
+                .iter()
+                .all(|&n| root_at(Family::Pairs, n).schedule.is_empty())
+        );
+    }
 }

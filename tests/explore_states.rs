@@ -261,3 +261,33 @@ fn a_coordinator_only_state_fails_the_differential_test() {
     assert!(missed > 0, "the coarse state missed nothing");
     eprintln!("coarse state: {missed} (root, fault) pairs differ, {findings_missed} in findings");
 }
+
+/// Rule: CLI-EXPLORE — `explore --states` reports the roots, the complete
+/// runs, the distinct states and the states not expanded again, and zero
+/// violations; `--dedup off` expands every state it meets.
+#[test]
+fn explore_states_reports_distinct_states() {
+    let run = |dedup: &str| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+            .args([
+                "explore", "--scope", "pairs", "--states", "--stride", "4999",
+            ])
+            .args(["--threads", "1", "--dedup", dedup])
+            .output()
+            .expect("the binary runs");
+        assert_eq!(o.status.code(), Some(0));
+        String::from_utf8(o.stdout).expect("UTF-8")
+    };
+    let full = run("full");
+    assert!(
+        full.contains("state search: 20 root scenarios (20 pairs)")
+            && full.contains("distinct states expanded: ")
+            && full.contains("violations: 0"),
+        "{full}"
+    );
+    let off = run("off");
+    assert!(
+        off.contains("states met again and not expanded: 0 (dedup off)"),
+        "{off}"
+    );
+}

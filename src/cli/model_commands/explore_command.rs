@@ -20,8 +20,8 @@ pub struct ExploreArgs {
     #[arg(long, default_value_t = 1)]
     pub stride: usize,
     /// `small` (single and pairs, 680 448 scenarios), `big` (small and
-    /// triples) or `triples` alone.
-    #[arg(long, default_value = "small", value_parser = ["small", "big", "triples"])]
+    /// triples), or one family alone: `single`, `pairs`, `triples`.
+    #[arg(long, default_value = "small", value_parser = ["small", "big", "single", "pairs", "triples"])]
     pub scope: String,
     /// Check only part k of n (`k/n`, 0 <= k < n).
     #[arg(long, default_value = "0/1", value_parser = parse_shard)]
@@ -55,6 +55,8 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
     let start = Instant::now();
     let families: &[Family] = match args.scope.as_str() {
         "big" => &[Family::Single, Family::Pairs, Family::Triples],
+        "single" => &[Family::Single],
+        "pairs" => &[Family::Pairs],
         "triples" => &[Family::Triples],
         _ => &[Family::Single, Family::Pairs],
     };
