@@ -38,6 +38,12 @@
 //! streams. The step invariants run on every step of every scenario
 //! (incrementally, [`crate::invariants::StepChecker`]).
 //!
+//! [`explore_states`] searches instead each family's roots (its scenarios
+//! without their scheduler picks, [`root_indices`]) as state graphs: every
+//! interleaving of each run to the end, a state already expanded not
+//! expanded again ([`states`]; the state holds its history, see there).
+//! Shards and worker threads split the roots.
+//!
 //! The legacy profile is held to the invariants it keeps; the ones RFD 082
 //! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.
 
