@@ -623,7 +623,10 @@ fn is_root(family: Family, n: usize) -> bool {
     }
 }
 
-/// The indices of a family's roots (see [`is_root`]), in enumeration order.
+/// The indices of a family's roots, in enumeration order: its scenarios
+/// with their scheduler choices at their first value (single without its
+/// fifth shape, pairs without its order choice, triples without its five
+/// picks).
 pub fn root_indices(family: Family) -> Vec<usize> {
     (0..family_size(family))
         .filter(|&n| is_root(family, n))
