@@ -1144,6 +1144,48 @@ fn model_bars(cfg: &Config, table: &mut Table) {
         "-",
         spread(&times[1]),
     );
+    // The state search (issue 19 goal 3): every interleaving of a stride of
+    // the pairs family's roots, deduplicating (the state with its history)
+    // against running every interleaving; one thread each.
+    let roots_plan = explore::Plan {
+        stride: cfg.stride * 50,
+        shard: (0, 1),
+        threads: 1,
+    };
+    let mut runs_full = 0usize;
+    let mut states = (0usize, 0usize);
+    let mut runs_off = 0usize;
+    let mut full = || {
+        let t = Instant::now();
+        let r = explore::explore_states(&[Family::Pairs], roots_plan, explore::states::Dedup::Full);
+        let d = t.elapsed();
+        assert!(r.violations.is_empty() && r.errors.is_empty());
+        runs_full = r.total();
+        states = (r.distinct_states, r.revisited_states);
+        d
+    };
+    let mut off = || {
+        let t = Instant::now();
+        let r = explore::explore_states(&[Family::Pairs], roots_plan, explore::states::Dedup::Off);
+        let d = t.elapsed();
+        runs_off = r.total();
+        d
+    };
+    let times = interleaved(runs, &mut [&mut full, &mut off]);
+    let (tf, to) = (median(times[0].clone()), median(times[1].clone()));
+    table.push(
+        format!(
+            "state search runs/s, pairs roots every interleaving, dedup ({runs_full} of {runs_off} interleavings run, {} distinct states, {} met again; root stride {})",
+            states.0,
+            states.1,
+            cfg.stride * 50
+        ),
+        format!("{:.0} runs/s", per_s(runs_full, tf)),
+        format!("{:.0} runs/s no dedup", per_s(runs_off, to)),
+        format!("{:.2}x time", tf.as_secs_f64() / to.as_secs_f64()),
+        "-",
+        spread(&times[0]),
+    );
 }
 
 fn main() {

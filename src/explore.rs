@@ -38,8 +38,16 @@
 //! streams. The step invariants run on every step of every scenario
 //! (incrementally, [`crate::invariants::StepChecker`]).
 //!
+//! [`explore_states`] searches instead each family's roots (its scenarios
+//! without their scheduler picks, [`root_indices`]) as state graphs: every
+//! interleaving of each run to the end, a state already expanded not
+//! expanded again ([`states`]; the state holds its history, see there).
+//! Shards and worker threads split the roots.
+//!
 //! The legacy profile is held to the invariants it keeps; the ones RFD 082
 //! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.
+
+pub mod states;
 
 use std::collections::BTreeMap;
 
@@ -99,6 +107,17 @@ pub struct Report {
     /// scenarios ended in a stream already judged (see
     /// [`crate::invariants::StreamMemo`]).
     pub distinct_streams: usize,
+    /// State-graph search ([`explore_states`]): root scenarios searched per
+    /// family (empty for the schedule enumeration, where `scenarios`
+    /// counts the scenarios; in a state search `scenarios` counts the
+    /// complete runs, each a root with one interleaving).
+    pub roots: BTreeMap<String, usize>,
+    /// State-graph search: distinct states expanded (choices among two or
+    /// more pieces of work met for the first time within their root).
+    pub distinct_states: usize,
+    /// State-graph search: choices that reached a state already expanded
+    /// and were not expanded again (what deduplication saved).
+    pub revisited_states: usize,
     /// Legacy-profile findings of the invariants RFD 082 fixes, per rule.
     pub legacy_known_gaps: BTreeMap<String, usize>,
     /// Every other violation, with its scenario (none expected).
@@ -114,6 +133,9 @@ impl Report {
             per_profile: BTreeMap::new(),
             steps: 0,
             distinct_streams: 0,
+            roots: BTreeMap::new(),
+            distinct_states: 0,
+            revisited_states: 0,
             legacy_known_gaps: BTreeMap::new(),
             violations: Vec::new(),
             errors: Vec::new(),
@@ -135,6 +157,11 @@ impl Report {
         }
         self.steps += other.steps;
         self.distinct_streams += other.distinct_streams;
+        for (k, v) in other.roots {
+            *self.roots.entry(k).or_default() += v;
+        }
+        self.distinct_states += other.distinct_states;
+        self.revisited_states += other.revisited_states;
         for (k, v) in other.legacy_known_gaps {
             *self.legacy_known_gaps.entry(k).or_default() += v;
         }
@@ -549,6 +576,17 @@ pub fn check_one_with(s: &Scenario, family: Family, report: &mut Report, memo: &
     let misses = memo.misses;
     found.extend(check_trace_memo(&trace, s, memo));
     report.distinct_streams += memo.misses - misses;
+    classify(s, found.iter(), report, &mut |s| s.clone());
+}
+
+/// Counts a run's legacy known gaps and records its other findings as a
+/// violation of `scenario(s)` (built only when there is one).
+fn classify<'d>(
+    s: &Scenario,
+    found: impl Iterator<Item = &'d Diagnostic>,
+    report: &mut Report,
+    scenario: &mut dyn FnMut(&Scenario) -> Scenario,
+) {
     let mut bad = Vec::new();
     for d in found {
         if s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule) {
@@ -562,8 +600,136 @@ pub fn check_one_with(s: &Scenario, family: Family, report: &mut Report, memo: &
     }
     if !bad.is_empty() {
         bad.dedup();
-        report.violations.push((s.clone(), bad));
+        report.violations.push((scenario(s), bad));
     }
+}
+
+/// Whether the scenario at index `n` of a family is a root of the state
+/// search: its scheduler choices at their first value (the search branches
+/// over every interleaving itself). Single: every shape but the fifth (the
+/// fourth with the other order); pairs: the first order; triples: the first
+/// value of each of the five picks.
+fn is_root(family: Family, n: usize) -> bool {
+    let mut digits = Vec::new();
+    let mut rest = n;
+    for d in dims(family) {
+        digits.push(rest % d);
+        rest /= d;
+    }
+    match family {
+        Family::Single => digits[6] != 4,
+        Family::Pairs => digits[6] == 0,
+        Family::Triples => digits[5..10].iter().all(|&p| p == 0),
+    }
+}
+
+/// The indices of a family's roots, in enumeration order: its scenarios
+/// with their scheduler choices at their first value (single without its
+/// fifth shape, pairs without its order choice, triples without its five
+/// picks).
+pub fn root_indices(family: Family) -> Vec<usize> {
+    (0..family_size(family))
+        .filter(|&n| is_root(family, n))
+        .collect()
+}
+
+/// The root scenario at index `n` of a family: its scenario with no
+/// schedule.
+pub fn root_at(family: Family, n: usize) -> Scenario {
+    Scenario {
+        schedule: Vec::new(),
+        ..scenario_at(family, n)
+    }
+}
+
+/// Searches one root's every interleaving, adding to the report: each
+/// complete run counts as a scenario (a violation names the root with the
+/// run's schedule, which replays it).
+pub fn search_one(
+    root: &Scenario,
+    family: Family,
+    dedup: states::Dedup,
+    report: &mut Report,
+    memo: &mut StreamMemo,
+) {
+    let misses = memo.misses;
+    let mut paths = Report::new();
+    let result = states::search(root, RunOptions::default(), dedup, memo, &mut |leaf| {
+        classify(root, leaf.findings.iter(), &mut paths, &mut |r| {
+            leaf.scenario(r)
+        });
+    });
+    report.distinct_streams += memo.misses - misses;
+    *report.roots.entry(family.name().to_owned()).or_default() += 1;
+    match result {
+        Ok(stats) => {
+            *report
+                .scenarios
+                .entry(family.name().to_owned())
+                .or_default() += stats.paths;
+            *report
+                .per_profile
+                .entry(root.profile.to_string())
+                .or_default() += stats.paths;
+            report.steps += stats.steps;
+            report.distinct_states += stats.states;
+            report.revisited_states += stats.revisited;
+            report.merge(paths);
+        }
+        Err(e) => report.errors.push((root.clone(), e.to_string())),
+    }
+}
+
+/// The state-graph search over the families' roots (every interleaving of
+/// each, [`states::search`]): `plan`'s shard of the roots (`k` modulo `n`
+/// over the strided root order) over its worker threads, deduplicating as
+/// `dedup` says.
+pub fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> Report {
+    let stride = plan.stride.max(1);
+    let (k, n) = (plan.shard.0, plan.shard.1.max(1));
+    let threads = plan.threads.max(1);
+    let work: Vec<(Family, usize)> = families
+        .iter()
+        .flat_map(|&f| {
+            root_indices(f)
+                .into_iter()
+                .step_by(stride)
+                .map(move |i| (f, i))
+        })
+        .enumerate()
+        .filter(|(g, _)| g % n == k)
+        .map(|(_, x)| x)
+        .collect();
+    let worker = |w: usize| {
+        let mut report = Report::new();
+        let mut memo = StreamMemo::new();
+        for &(f, i) in work.iter().skip(w).step_by(threads) {
+            search_one(&root_at(f, i), f, dedup, &mut report, &mut memo);
+        }
+        report
+    };
+    in_threads(threads, &worker)
+}
+
+/// Runs `worker(0..threads)` and sums their reports.
+fn in_threads(threads: usize, worker: &(dyn Fn(usize) -> Report + Sync)) -> Report {
+    if threads == 1 {
+        return worker(0);
+    }
+    let reports: Vec<Report> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|w| scope.spawn(move || worker(w)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("an exploration worker panicked"))
+            .collect()
+    });
+    let mut report = Report::new();
+    for r in reports {
+        report.merge(r);
+    }
+    report
 }
 
 /// Enumerates the families, checking every `stride`-th scenario (1 for the
@@ -603,23 +769,7 @@ pub fn explore_plan(families: &[Family], plan: Plan) -> Report {
         }
         report
     };
-    if threads == 1 {
-        return worker(0);
-    }
-    let reports: Vec<Report> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|w| scope.spawn(move || worker(w)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("an exploration worker panicked"))
-            .collect()
-    });
-    let mut report = Report::new();
-    for r in reports {
-        report.merge(r);
-    }
-    report
+    in_threads(threads, &worker)
 }
 
 #[cfg(test)]
@@ -672,5 +822,48 @@ mod plan_tests {
         assert_eq!(parts.legacy_known_gaps, whole.legacy_known_gaps);
         let expected: usize = fams.iter().map(|&f| family_size(f).div_ceil(2003)).sum();
         assert_eq!(whole.total(), expected);
+    }
+
+    /// Rule: INV-EXPLORE-COMPLETE — the state search's shards split the
+    /// roots (disjoint, together the whole: the same roots, runs, states
+    /// and steps), worker threads change no count, and the roots are the
+    /// family's scenarios without their scheduler picks: the pairs family
+    /// has half its scenarios as roots (its order choice dropped), the
+    /// triples family one in 3^5.
+    #[test]
+    fn state_search_shards_split_the_roots_and_threads_change_no_count() {
+        let fams = [Family::Single, Family::Pairs];
+        let dedup = states::Dedup::Full;
+        let plan = |k, n, threads| Plan {
+            stride: 1009,
+            shard: (k, n),
+            threads,
+        };
+        let whole = explore_states(&fams, plan(0, 1, 1), dedup);
+        let mut parts = Report::new();
+        for k in 0..3 {
+            parts.merge(explore_states(&fams, plan(k, 3, 2), dedup));
+        }
+        assert_eq!(parts.roots, whole.roots);
+        assert_eq!(parts.scenarios, whole.scenarios);
+        assert_eq!(parts.steps, whole.steps);
+        assert_eq!(parts.distinct_states, whole.distinct_states);
+        assert_eq!(parts.revisited_states, whole.revisited_states);
+        assert!(whole.violations.is_empty() && whole.errors.is_empty());
+        assert!(whole.distinct_states > 0);
+        assert!(whole.total() > whole.roots.values().sum::<usize>());
+        assert_eq!(
+            root_indices(Family::Pairs).len() * 2,
+            family_size(Family::Pairs)
+        );
+        assert_eq!(
+            root_indices(Family::Triples).len() * 243,
+            family_size(Family::Triples)
+        );
+        assert!(
+            root_indices(Family::Pairs)
+                .iter()
+                .all(|&n| root_at(Family::Pairs, n).schedule.is_empty())
+        );
     }
 }

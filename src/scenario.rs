@@ -816,6 +816,116 @@ pub fn run_under(
     Ok(driver.trace)
 }
 
+/// Who picks the next piece of work when several are pending: the
+/// scenario's `schedule` by default; a state-graph search
+/// (`crate::explore::states`) branches over every pick instead.
+pub trait Scheduler {
+    /// The index (`< choice.pending()`) of the pending work to run next, or
+    /// `None` to stop the run here (the trace returned is then the prefix).
+    fn pick(&mut self, choice: &ChoicePoint<'_>) -> Option<usize>;
+}
+
+/// The driver's whole state at a scheduler choice, for a scheduler to read
+/// (and a state search to hash): the coordinator, the trace so far, and the
+/// driver's own moving parts, which its `Debug` shows.
+pub struct ChoicePoint<'a> {
+    coordinator: &'a Coordinator,
+    trace: &'a Trace,
+    at: At,
+    work: &'a [Work],
+    calls: &'a [CallState<'a>],
+    driver: DriverMoving<'a>,
+}
+
+/// The driver's fields a step changes. The remaining replies are shown by
+/// count: within one scenario they are always a suffix of its own lists.
+struct DriverMoving<'a> {
+    prompter_left: usize,
+    backend_left: usize,
+    backend_by_id_left: Vec<&'a String>,
+    permissions_left: usize,
+    deliveries_left: usize,
+    schedule_left: usize,
+    stop: Option<TokenCause>,
+    local_printed: &'a IndexMap<String, usize>,
+    steps: usize,
+}
+
+impl ChoicePoint<'_> {
+    /// How many pieces of work are pending (at least 1).
+    pub fn pending(&self) -> usize {
+        self.work.len()
+    }
+
+    /// The coordinator.
+    pub fn coordinator(&self) -> &Coordinator {
+        self.coordinator
+    }
+
+    /// The trace so far.
+    pub fn trace(&self) -> &Trace {
+        self.trace
+    }
+}
+
+impl fmt::Debug for DriverMoving<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Destructured so that a new field must be shown.
+        let DriverMoving {
+            prompter_left,
+            backend_left,
+            backend_by_id_left,
+            permissions_left,
+            deliveries_left,
+            schedule_left,
+            stop,
+            local_printed,
+            steps,
+        } = self;
+        f.debug_struct("Driver")
+            .field("prompter_left", prompter_left)
+            .field("backend_left", backend_left)
+            .field("backend_by_id_left", backend_by_id_left)
+            .field("permissions_left", permissions_left)
+            .field("deliveries_left", deliveries_left)
+            .field("schedule_left", schedule_left)
+            .field("stop", stop)
+            .field("local_printed", local_printed)
+            .field("steps", steps)
+            .finish()
+    }
+}
+
+/// Everything of the driver's state but the coordinator and the trace: the
+/// turn and cycle, the pending work, each call's script state, how much of
+/// each reply list is left, the token, the local programs' output counts.
+impl fmt::Debug for ChoicePoint<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChoicePoint")
+            .field("at", &self.at)
+            .field("work", &self.work)
+            .field("calls", &self.calls)
+            .field("driver", &self.driver)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs a scenario with `scheduler` choosing among pending work (instead of
+/// the scenario's `schedule`), calling `observe` after every step. A run the
+/// scheduler stops returns the trace so far.
+pub fn run_scheduled(
+    scenario: &Scenario,
+    options: RunOptions,
+    observe: &mut dyn FnMut(&Coordinator, &Trace),
+    scheduler: &mut dyn Scheduler,
+) -> Result<Trace, ScenarioError> {
+    let mut driver = Driver::new(scenario, scenario.profile.rules(), options)?;
+    driver.observer = Some(observe);
+    driver.scheduler = Some(scheduler);
+    driver.run()?;
+    Ok(driver.trace)
+}
+
 struct Driver<'s, 'o> {
     scenario: &'s Scenario,
     options: RunOptions,
@@ -837,6 +947,8 @@ struct Driver<'s, 'o> {
     /// The coordinator's effects of the current step (kept to reuse its
     /// allocation).
     effects: Vec<Effect>,
+    /// Picks among pending work when set (else `schedule` does).
+    scheduler: Option<&'o mut (dyn Scheduler + 'o)>,
 }
 
 /// The most records of one kind a run reserves room for up front.
@@ -872,6 +984,7 @@ impl SizeHint {
 type Observer<'o> = dyn FnMut(&Coordinator, &Trace) + 'o;
 
 /// Per-call state of the current cycle.
+#[derive(Debug)]
 struct CallState<'s> {
     /// The call as the scenario gives it.
     call: &'s Call,
@@ -931,6 +1044,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             steps: 0,
             observer: None,
             effects: Vec::new(),
+            scheduler: None,
         })
     }
 
@@ -1056,9 +1170,43 @@ impl<'s, 'o> Driver<'s, 'o> {
                     &mut work,
                 )?;
                 while !work.is_empty() {
-                    let pick = match self.schedule.pop_front() {
-                        Some(choice) => choice as usize % work.len(),
-                        None => 0,
+                    let pick = match self.scheduler.take() {
+                        Some(scheduler) => {
+                            let choice = ChoicePoint {
+                                coordinator: &self.coordinator,
+                                trace: &self.trace,
+                                at,
+                                work: &work,
+                                calls: &calls,
+                                driver: DriverMoving {
+                                    prompter_left: self.prompter.len(),
+                                    backend_left: self.backend.len(),
+                                    backend_by_id_left: self.backend_by_id.keys().collect(),
+                                    permissions_left: self.permissions.len(),
+                                    deliveries_left: self.deliveries.len(),
+                                    schedule_left: self.schedule.len(),
+                                    stop: self.stop,
+                                    local_printed: &self.local_printed,
+                                    steps: self.steps,
+                                },
+                            };
+                            let pick = scheduler.pick(&choice);
+                            self.scheduler = Some(scheduler);
+                            match pick {
+                                Some(p) if p < work.len() => p,
+                                Some(p) => {
+                                    return Err(ScenarioError::Crash(format!(
+                                        "the scheduler picked {p} of {} pending",
+                                        work.len()
+                                    )));
+                                }
+                                None => return Ok(()),
+                            }
+                        }
+                        None => match self.schedule.pop_front() {
+                            Some(choice) => choice as usize % work.len(),
+                            None => 0,
+                        },
                     };
                     let item = work.remove(pick);
                     let input = match self.stop {

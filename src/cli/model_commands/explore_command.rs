@@ -11,14 +11,17 @@ adds the triples family, 2 985 984 more) and checks every invariant after \
 every step and at the end. Exit 1 if any scenario violates an invariant \
 (the legacy profile's known gaps are counted, not failed). `--shard k/n` \
 checks the k-th of n disjoint parts (k from 0), for CI jobs that split one \
-exploration.")]
+exploration. `--states` searches instead every interleaving of each root \
+scenario (the scope's scenarios without their scheduler picks) as a state \
+graph, not expanding a state already expanded; it reports the distinct \
+states and shards by root.")]
 pub struct ExploreArgs {
     /// Check only every Nth scenario (1: the complete enumeration).
     #[arg(long, default_value_t = 1)]
     pub stride: usize,
     /// `small` (single and pairs, 680 448 scenarios), `big` (small and
-    /// triples) or `triples` alone.
-    #[arg(long, default_value = "small", value_parser = ["small", "big", "triples"])]
+    /// triples), or one family alone: `single`, `pairs`, `triples`.
+    #[arg(long, default_value = "small", value_parser = ["small", "big", "single", "pairs", "triples"])]
     pub scope: String,
     /// Check only part k of n (`k/n`, 0 <= k < n).
     #[arg(long, default_value = "0/1", value_parser = parse_shard)]
@@ -26,6 +29,15 @@ pub struct ExploreArgs {
     /// Worker threads (default: the available cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Search every interleaving of each root scenario as a state graph
+    /// (instead of the scope's fixed scheduler picks).
+    #[arg(long)]
+    pub states: bool,
+    /// With `--states`: `full` does not expand a state already expanded
+    /// (its history included, so it is sound); `off` runs every
+    /// interleaving to the end (to measure what deduplication saves).
+    #[arg(long, default_value = "full", value_parser = ["full", "off"])]
+    pub dedup: String,
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
@@ -43,6 +55,8 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
     let start = Instant::now();
     let families: &[Family] = match args.scope.as_str() {
         "big" => &[Family::Single, Family::Pairs, Family::Triples],
+        "single" => &[Family::Single],
+        "pairs" => &[Family::Pairs],
         "triples" => &[Family::Triples],
         _ => &[Family::Single, Family::Pairs],
     };
@@ -54,7 +68,15 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
         shard: args.shard,
         threads,
     };
-    let report = explore::explore_plan(families, plan);
+    let report = if args.states {
+        let dedup = match args.dedup.as_str() {
+            "off" => explore::states::Dedup::Off,
+            _ => explore::states::Dedup::Full,
+        };
+        explore::explore_states(families, plan, dedup)
+    } else {
+        explore::explore_plan(families, plan)
+    };
     let secs = start.elapsed().as_secs_f64().max(1e-9);
     let total = report.total();
     out!(
@@ -76,6 +98,22 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
         secs,
         total as f64 / secs
     );
+    if args.states {
+        out!(
+            "state search: {} root scenarios ({}); every interleaving of each, {} complete runs counted as scenarios above; distinct states expanded: {}; states met again and not expanded: {} (dedup {})",
+            report.roots.values().sum::<usize>(),
+            report
+                .roots
+                .iter()
+                .map(|(f, n)| format!("{n} {f}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            total,
+            report.distinct_states,
+            report.revisited_states,
+            args.dedup
+        );
+    }
     out!(
         "distinct persisted streams judged: {} (the other scenarios ended in a stream already judged by the same worker)",
         report.distinct_streams

@@ -1,0 +1,413 @@
+//! State-graph search over a scenario's interleavings (issue 19 goal 3):
+//! from a root scenario (its configuration, scripts and replies, with no
+//! fixed schedule) the search branches at every scheduler choice over
+//! exactly the pending work (no redundant pick values), runs every
+//! interleaving to the end of the run, and does not expand a state it has
+//! already expanded.
+//!
+//! The search is a depth-first walk by replay: each run replays a prefix of
+//! picks ([`Scheduler`]), takes the first pending work beyond it, and
+//! records how many options every choice had; the next run's prefix is the
+//! deepest choice with an option left, one option further (the
+//! [`crate::generate::choice::Odometer`]'s order). Only choices among two or
+//! more pieces of work branch.
+//!
+//! **What a state is** (the soundness argument, spec/DECISIONS.md
+//! "Exploration deduplicates states that hold their history"): the verdict
+//! of a run reads its whole trace (the end-of-run invariants judge the whole
+//! stream and every record), so a state must hold everything the rest of the
+//! run and the verdict depend on. At a choice, [`Dedup::Full`] hashes:
+//!
+//! - the coordinator's moving part ([`Coordinator::debug_moving`]; the
+//!   fixed part is the root's, and states are compared within one root),
+//! - the driver's moving parts (the [`ChoicePoint`]'s `Debug`: turn, cycle,
+//!   pending work, each call's script state, how much of each reply list is
+//!   left, the token, the step count),
+//! - the incremental checker's state ([`StepChecker`]'s `Debug`),
+//! - the findings so far,
+//! - the trace so far, every record of every list (a running digest per
+//!   list, so where the run is cut into digests does not matter).
+//!
+//! The digest is 128 bits: two SipHash lanes with distinct domain
+//! separators, over a length-delimited encoding. Two states are taken for
+//! equal when their digests are; the chance that two of `n` distinct states
+//! of one root collide is at most `n² / 2^129` (under 10^-26 for a million
+//! states), which the argument accepts instead of keeping every state.
+//!
+//! [`Dedup::Coordinator`] hashes the coordinator's state alone: it is
+//! unsound (two histories that reach one coordinator state end in
+//! different traces and verdicts), kept to show the differential test
+//! failing on it. [`Dedup::Off`] hashes nothing: the plain DFS.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::fmt::{self, Write as _};
+use std::hash::{DefaultHasher, Hasher};
+
+use crate::check::Diagnostic;
+use crate::coordinator::Coordinator;
+use crate::invariants::{StepChecker, StreamMemo, check_trace_memo};
+use crate::scenario::{self, ChoicePoint, RunOptions, Scenario, ScenarioError, Scheduler, Trace};
+
+/// What the search hashes at a choice to recognise a state already
+/// expanded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dedup {
+    /// Coordinator, driver, checker, findings and trace so far: sound.
+    Full,
+    /// The coordinator's state alone: unsound, for the differential test.
+    Coordinator,
+    /// No deduplication: every interleaving is run to the end.
+    Off,
+}
+
+/// One complete run of the search: a root and a schedule.
+pub struct Leaf<'a> {
+    /// The pick at every scheduler choice of the run (0 where only one
+    /// piece of work was pending): with the root, a [`Scenario`] whose
+    /// `schedule` replays this run ([`Leaf::scenario`]).
+    pub schedule: &'a [u32],
+    /// The finished trace.
+    pub trace: &'a Trace,
+    /// Every finding of the run: after every step, then at the end.
+    pub findings: &'a [Diagnostic],
+}
+
+impl Leaf<'_> {
+    /// The root with this run's schedule: `scenario::run` replays it.
+    pub fn scenario(&self, root: &Scenario) -> Scenario {
+        Scenario {
+            schedule: self.schedule.to_vec(),
+            ..root.clone()
+        }
+    }
+}
+
+/// What one root's search did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Complete runs (each a distinct interleaving, judged at the end).
+    pub paths: usize,
+    /// States expanded: choices among two or more pieces of work met for
+    /// the first time (with [`Dedup::Off`], every such choice).
+    pub states: usize,
+    /// Choices met again and not expanded (their runs stopped there).
+    pub revisited: usize,
+    /// Coordinator steps run, replays included.
+    pub steps: usize,
+}
+
+impl Stats {
+    /// Adds another search's counts.
+    pub fn add(&mut self, other: &Stats) {
+        self.paths += other.paths;
+        self.states += other.states;
+        self.revisited += other.revisited;
+        self.steps += other.steps;
+    }
+}
+
+/// Writes into two SipHash lanes at once (a 128-bit digest).
+#[derive(Clone)]
+struct Lanes([DefaultHasher; 2]);
+
+impl Lanes {
+    fn new(domain: u8) -> Self {
+        let mut a = DefaultHasher::new();
+        let mut b = DefaultHasher::new();
+        a.write_u8(domain);
+        b.write_u8(domain);
+        b.write(b"second lane");
+        Lanes([a, b])
+    }
+
+    fn finish(&self) -> u128 {
+        (u128::from(self.0[0].finish()) << 64) | u128::from(self.0[1].finish())
+    }
+
+    /// One component: a tag, then its `Debug` text, then the text's length
+    /// (so consecutive components cannot run into each other).
+    fn component(&mut self, tag: u8, value: &dyn fmt::Debug) {
+        for h in &mut self.0 {
+            h.write_u8(tag);
+        }
+        let mut w = Counting(self, 0);
+        // Writing into hashers cannot fail.
+        let _ = write!(w, "{value:?}");
+        let n = w.1;
+        for h in &mut self.0 {
+            h.write_usize(n);
+        }
+    }
+}
+
+struct Counting<'a>(&'a mut Lanes, usize);
+
+impl fmt::Write for Counting<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for h in &mut self.0.0 {
+            h.write(s.as_bytes());
+        }
+        self.1 += s.len();
+        Ok(())
+    }
+}
+
+/// A running digest of a trace: one per list, each fed every record once,
+/// in order. The trace is append-only, so a digest at any point is the
+/// digest of the whole trace so far.
+struct TraceDigest {
+    lists: Vec<(Lanes, usize)>,
+}
+
+impl TraceDigest {
+    const LISTS: usize = 9;
+
+    fn new() -> Self {
+        TraceDigest {
+            lists: (0..Self::LISTS)
+                .map(|i| (Lanes::new(b'0' + i as u8), 0))
+                .collect(),
+        }
+    }
+
+    fn feed<T: fmt::Debug>(slot: &mut (Lanes, usize), items: &[T]) {
+        for item in &items[slot.1.min(items.len())..] {
+            slot.0.component(b'r', item);
+        }
+        slot.1 = items.len();
+    }
+
+    /// The digest of `trace`, fed with what it added since the last call.
+    fn digest(&mut self, trace: &Trace, into: &mut Lanes) {
+        // Destructured so that a new list of the trace must be placed here.
+        let Trace {
+            profile,
+            rules,
+            stream,
+            invocations,
+            prompts,
+            permission_prompts,
+            delivery_prompts,
+            backend_calls,
+            resolutions,
+            remembered,
+            tool_responses,
+            interrupted,
+        } = trace;
+        let l = &mut self.lists;
+        Self::feed(&mut l[0], stream);
+        Self::feed(&mut l[1], invocations);
+        Self::feed(&mut l[2], prompts);
+        Self::feed(&mut l[3], permission_prompts);
+        Self::feed(&mut l[4], delivery_prompts);
+        Self::feed(&mut l[5], backend_calls);
+        Self::feed(&mut l[6], resolutions);
+        Self::feed(&mut l[7], remembered);
+        Self::feed(&mut l[8], tool_responses);
+        into.component(b'p', &(profile, rules, interrupted));
+        for (lanes, n) in l.iter() {
+            into.component(b'l', &(lanes.finish(), n));
+        }
+    }
+}
+
+/// What the run's observer accumulates, shared with the scheduler (which
+/// hashes it).
+struct Observed {
+    checker: StepChecker,
+    found: Vec<Diagnostic>,
+    steps: usize,
+}
+
+/// The depth-first scheduler of one run: replays `prefix` (picks at the
+/// branching choices), then takes the first pending work, recording every
+/// branching choice's pick and option count, and stops at a state already
+/// expanded.
+struct Dfs<'a> {
+    /// `(pick, options)` at each branching choice to replay.
+    prefix: &'a [(usize, usize)],
+    /// `(pick, options)` at each branching choice so far.
+    path: Vec<(usize, usize)>,
+    /// The pick at every choice, branching or not.
+    schedule: Vec<u32>,
+    dedup: Dedup,
+    seen: &'a mut HashSet<u128>,
+    observed: &'a RefCell<Observed>,
+    trace_digest: TraceDigest,
+    stopped: bool,
+    /// A replayed choice had another number of options than when it was
+    /// first met: the model is not deterministic (rule `INV-DETERMINISTIC`),
+    /// and a search by replay cannot be trusted.
+    diverged: Option<String>,
+    stats: &'a mut Stats,
+}
+
+impl Dfs<'_> {
+    fn state(&mut self, choice: &ChoicePoint<'_>) -> u128 {
+        let mut lanes = Lanes::new(b's');
+        lanes.component(b'c', &choice.coordinator().debug_moving());
+        match self.dedup {
+            Dedup::Full => {
+                let observed = self.observed.borrow();
+                lanes.component(b'd', choice);
+                lanes.component(b'k', &observed.checker);
+                lanes.component(b'f', &observed.found);
+                self.trace_digest.digest(choice.trace(), &mut lanes);
+            }
+            Dedup::Coordinator | Dedup::Off => {}
+        }
+        lanes.finish()
+    }
+}
+
+impl Scheduler for Dfs<'_> {
+    fn pick(&mut self, choice: &ChoicePoint<'_>) -> Option<usize> {
+        let n = choice.pending();
+        if n < 2 {
+            self.schedule.push(0);
+            return Some(0);
+        }
+        let k = self.path.len();
+        let pick = match self.prefix.get(k) {
+            Some(&(_, m)) if m != n => {
+                self.diverged = Some(format!(
+                    "choice {k} of a replayed run had {n} options, {m} when first met"
+                ));
+                self.stopped = true;
+                return None;
+            }
+            Some(&(p, _)) => p,
+            None => {
+                // A choice beyond the replayed prefix: a state not met on
+                // this branch of the walk before.
+                match self.dedup {
+                    Dedup::Off => {}
+                    Dedup::Full | Dedup::Coordinator => {
+                        let state = self.state(choice);
+                        if !self.seen.insert(state) {
+                            self.stats.revisited += 1;
+                            self.stopped = true;
+                            return None;
+                        }
+                    }
+                }
+                self.stats.states += 1;
+                0
+            }
+        };
+        self.path.push((pick, n));
+        self.schedule.push(pick as u32);
+        Some(pick)
+    }
+}
+
+/// Searches every interleaving of `root` (its `schedule` is ignored) under
+/// `options`, deduplicating as `dedup` says, calling `leaf` for every
+/// complete run; the end-of-run stream invariants are remembered in `memo`.
+/// Errors (a scenario the model refuses or a model crash) end the search.
+pub fn search(
+    root: &Scenario,
+    options: RunOptions,
+    dedup: Dedup,
+    memo: &mut StreamMemo,
+    leaf: &mut dyn FnMut(Leaf<'_>),
+) -> Result<Stats, ScenarioError> {
+    let mut stats = Stats::default();
+    let mut seen = HashSet::new();
+    let mut prefix: Vec<(usize, usize)> = Vec::new();
+    loop {
+        let observed = RefCell::new(Observed {
+            checker: StepChecker::new(),
+            found: Vec::new(),
+            steps: 0,
+        });
+        let mut dfs = Dfs {
+            prefix: &prefix,
+            path: Vec::new(),
+            schedule: Vec::new(),
+            dedup,
+            seen: &mut seen,
+            observed: &observed,
+            trace_digest: TraceDigest::new(),
+            stopped: false,
+            diverged: None,
+            stats: &mut stats,
+        };
+        let trace = scenario::run_scheduled(
+            root,
+            options,
+            &mut |c: &Coordinator, t: &Trace| {
+                let mut o = observed.borrow_mut();
+                o.steps += 1;
+                let found = o.checker.step(c, t);
+                o.found.extend(found);
+            },
+            &mut dfs,
+        )?;
+        let (mut path, schedule, stopped) = (dfs.path, dfs.schedule, dfs.stopped);
+        if let Some(why) = dfs.diverged {
+            return Err(ScenarioError::Crash(format!(
+                "the model is not deterministic, so its interleavings cannot be searched by replay: {why}"
+            )));
+        }
+        let Observed {
+            mut found, steps, ..
+        } = observed.into_inner();
+        stats.steps += steps;
+        if !stopped {
+            stats.paths += 1;
+            found.extend(check_trace_memo(&trace, root, memo));
+            leaf(Leaf {
+                schedule: &schedule,
+                trace: &trace,
+                findings: &found,
+            });
+        }
+        // The next branch: the deepest choice with an option left.
+        loop {
+            match path.pop() {
+                Some((p, n)) if p + 1 < n => {
+                    path.push((p + 1, n));
+                    break;
+                }
+                Some(_) => {}
+                None => return Ok(stats),
+            }
+        }
+        prefix = path;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::{Family, scenario_at};
+
+    /// Rule: INV-EXPLORE-COMPLETE — every complete run of the search is a
+    /// scenario: the root with the run's schedule replays, through the
+    /// scenario's own scheduler, to the same trace; and the runs are
+    /// pairwise distinct interleavings.
+    #[test]
+    fn every_leaf_replays_through_the_scenarios_own_schedule() {
+        let root = Scenario {
+            schedule: vec![],
+            ..scenario_at(Family::Pairs, 12_345)
+        };
+        let mut schedules = HashSet::new();
+        let stats = search(
+            &root,
+            RunOptions::default(),
+            Dedup::Full,
+            &mut StreamMemo::new(),
+            &mut |l| {
+                let again = scenario::run(&l.scenario(&root)).expect("replays");
+                assert!(again == *l.trace, "{:?}", l.schedule);
+                assert!(schedules.insert(l.schedule.to_vec()));
+            },
+        )
+        .expect("runs");
+        assert!(stats.paths > 1, "{stats:?}");
+        assert_eq!(stats.paths, schedules.len());
+    }
+}
