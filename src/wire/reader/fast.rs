@@ -78,6 +78,55 @@ pub(crate) fn read_event(bytes: &[u8]) -> Option<FastEvent<'_>> {
     })
 }
 
+/// The items of a JSON array text, each as written, read by the same
+/// single pass as [`read_event`] (and giving way, `None`, where it does);
+/// `None` too when `bytes` is not exactly one array.
+pub(crate) fn array_items(bytes: &[u8]) -> Option<Vec<&str>> {
+    let mut f = Fast {
+        bytes,
+        i: 0,
+        newlines: 0,
+        last_newline: None,
+    };
+    f.expect(b'[')?;
+    f.ws();
+    let mut items = Vec::new();
+    if f.peek()? == b']' {
+        f.i += 1;
+    } else {
+        loop {
+            let start = f.i;
+            f.value()?;
+            items.push(scanned_text(bytes, start, f.i));
+            f.ws();
+            match f.peek()? {
+                b',' => {
+                    f.i += 1;
+                    f.ws();
+                }
+                b']' => {
+                    f.i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    (f.i == bytes.len()).then_some(items)
+}
+
+/// Whether `bytes` is exactly one JSON value the fast path reads itself
+/// (in particular nested at most [`Fast::MAX_DEPTH`] deep).
+pub(crate) fn within_depth(bytes: &[u8]) -> bool {
+    let mut f = Fast {
+        bytes,
+        i: 0,
+        newlines: 0,
+        last_newline: None,
+    };
+    f.value().is_some() && f.i == bytes.len()
+}
+
 /// `bytes[start..end]` as text, for a span [`Fast`] has scanned: it starts
 /// and ends at an ASCII byte of the JSON grammar (a quote, a bracket, the
 /// first or last byte of a number or literal).
