@@ -1136,7 +1136,7 @@ fn req_string<V: FieldValue>(
 /// as written, borrowed; serde decodes the others.
 pub(crate) fn json_string(text: &str) -> Option<Cow<'_, str>> {
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    if inner.contains('\\') {
+    if memchr::memchr(b'\\', inner.as_bytes()).is_some() {
         unescape(inner)
             .or_else(|| serde_json::from_str::<String>(text).ok())
             .map(Cow::Owned)
