@@ -1098,7 +1098,13 @@ fn take<K: AsRef<str>, V: FieldValue, const N: usize>(
     let mut taken: [Option<V>; N] = std::array::from_fn(|_| None);
     let mut rest = Vec::new();
     for (k, v) in fields {
-        match names.iter().position(|n| *n == k.as_ref()) {
+        // The first byte first: the names of one kind mostly differ there,
+        // so a field is compared in full with one name at most.
+        let key = k.as_ref().as_bytes();
+        let named = names
+            .iter()
+            .position(|n| n.as_bytes().first() == key.first() && n.as_bytes() == key);
+        match named {
             Some(i) => taken[i] = Some(v),
             None if V::KEEPS_TIMESTAMP => rest.push((k, v)),
             None => {}
