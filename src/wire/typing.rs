@@ -204,7 +204,7 @@ mod tests {
     /// One of `good` (as JSON strings), or any JSON text.
     fn tag(good: &'static [&'static str]) -> impl Strategy<Value = String> {
         prop_oneof![
-            4 => prop::sample::select(good).prop_map(|t| format!("\"{t}\"")),
+            12 => prop::sample::select(good).prop_map(|t| format!("\"{t}\"")),
             1 => prop::sample::select(good).prop_map(|t| {
                 // The first letter escaped: the same string.
                 let mut c = t.chars();
@@ -222,12 +222,15 @@ mod tests {
         (
             Just(members),
             prop::sample::select(vec!["", " ", "\n  "]),
-            prop::option::of((
-                prop::sample::select(vec!["extra", "answer", "name", "value"]),
-                any_json(),
-            )),
+            prop::option::weighted(
+                0.2,
+                (
+                    prop::sample::select(vec!["extra", "answer", "name", "value"]),
+                    any_json(),
+                ),
+            ),
             prop::option::of(0..n.max(1)),
-            0..20u8,
+            0..30u8,
         )
             .prop_map(|(members, ws, extra, repeat, not_object)| {
                 if not_object == 0 {
@@ -250,13 +253,24 @@ mod tests {
     }
 
     fn maybe(s: impl Strategy<Value = String>) -> impl Strategy<Value = Option<String>> {
-        prop_oneof![6 => s.prop_map(Some), 1 => Just(None)]
+        prop_oneof![16 => s.prop_map(Some), 1 => Just(None)]
+    }
+
+    /// Mostly `good`, sometimes a near miss serde may refuse (`null`, a
+    /// number, a quoted literal), sometimes any JSON.
+    fn literal(good: &'static [&'static str]) -> impl Strategy<Value = String> {
+        prop_oneof![
+            8 => prop::sample::select(good).prop_map(str::to_owned),
+            2 => prop::sample::select(vec!["null", "0", "\"false\"", "\"null\"", "[]"])
+                .prop_map(str::to_owned),
+            1 => any_json(),
+        ]
     }
 
     fn source() -> impl Strategy<Value = String> {
         (
             maybe(tag(&["tool", "assistant", "user", "other", "bogus"])),
-            maybe(prop_oneof![3 => tag(&["fs", "Ä"]), 1 => any_json()]),
+            maybe(prop_oneof![8 => tag(&["fs", "Ä"]), 1 => any_json()]),
         )
             .prop_flat_map(|(s, n)| object(vec![("source", s), ("name", n)]))
     }
@@ -283,16 +297,14 @@ mod tests {
 
     fn question() -> impl Strategy<Value = String> {
         (
-            maybe(prop_oneof![3 => tag(&["Apply?"]), 1 => any_json()]),
+            maybe(prop_oneof![8 => tag(&["Apply?"]), 1 => any_json()]),
             maybe(answer_type()),
             prop::option::of(any_json()),
-            prop::option::of(prop_oneof![tag(&["ctx"]), any_json()]),
-            prop::option::of(prop_oneof![
-                Just("true".to_owned()),
-                Just("false".to_owned()),
-                any_json()
-            ]),
-            prop::option::of(tag(&["turn", "none", "always"])),
+            prop::option::of(prop_oneof![3 => tag(&["ctx"]), 2 => literal(&["null"])]),
+            prop::option::of(literal(&["true", "false"])),
+            prop::option::of(
+                prop_oneof![3 => tag(&["turn", "none", "always"]), 1 => literal(&["null"])],
+            ),
         )
             .prop_flat_map(|(t, a, d, c, e, p)| {
                 object(vec![
@@ -307,7 +319,7 @@ mod tests {
     }
 
     fn id() -> impl Strategy<Value = String> {
-        prop_oneof![4 => tag(&["c1.q.1", "c\u{e9}.q"]), 1 => any_json()]
+        prop_oneof![8 => tag(&["c1.q.1", "c\u{e9}.q"]), 1 => any_json()]
     }
 
     /// A JSON string's text (valid grammar): plain and non-ASCII text,
