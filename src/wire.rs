@@ -925,30 +925,26 @@ where
     }
     let tag_at = tag_at.ok_or_else(|| untyped_event(&fields))?;
     let tag = json_string(fields[tag_at].1.text()).expect("checked above");
-    // The kinds typed here, as `'static` names (the tag text borrows the
-    // fields, which are moved below).
-    const TYPED: [&str; 7] = [
-        "turn_start",
-        "chat_request",
-        "chat_response",
-        "tool_call_request",
-        "tool_call_response",
-        "inquiry_request",
-        "inquiry_response",
-    ];
-    let tag: Result<&'static str, String> = TYPED
-        .into_iter()
-        .find(|k| *k == tag.as_ref())
-        .ok_or_else(|| tag.into_owned());
+    // The tag text borrows the fields, which are moved below.
+    let tag = match tag.as_ref() {
+        "turn_start" => Ok(Typed::TurnStart),
+        "chat_request" => Ok(Typed::ChatRequest),
+        "chat_response" => Ok(Typed::ChatResponse),
+        "tool_call_request" => Ok(Typed::ToolCallRequest),
+        "tool_call_response" => Ok(Typed::ToolCallResponse),
+        "inquiry_request" => Ok(Typed::InquiryRequest),
+        "inquiry_response" => Ok(Typed::InquiryResponse),
+        other => Err(other.to_owned()),
+    };
     let rest = fields
         .into_iter()
         .filter(|(k, _)| !matches!(k.as_ref(), "type" | "timestamp"));
     let mut value_text = None;
     let (kind, extra) = match tag {
-        Ok("turn_start") => (EventKind::TurnStart, kept(rest)),
-        Ok("chat_request") => (EventKind::ChatRequest, kept(rest)),
-        Ok("chat_response") => (EventKind::ChatResponse, kept(rest)),
-        Ok("tool_call_request") => {
+        Ok(Typed::TurnStart) => (EventKind::TurnStart, kept(rest)),
+        Ok(Typed::ChatRequest) => (EventKind::ChatRequest, kept(rest)),
+        Ok(Typed::ChatResponse) => (EventKind::ChatResponse, kept(rest)),
+        Ok(Typed::ToolCallRequest) => {
             let (mut t, extra) = take(rest, &["id", "name", "arguments"]);
             let id = req_string(&mut t, 0, "tool_call_request", "id")?;
             let name = req_string(&mut t, 1, "tool_call_request", "name")?;
@@ -962,7 +958,7 @@ where
                 extra,
             )
         }
-        Ok("tool_call_response") => {
+        Ok(Typed::ToolCallResponse) => {
             let (mut t, extra) = take(rest, &["id", "content", "is_error"]);
             let id = req_string(&mut t, 0, "tool_call_response", "id")?;
             let content = t[1].take().and_then(FieldValue::keep);
@@ -984,7 +980,7 @@ where
                 extra,
             )
         }
-        Ok("inquiry_request") => {
+        Ok(Typed::InquiryRequest) => {
             let names = ["id", "source", "question"];
             let (mut t, extra) = take(rest, &names);
             let fast = match &t {
@@ -995,32 +991,18 @@ where
             };
             let req: InquiryRequest = match fast {
                 Some(req) => req,
-                None => from_fields(&names, &t).map_err(|e| {
-                    // serde_json's position is inside the object built by
-                    // `from_fields`, not the file: the reader reports its own.
-                    format!(
-                        "invalid inquiry_request: {}",
-                        reader::strip_position(&e.to_string())
-                    )
-                })?,
+                None => from_fields(&names, &t).map_err(|e| invalid("inquiry_request", &e))?,
             };
             value_text = number_text(t[2].take());
             (EventKind::InquiryRequest(req), extra)
         }
-        // The last of `TYPED`: "inquiry_response".
-        Ok(_) => {
+        Ok(Typed::InquiryResponse) => {
             let (mut t, extra) = take(rest, &RESPONSE_FIELDS);
             let fast = typing::inquiry_response([0, 1, 2, 3].map(|i| t[i].as_ref().map(V::text)));
             let resp: InquiryResponse = match fast {
                 Some(resp) => resp,
-                None => from_fields(&RESPONSE_FIELDS, &t).map_err(|e| {
-                    // serde_json's position is inside the object built by
-                    // `from_fields`, not the file: the reader reports its own.
-                    format!(
-                        "invalid inquiry_response: {}",
-                        reader::strip_position(&e.to_string())
-                    )
-                })?,
+                None => from_fields(&RESPONSE_FIELDS, &t)
+                    .map_err(|e| invalid("inquiry_response", &e))?,
             };
             if let InquiryResponse::Answered { .. } = resp {
                 value_text = number_text(t[2].take());
@@ -1039,6 +1021,26 @@ where
         extra,
         value_text,
     })
+}
+
+/// The kinds [`type_fields`] types by their fields (the others are
+/// [`EventKind::Other`]).
+#[derive(Debug, Clone, Copy)]
+enum Typed {
+    TurnStart,
+    ChatRequest,
+    ChatResponse,
+    ToolCallRequest,
+    ToolCallResponse,
+    InquiryRequest,
+    InquiryResponse,
+}
+
+/// A serde refusal of an inquiry payload: serde_json's position is inside
+/// the object built by [`from_fields`], not the file, so it is dropped (the
+/// reader reports its own).
+fn invalid(kind: &str, e: &serde_json::Error) -> String {
+    format!("invalid {kind}: {}", reader::strip_position(&e.to_string()))
 }
 
 /// Why an object without `type` is not an event. The older jp conversation
