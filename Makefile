@@ -166,3 +166,10 @@ BENCH_TUNABLES ?= glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=6871947673
 .PHONY: bench
 bench:
 	GLIBC_TUNABLES=$(BENCH_TUNABLES) $(CARGO) bench --locked --bench perf
+
+## Issue 19 goal 1 in instructions (deterministic): `check` against
+## IgnoredAny under callgrind, committed corpus and, when
+## INQUIRY_MODEL_REAL_STREAMS is set, the real streams (needs valgrind).
+.PHONY: check-ratio
+check-ratio:
+	bash scripts/check-ratio.sh

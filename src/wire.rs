@@ -858,7 +858,8 @@ pub(crate) trait FieldValue {
     fn text(&self) -> &str;
     /// The value the typed event keeps, if it keeps opaque values at all.
     fn keep(self) -> Option<Opaque>;
-    /// Whether the typed event keeps the timestamp (it is checked anyway).
+    /// Whether the typed event keeps the timestamp and the opaque values
+    /// (they are checked anyway).
     const KEEPS_TIMESTAMP: bool;
 }
 
@@ -899,16 +900,18 @@ where
     K: AsRef<str> + Into<String>,
     V: FieldValue,
 {
-    let mut tag_field: Option<V> = None;
+    // The envelope first, in written order (the first bad `type` or
+    // `timestamp` is the error); the fields are then moved once, with no
+    // intermediate list (the oracle's borrowed path allocates nothing here).
+    let mut tag_at = None;
     let mut timestamp: Option<String> = None;
-    let mut rest: Vec<(K, V)> = Vec::with_capacity(fields.len());
-    for (k, v) in fields {
+    for (i, (k, v)) in fields.iter().enumerate() {
         match k.as_ref() {
             "type" => {
                 if json_string(v.text()).is_none() {
                     return Err(format!("`type` must be a string, found {}", v.text()));
                 }
-                tag_field = Some(v);
+                tag_at = Some(i);
             }
             "timestamp" => {
                 let ts = json_string(v.text())
@@ -917,17 +920,31 @@ where
                     timestamp = Some(ts.into_owned());
                 }
             }
-            _ => rest.push((k, v)),
+            _ => {}
         }
     }
-    let tag_field = tag_field.ok_or_else(|| untyped_event(&rest))?;
-    let tag = json_string(tag_field.text()).expect("checked above");
+    let tag_at = tag_at.ok_or_else(|| untyped_event(&fields))?;
+    let tag = json_string(fields[tag_at].1.text()).expect("checked above");
+    // The tag text borrows the fields, which are moved below.
+    let tag = match tag.as_ref() {
+        "turn_start" => Ok(Typed::TurnStart),
+        "chat_request" => Ok(Typed::ChatRequest),
+        "chat_response" => Ok(Typed::ChatResponse),
+        "tool_call_request" => Ok(Typed::ToolCallRequest),
+        "tool_call_response" => Ok(Typed::ToolCallResponse),
+        "inquiry_request" => Ok(Typed::InquiryRequest),
+        "inquiry_response" => Ok(Typed::InquiryResponse),
+        other => Err(other.to_owned()),
+    };
+    let rest = fields
+        .into_iter()
+        .filter(|(k, _)| !matches!(k.as_ref(), "type" | "timestamp"));
     let mut value_text = None;
-    let (kind, extra) = match tag.as_ref() {
-        "turn_start" => (EventKind::TurnStart, rest),
-        "chat_request" => (EventKind::ChatRequest, rest),
-        "chat_response" => (EventKind::ChatResponse, rest),
-        "tool_call_request" => {
+    let (kind, extra) = match tag {
+        Ok(Typed::TurnStart) => (EventKind::TurnStart, kept(rest)),
+        Ok(Typed::ChatRequest) => (EventKind::ChatRequest, kept(rest)),
+        Ok(Typed::ChatResponse) => (EventKind::ChatResponse, kept(rest)),
+        Ok(Typed::ToolCallRequest) => {
             let (mut t, extra) = take(rest, &["id", "name", "arguments"]);
             let id = req_string(&mut t, 0, "tool_call_request", "id")?;
             let name = req_string(&mut t, 1, "tool_call_request", "name")?;
@@ -941,7 +958,7 @@ where
                 extra,
             )
         }
-        "tool_call_response" => {
+        Ok(Typed::ToolCallResponse) => {
             let (mut t, extra) = take(rest, &["id", "content", "is_error"]);
             let id = req_string(&mut t, 0, "tool_call_response", "id")?;
             let content = t[1].take().and_then(FieldValue::keep);
@@ -963,36 +980,36 @@ where
                 extra,
             )
         }
-        "inquiry_request" => {
+        Ok(Typed::InquiryRequest) => {
             let names = ["id", "source", "question"];
             let (mut t, extra) = take(rest, &names);
-            let req: InquiryRequest = from_fields(&names, &t).map_err(|e| {
-                // serde_json's position is inside the object built by
-                // `from_fields`, not the file: the reader reports its own.
-                format!(
-                    "invalid inquiry_request: {}",
-                    reader::strip_position(&e.to_string())
-                )
-            })?;
+            let fast = match &t {
+                [Some(id), Some(source), Some(question)] => {
+                    typing::inquiry_request(id.text(), source.text(), question.text())
+                }
+                _ => None,
+            };
+            let req: InquiryRequest = match fast {
+                Some(req) => req,
+                None => from_fields(&names, &t).map_err(|e| invalid("inquiry_request", &e))?,
+            };
             value_text = number_text(t[2].take());
             (EventKind::InquiryRequest(req), extra)
         }
-        "inquiry_response" => {
+        Ok(Typed::InquiryResponse) => {
             let (mut t, extra) = take(rest, &RESPONSE_FIELDS);
-            let resp: InquiryResponse = from_fields(&RESPONSE_FIELDS, &t).map_err(|e| {
-                // serde_json's position is inside the object built by
-                // `from_fields`, not the file: the reader reports its own.
-                format!(
-                    "invalid inquiry_response: {}",
-                    reader::strip_position(&e.to_string())
-                )
-            })?;
+            let fast = typing::inquiry_response([0, 1, 2, 3].map(|i| t[i].as_ref().map(V::text)));
+            let resp: InquiryResponse = match fast {
+                Some(resp) => resp,
+                None => from_fields(&RESPONSE_FIELDS, &t)
+                    .map_err(|e| invalid("inquiry_response", &e))?,
+            };
             if let InquiryResponse::Answered { .. } = resp {
                 value_text = number_text(t[2].take());
             }
             (EventKind::InquiryResponse(resp), extra)
         }
-        _ => (EventKind::Other(tag.into_owned()), rest),
+        Err(other) => (EventKind::Other(other), kept(rest)),
     };
     let extra = extra
         .into_iter()
@@ -1004,6 +1021,26 @@ where
         extra,
         value_text,
     })
+}
+
+/// The kinds [`type_fields`] types by their fields (the others are
+/// [`EventKind::Other`]).
+#[derive(Debug, Clone, Copy)]
+enum Typed {
+    TurnStart,
+    ChatRequest,
+    ChatResponse,
+    ToolCallRequest,
+    ToolCallResponse,
+    InquiryRequest,
+    InquiryResponse,
+}
+
+/// A serde refusal of an inquiry payload: serde_json's position is inside
+/// the object built by [`from_fields`], not the file, so it is dropped (the
+/// reader reports its own).
+fn invalid(kind: &str, e: &serde_json::Error) -> String {
+    format!("invalid {kind}: {}", reader::strip_position(&e.to_string()))
 }
 
 /// Why an object without `type` is not an event. The older jp conversation
@@ -1054,20 +1091,38 @@ pub(crate) fn has_number(text: &[u8]) -> bool {
     false
 }
 
-/// Splits `fields` into the named ones (by position in `names`) and the rest.
-fn take<K: AsRef<str>, V, const N: usize>(
-    fields: Vec<(K, V)>,
+/// Splits `fields` into the named ones (by position in `names`) and the
+/// rest, which is only gathered when the typed event keeps it.
+fn take<K: AsRef<str>, V: FieldValue, const N: usize>(
+    fields: impl Iterator<Item = (K, V)>,
     names: &[&str; N],
 ) -> ([Option<V>; N], Vec<(K, V)>) {
     let mut taken: [Option<V>; N] = std::array::from_fn(|_| None);
     let mut rest = Vec::new();
     for (k, v) in fields {
-        match names.iter().position(|n| *n == k.as_ref()) {
+        // The first byte first: the names of one kind mostly differ there,
+        // so a field is compared in full with one name at most.
+        let key = k.as_ref().as_bytes();
+        let named = names
+            .iter()
+            .position(|n| n.as_bytes().first() == key.first() && n.as_bytes() == key);
+        match named {
             Some(i) => taken[i] = Some(v),
-            None => rest.push((k, v)),
+            None if V::KEEPS_TIMESTAMP => rest.push((k, v)),
+            None => {}
         }
     }
     (taken, rest)
+}
+
+/// The fields a kind does not type, gathered only when the typed event
+/// keeps them.
+fn kept<K, V: FieldValue>(fields: impl Iterator<Item = (K, V)>) -> Vec<(K, V)> {
+    if V::KEEPS_TIMESTAMP {
+        fields.collect()
+    } else {
+        Vec::new()
+    }
 }
 
 fn req_string<V: FieldValue>(
@@ -1089,11 +1144,73 @@ fn req_string<V: FieldValue>(
 /// as written, borrowed; serde decodes the others.
 pub(crate) fn json_string(text: &str) -> Option<Cow<'_, str>> {
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    if inner.contains('\\') {
-        serde_json::from_str::<String>(text).ok().map(Cow::Owned)
+    if memchr::memchr(b'\\', inner.as_bytes()).is_some() {
+        unescape(inner)
+            .or_else(|| serde_json::from_str::<String>(text).ok())
+            .map(Cow::Owned)
     } else {
         Some(Cow::Borrowed(inner))
     }
+}
+
+/// The content of a JSON string that holds escapes, `inner` being the
+/// content of a valid JSON string ([`json_string`]'s precondition: no raw
+/// `"` or control character, every escape well formed). Decoded here; a
+/// surrogate escape that is not half of a pair, or anything unexpected,
+/// gives way (`None`) to serde, which decides. What it returns is what
+/// serde_json decodes (`unescape_is_serdes`).
+fn unescape(inner: &str) -> Option<String> {
+    let bytes = inner.as_bytes();
+    let mut out = String::with_capacity(inner.len());
+    let mut from = 0;
+    while let Some(k) = memchr::memchr(b'\\', &bytes[from..]) {
+        let at = from + k;
+        // Both ends are ASCII bytes: character boundaries.
+        out.push_str(&inner[from..at]);
+        let (c, used) = match *bytes.get(at + 1)? {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => {
+                let unit = hex4(inner.get(at + 2..at + 6)?)?;
+                match unit {
+                    0xD800..=0xDBFF => {
+                        if inner.get(at + 6..at + 8) != Some("\\u") {
+                            return None;
+                        }
+                        let low = hex4(inner.get(at + 8..at + 12)?)?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return None;
+                        }
+                        let code = 0x10000
+                            + ((u32::from(unit) - 0xD800) << 10)
+                            + (u32::from(low) - 0xDC00);
+                        (char::from_u32(code)?, 12)
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    _ => (char::from_u32(u32::from(unit))?, 6),
+                }
+            }
+            _ => return None,
+        };
+        out.push(c);
+        from = at + used;
+    }
+    out.push_str(inner.get(from..)?);
+    Some(out)
+}
+
+/// Four hex digits.
+fn hex4(digits: &str) -> Option<u16> {
+    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u16::from_str_radix(digits, 16).ok()
 }
 
 /// Deserializes a struct from named raw fields, via a JSON object built from
@@ -1265,5 +1382,7 @@ impl Serialize for Event {
 }
 
 mod reader;
+mod typing;
 pub(crate) use reader::FieldsRef;
+pub(crate) use reader::object_members;
 pub use reader::{EventReader, Format, ReadError, ReadErrorKind, Stream};

@@ -1,7 +1,10 @@
 //! The streaming checker: one event at a time, holding what the current turn
 //! keeps open, flushing each turn's findings in event order when it ends.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use hashbrown::HashMap;
+use hashbrown::hash_map::Entry;
 
 use super::diagnostic::one_line;
 use super::rules::{self, Finding, OpenCallRef, QuestionFacts, Severity};
@@ -106,10 +109,30 @@ enum Deferred {
     Unanswered,
 }
 
+/// An open tool call: its ID and its tool's name, as numbers in the turn's
+/// [`TurnState::texts`] (no string of its own per call).
 #[derive(Debug)]
 struct OpenCall {
-    id: String,
-    name: String,
+    id: usize,
+    name: usize,
+}
+
+/// The open calls of one tool-call ID, oldest first: the first inline, so
+/// the usual ID, used by one call at a time, allocates nothing.
+#[derive(Debug)]
+struct CallQueue {
+    first: usize,
+    more: VecDeque<usize>,
+}
+
+impl CallQueue {
+    /// The oldest call, and whether the queue is now empty.
+    fn pop(&mut self) -> (usize, bool) {
+        match self.more.pop_front() {
+            None => (self.first, true),
+            Some(next) => (std::mem::replace(&mut self.first, next), false),
+        }
+    }
 }
 
 /// One request of the turn, from the oldest still waiting on (rule
@@ -202,11 +225,14 @@ struct TurnState {
     flat: bool,
     /// The ID forms of the turn's requests.
     ids: IdForms,
+    /// The turn's tool-call IDs and tool names, each once, numbered (a
+    /// shared buffer, not a string per call; hashed with foldhash).
+    texts: crate::stream::keys::Keys,
     /// Open tool calls by `tool_call_request` index.
     calls: BTreeMap<usize, OpenCall>,
-    /// Open call indices by tool-call ID, oldest first (IDs may repeat
-    /// across cycles; a response closes the oldest).
-    calls_by_id: HashMap<String, VecDeque<usize>>,
+    /// Open call indices by tool-call ID number, oldest first (IDs may
+    /// repeat across cycles; a response closes the oldest).
+    calls_by_id: HashMap<usize, CallQueue>,
     /// Requests per open call: every waiting one, and answered ones until
     /// the list is next pruned (when it is full, so a long call holds about
     /// its waiting requests, not all it ever had).
@@ -233,8 +259,9 @@ struct TurnState {
     /// Per open call, the last request whose only candidate it is (for
     /// CHECK-ONE-QUESTION: one lookup, whatever the number of requests).
     sole_waiting: HashMap<usize, usize>,
-    /// Per tool-call ID, the last `tool_call_response` that closed a call.
-    tool_answered: HashMap<String, usize>,
+    /// Per tool-call ID number, the last `tool_call_response` that closed a
+    /// call.
+    tool_answered: HashMap<usize, usize>,
     /// `tool_call_response`s that closed no open call: index, ID and the
     /// last response of that ID that did close one, judged at turn end.
     tool_orphans: Vec<(usize, String, Option<usize>)>,
@@ -331,7 +358,8 @@ impl TurnState {
 
     /// Bytes the turn's per-request state holds on the heap (rule
     /// `PERF-TURN-MEMORY`): the request slots, the call lists, the
-    /// attempts, and the boxed waiting requests.
+    /// attempts, the tool-call IDs and names, and the boxed waiting
+    /// requests.
     fn heap_bytes(&self) -> usize {
         let waiting: usize = self
             .requests
@@ -347,7 +375,56 @@ impl TurnState {
                 .map(|l| l.capacity() * size_of::<usize>())
                 .sum::<usize>()
             + self.attempts.heap_bytes()
+            + self.texts.heap_bytes()
             + self.pending.capacity() * size_of::<Pending>()
+    }
+
+    /// Empties the turn for the next one. Tables and lists of at most
+    /// [`RESET_KEEPS`] entries are cleared, keeping their memory, so a
+    /// stream of ordinary turns does not regrow them every turn; bigger ones
+    /// are dropped, so a huge turn's memory is not kept for the rest of the
+    /// stream (rule `PERF-TURN-MEMORY`).
+    fn reset(&mut self) {
+        let TurnState {
+            evidence,
+            recorded_082,
+            flat,
+            ids,
+            texts,
+            calls,
+            calls_by_id,
+            call_requests,
+            requests,
+            attempts,
+            orphan_responses,
+            failed_calls,
+            select_options,
+            sole_waiting,
+            tool_answered,
+            tool_orphans,
+            pending,
+        } = self;
+        *evidence = None;
+        *recorded_082 = false;
+        *flat = false;
+        *ids = IdForms::default();
+        texts.clear(RESET_KEEPS);
+        calls.clear();
+        reuse_map(calls_by_id);
+        reuse_map(call_requests);
+        if requests.capacity() > RESET_KEEPS {
+            *requests = VecDeque::new();
+        } else {
+            requests.clear();
+        }
+        *attempts = Default::default();
+        reuse_map(orphan_responses);
+        reuse_map(failed_calls);
+        reuse_map(select_options);
+        reuse_map(sole_waiting);
+        reuse_map(tool_answered);
+        reuse_vec(tool_orphans);
+        reuse_vec(pending);
     }
 
     fn find(&mut self, index: usize, gate: Gate, finding: Option<Finding>) {
@@ -362,6 +439,28 @@ impl TurnState {
             gate,
             finding,
         });
+    }
+}
+
+/// The capacity of a per-turn table or list [`TurnState::reset`] keeps for
+/// the next turn.
+const RESET_KEEPS: usize = 1024;
+
+/// Clears `map` for the next turn, or drops it when it grew big.
+fn reuse_map<K, V>(map: &mut HashMap<K, V>) {
+    if map.capacity() > RESET_KEEPS {
+        *map = HashMap::default();
+    } else {
+        map.clear();
+    }
+}
+
+/// Clears `list` for the next turn, or drops it when it grew big.
+fn reuse_vec<T>(list: &mut Vec<T>) {
+    if list.capacity() > RESET_KEEPS {
+        *list = Vec::new();
+    } else {
+        list.clear();
     }
 }
 
@@ -494,18 +593,18 @@ impl Checker {
         let profile = self.mode.event_profile();
         match &event.kind {
             EventKind::ToolCallRequest(call) => {
-                self.turn.calls.insert(
-                    index,
-                    OpenCall {
-                        id: call.id.clone(),
-                        name: call.name.clone(),
-                    },
-                );
-                self.turn
-                    .calls_by_id
-                    .entry(call.id.clone())
-                    .or_default()
-                    .push_back(index);
+                let (id, _) = self.turn.texts.find_or_add(&call.id);
+                let (name, _) = self.turn.texts.find_or_add(&call.name);
+                self.turn.calls.insert(index, OpenCall { id, name });
+                match self.turn.calls_by_id.entry(id) {
+                    Entry::Occupied(mut queue) => queue.get_mut().more.push_back(index),
+                    Entry::Vacant(slot) => {
+                        slot.insert(CallQueue {
+                            first: index,
+                            more: VecDeque::new(),
+                        });
+                    }
+                }
             }
             EventKind::ToolCallResponse(resp) => {
                 self.close_call(&resp.id, index, resp.is_error);
@@ -527,14 +626,15 @@ impl Checker {
                 self.turn.find(index, Gate::Always, leak);
                 let defaults = rules::writer_question_defaults(self.mode, &req.id, shape);
                 self.turn.find(index, Gate::Always, defaults);
+                let texts = &self.turn.texts;
                 let open: Vec<OpenCallRef<'_>> = self
                     .turn
                     .calls
                     .iter()
                     .map(|(i, c)| OpenCallRef {
                         index: *i,
-                        id: &c.id,
-                        name: &c.name,
+                        id: texts.key(c.id),
+                        name: texts.key(c.name),
                     })
                     .collect();
                 // `rules::placement` would write the same finding now; it is
@@ -815,9 +915,10 @@ impl Checker {
         turn_no: usize,
         pending: &mut Vec<Pending>,
     ) {
+        let texts = &turn.texts;
         let mut open: Vec<(usize, String)> = std::mem::take(&mut turn.calls)
             .into_iter()
-            .map(|(i, c)| (i, c.id))
+            .map(|(i, c)| (i, texts.key(c.id).to_owned()))
             .collect();
         let mut found = |index: usize, finding: Finding| {
             pending.push(Pending {
@@ -851,17 +952,19 @@ impl Checker {
     /// A `tool_call_response` closes the oldest open call with its ID; a
     /// waiting request whose last candidate call closes is marked.
     fn close_call(&mut self, id: &str, index: usize, is_error: Option<bool>) {
-        let Some(queue) = self.turn.calls_by_id.get_mut(id) else {
-            let last = self.turn.tool_answered.get(id).copied();
+        let key = self.turn.texts.find(id);
+        let Some((key, Entry::Occupied(mut queue))) =
+            key.map(|k| (k, self.turn.calls_by_id.entry(k)))
+        else {
+            let last = key.and_then(|k| self.turn.tool_answered.get(&k).copied());
             self.turn.tool_orphans.push((index, id.to_owned(), last));
             return;
         };
-        self.turn.tool_answered.insert(id.to_owned(), index);
-        let call = queue.pop_front();
-        if queue.is_empty() {
-            self.turn.calls_by_id.remove(id);
+        let (call, emptied) = queue.get_mut().pop();
+        if emptied {
+            queue.remove();
         }
-        let Some(call) = call else { return };
+        self.turn.tool_answered.insert(key, index);
         self.turn.calls.remove(&call);
         self.turn.sole_waiting.remove(&call);
         if let Some((inquiry, reason, _)) = self.turn.failed_calls.remove(&call)
@@ -1127,6 +1230,8 @@ impl Checker {
                 position: None,
             });
         }
+        turn.reset();
+        self.turn = turn;
     }
 
     /// Ends the stream: judges the last turn. Further calls return nothing.

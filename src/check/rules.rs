@@ -695,14 +695,22 @@ pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
     }
     let mut first_error = None;
     for call in &prefixes {
-        match parse_for(s, call) {
-            Ok(parts) => return Ok(parts),
+        match split_for(s, call) {
+            Ok((question, attempt)) => {
+                return Ok(IdParts {
+                    tool_call_id: (*call).to_owned(),
+                    question_id: question.to_owned(),
+                    attempt,
+                });
+            }
             Err(why) => {
-                first_error.get_or_insert(why);
+                first_error.get_or_insert((*call, why));
             }
         }
     }
-    Err(fail(first_error.unwrap_or_default()))
+    Err(fail(first_error.map_or_else(String::new, |(call, why)| {
+        why.explain(s, call)
+    })))
 }
 
 /// Whether `id` is a conforming `<call>.<question_id>.<attempt>` ID of the
@@ -712,31 +720,55 @@ pub fn id_holds(id: &InquiryId, call: &str) -> bool {
     s.len() > call.len() + 1
         && s.starts_with(call)
         && s.as_bytes()[call.len()] == b'.'
-        && parse_for(s, call).is_ok()
+        && split_for(s, call).is_ok()
+}
+
+/// Why an ID is not `<call>.<question_id>.<attempt>` for one open call;
+/// worded only when a finding is written ([`IdFault::explain`]), so judging
+/// the style of an ID ([`id_style`]) formats nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IdFault {
+    /// No `.<attempt>` after the call (a pre-082 two-segment ID).
+    NoAttempt,
+    /// An empty question ID.
+    EmptyQuestion,
+    /// The attempt is not a number from 1 without leading zeros.
+    BadAttempt,
+}
+
+impl IdFault {
+    /// The reason, for `s` read against the open call `call`.
+    fn explain(self, s: &str, call: &str) -> String {
+        match self {
+            IdFault::NoAttempt => {
+                format!("after `{call}.` it has no `.<attempt>` (a pre-082 two-segment ID)")
+            }
+            IdFault::EmptyQuestion => "its question ID is empty".to_owned(),
+            IdFault::BadAttempt => {
+                let attempt = s.rsplit_once('.').map_or("", |(_, a)| a);
+                format!(
+                    "its attempt `{attempt}` is not a number from 1 written without leading zeros"
+                )
+            }
+        }
+    }
 }
 
 /// `s` read as `<call>.<question_id>.<attempt>` for the open call `call`
-/// (already known to be a prefix followed by a dot).
-fn parse_for(s: &str, call: &str) -> Result<IdParts, String> {
+/// (already known to be a prefix followed by a dot): the question ID and
+/// the attempt, borrowed.
+fn split_for<'a>(s: &'a str, call: &str) -> Result<(&'a str, u32), IdFault> {
     let rest = &s[call.len() + 1..];
     let Some((question, attempt)) = rest.rsplit_once('.') else {
-        return Err(format!(
-            "after `{call}.` it has no `.<attempt>` (a pre-082 two-segment ID)"
-        ));
+        return Err(IdFault::NoAttempt);
     };
     if question.is_empty() {
-        return Err("its question ID is empty".to_owned());
+        return Err(IdFault::EmptyQuestion);
     }
     let digits = !attempt.is_empty() && attempt.bytes().all(|b| b.is_ascii_digit());
     match (digits, attempt.starts_with('0'), attempt.parse::<u32>()) {
-        (true, false, Ok(n)) => Ok(IdParts {
-            tool_call_id: call.to_owned(),
-            question_id: question.to_owned(),
-            attempt: n,
-        }),
-        (true, true, _) | (true, false, Err(_)) | (false, _, _) => Err(format!(
-            "its attempt `{attempt}` is not a number from 1 written without leading zeros"
-        )),
+        (true, false, Ok(n)) => Ok((question, n)),
+        (true, true, _) | (true, false, Err(_)) | (false, _, _) => Err(IdFault::BadAttempt),
     }
 }
 
@@ -757,10 +789,12 @@ pub enum IdStyle {
 
 /// The [`IdStyle`] of `id` for the open calls `calls`.
 pub fn id_style(id: &InquiryId, calls: &[&str]) -> IdStyle {
-    match id_format(id, calls) {
-        Ok(_) => IdStyle::ThreeSegment,
-        Err(_) if two_segment(id.as_str(), calls) => IdStyle::TwoSegment,
-        Err(_) => IdStyle::Other,
+    // `id_format(id, calls).is_ok()`, without wording the finding.
+    let three = calls.iter().any(|c| id_holds(id, c));
+    match (three, two_segment(id.as_str(), calls)) {
+        (true, _) => IdStyle::ThreeSegment,
+        (false, true) => IdStyle::TwoSegment,
+        (false, false) => IdStyle::Other,
     }
 }
 

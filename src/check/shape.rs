@@ -27,6 +27,7 @@ pub const QUESTION_083_FIELDS: [&str; 3] = ["context", "exclusive", "persistence
 /// each is written at its default (`context: null`, `exclusive: false`,
 /// `persistence: "turn"`), and whether it names `answer`; read without
 /// building the other values (a question that is not an object names none).
+#[derive(Debug, PartialEq)]
 struct Present083 {
     present: [bool; 3],
     at_default: [bool; 3],
@@ -68,6 +69,37 @@ impl<'de> Deserialize<'de> for Present083 {
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+impl Present083 {
+    /// Read from the question's members as the reader's single pass splits
+    /// them (no value built), or through serde where that pass gives way (a
+    /// repeated member, deep nesting, not an object): the same facts either
+    /// way (`present_083_agrees_with_serde`).
+    fn of_text(text: &str) -> Option<Present083> {
+        let Some(members) = crate::wire::object_members(text) else {
+            return serde_json::from_str(text).ok();
+        };
+        let mut out = Present083 {
+            present: [false; 3],
+            at_default: [false; 3],
+            answer: false,
+        };
+        for (key, v) in &members {
+            match QUESTION_083_FIELDS.iter().position(|f| *f == key.as_ref()) {
+                Some(k) => {
+                    out.present[k] = true;
+                    out.at_default[k] = match k {
+                        0 => *v == "null",
+                        1 => *v == "false",
+                        _ => json_string(v).is_some_and(|s| s == "turn"),
+                    };
+                }
+                None => out.answer |= key.as_ref() == "answer",
+            }
+        }
+        Some(out)
     }
 }
 
@@ -135,7 +167,7 @@ impl Shape {
             Some("inquiry_request") => {
                 // A question that is not an object fails typing right after;
                 // its shape does not matter then.
-                let q = field("question").and_then(|q| serde_json::from_str::<Present083>(q).ok());
+                let q = field("question").and_then(Present083::of_text);
                 Shape {
                     answer_on_request: field("answer").is_some()
                         || q.as_ref().is_some_and(|q| q.answer),
@@ -254,6 +286,53 @@ impl Shape {
             | EventKind::ToolCallRequest(_)
             | EventKind::ToolCallResponse(_)
             | EventKind::Other(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+
+    /// A question-like JSON text: members drawn from RFD 083's fields at and
+    /// off their defaults (escaped spellings too), `answer`, other members,
+    /// repeats; sometimes not an object.
+    fn question_text() -> impl Strategy<Value = String> {
+        let member = prop::sample::select(vec![
+            r#""context":null"#,
+            r#""context":"c""#,
+            r#""context":1"#,
+            r#""exclusive":false"#,
+            r#""exclusive":true"#,
+            r#""exclusive":"false""#,
+            r#""persistence":"turn""#,
+            r#""persistence":"tu\u0072n""#,
+            r#""persistence":"none""#,
+            r#""persistence":null"#,
+            r#""answer":"leak""#,
+            r#""\u0061nswer":1"#,
+            r#""text":"Apply?""#,
+            r#""answer_type":{"type":"boolean","exclusive":true}"#,
+            r#""default":[{"context":null}]"#,
+        ]);
+        (vec(member, 0..6), 0..12u8).prop_map(|(members, shape)| match shape {
+            0 => format!("[{}]", members.len()),
+            _ => format!("{{ {} }}", members.join(", ")),
+        })
+    }
+
+    proptest! {
+        /// Rule: PERF-TYPE-SAME — what a question shows of RFD 083's fields
+        /// (present, at their default, an `answer`) is the same read from the
+        /// reader's split of its members as read through serde.
+        #[test]
+        fn present_083_agrees_with_serde(text in question_text()) {
+            prop_assert_eq!(
+                Present083::of_text(&text),
+                serde_json::from_str::<Present083>(&text).ok()
+            );
         }
     }
 }

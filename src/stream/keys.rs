@@ -12,10 +12,9 @@
 //! hashes collide stay distinct: the answer never depends on the hash.
 
 use std::collections::HashMap;
-use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 
-use hashbrown::HashTable;
+use hashbrown::{DefaultHashBuilder as RandomState, HashTable};
 
 /// Numbers kept in 4 bytes each; one that does not fit is kept aside, so
 /// any `usize` is kept exactly.
@@ -73,7 +72,7 @@ impl Small {
 /// Distinct string keys, numbered in insertion order.
 #[derive(Debug)]
 pub(crate) struct Keys<S = RandomState> {
-    /// Keyed SipHash (tests put a colliding hasher here).
+    /// Randomly seeded foldhash (tests put a colliding hasher here).
     hasher: S,
     /// Key numbers below `u32::MAX`, found by hash and compared in full.
     table: HashTable<u32>,
@@ -153,6 +152,24 @@ impl<S: BuildHasher> Keys<S> {
             }
         }
         (i, true)
+    }
+
+    /// Forgets every key. A table of at most `keep` keys keeps its buffers
+    /// for the next use; a bigger one is dropped, so a huge turn's memory is
+    /// not kept afterwards.
+    pub(crate) fn clear(&mut self, keep: usize)
+    where
+        S: Default,
+    {
+        if self.len() > keep {
+            *self = Keys::default();
+        } else {
+            self.table.clear();
+            self.overflow.clear();
+            self.text.clear();
+            self.starts.low.clear();
+            self.starts.big.clear();
+        }
     }
 
     /// Bytes this table holds on the heap (its buffers' capacities).

@@ -8,6 +8,8 @@ use std::collections::hash_map::{Entry, RandomState};
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 
+use hashbrown::hash_map::Entry as WaitingEntry;
+
 use super::{keys, turns};
 use crate::wire::{Event, EventKind, InquiryId};
 
@@ -339,8 +341,9 @@ pub struct Pairer {
     base: usize,
     /// The number of the ID of the last request opened.
     last_key: usize,
-    /// Per ID with waiting requests, the log slots of its oldest and newest.
-    waiting: HashMap<usize, (usize, usize)>,
+    /// Per ID with waiting requests, the log slots of its oldest and newest
+    /// (keyed by ID numbers, so a fast hash is enough).
+    waiting: hashbrown::HashMap<usize, (usize, usize)>,
     /// The turn's requests from the oldest still waiting on, in stream
     /// order; slot `s` is at `s - log_base`.
     log: VecDeque<Logged>,
@@ -403,12 +406,12 @@ impl Pairer {
         }
         self.last_key = k;
         match self.waiting.entry(k) {
-            Entry::Occupied(mut o) => {
+            WaitingEntry::Occupied(mut o) => {
                 let tail = &mut o.get_mut().1;
                 self.log[*tail - self.log_base].next = slot;
                 *tail = slot;
             }
-            Entry::Vacant(v) => {
+            WaitingEntry::Vacant(v) => {
                 v.insert((slot, slot));
             }
         }
@@ -418,7 +421,7 @@ impl Pairer {
     /// A response at `index`: the request it pairs with, if any.
     fn close(&mut self, id: &InquiryId, index: usize) -> Option<usize> {
         let k = self.keys.find(id.as_str())?;
-        let Entry::Occupied(mut o) = self.waiting.entry(k) else {
+        let WaitingEntry::Occupied(mut o) = self.waiting.entry(k) else {
             return None;
         };
         let (head, tail) = *o.get();
@@ -462,7 +465,7 @@ impl Pairer {
             self.last_paired = keys::Small::default();
         }
         if !self.waiting.is_empty() {
-            self.waiting = HashMap::new();
+            self.waiting = hashbrown::HashMap::default();
         }
         if self.log.capacity() > RESET_KEEPS {
             self.log = VecDeque::new();

@@ -25,6 +25,24 @@ pub use error::{ReadError, ReadErrorKind};
 pub(crate) use fast::FieldsRef;
 use fast::{FastEvent, read_event};
 
+/// The members of a JSON object text, read by the reader's single pass:
+/// `None` where that pass gives way (a repeated member, deep nesting, …) or
+/// when `text` is not exactly one object.
+pub(crate) fn object_members(text: &str) -> Option<FieldsRef<'_>> {
+    let object = read_event(text.as_bytes())?;
+    (object.len == text.len()).then_some(object.fields)
+}
+
+/// See [`fast::array_items`].
+pub(crate) fn array_items(text: &str) -> Option<Vec<&str>> {
+    fast::array_items(text.as_bytes())
+}
+
+/// See [`fast::within_depth`].
+pub(crate) fn within_depth(text: &str) -> bool {
+    fast::within_depth(text.as_bytes())
+}
+
 /// The two file layouts a stream may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

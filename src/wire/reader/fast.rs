@@ -78,6 +78,55 @@ pub(crate) fn read_event(bytes: &[u8]) -> Option<FastEvent<'_>> {
     })
 }
 
+/// The items of a JSON array text, each as written, read by the same
+/// single pass as [`read_event`] (and giving way, `None`, where it does);
+/// `None` too when `bytes` is not exactly one array.
+pub(crate) fn array_items(bytes: &[u8]) -> Option<Vec<&str>> {
+    let mut f = Fast {
+        bytes,
+        i: 0,
+        newlines: 0,
+        last_newline: None,
+    };
+    f.expect(b'[')?;
+    f.ws();
+    let mut items = Vec::new();
+    if f.peek()? == b']' {
+        f.i += 1;
+    } else {
+        loop {
+            let start = f.i;
+            f.value()?;
+            items.push(scanned_text(bytes, start, f.i));
+            f.ws();
+            match f.peek()? {
+                b',' => {
+                    f.i += 1;
+                    f.ws();
+                }
+                b']' => {
+                    f.i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    (f.i == bytes.len()).then_some(items)
+}
+
+/// Whether `bytes` is exactly one JSON value the fast path reads itself
+/// (in particular nested at most [`Fast::MAX_DEPTH`] deep).
+pub(crate) fn within_depth(bytes: &[u8]) -> bool {
+    let mut f = Fast {
+        bytes,
+        i: 0,
+        newlines: 0,
+        last_newline: None,
+    };
+    f.value().is_some() && f.i == bytes.len()
+}
+
 /// `bytes[start..end]` as text, for a span [`Fast`] has scanned: it starts
 /// and ends at an ASCII byte of the JSON grammar (a quote, a bracket, the
 /// first or last byte of a number or literal).
@@ -137,18 +186,24 @@ impl Fast<'_> {
     /// JSON whitespace; counts newlines on the way. Indentation after a
     /// newline is skipped eight spaces at a time.
     fn ws(&mut self) {
+        // A bit set, not a `match` or a chain of `==`: those compile to a
+        // jump table, whose target a pretty array's alternation of
+        // indentation, newlines and tokens keeps mispredicting (callgrind's
+        // branch simulation: most of `check`'s indirect mispredictions).
+        const WS: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\r' | 1 << b'\n';
         while let Some(&b) = self.bytes.get(self.i) {
-            match b {
-                b' ' | b'\t' | b'\r' => self.i += 1,
-                b'\n' => {
-                    self.newlines += 1;
-                    self.last_newline = Some(self.i);
-                    self.i += 1;
-                    while self.bytes.get(self.i..self.i + 8) == Some(b"        ") {
-                        self.i += 8;
-                    }
+            if b >= 64 || (WS >> b) & 1 == 0 {
+                return;
+            }
+            if b == b'\n' {
+                self.newlines += 1;
+                self.last_newline = Some(self.i);
+                self.i += 1;
+                while self.bytes.get(self.i..self.i + 8) == Some(b"        ") {
+                    self.i += 8;
                 }
-                _ => return,
+            } else {
+                self.i += 1;
             }
         }
     }
@@ -273,9 +328,11 @@ impl Fast<'_> {
         let mut stack: u128 = 0;
         let mut depth: u32 = 0;
         loop {
-            // A value starts here.
-            match self.peek()? {
-                b'"' => {
+            // A value starts here: most often a string, tested first (see
+            // `ws` on jump tables).
+            let first = self.peek()?;
+            match first {
+                _ if first == b'"' => {
                     self.string()?;
                 }
                 b'-' | b'0'..=b'9' => self.number()?,

@@ -1,0 +1,410 @@
+//! Typing an inquiry event's payload from its field texts without serde
+//! (issue 19 goal 1): the texts were checked by the reader, so the payload's
+//! objects are split by the reader's own fast path and their few fields
+//! read directly.
+//!
+//! Like the reader's fast path, this is an accelerator that gives way: it
+//! returns `None` for anything it does not settle itself (a missing or
+//! repeated field, a value of another JSON type, an unknown tag, a read
+//! error of any kind), and the caller then types the payload through serde
+//! ([`super::from_fields`]), which decides and words every refusal. When it
+//! returns a value, the value is the one serde builds (rule
+//! `PERF-TYPE-SAME`, checked by differential property tests in
+//! this module's tests).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::reader::{array_items, object_members, within_depth};
+use super::{
+    CancellationReason, InquiryAnswerReusePolicy, InquiryAnswerType, InquiryId, InquiryQuestion,
+    InquiryRequest, InquiryResponse, InquirySource, ResponseRepr, SelectOption, json_string,
+};
+
+/// The text of the member `name` of an object's members.
+fn member<'a>(members: &[(Cow<'a, str>, &'a str)], name: &str) -> Option<&'a str> {
+    members
+        .iter()
+        .find(|(k, _)| k.as_ref() == name)
+        .map(|(_, v)| *v)
+}
+
+/// A JSON string's content, owned.
+fn owned(text: &str) -> Option<String> {
+    json_string(text).map(Cow::into_owned)
+}
+
+/// `Option<String>` as serde reads it: `null` is `None`.
+fn optional_string(text: &str) -> Option<Option<String>> {
+    match text {
+        "null" => Some(None),
+        s => owned(s).map(Some),
+    }
+}
+
+/// A `Value` read by serde_json itself (the one parser, so numbers and
+/// strings read exactly as the serde path reads them).
+fn value(text: &str) -> Option<Value> {
+    serde_json::from_str(text).ok()
+}
+
+/// An `inquiry_request`'s payload from the texts of its `id`, `source` and
+/// `question`, or `None` to give way to serde.
+pub(super) fn inquiry_request(id: &str, source: &str, question: &str) -> Option<InquiryRequest> {
+    Some(InquiryRequest {
+        id: InquiryId(owned(id)?),
+        source: inquiry_source(source)?,
+        question: inquiry_question(question)?,
+    })
+}
+
+/// `InquirySource`: internally tagged by `source`; the unit variants ignore
+/// other members, the struct variants ignore members other than `name`.
+fn inquiry_source(text: &str) -> Option<InquirySource> {
+    let members = object_members(text)?;
+    let name = || member(&members, "name").and_then(owned);
+    match json_string(member(&members, "source")?)?.as_ref() {
+        "tool" => Some(InquirySource::Tool { name: name()? }),
+        "assistant" => Some(InquirySource::Assistant),
+        "user" => Some(InquirySource::User),
+        "other" => Some(InquirySource::Other { name: name()? }),
+        _ => None,
+    }
+}
+
+/// `InquiryQuestion`: `text` and `answer_type` required, RFD 083's fields
+/// defaulted, other members ignored.
+fn inquiry_question(text: &str) -> Option<InquiryQuestion> {
+    let members = object_members(text)?;
+    let mut question_text = None;
+    let mut answer_type = None;
+    let mut default = None;
+    let mut context = None;
+    let mut exclusive = false;
+    let mut persistence = InquiryAnswerReusePolicy::Turn;
+    for (k, v) in &members {
+        match k.as_ref() {
+            "text" => question_text = Some(owned(v)?),
+            "answer_type" => answer_type = Some(inquiry_answer_type(v)?),
+            "default" => default = Some(value(v)?),
+            "context" => context = optional_string(v)?,
+            "exclusive" => {
+                exclusive = match *v {
+                    "true" => true,
+                    "false" => false,
+                    _ => return None,
+                }
+            }
+            "persistence" => {
+                persistence = match json_string(v)?.as_ref() {
+                    "none" => InquiryAnswerReusePolicy::None,
+                    "turn" => InquiryAnswerReusePolicy::Turn,
+                    _ => return None,
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(InquiryQuestion {
+        text: question_text?,
+        answer_type: answer_type?,
+        default,
+        context,
+        exclusive,
+        persistence,
+    })
+}
+
+/// `InquiryAnswerType`: internally tagged by `type`; a select's `options`
+/// is an array of `{value, description?}` objects with no other member.
+fn inquiry_answer_type(text: &str) -> Option<InquiryAnswerType> {
+    let members = object_members(text)?;
+    match json_string(member(&members, "type")?)?.as_ref() {
+        "boolean" => Some(InquiryAnswerType::Boolean),
+        "text" => Some(InquiryAnswerType::Text),
+        "secret" => Some(InquiryAnswerType::Secret),
+        "select" => {
+            let options = array_items(member(&members, "options")?)?
+                .into_iter()
+                .map(select_option)
+                .collect::<Option<Vec<_>>>()?;
+            Some(InquiryAnswerType::Select { options })
+        }
+        _ => None,
+    }
+}
+
+fn select_option(text: &str) -> Option<SelectOption> {
+    let mut option_value = None;
+    let mut description = None;
+    for (k, v) in object_members(text)? {
+        match k.as_ref() {
+            "value" => option_value = Some(value(v)?),
+            "description" => description = optional_string(v)?,
+            _ => return None,
+        }
+    }
+    Some(SelectOption {
+        value: option_value?,
+        description,
+    })
+}
+
+/// An `inquiry_response`'s payload from the texts of its `id`, `outcome`,
+/// `answer` and `reason` (the order of [`super::RESPONSE_FIELDS`]), or
+/// `None` to give way to serde (which also words the read rules' errors).
+pub(super) fn inquiry_response(fields: [Option<&str>; 4]) -> Option<InquiryResponse> {
+    let [id, outcome, answer, reason] = fields;
+    let repr = ResponseRepr {
+        id: InquiryId(owned(id?)?),
+        outcome: match outcome {
+            None | Some("null") => None,
+            Some(s) => Some(owned(s)?),
+        },
+        // The serde path reads the answer one level deeper (inside the
+        // object it builds), so an answer nested near serde_json's limit
+        // gives way and is refused there.
+        answer: match answer {
+            None => None,
+            Some(s) if within_depth(s) => Some(value(s)?),
+            Some(_) => return None,
+        },
+        reason: match reason {
+            None | Some("null") => None,
+            Some(s) => Some(CancellationReason::from_tag(&json_string(s)?)),
+        },
+    };
+    InquiryResponse::try_from(repr).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{RESPONSE_FIELDS, from_fields};
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+
+    /// Valid JSON texts of every type, with the spellings that matter to
+    /// typing: escapes, `null`, numbers where strings are expected, deep
+    /// nesting on both sides of the depth limits.
+    fn any_json() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => prop::sample::select(vec![
+                "null", "true", "false", "0", "-1.5e3", "123456789012345678901234567890",
+                "\"\"", "\"x\"", "\"tu\\u0072n\"", "\"\\ud83d\\ude00\"", "[]", "{}",
+                "[1,{\"a\":[null]}]", "{\"a\":1,\"a\":2}", "{ \"k\" : [ 1 , 2 ] }",
+            ])
+            .prop_map(str::to_owned),
+            1 => (1usize..130).prop_map(|d| format!("{}{}", "[".repeat(d), "]".repeat(d))),
+            1 => crate::generate::wire::json_value().prop_map(|v| v.to_string()),
+        ]
+    }
+
+    /// One of `good` (as JSON strings), or any JSON text.
+    fn tag(good: &'static [&'static str]) -> impl Strategy<Value = String> {
+        prop_oneof![
+            12 => prop::sample::select(good).prop_map(|t| format!("\"{t}\"")),
+            1 => prop::sample::select(good).prop_map(|t| {
+                // The first letter escaped: the same string.
+                let mut c = t.chars();
+                let first = c.next().unwrap_or('x');
+                format!("\"\\u{:04x}{}\"", first as u32, c.as_str())
+            }),
+            1 => any_json(),
+        ]
+    }
+
+    /// An object text from optional members, maybe with an unknown or a
+    /// repeated member, maybe spaced, or sometimes not an object at all.
+    fn object(members: Vec<(&'static str, Option<String>)>) -> impl Strategy<Value = String> {
+        let n = members.len();
+        (
+            Just(members),
+            prop::sample::select(vec!["", " ", "\n  "]),
+            prop::option::weighted(
+                0.2,
+                (
+                    prop::sample::select(vec!["extra", "answer", "name", "value"]),
+                    any_json(),
+                ),
+            ),
+            prop::option::of(0..n.max(1)),
+            0..30u8,
+        )
+            .prop_map(|(members, ws, extra, repeat, not_object)| {
+                if not_object == 0 {
+                    return "[]".to_owned();
+                }
+                let mut parts: Vec<String> = members
+                    .iter()
+                    .filter_map(|(k, v)| v.as_ref().map(|v| format!("\"{k}\"{ws}:{ws}{v}")))
+                    .collect();
+                if let Some((k, v)) = extra {
+                    parts.push(format!("\"{k}\":{v}"));
+                }
+                if let Some(r) = repeat.filter(|_| not_object == 1)
+                    && let Some(p) = parts.get(r).cloned()
+                {
+                    parts.push(p);
+                }
+                format!("{{{ws}{}{ws}}}", parts.join(&format!(",{ws}")))
+            })
+    }
+
+    fn maybe(s: impl Strategy<Value = String>) -> impl Strategy<Value = Option<String>> {
+        prop_oneof![16 => s.prop_map(Some), 1 => Just(None)]
+    }
+
+    /// Mostly `good`, sometimes a near miss serde may refuse (`null`, a
+    /// number, a quoted literal), sometimes any JSON.
+    fn literal(good: &'static [&'static str]) -> impl Strategy<Value = String> {
+        prop_oneof![
+            8 => prop::sample::select(good).prop_map(str::to_owned),
+            2 => prop::sample::select(vec!["null", "0", "\"false\"", "\"null\"", "[]"])
+                .prop_map(str::to_owned),
+            1 => any_json(),
+        ]
+    }
+
+    fn source() -> impl Strategy<Value = String> {
+        (
+            maybe(tag(&["tool", "assistant", "user", "other", "bogus"])),
+            maybe(prop_oneof![8 => tag(&["fs", "Ä"]), 1 => any_json()]),
+        )
+            .prop_flat_map(|(s, n)| object(vec![("source", s), ("name", n)]))
+    }
+
+    fn option() -> impl Strategy<Value = String> {
+        (
+            maybe(any_json()),
+            prop::option::of(prop_oneof![tag(&["d"]), Just("null".to_owned())]),
+        )
+            .prop_flat_map(|(v, d)| object(vec![("value", v), ("description", d)]))
+    }
+
+    fn answer_type() -> impl Strategy<Value = String> {
+        let options = prop_oneof![
+            4 => vec(option(), 0..4).prop_map(|o| format!("[{}]", o.join(", "))),
+            1 => any_json(),
+        ];
+        (
+            maybe(tag(&["boolean", "text", "secret", "select", "Select"])),
+            prop::option::of(options),
+        )
+            .prop_flat_map(|(t, o)| object(vec![("type", t), ("options", o)]))
+    }
+
+    fn question() -> impl Strategy<Value = String> {
+        (
+            maybe(prop_oneof![8 => tag(&["Apply?"]), 1 => any_json()]),
+            maybe(answer_type()),
+            prop::option::of(any_json()),
+            prop::option::of(prop_oneof![3 => tag(&["ctx"]), 2 => literal(&["null"])]),
+            prop::option::of(literal(&["true", "false"])),
+            prop::option::of(
+                prop_oneof![3 => tag(&["turn", "none", "always"]), 1 => literal(&["null"])],
+            ),
+        )
+            .prop_flat_map(|(t, a, d, c, e, p)| {
+                object(vec![
+                    ("text", t),
+                    ("answer_type", a),
+                    ("default", d),
+                    ("context", c),
+                    ("exclusive", e),
+                    ("persistence", p),
+                ])
+            })
+    }
+
+    fn id() -> impl Strategy<Value = String> {
+        prop_oneof![8 => tag(&["c1.q.1", "c\u{e9}.q"]), 1 => any_json()]
+    }
+
+    /// A JSON string's text (valid grammar): plain and non-ASCII text,
+    /// every escape, surrogate pairs and lone halves.
+    fn string_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            4 => "[a-zA-Z0-9 .:/_-]{0,12}",
+            2 => "[é😀ß中\u{7f}]{1,3}",
+            4 => prop::sample::select(vec![
+                r#"\n"#, r#"\""#, r#"\\"#, r#"\/"#, r#"\b"#, r#"\f"#, r#"\r"#, r#"\t"#,
+                r#"\u00e9"#, r#"\u0041"#, r#"\u0000"#, r#"\u005C"#, r#"\uD83D\uDE00"#,
+                r#"\ud83d\ude00"#, r#"\uDBFF\uDFFF"#, r#"\uFFFF"#, r#"\uD800"#, r#"\uDC00"#,
+                r#"\uD83D\u0041"#, r#"\uDE00\uD83D"#, r#"\uD83D\n"#,
+            ])
+            .prop_map(str::to_owned),
+        ];
+        vec(piece, 0..8).prop_map(|p| format!("\"{}\"", p.concat()))
+    }
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Rule: PERF-TYPE-SAME — a JSON string's escapes decoded without
+        /// serde read as serde reads them; what the decoder gives way on
+        /// (a lone surrogate half) serde decides.
+        #[test]
+        fn unescape_is_serdes(text in string_text()) {
+            let serde = serde_json::from_str::<String>(&text).ok();
+            let inner = &text[1..text.len() - 1];
+            if let Some(fast) = crate::wire::unescape(inner) {
+                prop_assert_eq!(Some(fast), serde.clone());
+            }
+            prop_assert_eq!(json_string(&text).map(Cow::into_owned), serde);
+        }
+
+        /// Rule: PERF-TYPE-SAME — an `inquiry_request` payload typed without
+        /// serde is the one serde types from the same texts, and serde
+        /// refuses nothing the fast typing accepts.
+        #[test]
+        fn fast_request_typing_is_serdes(id in id(), source in source(), question in question()) {
+            let texts = [Some(id.as_str()), Some(source.as_str()), Some(question.as_str())];
+            let serde = from_fields::<InquiryRequest, &str>(&["id", "source", "question"], &texts);
+            if let Some(fast) = inquiry_request(&id, &source, &question) {
+                prop_assert_eq!(Ok(fast), serde.map_err(|e| e.to_string()));
+            }
+        }
+
+        /// Rule: PERF-TYPE-SAME — the same for `inquiry_response` payloads,
+        /// whichever of their fields are present.
+        #[test]
+        fn fast_response_typing_is_serdes(
+            id in maybe(id()),
+            outcome in maybe(tag(&["answered", "cancelled", "redacted", "bogus"])),
+            answer in maybe(any_json()),
+            reason in maybe(tag(&["user", "backend_error", "invalid_static_answer", "new_one"])),
+        ) {
+            let texts = [id.as_deref(), outcome.as_deref(), answer.as_deref(), reason.as_deref()];
+            let serde = from_fields::<InquiryResponse, &str>(&RESPONSE_FIELDS, &texts);
+            if let Some(fast) = inquiry_response(texts) {
+                prop_assert_eq!(Ok(fast), serde.map_err(|e| e.to_string()));
+            }
+        }
+
+        /// Rule: PERF-TYPE-SAME — every inquiry event this crate's writer
+        /// writes is typed by the fast path itself (a regression would send
+        /// every inquiry back through serde and fail no other test).
+        #[test]
+        fn written_inquiry_events_take_the_fast_typing(event in crate::generate::wire::event()) {
+            let text = serde_json::to_string(&event).expect("writes");
+            let fields = object_members(&text).expect("the reader's pass reads it");
+            let get = |name: &str| member(&fields, name);
+            match &event.kind {
+                crate::wire::EventKind::InquiryRequest(req) => {
+                    let fast = inquiry_request(
+                        get("id").expect("id"),
+                        get("source").expect("source"),
+                        get("question").expect("question"),
+                    );
+                    prop_assert_eq!(fast.as_ref(), Some(req));
+                }
+                crate::wire::EventKind::InquiryResponse(resp) => {
+                    let fast = inquiry_response(RESPONSE_FIELDS.map(get));
+                    prop_assert_eq!(fast.as_ref(), Some(resp));
+                }
+                _ => {}
+            }
+        }
+    }
+}
