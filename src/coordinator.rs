@@ -124,6 +124,51 @@ pub struct Faults {
     pub nondeterministic_answers: bool,
 }
 
+impl Faults {
+    /// No fault, then every fault switch on its own: the rows of the fault
+    /// matrix (rule `INV-FAULTS-CAUGHT`). The destructuring below names every
+    /// field, so a new switch fails to compile until it is listed here.
+    pub fn each_alone() -> Vec<Faults> {
+        let Faults {
+            record_after_routing: _,
+            skip_record_on_cache_hit: _,
+            attempt_counter_per_cycle: _,
+            persist_secret: _,
+            cache_cancelled: _,
+            cache_secret: _,
+            ignore_persistence_gate: _,
+            config_sets_source: _,
+            exclusive_to_backend: _,
+            no_response_on_backend_error: _,
+            shared_cache_maps: _,
+            unreadable_write: _,
+            nondeterministic_answers: _,
+        } = Faults::default();
+        let sets: [fn(&mut Faults); 13] = [
+            |f| f.record_after_routing = true,
+            |f| f.skip_record_on_cache_hit = true,
+            |f| f.attempt_counter_per_cycle = true,
+            |f| f.persist_secret = true,
+            |f| f.cache_cancelled = true,
+            |f| f.cache_secret = true,
+            |f| f.ignore_persistence_gate = true,
+            |f| f.config_sets_source = true,
+            |f| f.exclusive_to_backend = true,
+            |f| f.no_response_on_backend_error = true,
+            |f| f.shared_cache_maps = true,
+            |f| f.unreadable_write = true,
+            |f| f.nondeterministic_answers = true,
+        ];
+        let mut out = vec![Faults::default()];
+        out.extend(sets.iter().map(|set| {
+            let mut f = Faults::default();
+            set(&mut f);
+            f
+        }));
+        out
+    }
+}
+
 /// An answer held for a tool in memory. Its `Debug` never shows a secret.
 #[derive(Clone, PartialEq)]
 struct Held {

@@ -685,21 +685,8 @@ pub fn search_one(
 /// over the strided root order) over its worker threads, deduplicating as
 /// `dedup` says.
 pub fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> Report {
-    let stride = plan.stride.max(1);
-    let (k, n) = (plan.shard.0, plan.shard.1.max(1));
     let threads = plan.threads.max(1);
-    let work: Vec<(Family, usize)> = families
-        .iter()
-        .flat_map(|&f| {
-            root_indices(f)
-                .into_iter()
-                .step_by(stride)
-                .map(move |i| (f, i))
-        })
-        .enumerate()
-        .filter(|(g, _)| g % n == k)
-        .map(|(_, x)| x)
-        .collect();
+    let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
     let worker = |w: usize| {
         let mut report = Report::new();
         let mut memo = StreamMemo::new();
@@ -709,6 +696,26 @@ pub fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> 
         report
     };
     in_threads(threads, &worker)
+}
+
+/// `plan`'s shard of the families' items as (family, index), in
+/// enumeration order: every `stride`-th of the items `indices` lists for
+/// each family, then the `k`-th of every `n` of those (decision "Shards are
+/// `k` modulo `n`"), so shards are disjoint and together the whole.
+fn shard_of(
+    families: &[Family],
+    plan: Plan,
+    indices: impl Fn(Family) -> Box<dyn Iterator<Item = usize>>,
+) -> Vec<(Family, usize)> {
+    let stride = plan.stride.max(1);
+    let (k, n) = (plan.shard.0, plan.shard.1.max(1));
+    families
+        .iter()
+        .flat_map(|&f| indices(f).step_by(stride).map(move |i| (f, i)))
+        .enumerate()
+        .filter(|(g, _)| g % n == k)
+        .map(|(_, x)| x)
+        .collect()
 }
 
 /// Runs `worker(0..threads)` and sums their reports.
@@ -750,17 +757,8 @@ pub fn explore(families: &[Family], stride: usize) -> Report {
 /// same whatever the number of threads, but for the order of the violations
 /// and `distinct_streams` (each worker remembers its own streams).
 pub fn explore_plan(families: &[Family], plan: Plan) -> Report {
-    let stride = plan.stride.max(1);
-    let (k, n) = (plan.shard.0, plan.shard.1.max(1));
     let threads = plan.threads.max(1);
-    // The shard's scenarios as (family, index), in enumeration order.
-    let work: Vec<(Family, usize)> = families
-        .iter()
-        .flat_map(|&f| (0..family_size(f)).step_by(stride).map(move |i| (f, i)))
-        .enumerate()
-        .filter(|(g, _)| g % n == k)
-        .map(|(_, x)| x)
-        .collect();
+    let work = shard_of(families, plan, |f| Box::new(0..family_size(f)));
     let worker = |w: usize| {
         let mut report = Report::new();
         let mut memo = StreamMemo::new();

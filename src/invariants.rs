@@ -991,32 +991,6 @@ mod tests {
     use crate::scenario::{RunOptions, run_observed};
     use std::collections::BTreeSet;
 
-    /// Every fault switch on its own, and none.
-    fn each_fault() -> Vec<Faults> {
-        let sets: [fn(&mut Faults); 13] = [
-            |f| f.record_after_routing = true,
-            |f| f.skip_record_on_cache_hit = true,
-            |f| f.attempt_counter_per_cycle = true,
-            |f| f.persist_secret = true,
-            |f| f.cache_cancelled = true,
-            |f| f.cache_secret = true,
-            |f| f.ignore_persistence_gate = true,
-            |f| f.config_sets_source = true,
-            |f| f.exclusive_to_backend = true,
-            |f| f.no_response_on_backend_error = true,
-            |f| f.shared_cache_maps = true,
-            |f| f.unreadable_write = true,
-            |f| f.nondeterministic_answers = true,
-        ];
-        let mut out = vec![Faults::default()];
-        out.extend(sets.iter().map(|set| {
-            let mut f = Faults::default();
-            set(&mut f);
-            f
-        }));
-        out
-    }
-
     /// `(rule, message)` of every finding of one run: after every step by
     /// `incremental` or by the stateless `check_step`, and at the end.
     fn findings(s: &Scenario, faults: Faults, incremental: bool) -> BTreeSet<(String, String)> {
@@ -1054,7 +1028,7 @@ mod tests {
     fn the_incremental_checker_finds_what_the_stateless_one_finds() {
         let mut caught = 0;
         let mut in_state = false;
-        for faults in each_fault() {
+        for faults in Faults::each_alone() {
             let mut any = false;
             for family in [Family::Single, Family::Pairs, Family::Triples] {
                 let step = if family == Family::Triples {

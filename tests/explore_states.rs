@@ -12,33 +12,6 @@ use inquiry_model::explore::{Family, root_at};
 use inquiry_model::invariants::{StepChecker, StreamMemo, check_trace_memo};
 use inquiry_model::scenario::{self, RunOptions, Scenario};
 
-/// No fault, then every fault switch of the model on its own (the faults of
-/// tests/fault_matrix.rs).
-fn each_fault() -> Vec<Faults> {
-    let sets: [fn(&mut Faults); 13] = [
-        |f| f.record_after_routing = true,
-        |f| f.skip_record_on_cache_hit = true,
-        |f| f.attempt_counter_per_cycle = true,
-        |f| f.persist_secret = true,
-        |f| f.cache_cancelled = true,
-        |f| f.cache_secret = true,
-        |f| f.ignore_persistence_gate = true,
-        |f| f.config_sets_source = true,
-        |f| f.exclusive_to_backend = true,
-        |f| f.no_response_on_backend_error = true,
-        |f| f.shared_cache_maps = true,
-        |f| f.unreadable_write = true,
-        |f| f.nondeterministic_answers = true,
-    ];
-    let mut out = vec![Faults::default()];
-    out.extend(sets.iter().map(|set| {
-        let mut f = Faults::default();
-        set(&mut f);
-        f
-    }));
-    out
-}
-
 /// What a set of runs found: every finding `(rule, message)` and every
 /// distinct final trace (its `Debug`, which shows every field).
 #[derive(Default, PartialEq)]
@@ -198,7 +171,7 @@ fn roots() -> Vec<Scenario> {
 #[test]
 fn the_state_search_finds_what_every_schedule_finds_under_every_fault() {
     let mut faults_found = 0;
-    for faults in each_fault() {
+    for faults in Faults::each_alone() {
         let mut any = false;
         for root in roots() {
             let (full, longest, stats) = search(&root, faults, Dedup::Full);
@@ -243,7 +216,7 @@ fn the_state_search_finds_what_every_schedule_finds_under_every_fault() {
 fn a_coordinator_only_state_fails_the_differential_test() {
     let mut missed = 0;
     let mut findings_missed = 0;
-    for faults in each_fault() {
+    for faults in Faults::each_alone() {
         for root in roots() {
             let (coarse, _, _) = search(&root, faults, Dedup::Coordinator);
             let (full, longest, _) = search(&root, faults, Dedup::Full);
