@@ -291,3 +291,51 @@ fn sanitize_across_turns_is_caught_and_shrinks() {
         other => panic!("the cross-turn fault was not caught: {other:?}"),
     }
 }
+
+/// Rule: INV-FAULTS-CAUGHT — the `record_after_routing` fault is the fault
+/// its name says and no other: the request is held back, then written
+/// exactly once, just before its response (RFD 082's order broken, the pair
+/// kept), so `INV-RECORDED-BEFORE-ROUTED` is the only invariant it breaks.
+/// A fault that dropped the request instead would be caught as an unpaired
+/// response and prove nothing about the record-first order.
+#[test]
+fn the_record_after_routing_fault_only_delays_the_request() {
+    let s: Scenario = serde_json::from_str(
+        r#"{"profile": "rfd083", "tty": true,
+        "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script",
+            "asks": [{"question": {"id": "confirm", "text": "Confirm?", "answer_type": {"type": "boolean"}}}],
+            "finish": {"with": "succeed"}}}},
+        "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs", "arguments": {}}]]}],
+        "prompter": [{"reply": "answer", "value": true, "remember": false}],
+        "backend": [], "permissions": [], "schedule": []}"#,
+    )
+    .expect("the scenario reads");
+    let faults = Faults {
+        record_after_routing: true,
+        ..Faults::default()
+    };
+    let rules: std::collections::BTreeSet<&str> = violations(&s, faults)
+        .into_iter()
+        .map(|d| d.rule.id())
+        .collect();
+    assert_eq!(
+        rules.into_iter().collect::<Vec<_>>(),
+        ["INV-RECORDED-BEFORE-ROUTED"]
+    );
+    let trace = scenario::run(&s).expect("runs without the fault");
+    let faulty = scenario::run_with(&s, RunOptions { faults }).expect("runs with the fault");
+    let kinds = |t: &scenario::Trace| -> Vec<String> {
+        t.stream.iter().map(|e| e.kind.tag().to_owned()).collect()
+    };
+    assert_eq!(
+        kinds(&faulty),
+        kinds(&trace),
+        "the same events, in the same order here (nothing else ran between)"
+    );
+    let requests = faulty
+        .stream
+        .iter()
+        .filter(|e| e.as_inquiry_request().is_some())
+        .count();
+    assert_eq!(requests, 1, "the held request is written once");
+}
