@@ -596,6 +596,64 @@ fn latest_answer_wins() {
     assert_eq!(responses(&t).len(), 2);
 }
 
+/// Rule: LIFE-ID-THREADED — the ID exists only where a request was
+/// recorded: a legacy writer records no prompter round trip (RFD 082
+/// "Motivation": the gap it closes), so its prompt carries no ID and the
+/// answer writes nothing; the same question under RFD 083 threads the ID of
+/// the request it recorded. A prompt that carried an ID no event holds would
+/// send the driver an ID the stream never names.
+#[test]
+fn a_prompt_carries_an_id_only_where_its_request_was_recorded() {
+    for (profile, recorded) in [(ProfileName::Legacy, false), (ProfileName::Rfd083, true)] {
+        let tools = [(
+            "t".to_owned(),
+            ToolSpec {
+                source: ToolSource::Local,
+                questions: IndexMap::new(),
+                run: RunPolicy::Unattended,
+                result: RunPolicy::Unattended,
+            },
+        )]
+        .into_iter()
+        .collect();
+        let mut c = Coordinator::new(profile.rules(), true, tools, Faults::default());
+        c.handle(Input::BeginTurn {
+            content: "go".into(),
+        })
+        .unwrap();
+        c.handle(Input::BeginCycle {
+            calls: vec![call("call_1", "t")],
+        })
+        .unwrap();
+        let fx = c
+            .handle(returned(0, Question::boolean("confirm", "Q?"), "t"))
+            .unwrap();
+        let request = fx.iter().find_map(|e| match e {
+            Effect::Persist(ev) => ev.as_inquiry_request().map(|r| r.id.clone()),
+            _ => None,
+        });
+        assert_eq!(request.is_some(), recorded, "{profile}: request recorded");
+        assert_eq!(prompt_id(&fx), request, "{profile}: the prompt's ID");
+        let fx = c
+            .handle(Input::PromptAnswered {
+                call: 0,
+                inquiry_id: request,
+                answer: json!(true),
+                remember: false,
+            })
+            .unwrap();
+        let responses = fx
+            .iter()
+            .filter(|e| matches!(e, Effect::Persist(ev) if ev.as_inquiry_response().is_some()))
+            .count();
+        assert_eq!(
+            responses,
+            usize::from(recorded),
+            "{profile}: responses written"
+        );
+    }
+}
+
 // Step-API helpers.
 
 fn coordinator_with(tools: Vec<(&str, ToolSource)>) -> Coordinator {
