@@ -3,12 +3,13 @@
 //! feeds the coordinator an input that does not fit its state, and the
 //! `Debug` views the secret scan and the state search read.
 
+mod common;
+
 use std::collections::BTreeSet;
 
+use common::coordinator_under;
 use indexmap::IndexMap;
-use inquiry_model::coordinator::{
-    Call, Coordinator, Faults, Input, ResponseKind, RunPolicy, ToolSpec,
-};
+use inquiry_model::coordinator::{Call, Coordinator, Faults, Input, ResponseKind};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, RunOptions, Scenario};
 use inquiry_model::tool::ToolSource;
@@ -82,19 +83,7 @@ fn a_misused_coordinator_says_what_was_wrong() {
 /// `chat_response` in the middle of a call's inquiries.
 #[test]
 fn a_cycle_with_a_call_still_running_cannot_be_left() {
-    let rules = ProfileName::Rfd082.rules();
-    let tools: IndexMap<String, ToolSpec> = [(
-        "fs".to_owned(),
-        ToolSpec {
-            source: ToolSource::Local,
-            questions: IndexMap::new(),
-            run: RunPolicy::Unattended,
-            result: RunPolicy::Unattended,
-        },
-    )]
-    .into_iter()
-    .collect();
-    let mut c = Coordinator::new(rules, true, tools, Faults::default());
+    let mut c = coordinator_under(ProfileName::Rfd082, vec![("fs", ToolSource::Local)]);
     c.handle(Input::BeginTurn {
         content: "go".to_owned(),
     })

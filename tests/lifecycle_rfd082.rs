@@ -605,18 +605,7 @@ fn latest_answer_wins() {
 #[test]
 fn a_prompt_carries_an_id_only_where_its_request_was_recorded() {
     for (profile, recorded) in [(ProfileName::Legacy, false), (ProfileName::Rfd083, true)] {
-        let tools = [(
-            "t".to_owned(),
-            ToolSpec {
-                source: ToolSource::Local,
-                questions: IndexMap::new(),
-                run: RunPolicy::Unattended,
-                result: RunPolicy::Unattended,
-            },
-        )]
-        .into_iter()
-        .collect();
-        let mut c = Coordinator::new(profile.rules(), true, tools, Faults::default());
+        let mut c = coordinator_under(profile, vec![("t", ToolSource::Local)]);
         c.handle(Input::BeginTurn {
             content: "go".into(),
         })
@@ -657,21 +646,7 @@ fn a_prompt_carries_an_id_only_where_its_request_was_recorded() {
 // Step-API helpers.
 
 fn coordinator_with(tools: Vec<(&str, ToolSource)>) -> Coordinator {
-    let tools = tools
-        .into_iter()
-        .map(|(n, s)| {
-            (
-                n.to_owned(),
-                ToolSpec {
-                    source: s,
-                    questions: IndexMap::new(),
-                    run: RunPolicy::Unattended,
-                    result: RunPolicy::Unattended,
-                },
-            )
-        })
-        .collect();
-    Coordinator::new(ProfileName::Rfd083.rules(), true, tools, Faults::default())
+    coordinator_under(ProfileName::Rfd083, tools)
 }
 
 fn call(id: &str, tool: &str) -> Call {

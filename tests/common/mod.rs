@@ -1,7 +1,11 @@
 //! Shared helpers for the scenario tests.
 #![allow(dead_code)]
 
+use indexmap::IndexMap;
+use inquiry_model::coordinator::{Coordinator, Faults, RunPolicy, ToolSpec};
+use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, Scenario, Trace};
+use inquiry_model::tool::ToolSource;
 use inquiry_model::wire::{CancellationReason, Event, EventKind, InquiryRequest, InquiryResponse};
 use serde_json::Value;
 
@@ -70,4 +74,25 @@ pub fn assert_paired(t: &Trace) {
 /// Whether an event is a tool-call response.
 pub fn is_tool_response(e: &Event) -> bool {
     matches!(e.kind, EventKind::ToolCallResponse(_))
+}
+
+/// A coordinator under `profile` with a TTY and no fault, knowing `tools`
+/// (name, kind), each unattended with no configured question: the step API
+/// tests' starting point.
+pub fn coordinator_under(profile: ProfileName, tools: Vec<(&str, ToolSource)>) -> Coordinator {
+    let tools = tools
+        .into_iter()
+        .map(|(n, s)| {
+            (
+                n.to_owned(),
+                ToolSpec {
+                    source: s,
+                    questions: IndexMap::new(),
+                    run: RunPolicy::Unattended,
+                    result: RunPolicy::Unattended,
+                },
+            )
+        })
+        .collect();
+    Coordinator::new(profile.rules(), true, tools, Faults::default())
 }
