@@ -181,17 +181,7 @@ fn cache_bypass_read_side_for_a_question_now_secret() {
     assert_eq!(t.prompts.len(), 1);
 
     let mut c = coordinator_with(vec![("t", ToolSource::Local)]);
-    c.handle(Input::BeginTurn {
-        content: "go".into(),
-    })
-    .unwrap();
-    c.handle(Input::BeginCycle {
-        calls: vec![call("c1", "t")],
-    })
-    .unwrap();
-    let fx = c
-        .handle(returned(0, Question::boolean("q", "Q?"), "t"))
-        .unwrap();
+    let fx = ask_first(&mut c, "c1", Question::boolean("q", "Q?"));
     let id = prompt_id(&fx);
     c.handle(Input::PromptAnswered {
         call: 0,
@@ -265,17 +255,7 @@ fn non_secret_regression() {
 #[test]
 fn inquiry_id_round_trip_via_prompt_events() {
     let mut c = coordinator_with(vec![("t", ToolSource::Local)]);
-    c.handle(Input::BeginTurn {
-        content: "go".into(),
-    })
-    .unwrap();
-    c.handle(Input::BeginCycle {
-        calls: vec![call("call_1", "t")],
-    })
-    .unwrap();
-    let fx = c
-        .handle(returned(0, Question::boolean("confirm", "Q?"), "t"))
-        .unwrap();
+    let fx = ask_first(&mut c, "call_1", Question::boolean("confirm", "Q?"));
     let request_id = fx
         .iter()
         .find_map(|e| match e {
@@ -531,17 +511,7 @@ fn provenance_from_tool_kind_only() {
 #[test]
 fn request_recorded_before_routing() {
     let mut c = coordinator_with(vec![("t", ToolSource::Local)]);
-    c.handle(Input::BeginTurn {
-        content: "go".into(),
-    })
-    .unwrap();
-    c.handle(Input::BeginCycle {
-        calls: vec![call("c1", "t")],
-    })
-    .unwrap();
-    let fx = c
-        .handle(returned(0, Question::boolean("q", "Q?"), "t"))
-        .unwrap();
+    let fx = ask_first(&mut c, "c1", Question::boolean("q", "Q?"));
     let request = fx
         .iter()
         .position(|e| matches!(e, Effect::Persist(ev) if ev.as_inquiry_request().is_some()));
@@ -606,17 +576,7 @@ fn latest_answer_wins() {
 fn a_prompt_carries_an_id_only_where_its_request_was_recorded() {
     for (profile, recorded) in [(ProfileName::Legacy, false), (ProfileName::Rfd083, true)] {
         let mut c = coordinator_under(profile, vec![("t", ToolSource::Local)]);
-        c.handle(Input::BeginTurn {
-            content: "go".into(),
-        })
-        .unwrap();
-        c.handle(Input::BeginCycle {
-            calls: vec![call("call_1", "t")],
-        })
-        .unwrap();
-        let fx = c
-            .handle(returned(0, Question::boolean("confirm", "Q?"), "t"))
-            .unwrap();
+        let fx = ask_first(&mut c, "call_1", Question::boolean("confirm", "Q?"));
         let request = fx.iter().find_map(|e| match e {
             Effect::Persist(ev) => ev.as_inquiry_request().map(|r| r.id.clone()),
             _ => None,
@@ -647,6 +607,20 @@ fn a_prompt_carries_an_id_only_where_its_request_was_recorded() {
 
 fn coordinator_with(tools: Vec<(&str, ToolSource)>) -> Coordinator {
     coordinator_under(ProfileName::Rfd083, tools)
+}
+
+/// Begins a turn and a cycle of one call `call_id` of tool `t`, whose first
+/// invocation asks `question`; the effects of that ask.
+fn ask_first(c: &mut Coordinator, call_id: &str, question: Question) -> Vec<Effect> {
+    c.handle(Input::BeginTurn {
+        content: "go".into(),
+    })
+    .unwrap();
+    c.handle(Input::BeginCycle {
+        calls: vec![call(call_id, "t")],
+    })
+    .unwrap();
+    c.handle(returned(0, question, "t")).unwrap()
 }
 
 fn call(id: &str, tool: &str) -> Call {
