@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make mutants`: cargo-mutants over the modules the spec lives in, one file
-# at a time, then one table per module (spec/mutants.md explains the score).
+# `make mutants`: cargo-mutants over the modules the spec lives in, one run
+# per test selection (files sharing one go together), then one table per
+# module (spec/mutants.md explains the score).
 #
 #   MUTANTS_FILES="src/routing.rs src/profile.rs"   the files (default: all of
 #                                                  spec/mutants-tests.tsv)
@@ -35,6 +36,10 @@ if [ -n "${MUTANTS_SHARD:-}" ]; then
 fi
 
 mkdir -p "$OUT"
+# Files that share a selection go to one cargo-mutants run each pass, so a
+# module of many files pays for one baseline build, not one per file.
+groups=()          # selection lines, in first-seen order
+declare -A members # selection line -> its files
 for file in $MUTANTS_FILES; do
   if [ ! -f "$file" ]; then
     echo "mutants: no such file: $file" >&2
@@ -46,31 +51,44 @@ for file in $MUTANTS_FILES; do
     echo "mutants: $file has no test selection in $MAP (add a line: file<TAB>cargo test args)" >&2
     exit 2
   fi
-  name=$(echo "$file" | sed 's|^src/||; s|\.rs$||; s|/|-|g')
+  if [ -z "${members[$line]+set}" ]; then
+    groups+=("$line")
+    members[$line]=$file
+  else
+    members[$line]="${members[$line]} $file"
+  fi
+done
+
+for line in "${groups[@]}"; do
+  read -r -a files <<<"${members[$line]}"
+  name=$(echo "${files[0]}" | sed 's|^src/||; s|\.rs$||; s|/|-|g')
+  if [ "${#files[@]}" -gt 1 ]; then name="$name-and-$(( ${#files[@]} - 1 ))-more"; fi
   dir="$OUT/$name"
+  file_args=()
+  for f in "${files[@]}"; do file_args+=(--file "$f"); done
   read -r -a selected <<<"$line"
   test_args=()
   for a in "${selected[@]}"; do test_args+=(--cargo-arg="$a"); done
-  echo "mutants: $file, first pass with: cargo test ${selected[*]}"
+  echo "mutants: ${files[*]}, first pass with: cargo test ${selected[*]}"
   start=$(date +%s)
   rc=0
-  $CARGO mutants --no-shuffle -j "$JOBS" "${shard[@]}" --file "$file" \
+  $CARGO mutants --no-shuffle -j "$JOBS" "${shard[@]}" "${file_args[@]}" \
     -o "$dir" "${test_args[@]}" || rc=$?
   # 0: all caught; 2: some missed; 3: some timed out (cargo-mutants' codes).
-  case $rc in 0|2|3) ;; *) echo "mutants: cargo mutants failed ($rc) on $file" >&2; exit "$rc" ;; esac
+  case $rc in 0|2|3) ;; *) echo "mutants: cargo mutants failed ($rc) on ${files[*]}" >&2; exit "$rc" ;; esac
   missed="$dir/mutants.out/missed.txt"
   if [ -s "$missed" ]; then
-    echo "mutants: $file, second pass (the whole suite) over $(wc -l <"$missed") survivors"
+    echo "mutants: ${files[*]}, second pass (the whole suite) over $(wc -l <"$missed") survivors"
     res=()
     while IFS= read -r m; do
       res+=(-F "^$(printf '%s' "$m" | sed 's/[][\.*^$(){}+?|]/\\&/g')\$")
     done <"$missed"
     rc=0
-    $CARGO mutants --no-shuffle -j "$JOBS" --file "$file" "${res[@]}" \
+    $CARGO mutants --no-shuffle -j "$JOBS" "${file_args[@]}" "${res[@]}" \
       -o "$dir-whole" || rc=$?
-    case $rc in 0|2|3) ;; *) echo "mutants: cargo mutants failed ($rc) on $file (second pass)" >&2; exit "$rc" ;; esac
+    case $rc in 0|2|3) ;; *) echo "mutants: cargo mutants failed ($rc) on ${files[*]} (second pass)" >&2; exit "$rc" ;; esac
   fi
-  echo "mutants: $file took $(( $(date +%s) - start )) s"
+  echo "mutants: ${files[*]} took $(( $(date +%s) - start )) s"
 done
 
 $CARGO run --quiet --example mutants_table -- "$OUT"

@@ -224,6 +224,30 @@ fn the_script_selects_then_rechecks_survivors_with_the_whole_suite() {
     );
 }
 
+/// Rule: MUT-SELECTION — files that share a selection line (here
+/// `src/stream.rs` and the files under `src/stream/`) go to one
+/// cargo-mutants run per pass, so a many-file module pays for one baseline
+/// build; a file with another selection gets its own run.
+#[test]
+fn files_sharing_a_selection_share_one_run() {
+    let (code, log) = run_script(
+        "src/stream.rs src/stream/pairing.rs src/routing.rs src/stream/sanitize.rs",
+        None,
+    );
+    assert_eq!(code, 0, "{log}");
+    let runs: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("mutants ") && !l.contains(" -F "))
+        .collect();
+    assert_eq!(runs.len(), 2, "{log}");
+    for f in ["src/stream.rs", "src/stream/pairing.rs", "src/stream/sanitize.rs"] {
+        assert!(runs[0].contains(&format!("--file {f}")), "{}", runs[0]);
+    }
+    assert!(!runs[0].contains("src/routing.rs"), "{}", runs[0]);
+    assert!(runs[1].contains("--file src/routing.rs"), "{}", runs[1]);
+    assert!(!runs[1].contains("src/stream"), "{}", runs[1]);
+}
+
 /// Rule: MUT-SELECTION — a file that is not there, or that has no
 /// selection, is a usage error (exit 2), not a silent skip.
 #[test]
