@@ -988,7 +988,7 @@ mod tests {
     use super::*;
     use crate::coordinator::Faults;
     use crate::explore::{Family, family_size, scenario_at};
-    use crate::scenario::{RunOptions, run_observed};
+    use crate::scenario::{PrompterReply, RunOptions, run_observed};
     use std::collections::BTreeSet;
 
     /// `(rule, message)` of every finding of one run: after every step by
@@ -1056,6 +1056,155 @@ mod tests {
         // The coordinator-state scan (the part formatted only while a secret
         // is known) was exercised: a checker that skipped it would differ.
         assert!(in_state, "no sample put a secret in the coordinator state");
+    }
+
+    type Key = (String, String, usize);
+
+    const IN_STATE: &str = "a secret answer is in the coordinator state";
+
+    /// A finding's identity across steps. A secret in the coordinator's
+    /// state names no event (its index is the stream's length at the step),
+    /// so it is known by its rule and message alone.
+    fn key(d: &Diagnostic) -> Key {
+        let at = if d.message == IN_STATE {
+            0
+        } else {
+            d.event_index
+        };
+        (d.rule.id().to_owned(), d.message.clone(), at)
+    }
+
+    /// Each step's findings of one run: `(incremental, stateless)`, as
+    /// `(rule, message, event index)` sets.
+    fn per_step(s: &Scenario, faults: Faults) -> Vec<(BTreeSet<Key>, BTreeSet<Key>)> {
+        let mut steps = Vec::new();
+        let mut checker = StepChecker::new();
+        let _ = run_observed(s, RunOptions { faults }, &mut |c, t| {
+            let inc = checker.step(c, t).iter().map(key).collect();
+            let stateless = check_step(c, t).iter().map(key).collect();
+            steps.push((inc, stateless));
+        });
+        steps
+    }
+
+    /// Whether the per-step findings keep `StepChecker`'s promise: what it
+    /// reports at a step, the stateless `check_step` reports at that step
+    /// too, and what `check_step` reports at a step `StepChecker` reported
+    /// at that step or an earlier one. `Err` names the first step that
+    /// breaks it.
+    fn reported_at_its_step(steps: &[(BTreeSet<Key>, BTreeSet<Key>)]) -> Result<(), String> {
+        let mut so_far = BTreeSet::new();
+        for (k, (inc, stateless)) in steps.iter().enumerate() {
+            if let Some(extra) = inc.difference(stateless).next() {
+                return Err(format!("step {k}: only the incremental checker: {extra:?}"));
+            }
+            so_far.extend(inc.iter().cloned());
+            if let Some(late) = stateless.difference(&so_far).next() {
+                return Err(format!(
+                    "step {k}: not yet reported incrementally: {late:?}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Rule: INV-SECRET-NEVER-PERSISTED (and the step invariants
+    /// `StepChecker` carries) — the incremental checker reports each
+    /// violation at the step it appears, not only somewhere in the run:
+    /// step by step against the stateless `check_step`, on a sample of every
+    /// family under every fault switch. Comparing whole runs (the test
+    /// above) cannot see a checker that skips a step's new records and is
+    /// rescued by the end-of-run check.
+    #[test]
+    fn the_incremental_checker_reports_each_violation_at_its_step() {
+        let mut violations = 0;
+        for faults in Faults::each_alone() {
+            for family in [Family::Single, Family::Pairs, Family::Triples] {
+                let step = if family == Family::Triples {
+                    80_021
+                } else {
+                    8191
+                };
+                for n in (0..family_size(family)).step_by(step) {
+                    let s = scenario_at(family, n);
+                    let steps = per_step(&s, faults);
+                    if let Err(e) = reported_at_its_step(&steps) {
+                        panic!("{faults:?} {s:?}: {e}");
+                    }
+                    violations += steps.iter().filter(|(i, _)| !i.is_empty()).count();
+                }
+            }
+        }
+        assert!(violations > 0, "no sampled step found anything");
+    }
+
+    /// Rule: INV-SECRET-NEVER-PERSISTED — a secret found in the fixed part
+    /// of the coordinator's `Debug` (the tools, set at construction) is
+    /// reported once, at the step the secret is learnt, where the stateless
+    /// `check_step` reports it at every later step. The secret here is a
+    /// word of a tool's configuration that the prompter gives as the
+    /// answer: only the fixed part holds it.
+    #[test]
+    fn a_secret_in_the_fixed_coordinator_state_is_reported_once_at_its_step() {
+        let (s, secret) = (0..family_size(Family::Single))
+            .map(|n| scenario_at(Family::Single, n))
+            .find_map(|s| {
+                if s.profile == crate::profile::ProfileName::Legacy {
+                    return None;
+                }
+                let trace = run_observed(&s, RunOptions::default(), &mut |_, _| {}).ok()?;
+                let from_prompter = |a: &String| {
+                    s.prompter.iter().any(|r| {
+                        matches!(r, PrompterReply::Answer { value, .. } if value.as_str() == Some(a))
+                    })
+                };
+                let secret = secret_answers(&trace)
+                    .into_iter()
+                    .find(|a| a.len() >= 6 && from_prompter(a))?;
+                Some((s, secret))
+            })
+            .expect("the family has a run whose tool receives a secret answer");
+        // A word of the fixed part that no moving part and no event holds.
+        let mut fixed = String::new();
+        let mut elsewhere = String::new();
+        let _ = run_observed(&s, RunOptions::default(), &mut |c, t| {
+            fixed = format!("{:?}", c.debug_fixed());
+            elsewhere.push_str(&format!("{:?}", c.debug_moving()));
+            elsewhere.push_str(&serde_json::to_string(&t.stream).unwrap_or_default());
+        });
+        let word = fixed
+            .split(|ch: char| !ch.is_ascii_alphanumeric())
+            .find(|w| w.len() >= 6 && !elsewhere.contains(w))
+            .expect("the tools' Debug has a word of its own")
+            .to_owned();
+        let mut s = s;
+        for reply in &mut s.prompter {
+            if let PrompterReply::Answer { value, .. } = reply
+                && value.as_str() == Some(secret.as_str())
+            {
+                *value = Value::String(word.clone());
+            }
+        }
+        let steps = per_step(&s, Faults::default());
+        reported_at_its_step(&steps).unwrap();
+        let at = |inc: bool| -> Vec<usize> {
+            steps
+                .iter()
+                .enumerate()
+                .filter(|(_, (i, st))| {
+                    (if inc { i } else { st })
+                        .iter()
+                        .any(|(_, m, _)| m == IN_STATE)
+                })
+                .map(|(k, _)| k)
+                .collect()
+        };
+        let stateless = at(false);
+        assert!(
+            stateless.len() >= 2,
+            "{word:?} in the fixed part at steps {stateless:?}"
+        );
+        assert_eq!(at(true), vec![stateless[0]], "{word:?}");
     }
 
     /// Rule: INV-SECRET-NEVER-PERSISTED — a memo hit gives the same stream
