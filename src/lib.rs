@@ -126,6 +126,8 @@
 
 #![deny(missing_docs)]
 
+#[cfg(test)]
+mod alloc_count;
 #[cfg(feature = "testkit")]
 pub mod amend;
 pub mod ask_user;

@@ -240,7 +240,11 @@ fn files_sharing_a_selection_share_one_run() {
         .filter(|l| l.starts_with("mutants ") && !l.contains(" -F "))
         .collect();
     assert_eq!(runs.len(), 2, "{log}");
-    for f in ["src/stream.rs", "src/stream/pairing.rs", "src/stream/sanitize.rs"] {
+    for f in [
+        "src/stream.rs",
+        "src/stream/pairing.rs",
+        "src/stream/sanitize.rs",
+    ] {
         assert!(runs[0].contains(&format!("--file {f}")), "{}", runs[0]);
     }
     assert!(!runs[0].contains("src/routing.rs"), "{}", runs[0]);
