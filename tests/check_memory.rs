@@ -112,3 +112,57 @@ fn a_long_turn_still_finds_a_repeat_of_its_first_and_last_id() {
         "{found:#?}"
     );
 }
+
+/// Rule: PERF-TURN-MEMORY — what the checker keeps is one turn's, not the
+/// stream's: once the next turn starts, the long turn's tables are given
+/// back (a small next turn is counted in a few kilobytes, not in the long
+/// turn's megabytes), and the next turn's IDs are judged on their own: the
+/// long turn's IDs asked again in it are not repeats.
+#[test]
+fn the_next_turn_gives_back_the_long_turns_tables() {
+    let (mut c, mut found) = long_turn(|_, _| {}, |_, _| {});
+    found.extend(c.push_event(&tool_call_response("c1")));
+    let long = c.turn_heap_bytes();
+    found.extend(c.push_event(&turn_start()));
+    found.extend(c.push_event(&tool_call_request("c1")));
+    for k in [0, 7, REQUESTS - 1] {
+        found.extend(c.push_event(&inquiry_request(id(k))));
+        found.extend(c.push_event(&answered(id(k), json!(true))));
+    }
+    found.extend(c.push_event(&tool_call_response("c1")));
+    let next = c.turn_heap_bytes();
+    found.extend(c.finish());
+    assert!(found.is_empty(), "{found:?}");
+    assert!(long > REQUESTS * 8, "the long turn counted {long} bytes");
+    assert!(
+        next <= 64 * 1024,
+        "the next turn still counts {next} bytes (the long turn: {long})"
+    );
+}
+
+/// Rule: PERF-TURN-MEMORY — the same for a turn of 100 000 tool calls with
+/// distinct IDs (the checker's own table of call IDs and names): the next
+/// turn gives it back, and judges its calls on their own.
+#[test]
+fn the_next_turn_gives_back_a_long_turns_call_ids() {
+    let mut c = Checker::new("calls", ProfileMode::Auto);
+    let mut found = c.push_event(&turn_start());
+    for k in 0..REQUESTS {
+        found.extend(c.push_event(&tool_call_request(&format!("call_{k}"))));
+        found.extend(c.push_event(&tool_call_response(&format!("call_{k}"))));
+    }
+    let long = c.turn_heap_bytes();
+    found.extend(c.push_event(&turn_start()));
+    for k in [0, REQUESTS - 1] {
+        found.extend(c.push_event(&tool_call_request(&format!("call_{k}"))));
+        found.extend(c.push_event(&tool_call_response(&format!("call_{k}"))));
+    }
+    let next = c.turn_heap_bytes();
+    found.extend(c.finish());
+    assert!(found.is_empty(), "{found:?}");
+    assert!(long > REQUESTS * 8, "the long turn counted {long} bytes");
+    assert!(
+        next <= 64 * 1024,
+        "the next turn still counts {next} bytes (the long turn: {long})"
+    );
+}

@@ -418,6 +418,24 @@ mod tests {
         assert_eq!((s.get(1), s.big.len()), (u32::MAX as usize, 3));
     }
 
+    /// Rule: PERF-TURN-MEMORY — `clear(keep)` keeps the buffers of a table
+    /// of at most `keep` keys for the next turn and drops a bigger one's,
+    /// and either way forgets every key.
+    #[test]
+    fn clear_keeps_the_buffers_of_at_most_keep_keys() {
+        for (n, kept) in [(64, true), (65, false)] {
+            let mut keys: Keys = Keys::default();
+            for k in 0..n {
+                keys.find_or_add(&format!("k{k}"));
+            }
+            let before = keys.heap_bytes();
+            keys.clear(64);
+            assert_eq!((keys.len(), keys.find("k0")), (0, None), "{n} keys");
+            assert_eq!(keys.heap_bytes() == before, kept, "{n} keys");
+            assert_eq!(keys.heap_bytes() == 0, !kept, "{n} keys");
+        }
+    }
+
     /// `heap_bytes` over what the allocator gave the structure.
     fn ratio(counted: usize, held: usize) -> f64 {
         counted as f64 / held as f64
