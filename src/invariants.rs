@@ -1207,6 +1207,48 @@ mod tests {
         assert_eq!(at(true), vec![stateless[0]], "{word:?}");
     }
 
+    /// Rule: INV-SECRET-NEVER-PERSISTED — an entry found under a stream's
+    /// hash is a hit only when the stream, the profile, the rules and the
+    /// interruption are all the same: an entry that shares the hash (a
+    /// collision, made here by rewriting the remembered entry in place) but
+    /// differs in any one of them is not taken for it.
+    #[test]
+    fn a_colliding_memo_entry_that_differs_in_anything_is_not_a_hit() {
+        let a = scenario_at(Family::Single, 0);
+        let b = scenario_at(Family::Single, 16 * 6 * 3 * 2 * 4 * 7 * 2);
+        let ta = run_observed(&a, RunOptions::default(), &mut |_, _| {}).unwrap();
+        let tb = run_observed(&b, RunOptions::default(), &mut |_, _| {}).unwrap();
+        let want = check_trace(&ta, &a);
+        let poison = diag(Rule::InvRecordAll, 0, 0, vec![], "poison".to_owned());
+        let rewrites: [(&str, fn(&mut MemoEntry, &Trace)); 4] = [
+            ("stream", |e, other| e.stream = other.stream.clone()),
+            ("profile", |e, _| {
+                e.profile = crate::profile::ProfileName::ALL
+                    .into_iter()
+                    .find(|p| *p != e.profile)
+                    .unwrap()
+            }),
+            ("rules", |e, _| {
+                e.rules = crate::profile::ProfileName::ALL
+                    .into_iter()
+                    .map(crate::profile::ProfileName::rules)
+                    .find(|r| *r != e.rules)
+                    .unwrap()
+            }),
+            ("interrupted", |e, _| e.interrupted = !e.interrupted),
+        ];
+        for (what, rewrite) in rewrites {
+            let mut memo = StreamMemo::new();
+            assert_eq!(check_trace_memo(&ta, &a, &mut memo), want);
+            for e in memo.entries.values_mut().flatten() {
+                rewrite(e, &tb);
+                e.found = (vec![poison.clone()], vec![]);
+            }
+            assert_eq!(check_trace_memo(&ta, &a, &mut memo), want, "{what}");
+            assert_eq!((memo.hits, memo.misses), (0, 2), "{what}");
+        }
+    }
+
     /// Rule: INV-SECRET-NEVER-PERSISTED — a memo hit gives the same stream
     /// findings as the first computation, and a different stream under the
     /// same profile is not taken for it.
