@@ -1249,6 +1249,87 @@ mod tests {
         }
     }
 
+    /// Rules of the stream findings `stream_rules` keeps, with their turn
+    /// and the kind of event they point at.
+    fn kept(trace: &Trace) -> Vec<(String, usize, String)> {
+        stream_rules(trace)
+            .iter()
+            .map(|d| {
+                let kind = trace.stream.get(d.event_index).map_or("", |e| e.kind.tag());
+                (d.rule.id().to_owned(), d.turn, kind.to_owned())
+            })
+            .collect()
+    }
+
+    /// Rule: LIFE-TOKEN-CAUSE (and INV-PAIRED) — a hard quit's trace is
+    /// excused exactly the oracle's report of its last turn's open tool
+    /// calls (CHECK-TOOL-PAIRED on a `tool_call_request` of the last turn,
+    /// run interrupted). The same open call in a trace that was not
+    /// interrupted, or in an earlier turn, is reported, and so is any other
+    /// finding of an interrupted trace.
+    #[test]
+    fn an_interrupted_run_is_excused_only_its_last_turns_open_calls() {
+        let s: Scenario = serde_json::from_value(serde_json::json!({
+            "tty": false,
+            "tools": {"t": {"program": {"kind": "script", "asks": [
+                {"question": {"id": "q", "text": "Proceed?", "answer_type": {"type": "boolean"}}}
+            ]}}},
+            "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],
+            "backend": [{"reply": "cancelled", "cause": "hard_quit"}]
+        }))
+        .unwrap();
+        let quit = run_observed(&s, RunOptions::default(), &mut |_, _| {}).unwrap();
+        assert!(quit.interrupted);
+        assert_eq!(kept(&quit), vec![], "the quit's open call is excused");
+        let open_call = |turn: usize| {
+            (
+                "CHECK-TOOL-PAIRED".to_owned(),
+                turn,
+                "tool_call_request".to_owned(),
+            )
+        };
+
+        let not_interrupted = Trace {
+            interrupted: false,
+            ..quit.clone()
+        };
+        assert_eq!(kept(&not_interrupted), vec![open_call(0)]);
+
+        let mut twice = quit.clone();
+        twice.stream.extend(quit.stream.iter().cloned());
+        assert_eq!(
+            kept(&twice),
+            vec![open_call(0)],
+            "the first turn's call is not the quit's"
+        );
+
+        let mut unanswered = quit.clone();
+        let response = unanswered
+            .stream
+            .iter()
+            .position(|e| e.kind.tag() == "inquiry_response")
+            .unwrap();
+        unanswered.stream.remove(response);
+        // INV-PAIRED names the request left without its response.
+        let request_id = match &unanswered.stream[response - 1].kind {
+            EventKind::InquiryRequest(r) => r.id.to_string(),
+            other => panic!("{other:?}"),
+        };
+        let unpaired: Vec<Vec<String>> = always_paired(&unanswered)
+            .into_iter()
+            .map(|d| d.ids)
+            .collect();
+        assert_eq!(unpaired, vec![vec![request_id.clone()]]);
+        let mut orphan = quit.clone();
+        orphan.stream.remove(response - 1);
+        let unpaired: Vec<Vec<String>> =
+            always_paired(&orphan).into_iter().map(|d| d.ids).collect();
+        assert_eq!(unpaired, vec![vec![request_id]], "the response's own ID");
+        let rules: Vec<String> = kept(&unanswered).into_iter().map(|(r, _, _)| r).collect();
+        assert!(!rules.is_empty(), "an unanswered request is reported");
+        assert!(rules.iter().all(|r| r != "CHECK-TOOL-PAIRED"), "{rules:?}");
+    }
+
     /// Rule: INV-SECRET-NEVER-PERSISTED — a memo hit gives the same stream
     /// findings as the first computation, and a different stream under the
     /// same profile is not taken for it.
