@@ -1330,6 +1330,147 @@ mod tests {
         assert!(rules.iter().all(|r| r != "CHECK-TOOL-PAIRED"), "{rules:?}");
     }
 
+    /// The first run of the single-call family (no fault, not legacy) for
+    /// which `pick` holds, and its scenario.
+    fn first_run(pick: impl Fn(&Scenario, &Trace) -> bool) -> (Scenario, Trace) {
+        (0..family_size(Family::Single))
+            .map(|n| scenario_at(Family::Single, n))
+            .filter(|s| s.profile != crate::profile::ProfileName::Legacy)
+            .find_map(|s| {
+                let t = run_observed(&s, RunOptions::default(), &mut |_, _| {}).ok()?;
+                pick(&s, &t).then_some((s, t))
+            })
+            .expect("the family has such a run")
+    }
+
+    fn request_index(t: &Trace, id: &str) -> usize {
+        t.stream
+            .iter()
+            .position(|e| e.as_inquiry_request().is_some_and(|r| r.id.as_str() == id))
+            .expect("the request is on the stream")
+    }
+
+    fn routed_messages(t: &Trace) -> Vec<String> {
+        recorded_before_routed(t)
+            .into_iter()
+            .map(|d| d.message)
+            .collect()
+    }
+
+    /// Rule: INV-RECORDED-BEFORE-ROUTED — "before" is strict: a backend
+    /// call or a prompt whose stream held every event up to, but not
+    /// including, the request (the request sits at the position they were
+    /// made at) was routed before the request was recorded.
+    #[test]
+    fn routing_at_the_requests_own_position_is_too_early() {
+        let (_, t) = first_run(|_, t| !t.backend_calls.is_empty());
+        assert_eq!(routed_messages(&t), Vec::<String>::new());
+        let k = request_index(&t, &t.backend_calls[0].call.inquiry_id);
+        let mut early = t.clone();
+        early.backend_calls[0].call.cloned_events = k;
+        assert_eq!(
+            routed_messages(&early),
+            ["the inquiry backend was called before the request was recorded"]
+        );
+        early.backend_calls[0].call.cloned_events = k + 1;
+        assert_eq!(routed_messages(&early), Vec::<String>::new());
+
+        let (_, t) = first_run(|_, t| t.prompts.iter().any(|p| p.inquiry_id.is_some()));
+        let p = t
+            .prompts
+            .iter()
+            .position(|p| p.inquiry_id.is_some())
+            .unwrap();
+        let k = request_index(&t, t.prompts[p].inquiry_id.as_deref().unwrap());
+        let mut early = t.clone();
+        early.prompts[p].stream_position = k;
+        assert_eq!(
+            routed_messages(&early),
+            ["a prompt was shown before its inquiry request was recorded"]
+        );
+    }
+
+    /// Rule: INV-RECORDED-BEFORE-ROUTED — a re-invocation needs its
+    /// question's request and then its response on the stream: one made at
+    /// the request's own position, or one whose response was recorded before
+    /// the request, is reported (RFD 082: the request is recorded before
+    /// routing, the response before the tool sees the answer).
+    #[test]
+    fn a_reinvocation_needs_the_request_then_its_response_before_it() {
+        let (_, t) = first_run(|_, t| t.invocations.iter().any(|i| i.invocation > 1));
+        let next = t.invocations.iter().position(|i| i.invocation > 1).unwrap();
+        let prev = (0..next)
+            .rev()
+            .find(|&j| t.invocations[j].tool_call_id == t.invocations[next].tool_call_id)
+            .unwrap();
+        let k = t.invocations[prev]
+            .request_event
+            .expect("the first invocation asked");
+        let reinvoked = |t: &Trace| {
+            routed_messages(t)
+                .iter()
+                .any(|m| m.contains("was re-invoked with an answer"))
+        };
+        assert!(!reinvoked(&t));
+        let mut at_request = t.clone();
+        at_request.invocations[next].stream_position = k;
+        assert!(reinvoked(&at_request));
+        // The response moved in front of its request.
+        let mut swapped = t.clone();
+        let r = (k + 1..swapped.stream.len())
+            .find(|&i| swapped.stream[i].as_inquiry_response().is_some())
+            .unwrap();
+        let response = swapped.stream.remove(r);
+        swapped.stream.insert(k, response);
+        swapped.invocations[prev].request_event = Some(k + 1);
+        assert!(reinvoked(&swapped));
+    }
+
+    /// Rule: INV-SECRET-NEVER-PERSISTED — secrets of 6 characters or more
+    /// are searched for ("shorter than 6 characters are not"): a persisted
+    /// secret of exactly 6 is found, one of 5 is not searched for.
+    #[test]
+    fn a_persisted_secret_of_six_characters_is_found() {
+        let (s, t) = first_run(|s, t| {
+            secret_answers(t).iter().any(|a| {
+                s.prompter.iter().any(|r| {
+                    matches!(r, PrompterReply::Answer { value, .. } if value.as_str() == Some(a))
+                })
+            })
+        });
+        let secret = secret_answers(&t).remove(0);
+        let found = |answer: &str| {
+            let mut s = s.clone();
+            let mut replaced = 0;
+            let swap = |v: &mut Value, n: &mut usize| {
+                if v.as_str() == Some(secret.as_str()) {
+                    *v = Value::String(answer.to_owned());
+                    *n += 1;
+                }
+            };
+            for r in &mut s.prompter {
+                if let PrompterReply::Answer { value, .. } = r {
+                    swap(value, &mut replaced);
+                }
+            }
+            for r in &mut s.backend {
+                if let crate::scenario::BackendReply::Answer { value } = r {
+                    swap(value, &mut replaced);
+                }
+            }
+            assert!(replaced > 0, "the secret comes from a reply");
+            let faults = Faults {
+                persist_secret: true,
+                ..Faults::default()
+            };
+            let t = run_observed(&s, RunOptions { faults }, &mut |_, _| {}).unwrap();
+            assert_eq!(secret_answers(&t), [answer]);
+            secrets_never_persisted(&t, &[]).len()
+        };
+        assert!(found("zq7xw3") > 0, "six characters are searched for");
+        assert_eq!(found("zq7xw"), 0, "five are not");
+    }
+
     /// Rule: INV-SECRET-NEVER-PERSISTED — a memo hit gives the same stream
     /// findings as the first computation, and a different stream under the
     /// same profile is not taken for it.
