@@ -1471,6 +1471,97 @@ mod tests {
         assert_eq!(found("zq7xw"), 0, "five are not");
     }
 
+    /// Rule: INV-WIRE-ROUNDTRIP — a stream that reads back as another
+    /// stream is reported: an event of an unknown kind spelled
+    /// `turn_start` is written as, and read back as, a turn marker.
+    #[test]
+    fn a_stream_that_reads_back_different_is_reported() {
+        let (_, mut t) = first_run(|_, _| true);
+        assert_eq!(wire_round_trip(&t), vec![]);
+        t.stream.push(crate::wire::Event::new(EventKind::Other(
+            "turn_start".to_owned(),
+        )));
+        let found: Vec<String> = wire_round_trip(&t).into_iter().map(|d| d.message).collect();
+        assert_eq!(found, ["the stream reads back different"]);
+    }
+
+    /// Rule: INV-SECRET-NEVER-PERSISTED — a persisted secret is reported at
+    /// its event and in its turn: the same leaking turn written twice is
+    /// reported once in each turn.
+    #[test]
+    fn a_persisted_secret_is_reported_in_its_turn() {
+        let faults = Faults {
+            persist_secret: true,
+            ..Faults::default()
+        };
+        let t = (0..family_size(Family::Single))
+            .map(|n| scenario_at(Family::Single, n))
+            .filter(|s| s.profile != crate::profile::ProfileName::Legacy)
+            .find_map(|s| {
+                let t = run_observed(&s, RunOptions { faults }, &mut |_, _| {}).ok()?;
+                (!secrets_never_persisted(&t, &[]).is_empty()).then_some(t)
+            })
+            .expect("the fault leaks a secret in some run");
+        let at = |t: &Trace| -> Vec<(usize, usize)> {
+            secrets_never_persisted(t, &[])
+                .into_iter()
+                .map(|d| (d.turn, d.event_index))
+                .collect()
+        };
+        let once = at(&t);
+        assert!(once.iter().all(|&(turn, _)| turn == 0), "{once:?}");
+        let n = t.stream.len();
+        let mut twice = t.clone();
+        twice.stream.extend(t.stream.iter().cloned());
+        let want: Vec<(usize, usize)> = once
+            .iter()
+            .copied()
+            .chain(once.iter().map(|&(_, i)| (1, i + n)))
+            .collect();
+        assert_eq!(at(&twice), want);
+    }
+
+    /// Rule: INV-PROVENANCE — the finding names the tool's kind as RFD 082
+    /// "Source attribution" does (built-in, local, MCP), next to the
+    /// source it recorded and the one its kind resolves to.
+    #[test]
+    fn a_provenance_finding_names_the_tools_kind() {
+        let mut kinds = BTreeSet::new();
+        for n in 0..family_size(Family::Single) {
+            if kinds.len() == 2 {
+                break;
+            }
+            let s = scenario_at(Family::Single, n);
+            let Ok(mut t) = run_observed(&s, RunOptions::default(), &mut |_, _| {}) else {
+                continue;
+            };
+            let Some(k) = t.invocations.iter().find_map(|i| i.request_event) else {
+                continue;
+            };
+            // The recorded source swapped for one the kind never resolves to.
+            let EventKind::InquiryRequest(r) = &mut t.stream[k].kind else {
+                panic!("a request at {k}");
+            };
+            r.source = crate::wire::InquirySource::Other {
+                name: "elsewhere".to_owned(),
+            };
+            let found = provenance(&t, &s);
+            assert_eq!(found.len(), 1, "{found:?}");
+            let tool = s.tools.keys().next().unwrap();
+            let (head, _) = found[0].message.split_once(" recorded source").unwrap();
+            let kind = head
+                .strip_prefix(&format!("{tool} ("))
+                .and_then(|k| k.strip_suffix(')'))
+                .unwrap_or_else(|| panic!("{}", found[0].message));
+            kinds.insert(kind.to_owned());
+        }
+        // Both kinds the family's asking tools have, by the RFD's names.
+        assert_eq!(
+            kinds,
+            BTreeSet::from(["built-in", "local"].map(str::to_owned))
+        );
+    }
+
     /// Rule: INV-SECRET-NEVER-PERSISTED — a memo hit gives the same stream
     /// findings as the first computation, and a different stream under the
     /// same profile is not taken for it.
