@@ -1562,6 +1562,80 @@ mod tests {
         );
     }
 
+    /// Rule: INV-CACHE-HYGIENE — the finding says which rule of the turn
+    /// cache the remembered answer breaks (RFD 082 "Turn-scoped answer
+    /// cache": never a cancelled answer, never a secret): the
+    /// cancelled-answer fault is reported as a remembered null, the
+    /// secret-caching fault as a remembered secret.
+    #[test]
+    fn a_cache_hygiene_finding_names_what_was_remembered() {
+        let reasons = |faults: Faults| -> BTreeSet<String> {
+            let mut out = BTreeSet::new();
+            for n in (0..family_size(Family::Single)).step_by(5) {
+                let s = scenario_at(Family::Single, n);
+                let _ = run_observed(&s, RunOptions { faults }, &mut |c, t| {
+                    out.extend(cache_hygiene(c, t).into_iter().map(|d| d.message));
+                });
+            }
+            out
+        };
+        let cancelled = reasons(Faults {
+            cache_cancelled: true,
+            ..Faults::default()
+        });
+        assert_eq!(
+            cancelled,
+            BTreeSet::from(["a cancelled question's (null) answer is remembered".to_owned()])
+        );
+        let secret = reasons(Faults {
+            cache_secret: true,
+            ..Faults::default()
+        });
+        assert_eq!(
+            secret,
+            BTreeSet::from(["a secret answer is remembered".to_owned()])
+        );
+        assert_eq!(reasons(Faults::default()), BTreeSet::new());
+    }
+
+    /// Rule: INV-RECORD-ALL — the finding names the first question asked
+    /// without a request recorded at or after its invocation: with the last
+    /// request removed, the last asker; with a request planted before
+    /// anything was asked, the first asker (that request answers nobody).
+    #[test]
+    fn an_unrecorded_question_is_named_by_its_invocation() {
+        let (_, t) =
+            first_run(|_, t| t.invocations.iter().filter(|i| asked(i).is_some()).count() >= 2);
+        assert_eq!(every_round_trip_recorded(&t), vec![]);
+        let askers: Vec<&InvocationRecord> = t
+            .invocations
+            .iter()
+            .filter(|i| asked(i).is_some())
+            .collect();
+        let named = |t: &Trace| -> Vec<(Vec<String>, usize)> {
+            every_round_trip_recorded(t)
+                .into_iter()
+                .map(|d| (d.ids, d.event_index))
+                .collect()
+        };
+        let last = askers[askers.len() - 1];
+        let mut dropped = t.clone();
+        dropped.stream.remove(last.request_event.unwrap());
+        assert_eq!(
+            named(&dropped),
+            [(vec![last.tool_call_id.clone()], last.stream_position)]
+        );
+        let first = askers[0];
+        let mut planted = t.clone();
+        let request = planted.stream[first.request_event.unwrap()].clone();
+        assert!(first.stream_position > 1);
+        planted.stream[1] = request;
+        assert_eq!(
+            named(&planted),
+            [(vec![first.tool_call_id.clone()], first.stream_position)]
+        );
+    }
+
     /// Rule: INV-SECRET-NEVER-PERSISTED — a memo hit gives the same stream
     /// findings as the first computation, and a different stream under the
     /// same profile is not taken for it.
