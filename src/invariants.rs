@@ -1636,6 +1636,38 @@ mod tests {
         );
     }
 
+    /// Rule: INV-SECRET-NEVER-PERSISTED — the memo remembers many streams
+    /// at once (a stream met again after another is still a hit), and is
+    /// bounded as documented: the entry past `CAPACITY` makes it forget
+    /// everything and keep that one.
+    #[test]
+    fn the_stream_memo_keeps_many_streams_and_at_most_its_capacity() {
+        let a = scenario_at(Family::Single, 0);
+        let ta = run_observed(&a, RunOptions::default(), &mut |_, _| {}).unwrap();
+        let with_mark = |k: usize| {
+            let mut t = ta.clone();
+            t.stream
+                .push(crate::wire::Event::new(EventKind::Other(format!(
+                    "mark_{k}"
+                ))));
+            t
+        };
+        let mut memo = StreamMemo::new();
+        let (t0, t1) = (with_mark(0), with_mark(1));
+        check_trace_memo(&t0, &a, &mut memo);
+        check_trace_memo(&t1, &a, &mut memo);
+        check_trace_memo(&t0, &a, &mut memo);
+        assert_eq!((memo.hits, memo.misses, memo.len), (1, 2, 2));
+        for k in 2..StreamMemo::CAPACITY {
+            memo.stream_invariants(&with_mark(k));
+        }
+        assert_eq!(memo.len, StreamMemo::CAPACITY);
+        memo.stream_invariants(&with_mark(StreamMemo::CAPACITY));
+        assert_eq!(memo.len, 1, "forgot everything past its capacity");
+        memo.stream_invariants(&t0);
+        assert_eq!((memo.hits, memo.len), (1, 2), "t0 was forgotten");
+    }
+
     /// Rule: INV-SECRET-NEVER-PERSISTED — a memo hit gives the same stream
     /// findings as the first computation, and a different stream under the
     /// same profile is not taken for it.
