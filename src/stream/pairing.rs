@@ -552,6 +552,38 @@ mod tests {
     use proptest::prelude::*;
     use proptest::test_runner::TestCaseError;
 
+    /// Rule: PERF-TURN-MEMORY — the pairer's own heap figure agrees with the
+    /// allocator's count of what it holds after a turn of 20 000 requests,
+    /// half of them still waiting (maps counted by capacity, so up to an
+    /// eighth under; never over).
+    #[test]
+    fn the_pairers_heap_bytes_agree_with_the_allocator() {
+        use crate::generate::stream::{answered, inquiry_request, turn_start};
+        use crate::wire::InquiryId;
+        const N: usize = 20_000;
+        let events: Vec<Event> = std::iter::once(turn_start())
+            .chain((0..N).flat_map(|k| {
+                let id = InquiryId::new("c1", &format!("q{k}"), 1);
+                let request = inquiry_request(id.clone());
+                let response = (k % 2 == 0).then(|| answered(id, serde_json::json!(true)));
+                std::iter::once(request).chain(response)
+            }))
+            .collect();
+        let (held, p) = crate::alloc_count::held_by(|| {
+            let mut p = Pairer::new();
+            for (i, e) in events.iter().enumerate() {
+                p.push(i, e);
+            }
+            p
+        });
+        let counted = p.heap_bytes();
+        let r = counted as f64 / held as f64;
+        assert!(
+            (0.86..=1.0).contains(&r),
+            "counted {counted} of {held} bytes ({r:.3})"
+        );
+    }
+
     /// Orphans come back in stream order even when several IDs interleave,
     /// and a used map is dropped on reset.
     #[test]
