@@ -125,6 +125,19 @@ fn turn_mixing_id_forms_is_one_finding_at_the_switch() {
         found(&upgrade, R082),
         [(r::RESPONSE_TAGGED, E, 0, 3), (r::TURN_ONE_WRITER, E, 0, 4)]
     );
+    // More requests of the new form after the switch: still one finding, at
+    // the first of them ("the request where the turn switched form").
+    let longer = in_call(|s| {
+        s.ask("c1.a.1", boolean())
+            .answer("c1.a.1", json!(true))
+            .ask("c1.b", boolean())
+            .answer("c1.b", json!(true))
+            .ask("c1.c", boolean())
+            .answer("c1.c", json!(true))
+            .ask("c1.d.1", boolean())
+            .answer("c1.d.1", json!(true))
+    });
+    assert_eq!(found(&longer, R082), [(r::TURN_ONE_WRITER, E, 0, 4)]);
 }
 
 /// Rule: CHECK-ID-FORMAT — IDs are read against the open call only to tell
