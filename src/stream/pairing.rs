@@ -584,6 +584,70 @@ mod tests {
         );
     }
 
+    /// Rule: PERF-TURN-MEMORY — at a turn's end the pairer keeps a log
+    /// buffer of at most `RESET_KEEPS` entries for the next turn and gives
+    /// back a bigger one (a huge turn's memory is not kept by the small
+    /// turns after it). Checked at the boundary: 600 waiting requests grow
+    /// the log to exactly `RESET_KEEPS`.
+    #[test]
+    fn a_turns_end_keeps_a_small_log_and_drops_a_big_one() {
+        use crate::generate::stream::{inquiry_request, turn_start};
+        use crate::wire::InquiryId;
+        for (waiting, kept) in [(600, true), (1100, false)] {
+            let mut p = Pairer::new();
+            p.push(0, &turn_start());
+            for k in 0..waiting {
+                p.push(
+                    1 + k,
+                    &inquiry_request(InquiryId::new("c", &format!("q{k}"), 1)),
+                );
+            }
+            let cap = p.log.capacity();
+            assert_eq!(
+                cap > RESET_KEEPS,
+                !kept,
+                "{waiting} waiting: capacity {cap}"
+            );
+            if kept {
+                assert_eq!(cap, RESET_KEEPS, "the boundary itself");
+            }
+            let step = p.push(1 + waiting, &turn_start());
+            assert!(matches!(step, PairStep::TurnEnded { .. }));
+            assert_eq!(p.log.capacity() == cap, kept, "{waiting} waiting");
+            assert_eq!(p.log.capacity() == 0, !kept, "{waiting} waiting");
+        }
+    }
+
+    /// Rule: PERF-TURN-MEMORY — the same for the by-order pairer's queues
+    /// and log at `reset`.
+    #[test]
+    fn by_order_reset_keeps_small_buffers_and_drops_big_ones() {
+        for (keys, kept) in [(600, true), (1100, false)] {
+            let mut b: ByOrder<usize> = ByOrder::default();
+            for k in 0..keys {
+                b.open(&k, k);
+            }
+            let (queues, log) = (b.queues.capacity(), b.log.capacity());
+            if kept {
+                assert_eq!(
+                    (queues, log),
+                    (RESET_KEEPS, RESET_KEEPS),
+                    "the boundary itself"
+                );
+            } else {
+                assert!(queues > RESET_KEEPS && log > RESET_KEEPS);
+            }
+            b.reset();
+            assert_eq!(b.orphans().count(), 0);
+            let after = (b.queues.capacity(), b.log.capacity());
+            assert_eq!(
+                after,
+                if kept { (queues, log) } else { (0, 0) },
+                "{keys} keys"
+            );
+        }
+    }
+
     /// Orphans come back in stream order even when several IDs interleave,
     /// and a used map is dropped on reset.
     #[test]
