@@ -1220,7 +1220,8 @@ mod tests {
         let tb = run_observed(&b, RunOptions::default(), &mut |_, _| {}).unwrap();
         let want = check_trace(&ta, &a);
         let poison = diag(Rule::InvRecordAll, 0, 0, vec![], "poison".to_owned());
-        let rewrites: [(&str, fn(&mut MemoEntry, &Trace)); 4] = [
+        type Rewrite = fn(&mut MemoEntry, &Trace);
+        let rewrites: [(&str, Rewrite); 4] = [
             ("stream", |e, other| e.stream = other.stream.clone()),
             ("profile", |e, _| {
                 e.profile = crate::profile::ProfileName::ALL

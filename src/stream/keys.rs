@@ -28,6 +28,25 @@ pub(crate) struct Small {
 /// The mark of a number kept in [`Small::big`].
 const BIG: u32 = u32::MAX;
 
+/// The first key or entry number kept in an overflow map rather than in a
+/// compact table: the first that does not fit the table's `u32`. The
+/// library's unit tests lower it, so that the overflow path, which a real
+/// turn reaches only past four billion keys, runs (and is checked against a
+/// list) with a thousand.
+#[cfg(not(test))]
+const COMPACT_LIMIT: usize = u32::MAX as usize + 1;
+#[cfg(test)]
+const COMPACT_LIMIT: usize = 1000;
+
+/// Number `i` as a compact table holds it, if it is below [`COMPACT_LIMIT`].
+fn compact(i: usize) -> Option<u32> {
+    if i < COMPACT_LIMIT {
+        u32::try_from(i).ok()
+    } else {
+        None
+    }
+}
+
 impl Small {
     /// Appends `v`.
     pub(crate) fn push(&mut self, v: usize) {
@@ -74,9 +93,9 @@ impl Small {
 pub(crate) struct Keys<S = RandomState> {
     /// Randomly seeded foldhash (tests put a colliding hasher here).
     hasher: S,
-    /// Key numbers below `u32::MAX`, found by hash and compared in full.
+    /// Key numbers below [`COMPACT_LIMIT`], found by hash and compared in full.
     table: HashTable<u32>,
-    /// Key numbers from `u32::MAX` on (a turn of four billion distinct
+    /// Key numbers from [`COMPACT_LIMIT`] on (a turn of four billion distinct
     /// keys): kept correct, not compact.
     overflow: HashMap<Box<str>, usize>,
     /// Every key's bytes, concatenated in insertion order.
@@ -134,8 +153,8 @@ impl<S: BuildHasher> Keys<S> {
         let i = self.len();
         self.starts.push(self.text.len());
         self.text.push_str(key);
-        match u32::try_from(i) {
-            Ok(n) => {
+        match compact(i) {
+            Some(n) => {
                 let hash = self.hasher.hash_one(key);
                 let Keys {
                     hasher,
@@ -147,7 +166,7 @@ impl<S: BuildHasher> Keys<S> {
                 let view = KeysView { text, starts };
                 table.insert_unique(hash, n, |&j| hasher.hash_one(view.key(j as usize)));
             }
-            Err(_) => {
+            None => {
                 self.overflow.insert(key.into(), i);
             }
         }
@@ -177,11 +196,8 @@ impl<S: BuildHasher> Keys<S> {
         self.table.allocation_size()
             + self.text.capacity()
             + self.starts.heap_bytes()
-            + self
-                .overflow
-                .keys()
-                .map(|k| k.len() + size_of::<(Box<str>, usize)>())
-                .sum::<usize>()
+            + self.overflow.capacity() * (size_of::<(Box<str>, usize)>() + 1)
+            + self.overflow.keys().map(|k| k.len()).sum::<usize>()
     }
 }
 
@@ -216,7 +232,7 @@ fn prefix(key: &str) -> &str {
 pub(crate) struct Prefixes<S = RandomState> {
     hasher: S,
     table: HashTable<u32>,
-    /// Entries from `u32::MAX` on, by `(prefix, split)`.
+    /// Entries from [`COMPACT_LIMIT`] on, by `(prefix, split)`.
     overflow: HashMap<(Box<str>, usize), usize>,
     /// Per entry, the number of the key that first showed the prefix.
     keys: Small,
@@ -280,8 +296,8 @@ impl<S: BuildHasher> Prefixes<S> {
         let e = firsts.low.len();
         firsts.push(key);
         splits.push(split);
-        match u32::try_from(e) {
-            Ok(n) => {
+        match compact(e) {
+            Some(n) => {
                 let firsts = &*firsts;
                 let splits = &*splits;
                 table.insert_unique(hash, n, |&j| {
@@ -289,7 +305,7 @@ impl<S: BuildHasher> Prefixes<S> {
                     hasher.hash_one((splits.get(j), prefix(keys.key(firsts.get(j)))))
                 });
             }
-            Err(_) => {
+            None => {
                 overflow.insert((p.into(), split), e);
             }
         }
@@ -320,6 +336,7 @@ impl<S: BuildHasher> Prefixes<S> {
             + self.splits.heap_bytes()
             + self.raised.capacity() * (size_of::<(usize, u32)>() + 1)
             + self.overflow.capacity() * (size_of::<((Box<str>, usize), usize)>() + 1)
+            + self.overflow.keys().map(|(p, _)| p.len()).sum::<usize>()
     }
 }
 
@@ -434,6 +451,36 @@ mod tests {
             assert_eq!(keys.heap_bytes() == before, kept, "{n} keys");
             assert_eq!(keys.heap_bytes() == 0, !kept, "{n} keys");
         }
+    }
+
+    /// Rule: PERF-TURN-MEMORY — past the compact tables' limit (four
+    /// billion in a real turn, lowered to 1000 in these tests) keys and
+    /// prefixes go to the overflow maps and are still numbered, found and
+    /// told apart as a list would: the claim "kept correct, not compact".
+    #[test]
+    fn keys_and_prefixes_past_the_compact_limit_are_kept_exactly() {
+        let n = COMPACT_LIMIT + 50;
+        let mut keys: Keys = Keys::default();
+        let mut prefixes: Prefixes = Prefixes::default();
+        let key = |k: usize| format!("call_{k}.q.{}", k % 5);
+        for k in 0..n {
+            assert_eq!(keys.find_or_add(&key(k)), (k, true));
+            assert_eq!(keys.find_or_add(&key(k)), (k, false), "found again at once");
+            let (e, added) = prefixes.find_or_add(&keys, k, 4);
+            assert_eq!((e, added), (k, true), "a new prefix");
+            assert_eq!(prefixes.find_or_add(&keys, k, 4), (k, false));
+            assert_eq!(prefixes.value(&keys, e), (k % 5) as u32);
+        }
+        assert_eq!((keys.overflow.len(), prefixes.overflow.len()), (50, 50));
+        for k in [0, COMPACT_LIMIT - 1, COMPACT_LIMIT, n - 1] {
+            assert_eq!(keys.find(&key(k)), Some(k));
+            assert_eq!(keys.key(k), key(k));
+            assert_eq!(prefixes.find_or_add(&keys, k, 4), (k, false));
+            assert!(prefixes.find_or_add(&keys, k, 5).1, "another split");
+        }
+        assert_eq!(keys.find("call_x.q.1"), None);
+        keys.clear(0);
+        assert_eq!((keys.len(), keys.find(&key(n - 1))), (0, None));
     }
 
     /// `heap_bytes` over what the allocator gave the structure.
