@@ -95,6 +95,11 @@ pub fn check_step(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
     out
 }
 
+/// The message of a secret found in the coordinator's `Debug` (the
+/// stateless [`check_step`] words it the same through
+/// [`secrets_never_persisted`]'s `extra` label).
+const IN_COORDINATOR_STATE: &str = "a secret answer is in the coordinator state";
+
 /// [`check_step`] made incremental for one run: the same invariants after
 /// every step, each step paying only for what it added.
 ///
@@ -225,7 +230,7 @@ impl StepChecker {
                 0,
                 trace.stream.len(),
                 vec![],
-                "a secret answer is in the coordinator state".to_owned(),
+                IN_COORDINATOR_STATE.to_owned(),
             ))
         };
         let moving = format!("{:?}", coordinator.debug_moving());
@@ -991,6 +996,51 @@ mod tests {
     use crate::scenario::{PrompterReply, RunOptions, run_observed};
     use std::collections::BTreeSet;
 
+    /// Every `step`-th scenario of the single and pair families and every
+    /// `triples_step`-th of the triples family.
+    fn sample(step: usize, triples_step: usize) -> impl Iterator<Item = Scenario> {
+        [Family::Single, Family::Pairs, Family::Triples]
+            .into_iter()
+            .flat_map(move |family| {
+                let by = if family == Family::Triples {
+                    triples_step
+                } else {
+                    step
+                };
+                (0..family_size(family))
+                    .step_by(by)
+                    .map(move |n| scenario_at(family, n))
+            })
+    }
+
+    /// The first run of the single-call family (not legacy) under `faults`
+    /// for which `pick` holds, and its scenario.
+    fn first_run_under(
+        faults: Faults,
+        pick: impl Fn(&Scenario, &Trace) -> bool,
+    ) -> (Scenario, Trace) {
+        (0..family_size(Family::Single))
+            .map(|n| scenario_at(Family::Single, n))
+            .filter(|s| s.profile != crate::profile::ProfileName::Legacy)
+            .find_map(|s| {
+                let t = run_observed(&s, RunOptions { faults }, &mut |_, _| {}).ok()?;
+                pick(&s, &t).then_some((s, t))
+            })
+            .expect("the family has such a run")
+    }
+
+    /// [`first_run_under`] without a fault.
+    fn first_run(pick: impl Fn(&Scenario, &Trace) -> bool) -> (Scenario, Trace) {
+        first_run_under(Faults::default(), pick)
+    }
+
+    /// Whether the scenario's prompter gives `answer`.
+    fn from_prompter(s: &Scenario, answer: &str) -> bool {
+        s.prompter.iter().any(
+            |r| matches!(r, PrompterReply::Answer { value, .. } if value.as_str() == Some(answer)),
+        )
+    }
+
     /// `(rule, message)` of every finding of one run: after every step by
     /// `incremental` or by the stateless `check_step`, and at the end.
     fn findings(s: &Scenario, faults: Faults, incremental: bool) -> BTreeSet<(String, String)> {
@@ -1030,21 +1080,11 @@ mod tests {
         let mut in_state = false;
         for faults in Faults::each_alone() {
             let mut any = false;
-            for family in [Family::Single, Family::Pairs, Family::Triples] {
-                let step = if family == Family::Triples {
-                    40_009
-                } else {
-                    4099
-                };
-                for n in (0..family_size(family)).step_by(step) {
-                    let s = scenario_at(family, n);
-                    let want = findings(&s, faults, false);
-                    assert_eq!(findings(&s, faults, true), want, "{faults:?} {s:?}");
-                    in_state |= want
-                        .iter()
-                        .any(|(_, m)| m == "a secret answer is in the coordinator state");
-                    any |= s.profile != crate::profile::ProfileName::Legacy && !want.is_empty();
-                }
+            for s in sample(4099, 40_009) {
+                let want = findings(&s, faults, false);
+                assert_eq!(findings(&s, faults, true), want, "{faults:?} {s:?}");
+                in_state |= want.iter().any(|(_, m)| m == IN_COORDINATOR_STATE);
+                any |= s.profile != crate::profile::ProfileName::Legacy && !want.is_empty();
             }
             caught += usize::from(any);
         }
@@ -1060,13 +1100,11 @@ mod tests {
 
     type Key = (String, String, usize);
 
-    const IN_STATE: &str = "a secret answer is in the coordinator state";
-
     /// A finding's identity across steps. A secret in the coordinator's
     /// state names no event (its index is the stream's length at the step),
     /// so it is known by its rule and message alone.
     fn key(d: &Diagnostic) -> Key {
-        let at = if d.message == IN_STATE {
+        let at = if d.message == IN_COORDINATOR_STATE {
             0
         } else {
             d.event_index
@@ -1119,20 +1157,12 @@ mod tests {
     fn the_incremental_checker_reports_each_violation_at_its_step() {
         let mut violations = 0;
         for faults in Faults::each_alone() {
-            for family in [Family::Single, Family::Pairs, Family::Triples] {
-                let step = if family == Family::Triples {
-                    80_021
-                } else {
-                    8191
-                };
-                for n in (0..family_size(family)).step_by(step) {
-                    let s = scenario_at(family, n);
-                    let steps = per_step(&s, faults);
-                    if let Err(e) = reported_at_its_step(&steps) {
-                        panic!("{faults:?} {s:?}: {e}");
-                    }
-                    violations += steps.iter().filter(|(i, _)| !i.is_empty()).count();
+            for s in sample(8191, 80_021) {
+                let steps = per_step(&s, faults);
+                if let Err(e) = reported_at_its_step(&steps) {
+                    panic!("{faults:?} {s:?}: {e}");
                 }
+                violations += steps.iter().filter(|(i, _)| !i.is_empty()).count();
             }
         }
         assert!(violations > 0, "no sampled step found anything");
@@ -1146,24 +1176,13 @@ mod tests {
     /// answer: only the fixed part holds it.
     #[test]
     fn a_secret_in_the_fixed_coordinator_state_is_reported_once_at_its_step() {
-        let (s, secret) = (0..family_size(Family::Single))
-            .map(|n| scenario_at(Family::Single, n))
-            .find_map(|s| {
-                if s.profile == crate::profile::ProfileName::Legacy {
-                    return None;
-                }
-                let trace = run_observed(&s, RunOptions::default(), &mut |_, _| {}).ok()?;
-                let from_prompter = |a: &String| {
-                    s.prompter.iter().any(|r| {
-                        matches!(r, PrompterReply::Answer { value, .. } if value.as_str() == Some(a))
-                    })
-                };
-                let secret = secret_answers(&trace)
-                    .into_iter()
-                    .find(|a| a.len() >= 6 && from_prompter(a))?;
-                Some((s, secret))
-            })
-            .expect("the family has a run whose tool receives a secret answer");
+        let prompted_secret = |s: &Scenario, t: &Trace| {
+            secret_answers(t)
+                .into_iter()
+                .find(|a| a.len() >= 6 && from_prompter(s, a))
+        };
+        let (s, t) = first_run(|s, t| prompted_secret(s, t).is_some());
+        let secret = prompted_secret(&s, &t).unwrap();
         // A word of the fixed part that no moving part and no event holds.
         let mut fixed = String::new();
         let mut elsewhere = String::new();
@@ -1194,7 +1213,7 @@ mod tests {
                 .filter(|(_, (i, st))| {
                     (if inc { i } else { st })
                         .iter()
-                        .any(|(_, m, _)| m == IN_STATE)
+                        .any(|(_, m, _)| m == IN_COORDINATOR_STATE)
                 })
                 .map(|(k, _)| k)
                 .collect()
@@ -1331,19 +1350,6 @@ mod tests {
         assert!(rules.iter().all(|r| r != "CHECK-TOOL-PAIRED"), "{rules:?}");
     }
 
-    /// The first run of the single-call family (no fault, not legacy) for
-    /// which `pick` holds, and its scenario.
-    fn first_run(pick: impl Fn(&Scenario, &Trace) -> bool) -> (Scenario, Trace) {
-        (0..family_size(Family::Single))
-            .map(|n| scenario_at(Family::Single, n))
-            .filter(|s| s.profile != crate::profile::ProfileName::Legacy)
-            .find_map(|s| {
-                let t = run_observed(&s, RunOptions::default(), &mut |_, _| {}).ok()?;
-                pick(&s, &t).then_some((s, t))
-            })
-            .expect("the family has such a run")
-    }
-
     fn request_index(t: &Trace, id: &str) -> usize {
         t.stream
             .iter()
@@ -1432,13 +1438,7 @@ mod tests {
     /// secret of exactly 6 is found, one of 5 is not searched for.
     #[test]
     fn a_persisted_secret_of_six_characters_is_found() {
-        let (s, t) = first_run(|s, t| {
-            secret_answers(t).iter().any(|a| {
-                s.prompter.iter().any(|r| {
-                    matches!(r, PrompterReply::Answer { value, .. } if value.as_str() == Some(a))
-                })
-            })
-        });
+        let (s, t) = first_run(|s, t| secret_answers(t).iter().any(|a| from_prompter(s, a)));
         let secret = secret_answers(&t).remove(0);
         let found = |answer: &str| {
             let mut s = s.clone();
@@ -1495,14 +1495,7 @@ mod tests {
             persist_secret: true,
             ..Faults::default()
         };
-        let t = (0..family_size(Family::Single))
-            .map(|n| scenario_at(Family::Single, n))
-            .filter(|s| s.profile != crate::profile::ProfileName::Legacy)
-            .find_map(|s| {
-                let t = run_observed(&s, RunOptions { faults }, &mut |_, _| {}).ok()?;
-                (!secrets_never_persisted(&t, &[]).is_empty()).then_some(t)
-            })
-            .expect("the fault leaks a secret in some run");
+        let (_, t) = first_run_under(faults, |_, t| !secrets_never_persisted(t, &[]).is_empty());
         let at = |t: &Trace| -> Vec<(usize, usize)> {
             secrets_never_persisted(t, &[])
                 .into_iter()

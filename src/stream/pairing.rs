@@ -576,12 +576,8 @@ mod tests {
             }
             p
         });
-        let counted = p.heap_bytes();
-        let r = counted as f64 / held as f64;
-        assert!(
-            (0.86..=1.0).contains(&r),
-            "counted {counted} of {held} bytes ({r:.3})"
-        );
+        use crate::alloc_count::{MAP_SHARE, assert_counted};
+        assert_counted("the pairer", p.heap_bytes(), held, MAP_SHARE);
     }
 
     /// Rule: PERF-TURN-MEMORY — at a turn's end the pairer keeps a log
