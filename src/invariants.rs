@@ -1680,4 +1680,43 @@ mod tests {
         assert_eq!(check_trace_memo(&tb, &b, &mut memo), check_trace(&tb, &b));
         assert_eq!(memo.misses, 2);
     }
+
+    /// Rule: INV-CACHE-HYGIENE — the turn cache holds answers to questions
+    /// asked in this turn only (RFD 082, the turn-scoped cache): a
+    /// remembered answer whose question the turn's invocations do not show
+    /// is named as such, not as a secret. No run reaches this arm (the cache
+    /// is emptied at each turn start), so the trace is shown without its
+    /// invocations beside the coordinator that remembered an answer.
+    #[test]
+    fn an_answer_remembered_for_no_question_of_the_turn_is_named_so() {
+        let mut checked = 0;
+        for s in sample(3, 1000) {
+            let _ = run_observed(&s, RunOptions::default(), &mut |c, t| {
+                let remembered = c.turn_state().map_or(0, |st| {
+                    st.cache
+                        .tool_answers()
+                        .keys()
+                        .filter(|k| CacheKey::caller_of(k) != Caller::Permission)
+                        .count()
+                });
+                if remembered == 0 {
+                    return;
+                }
+                assert_eq!(cache_hygiene(c, t), vec![], "a legal run is clean");
+                let mut unseen = t.clone();
+                unseen.invocations.clear();
+                let found = cache_hygiene(c, &unseen);
+                assert_eq!(found.len(), remembered);
+                for d in found {
+                    assert_eq!(d.rule, Rule::InvCacheHygiene);
+                    assert_eq!(
+                        d.message,
+                        "an answer is remembered for a question not asked in this turn"
+                    );
+                }
+                checked += 1;
+            });
+        }
+        assert!(checked > 0, "some run remembers an answer");
+    }
 }
