@@ -8,11 +8,17 @@ use std::cell::Cell;
 
 thread_local! {
     static LIVE: Cell<isize> = const { Cell::new(0) };
+    /// The highest `LIVE` since [`peak_above`] last reset it.
+    static PEAK: Cell<isize> = const { Cell::new(0) };
 }
 
 fn add(n: isize) {
     // `try_with`: a thread being torn down still frees memory.
-    let _ = LIVE.try_with(|c| c.set(c.get() + n));
+    let _ = LIVE.try_with(|c| {
+        let live = c.get() + n;
+        c.set(live);
+        let _ = PEAK.try_with(|p| p.set(p.get().max(live)));
+    });
 }
 
 /// The system allocator, counting.
@@ -67,6 +73,17 @@ pub(crate) fn held_by<T>(build: impl FnOnce() -> T) -> (usize, T) {
     let t = build();
     let after = live();
     (usize::try_from(after - before).unwrap_or(0), t)
+}
+
+/// The most bytes `run` had allocated at once on this thread beyond what
+/// was live when it started (what it returns included), and what it
+/// returns: a transient buffer shows here, not in [`held_by`].
+pub(crate) fn peak_above<T>(run: impl FnOnce() -> T) -> (usize, T) {
+    let before = live();
+    PEAK.with(|p| p.set(before));
+    let t = run();
+    let peak = PEAK.with(Cell::get);
+    (usize::try_from(peak - before).unwrap_or(0), t)
 }
 
 /// The share of a map's real allocation its capacity-based figure may

@@ -559,4 +559,41 @@ mod tests {
             assert_eq!(base64(plain.as_bytes()), encoded, "base64({plain:?})");
         }
     }
+
+    /// Decision "sanitize works in place" (`spec/DECISIONS.md`, rule
+    /// `STREAM-LINEAR`): the repair is written into the input's own buffer
+    /// one turn at a time, so beyond what it returns it holds at most one
+    /// turn's plan and the few events waiting for a free slot, however long
+    /// the stream. The stream here has one orphaned tool call in its first
+    /// turn (an injected response, so every later event waits for a slot)
+    /// and 50 000 short turns after it. A writer that kept the waiting
+    /// events until the end (a second buffer the stream's size), or sized a
+    /// turn's plan by its position in the stream, holds hundreds of
+    /// kilobytes more and fails (35 MB and 200 KB measured; the correct
+    /// writer, 1 440 bytes).
+    #[test]
+    fn repairing_a_long_stream_holds_one_turn_beyond_its_output() {
+        use crate::generate::stream::{chat_request, tool_call_request, turn_start};
+        const TURNS: usize = 50_000;
+        const TRANSIENT: usize = 64 * 1024;
+        let mut events = vec![turn_start(), tool_call_request("c0")];
+        for _ in 0..TURNS {
+            events.extend([turn_start(), chat_request()]);
+        }
+        let before = events.capacity();
+        let (peak, repaired) = crate::alloc_count::peak_above(|| sanitize(events));
+        assert_eq!(repaired.injected.len(), 1, "the orphaned call's response");
+        assert_eq!(repaired.events.len(), 2 * TURNS + 3);
+        // What the run allocated and returns: the input buffer's growth (if
+        // the injected event did not fit) and the account of the repair.
+        let output = (repaired.events.capacity() - before) * std::mem::size_of::<Event>()
+            + repaired.origin.capacity() * std::mem::size_of::<Option<usize>>()
+            + repaired.injected.capacity() * std::mem::size_of::<Injected>()
+            + repaired.removed.capacity() * std::mem::size_of::<Removed>();
+        let transient = peak.saturating_sub(output);
+        assert!(
+            transient <= TRANSIENT,
+            "sanitize held {transient} bytes beyond its output of {output} (peak {peak})"
+        );
+    }
 }
