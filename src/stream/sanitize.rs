@@ -283,20 +283,32 @@ fn plan(
         }
         placer.place(events, turn, &tools, last_inquiry_pair, &mut injections);
         tools.reset();
-        removed.extend((turn.start..turn.end).filter_map(|index| {
-            fate[index - offset].map(|reason| Removed {
-                index,
-                turn: turn.index,
-                reason,
-            })
-        }));
+        if !faults.across_turns {
+            report(turn, &fate[turn.start - offset..turn.end - offset], removed);
+        }
     }
     if faults.across_turns {
+        // The requests are only orphans once the whole stream is read.
         for r in inquiries.orphans() {
             fate[r - offset] = Some(Orphan::InquiryRequest);
         }
+        for scanned in batch {
+            let turn = scanned.turn;
+            report(turn, &fate[turn.start - offset..turn.end - offset], removed);
+        }
     }
     Plan { fate, injections }
+}
+
+/// Adds the removed events of `turn`, whose fates are `fate`, to the report.
+fn report(turn: Turn, fate: &[Option<Orphan>], removed: &mut Vec<Removed>) {
+    removed.extend((turn.start..).zip(fate).filter_map(|(index, fate)| {
+        fate.map(|reason| Removed {
+            index,
+            turn: turn.index,
+            reason,
+        })
+    }));
 }
 
 /// Places the synthetic responses of a turn. Its buffers are reused from
@@ -595,5 +607,54 @@ mod tests {
             transient <= TRANSIENT,
             "sanitize held {transient} bytes beyond its output of {output} (peak {peak})"
         );
+    }
+
+    /// The `across_turns` fault (the pre-082 repair RFD 082 Phase 3
+    /// replaces) changes only where a pair may be found: a request no
+    /// response answers anywhere in the stream is still removed, in its own
+    /// turn, so the fault matrix sees that fault break turn scoping
+    /// (`STREAM-SANITIZE-TURN-SCOPED`) and nothing else. Here a request in
+    /// the first turn is answered in the second (the fault keeps both) and a
+    /// request in the second is never answered (both repairs remove it).
+    /// Written for a surviving mutant (`r - offset` to `r / offset` where
+    /// the fault marks its orphans): the faulty repair dropped the request
+    /// but left it out of `removed`, whose entries were taken turn by turn
+    /// before the stream's orphans were known.
+    #[test]
+    fn the_across_turns_fault_still_removes_a_request_nothing_answers() {
+        use crate::generate::stream::{
+            answered, inquiry_request, tool_call_request, tool_call_response, turn_start,
+        };
+        let asked = InquiryId::new("c1", "apply", 1);
+        let never = InquiryId::new("c2", "apply", 1);
+        let events = vec![
+            turn_start(),
+            tool_call_request("c1"),
+            inquiry_request(asked.clone()),
+            tool_call_response("c1"),
+            turn_start(),
+            tool_call_request("c2"),
+            answered(asked, serde_json::json!(true)),
+            inquiry_request(never),
+            tool_call_response("c2"),
+        ];
+        let unanswered = Removed {
+            index: 7,
+            turn: 1,
+            reason: Orphan::InquiryRequest,
+        };
+        let faulty = sanitize_with(events.clone(), SanitizeFaults { across_turns: true });
+        assert_eq!(
+            faulty.removed,
+            [unanswered],
+            "the fault keeps the cross-turn pair"
+        );
+        let correct = sanitize(events);
+        assert_eq!(
+            correct.removed.len(),
+            3,
+            "turn-scoped: the pair's halves go too"
+        );
+        assert!(correct.removed.contains(&unanswered));
     }
 }
