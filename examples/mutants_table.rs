@@ -11,11 +11,18 @@
 //! whole-suite second pass of `scripts/mutants.sh`) keeps its best outcome:
 //! caught beats timed out beats missed. The score is `(caught + timed out) /
 //! viable`, viable being every mutant that built: a mutant that makes a test
-//! hang did not let the suite pass (spec/mutants.md). Exit status: 0; 1
-//! when `--min-score P` is given and a module scores below P percent; 2
+//! hang did not let the suite pass (spec/mutants.md).
+//!
+//! `--equivalent FILE` (`spec/mutants-equivalent.tsv`) names the mutants
+//! argued equivalent: a missed one is counted in its own column and left
+//! out of the score (rule `MUT-EQUIVALENT`); a listed one that a test
+//! catches is reported, since the list is then wrong.
+//!
+//! Exit status: 0; 1 when `--min-score P` is given and a module scores
+//! below P percent, or when a mutant listed as equivalent was caught; 2
 //! when no outcome file is found or one does not read.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -132,10 +139,13 @@ pub struct Counts {
     pub unviable: usize,
     /// Timed out.
     pub timeout: usize,
+    /// Survived every test and listed as equivalent.
+    pub equivalent: usize,
 }
 
 impl Counts {
-    /// `(caught + timeout) / viable` in percent, `None` with no viable mutant.
+    /// `(caught + timeout) / viable` in percent, `None` with no viable
+    /// mutant; an equivalent mutant is not counted as viable.
     pub fn score(&self) -> Option<f64> {
         let viable = self.caught + self.missed + self.timeout;
         (viable > 0).then(|| 100.0 * (self.caught + self.timeout) as f64 / viable as f64)
@@ -148,13 +158,59 @@ pub fn module(file: &str) -> String {
     f.strip_suffix(".rs").unwrap_or(f).to_owned()
 }
 
-/// Counts per module of merged outcomes.
-pub fn counts(merged: &BTreeMap<String, MutantOutcome>) -> BTreeMap<String, Counts> {
+/// The names of `spec/mutants-equivalent.tsv`'s text: one mutant per line,
+/// `name<TAB>reason`, `#` comments and blank lines skipped. A line without
+/// a reason is an error naming its line number.
+pub fn parse_equivalents(text: &str) -> Result<BTreeSet<String>, String> {
+    let mut out = BTreeSet::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        match line.split_once('\t') {
+            Some((name, reason)) if !name.trim().is_empty() && !reason.trim().is_empty() => {
+                out.insert(name.to_owned());
+            }
+            Some(_) | None => {
+                return Err(format!(
+                    "line {}: expected `mutant name<TAB>reason`, found {line:?}",
+                    i + 1
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The mutants listed as equivalent that a test caught (or that timed
+/// out): the list is wrong about them.
+pub fn wrongly_listed(
+    merged: &BTreeMap<String, MutantOutcome>,
+    equivalent: &BTreeSet<String>,
+) -> Vec<String> {
+    equivalent
+        .iter()
+        .filter(|n| {
+            merged
+                .get(*n)
+                .is_some_and(|m| matches!(m.fate, Fate::Caught | Fate::Timeout))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Counts per module of merged outcomes; a missed mutant named in
+/// `equivalent` is counted as equivalent.
+pub fn counts(
+    merged: &BTreeMap<String, MutantOutcome>,
+    equivalent: &BTreeSet<String>,
+) -> BTreeMap<String, Counts> {
     let mut out: BTreeMap<String, Counts> = BTreeMap::new();
     for m in merged.values() {
         let c = out.entry(module(&m.file)).or_default();
         match m.fate {
             Fate::Caught => c.caught += 1,
+            Fate::Missed if equivalent.contains(&m.name) => c.equivalent += 1,
             Fate::Missed => c.missed += 1,
             Fate::Unviable => c.unviable += 1,
             Fate::Timeout => c.timeout += 1,
@@ -166,14 +222,14 @@ pub fn counts(merged: &BTreeMap<String, MutantOutcome>) -> BTreeMap<String, Coun
 /// The Markdown table, one row per module and a total.
 pub fn table(counts: &BTreeMap<String, Counts>) -> String {
     let mut s = String::from(
-        "| module | caught | missed | unviable | timed out | score |\n| --- | ---: | ---: | ---: | ---: | ---: |\n",
+        "| module | caught | missed | equivalent | unviable | timed out | score |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
     );
     let mut total = Counts::default();
     let row = |name: &str, c: &Counts| {
         let score = c.score().map_or("n/a".to_owned(), |p| format!("{p:.1}%"));
         format!(
-            "| {name} | {} | {} | {} | {} | {score} |\n",
-            c.caught, c.missed, c.unviable, c.timeout
+            "| {name} | {} | {} | {} | {} | {} | {score} |\n",
+            c.caught, c.missed, c.equivalent, c.unviable, c.timeout
         )
     };
     for (m, c) in counts {
@@ -182,6 +238,7 @@ pub fn table(counts: &BTreeMap<String, Counts>) -> String {
         total.missed += c.missed;
         total.unviable += c.unviable;
         total.timeout += c.timeout;
+        total.equivalent += c.equivalent;
     }
     s.push_str(&row("**total**", &total));
     s
@@ -218,20 +275,40 @@ fn outcome_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut min_score = None;
-    if args.first().is_some_and(|a| a == "--min-score") {
-        match args.get(1).and_then(|v| v.parse::<f64>().ok()) {
-            Some(v) => min_score = Some(v),
-            None => {
-                eprintln!("mutants_table: --min-score takes a percentage");
-                return ExitCode::from(2);
+    let mut equivalent = BTreeSet::new();
+    loop {
+        match args.first().map(String::as_str) {
+            Some("--min-score") => match args.get(1).and_then(|v| v.parse::<f64>().ok()) {
+                Some(v) => min_score = Some(v),
+                None => {
+                    eprintln!("mutants_table: --min-score takes a percentage");
+                    return ExitCode::from(2);
+                }
+            },
+            Some("--equivalent") => {
+                let Some(path) = args.get(1) else {
+                    eprintln!("mutants_table: --equivalent takes a file");
+                    return ExitCode::from(2);
+                };
+                let read = std::fs::read_to_string(path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| parse_equivalents(&t));
+                match read {
+                    Ok(names) => equivalent = names,
+                    Err(e) => {
+                        eprintln!("mutants_table: {path}: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
             }
+            _ => break,
         }
         args.drain(..2);
     }
     let dirs: Vec<PathBuf> = args.into_iter().map(PathBuf::from).collect();
     if dirs.is_empty() {
         eprintln!(
-            "usage: mutants_table [--min-score PERCENT] <folder with outcomes.json files>..."
+            "usage: mutants_table [--min-score PERCENT] [--equivalent FILE] <folder with outcomes.json files>..."
         );
         return ExitCode::from(2);
     }
@@ -261,11 +338,11 @@ fn main() -> ExitCode {
         }
     }
     let merged = merge(all);
-    let per_module = counts(&merged);
+    let per_module = counts(&merged, &equivalent);
     print!("{}", table(&per_module));
     let missed: Vec<&str> = merged
         .values()
-        .filter(|m| m.fate == Fate::Missed)
+        .filter(|m| m.fate == Fate::Missed && !equivalent.contains(&m.name))
         .map(|m| m.name.as_str())
         .collect();
     if !missed.is_empty() {
@@ -277,7 +354,20 @@ fn main() -> ExitCode {
             println!("- {m}");
         }
     }
+    let wrong = wrongly_listed(&merged, &equivalent);
+    if !wrong.is_empty() {
+        println!(
+            "\nListed as equivalent but detected ({}): remove them from the list:",
+            wrong.len()
+        );
+        for m in &wrong {
+            println!("- {m}");
+        }
+    }
     let below = below(&per_module, min_score);
+    if !wrong.is_empty() && below.is_empty() {
+        return ExitCode::from(1);
+    }
     if !below.is_empty() {
         println!(
             "\nBelow {}%: {}",

@@ -7,7 +7,11 @@
 #[path = "../examples/mutants_table.rs"]
 mod mutants_table;
 
-use mutants_table::{Counts, Fate, below, counts, merge, module, parse_outcomes, table};
+use mutants_table::{
+    Counts, Fate, below, counts, merge, module, parse_equivalents, parse_outcomes, table,
+    wrongly_listed,
+};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -104,22 +108,26 @@ fn the_table_merges_passes_and_scores_viable_mutants() {
     let merged = merge(all);
     assert_eq!(merged["src/routing.rs:2:1: b"].fate, Fate::Caught);
     assert_eq!(merged["src/routing.rs:3:1: c"].fate, Fate::Missed);
-    let c = counts(&merged);
+    let c = counts(&merged, &BTreeSet::new());
     assert_eq!(
         c["routing"],
         Counts {
             caught: 2,
             missed: 1,
             unviable: 1,
-            timeout: 0
+            timeout: 0,
+            equivalent: 0,
         }
     );
     // 2 of 3 viable.
     assert!((c["routing"].score().unwrap() - 200.0 / 3.0).abs() < 1e-9);
     assert_eq!(c["check/rules"].score(), Some(100.0));
     let t = table(&c);
-    assert!(t.contains("| routing | 2 | 1 | 1 | 0 | 66.7% |"), "{t}");
-    assert!(t.contains("| **total** | 2 | 1 | 1 | 1 | 75.0% |"), "{t}");
+    assert!(t.contains("| routing | 2 | 1 | 0 | 1 | 0 | 66.7% |"), "{t}");
+    assert!(
+        t.contains("| **total** | 2 | 1 | 0 | 1 | 1 | 75.0% |"),
+        "{t}"
+    );
     // The CI gate: routing is below 95%, check/rules is not.
     assert_eq!(below(&c, Some(95.0)), ["routing"]);
     assert!(below(&c, Some(50.0)).is_empty());
@@ -218,7 +226,9 @@ fn the_script_selects_then_rechecks_survivors_with_the_whole_suite() {
         "{second}"
     );
     assert!(
-        lines[2].starts_with("run --quiet --example mutants_table"),
+        lines[2].starts_with(
+            "run --quiet --example mutants_table -- --equivalent spec/mutants-equivalent.tsv"
+        ),
         "{}",
         lines[2]
     );
@@ -258,4 +268,82 @@ fn files_sharing_a_selection_share_one_run() {
 fn the_script_refuses_unknown_files() {
     assert_eq!(run_script("src/no_such_module.rs", None).0, 2);
     assert_eq!(run_script("src/bin/inquiry-model.rs", None).0, 2);
+}
+
+/// Rule: MUT-EQUIVALENT — a missed mutant the equivalents list names is
+/// counted in its own column and not against the score; one the list does
+/// not name still counts; a listed mutant that a test caught is reported
+/// as wrongly listed. A table that ignored the list, or trusted it over a
+/// catching test, fails here.
+#[test]
+fn listed_equivalents_leave_the_score_and_a_caught_one_is_reported() {
+    let run = outcomes(&[
+        (
+            "src/stream/keys.rs",
+            "src/stream/keys.rs:1:1: a",
+            "CaughtMutant",
+        ),
+        (
+            "src/stream/keys.rs",
+            "src/stream/keys.rs:2:1: b",
+            "CaughtMutant",
+        ),
+        (
+            "src/stream/keys.rs",
+            "src/stream/keys.rs:3:1: c",
+            "MissedMutant",
+        ),
+        (
+            "src/stream/keys.rs",
+            "src/stream/keys.rs:4:1: d",
+            "MissedMutant",
+        ),
+    ]);
+    let merged = merge(parse_outcomes(&run).unwrap());
+    let list = parse_equivalents(
+        "# comment\n\nsrc/stream/keys.rs:3:1: c\tonly picks a bucket\nsrc/stream/keys.rs:1:1: a\twrong\n",
+    )
+    .unwrap();
+    let c = counts(&merged, &list)["stream/keys"];
+    assert_eq!((c.caught, c.missed, c.equivalent), (2, 1, 1));
+    // 2 of 3: c is not viable, d still counts.
+    assert!((c.score().unwrap() - 200.0 / 3.0).abs() < 1e-9);
+    assert!(table(&counts(&merged, &list)).contains("| stream/keys | 2 | 1 | 1 | 0 | 0 | 66.7% |"));
+    assert_eq!(
+        wrongly_listed(&merged, &list),
+        ["src/stream/keys.rs:1:1: a"]
+    );
+    // A line without its reason is an error naming the line.
+    let e = parse_equivalents("# c\nsrc/a.rs:1:1: x\n").unwrap_err();
+    assert!(e.starts_with("line 2:"), "{e}");
+    assert!(parse_equivalents("src/a.rs:1:1: x\t  \n").is_err());
+}
+
+/// Rule: MUT-EQUIVALENT — `spec/mutants-equivalent.tsv` reads, names only
+/// files of the measured modules (`spec/mutants-tests.tsv`), and each of
+/// its mutants is argued in `spec/mutants.md`, which names its place
+/// (`file.rs:line`).
+#[test]
+fn the_equivalents_list_reads_and_each_entry_is_argued() {
+    let text = std::fs::read_to_string(root().join("spec/mutants-equivalent.tsv")).unwrap();
+    let list = parse_equivalents(&text).unwrap();
+    assert!(!list.is_empty());
+    let rows = selection();
+    let doc = std::fs::read_to_string(root().join("spec/mutants.md")).unwrap();
+    for name in &list {
+        let file = name.split(':').next().unwrap();
+        assert!(
+            rows.iter()
+                .any(|(p, _)| file == p || (p.ends_with('/') && file.starts_with(p.as_str()))),
+            "{name}: not a measured module's file"
+        );
+        assert!(root().join(file).is_file(), "{name}: no such file");
+        let path = file.strip_prefix("src/").unwrap();
+        let line = name.split(':').nth(1).unwrap();
+        let stem = path.rsplit('/').next().unwrap();
+        assert!(
+            doc.contains(&format!("{stem}:{line}")),
+            "{name}: spec/mutants.md does not argue it (no `{stem}:{line}`)"
+        );
+    }
 }
