@@ -410,4 +410,28 @@ mod tests {
             prop_assert_eq!(check_bytes(&bytes, "s", mode), reference(&bytes, "s", mode));
         }
     }
+
+    /// `ProfileMode` reads the four names `check --profile` documents
+    /// (hand-written here, not taken from `Display`), and refuses any other
+    /// with the list of them.
+    #[test]
+    fn profile_modes_read_by_their_documented_names() {
+        let cases = [
+            ("auto", ProfileMode::Auto),
+            ("legacy", ProfileMode::Fixed(Profile::Legacy)),
+            ("rfd082", ProfileMode::Fixed(Profile::Rfd082)),
+            ("rfd083", ProfileMode::Fixed(Profile::Rfd083)),
+        ];
+        for (name, mode) in cases {
+            assert_eq!(name.parse::<ProfileMode>(), Ok(mode), "{name}");
+            assert_eq!(mode.to_string(), name);
+        }
+        for bad in ["", "Auto", "rfd084", "auto "] {
+            let e = bad.parse::<ProfileMode>().unwrap_err();
+            assert!(
+                e.contains("expected auto, legacy, rfd082 or rfd083"),
+                "{bad:?}: {e}"
+            );
+        }
+    }
 }
