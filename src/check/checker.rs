@@ -1321,3 +1321,41 @@ fn unanswered_message(id: &InquiryId, legacy_shown: bool) -> String {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::stream::{
+        answered, inquiry_request, tool_call_request, tool_call_response, turn_start,
+    };
+
+    /// Rule `PERF-TURN-MEMORY`: a call's list of the requests filed under
+    /// it is pruned of the answered ones whenever it fills, and grows only
+    /// while more than half of it still waits. A call here asks a first
+    /// question left waiting to the end, then the same legacy question
+    /// 10 000 times (RFD 082 "Inquiry ID format": legacy IDs repeat), each
+    /// answered before the next: its list keeps a few slots. A list never
+    /// pruned, or grown while mostly answered, holds a slot per request
+    /// asked and fails. The stream is clean.
+    #[test]
+    fn a_calls_request_list_holds_about_its_waiting_requests() {
+        let legacy = InquiryId::legacy("c1", "apply_changes");
+        let mut c = Checker::new("again", ProfileMode::Fixed(Profile::Rfd082));
+        let mut found = c.push_event(&turn_start());
+        found.extend(c.push_event(&tool_call_request("c1")));
+        let first = InquiryId::legacy("c1", "first");
+        found.extend(c.push_event(&inquiry_request(first.clone())));
+        let mut most = 0;
+        for _ in 0..10_000 {
+            found.extend(c.push_event(&inquiry_request(legacy.clone())));
+            found.extend(c.push_event(&answered(legacy.clone(), serde_json::json!(true))));
+            let lists = c.turn.call_requests.values().map(Vec::capacity);
+            most = most.max(lists.max().unwrap_or(0));
+        }
+        found.extend(c.push_event(&answered(first, serde_json::json!(true))));
+        found.extend(c.push_event(&tool_call_response("c1")));
+        found.extend(c.finish());
+        assert!(found.is_empty(), "{:?}", found.first());
+        assert!(most <= 16, "a call's list grew to {most} slots");
+    }
+}
