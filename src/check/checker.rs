@@ -927,7 +927,10 @@ impl Checker {
                 finding: Deferred::Ready(Box::new(finding)),
             });
         };
-        for (at, id, last) in std::mem::take(&mut turn.tool_orphans) {
+        // Drained, not consumed: the buffer goes back to the turn for
+        // `TurnState::reset` to keep or drop.
+        let mut orphans = std::mem::take(&mut turn.tool_orphans);
+        for (at, id, last) in orphans.drain(..) {
             let how = if let Some(last) = last {
                 rules::ToolUnpaired::Duplicate(last)
             } else if let Some(k) = open.iter().position(|(i, c)| *i > at && *c == id) {
@@ -940,6 +943,7 @@ impl Checker {
             };
             found(at, rules::tool_response_unpaired(&id, &how));
         }
+        turn.tool_orphans = orphans;
         for (index, id) in open {
             found(index, rules::tool_call_unanswered(&id));
             if self.carried_calls.len() == CARRY_LIMIT {
@@ -1185,7 +1189,7 @@ impl Checker {
         // `pending` and `requests` are both in event order: a deferred
         // finding finds its request by one forward walk, not a search each.
         let mut requests = turn.requests.iter().peekable();
-        for p in pending {
+        for p in pending.drain(..) {
             let slot = match p.finding {
                 Deferred::Ready(_) => None,
                 Deferred::Unplaced | Deferred::Unanswered => {
@@ -1230,6 +1234,9 @@ impl Checker {
                 position: None,
             });
         }
+        // The emptied buffer goes back for `TurnState::reset` to keep or
+        // drop, so ordinary turns do not regrow it.
+        turn.pending = pending;
         turn.reset();
         self.turn = turn;
     }
@@ -1357,5 +1364,87 @@ mod tests {
         found.extend(c.finish());
         assert!(found.is_empty(), "{:?}", found.first());
         assert!(most <= 16, "a call's list grew to {most} slots");
+    }
+
+    /// Rule `PERF-TURN-MEMORY` ("a huge turn's memory is not kept for the
+    /// rest of the stream", `TurnState::reset`): at the next `turn_start`
+    /// a turn's tables that grew past `RESET_KEEPS` are dropped, smaller
+    /// ones are cleared and kept. The big turn here leaves 2 000 calls open,
+    /// each with a request waiting, and 2 000 tool-call responses no call
+    /// asked for (the call map, the call lists, the request deque, the
+    /// orphan list and the pending findings all grow past it); the small
+    /// one, three of each. The flush gives its emptied buffers back to the
+    /// turn for this (it consumed them before, so they were never kept). A reset that clears without dropping, or drops the small
+    /// and keeps the big, fails.
+    #[test]
+    fn the_next_turn_drops_a_big_turns_tables_and_keeps_small_ones() {
+        let open_calls = |c: &mut Checker, n: usize| {
+            let _ = c.push_event(&turn_start());
+            for k in 0..n {
+                let call = format!("call_{k}");
+                let _ = c.push_event(&tool_call_request(&call));
+                let _ = c.push_event(&inquiry_request(InquiryId::new(&call, "q", 1)));
+            }
+            for k in 0..n {
+                let _ = c.push_event(&tool_call_response(&format!("orphan_{k}")));
+            }
+        };
+        let sizes = |c: &Checker| {
+            [
+                c.turn.calls_by_id.capacity(),
+                c.turn.call_requests.capacity(),
+                c.turn.requests.capacity(),
+                c.turn.tool_orphans.capacity(),
+            ]
+        };
+        let mut c = Checker::new("big", ProfileMode::Auto);
+        open_calls(&mut c, 2_000);
+        assert!(
+            sizes(&c).iter().all(|&n| n > RESET_KEEPS),
+            "{:?}",
+            sizes(&c)
+        );
+        let _ = c.push_event(&turn_start());
+        assert_eq!(sizes(&c), [0; 4], "dropped");
+        // The 4 000 findings the flush made: their buffer too.
+        assert_eq!(c.turn.pending.capacity(), 0);
+        let mut c = Checker::new("small", ProfileMode::Auto);
+        open_calls(&mut c, 3);
+        let small = sizes(&c);
+        assert!(
+            small.iter().all(|&n| (1..=RESET_KEEPS).contains(&n)),
+            "{small:?}"
+        );
+        let _ = c.push_event(&turn_start());
+        assert_eq!(sizes(&c), small, "cleared and kept");
+        assert!(
+            c.turn.pending.capacity() > 0,
+            "the six findings' buffer, kept"
+        );
+        assert_eq!(c.turn.requests.len(), 0);
+    }
+
+    /// The boundary of the same rule: a list whose capacity is exactly
+    /// `RESET_KEEPS` is kept ("bigger ones are dropped"). 1 024 waiting
+    /// requests and 600 unasked-for tool-call responses grow the request
+    /// deque and the orphan list to exactly 1 024 slots (doubling from 4).
+    /// A map's capacity is 7/8 of a power of two, never 1 024, so the maps'
+    /// `>` to `>=` is listed as equivalent instead (`spec/mutants.md`).
+    #[test]
+    fn a_table_of_exactly_reset_keeps_is_kept() {
+        let mut c = Checker::new("boundary", ProfileMode::Auto);
+        let _ = c.push_event(&turn_start());
+        for k in 0..RESET_KEEPS {
+            let call = format!("call_{k}");
+            let _ = c.push_event(&tool_call_request(&call));
+            let _ = c.push_event(&inquiry_request(InquiryId::new(&call, "q", 1)));
+        }
+        for k in 0..600 {
+            let _ = c.push_event(&tool_call_response(&format!("orphan_{k}")));
+        }
+        let sizes = |c: &Checker| [c.turn.requests.capacity(), c.turn.tool_orphans.capacity()];
+        assert_eq!(sizes(&c), [RESET_KEEPS; 2]);
+        let _ = c.push_event(&turn_start());
+        assert_eq!(sizes(&c), [RESET_KEEPS; 2], "kept");
     }
 }
