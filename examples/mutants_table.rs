@@ -365,16 +365,16 @@ fn main() -> ExitCode {
         }
     }
     let below = below(&per_module, min_score);
-    if !wrong.is_empty() && below.is_empty() {
-        return ExitCode::from(1);
-    }
     if !below.is_empty() {
         println!(
             "\nBelow {}%: {}",
             min_score.unwrap_or(0.0),
             below.join(", ")
         );
-        return ExitCode::from(1);
     }
-    ExitCode::SUCCESS
+    if below.is_empty() && wrong.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }

@@ -1336,6 +1336,20 @@ mod tests {
         answered, inquiry_request, tool_call_request, tool_call_response, turn_start,
     };
 
+    /// Starts a turn with `calls` open tool calls, each with a request
+    /// waiting, then `orphans` tool-call responses no call asked for.
+    fn open_calls(c: &mut Checker, calls: usize, orphans: usize) {
+        let _ = c.push_event(&turn_start());
+        for k in 0..calls {
+            let call = format!("call_{k}");
+            let _ = c.push_event(&tool_call_request(&call));
+            let _ = c.push_event(&inquiry_request(InquiryId::new(&call, "q", 1)));
+        }
+        for k in 0..orphans {
+            let _ = c.push_event(&tool_call_response(&format!("orphan_{k}")));
+        }
+    }
+
     /// Rule `PERF-TURN-MEMORY`: a call's list of the requests filed under
     /// it is pruned of the answered ones whenever it fills, and grows only
     /// while more than half of it still waits. A call here asks a first
@@ -1373,22 +1387,11 @@ mod tests {
     /// each with a request waiting, and 2 000 tool-call responses no call
     /// asked for (the call map, the call lists, the request deque, the
     /// orphan list and the pending findings all grow past it); the small
-    /// one, three of each. The flush gives its emptied buffers back to the
-    /// turn for this (it consumed them before, so they were never kept). A reset that clears without dropping, or drops the small
-    /// and keeps the big, fails.
+    /// one, three of each. A reset that clears without dropping, drops the
+    /// small and keeps the big, or a flush that does not give its emptied
+    /// buffers back to the turn, fails.
     #[test]
     fn the_next_turn_drops_a_big_turns_tables_and_keeps_small_ones() {
-        let open_calls = |c: &mut Checker, n: usize| {
-            let _ = c.push_event(&turn_start());
-            for k in 0..n {
-                let call = format!("call_{k}");
-                let _ = c.push_event(&tool_call_request(&call));
-                let _ = c.push_event(&inquiry_request(InquiryId::new(&call, "q", 1)));
-            }
-            for k in 0..n {
-                let _ = c.push_event(&tool_call_response(&format!("orphan_{k}")));
-            }
-        };
         let sizes = |c: &Checker| {
             [
                 c.turn.calls_by_id.capacity(),
@@ -1398,7 +1401,7 @@ mod tests {
             ]
         };
         let mut c = Checker::new("big", ProfileMode::Auto);
-        open_calls(&mut c, 2_000);
+        open_calls(&mut c, 2_000, 2_000);
         assert!(
             sizes(&c).iter().all(|&n| n > RESET_KEEPS),
             "{:?}",
@@ -1409,7 +1412,7 @@ mod tests {
         // The 4 000 findings the flush made: their buffer too.
         assert_eq!(c.turn.pending.capacity(), 0);
         let mut c = Checker::new("small", ProfileMode::Auto);
-        open_calls(&mut c, 3);
+        open_calls(&mut c, 3, 3);
         let small = sizes(&c);
         assert!(
             small.iter().all(|&n| (1..=RESET_KEEPS).contains(&n)),
@@ -1433,15 +1436,7 @@ mod tests {
     #[test]
     fn a_table_of_exactly_reset_keeps_is_kept() {
         let mut c = Checker::new("boundary", ProfileMode::Auto);
-        let _ = c.push_event(&turn_start());
-        for k in 0..RESET_KEEPS {
-            let call = format!("call_{k}");
-            let _ = c.push_event(&tool_call_request(&call));
-            let _ = c.push_event(&inquiry_request(InquiryId::new(&call, "q", 1)));
-        }
-        for k in 0..600 {
-            let _ = c.push_event(&tool_call_response(&format!("orphan_{k}")));
-        }
+        open_calls(&mut c, RESET_KEEPS, 600);
         let sizes = |c: &Checker| [c.turn.requests.capacity(), c.turn.tool_orphans.capacity()];
         assert_eq!(sizes(&c), [RESET_KEEPS; 2]);
         let _ = c.push_event(&turn_start());
