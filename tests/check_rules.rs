@@ -260,6 +260,37 @@ fn turn_scoped_reports_pair_across_turns() {
     assert_eq!(found(&s, R082), [(r::PAIRED, 0, 2), (r::TURN_SCOPED, 1, 6)]);
 }
 
+/// Rule: CHECK-TURN-SCOPED — every request a turn leaves unanswered is
+/// remembered into the next turn, not only the last: both late responses
+/// are reported as crossing the boundary, not as answering nothing.
+#[test]
+fn turn_scoped_reports_each_request_carried_from_the_turn_before() {
+    let s = S::new()
+        .turn()
+        .call("c1", "fs")
+        .call("c2", "fs")
+        .ask("c1.q.1", boolean())
+        .ask("c2.q.1", boolean())
+        .done("c1")
+        .done("c2")
+        .turn()
+        .call("c1", "fs")
+        .call("c2", "fs")
+        .answer("c1.q.1", json!(true))
+        .answer("c2.q.1", json!(true))
+        .done("c1")
+        .done("c2");
+    assert_eq!(
+        found(&s, R082),
+        [
+            (r::PAIRED, 0, 3),
+            (r::PAIRED, 0, 4),
+            (r::TURN_SCOPED, 1, 10),
+            (r::TURN_SCOPED, 1, 11)
+        ]
+    );
+}
+
 /// Rule: CHECK-TURN-SCOPED — the same IDs reused in the next turn, each pair
 /// in its own turn, are clean (RFD 082: unique within a turn only).
 #[test]
@@ -390,6 +421,32 @@ fn placement_closed_waits_for_last_candidate_call() {
         .done("c2")
         .answer("c2.q.1", json!(true));
     assert_eq!(found(&late, R082), [(r::PLACEMENT_CLOSED, 0, 6)]);
+}
+
+/// Rule: CHECK-PLACEMENT-CLOSED — a request whose ID names no call (a
+/// pre-082 two-segment ID) could belong to either open call of its tool:
+/// its response is late only once both have ended, not when the first does.
+#[test]
+fn placement_closed_waits_for_every_call_an_id_could_belong_to() {
+    let s = S::new()
+        .turn()
+        .call("c1", "fs")
+        .call("c2", "fs")
+        .ask("c2.confirm", boolean())
+        .done("c1")
+        .answer("c2.confirm", json!(true))
+        .done("c2");
+    clean(&s, AUTO);
+    let late = S::new()
+        .turn()
+        .call("c1", "fs")
+        .call("c2", "fs")
+        .ask("c2.confirm", boolean())
+        .done("c1")
+        .done("c2")
+        .answer("c2.confirm", json!(true));
+    assert_eq!(found(&late, AUTO), [(r::PLACEMENT_CLOSED, 0, 6)]);
+    assert_eq!(run(&late, AUTO).diagnostics[0].ids, ["c2.confirm", "c2"]);
 }
 
 // ---------------------------------------------------------------------------

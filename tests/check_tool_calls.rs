@@ -113,3 +113,58 @@ fn tool_paired_real_and_bundled_streams_are_clean() {
         }
     }
 }
+
+/// Rule: CHECK-TOOL-PAIRED — a response is "before its request" only when a
+/// later call has its ID: an early response of one ID and an unanswered
+/// later call of another are two findings, each of its own kind.
+#[test]
+fn tool_paired_matches_an_early_response_only_to_a_later_call_of_its_id() {
+    let s = S::new().turn().done("a").call("b", "fs").reply();
+    assert_eq!(
+        found(&s, AUTO),
+        [(r::TOOL_PAIRED, E, 0, 1), (r::TOOL_PAIRED, E, 0, 2)]
+    );
+    let c = run(&s, AUTO);
+    assert!(
+        c.diagnostics[0]
+            .message
+            .contains("answers no tool_call_request"),
+        "{}",
+        lines(&c)
+    );
+    assert!(
+        c.diagnostics[1]
+            .message
+            .contains("`b` has no tool_call_response")
+    );
+}
+
+/// Rule: CHECK-TOOL-PAIRED — every call a turn leaves open is remembered
+/// into the next turn, not only the last: both late responses name the
+/// call of turn 0 they answer.
+#[test]
+fn tool_paired_carries_every_unanswered_call_of_a_turn() {
+    let s = S::new()
+        .turn()
+        .call("a", "fs")
+        .call("b", "fs")
+        .turn()
+        .done("a")
+        .done("b");
+    assert_eq!(
+        found(&s, AUTO),
+        [
+            (r::TOOL_PAIRED, E, 0, 1),
+            (r::TOOL_PAIRED, E, 0, 2),
+            (r::TOOL_PAIRED, E, 1, 4),
+            (r::TOOL_PAIRED, E, 1, 5)
+        ]
+    );
+    let c = run(&s, AUTO);
+    for (d, at) in c.diagnostics[2..]
+        .iter()
+        .zip(["event 1 of turn 0", "event 2 of turn 0"])
+    {
+        assert!(d.message.contains(at), "{}", lines(&c));
+    }
+}

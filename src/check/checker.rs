@@ -1442,4 +1442,27 @@ mod tests {
         let _ = c.push_event(&turn_start());
         assert_eq!(sizes(&c), [RESET_KEEPS; 2], "kept");
     }
+
+    /// `Checker::finish` judges the last turn once ("further calls return
+    /// nothing"): a second call adds no turn to the summary, and a stream
+    /// of no events has no turn to judge (`FileSummary`: zero turns of
+    /// every profile).
+    #[test]
+    fn finish_judges_the_last_turn_once_and_an_empty_stream_none() {
+        let mut empty = Checker::new("empty", ProfileMode::Auto);
+        assert!(empty.finish().is_empty());
+        let t = empty.summary().turns_by_profile;
+        assert_eq!([t.legacy, t.rfd082, t.rfd083], [0, 0, 0]);
+
+        let mut c = Checker::new("twice", ProfileMode::Auto);
+        let _ = c.push_event(&turn_start());
+        let _ = c.push_event(&tool_call_request("c1"));
+        let first = c.finish();
+        assert_eq!(first.len(), 1, "the open call: {first:?}");
+        let once = c.summary();
+        assert!(c.finish().is_empty());
+        assert_eq!(c.summary(), once);
+        let t = once.turns_by_profile;
+        assert_eq!(t.legacy + t.rfd082 + t.rfd083, 1);
+    }
 }
