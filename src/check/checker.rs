@@ -357,18 +357,26 @@ impl TurnState {
     }
 
     /// Bytes the turn's per-request state holds on the heap (rule
-    /// `PERF-TURN-MEMORY`): the request slots, the call lists, the
-    /// attempts, the tool-call IDs and names, and the boxed waiting
-    /// requests.
+    /// `PERF-TURN-MEMORY`): the request slots with their boxed waiting
+    /// requests and kept IDs, the call lists and their table, the attempts,
+    /// the tool-call IDs and names, and the pending findings.
     fn heap_bytes(&self) -> usize {
-        let waiting: usize = self
+        let slots: usize = self
             .requests
             .iter()
-            .filter_map(RequestSlot::waiting)
-            .map(|o| size_of::<OpenRequest>() + o.candidates.capacity() * size_of::<usize>())
+            .map(|s| match &s.state {
+                SlotState::Waiting(o) => {
+                    size_of::<OpenRequest>()
+                        + o.id.as_str().len()
+                        + o.candidates.capacity() * size_of::<usize>()
+                }
+                SlotState::AnsweredUnplaced(id) => id.as_str().len(),
+                SlotState::Answered => 0,
+            })
             .sum();
         self.requests.capacity() * size_of::<RequestSlot>()
-            + waiting
+            + slots
+            + self.call_requests.allocation_size()
             + self
                 .call_requests
                 .values()
@@ -377,6 +385,14 @@ impl TurnState {
             + self.attempts.heap_bytes()
             + self.texts.heap_bytes()
             + self.pending.capacity() * size_of::<Pending>()
+            + self
+                .pending
+                .iter()
+                .map(|p| match &p.finding {
+                    Deferred::Ready(f) => finding_heap_bytes(f),
+                    Deferred::Unplaced | Deferred::Unanswered => 0,
+                })
+                .sum::<usize>()
     }
 
     /// Empties the turn for the next one. Tables and lists of at most
@@ -440,6 +456,14 @@ impl TurnState {
             finding,
         });
     }
+}
+
+/// Bytes a boxed pending finding holds: the box, its message and its IDs.
+fn finding_heap_bytes(f: &Finding) -> usize {
+    size_of::<Finding>()
+        + f.message.capacity()
+        + f.ids.capacity() * size_of::<String>()
+        + f.ids.iter().map(String::capacity).sum::<usize>()
 }
 
 /// The capacity of a per-turn table or list [`TurnState::reset`] keeps for
@@ -1464,5 +1488,131 @@ mod tests {
         assert_eq!(c.summary(), once);
         let t = once.turns_by_profile;
         assert_eq!(t.legacy + t.rfd082 + t.rfd083, 1);
+    }
+
+    /// What dropping the fields `TurnState::heap_bytes` counts gives back
+    /// to the allocator, and the figure: the allocator is the independent
+    /// source (`crate::alloc_count`).
+    fn counted_and_held(c: &mut Checker) -> (usize, usize) {
+        let counted = c.turn.heap_bytes();
+        let t = &mut c.turn;
+        let before = crate::alloc_count::live();
+        drop(std::mem::take(&mut t.requests));
+        drop(std::mem::take(&mut t.call_requests));
+        drop(std::mem::take(&mut t.attempts));
+        drop(std::mem::take(&mut t.texts));
+        drop(std::mem::take(&mut t.pending));
+        let held = usize::try_from(before - crate::alloc_count::live()).unwrap_or(0);
+        (counted, held)
+    }
+
+    /// Rule `PERF-TURN-MEMORY`: the turn's heap figure counts at least 95%
+    /// of what its counted fields hold, and never more, in four turns each
+    /// dominated by another part: waiting requests each of 64 candidate
+    /// calls (candidates, call lists, and the pending CHECK-ID-FORMAT
+    /// findings naming the 64 calls), 4 000 calls with a waiting
+    /// request each (the boxed requests and their IDs), one waiting request
+    /// ahead of 10 000 answered ones (the slots), and 10 000 requests
+    /// outside any call (the kept IDs and pending records). A figure that
+    /// leaves a part out, or miscounts one, falls outside.
+    #[test]
+    fn the_turns_heap_figure_agrees_with_the_allocator() {
+        let mut wide = Checker::new("wide", ProfileMode::Auto);
+        let _ = wide.push_event(&turn_start());
+        for k in 0..64 {
+            let _ = wide.push_event(&tool_call_request(&format!("call_{k}")));
+        }
+        for k in 0..64 {
+            let id = InquiryId::legacy("x", &format!("q{k}"));
+            let _ = wide.push_event(&inquiry_request(id));
+        }
+        let mut many = Checker::new("many", ProfileMode::Auto);
+        open_calls(&mut many, 4_000, 0);
+        let mut behind = Checker::new("behind", ProfileMode::Fixed(Profile::Rfd082));
+        let _ = behind.push_event(&turn_start());
+        let _ = behind.push_event(&tool_call_request("c1"));
+        let _ = behind.push_event(&inquiry_request(InquiryId::legacy("c1", "first")));
+        let legacy = InquiryId::legacy("c1", "apply_changes");
+        for _ in 0..10_000 {
+            let _ = behind.push_event(&inquiry_request(legacy.clone()));
+            let _ = behind.push_event(&answered(legacy.clone(), serde_json::json!(true)));
+        }
+        let mut outside = Checker::new("outside", ProfileMode::Auto);
+        let _ = outside.push_event(&turn_start());
+        for k in 0..10_000 {
+            let id = InquiryId::new("c1", &format!("q{k}"), 1);
+            let _ = outside.push_event(&inquiry_request(id.clone()));
+            let _ = outside.push_event(&answered(id, serde_json::json!(true)));
+        }
+        for (what, c) in [
+            ("wide", &mut wide),
+            ("many", &mut many),
+            ("behind", &mut behind),
+            ("outside", &mut outside),
+        ] {
+            let (counted, held) = counted_and_held(c);
+            crate::alloc_count::assert_counted(what, counted, held, 0.95);
+        }
+    }
+
+    /// Rule `PERF-TURN-MEMORY`, the policy `TurnState::file_under_calls`
+    /// states: a call's list of requests is pruned only when it is full,
+    /// pruned to exactly its waiting requests, and grows then only if more
+    /// than half of it still waits. Each plan says, request by request,
+    /// whether the request is answered at once or left waiting (so the test
+    /// knows how many wait, independently of the list); the plans reach a
+    /// full list exactly half waiting, three quarters waiting, all waiting
+    /// and none waiting.
+    #[test]
+    fn a_calls_list_is_pruned_only_when_full_and_grows_only_past_half() {
+        /// A plan's name, and whether request `k` is left waiting.
+        type Plan = (&'static str, fn(usize) -> bool);
+        let plans: [Plan; 4] = [
+            ("alternate", |k| k % 2 == 0),
+            ("three of four", |k| k % 4 != 3),
+            ("all", |_| true),
+            ("none", |_| false),
+        ];
+        for (name, waits) in plans {
+            let mut c = Checker::new(name, ProfileMode::Fixed(Profile::Legacy));
+            let _ = c.push_event(&turn_start());
+            let _ = c.push_event(&tool_call_request("c1"));
+            let call = 1;
+            let mut waiting = 0;
+            for k in 0..300 {
+                let list = |c: &Checker| {
+                    c.turn
+                        .call_requests
+                        .get(&call)
+                        .map_or((0, 0), |l| (l.len(), l.capacity()))
+                };
+                let (len, cap) = list(&c);
+                let id = InquiryId::legacy("c1", &format!("q{k}"));
+                let _ = c.push_event(&inquiry_request(id.clone()));
+                let (len_after, cap_after) = list(&c);
+                let at = format!("{name}, request {k}: {len}/{cap} before, {waiting} waiting");
+                if cap == 0 {
+                    assert_eq!(len_after, 1, "{at}");
+                } else if len < cap {
+                    assert_eq!(
+                        (len_after, cap_after),
+                        (len + 1, cap),
+                        "{at}: room, no prune"
+                    );
+                } else {
+                    assert_eq!(len_after, waiting + 1, "{at}: pruned to the waiting");
+                    if 2 * waiting > cap {
+                        assert!(cap_after >= cap + waiting, "{at}: grown to {cap_after}");
+                    } else {
+                        assert_eq!(cap_after, cap, "{at}: grown though half or less waits");
+                    }
+                }
+                if waits(k) {
+                    waiting += 1;
+                } else {
+                    let _ = c.push_event(&answered(id, serde_json::json!(true)));
+                }
+            }
+        }
     }
 }
