@@ -391,6 +391,21 @@ mod tests {
         }
     }
 
+    /// Rule: CLI-CHECK-POSITIONS — a line or column past `u32` is not
+    /// recorded, so its event gets no position rather than a wrong one
+    /// (line and column count from 1: a 0 is never a real place).
+    #[test]
+    fn a_position_past_u32_is_not_given() {
+        let past = u32::MAX as usize + 1;
+        let mut p = Positions::new();
+        p.push(past, 3);
+        p.push(5, past);
+        p.push(past, past);
+        p.push(5, 3);
+        assert_eq!([p.get(0), p.get(1), p.get(2)], [None, None, None]);
+        assert_eq!(p.get(3), Some(Position { line: 5, column: 3 }));
+    }
+
     proptest! {
         /// Rule: PERF-CHECK-SAME — `check_reader` judges events borrowed
         /// from the input, without copying the opaque values it never reads,

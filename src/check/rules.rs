@@ -242,11 +242,6 @@ impl Finding {
             ..self
         }
     }
-
-    /// The same finding with severity `severity`.
-    pub fn with(self, severity: Severity) -> Self {
-        Finding { severity, ..self }
-    }
 }
 
 /// What the response rules need to know about a question.
