@@ -183,22 +183,35 @@ impl Shape {
     /// The shape `event` is written with by this crate's writer
     /// ([`Event`]'s `Serialize`): responses tagged, an `answer` only on
     /// `answered`, a `reason` only on `cancelled`, RFD 083 fields only when
-    /// they differ from their defaults, no other field on an inquiry event.
+    /// they differ from their defaults; and the event's kept extra fields,
+    /// which the writer writes back verbatim.
     pub fn of_event(event: &Event) -> Shape {
+        let extra = |name: &str| event.extra.iter().any(|(n, _)| n == name);
         match &event.kind {
             EventKind::InquiryResponse(r) => Shape {
                 tagged: true,
-                answer_on_disk: match r {
-                    InquiryResponse::Answered { .. } => true,
-                    InquiryResponse::Cancelled { .. } | InquiryResponse::Redacted { .. } => false,
-                },
-                reason_on_disk: match r {
-                    InquiryResponse::Cancelled { .. } => true,
-                    InquiryResponse::Answered { .. } | InquiryResponse::Redacted { .. } => false,
-                },
+                answer_on_disk: extra("answer")
+                    || match r {
+                        InquiryResponse::Answered { .. } => true,
+                        InquiryResponse::Cancelled { .. } | InquiryResponse::Redacted { .. } => {
+                            false
+                        }
+                    },
+                reason_on_disk: extra("reason")
+                    || match r {
+                        InquiryResponse::Cancelled { .. } => true,
+                        InquiryResponse::Answered { .. } | InquiryResponse::Redacted { .. } => {
+                            false
+                        }
+                    },
+                extra_on_response: event
+                    .extra
+                    .iter()
+                    .any(|(n, _)| !RESPONSE_FIELDS.contains(&n.as_str())),
                 ..Shape::default()
             },
             EventKind::InquiryRequest(r) => Shape {
+                answer_on_request: extra("answer"),
                 question_083: [
                     r.question.context.is_some(),
                     r.question.exclusive,
@@ -333,6 +346,25 @@ mod tests {
                 Present083::of_text(&text),
                 serde_json::from_str::<Present083>(&text).ok()
             );
+        }
+
+        /// Rule: PERF-CHECK-SAME — `Checker::push_event` judges an event by
+        /// the shape this crate's writer gives it on disk: `Shape::of_event`
+        /// is the shape read back from the event's written text, for every
+        /// kind of event and every outcome, reason and RFD 083 field.
+        #[test]
+        fn the_shape_of_an_event_is_the_shape_of_its_written_text(
+            e in prop_oneof![
+                crate::generate::wire::event(),
+                crate::generate::wire::inquiry_request()
+                    .prop_map(|r| Event::new(EventKind::InquiryRequest(r))),
+                crate::generate::wire::inquiry_response()
+                    .prop_map(|r| Event::new(EventKind::InquiryResponse(r))),
+            ]
+        ) {
+            let text = serde_json::to_string(&e).expect("events serialize");
+            let raw: RawEvent = serde_json::from_str(&text).expect("written text reads");
+            prop_assert_eq!(Shape::of_event(&e), Shape::of_raw(&raw), "{}", text);
         }
     }
 }
