@@ -484,15 +484,34 @@ fn turn_unique_id_accepts_legacy_repeat() {
 // CHECK-ID-FORMAT
 // ---------------------------------------------------------------------------
 
-/// Rule: CHECK-ID-FORMAT — two-segment, wrong-call, zero, leading-zero and
-/// empty-question IDs are each reported at the request under RFD 082.
+/// Rule: CHECK-ID-FORMAT — two-segment, wrong-call, zero, leading-zero,
+/// signed-attempt and empty-question IDs, and IDs that are only the call
+/// (with or without its dot), are each reported at the request under
+/// RFD 082 (the attempt is a number from 1 in its plain decimal form).
 #[test]
 fn id_format_reports_malformed_ids() {
-    for id in ["c2.q.1", "c1.q.0", "c1.q.01", "c1..1", "c1.q.x", "c1.q."] {
+    for id in [
+        "c2.q.1", "c1.q.0", "c1.q.01", "c1..1", "c1.q.x", "c1.q.", "c1.q.+1", "c1.", "c1",
+    ] {
         let s = in_call(|s| s.ask(id, boolean()).answer(id, json!(true)));
         assert_eq!(found(&s, R082), [(r::ID_FORMAT, 0, 2)], "{id}");
         assert_eq!(found(&s, R083), [(r::ID_FORMAT, 0, 2)], "{id}");
     }
+}
+
+/// Rule: CHECK-ID-FORMAT — an ID that is the call's ID and a dot, with
+/// nothing after, is not an ID of that call: the finding says so, and does
+/// not call it a pre-082 two-segment ID (which has a question ID).
+#[test]
+fn id_format_does_not_read_the_call_and_a_dot_as_a_two_segment_id() {
+    let s = in_call(|s| s.ask("c1.", boolean()).answer("c1.", json!(true)));
+    let c = run(&s, R082);
+    let message = &c.diagnostics[0].message;
+    assert!(
+        message.contains("does not start with the ID of its open tool call")
+            && !message.contains("two-segment"),
+        "{message}"
+    );
 }
 
 /// Rule: CHECK-ID-FORMAT — conforming IDs, including dotted call and
