@@ -66,6 +66,21 @@ fn secret_leak_reports_fields_beside_a_redaction() {
     }
 }
 
+/// Rule: CHECK-SECRET-LEAK — an extra field on a secret question's response
+/// is a leak whatever the outcome: a `cancelled` one carries no secret by
+/// design, so a field beside it is where one would be.
+#[test]
+fn secret_leak_reports_an_extra_field_on_a_cancelled_secret() {
+    let s = in_call(|s| {
+        s.ask("c1.pass.1", secret())
+            .push(json!({"type": "inquiry_response",
+            "outcome": "cancelled", "id": "c1.pass.1", "reason": "user", "value": "hunter2"}))
+    });
+    assert_eq!(found(&s, AUTO), [(r::SECRET_LEAK, W, 0, 3)]);
+    assert_eq!(found(&s, R082), [(r::SECRET_LEAK, E, 0, 3)]);
+    assert!(!lines(&run(&s, AUTO)).contains("hunter2"));
+}
+
 /// Rule: CHECK-SECRET-LEAK — a bare redaction is clean, and an extra field
 /// on a non-secret question's response is kept without a finding (forward
 /// compatibility).

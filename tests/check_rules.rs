@@ -12,7 +12,7 @@ use inquiry_model::check::{
     Checked, Diagnostic, Position, Profile, ProfileMode, Rule, TurnsByProfile, check_bytes,
     check_events,
 };
-use inquiry_model::wire::Stream;
+use inquiry_model::wire::{InquiryId, Stream};
 use serde_json::{Value, json};
 
 const AUTO: ProfileMode = ProfileMode::Auto;
@@ -532,6 +532,29 @@ fn id_format_accepts_conforming_ids() {
 // ---------------------------------------------------------------------------
 // CHECK-ID-ATTEMPT
 // ---------------------------------------------------------------------------
+
+/// Rule: CHECK-ID-ATTEMPT — `rules::id_attempt` as its contract states:
+/// an attempt that does not grow past the question's highest so far is a
+/// finding, the same attempt included; a higher one, or a first, is not.
+#[test]
+fn id_attempt_reports_an_attempt_that_does_not_grow() {
+    let id = InquiryId::new("c1", "q", 2);
+    let parts = r::IdParts {
+        tool_call_id: "c1".to_owned(),
+        question_id: "q".to_owned(),
+        attempt: 2,
+    };
+    for (previous, finding) in [
+        (None, false),
+        (Some(1), false),
+        (Some(2), true),
+        (Some(3), true),
+    ] {
+        let f = r::id_attempt(&id, &parts, previous);
+        assert_eq!(f.is_some(), finding, "after {previous:?}");
+        assert!(f.is_none_or(|f| f.rule == r::ID_ATTEMPT));
+    }
+}
 
 /// Rule: CHECK-ID-ATTEMPT — an attempt lower than an earlier one of the same
 /// question in the same call and turn is reported at the request; a gap, or
