@@ -351,7 +351,8 @@ mod tests {
         /// Rule: PERF-CHECK-SAME — `Checker::push_event` judges an event by
         /// the shape this crate's writer gives it on disk: `Shape::of_event`
         /// is the shape read back from the event's written text, for every
-        /// kind of event and every outcome, reason and RFD 083 field.
+        /// kind of event and every outcome, reason and RFD 083 field, with
+        /// kept extra fields (an `answer` beside a request among them).
         #[test]
         fn the_shape_of_an_event_is_the_shape_of_its_written_text(
             e in prop_oneof![
@@ -360,6 +361,15 @@ mod tests {
                     .prop_map(|r| Event::new(EventKind::InquiryRequest(r))),
                 crate::generate::wire::inquiry_response()
                     .prop_map(|r| Event::new(EventKind::InquiryResponse(r))),
+                // An `answer` kept beside a request (where a secret leaks).
+                crate::generate::wire::inquiry_request().prop_map(|r| {
+                    let mut e = Event::new(EventKind::InquiryRequest(r));
+                    e.extra.push((
+                        "answer".to_owned(),
+                        crate::wire::Opaque::from_value(&serde_json::json!("leak")),
+                    ));
+                    e
+                }),
             ]
         ) {
             let text = serde_json::to_string(&e).expect("events serialize");
