@@ -806,3 +806,32 @@ proptest! {
         prop_assert_eq!(k.is_provider_visible(), allowlisted);
     }
 }
+
+/// Rule: WIRE-OPAQUE-EQ — an opaque value's `Debug` is its text as read,
+/// whitespace and a number's spelling included, so a failing comparison
+/// (an `assert_eq!`, a proptest report) shows the two texts it compared.
+#[test]
+fn an_opaque_value_debugs_as_its_text_as_read() {
+    let e: Event =
+        serde_json::from_str(r#"{"type":"x","v": [1.50, "a b"] ,"w":{"k" : null}}"#).unwrap();
+    let shown: Vec<String> = e.extra.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+    assert_eq!(shown, [r#"v=[1.50, "a b"]"#, r#"w={"k" : null}"#]);
+}
+
+/// An event's `Debug` shows its timestamp, kind and kept extra fields (what
+/// its equality compares), and not the number text it keeps for writing
+/// (rule WIRE-NUMBER-TEXT: how a value is spelled, not what it is).
+#[test]
+fn an_event_debugs_as_what_it_compares() {
+    let e: Event = serde_json::from_str(
+        r#"{"type":"inquiry_response","timestamp":"t","id":"c.q.1","answer":1.50,"v":[2]}"#,
+    )
+    .unwrap();
+    let shown = format!("{e:?}");
+    assert!(
+        shown.starts_with(r#"Event { timestamp: Some("t"), kind: InquiryResponse("#)
+            && shown.ends_with(r#", extra: [("v", [2])] }"#)
+            && !shown.contains("value_text"),
+        "{shown}"
+    );
+}
