@@ -360,7 +360,10 @@ mod tests {
     /// `events` with an extra field kept on some inquiry events (drawn by
     /// `extra`): an unknown `content` on a response, an `answer` on a
     /// request, where a secret leaks.
-    fn with_extra_fields(mut events: Vec<Event>, extra: &[bool]) -> Vec<Event> {
+    pub(in crate::check) fn with_extra_fields(
+        mut events: Vec<Event>,
+        extra: &[bool],
+    ) -> Vec<Event> {
         use crate::wire::EventKind;
         for (k, e) in events.iter_mut().enumerate() {
             if !extra[k % extra.len()] {

@@ -399,54 +399,34 @@ fn placement_closed_reports_response_after_call_end() {
     assert_eq!(c.diagnostics[0].ids, ["c1.q.1", "c1"]);
 }
 
-/// Rule: CHECK-PLACEMENT-CLOSED — with two open calls of the same tool, the
-/// response is late only once both have ended.
+/// Rule: CHECK-PLACEMENT-CLOSED — with two open calls of the same tool, a
+/// response is late only once the last call its request could belong to
+/// has ended: for a conforming ID, the call it names (`c2`); for a pre-082
+/// two-segment ID, which names none, either call, so the response between
+/// the two `tool_call_response`s is clean, not late when the first ends.
 #[test]
-fn placement_closed_waits_for_last_candidate_call() {
-    let s = S::new()
-        .turn()
-        .call("c1", "fs")
-        .call("c2", "fs")
-        .ask("c2.q.1", boolean())
-        .done("c1")
-        .answer("c2.q.1", json!(true))
-        .done("c2");
-    clean(&s, R082);
-    let late = S::new()
-        .turn()
-        .call("c1", "fs")
-        .call("c2", "fs")
-        .ask("c2.q.1", boolean())
-        .done("c1")
-        .done("c2")
-        .answer("c2.q.1", json!(true));
-    assert_eq!(found(&late, R082), [(r::PLACEMENT_CLOSED, 0, 6)]);
-}
-
-/// Rule: CHECK-PLACEMENT-CLOSED — a request whose ID names no call (a
-/// pre-082 two-segment ID) could belong to either open call of its tool:
-/// its response is late only once both have ended, not when the first does.
-#[test]
-fn placement_closed_waits_for_every_call_an_id_could_belong_to() {
-    let s = S::new()
-        .turn()
-        .call("c1", "fs")
-        .call("c2", "fs")
-        .ask("c2.confirm", boolean())
-        .done("c1")
-        .answer("c2.confirm", json!(true))
-        .done("c2");
-    clean(&s, AUTO);
-    let late = S::new()
-        .turn()
-        .call("c1", "fs")
-        .call("c2", "fs")
-        .ask("c2.confirm", boolean())
-        .done("c1")
-        .done("c2")
-        .answer("c2.confirm", json!(true));
-    assert_eq!(found(&late, AUTO), [(r::PLACEMENT_CLOSED, 0, 6)]);
-    assert_eq!(run(&late, AUTO).diagnostics[0].ids, ["c2.confirm", "c2"]);
+fn placement_closed_waits_for_the_last_call_a_request_could_belong_to() {
+    for (id, mode) in [("c2.q.1", R082), ("c2.confirm", AUTO)] {
+        let s = S::new()
+            .turn()
+            .call("c1", "fs")
+            .call("c2", "fs")
+            .ask(id, boolean())
+            .done("c1")
+            .answer(id, json!(true))
+            .done("c2");
+        clean(&s, mode);
+        let late = S::new()
+            .turn()
+            .call("c1", "fs")
+            .call("c2", "fs")
+            .ask(id, boolean())
+            .done("c1")
+            .done("c2")
+            .answer(id, json!(true));
+        assert_eq!(found(&late, mode), [(r::PLACEMENT_CLOSED, 0, 6)], "{id}");
+        assert_eq!(run(&late, mode).diagnostics[0].ids, [id, "c2"]);
+    }
 }
 
 // ---------------------------------------------------------------------------
