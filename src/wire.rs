@@ -991,7 +991,10 @@ where
             };
             let req: InquiryRequest = match fast {
                 Some(req) => req,
-                None => from_fields(&names, &t).map_err(|e| invalid("inquiry_request", &e))?,
+                None => {
+                    typing::note_serde_typing();
+                    from_fields(&names, &t).map_err(|e| invalid("inquiry_request", &e))?
+                }
             };
             value_text = number_text(t[2].take());
             (EventKind::InquiryRequest(req), extra)
@@ -1001,8 +1004,11 @@ where
             let fast = typing::inquiry_response([0, 1, 2, 3].map(|i| t[i].as_ref().map(V::text)));
             let resp: InquiryResponse = match fast {
                 Some(resp) => resp,
-                None => from_fields(&RESPONSE_FIELDS, &t)
-                    .map_err(|e| invalid("inquiry_response", &e))?,
+                None => {
+                    typing::note_serde_typing();
+                    from_fields(&RESPONSE_FIELDS, &t)
+                        .map_err(|e| invalid("inquiry_response", &e))?
+                }
             };
             if let InquiryResponse::Answered { .. } = resp {
                 value_text = number_text(t[2].take());
@@ -1192,7 +1198,8 @@ fn unescape(inner: &str) -> Option<String> {
                             + (u32::from(low) - 0xDC00);
                         (char::from_u32(code)?, 12)
                     }
-                    0xDC00..=0xDFFF => return None,
+                    // A lone low half (0xDC00..=0xDFFF) is no `char`:
+                    // `from_u32` gives way to serde.
                     _ => (char::from_u32(u32::from(unit))?, 6),
                 }
             }
@@ -1205,9 +1212,10 @@ fn unescape(inner: &str) -> Option<String> {
     Some(out)
 }
 
-/// Four hex digits.
+/// Four hex digits: `digits` is the four bytes after `\u` (the caller's
+/// slice); `from_str_radix` alone would also take a sign.
 fn hex4(digits: &str) -> Option<u16> {
-    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     u16::from_str_radix(digits, 16).ok()

@@ -356,17 +356,33 @@ fn reader_yields_events_before_an_error_then_stops() {
     assert!(typed.next().is_none());
 }
 
-/// A reader that fails after its bytes run out.
-struct Failing(&'static [u8]);
+/// A reader that fails after its bytes run out. A failure that is not
+/// `Interrupted` must not be retried: past a hundred, it panics (a retry
+/// loop would otherwise hang the test rather than fail it).
+struct Failing {
+    bytes: &'static [u8],
+    failures: usize,
+}
+
+impl Failing {
+    fn new(bytes: &'static [u8]) -> Self {
+        Failing { bytes, failures: 0 }
+    }
+}
 
 impl Read for Failing {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.0.is_empty() {
+        if self.bytes.is_empty() {
+            self.failures += 1;
+            assert!(
+                self.failures < 100,
+                "an I/O error was retried as if interrupted"
+            );
             return Err(io::Error::other("disk on fire"));
         }
-        let n = buf.len().min(self.0.len());
-        buf[..n].copy_from_slice(&self.0[..n]);
-        self.0 = &self.0[n..];
+        let n = buf.len().min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
         Ok(n)
     }
 }
@@ -375,7 +391,7 @@ impl Read for Failing {
 /// naming the event it interrupted, not a panic.
 #[test]
 fn io_error_is_a_read_error_naming_the_event() {
-    let r = BufReader::with_capacity(4, Failing(b"[{\"type\":\"a\"},\n {\"ty"));
+    let r = BufReader::with_capacity(4, Failing::new(b"[{\"type\":\"a\"},\n {\"ty"));
     let e = Stream::read(r, "net.json").expect_err("the source fails");
     assert_eq!(e.event_index(), Some(1));
     let shown = e.to_string();
@@ -387,6 +403,28 @@ fn io_error_is_a_read_error_naming_the_event() {
         .downcast_ref::<io::Error>()
         .expect("the source is the io::Error");
     assert_eq!(io.to_string(), "disk on fire");
+}
+
+/// Rule: WIRE-READ-ERRORS — an I/O error is reported once, wherever it
+/// falls: before the first byte, between events (while whitespace is
+/// skipped) and inside an event, in both layouts. Only `Interrupted` is
+/// retried (`an_interrupted_read_is_retried` in the reader's tests).
+#[test]
+fn an_io_error_anywhere_is_reported_not_retried() {
+    let cuts: [&'static [u8]; 6] = [
+        b"",
+        b"  ",
+        b"[{\"type\":\"a\"},\n ",
+        b"[{\"type\":\"a\"}",
+        b"{\"type\":\"a\"}\n",
+        b"{\"type\":\"a\"}\n{\"type\"",
+    ];
+    for cut in cuts {
+        let e = Stream::read(BufReader::with_capacity(4, Failing::new(cut)), "net.json")
+            .expect_err("the source fails");
+        assert_eq!(e.kind(), ReadErrorKind::Io, "{cut:?}: {e}");
+        assert!(e.to_string().contains("disk on fire"), "{cut:?}: {e}");
+    }
 }
 
 /// Rule: WIRE-READ-ERRORS — each failure has the kind a caller branches on:

@@ -160,8 +160,8 @@ fn a_broken_byte_order_mark_is_named() {
 
 /// Rule: WIRE-OLD-FORMAT — the older jp `{timestamp, message, reply}`
 /// format is refused (exit 2) with an error that names it, not only
-/// "event has no `type` field"; an object with neither `type` nor those
-/// fields keeps the plain message.
+/// "event has no `type` field" (either of `message` and `reply` names it);
+/// an object with neither `type` nor those fields keeps the plain message.
 #[test]
 fn the_older_jp_format_is_named() {
     let old = r#"[
@@ -179,6 +179,20 @@ fn the_older_jp_format_is_named() {
         assert!(
             stderr.contains("older jp conversation format"),
             "{cmd}: {stderr}"
+        );
+    }
+    // Either field alone names it: an old conversation cut mid-exchange
+    // holds a `message` with no `reply` yet.
+    for half in [
+        r#"[{"timestamp": "2024-05-01T10:00:00Z", "message": "hello"}]"#,
+        r#"[{"timestamp": "2024-05-01T10:00:00Z", "reply": "hi there"}]"#,
+    ] {
+        let err = Stream::from_slice(half.as_bytes(), "old.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("older jp conversation format"),
+            "{half}: {err}"
         );
     }
     let err = Stream::from_slice(br#"{"id":"x"}"#, "x.jsonl")

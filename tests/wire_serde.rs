@@ -835,3 +835,43 @@ fn an_event_debugs_as_what_it_compares() {
         "{shown}"
     );
 }
+
+/// Rule: WIRE-EVENT-SHAPE — a raw event's tag is its `type` field's string,
+/// escapes decoded; absent or not a string, there is none (the fuzz target
+/// `event` holds it equal to the typed kind's tag).
+#[test]
+fn a_raw_events_tag_is_its_type_string_decoded() {
+    for (text, tag) in [
+        (r#"{"type":"turn_start"}"#, Some("turn_start")),
+        (
+            r#"{"timestamp":"t","type":"in\u0071uiry_request"}"#,
+            Some("inquiry_request"),
+        ),
+        (r#"{"type":""}"#, Some("")),
+        (r#"{"type":1}"#, None),
+        (r#"{"kind":"turn_start"}"#, None),
+    ] {
+        let raw: inquiry_model::wire::RawEvent = serde_json::from_str(text).expect("reads");
+        assert_eq!(raw.tag().as_deref(), tag, "{text}");
+    }
+}
+
+/// Rule: WIRE-EVENT-SHAPE — read by serde directly (the fuzz target
+/// `event`, a user's own reader) rather than by the stream reader, a value
+/// that is not an object is refused as not an event, saying what was
+/// expected.
+#[test]
+fn a_value_that_is_not_an_object_is_refused_as_not_an_event() {
+    for text in ["1", "[1]", r#""turn_start""#, "null", "true"] {
+        let raw = serde_json::from_str::<inquiry_model::wire::RawEvent>(text).unwrap_err();
+        assert!(
+            raw.to_string().contains("expected an event object"),
+            "{text}: {raw}"
+        );
+        let typed = serde_json::from_str::<Event>(text).unwrap_err();
+        assert!(
+            typed.to_string().contains("expected an event object"),
+            "{text}: {typed}"
+        );
+    }
+}

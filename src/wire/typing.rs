@@ -22,6 +22,22 @@ use super::{
     InquiryRequest, InquiryResponse, InquirySource, ResponseRepr, SelectOption, json_string,
 };
 
+#[cfg(test)]
+thread_local! {
+    /// How many inquiry payloads this thread's [`super::type_fields`] sent
+    /// to serde: the one way a test sees which path typed an event (rule
+    /// `PERF-TYPE-SAME`: every inquiry event the writer writes takes the
+    /// fast typing; both paths give the same value, so nothing else tells).
+    pub(crate) static SERDE_TYPINGS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one payload sent to serde ([`SERDE_TYPINGS`]); nothing outside
+/// tests.
+pub(super) fn note_serde_typing() {
+    #[cfg(test)]
+    SERDE_TYPINGS.with(|n| n.set(n.get() + 1));
+}
+
 /// The text of the member `name` of an object's members.
 fn member<'a>(members: &[(Cow<'a, str>, &'a str)], name: &str) -> Option<&'a str> {
     members
@@ -338,8 +354,47 @@ mod tests {
         ];
         vec(piece, 0..8).prop_map(|p| format!("\"{}\"", p.concat()))
     }
+    /// A JSON string's text with every escape but a lone surrogate half:
+    /// what [`crate::wire::unescape`] decodes itself.
+    fn paired_string_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            2 => "[a-zA-Z0-9 .:/_-]{0,12}",
+            1 => "[é😀ß中\u{7f}]{1,3}",
+            6 => prop::sample::select(vec![
+                r#"\n"#, r#"\""#, r#"\\"#, r#"\/"#, r#"\b"#, r#"\f"#, r#"\r"#, r#"\t"#,
+                r#"\u00e9"#, r#"\u0041"#, r#"\u0000"#, r#"\u005C"#, r#"\uD83D\uDE00"#,
+                r#"\ud83d\ude00"#, r#"\uDBFF\uDFFF"#, r#"\uD800\uDC00"#, r#"\uFFFF"#,
+                r#"\uE000"#, r#"\uD7FF"#,
+            ])
+            .prop_map(str::to_owned),
+        ];
+        vec(piece, 1..8).prop_map(|p| format!("\"{}\"", p.concat()))
+    }
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Rule: PERF-TYPE-SAME — every inquiry event this crate's writer
+        /// writes is typed by `type_fields` itself through the fast typing
+        /// (deleting the dispatch would change no value, only the speed).
+        #[test]
+        fn written_inquiry_events_are_typed_without_serde(event in crate::generate::wire::event()) {
+            let text = serde_json::to_string(&event).expect("writes");
+            let raw: crate::wire::RawEvent = serde_json::from_str(&text).expect("reads");
+            SERDE_TYPINGS.with(|n| n.set(0));
+            prop_assert_eq!(raw.into_event(), Ok(event));
+            prop_assert_eq!(SERDE_TYPINGS.with(std::cell::Cell::get), 0);
+        }
+
+        /// Rule: PERF-TYPE-SAME — every escape but a lone surrogate half is
+        /// decoded without serde, to what serde decodes (a regression would
+        /// send every such string back through serde and fail no other
+        /// test: `json_string` still agrees).
+        #[test]
+        fn unescape_decodes_every_paired_escape_itself(text in paired_string_text()) {
+            let inner = &text[1..text.len() - 1];
+            let serde = serde_json::from_str::<String>(&text).expect("valid JSON");
+            prop_assert_eq!(crate::wire::unescape(inner), Some(serde));
+        }
 
         /// Rule: PERF-TYPE-SAME — a JSON string's escapes decoded without
         /// serde read as serde reads them; what the decoder gives way on
@@ -405,6 +460,44 @@ mod tests {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// Rule: PERF-TYPE-SAME — a payload the fast typing gives way on (a
+    /// missing field, an unknown outcome, a number for an ID) goes to serde,
+    /// once per event, which decides: the count the property above reads
+    /// sees the serde path.
+    #[test]
+    fn payloads_the_fast_typing_gives_way_on_go_to_serde() {
+        let q = r#"{"text":"Apply?","answer_type":{"type":"boolean"}}"#;
+        let src = r#"{"type":"tool","name":"fs"}"#;
+        for (text, typed) in [
+            (
+                format!(r#"{{"type":"inquiry_request","id":"c1.q.1","source":{src}}}"#),
+                false,
+            ),
+            (
+                format!(r#"{{"type":"inquiry_request","id":7,"source":{src},"question":{q}}}"#),
+                false,
+            ),
+            (
+                r#"{"type":"inquiry_response","id":"c1.q.1","outcome":"bogus"}"#.to_owned(),
+                false,
+            ),
+            (
+                r#"{"type":"inquiry_response","id":"c1.q.1","outcome":"redacted","extra":1}"#
+                    .to_owned(),
+                true,
+            ),
+        ] {
+            let raw: crate::wire::RawEvent = serde_json::from_str(&text).expect("reads");
+            SERDE_TYPINGS.with(|n| n.set(0));
+            assert_eq!(raw.into_event().is_ok(), typed, "{text}");
+            assert_eq!(
+                SERDE_TYPINGS.with(std::cell::Cell::get),
+                usize::from(!typed),
+                "{text}"
+            );
         }
     }
 }

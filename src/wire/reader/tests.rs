@@ -461,3 +461,74 @@ fn word_and_block_scans_match_byte_loops() {
         }
     }
 }
+
+/// An input that fails with `Interrupted` before every read that succeeds,
+/// then hands out at most `step` bytes: what a read cut short by a signal
+/// looks like.
+struct Interrupting<'a> {
+    bytes: &'a [u8],
+    step: usize,
+    interrupt: bool,
+}
+
+impl io::Read for Interrupting<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.interrupt = !self.interrupt;
+        if self.interrupt {
+            return Err(io::ErrorKind::Interrupted.into());
+        }
+        let n = self.step.min(buf.len()).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// Rule: PERF-READ-BUFFERING — an interrupted read is retried, not an
+/// error (`io::ErrorKind::Interrupted` asks for exactly that): a stream
+/// whose every read is first interrupted reads as it does whole, in both
+/// layouts, whether the interruption falls between events or inside one.
+#[test]
+fn an_interrupted_read_is_retried() {
+    let array = br#"[{"type":"turn_start","timestamp":"t"}, {"type":"chat_request","content":"a long enough text"}]"#;
+    let lines = b"{\"type\":\"turn_start\"}\n{\"type\":\"chat_request\",\"n\":1}\n";
+    for bytes in [&array[..], &lines[..]] {
+        let whole = Stream::from_slice(bytes, "whole").expect("reads whole");
+        for (step, cap) in [(1, 1), (5, 8), (64, 64)] {
+            let input = Interrupting {
+                bytes,
+                step,
+                interrupt: false,
+            };
+            let read = Stream::read(io::BufReader::with_capacity(cap, input), "interrupted")
+                .unwrap_or_else(|e| panic!("step {step}: {e}"));
+            assert_eq!(read, whole, "step {step}");
+        }
+    }
+}
+
+/// Rule: PERF-READ-FAST-COVERAGE — `parse_event` hands on the fields the
+/// fast path read, borrowed from the input itself; only an event the fast
+/// path gives way on (nested past its depth limit) is handed on from
+/// serde's copy. Both give the same fields, so where the values live is
+/// the one sign of which path was taken.
+#[test]
+fn parse_event_hands_on_the_fast_paths_fields() {
+    let deep = format!("{{\"a\":{}0{}}}", "[".repeat(101), "]".repeat(101));
+    for (bytes, fast_path) in [
+        (
+            &br#"{"type":"turn_start","timestamp":"t","n":1.50}"#[..],
+            true,
+        ),
+        (deep.as_bytes(), false),
+    ] {
+        let inside = parse_event(bytes, |fields| {
+            fields
+                .iter()
+                .map(|(_, v)| bytes.as_ptr_range().contains(&v.as_ptr()))
+                .collect::<Vec<_>>()
+        })
+        .expect("reads");
+        assert!(inside.iter().all(|&b| b == fast_path), "{inside:?}");
+    }
+}
