@@ -407,23 +407,17 @@ fn placement_closed_reports_response_after_call_end() {
 #[test]
 fn placement_closed_waits_for_the_last_call_a_request_could_belong_to() {
     for (id, mode) in [("c2.q.1", R082), ("c2.confirm", AUTO)] {
-        let s = S::new()
-            .turn()
-            .call("c1", "fs")
-            .call("c2", "fs")
-            .ask(id, boolean())
-            .done("c1")
-            .answer(id, json!(true))
-            .done("c2");
-        clean(&s, mode);
-        let late = S::new()
-            .turn()
-            .call("c1", "fs")
-            .call("c2", "fs")
-            .ask(id, boolean())
-            .done("c1")
-            .done("c2")
-            .answer(id, json!(true));
+        // Both calls open, the request asked, the first call ended.
+        let first_ended = || {
+            S::new()
+                .turn()
+                .call("c1", "fs")
+                .call("c2", "fs")
+                .ask(id, boolean())
+                .done("c1")
+        };
+        clean(&first_ended().answer(id, json!(true)).done("c2"), mode);
+        let late = first_ended().done("c2").answer(id, json!(true));
         assert_eq!(found(&late, mode), [(r::PLACEMENT_CLOSED, 0, 6)], "{id}");
         assert_eq!(run(&late, mode).diagnostics[0].ids, [id, "c2"]);
     }
