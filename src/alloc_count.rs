@@ -86,11 +86,6 @@ pub(crate) fn peak_above<T>(run: impl FnOnce() -> T) -> (usize, T) {
     (usize::try_from(peak - before).unwrap_or(0), t)
 }
 
-/// The share of a map's real allocation its capacity-based figure may
-/// leave out: capacity is 7/8 of the power-of-two bucket count, and the
-/// control bytes' group padding is not counted.
-pub(crate) const MAP_SHARE: f64 = 0.86;
-
 /// Asserts that a structure's own heap figure (`counted`) is between
 /// `low` and all of what the allocator holds for it (`held`): never over.
 pub(crate) fn assert_counted(what: &str, counted: usize, held: usize, low: f64) {

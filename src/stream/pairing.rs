@@ -492,7 +492,7 @@ impl Pairer {
         self.keys.heap_bytes()
             + self.firsts.heap_bytes()
             + self.last_paired.heap_bytes()
-            + self.waiting.capacity() * (size_of::<(usize, (usize, usize))>() + 1)
+            + self.waiting.allocation_size()
             + self.log.capacity() * size_of::<Logged>()
     }
 }
@@ -554,8 +554,8 @@ mod tests {
 
     /// Rule: PERF-TURN-MEMORY — the pairer's own heap figure agrees with the
     /// allocator's count of what it holds after a turn of 20 000 requests,
-    /// half of them still waiting (maps counted by capacity, so up to an
-    /// eighth under; never over).
+    /// half of them still waiting: exactly (every map's figure is its
+    /// allocation's size).
     #[test]
     fn the_pairers_heap_bytes_agree_with_the_allocator() {
         use crate::generate::stream::{answered, inquiry_request, turn_start};
@@ -576,8 +576,7 @@ mod tests {
             }
             p
         });
-        use crate::alloc_count::{MAP_SHARE, assert_counted};
-        assert_counted("the pairer", p.heap_bytes(), held, MAP_SHARE);
+        crate::alloc_count::assert_counted("the pairer", p.heap_bytes(), held, 1.0);
     }
 
     /// Rule: PERF-TURN-MEMORY — at a turn's end the pairer keeps a log
