@@ -469,6 +469,61 @@ mod tests {
         }
     }
 
+    /// Rule: PERF-TYPE-SAME — a question that writes out a default our
+    /// writer leaves out (`"exclusive": false`, `"persistence": "turn"`,
+    /// `"context": null`; RFD 083 lets a writer spell them) is typed
+    /// without serde, to the defaults: another writer's spelling of the
+    /// same event takes the fast path too.
+    #[test]
+    fn questions_spelling_out_their_defaults_are_typed_without_serde() {
+        let src = r#"{"source":"tool","name":"fs"}"#;
+        for (members, exclusive, persistence) in [
+            (
+                r#""exclusive":false"#,
+                false,
+                InquiryAnswerReusePolicy::Turn,
+            ),
+            (r#""exclusive":true"#, true, InquiryAnswerReusePolicy::Turn),
+            (
+                r#""persistence":"turn""#,
+                false,
+                InquiryAnswerReusePolicy::Turn,
+            ),
+            (
+                r#""persistence":"none""#,
+                false,
+                InquiryAnswerReusePolicy::None,
+            ),
+            (r#""context":null"#, false, InquiryAnswerReusePolicy::Turn),
+            (
+                r#""exclusive":false,"persistence":"turn","context":null"#,
+                false,
+                InquiryAnswerReusePolicy::Turn,
+            ),
+        ] {
+            let text = format!(
+                r#"{{"type":"inquiry_request","id":"c1.q.1","source":{src},"question":{{"text":"Apply?","answer_type":{{"type":"boolean"}},{members}}}}}"#
+            );
+            let raw: crate::wire::RawEvent = serde_json::from_str(&text).expect("reads");
+            SERDE_TYPINGS.with(|n| n.set(0));
+            let event = raw.into_event();
+            assert_eq!(SERDE_TYPINGS.with(std::cell::Cell::get), 0, "{text}");
+            let Ok(crate::wire::Event {
+                kind: crate::wire::EventKind::InquiryRequest(request),
+                ..
+            }) = event
+            else {
+                panic!("{text}: typed as {event:?}");
+            };
+            let q = request.question;
+            assert_eq!(
+                (q.exclusive, q.persistence, q.context),
+                (exclusive, persistence, None),
+                "{text}"
+            );
+        }
+    }
+
     /// Rule: PERF-TYPE-SAME — a payload the fast typing gives way on (a
     /// missing field, an unknown outcome, a number for an ID) goes to serde,
     /// once per event, which decides: the count the property above reads
@@ -476,7 +531,7 @@ mod tests {
     #[test]
     fn payloads_the_fast_typing_gives_way_on_go_to_serde() {
         let q = r#"{"text":"Apply?","answer_type":{"type":"boolean"}}"#;
-        let src = r#"{"type":"tool","name":"fs"}"#;
+        let src = r#"{"source":"tool","name":"fs"}"#;
         for (text, typed) in [
             (
                 format!(r#"{{"type":"inquiry_request","id":"c1.q.1","source":{src}}}"#),

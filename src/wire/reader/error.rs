@@ -176,3 +176,43 @@ impl std::error::Error for ReadError {
             .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind, by an exhaustive match: a new kind fails to compile here
+    /// until it is listed.
+    fn every_kind() -> [ReadErrorKind; 4] {
+        let all = [
+            ReadErrorKind::Syntax,
+            ReadErrorKind::UnexpectedEnd,
+            ReadErrorKind::Io,
+            ReadErrorKind::Shape,
+        ];
+        for k in all {
+            match k {
+                ReadErrorKind::Syntax
+                | ReadErrorKind::UnexpectedEnd
+                | ReadErrorKind::Io
+                | ReadErrorKind::Shape => {}
+            }
+        }
+        all
+    }
+
+    /// Rule: WIRE-READ-ERRORS — a kind's `Display` is a name a person can
+    /// read in a log line: not empty, one line, and no two kinds share it
+    /// (a program branches on the kind itself; a person has only the
+    /// words).
+    #[test]
+    fn every_read_error_kind_has_its_own_one_line_name() {
+        let names: Vec<String> = every_kind().iter().map(ToString::to_string).collect();
+        for (k, n) in every_kind().iter().zip(&names) {
+            assert!(!n.trim().is_empty(), "{k:?} displays as {n:?}");
+            assert!(!n.contains(['\n', '\r']), "{k:?} displays as {n:?}");
+        }
+        let distinct: std::collections::HashSet<&String> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{names:?}");
+    }
+}
