@@ -469,6 +469,34 @@ mod tests {
         }
     }
 
+    /// Rule: PERF-TYPE-SAME — an answer nested at any depth up to past
+    /// serde_json's limit is typed as serde types the whole payload: the
+    /// serde path reads the answer one level deeper (inside the object), so
+    /// the answer serde accepts alone but refuses there must not be typed.
+    /// Exhaustive over depths 1 to 130 (the property above draws the
+    /// boundary only by chance); shallow answers are typed without serde.
+    #[test]
+    fn an_answer_at_every_depth_is_typed_as_serde_types_it() {
+        for depth in 1..=130 {
+            let answer = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let texts = [
+                Some("\"c1.q.1\""),
+                Some("\"answered\""),
+                Some(answer.as_str()),
+                None,
+            ];
+            let serde = from_fields::<InquiryResponse, &str>(&RESPONSE_FIELDS, &texts)
+                .map_err(|e| e.to_string());
+            let fast = inquiry_response(texts);
+            if depth <= 10 {
+                assert!(fast.is_some(), "depth {depth}: gave way");
+            }
+            if let Some(fast) = fast {
+                assert_eq!(Ok(fast), serde, "depth {depth}");
+            }
+        }
+    }
+
     /// Rule: PERF-TYPE-SAME — a question that writes out a default our
     /// writer leaves out (`"exclusive": false`, `"persistence": "turn"`,
     /// `"context": null`; RFD 083 lets a writer spell them) is typed
