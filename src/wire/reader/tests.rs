@@ -397,6 +397,9 @@ fn fast_path_agrees_on_boundary_cases() {
         r#"{"a":"\uDC00"}"#,
         r#"{"a":"\uD800"}"#,
         r#"{"a":"\uD800\u0041"}"#,
+        // A high half before a short escape: taking the twelve bytes of a
+        // pair would swallow the string's end and a name.
+        r#"{"a":"\uD800\n","b"}"#,
         r#"{"a":"\uD800\uDC00"}"#,
         r#"{"a":"\uDBFF\uDFFF"}"#,
         r#"{"a":"\uDE00\uD83D"}"#,
@@ -409,6 +412,8 @@ fn fast_path_agrees_on_boundary_cases() {
         r#"{"a":9.99e299}"#,
         r#"{"a":"\u0000"}"#,
         "{\"a\":\"\u{1}\"}",
+        // A raw control byte before an escape's letter is not an escape.
+        "{\"a\":\"\u{1}n\"}",
         "{\"a\":\"\u{7f}\"}",
         r#"{"a":1,"a":2}"#,
         r#"{"a":1,"\u0061":2}"#,
