@@ -400,6 +400,9 @@ fn fast_path_agrees_on_boundary_cases() {
         // A high half before a short escape: taking the twelve bytes of a
         // pair would swallow the string's end and a name.
         r#"{"a":"\uD800\n","b"}"#,
+        // ...and before an invalid escape followed by four hex digits of a
+        // low half: not a pair, and serde refuses the escape.
+        r#"{"a":"\uD800\qDC00"}"#,
         r#"{"a":"\uD800\uDC00"}"#,
         r#"{"a":"\uDBFF\uDFFF"}"#,
         r#"{"a":"\uDE00\uD83D"}"#,
