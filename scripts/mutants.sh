@@ -3,7 +3,9 @@
 # per test selection (files sharing one go together), then one table per
 # module (spec/mutants.md explains the score).
 #
-#   MUTANTS_FILES="src/routing.rs src/profile.rs"   the files (default: all of
+#   MUTANTS_FILES="src/routing.rs src/check/"       the files; a folder stands
+#                                                  for every .rs file under it
+#                                                  (default: all of
 #                                                  spec/mutants-tests.tsv)
 #   MUTANTS_SHARD=k/n                               this shard of every file
 #   MUTANTS_JOBS=1                                  parallel scratch builds
@@ -26,10 +28,12 @@ JOBS=${MUTANTS_JOBS:-1}
 MAP=spec/mutants-tests.tsv
 
 if [ -z "${MUTANTS_FILES:-}" ]; then
-  MUTANTS_FILES=$(grep -v '^#' "$MAP" | cut -f1 | while read -r p; do
-    if [ -d "$p" ]; then find "$p" -name '*.rs' | sort; else echo "$p"; fi
-  done | sort -u | tr '\n' ' ')
+  MUTANTS_FILES=$(grep -v '^#' "$MAP" | cut -f1 | tr '\n' ' ')
 fi
+# A folder stands for every .rs file under it; each file is named once.
+MUTANTS_FILES=$(for p in $MUTANTS_FILES; do
+  if [ -d "$p" ]; then find "${p%/}" -name '*.rs' | sort; else echo "$p"; fi
+done | awk '!seen[$0]++' | tr '\n' ' ')
 shard=()
 if [ -n "${MUTANTS_SHARD:-}" ]; then
   shard=(--shard "$MUTANTS_SHARD")

@@ -262,6 +262,42 @@ fn files_sharing_a_selection_share_one_run() {
     assert!(!runs[1].contains("src/stream"), "{}", runs[1]);
 }
 
+/// Rule: MUT-SELECTION — a folder in `MUTANTS_FILES` stands for every `.rs`
+/// file under it, so `MUTANTS_FILES='src/check.rs src/check/'` measures the
+/// whole `check` module in one run; a file named twice is mutated once.
+#[test]
+fn a_folder_stands_for_every_file_under_it() {
+    let (code, log) = run_script("src/check.rs src/check/ src/check/rules.rs", None);
+    assert_eq!(code, 0, "{log}");
+    let runs: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("mutants ") && !l.contains(" -F "))
+        .collect();
+    assert_eq!(runs.len(), 1, "{log}");
+    let mut expected: Vec<String> = std::fs::read_dir(root().join("src/check"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".rs"))
+        .map(|n| format!("src/check/{n}"))
+        .collect();
+    assert!(expected.len() >= 2, "{expected:?}");
+    expected.push("src/check.rs".to_owned());
+    for f in &expected {
+        assert_eq!(
+            runs[0].matches(&format!("--file {f} ")).count(),
+            1,
+            "{f} in {}",
+            runs[0]
+        );
+    }
+    assert_eq!(
+        runs[0].matches("--file ").count(),
+        expected.len(),
+        "{}",
+        runs[0]
+    );
+}
+
 /// Rule: MUT-SELECTION — a file that is not there, or that has no
 /// selection, is a usage error (exit 2), not a silent skip.
 #[test]
