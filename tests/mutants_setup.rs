@@ -200,6 +200,14 @@ esac
     (out.status.code().unwrap_or(-1), text)
 }
 
+/// The logged first-pass cargo-mutants runs (the second pass names its
+/// survivors with `-F`).
+fn first_pass_runs(log: &str) -> Vec<&str> {
+    log.lines()
+        .filter(|l| l.starts_with("mutants ") && !l.contains(" -F "))
+        .collect()
+}
+
 /// Rule: MUT-SELECTION — the first pass builds and tests only the
 /// selection (`--cargo-arg`, so the build skips the other test crates) in
 /// this shard; the second pass re-runs exactly the survivors, by their
@@ -245,10 +253,7 @@ fn files_sharing_a_selection_share_one_run() {
         None,
     );
     assert_eq!(code, 0, "{log}");
-    let runs: Vec<&str> = log
-        .lines()
-        .filter(|l| l.starts_with("mutants ") && !l.contains(" -F "))
-        .collect();
+    let runs = first_pass_runs(&log);
     assert_eq!(runs.len(), 2, "{log}");
     for f in [
         "src/stream.rs",
@@ -269,10 +274,7 @@ fn files_sharing_a_selection_share_one_run() {
 fn a_folder_stands_for_every_file_under_it() {
     let (code, log) = run_script("src/check.rs src/check/ src/check/rules.rs", None);
     assert_eq!(code, 0, "{log}");
-    let runs: Vec<&str> = log
-        .lines()
-        .filter(|l| l.starts_with("mutants ") && !l.contains(" -F "))
-        .collect();
+    let runs = first_pass_runs(&log);
     assert_eq!(runs.len(), 1, "{log}");
     let mut expected: Vec<String> = std::fs::read_dir(root().join("src/check"))
         .unwrap()
