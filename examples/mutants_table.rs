@@ -256,7 +256,10 @@ pub fn below(counts: &BTreeMap<String, Counts>, min: Option<f64>) -> Vec<String>
         .collect()
 }
 
-fn outcome_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `outcomes.json` under `dir`, at any depth, in path order: the
+/// table job's download (`shards/mutants-shard-K/<group>/mutants.out/`) and
+/// `make mutants`' own folder alike.
+pub fn outcome_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

@@ -8,8 +8,8 @@
 mod mutants_table;
 
 use mutants_table::{
-    Counts, Fate, below, counts, merge, module, parse_equivalents, parse_outcomes, table,
-    wrongly_listed,
+    Counts, Fate, below, counts, merge, module, outcome_files, parse_equivalents, parse_outcomes,
+    table, wrongly_listed,
 };
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -136,6 +136,53 @@ fn the_table_merges_passes_and_scores_viable_mutants() {
     let mut rev = parse_outcomes(&second).unwrap();
     rev.extend(parse_outcomes(&first).unwrap());
     assert_eq!(merge(rev), merged);
+}
+
+/// Rule: MUT-SCORE — the workflow's `table` job reads what
+/// `actions/download-artifact` lays out: one folder per shard artifact
+/// (`mutants-shard-K`), holding `make mutants`' groups, first pass and
+/// whole-suite pass. Every outcome file is found at that depth, and a
+/// mutant the first pass missed in one shard but the second pass caught
+/// counts as caught.
+#[test]
+fn the_table_job_finds_every_shard_of_a_downloaded_matrix() {
+    let tmp = std::env::temp_dir().join(format!("mutants-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let put = |rel: &str, text: String| {
+        let p = tmp.join(rel).join("mutants.out");
+        std::fs::create_dir_all(&p).unwrap();
+        std::fs::write(p.join("outcomes.json"), text).unwrap();
+    };
+    put(
+        "shards/mutants-shard-0/routing",
+        outcomes(&[("src/routing.rs", "src/routing.rs:1:1: a", "CaughtMutant")]),
+    );
+    put(
+        "shards/mutants-shard-1/routing",
+        outcomes(&[("src/routing.rs", "src/routing.rs:2:1: b", "MissedMutant")]),
+    );
+    put(
+        "shards/mutants-shard-1/routing-whole",
+        outcomes(&[("src/routing.rs", "src/routing.rs:2:1: b", "CaughtMutant")]),
+    );
+    put(
+        "shards/mutants-shard-7/check-and-4-more",
+        outcomes(&[("src/check/rules.rs", "src/check/rules.rs:3:1: c", "Timeout")]),
+    );
+    // A shard whose groups had no mutant writes no outcome file.
+    std::fs::create_dir_all(tmp.join("shards/mutants-shard-6")).unwrap();
+    let mut files = Vec::new();
+    outcome_files(&tmp.join("shards"), &mut files);
+    assert_eq!(files.len(), 4, "{files:?}");
+    let mut all = Vec::new();
+    for f in &files {
+        all.extend(parse_outcomes(&std::fs::read_to_string(f).unwrap()).unwrap());
+    }
+    let c = counts(&merge(all), &BTreeSet::new());
+    assert_eq!((c["routing"].caught, c["routing"].missed), (2, 0));
+    assert_eq!(c["check/rules"].timeout, 1);
+    assert!(below(&c, Some(95.0)).is_empty());
+    std::fs::remove_dir_all(&tmp).unwrap();
 }
 
 /// Rule: MUT-SCORE — outcome files that do not read are errors naming
