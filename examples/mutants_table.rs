@@ -256,10 +256,28 @@ pub fn below(counts: &BTreeMap<String, Counts>, min: Option<f64>) -> Vec<String>
         .collect()
 }
 
-/// Every `outcomes.json` under `dir`, at any depth, in path order: the
+/// The mutants of every `outcomes.json` under `dirs`, at any depth: the
 /// table job's download (`shards/mutants-shard-K/<group>/mutants.out/`) and
-/// `make mutants`' own folder alike.
-pub fn outcome_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// `make mutants`' own folder alike. No outcome file at all is an error, as
+/// is one that does not read; both name what they looked at.
+pub fn read_outcomes(dirs: &[PathBuf]) -> Result<Vec<MutantOutcome>, String> {
+    let mut files = Vec::new();
+    for d in dirs {
+        outcome_files(d, &mut files);
+    }
+    if files.is_empty() {
+        return Err(format!("no outcomes.json under {dirs:?}"));
+    }
+    let mut all = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        all.extend(parse_outcomes(&text).map_err(|e| format!("{}: {e}", f.display()))?);
+    }
+    Ok(all)
+}
+
+/// Every `outcomes.json` under `dir`, in path order.
+fn outcome_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -315,31 +333,13 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let mut files = Vec::new();
-    for d in &dirs {
-        outcome_files(d, &mut files);
-    }
-    if files.is_empty() {
-        eprintln!("mutants_table: no outcomes.json under {dirs:?}");
-        return ExitCode::from(2);
-    }
-    let mut all = Vec::new();
-    for f in &files {
-        let text = match std::fs::read_to_string(f) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("mutants_table: {}: {e}", f.display());
-                return ExitCode::from(2);
-            }
-        };
-        match parse_outcomes(&text) {
-            Ok(ms) => all.extend(ms),
-            Err(e) => {
-                eprintln!("mutants_table: {}: {e}", f.display());
-                return ExitCode::from(2);
-            }
+    let all = match read_outcomes(&dirs) {
+        Ok(all) => all,
+        Err(e) => {
+            eprintln!("mutants_table: {e}");
+            return ExitCode::from(2);
         }
-    }
+    };
     let merged = merge(all);
     let per_module = counts(&merged, &equivalent);
     print!("{}", table(&per_module));

@@ -8,7 +8,7 @@
 mod mutants_table;
 
 use mutants_table::{
-    Counts, Fate, below, counts, merge, module, outcome_files, parse_equivalents, parse_outcomes,
+    Counts, Fate, below, counts, merge, module, parse_equivalents, parse_outcomes, read_outcomes,
     table, wrongly_listed,
 };
 use std::collections::BTreeSet;
@@ -148,40 +148,46 @@ fn the_table_merges_passes_and_scores_viable_mutants() {
 fn the_table_job_finds_every_shard_of_a_downloaded_matrix() {
     let tmp = std::env::temp_dir().join(format!("mutants-shards-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let put = |rel: &str, text: String| {
-        let p = tmp.join(rel).join("mutants.out");
+    // (folder under shards/, mutant, outcome): the groups of three shards;
+    // shard 1's survivor is caught by its whole-suite pass.
+    for (folder, name, summary) in [
+        (
+            "mutants-shard-0/routing",
+            "src/routing.rs:1:1: a",
+            "CaughtMutant",
+        ),
+        (
+            "mutants-shard-1/routing",
+            "src/routing.rs:2:1: b",
+            "MissedMutant",
+        ),
+        (
+            "mutants-shard-1/routing-whole",
+            "src/routing.rs:2:1: b",
+            "CaughtMutant",
+        ),
+        (
+            "mutants-shard-7/check-and-4-more",
+            "src/check/rules.rs:3:1: c",
+            "Timeout",
+        ),
+    ] {
+        let file = name.split(':').next().unwrap();
+        let p = tmp.join("shards").join(folder).join("mutants.out");
         std::fs::create_dir_all(&p).unwrap();
-        std::fs::write(p.join("outcomes.json"), text).unwrap();
-    };
-    put(
-        "shards/mutants-shard-0/routing",
-        outcomes(&[("src/routing.rs", "src/routing.rs:1:1: a", "CaughtMutant")]),
-    );
-    put(
-        "shards/mutants-shard-1/routing",
-        outcomes(&[("src/routing.rs", "src/routing.rs:2:1: b", "MissedMutant")]),
-    );
-    put(
-        "shards/mutants-shard-1/routing-whole",
-        outcomes(&[("src/routing.rs", "src/routing.rs:2:1: b", "CaughtMutant")]),
-    );
-    put(
-        "shards/mutants-shard-7/check-and-4-more",
-        outcomes(&[("src/check/rules.rs", "src/check/rules.rs:3:1: c", "Timeout")]),
-    );
+        std::fs::write(p.join("outcomes.json"), outcomes(&[(file, name, summary)])).unwrap();
+    }
     // A shard whose groups had no mutant writes no outcome file.
     std::fs::create_dir_all(tmp.join("shards/mutants-shard-6")).unwrap();
-    let mut files = Vec::new();
-    outcome_files(&tmp.join("shards"), &mut files);
-    assert_eq!(files.len(), 4, "{files:?}");
-    let mut all = Vec::new();
-    for f in &files {
-        all.extend(parse_outcomes(&std::fs::read_to_string(f).unwrap()).unwrap());
-    }
+    let all = read_outcomes(&[tmp.join("shards")]).unwrap();
+    assert_eq!(all.len(), 4, "{all:?}");
     let c = counts(&merge(all), &BTreeSet::new());
     assert_eq!((c["routing"].caught, c["routing"].missed), (2, 0));
     assert_eq!(c["check/rules"].timeout, 1);
     assert!(below(&c, Some(95.0)).is_empty());
+    // No outcome file at all is an error, never an empty table.
+    let empty = read_outcomes(&[tmp.join("shards/mutants-shard-6")]).unwrap_err();
+    assert!(empty.contains("no outcomes.json"), "{empty}");
     std::fs::remove_dir_all(&tmp).unwrap();
 }
 
