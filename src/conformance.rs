@@ -21,10 +21,12 @@
 pub mod compare;
 mod curated;
 pub mod observe;
+pub mod pins;
 
 pub use compare::{Divergence, MARKS, Mark, compare, side_by_side};
 pub use curated::curated;
 pub use observe::{Invocation, Observed, Prompt, Record, Recorder, Remembered, ToolResponse};
+pub use pins::{PINS, Pin, PinFilter, pins_of, skip_pinned};
 
 use std::fmt;
 
@@ -145,6 +147,11 @@ pub struct Vector {
     /// for readers; the runner uses [`MARKS`].
     #[serde(default)]
     pub compare: Value,
+    /// The model's decisions its expectation rests on where the RFDs leave
+    /// the outcome open ([`PINS`]); empty: pure RFD. `conform --rfd-only`
+    /// skips the vectors that pin any.
+    #[serde(default)]
+    pub pins: Vec<Pin>,
     /// The input.
     pub scenario: Scenario,
     /// The expected behaviour.
@@ -179,6 +186,7 @@ pub fn vector(
         description: description.to_owned(),
         rules: rules.iter().map(|r| (*r).to_owned()).collect(),
         compare: marks_json(),
+        pins: pins_of(&scenario, &trace),
         expected: Observed::of(&trace),
         scenario,
     })
