@@ -50,7 +50,8 @@ pub struct PinInfo {
     pub pin: Pin,
     /// What the model does, in one line.
     pub statement: &'static str,
-    /// The `spec/DECISIONS.md` heading (without `## `) that records it.
+    /// The `spec/DECISIONS.md` heading that records it (its start, without
+    /// `## `).
     pub decision: &'static str,
 }
 
@@ -59,17 +60,17 @@ pub const PINS: [PinInfo; 6] = [
     PinInfo {
         pin: Pin::DeliveryWithheldResponse,
         statement: "a result withheld at the delivery prompt answers the call with a success (is_error false, kind result_withheld); RFD 082's Non-Goals only keep the prompt out of the stream",
-        decision: "Configuration driving the lifecycle (issue 17)",
+        decision: "Configuration driving the lifecycle",
     },
     PinInfo {
         pin: Pin::BackendModelChoice,
         statement: "the backend asks the question's own assistant.<id>.model, else the scenario's inquiry_model; per-question models come from RFD 034, not among the RFDs here, and RFD 028 sets the model \"once per turn\"",
-        decision: "The inquiry backend (issue 17)",
+        decision: "The inquiry backend",
     },
     PinInfo {
         pin: Pin::AbortedTurnToken,
         statement: "an aborted turn's token cancels every inquiry left in the cycle (cancelled (user)), each call is answered, no later cycle runs; an aborted turn is not among RFD 082's token causes",
-        decision: "Prompter failures and the cancellation token (issue 17)",
+        decision: "Prompter failures and the cancellation token",
     },
     PinInfo {
         pin: Pin::HardQuitAftermath,
@@ -79,12 +80,12 @@ pub const PINS: [PinInfo; 6] = [
     PinInfo {
         pin: Pin::RestartRerunsTool,
         statement: "a restart runs the tool again from scratch in the same call, with no tool response in between, and its question takes the next attempt; RFD 082 fixes only the reason user",
-        decision: "Prompter failures and the cancellation token (issue 17)",
+        decision: "Prompter failures and the cancellation token",
     },
     PinInfo {
         pin: Pin::DisabledToolUnknown,
         statement: "a configured tool switched off by enable or -t/-T is answered like an unconfigured tool (kind unknown_tool) and records nothing",
-        decision: "Configuration driving the lifecycle (issue 17)",
+        decision: "Configuration driving the lifecycle",
     },
 ];
 
