@@ -11,9 +11,9 @@
 //! failure to a small scenario of the same kind, reported with both sides.
 //!
 //! What is compared and how ([`compare::MARKS`], `spec/vector-format.md`):
-//! inquiry events, tool-call IDs and names, `is_error`, the answers tools
-//! saw, `ask_user`'s success body (as a JSON value) and the remembered keys
-//! exactly; tool-response texts the RFDs leave open only by class
+//! inquiry events, tool-call IDs and names, `is_error` (but a denied
+//! permission's), the answers tools saw, `ask_user`'s success body (as a
+//! JSON value) and the remembered keys exactly; tool-response texts the RFDs leave open only by class
 //! ([`ResponseKind`]); parallel work as the partial order the RFDs fix.
 //! Three outcomes are told apart ([`Verdict`]): the implementation diverged,
 //! the implementation failed to run, the model refused the scenario.
