@@ -46,7 +46,7 @@ pub const MARKS: [(&str, Mark, &str); 18] = [
     (
         "stream.turn_start",
         Mark::Exact,
-        "RFD 082 \"Recording lifecycle\": per-turn state; turn boundaries order everything",
+        "RFD 082 \"Inquiry ID format\": the attempt counter resets only at turn boundaries (IDs are unique within a turn); turn boundaries order everything",
     ),
     (
         "stream.tool_call_request",
@@ -66,7 +66,7 @@ pub const MARKS: [(&str, Mark, &str); 18] = [
     (
         "stream.inquiry_request",
         Mark::Exact,
-        "RFD 082 \"InquiryRequest\" and RFD 083 \"Persisted recording\" fix every field (JSON value)",
+        "RFD 082 \"Recording lifecycle\" step 2 (InquiryRequest { id, source, question }, the same answer_type) and RFD 083 \"Persisted recording\" fix every field (JSON value)",
     ),
     (
         "stream.inquiry_response",
