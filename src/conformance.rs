@@ -11,9 +11,9 @@
 //! failure to a small scenario of the same kind, reported with both sides.
 //!
 //! What is compared and how ([`compare::MARKS`], `spec/vector-format.md`):
-//! inquiry events, tool-call IDs and names, `is_error`, the answers tools
-//! saw, `ask_user`'s success body (as a JSON value) and the remembered keys
-//! exactly; tool-response texts the RFDs leave open only by class
+//! inquiry events, tool-call IDs and names, `is_error` (but a denied
+//! permission's), the answers tools saw, `ask_user`'s success body (as a
+//! JSON value) and the remembered keys exactly; tool-response texts the RFDs leave open only by class
 //! ([`ResponseKind`]); parallel work as the partial order the RFDs fix.
 //! Three outcomes are told apart ([`Verdict`]): the implementation diverged,
 //! the implementation failed to run, the model refused the scenario.
@@ -21,10 +21,12 @@
 pub mod compare;
 mod curated;
 pub mod observe;
+pub mod pins;
 
 pub use compare::{Divergence, MARKS, Mark, compare, side_by_side};
 pub use curated::curated;
 pub use observe::{Invocation, Observed, Prompt, Record, Recorder, Remembered, ToolResponse};
+pub use pins::{PINS, Pin, PinFilter, pins_of, skip_pinned};
 
 use std::fmt;
 
@@ -145,6 +147,11 @@ pub struct Vector {
     /// for readers; the runner uses [`MARKS`].
     #[serde(default)]
     pub compare: Value,
+    /// The model's decisions its expectation rests on where the RFDs leave
+    /// the outcome open ([`PINS`]); empty: pure RFD. `conform --rfd-only`
+    /// skips the vectors that pin any.
+    #[serde(default)]
+    pub pins: Vec<Pin>,
     /// The input.
     pub scenario: Scenario,
     /// The expected behaviour.
@@ -179,6 +186,7 @@ pub fn vector(
         description: description.to_owned(),
         rules: rules.iter().map(|r| (*r).to_owned()).collect(),
         compare: marks_json(),
+        pins: pins_of(&scenario, &trace),
         expected: Observed::of(&trace),
         scenario,
     })
@@ -381,42 +389,112 @@ where
     }
 }
 
+/// Why a scenario is outside the core scenario language: each thing the
+/// core leaves out (rule `CONF-CORE-LANGUAGE`). `spec/conform-protocol.md`
+/// "The core language" lists exactly these, by [`OutsideCore::id`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutsideCore {
+    /// A call to a tool whose program is a local program (the stdout
+    /// protocol).
+    LocalProgram,
+    /// A `backend` reply `cancelled` with a `cause` (the cancellation token).
+    TokenCause,
+    /// Backend replies keyed by inquiry ID (`backend_by_id`).
+    BackendById,
+    /// A dedicated inquiry model (`inquiry_model`).
+    InquiryModel,
+    /// A tool's per-question `assistant` configuration (a chosen model).
+    AssistantTarget,
+    /// A result-delivery prompt: a tool with `result: ask`, or `deliveries`.
+    DeliveryPrompt,
+    /// A tool's `enable`.
+    Enable,
+    /// Command-line `toggles` (`-t`/`-T`).
+    Toggles,
+}
+
+impl OutsideCore {
+    /// Every reason, in declaration order.
+    pub const ALL: [OutsideCore; 8] = [
+        OutsideCore::LocalProgram,
+        OutsideCore::TokenCause,
+        OutsideCore::BackendById,
+        OutsideCore::InquiryModel,
+        OutsideCore::AssistantTarget,
+        OutsideCore::DeliveryPrompt,
+        OutsideCore::Enable,
+        OutsideCore::Toggles,
+    ];
+
+    /// Its name in `spec/conform-protocol.md`.
+    pub fn id(self) -> &'static str {
+        match self {
+            OutsideCore::LocalProgram => "local_program",
+            OutsideCore::TokenCause => "token_cause",
+            OutsideCore::BackendById => "backend_by_id",
+            OutsideCore::InquiryModel => "inquiry_model",
+            OutsideCore::AssistantTarget => "assistant_target",
+            OutsideCore::DeliveryPrompt => "delivery_prompt",
+            OutsideCore::Enable => "enable",
+            OutsideCore::Toggles => "toggles",
+        }
+    }
+
+    /// Whether `s` says this.
+    fn holds(self, s: &Scenario) -> bool {
+        use crate::coordinator::RunPolicy;
+        use crate::scenario::{BackendReply, Program};
+        match self {
+            OutsideCore::LocalProgram => s
+                .turns
+                .iter()
+                .flat_map(|t| t.cycles.iter().flatten())
+                .any(|c| {
+                    s.tools
+                        .get(&c.tool)
+                        .is_some_and(|t| matches!(t.program, Program::Local { .. }))
+                }),
+            OutsideCore::TokenCause => s.backend.iter().any(|r| match r {
+                BackendReply::Cancelled { .. } => true,
+                BackendReply::Answer { .. }
+                | BackendReply::Raw { .. }
+                | BackendReply::Error { .. } => false,
+            }),
+            OutsideCore::BackendById => !s.backend_by_id.is_empty(),
+            OutsideCore::InquiryModel => s.inquiry_model.is_some(),
+            OutsideCore::AssistantTarget => s.tools.values().any(|t| !t.assistant.is_empty()),
+            OutsideCore::DeliveryPrompt => {
+                !s.deliveries.is_empty()
+                    || s.tools.values().any(|t| match t.result {
+                        RunPolicy::Ask => true,
+                        RunPolicy::Unattended => false,
+                    })
+            }
+            OutsideCore::Enable => s.tools.values().any(|t| t.enable.is_some()),
+            OutsideCore::Toggles => !s.toggles.is_empty(),
+        }
+    }
+}
+
+/// Why `s` is outside the core scenario language ([`OutsideCore`]); empty
+/// when it is inside.
+pub fn outside_core(s: &Scenario) -> Vec<OutsideCore> {
+    OutsideCore::ALL
+        .into_iter()
+        .filter(|r| r.holds(s))
+        .collect()
+}
+
 /// Whether `s` uses only the core scenario language: the RFD 082/083
-/// lifecycle as the vectors of issue 16 exercised it. The small second
+/// lifecycle as the first vectors exercised it. The small second
 /// implementation, the example adapters and the Python adapter cover this
-/// much; a scenario outside it calls a local program (the stdout protocol),
-/// lets the cancellation token fire with a cause, keys backend replies by
-/// inquiry ID, switches tools on and off (`enable`, `-t`/`-T`), chooses
-/// the backend's model, or asks before delivering a result. An
+/// much; a scenario outside it says one of [`OutsideCore::ALL`]. An
 /// implementation that covers less than the whole language filters its
 /// vectors and generated scenarios with this (and says so), never by
 /// hiding a failure.
 pub fn core_scenario(s: &Scenario) -> bool {
-    use crate::scenario::{BackendReply, Program};
-    let local = |tool: &str| {
-        s.tools
-            .get(tool)
-            .is_some_and(|t| matches!(t.program, Program::Local { .. }))
-    };
-    let calls_local = s
-        .turns
-        .iter()
-        .flat_map(|t| t.cycles.iter().flatten())
-        .any(|c| local(&c.tool));
-    let token = s
-        .backend
-        .iter()
-        .any(|r| matches!(r, BackendReply::Cancelled { .. }));
-    !calls_local
-        && !token
-        && s.backend_by_id.is_empty()
-        && s.inquiry_model.is_none()
-        && s.deliveries.is_empty()
-        && s.tools.values().all(|t| {
-            t.assistant.is_empty() && t.result == crate::coordinator::RunPolicy::Unattended
-        })
-        && s.toggles.is_empty()
-        && s.tools.values().all(|t| t.enable.is_none())
+    outside_core(s).is_empty()
 }
 
 #[cfg(feature = "testkit")]

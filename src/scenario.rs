@@ -1080,6 +1080,11 @@ impl<'s, 'o> Driver<'s, 'o> {
                     self.trace.stream.push(e)
                 }
                 Effect::Persist(_) if quitting => {}
+                // Nor is any call answered: the process stops (RFD 082 step
+                // 6, the response "is unchanged", is never sent). Before
+                // RFD 082 a cancelled inquiry writes no response, so no
+                // `break` above stops the loop first.
+                Effect::Respond { .. } if quitting => {}
                 Effect::Persist(e) => {
                     if returned
                         && e.as_inquiry_request().is_some()

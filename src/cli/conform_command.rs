@@ -44,9 +44,24 @@ pub struct ConformArgs {
     /// Only these profiles (repeatable; default: those the adapter lists).
     #[arg(long, value_name = "PROFILE", value_parser = super::profile_arg::ConformProfileParser)]
     profile: Vec<ProfileName>,
+    /// Skip the vectors that pin a decision of the model's own where the
+    /// RFDs leave the outcome open (`pins`, spec/vector-format.md).
+    #[arg(long)]
+    rfd_only: bool,
+    /// Skip the vectors pinning this decision (repeatable; the IDs are in
+    /// spec/vector-format.md "Pins").
+    #[arg(long, value_name = "PIN", value_parser = pin_arg)]
+    skip_pin: Vec<conformance::Pin>,
     /// Seconds to wait for each reply.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
+}
+
+fn pin_arg(s: &str) -> Result<conformance::Pin, String> {
+    conformance::Pin::from_id(s).ok_or_else(|| {
+        let ids: Vec<&str> = conformance::PINS.iter().map(|p| p.pin.id()).collect();
+        format!("unknown pin {s:?}; one of: {}", ids.join(", "))
+    })
 }
 
 fn read_vectors(dir: &PathBuf) -> Result<Vec<Vector>, String> {
@@ -121,6 +136,15 @@ pub fn conform_command(args: ConformArgs) -> i32 {
         let (vectors, outside): (Vec<Vector>, Vec<Vector>) = vectors
             .into_iter()
             .partition(|v| !core_only || conformance::core_scenario(&v.scenario));
+        let skip: Vec<conformance::Pin> = match args.rfd_only {
+            true => conformance::PINS.iter().map(|p| p.pin).collect(),
+            false => args.skip_pin.clone(),
+        };
+        let pinned = conformance::skip_pinned(vectors, &skip);
+        if let Some(summary) = pinned.summary() {
+            println!("vectors: {summary}");
+        }
+        let vectors = pinned.kept;
         let failures = check_vectors(&mut imp, &vectors);
         for f in &failures {
             print_failure(f);

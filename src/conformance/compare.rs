@@ -38,12 +38,15 @@ pub enum Mark {
 }
 
 /// Every compared field, its mark, and the RFD sentence (or the reason) that
-/// fixes it. Written into every vector as `compare`.
-pub const MARKS: [(&str, Mark, &str); 17] = [
+/// fixes it. Written into every vector as `compare`. Each `Exact` field
+/// rests on an RFD sentence (`tests/exact_marks.rs` lists them verbatim and
+/// finds each in the RFD texts), or is the model's own decision, named by
+/// the pin ([`super::PINS`]) that vectors resting on it carry.
+pub const MARKS: [(&str, Mark, &str); 18] = [
     (
         "stream.turn_start",
         Mark::Exact,
-        "RFD 082 \"Recording lifecycle\": per-turn state; turn boundaries order everything",
+        "RFD 082 \"Inquiry ID format\": the attempt counter resets only at turn boundaries (IDs are unique within a turn); turn boundaries order everything",
     ),
     (
         "stream.tool_call_request",
@@ -63,7 +66,7 @@ pub const MARKS: [(&str, Mark, &str); 17] = [
     (
         "stream.inquiry_request",
         Mark::Exact,
-        "RFD 082 \"InquiryRequest\" and RFD 083 \"Persisted recording\" fix every field (JSON value)",
+        "RFD 082 \"Recording lifecycle\" step 2 (InquiryRequest { id, source, question }, the same answer_type) and RFD 083 \"Persisted recording\" fix every field (JSON value)",
     ),
     (
         "stream.inquiry_response",
@@ -84,6 +87,11 @@ pub const MARKS: [(&str, Mark, &str); 17] = [
         "tool_responses.is_error",
         Mark::Exact,
         "RFD 082 step 6 (unchanged response), RFD 083 steps 6-7 (tool-level errors)",
+    ),
+    (
+        "tool_responses[permission_denied].is_error",
+        Mark::Ignored,
+        "RFD 082 Non-Goals: permission prompts \"remain outside the scope of this RFD\"; no RFD here fixes a denied call's is_error (in the stream too); compared by tool_responses.kind only",
     ),
     (
         "tool_responses.kind",
@@ -118,12 +126,12 @@ pub const MARKS: [(&str, Mark, &str); 17] = [
     (
         "tool_responses[result_withheld]",
         Mark::Exact,
-        "the model's decision, no RFD here fixes it: a result withheld at the delivery prompt is a success (is_error false), like a cancelled prompt (spec/DECISIONS.md \"The result-delivery prompt\")",
+        "the model's decision, no RFD here fixes it (pin delivery-withheld-response): a result withheld at the delivery prompt is a success (is_error false), like a cancelled prompt (spec/DECISIONS.md \"The result-delivery prompt\")",
     ),
     (
         "inquiry_models",
         Mark::Exact,
-        "RFD 028 backend, RFD 034 assistant target: the model each backend call asks when one is chosen (the question's own wins), as a set",
+        "the model's decision (pin backend-model-choice): RFD 034's per-question model is not among the RFDs here; the model each backend call asks when one is chosen (the question's own wins), as a set",
     ),
 ];
 
@@ -143,8 +151,56 @@ pub struct Divergence {
 }
 
 fn show<T: Serialize>(x: Option<&T>) -> String {
-    x.map(|v| serde_json::to_string(v).unwrap_or_default())
-        .unwrap_or_else(|| "(nothing)".to_owned())
+    shown(x, |v| serde_json::to_string(v).unwrap_or_default())
+}
+
+/// `label(x)`, or `(nothing)` where one side has no such entry.
+fn shown<T>(x: Option<&T>, label: impl Fn(&T) -> String) -> String {
+    x.map(label).unwrap_or_else(|| "(nothing)".to_owned())
+}
+
+fn json(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// An invocation as a reader reads it: `tool: fs, answers: {…}`.
+fn label_invocation((tool, answers): &(String, Value)) -> String {
+    format!("tool: {tool}, answers: {}", json(answers))
+}
+
+/// A tool response's class: `is_error: false, kind: cancelled_by_user`
+/// (`is_error: not compared` for a permission denial), with the `ask_user`
+/// success body when there is one.
+fn label_response((is_error, kind, body): &ResponseClass) -> String {
+    let e = match is_error {
+        Some(b) => b.to_string(),
+        None => "not compared".to_owned(),
+    };
+    let k = serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| format!("{kind:?}"));
+    match body {
+        Some(b) => format!("is_error: {e}, kind: {k}, body: {}", json(b)),
+        None => format!("is_error: {e}, kind: {k}"),
+    }
+}
+
+/// A prompt as compared: `events persisted before the prompt: 2,
+/// presentation: {…}`.
+fn label_prompt((before, presentation): &(usize, Value)) -> String {
+    format!(
+        "events of its call persisted before the prompt: {before}, presentation: {}",
+        json(presentation)
+    )
+}
+
+/// A turn's remembered keys: `tool_answers: [...], permission_decisions: [...]`.
+fn label_remembered(r: &super::observe::Remembered) -> String {
+    format!(
+        "tool_answers: {:?}, permission_decisions: {:?}",
+        r.tool_answers, r.permission_decisions
+    )
 }
 
 /// The class projection of a persisted event: a tool-call response loses
@@ -250,10 +306,11 @@ fn grouped<T: Clone>(items: &[T], key: impl Fn(&T) -> &str) -> BTreeMap<String, 
     m
 }
 
-fn first_in_groups<T: Serialize + PartialEq>(
+fn first_in_groups<T: PartialEq>(
     kind: &str,
     a: &BTreeMap<String, Vec<T>>,
     b: &BTreeMap<String, Vec<T>>,
+    label: impl Fn(&T) -> String,
 ) -> Option<Divergence> {
     let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     for k in keys {
@@ -266,8 +323,8 @@ fn first_in_groups<T: Serialize + PartialEq>(
                 return Some(Divergence {
                     kind: kind.to_owned(),
                     at: format!("call {k}, #{i}"),
-                    expected: show(x.get(i)),
-                    actual: show(y.get(i)),
+                    expected: shown(x.get(i), &label),
+                    actual: shown(y.get(i), &label),
                 });
             }
         }
@@ -283,13 +340,14 @@ fn is_ask_user(scenario: &Scenario, tool: &str) -> bool {
         .is_some_and(|t| matches!(t.program, Program::AskUser))
 }
 
+/// The compared class of a tool response.
+type ResponseClass = (Option<bool>, ResponseKind, Option<Value>);
+
 /// The class of a tool response: `(is_error, kind, body)`, where `body` is
 /// the content as a JSON value for an `ask_user` success and `None`
-/// otherwise.
-fn response_class(
-    scenario: &Scenario,
-    r: &super::observe::ToolResponse,
-) -> (bool, ResponseKind, Option<Value>) {
+/// otherwise, and `is_error` is `None` for a permission denial (its
+/// [`MARKS`] row: no RFD here fixes it).
+fn response_class(scenario: &Scenario, r: &super::observe::ToolResponse) -> ResponseClass {
     let body = match (r.kind, is_ask_user(scenario, &r.tool)) {
         (ResponseKind::ToolSuccess, true) => Some(
             serde_json::from_str::<Value>(&r.content)
@@ -306,14 +364,66 @@ fn response_class(
         | (ResponseKind::UnknownTool, _)
         | (ResponseKind::ResultWithheld, _) => None,
     };
-    (r.is_error, r.kind, body)
+    (compared_is_error(r.kind, r.is_error), r.kind, body)
+}
+
+/// `is_error` where it is compared: not for a permission denial (RFD 082
+/// Non-Goals keep permission prompts out of scope; a real implementation
+/// may answer "Tool skipped by user." as a success).
+fn compared_is_error(kind: ResponseKind, is_error: bool) -> Option<bool> {
+    match kind {
+        ResponseKind::PermissionDenied => None,
+        ResponseKind::ToolSuccess
+        | ResponseKind::ToolError
+        | ResponseKind::CancelledByUser
+        | ResponseKind::InquiryFailed
+        | ResponseKind::RefusedNoTty
+        | ResponseKind::RefusedAssistantTarget
+        | ResponseKind::InvalidStaticAnswer
+        | ResponseKind::UnknownTool
+        | ResponseKind::ResultWithheld => Some(is_error),
+    }
+}
+
+/// `stream` with `is_error` dropped from the `tool_call_response` events
+/// whose response `expected` reports as a permission denial: the n-th
+/// response event of a call is the n-th tool response of that call.
+fn without_denied_is_error(stream: &[Value], expected: &Observed) -> Vec<Value> {
+    let mut kinds: BTreeMap<&str, Vec<ResponseKind>> = BTreeMap::new();
+    for r in &expected.tool_responses {
+        kinds.entry(&r.tool_call_id).or_default().push(r.kind);
+    }
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    stream
+        .iter()
+        .map(|e| {
+            let response = e.get("type").and_then(Value::as_str) == Some("tool_call_response");
+            let id = e.get("id").and_then(Value::as_str);
+            match (response, id, e.as_object()) {
+                (true, Some(id), Some(m)) => {
+                    let n = seen.entry(id.to_owned()).or_default();
+                    let kind = kinds.get(id).and_then(|k| k.get(*n)).copied();
+                    *n += 1;
+                    match kind.map(|k| compared_is_error(k, false)) {
+                        Some(None) => {
+                            let mut m = m.clone();
+                            m.remove("is_error");
+                            Value::Object(m)
+                        }
+                        Some(Some(_)) | None => e.clone(),
+                    }
+                }
+                _ => e.clone(),
+            }
+        })
+        .collect()
 }
 
 /// Compares an observation with the expected one on [`MARKS`]; the first
 /// divergence, or `None`.
 pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> Option<Divergence> {
-    let (et, eat) = turns(&expected.stream);
-    let (at_, aat) = turns(&actual.stream);
+    let (et, eat) = turns(&without_denied_is_error(&expected.stream, expected));
+    let (at_, aat) = turns(&without_denied_is_error(&actual.stream, expected));
     if et.len() != at_.len() {
         return Some(Divergence {
             kind: "stream/turns".to_owned(),
@@ -362,7 +472,12 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
             })
             .collect::<BTreeMap<_, _>>()
     };
-    if let Some(d) = first_in_groups("invocations", &inv(expected), &inv(actual)) {
+    if let Some(d) = first_in_groups(
+        "invocations",
+        &inv(expected),
+        &inv(actual),
+        label_invocation,
+    ) {
         return Some(d);
     }
     let resp = |o: &Observed| {
@@ -374,8 +489,13 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
             })
             .collect::<BTreeMap<_, _>>()
     };
-    if let Some(mut d) = first_in_groups("tool_responses/class", &resp(expected), &resp(actual)) {
-        if d.expected.contains("tool_success") && d.actual.contains("tool_success") {
+    if let Some(mut d) = first_in_groups(
+        "tool_responses/class",
+        &resp(expected),
+        &resp(actual),
+        label_response,
+    ) {
+        if d.expected.contains("kind: tool_success") && d.actual.contains("kind: tool_success") {
             d.kind = "tool_responses/body".to_owned();
         }
         return Some(d);
@@ -392,7 +512,12 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
             })
             .collect::<BTreeMap<_, _>>()
     };
-    if let Some(d) = first_in_groups("prompts", &prompts(expected, &eat), &prompts(actual, &aat)) {
+    if let Some(d) = first_in_groups(
+        "prompts",
+        &prompts(expected, &eat),
+        &prompts(actual, &aat),
+        label_prompt,
+    ) {
         return Some(d);
     }
     let models = |o: &Observed| {
@@ -402,11 +527,24 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
     };
     let (x, y) = (models(expected), models(actual));
     if x != y {
+        let label = |m: &[super::observe::InquiryModel]| match m {
+            [] => "no chosen model asked".to_owned(),
+            m => m
+                .iter()
+                .map(|m| {
+                    format!(
+                        "call {} question {}: model {}",
+                        m.tool_call_id, m.question_id, m.model
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
         return Some(Divergence {
             kind: "inquiry_models".to_owned(),
             at: "backend calls".to_owned(),
-            expected: format!("{x:?}"),
-            actual: format!("{y:?}"),
+            expected: label(&x),
+            actual: label(&y),
         });
     }
     let (x, y) = (&expected.remembered, &actual.remembered);
@@ -414,8 +552,8 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
         (x.get(i) != y.get(i)).then(|| Divergence {
             kind: "remembered".to_owned(),
             at: format!("turn {i}"),
-            expected: show(x.get(i)),
-            actual: show(y.get(i)),
+            expected: shown(x.get(i), label_remembered),
+            actual: shown(y.get(i), label_remembered),
         })
     })
 }

@@ -144,7 +144,7 @@ pub fn curated() -> Result<Vec<Vector>, String> {
         ),
         (
             "permission-denied",
-            "A denied permission prompt answers the call with an error; the tool never runs and nothing is remembered.",
+            "A denied permission prompt answers the call without running the tool (kind permission_denied; its is_error is not compared, no RFD here fixes it) and nothing is remembered.",
             &["LIFE-CACHE-SPLIT"],
             one_call(
                 "rfd083",
