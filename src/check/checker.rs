@@ -250,9 +250,9 @@ struct TurnState {
     /// Responses that matched no waiting request, by ID.
     orphan_responses: HashMap<InquiryId, EarlyResponses>,
     /// Open calls (by request index) an inquiry failed with a reason that
-    /// fails the tool: the inquiry's ID, the reason's tag, and whether it
-    /// was a routing guard (no further question in the call).
-    failed_calls: HashMap<usize, (InquiryId, String, bool)>,
+    /// fails the tool: the inquiry's ID and the reason's tag (no further
+    /// question in the call, CHECK-ONE-QUESTION).
+    failed_calls: HashMap<usize, (InquiryId, String)>,
     /// The option values of the waiting select questions, by request index
     /// (for CHECK-ANSWER-FITS; kept aside so other requests cost nothing).
     select_options: HashMap<usize, Box<[serde_json::Value]>>,
@@ -710,6 +710,8 @@ impl Checker {
                 let candidates: Vec<usize> = candidates.iter().map(|c| c.index).collect();
                 self.turn.find(index, Gate::Always, placed);
                 self.turn.find(index, Gate::Always, forged);
+                let foreign = rules::provenance_083(self.mode, &req.id, &req.source);
+                self.turn.find(index, Gate::Rfd083, foreign);
                 self.turn.find(index, Gate::Always, ask_user);
                 if let Some((call, call_id)) = one_call {
                     // A legacy writer leaves a failed backend request open
@@ -798,7 +800,7 @@ impl Checker {
                             {
                                 self.turn.failed_calls.insert(
                                     *call,
-                                    (id.clone(), reason.to_string(), rules::guard_reason(reason)),
+                                    (id.clone(), reason.to_string()),
                                 );
                             }
                             self.turn.find(
@@ -865,12 +867,15 @@ impl Checker {
             .and_then(|&r| self.turn.slot(r))
             .and_then(RequestSlot::waiting);
         if let Some(open) = waiting {
-            return Some(rules::one_question(id, call_id, Some(&open.id)));
+            return Some(rules::one_question(id, call_id, Some(&open.id), ""));
         }
-        match self.turn.failed_calls.get(&call) {
-            Some((_, _, true)) => Some(rules::one_question(id, call_id, None)),
-            Some((_, _, false)) | None => None,
-        }
+        // Every reason that fails the tool ends the call: the guards before
+        // the tool runs again, `backend_error` by RFD 028's "On failure, mark
+        // the tool as completed with an error" (RFD 082 step 6).
+        self.turn
+            .failed_calls
+            .get(&call)
+            .map(|(_, reason)| rules::one_question(id, call_id, None, reason))
     }
 
     /// CHECK-TURN-UNIQUE-ID, CHECK-ID-FORMAT, CHECK-ID-ATTEMPT for a request.
@@ -995,7 +1000,7 @@ impl Checker {
         self.turn.tool_answered.insert(key, index);
         self.turn.calls.remove(&call);
         self.turn.sole_waiting.remove(&call);
-        if let Some((inquiry, reason, _)) = self.turn.failed_calls.remove(&call)
+        if let Some((inquiry, reason)) = self.turn.failed_calls.remove(&call)
             && is_error == Some(false)
         {
             let f = rules::reason_fails_tool(id, &inquiry, &reason);

@@ -1127,6 +1127,35 @@ pub fn provenance(
     })
 }
 
+/// CHECK-PROVENANCE for an RFD 083 writer (RFD 082 "Source attribution":
+/// "For MCP tools and local tools, the wrapping code path always constructs
+/// `InquirySource::Tool { name }`"; built-ins default to it and RFD 083's
+/// `ask_user` overrides it to `Assistant`): no code path of such a writer
+/// records `source: user` or `source: other`, which the reader accepts only
+/// as read-only landing pads. Judged in turns judged RFD 083's (an error),
+/// a warning in other auto turns (`Gate::Rfd083`); the explicit legacy and
+/// rfd082 profiles already refuse every non-tool source in [`provenance`].
+pub fn provenance_083(mode: ProfileMode, id: &InquiryId, source: &InquirySource) -> Option<Finding> {
+    let what = match (mode, source) {
+        (ProfileMode::Fixed(Profile::Legacy | Profile::Rfd082), _)
+        | (_, InquirySource::Tool { .. } | InquirySource::Assistant) => return None,
+        (ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083), InquirySource::User) => {
+            "`source: user`".to_owned()
+        }
+        (ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083), InquirySource::Other { name }) => {
+            format!("`source: other` (`{name}`)")
+        }
+    };
+    Some(Finding::new(
+        PROVENANCE,
+        vec![id.to_string()],
+        format!(
+            "inquiry request `{id}` has {what}, which no RFD 083 writer records: tools record \
+             `source: tool` and only the `ask_user` built-in `source: assistant`"
+        ),
+    ))
+}
+
 /// Whether `reason` fails the tool: the routing guards ("fail the tool with
 /// a tool-level error", RFD 082 "Secret questions", RFD 083 "Non-interactive
 /// behavior"), an invalid static answer (RFD 083: an `Outcome::Error` naming
@@ -1139,19 +1168,6 @@ pub fn fails_tool(reason: &CancellationReason) -> bool {
         | CancellationReason::InvalidStaticAnswer
         | CancellationReason::BackendError => true,
         CancellationReason::User | CancellationReason::Unknown(_) => false,
-    }
-}
-
-/// Whether `reason` is a guard that fails the call before the tool runs
-/// again (so no later question of the call can be asked).
-pub fn guard_reason(reason: &CancellationReason) -> bool {
-    match reason {
-        CancellationReason::NoPromptBackend
-        | CancellationReason::AssistantRoutingDenied
-        | CancellationReason::InvalidStaticAnswer => true,
-        CancellationReason::BackendError
-        | CancellationReason::User
-        | CancellationReason::Unknown(_) => false,
     }
 }
 
@@ -1170,13 +1186,22 @@ pub fn reason_fails_tool(call_id: &str, inquiry: &InquiryId, reason: &str) -> Fi
 }
 
 /// CHECK-ONE-QUESTION (RFD 082 "Recording lifecycle": one `NeedsInput` per
-/// invocation; the guards "fail the tool"): a second question while `open`
-/// waits in the same call, or (`open` None) a question after a guard failed
-/// the call.
-pub fn one_question(id: &InquiryId, call_id: &str, open: Option<&InquiryId>) -> Finding {
+/// invocation; the guards "fail the tool"; RFD 028 "On failure, mark the
+/// tool as completed with an error"): a second question while `open` waits
+/// in the same call, or (`open` None) a question after an inquiry cancelled
+/// with `failed_with`, a reason that fails the tool, ended the call.
+pub fn one_question(
+    id: &InquiryId,
+    call_id: &str,
+    open: Option<&InquiryId>,
+    failed_with: &str,
+) -> Finding {
     let why = match open {
         Some(o) => format!("its question `{o}` is still open; one question is pending per call"),
-        None => "a routing guard already failed the call".to_owned(),
+        None => format!(
+            "an inquiry cancelled with `{failed_with}` already failed the call \
+             (the tool is completed with an error)"
+        ),
     };
     Finding::new(
         ONE_QUESTION,
@@ -1194,10 +1219,24 @@ pub fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> O
     let ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) = mode else {
         return None;
     };
+    let id = r.id();
+    // RFD 082: "The on-disk shape is always `{"reason": "<tag>"}`" and
+    // "every new write produces the tagged form": a `null` in either field
+    // is read as absent (for old files under auto), but an explicit RFD 082
+    // writer never writes it.
+    if shape.null_on_disk {
+        return Some(Finding::new(
+            WRITER_FIELDS,
+            vec![id.to_string()],
+            format!(
+                "inquiry response `{id}` is not what an {mode} writer writes: it writes `null` \
+                 for `outcome` or `reason` (the writer always writes the tag as a string)"
+            ),
+        ));
+    }
     if !shape.tagged {
         return None;
     }
-    let id = r.id();
     let why = match r {
         InquiryResponse::Cancelled { .. } if !shape.reason_on_disk => {
             "it is `cancelled` without a `reason` (the writer always writes one)"
