@@ -61,6 +61,11 @@ pub enum Rule {
     /// `tool_call_response` after it in its turn, calls of a repeated ID paired
     /// by order (the oldest open call of the ID closes first).
     CheckToolPaired,
+    /// `CHECK-TOOL-ADJACENT`: No `chat_request` or `chat_response` sits
+    /// between a `tool_call_request` and its `tool_call_response` (inquiry
+    /// events and kinds no provider sees may); reported once per call, at the
+    /// first chat event it spans.
+    CheckToolAdjacent,
     /// `CHECK-ID-ATTEMPT`: In a turn recorded by an RFD 082/083 writer, the
     /// attempts of a `(tool_call_id, question_id)` key grow strictly in stream
     /// order, continuing across a reused tool-call ID and starting afresh in
@@ -191,7 +196,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in catalog order.
-    pub const ALL: [Rule; 41] = [
+    pub const ALL: [Rule; 42] = [
         Rule::CheckPaired,
         Rule::CheckResponseAfterRequest,
         Rule::CheckTurnScoped,
@@ -202,6 +207,7 @@ impl Rule {
         Rule::CheckIdFormat,
         Rule::CheckTurnOneWriter,
         Rule::CheckToolPaired,
+        Rule::CheckToolAdjacent,
         Rule::CheckIdAttempt,
         Rule::CheckSecretNotAnswered,
         Rule::CheckRedactedNoAnswer,
@@ -248,6 +254,7 @@ impl Rule {
             Rule::CheckIdFormat => "CHECK-ID-FORMAT",
             Rule::CheckTurnOneWriter => "CHECK-TURN-ONE-WRITER",
             Rule::CheckToolPaired => "CHECK-TOOL-PAIRED",
+            Rule::CheckToolAdjacent => "CHECK-TOOL-ADJACENT",
             Rule::CheckIdAttempt => "CHECK-ID-ATTEMPT",
             Rule::CheckSecretNotAnswered => "CHECK-SECRET-NOT-ANSWERED",
             Rule::CheckRedactedNoAnswer => "CHECK-REDACTED-NO-ANSWER",
@@ -301,6 +308,7 @@ impl Rule {
             | Rule::CheckIdFormat
             | Rule::CheckTurnOneWriter
             | Rule::CheckToolPaired
+            | Rule::CheckToolAdjacent
             | Rule::CheckIdAttempt
             | Rule::CheckSecretNotAnswered
             | Rule::CheckRedactedNoAnswer

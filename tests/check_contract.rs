@@ -111,3 +111,146 @@ fn one_question_reports_a_question_after_backend_error() {
         .done("c1");
     clean(&user, AUTO);
 }
+
+// ---------------------------------------------------------------------------
+// CHECK-TOOL-ADJACENT
+// ---------------------------------------------------------------------------
+
+/// Rule: CHECK-TOOL-ADJACENT — RFD 004/005 draft: the provider contract
+/// "requires tool call requests to be immediately followed by tool call
+/// responses". A `chat_response` or `chat_request` between a call's
+/// request and its response is an error under every profile, at the chat
+/// event, once per call (a call left open across two chat events is
+/// reported at the first).
+#[test]
+fn tool_adjacent_reports_a_chat_event_inside_a_call() {
+    for chat in [
+        json!({"type": "chat_response", "message": "thinking"}),
+        json!({"type": "chat_request", "content": "go on"}),
+    ] {
+        let s = S::new()
+            .turn()
+            .call("c1", "fs")
+            .push(chat.clone())
+            .push(chat.clone())
+            .done("c1");
+        for mode in [AUTO, LEGACY, R082, R083] {
+            assert_eq!(found(&s, mode), [(r::TOOL_ADJACENT, E, 0, 2)], "{chat}");
+        }
+    }
+    // An interrupted call followed by the turn's chat: unanswered, and
+    // spanning the chat event.
+    let open = S::new().turn().call("c1", "fs").reply();
+    assert_eq!(
+        found(&open, AUTO),
+        [(r::TOOL_PAIRED, E, 0, 1), (r::TOOL_ADJACENT, E, 0, 2)]
+    );
+}
+
+/// Rule: CHECK-TOOL-ADJACENT — what may sit between a call's request and
+/// its response: its inquiry pairs (RFD 082 records them there and filters
+/// them from the provider's view), other calls of the same assistant
+/// message (parallel calls, answered in any order), and kinds no provider
+/// sees (`config_delta`, RFD 004/005 draft "Event Visibility"). A chat event
+/// after the response is the next cycle.
+#[test]
+fn tool_adjacent_accepts_inquiries_parallel_calls_and_invisible_kinds() {
+    let s = S::new()
+        .turn()
+        .chat()
+        .call("a", "fs")
+        .call("b", "git")
+        .ask_from("a.q.1", tool("fs"), boolean())
+        .answer("a.q.1", json!(true))
+        .push(json!({"type": "config_delta", "delta": {}}))
+        .done("b")
+        .done("a")
+        .reply()
+        .call("a", "fs")
+        .done("a")
+        .reply();
+    // (Not legacy: a pre-082 writer writes the answer flat.)
+    for mode in [AUTO, R082, R083] {
+        clean(&s, mode);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Select options in the real writer's shapes
+// ---------------------------------------------------------------------------
+
+/// The options as `jp_tool` and others write them: plain strings (RFD 082
+/// Phase 3: `jp_tool`'s select wire shape "matches `InquiryAnswerType`",
+/// whose options are `Vec<String>`), a number, an object with a member this
+/// crate does not know, members in another order, a `null` description.
+const OPTIONS: &str =
+    r#"["main",2,{"label":"Dev","value":"dev"},{"description":"X","value":"x"},{"value":"y","description":null}]"#;
+
+fn select_request(options: &str) -> String {
+    format!(
+        r#"{{"type":"inquiry_request","id":"c1.q.1","source":{{"source":"tool","name":"fs"}},"question":{{"text":"Branch?","answer_type":{{"type":"select","options":{options}}}}}}}"#
+    )
+}
+
+fn select_stream(answer: &str) -> String {
+    [
+        r#"{"type":"turn_start"}"#.to_owned(),
+        r#"{"type":"tool_call_request","id":"c1","name":"fs","arguments":{}}"#.to_owned(),
+        select_request(OPTIONS),
+        format!(r#"{{"type":"inquiry_response","outcome":"answered","id":"c1.q.1","answer":{answer}}}"#),
+        r#"{"type":"tool_call_response","id":"c1","content":"ok","is_error":false}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+/// Rule: WIRE-ANSWER-TYPE-SHAPE — a select question whose options are in
+/// the real writer's shapes reads (it made the whole file unusable, exit
+/// 2), and the crate's writers and `sanitize` write each option back byte
+/// for byte as read.
+#[test]
+fn select_options_in_the_writers_shapes_read_and_round_trip_byte_for_byte() {
+    use inquiry_model::wire::Stream;
+    let text = select_stream(r#""main""#);
+    let stream = Stream::from_slice(text.as_bytes(), "x").expect("the writer's shapes read");
+    let mut lines = Vec::new();
+    stream.write_json_lines(&mut lines).unwrap();
+    let lines = String::from_utf8(lines).unwrap();
+    assert!(
+        lines.contains(&format!(r#""options":{OPTIONS}"#)),
+        "options written as read:\n{lines}"
+    );
+    let mut array = Vec::new();
+    stream.write_array(&mut array).unwrap();
+    let again = Stream::from_slice(&array, "y").unwrap();
+    assert_eq!(again.events, stream.events);
+    let repaired = inquiry_model::stream::sanitize(stream.events.clone());
+    assert!(repaired.is_unchanged());
+    let mut out = Vec::new();
+    Stream::new(repaired.events).write_json_lines(&mut out).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), lines);
+    // A select option that is neither an object, a string nor a number is
+    // still refused, with what was expected.
+    let bad = select_request("[true]");
+    let err = Stream::from_slice(bad.as_bytes(), "bad").unwrap_err().to_string();
+    assert!(err.contains("a string or a number"), "{err}");
+}
+
+/// Rule: CHECK-ANSWER-FITS — the value of a plain string or number option
+/// is itself, of an object option its `value` member (decision "Wire: a
+/// select option is read in the writer's shapes"): an answer that is one
+/// of them fits, another does not (judged under rfd083, where the rule
+/// binds; auto would make it a warning in this pre-083 turn).
+#[test]
+fn answer_fits_judges_an_answer_against_options_of_every_shape() {
+    for fits in [r#""main""#, "2", r#""dev""#, r#""x""#, r#""y""#] {
+        let c = inquiry_model::check::check_bytes(select_stream(fits).as_bytes(), "t", R083);
+        assert_eq!(c.error, None);
+        assert!(c.diagnostics.is_empty(), "{fits}: {:?}", c.diagnostics);
+    }
+    for stray in [r#""Dev""#, r#""label""#, r#""2""#, "null"] {
+        let c = inquiry_model::check::check_bytes(select_stream(stray).as_bytes(), "t", R083);
+        let rules: Vec<_> = c.diagnostics.iter().map(|d| (d.rule, d.event_index)).collect();
+        assert_eq!(rules, [(r::ANSWER_FITS, 3)], "{stray}");
+    }
+}

@@ -259,6 +259,10 @@ struct TurnState {
     /// Per open call, the last request whose only candidate it is (for
     /// CHECK-ONE-QUESTION: one lookup, whatever the number of requests).
     sole_waiting: HashMap<usize, usize>,
+    /// Calls (by request index) opened since the last chat event: the ones
+    /// the next chat event may find still open (CHECK-TOOL-ADJACENT; a call
+    /// is judged at one chat event only, so the check is linear).
+    fresh_calls: Vec<usize>,
     /// Per tool-call ID number, the last `tool_call_response` that closed a
     /// call.
     tool_answered: HashMap<usize, usize>,
@@ -416,6 +420,7 @@ impl TurnState {
             failed_calls,
             select_options,
             sole_waiting,
+            fresh_calls,
             tool_answered,
             tool_orphans,
             pending,
@@ -438,6 +443,7 @@ impl TurnState {
         reuse_map(failed_calls);
         reuse_map(select_options);
         reuse_map(sole_waiting);
+        reuse_vec(fresh_calls);
         reuse_map(tool_answered);
         reuse_vec(tool_orphans);
         reuse_vec(pending);
@@ -620,6 +626,7 @@ impl Checker {
                 let (id, _) = self.turn.texts.find_or_add(&call.id);
                 let (name, _) = self.turn.texts.find_or_add(&call.name);
                 self.turn.calls.insert(index, OpenCall { id, name });
+                self.turn.fresh_calls.push(index);
                 match self.turn.calls_by_id.entry(id) {
                     Entry::Occupied(mut queue) => queue.get_mut().more.push_back(index),
                     Entry::Vacant(slot) => {
@@ -849,10 +856,17 @@ impl Checker {
                     PairStep::None | PairStep::Opened { .. } | PairStep::TurnEnded { .. } => {}
                 }
             }
-            EventKind::TurnStart
-            | EventKind::ChatRequest
-            | EventKind::ChatResponse
-            | EventKind::Other(_) => {}
+            EventKind::ChatRequest | EventKind::ChatResponse => {
+                let mut fresh = std::mem::take(&mut self.turn.fresh_calls);
+                for call in fresh.drain(..) {
+                    let finding = self.turn.calls.get(&call).map(|c| {
+                        rules::tool_adjacent(self.turn.texts.key(c.id), call, event.kind.tag())
+                    });
+                    self.turn.find(index, Gate::Always, finding);
+                }
+                self.turn.fresh_calls = fresh;
+            }
+            EventKind::TurnStart | EventKind::Other(_) => {}
         }
     }
 

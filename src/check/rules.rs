@@ -41,6 +41,8 @@ pub const TURN_ONE_WRITER: Rule = Rule::CheckTurnOneWriter;
 /// Every `tool_call_request` has exactly one `tool_call_response` after it
 /// in its turn.
 pub const TOOL_PAIRED: Rule = Rule::CheckToolPaired;
+/// No chat event between a tool call's request and its response.
+pub const TOOL_ADJACENT: Rule = Rule::CheckToolAdjacent;
 /// The response to a `secret` question is never `answered`.
 pub const SECRET_NOT_ANSWERED: Rule = Rule::CheckSecretNotAnswered;
 /// A `redacted` response carries no `answer` on disk.
@@ -79,7 +81,7 @@ pub const PROFILE_SHAPE: Rule = Rule::CheckProfileShape;
 pub const RESPONSE_TAGGED: Rule = Rule::CheckResponseTagged;
 
 /// Every `CHECK-*` rule this module judges, with a one-line statement.
-pub const ALL: [(Rule, &str); 28] = [
+pub const ALL: [(Rule, &str); 29] = [
     (
         PAIRED,
         "every inquiry request gets exactly one response with its ID later in its turn",
@@ -120,6 +122,10 @@ pub const ALL: [(Rule, &str); 28] = [
     (
         TOOL_PAIRED,
         "every tool_call_request has exactly one tool_call_response after it in its turn",
+    ),
+    (
+        TOOL_ADJACENT,
+        "no chat_request or chat_response between a tool call's request and its response",
     ),
     (
         SECRET_NOT_ANSWERED,
@@ -558,6 +564,23 @@ pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> 
         )),
         (true, true) | (false, false) => None,
     }
+}
+
+/// CHECK-TOOL-ADJACENT (RFD 004/005 draft "Summary": the provider contract
+/// "requires tool call requests to be immediately followed by tool call
+/// responses"; inquiry events are recorded between them and filtered out of
+/// the provider's view, RFD 082 "What changes for stream readers"): the
+/// call `call_id` requested at event `request` is still open at a chat
+/// event, which the provider would see between the call and its result.
+pub fn tool_adjacent(call_id: &str, request: usize, chat: &str) -> Finding {
+    Finding::new(
+        TOOL_ADJACENT,
+        vec![call_id.to_owned()],
+        format!(
+            "a `{chat}` comes between tool call `{call_id}` (event {request}) and its response; \
+             a provider sees a tool call immediately followed by its response"
+        ),
+    )
 }
 
 /// Where a request sits: the open tool calls it may belong to.
