@@ -117,6 +117,14 @@ pub enum Rule {
     /// secret), non-empty single-line text, a select with options, a default of
     /// the answer type (among the options for a select).
     CheckAskUserShape,
+    /// `CHECK-ASK-USER-RECORD`: Under rfd083 (and in a turn auto judges RFD
+    /// 083's; a warning in another auto turn), an `ask_user` call (a call of
+    /// `ask_user` whose `source: assistant` question is its only candidate)
+    /// asks a single question with question ID `answer`, none after it was
+    /// answered; a successful response whose content is the built-in's
+    /// `{"answer_type", "answer"}` body follows an `answered` inquiry of the
+    /// call and carries its answer and answer type.
+    CheckAskUserRecord,
     /// `CHECK-PROVENANCE`: `source: assistant` sits only in an `ask_user` call
     /// (only that built-in overrides the source, found by its config key);
     /// under an explicit legacy or rfd082 profile every source is `tool`.
@@ -196,7 +204,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in catalog order.
-    pub const ALL: [Rule; 42] = [
+    pub const ALL: [Rule; 43] = [
         Rule::CheckPaired,
         Rule::CheckResponseAfterRequest,
         Rule::CheckTurnScoped,
@@ -220,6 +228,7 @@ impl Rule {
         Rule::CheckSecretLeak,
         Rule::CheckAnswerFits,
         Rule::CheckAskUserShape,
+        Rule::CheckAskUserRecord,
         Rule::CheckProvenance,
         Rule::CheckReasonFailsTool,
         Rule::CheckOneQuestion,
@@ -267,6 +276,7 @@ impl Rule {
             Rule::CheckSecretLeak => "CHECK-SECRET-LEAK",
             Rule::CheckAnswerFits => "CHECK-ANSWER-FITS",
             Rule::CheckAskUserShape => "CHECK-ASK-USER-SHAPE",
+            Rule::CheckAskUserRecord => "CHECK-ASK-USER-RECORD",
             Rule::CheckProvenance => "CHECK-PROVENANCE",
             Rule::CheckReasonFailsTool => "CHECK-REASON-FAILS-TOOL",
             Rule::CheckOneQuestion => "CHECK-ONE-QUESTION",
@@ -321,6 +331,7 @@ impl Rule {
             | Rule::CheckSecretLeak
             | Rule::CheckAnswerFits
             | Rule::CheckAskUserShape
+            | Rule::CheckAskUserRecord
             | Rule::CheckProvenance
             | Rule::CheckReasonFailsTool
             | Rule::CheckOneQuestion

@@ -254,3 +254,117 @@ fn answer_fits_judges_an_answer_against_options_of_every_shape() {
         assert_eq!(rules, [(r::ANSWER_FITS, 3)], "{stray}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// CHECK-ASK-USER-RECORD
+// ---------------------------------------------------------------------------
+
+/// The question `ask_user` authors (RFD 083 "Execution flow": `exclusive:
+/// true`, `persistence: none`; the RFD 083 fields show its writer).
+fn ask_user_q() -> Value {
+    json!({"text": "Which branch?", "answer_type": {"type": "text"},
+        "exclusive": true, "persistence": "none"})
+}
+
+fn assistant() -> Value {
+    json!({"source": "assistant"})
+}
+
+/// `{"answer_type":"text","answer":"main"}`, base64-encoded as real
+/// streams store tool contents.
+const MAIN_BODY_BASE64: &str = "eyJhbnN3ZXJfdHlwZSI6InRleHQiLCJhbnN3ZXIiOiJtYWluIn0=";
+
+/// A successful `ask_user` response with `content`.
+fn succeeds(s: S, content: &str) -> S {
+    s.push(json!({"type": "tool_call_response", "id": "c1", "content": content, "is_error": false}))
+}
+
+fn body(answer_type: &str, answer: Value) -> String {
+    json!({"answer_type": answer_type, "answer": answer}).to_string()
+}
+
+/// Rule: CHECK-ASK-USER-RECORD — RFD 083 "Execution flow": "The built-in
+/// always emits a single question with `id: "answer"`", and its second
+/// invocation returns `Outcome::Success { content: <JSON-encoded answer> }`
+/// as `{"answer_type": …, "answer": …}`. Each of these is an error under
+/// rfd083 and in a turn auto judges RFD 083's: another question ID; a
+/// second question after the first was answered; a success body whose
+/// answer differs from the recorded one (plain or base64 content), or
+/// follows a cancelled question; and a success body in a call that asked
+/// nothing (a warning under auto here, where no RFD 083 field shows the
+/// turn's writer).
+#[test]
+fn ask_user_record_reports_results_that_contradict_the_record() {
+    let call = || S::new().turn().call("c1", "ask_user");
+    let other_id = succeeds(
+        call()
+            .ask_from("c1.branch.1", assistant(), ask_user_q())
+            .answer("c1.branch.1", json!("main")),
+        "ok",
+    );
+    let second = succeeds(
+        call()
+            .ask_from("c1.answer.1", assistant(), ask_user_q())
+            .answer("c1.answer.1", json!("main"))
+            .ask_from("c1.answer.2", assistant(), ask_user_q())
+            .answer("c1.answer.2", json!("dev")),
+        "ok",
+    );
+    let asked = || {
+        call()
+            .ask_from("c1.answer.1", assistant(), ask_user_q())
+            .answer("c1.answer.1", json!("dev"))
+    };
+    let contradicts = succeeds(asked(), &body("text", json!("main")));
+    let contradicts_base64 = succeeds(asked(), MAIN_BODY_BASE64);
+    let wrong_type = succeeds(asked(), &body("select", json!("dev")));
+    let after_cancel = succeeds(
+        call()
+            .ask_from("c1.answer.1", assistant(), ask_user_q())
+            .cancel("c1.answer.1", "user"),
+        &body("text", json!("main")),
+    );
+    for (s, at) in [
+        (&other_id, 2),
+        (&second, 4),
+        (&contradicts, 4),
+        (&contradicts_base64, 4),
+        (&wrong_type, 4),
+        (&after_cancel, 4),
+    ] {
+        assert_eq!(found(s, R083), [(r::ASK_USER_RECORD, E, 0, at)], "{:?}", s.0);
+        assert_eq!(found(s, AUTO), [(r::ASK_USER_RECORD, E, 0, at)], "{:?}", s.0);
+        // `ask_user` arrives with RFD 083: not judged under rfd082.
+        assert!(found(s, R082).iter().all(|f| f.0 != r::ASK_USER_RECORD));
+    }
+    let unasked = succeeds(call(), &body("text", json!("main")));
+    assert_eq!(found(&unasked, R083), [(r::ASK_USER_RECORD, E, 0, 2)]);
+    assert_eq!(found(&unasked, AUTO), [(r::ASK_USER_RECORD, W, 0, 2)]);
+}
+
+/// Rule: CHECK-ASK-USER-RECORD — the built-in's own records are clean: its
+/// answer body carrying the recorded answer (plain or base64), a cancelled
+/// prompt's success that is no answer body (`Tool input cancelled by
+/// user.`), and an answered question whose call fails.
+#[test]
+fn ask_user_record_accepts_what_the_builtin_records() {
+    let asked = || {
+        S::new()
+            .turn()
+            .call("c1", "ask_user")
+            .ask_from("c1.answer.1", assistant(), ask_user_q())
+    };
+    let answered = || asked().answer("c1.answer.1", json!("main"));
+    for s in [
+        succeeds(answered(), &body("text", json!("main"))),
+        succeeds(answered(), MAIN_BODY_BASE64),
+        succeeds(
+            asked().cancel("c1.answer.1", "user"),
+            "Tool input cancelled by user.",
+        ),
+        answered().failed("c1"),
+    ] {
+        clean(&s, R083);
+        clean(&s, AUTO);
+    }
+}

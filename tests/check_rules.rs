@@ -1307,6 +1307,19 @@ fn diagnostic_lines_read_well() {
     let cases: Vec<(ProfileMode, S)> = vec![
         (R082, in_call(|s| s.ask("c1.q.1", boolean()))),
         (
+            R083,
+            S::new()
+                .turn()
+                .call("c1", "ask_user")
+                .ask_from(
+                    "c1.branch.1",
+                    json!({"source": "assistant"}),
+                    json!({"text": "Which branch?", "answer_type": {"type": "text"}, "exclusive": true, "persistence": "none"}),
+                )
+                .answer("c1.branch.1", json!("main"))
+                .done("c1"),
+        ),
+        (
             R082,
             S::new()
                 .turn()

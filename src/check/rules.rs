@@ -66,6 +66,8 @@ pub const SECRET_LEAK: Rule = Rule::CheckSecretLeak;
 pub const ANSWER_FITS: Rule = Rule::CheckAnswerFits;
 /// An `ask_user` question is one the built-in can produce.
 pub const ASK_USER_SHAPE: Rule = Rule::CheckAskUserShape;
+/// An `ask_user` call's question and its result agree.
+pub const ASK_USER_RECORD: Rule = Rule::CheckAskUserRecord;
 /// A request's source is one its writer can record.
 pub const PROVENANCE: Rule = Rule::CheckProvenance;
 /// A reason that fails the tool is followed by a failed tool response.
@@ -81,7 +83,7 @@ pub const PROFILE_SHAPE: Rule = Rule::CheckProfileShape;
 pub const RESPONSE_TAGGED: Rule = Rule::CheckResponseTagged;
 
 /// Every `CHECK-*` rule this module judges, with a one-line statement.
-pub const ALL: [(Rule, &str); 29] = [
+pub const ALL: [(Rule, &str); 30] = [
     (
         PAIRED,
         "every inquiry request gets exactly one response with its ID later in its turn",
@@ -170,6 +172,10 @@ pub const ALL: [(Rule, &str); 29] = [
     (
         ASK_USER_SHAPE,
         "an `ask_user` (assistant) question is one the built-in can produce",
+    ),
+    (
+        ASK_USER_RECORD,
+        "an `ask_user` call asks one question `answer` and its success carries the recorded answer",
     ),
     (
         PROVENANCE,
@@ -1096,6 +1102,136 @@ pub fn ask_user_shape(
             "inquiry request `{id}` has source `assistant` (the `ask_user` built-in), but {why}, \
              which `ask_user` never authors"
         ),
+    ))
+}
+
+/// What an `ask_user` call's inquiry recorded (CHECK-ASK-USER-RECORD).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AskUserOutcome {
+    /// `answered`, with the value and the question's answer kind.
+    Answered(serde_json::Value, AnswerKind),
+    /// `cancelled` or `redacted`: no answer reached the tool.
+    NoAnswer,
+}
+
+/// The name `ask_user`'s success body gives an answer kind (RFD 083
+/// "Execution flow": `{"answer_type": "boolean", "answer": true}`).
+fn kind_name(kind: AnswerKind) -> &'static str {
+    match kind {
+        AnswerKind::Boolean => "boolean",
+        AnswerKind::Select => "select",
+        AnswerKind::Text => "text",
+        AnswerKind::Secret => "secret",
+    }
+}
+
+/// CHECK-ASK-USER-RECORD for a question (RFD 083 "Execution flow": "The
+/// built-in always emits a single question with `id: "answer"`"): the
+/// question ID of an `ask_user` request, read for its call (`parts`), is
+/// `answer`, and the call asks no question after one was answered (its
+/// second invocation returns `Outcome::Success`).
+pub fn ask_user_question(id: &InquiryId, parts: Option<&IdParts>, answered: bool) -> Option<Finding> {
+    let why = if answered {
+        "the call's question was already answered (the built-in emits a single question and \
+         then returns its answer)"
+            .to_owned()
+    } else {
+        match parts {
+            Some(p) if p.question_id != "answer" => format!(
+                "its question ID is `{}` (the built-in always emits a single question with \
+                 `id: \"answer\"`)",
+                p.question_id
+            ),
+            Some(_) | None => return None,
+        }
+    };
+    Some(Finding::new(
+        ASK_USER_RECORD,
+        vec![id.to_string()],
+        format!("`ask_user` inquiry request `{id}` is not what the built-in records: {why}"),
+    ))
+}
+
+/// The `{"answer_type", "answer"}` body of an `ask_user` success (RFD 083
+/// "Execution flow"), read from a tool response's content: a JSON string
+/// holding that object as JSON, directly or base64-encoded (real streams
+/// store tool contents base64-encoded); anything else is not such a body.
+/// `content` is the JSON text of the response's `content` field.
+pub fn ask_user_body(content: &str) -> Option<(String, serde_json::Value)> {
+    let Ok(serde_json::Value::String(text)) = serde_json::from_str(content) else {
+        return None;
+    };
+    let decoded = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v) => v,
+        Err(_) => serde_json::from_slice(&base64_decode(&text)?).ok()?,
+    };
+    let serde_json::Value::Object(mut m) = decoded else {
+        return None;
+    };
+    if m.len() != 2 {
+        return None;
+    }
+    let serde_json::Value::String(kind) = m.remove("answer_type")? else {
+        return None;
+    };
+    Some((kind, m.remove("answer")?))
+}
+
+/// Standard base64 (RFC 4648, padding optional), or `None` for any other text.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let digits = text.trim_end_matches('=');
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for b in digits.bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// CHECK-ASK-USER-RECORD for the result of an `ask_user` call (RFD 083
+/// "Execution flow": the second invocation "returns `Outcome::Success {
+/// content: <JSON-encoded answer> }`", `{"answer_type": …, "answer": …}`;
+/// RFD 082: every `NeedsInput` round-trip is recorded): a successful
+/// response whose content is such a body follows an `answered` inquiry of
+/// the call and carries its answer and answer type. `outcome` is what the
+/// call's inquiry recorded (`None`: the call asked nothing); `body` the
+/// response's body, if it is one.
+pub fn ask_user_result(
+    call_id: &str,
+    outcome: Option<&AskUserOutcome>,
+    body: Option<&(String, serde_json::Value)>,
+) -> Option<Finding> {
+    let (kind, answer) = body?;
+    let why = match outcome {
+        None => "the call recorded no question, and the built-in answers only what it asked",
+        Some(AskUserOutcome::NoAnswer) => {
+            "the call's question was cancelled, so no answer reached the built-in"
+        }
+        Some(AskUserOutcome::Answered(recorded, k)) => {
+            if recorded == answer && kind == kind_name(*k) {
+                return None;
+            }
+            "it differs from the recorded answer or its answer type"
+        }
+    };
+    Some(Finding::new(
+        ASK_USER_RECORD,
+        vec![call_id.to_owned()],
+        format!("`ask_user` call `{call_id}` succeeds with an answer body, but {why}"),
     ))
 }
 
