@@ -368,3 +368,47 @@ fn ask_user_record_accepts_what_the_builtin_records() {
         clean(&s, AUTO);
     }
 }
+
+// ---------------------------------------------------------------------------
+// CHECK-ID-FORMAT without RFD 082 writer evidence
+// ---------------------------------------------------------------------------
+
+/// Rule: CHECK-ID-FORMAT — RFD 082 "Inquiry ID format": pre-082 IDs are
+/// `<tool_call_id>.<question_id>`, RFD 082's `<tool_call_id>.<question_id>.<attempt>`:
+/// under any writer an ID starts with the asking call's ID. So a request
+/// whose ID names a closed call, or another tool's open call, is an error
+/// also in a turn auto does not judge an RFD 082 writer's, and under the
+/// legacy profile. A two-segment ID of the asking call stays clean there.
+#[test]
+fn id_format_reports_an_id_naming_another_call_without_writer_evidence() {
+    let closed = S::new()
+        .turn()
+        .call("c0", "fs")
+        .done("c0")
+        .call("c1", "fs")
+        .ask("c0.apply", boolean())
+        .flat("c0.apply", json!(true))
+        .done("c1");
+    let other_tool = S::new()
+        .turn()
+        .call("a", "fs")
+        .call("b", "git")
+        .ask_from("b.apply", tool("fs"), boolean())
+        .flat("b.apply", json!(true))
+        .done("a")
+        .done("b");
+    for (s, at) in [(&closed, 4), (&other_tool, 3)] {
+        assert_eq!(found(s, AUTO), [(r::ID_FORMAT, E, 0, at)]);
+        assert_eq!(found(s, LEGACY), [(r::ID_FORMAT, E, 0, at)]);
+    }
+    let own = S::new()
+        .turn()
+        .call("a", "fs")
+        .call("b", "git")
+        .ask_from("a.apply", tool("fs"), boolean())
+        .flat("a.apply", json!(true))
+        .done("a")
+        .done("b");
+    clean(&own, AUTO);
+    clean(&own, LEGACY);
+}

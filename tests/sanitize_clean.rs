@@ -333,10 +333,11 @@ fn a_reused_call_id_keeps_each_response_in_its_own_cycle() {
     added_findings(text.as_bytes(), events).unwrap();
 }
 
-/// The stream the choice-based generator found (issue 18): turn 0 shows an
+/// A stream of the kind the choice-based generator found: turn 0 shows an
 /// RFD 082 writer (a `cancelled` response), turn 1 a legacy one (its only
-/// inquiry, a request left unanswered), turn 2 no writer of its own (a
-/// two-segment ID of another call, answered), so auto judges it as turn 1.
+/// inquiry, a request left unanswered), turn 2 no writer of its own (an ID
+/// of its call in neither writer's form, answered), so auto judges it as
+/// turn 1.
 const REJUDGED: &str = r#"{"type":"turn_start"}
 {"type":"inquiry_request","id":"call_b.path","source":{"source":"tool","name":"fs_modify_file"},"question":{"text":"Apply changes?","answer_type":{"type":"boolean"}}}
 {"type":"tool_call_request","id":"call_b","name":"fs_modify_file","arguments":{"path":"c3JjL2xpYi5ycw=="}}
@@ -349,8 +350,8 @@ const REJUDGED: &str = r#"{"type":"turn_start"}
 {"type":"tool_call_response","id":"call_a","content":"ZG9uZQ==","is_error":false}
 {"type":"turn_start"}
 {"type":"tool_call_request","id":"call_b","name":"fs_modify_file","arguments":{"path":"c3JjL2xpYi5ycw=="}}
-{"type":"inquiry_request","id":"call_a.apply_changes","source":{"source":"tool","name":"fs_modify_file"},"question":{"text":"Apply changes?","answer_type":{"type":"boolean"}}}
-{"type":"inquiry_response","outcome":"answered","id":"call_a.apply_changes","answer":true}
+{"type":"inquiry_request","id":"call_b.apply_changes.x","source":{"source":"tool","name":"fs_modify_file"},"question":{"text":"Apply changes?","answer_type":{"type":"boolean"}}}
+{"type":"inquiry_response","outcome":"answered","id":"call_b.apply_changes.x","answer":true}
 {"type":"tool_call_response","id":"call_b","content":"ZG9uZQ==","is_error":false}
 "#;
 
@@ -358,7 +359,7 @@ const REJUDGED: &str = r#"{"type":"turn_start"}
 /// on the stream that needed it. Sanitize removes turn 1's unanswered
 /// request, turn 1's only evidence of a legacy writer; auto then judges
 /// turns 1 and 2 as turn 0's RFD 082 writer, and the untouched turn 2's
-/// foreign ID becomes a `CHECK-ID-FORMAT` finding. The per-turn judgments
+/// malformed ID becomes a `CHECK-ID-FORMAT` finding. The per-turn judgments
 /// are compared with the ones read off by hand (RFD 082 / legacy / legacy
 /// before, RFD 082 throughout after), the finding is shown to be there,
 /// and the property accepts it only because turn 2's judgment changed.

@@ -32,6 +32,9 @@ enum Gate {
     /// warning in another turn under auto, nothing under an explicit
     /// legacy or rfd082 profile.
     Rfd083,
+    /// Only a turn not judged an RFD 082 writer's (where [`Gate::AttemptIds`]
+    /// does not already judge the full ID format).
+    Not082,
     /// CHECK-ID-FORMAT for a two-segment ID: only in a turn an RFD 082
     /// writer recorded that does not mix ID forms (a mixed turn is one
     /// CHECK-TURN-ONE-WRITER finding instead).
@@ -737,6 +740,11 @@ impl Checker {
                     candidates
                 };
                 let candidate_ids: Vec<&str> = candidates.iter().map(|c| c.id).collect();
+                // Every writer builds the ID from its call's (decision
+                // "Oracle checks: every writer's ID starts with its call's").
+                let foreign_id = (!candidate_ids.is_empty()
+                    && !candidate_ids.iter().any(|c| rules::id_names_call(&req.id, c)))
+                .then(|| rules::id_names_no_call(&req.id, &candidate_ids));
                 let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
                 let forged = rules::provenance(self.mode, &req.id, &req.source, &names);
                 let assistant = matches!(req.source, crate::wire::InquirySource::Assistant);
@@ -778,10 +786,11 @@ impl Checker {
                 let candidates: Vec<usize> = candidates.iter().map(|c| c.index).collect();
                 self.turn.find(index, Gate::Always, placed);
                 self.turn.find(index, Gate::Always, forged);
-                let foreign = rules::provenance_083(self.mode, &req.id, &req.source);
-                self.turn.find(index, Gate::Rfd083, foreign);
+                let unrecorded = rules::provenance_083(self.mode, &req.id, &req.source);
+                self.turn.find(index, Gate::Rfd083, unrecorded);
                 self.turn.find(index, Gate::Always, shape);
                 self.turn.find(index, Gate::Rfd083, ask_user_record);
+                self.turn.find(index, Gate::Not082, foreign_id);
                 if let Some((call, call_id)) = one_call {
                     // A legacy writer leaves a failed backend request open
                     // (its known gap), so only RFD 082 turns are judged.
@@ -1306,6 +1315,7 @@ impl Checker {
         pending.retain_mut(|p| match p.gate {
             Gate::Always => true,
             Gate::AttemptIds => ids_082,
+            Gate::Not082 => !ids_082,
             Gate::TwoSegment => ids_082 && !mixed,
             Gate::MixedTwoSegment => ids_082 && mixed,
             Gate::Rfd083 => match (mode, level) {

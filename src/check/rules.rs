@@ -589,6 +589,38 @@ pub fn tool_adjacent(call_id: &str, request: usize, chat: &str) -> Finding {
     )
 }
 
+/// Whether `id` starts with `call` and a dot, as every writer builds an
+/// inquiry ID from its call's ID (RFD 082 "Inquiry ID format": pre-082
+/// `<tool_call_id>.<question_id>`, RFD 082 `<tool_call_id>.<question_id>.<attempt>`).
+pub fn id_names_call(id: &InquiryId, call: &str) -> bool {
+    id.as_str()
+        .strip_prefix(call)
+        .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// CHECK-ID-FORMAT in a turn of any writer: the request's ID starts with
+/// the ID of none of the open calls it can belong to (`calls`: those of
+/// the tool its source names), so it names a closed call or another tool's
+/// call. Both ID forms start with the asking call's ID (RFD 082 "Inquiry
+/// ID format"), so no writer records it.
+pub fn id_names_no_call(id: &InquiryId, calls: &[&str]) -> Finding {
+    let mut ids = vec![id.to_string()];
+    ids.extend(calls.iter().map(|c| (*c).to_owned()));
+    Finding::new(
+        ID_FORMAT,
+        ids,
+        format!(
+            "inquiry ID `{id}` does not start with the ID of the call that asked ({}); every \
+             writer builds it as `<tool_call_id>.<question_id>` (with `.<attempt>` from RFD 082)",
+            calls
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+    )
+}
+
 /// Where a request sits: the open tool calls it may belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenCallRef<'a> {
