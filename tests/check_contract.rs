@@ -412,3 +412,23 @@ fn id_format_reports_an_id_naming_another_call_without_writer_evidence() {
     clean(&own, AUTO);
     clean(&own, LEGACY);
 }
+
+/// Rule: CHECK-ASK-USER-SHAPE — RFD 083 "Arguments": `question` "missing or
+/// empty" is refused by the built-in; text of only whitespace is empty
+/// (decision "Decided by the RFD text: whitespace `ask_user` questions, MCP
+/// questions, `backend_error` on a secret"), so a recorded one is not what
+/// `ask_user` authors.
+#[test]
+fn ask_user_shape_reports_a_whitespace_only_question() {
+    let mut q = ask_user_q();
+    q["text"] = json!(" \t ");
+    let s = succeeds(
+        S::new()
+            .turn()
+            .call("c1", "ask_user")
+            .ask_from("c1.answer.1", assistant(), q)
+            .answer("c1.answer.1", json!("main")),
+        "ok",
+    );
+    assert_eq!(found(&s, R083), [(r::ASK_USER_SHAPE, E, 0, 2)]);
+}
