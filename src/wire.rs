@@ -156,8 +156,8 @@ impl SelectOption {
             }
         };
         let canonical = SelectOption::new(value, description);
-        let written = (canonical.as_written() != v || !same_order(&canonical.as_written(), &v))
-            .then_some(v);
+        let written =
+            (canonical.as_written() != v || !same_order(&canonical.as_written(), &v)).then_some(v);
         Ok(SelectOption {
             written,
             ..canonical

@@ -183,8 +183,7 @@ fn tool_adjacent_accepts_inquiries_parallel_calls_and_invisible_kinds() {
 /// Phase 3: `jp_tool`'s select wire shape "matches `InquiryAnswerType`",
 /// whose options are `Vec<String>`), a number, an object with a member this
 /// crate does not know, members in another order, a `null` description.
-const OPTIONS: &str =
-    r#"["main",2,{"label":"Dev","value":"dev"},{"description":"X","value":"x"},{"value":"y","description":null}]"#;
+const OPTIONS: &str = r#"["main",2,{"label":"Dev","value":"dev"},{"description":"X","value":"x"},{"value":"y","description":null}]"#;
 
 fn select_request(options: &str) -> String {
     format!(
@@ -197,7 +196,9 @@ fn select_stream(answer: &str) -> String {
         r#"{"type":"turn_start"}"#.to_owned(),
         r#"{"type":"tool_call_request","id":"c1","name":"fs","arguments":{}}"#.to_owned(),
         select_request(OPTIONS),
-        format!(r#"{{"type":"inquiry_response","outcome":"answered","id":"c1.q.1","answer":{answer}}}"#),
+        format!(
+            r#"{{"type":"inquiry_response","outcome":"answered","id":"c1.q.1","answer":{answer}}}"#
+        ),
         r#"{"type":"tool_call_response","id":"c1","content":"ok","is_error":false}"#.to_owned(),
     ]
     .join("\n")
@@ -227,12 +228,16 @@ fn select_options_in_the_writers_shapes_read_and_round_trip_byte_for_byte() {
     let repaired = inquiry_model::stream::sanitize(stream.events.clone());
     assert!(repaired.is_unchanged());
     let mut out = Vec::new();
-    Stream::new(repaired.events).write_json_lines(&mut out).unwrap();
+    Stream::new(repaired.events)
+        .write_json_lines(&mut out)
+        .unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), lines);
     // A select option that is neither an object, a string nor a number is
     // still refused, with what was expected.
     let bad = select_request("[true]");
-    let err = Stream::from_slice(bad.as_bytes(), "bad").unwrap_err().to_string();
+    let err = Stream::from_slice(bad.as_bytes(), "bad")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("a string or a number"), "{err}");
 }
 
@@ -250,7 +255,11 @@ fn answer_fits_judges_an_answer_against_options_of_every_shape() {
     }
     for stray in [r#""Dev""#, r#""label""#, r#""2""#, "null"] {
         let c = inquiry_model::check::check_bytes(select_stream(stray).as_bytes(), "t", R083);
-        let rules: Vec<_> = c.diagnostics.iter().map(|d| (d.rule, d.event_index)).collect();
+        let rules: Vec<_> = c
+            .diagnostics
+            .iter()
+            .map(|d| (d.rule, d.event_index))
+            .collect();
         assert_eq!(rules, [(r::ANSWER_FITS, 3)], "{stray}");
     }
 }
@@ -332,8 +341,18 @@ fn ask_user_record_reports_results_that_contradict_the_record() {
         (&wrong_type, 4),
         (&after_cancel, 4),
     ] {
-        assert_eq!(found(s, R083), [(r::ASK_USER_RECORD, E, 0, at)], "{:?}", s.0);
-        assert_eq!(found(s, AUTO), [(r::ASK_USER_RECORD, E, 0, at)], "{:?}", s.0);
+        assert_eq!(
+            found(s, R083),
+            [(r::ASK_USER_RECORD, E, 0, at)],
+            "{:?}",
+            s.0
+        );
+        assert_eq!(
+            found(s, AUTO),
+            [(r::ASK_USER_RECORD, E, 0, at)],
+            "{:?}",
+            s.0
+        );
         // `ask_user` arrives with RFD 083: not judged under rfd082.
         assert!(found(s, R082).iter().all(|f| f.0 != r::ASK_USER_RECORD));
     }

@@ -326,8 +326,15 @@ fn a_reused_call_id_keeps_each_response_in_its_own_cycle() {
             "tool_call_response"
         ]
     );
-    assert_eq!(out.origin[3], None, "the synthetic one, before the chat event");
-    assert_eq!(out.origin[6], Some(5), "the real one stays with the second call");
+    assert_eq!(
+        out.origin[3], None,
+        "the synthetic one, before the chat event"
+    );
+    assert_eq!(
+        out.origin[6],
+        Some(5),
+        "the real one stays with the second call"
+    );
     let after = check_bytes(&written(&out.events), "y", ProfileMode::Auto);
     assert!(after.diagnostics.is_empty(), "{:?}", after.diagnostics);
     added_findings(text.as_bytes(), events).unwrap();

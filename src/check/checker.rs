@@ -671,7 +671,9 @@ impl Checker {
                 self.turn.calls.insert(index, OpenCall { id, name });
                 self.turn.fresh_calls.push(index);
                 if call.name == "ask_user" {
-                    self.turn.ask_user_calls.insert(index, AskUserCall::default());
+                    self.turn
+                        .ask_user_calls
+                        .insert(index, AskUserCall::default());
                 }
                 match self.turn.calls_by_id.entry(id) {
                     Entry::Occupied(mut queue) => queue.get_mut().more.push_back(index),
@@ -743,7 +745,9 @@ impl Checker {
                 // Every writer builds the ID from its call's (decision
                 // "Oracle checks: every writer's ID starts with its call's").
                 let foreign_id = (!candidate_ids.is_empty()
-                    && !candidate_ids.iter().any(|c| rules::id_names_call(&req.id, c)))
+                    && !candidate_ids
+                        .iter()
+                        .any(|c| rules::id_names_call(&req.id, c)))
                 .then(|| rules::id_names_no_call(&req.id, &candidate_ids));
                 let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
                 let forged = rules::provenance(self.mode, &req.id, &req.source, &names);
@@ -771,12 +775,13 @@ impl Checker {
                     (Some((call, call_id)), true) => {
                         let parts = rules::id_format(&req.id, &[call_id.as_str()]).ok();
                         self.turn.ask_user_calls.get_mut(call).map(|rec| {
-                            let answered = matches!(
-                                rec.outcome,
-                                Some(rules::AskUserOutcome::Answered(..))
-                            );
+                            let answered =
+                                matches!(rec.outcome, Some(rules::AskUserOutcome::Answered(..)));
                             rec.asked = true;
-                            (*call, rules::ask_user_question(&req.id, parts.as_ref(), answered))
+                            (
+                                *call,
+                                rules::ask_user_question(&req.id, parts.as_ref(), answered),
+                            )
                         })
                     }
                     (Some(_) | None, _) => None,
@@ -855,8 +860,9 @@ impl Checker {
                         }
                         if let Some(req) = self.turn.take_request(pair.request) {
                             let q = req.facts;
-                            if let Some(rec) =
-                                req.ask_user.and_then(|c| self.turn.ask_user_calls.get_mut(&c))
+                            if let Some(rec) = req
+                                .ask_user
+                                .and_then(|c| self.turn.ask_user_calls.get_mut(&c))
                             {
                                 rec.outcome = Some(match resp {
                                     InquiryResponse::Answered { answer, .. } => {
@@ -890,10 +896,9 @@ impl Checker {
                                 (req.candidates.as_slice(), resp)
                                 && rules::fails_tool(reason)
                             {
-                                self.turn.failed_calls.insert(
-                                    *call,
-                                    (id.clone(), reason.to_string()),
-                                );
+                                self.turn
+                                    .failed_calls
+                                    .insert(*call, (id.clone(), reason.to_string()));
                             }
                             self.turn.find(
                                 index,

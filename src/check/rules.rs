@@ -1162,7 +1162,11 @@ fn kind_name(kind: AnswerKind) -> &'static str {
 /// question ID of an `ask_user` request, read for its call (`parts`), is
 /// `answer`, and the call asks no question after one was answered (its
 /// second invocation returns `Outcome::Success`).
-pub fn ask_user_question(id: &InquiryId, parts: Option<&IdParts>, answered: bool) -> Option<Finding> {
+pub fn ask_user_question(
+    id: &InquiryId,
+    parts: Option<&IdParts>,
+    answered: bool,
+) -> Option<Finding> {
     let why = if answered {
         "the call's question was already answered (the built-in emits a single question and \
          then returns its answer)"
@@ -1326,14 +1330,21 @@ pub fn provenance(
 /// as read-only landing pads. Judged in turns judged RFD 083's (an error),
 /// a warning in other auto turns (`Gate::Rfd083`); the explicit legacy and
 /// rfd082 profiles already refuse every non-tool source in [`provenance`].
-pub fn provenance_083(mode: ProfileMode, id: &InquiryId, source: &InquirySource) -> Option<Finding> {
+pub fn provenance_083(
+    mode: ProfileMode,
+    id: &InquiryId,
+    source: &InquirySource,
+) -> Option<Finding> {
     let what = match (mode, source) {
         (ProfileMode::Fixed(Profile::Legacy | Profile::Rfd082), _)
         | (_, InquirySource::Tool { .. } | InquirySource::Assistant) => return None,
         (ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083), InquirySource::User) => {
             "`source: user`".to_owned()
         }
-        (ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083), InquirySource::Other { name }) => {
+        (
+            ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083),
+            InquirySource::Other { name },
+        ) => {
             format!("`source: other` (`{name}`)")
         }
     };
