@@ -61,6 +61,11 @@ pub enum Rule {
     /// `tool_call_response` after it in its turn, calls of a repeated ID paired
     /// by order (the oldest open call of the ID closes first).
     CheckToolPaired,
+    /// `CHECK-TOOL-ADJACENT`: No `chat_request` or `chat_response` sits
+    /// between a `tool_call_request` and its `tool_call_response` (inquiry
+    /// events and kinds no provider sees may); reported once per call, at the
+    /// first chat event it spans.
+    CheckToolAdjacent,
     /// `CHECK-ID-ATTEMPT`: In a turn recorded by an RFD 082/083 writer, the
     /// attempts of a `(tool_call_id, question_id)` key grow strictly in stream
     /// order, continuing across a reused tool-call ID and starting afresh in
@@ -112,6 +117,14 @@ pub enum Rule {
     /// secret), non-empty single-line text, a select with options, a default of
     /// the answer type (among the options for a select).
     CheckAskUserShape,
+    /// `CHECK-ASK-USER-RECORD`: Under rfd083 (and in a turn auto judges RFD
+    /// 083's; a warning in another auto turn), an `ask_user` call (a call of
+    /// `ask_user` whose `source: assistant` question is its only candidate)
+    /// asks a single question with question ID `answer`, none after it was
+    /// answered; a successful response whose content is the built-in's
+    /// `{"answer_type", "answer"}` body follows an `answered` inquiry of the
+    /// call and carries its answer and answer type.
+    CheckAskUserRecord,
     /// `CHECK-PROVENANCE`: `source: assistant` sits only in an `ask_user` call
     /// (only that built-in overrides the source, found by its config key);
     /// under an explicit legacy or rfd082 profile every source is `tool`.
@@ -191,7 +204,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in catalog order.
-    pub const ALL: [Rule; 41] = [
+    pub const ALL: [Rule; 43] = [
         Rule::CheckPaired,
         Rule::CheckResponseAfterRequest,
         Rule::CheckTurnScoped,
@@ -202,6 +215,7 @@ impl Rule {
         Rule::CheckIdFormat,
         Rule::CheckTurnOneWriter,
         Rule::CheckToolPaired,
+        Rule::CheckToolAdjacent,
         Rule::CheckIdAttempt,
         Rule::CheckSecretNotAnswered,
         Rule::CheckRedactedNoAnswer,
@@ -214,6 +228,7 @@ impl Rule {
         Rule::CheckSecretLeak,
         Rule::CheckAnswerFits,
         Rule::CheckAskUserShape,
+        Rule::CheckAskUserRecord,
         Rule::CheckProvenance,
         Rule::CheckReasonFailsTool,
         Rule::CheckOneQuestion,
@@ -248,6 +263,7 @@ impl Rule {
             Rule::CheckIdFormat => "CHECK-ID-FORMAT",
             Rule::CheckTurnOneWriter => "CHECK-TURN-ONE-WRITER",
             Rule::CheckToolPaired => "CHECK-TOOL-PAIRED",
+            Rule::CheckToolAdjacent => "CHECK-TOOL-ADJACENT",
             Rule::CheckIdAttempt => "CHECK-ID-ATTEMPT",
             Rule::CheckSecretNotAnswered => "CHECK-SECRET-NOT-ANSWERED",
             Rule::CheckRedactedNoAnswer => "CHECK-REDACTED-NO-ANSWER",
@@ -260,6 +276,7 @@ impl Rule {
             Rule::CheckSecretLeak => "CHECK-SECRET-LEAK",
             Rule::CheckAnswerFits => "CHECK-ANSWER-FITS",
             Rule::CheckAskUserShape => "CHECK-ASK-USER-SHAPE",
+            Rule::CheckAskUserRecord => "CHECK-ASK-USER-RECORD",
             Rule::CheckProvenance => "CHECK-PROVENANCE",
             Rule::CheckReasonFailsTool => "CHECK-REASON-FAILS-TOOL",
             Rule::CheckOneQuestion => "CHECK-ONE-QUESTION",
@@ -301,6 +318,7 @@ impl Rule {
             | Rule::CheckIdFormat
             | Rule::CheckTurnOneWriter
             | Rule::CheckToolPaired
+            | Rule::CheckToolAdjacent
             | Rule::CheckIdAttempt
             | Rule::CheckSecretNotAnswered
             | Rule::CheckRedactedNoAnswer
@@ -313,6 +331,7 @@ impl Rule {
             | Rule::CheckSecretLeak
             | Rule::CheckAnswerFits
             | Rule::CheckAskUserShape
+            | Rule::CheckAskUserRecord
             | Rule::CheckProvenance
             | Rule::CheckReasonFailsTool
             | Rule::CheckOneQuestion

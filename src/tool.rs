@@ -158,10 +158,7 @@ impl Question {
             AnswerType::Select { options } => InquiryAnswerType::Select {
                 options: options
                     .iter()
-                    .map(|o| SelectOption {
-                        value: Value::String(o.clone()),
-                        description: None,
-                    })
+                    .map(|o| SelectOption::new(Value::String(o.clone()), None))
                     .collect(),
             },
             AnswerType::Text => InquiryAnswerType::Text,

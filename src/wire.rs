@@ -91,15 +91,123 @@ impl InquirySource {
     }
 }
 
-/// One persisted select option (RFD 005 shape, kept by RFD 082/083).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One persisted select option: the `{value, description?}` object this
+/// crate writes (RFD 005 shape, kept by RFD 082/083), or any shape the real
+/// writer writes (decision "Wire: a select option is read in the writer's
+/// shapes"): RFD 082 Phase 3 says `jp_tool`'s select wire shape "matches
+/// `InquiryAnswerType`", and `jp_tool` writes `Select { options:
+/// Vec<String> }`. A bare option (a string, a number, any JSON that is not
+/// an object) is its own `value`; an object's `value` is its `value` member,
+/// whatever other members it has.
+#[derive(Debug, Clone, PartialEq)]
 pub struct SelectOption {
     /// The value the answer takes when this option is chosen.
     pub value: Value,
     /// Optional human description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The option as written, when that is not the `{value, description?}`
+    /// object this crate writes (a bare option, members in another order or
+    /// beside them, a `null` description): written back as read while it
+    /// still reads as `value` and `description`, so the real writer's
+    /// shapes round-trip byte for byte (rule `WIRE-ANSWER-TYPE-SHAPE`).
+    /// `None` for an option this crate builds.
+    pub written: Option<Value>,
+}
+
+impl SelectOption {
+    /// The `{value, description?}` option.
+    pub fn new(value: Value, description: Option<String>) -> Self {
+        SelectOption {
+            value,
+            description,
+            written: None,
+        }
+    }
+
+    /// Reads an option of any shape the real writer writes; an object
+    /// without a `value`, or with a `description` that is neither a string
+    /// nor `null`, is refused with what was expected.
+    pub fn read(v: Value) -> Result<SelectOption, String> {
+        let members = match &v {
+            Value::Object(members) => members,
+            Value::String(_) | Value::Number(_) => {
+                return Ok(SelectOption {
+                    value: v.clone(),
+                    description: None,
+                    written: Some(v),
+                });
+            }
+            Value::Null | Value::Bool(_) | Value::Array(_) => {
+                return Err(
+                    "a select option is an object `{value, description?}`, a string or a number"
+                        .to_owned(),
+                );
+            }
+        };
+        let value = members
+            .get("value")
+            .cloned()
+            .ok_or("a select option object has no `value` (expected `{value, description?}` or a bare value)")?;
+        let description = match members.get("description") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(d)) => Some(d.clone()),
+            Some(_) => {
+                return Err("a select option's `description` is not a string".to_owned());
+            }
+        };
+        let canonical = SelectOption::new(value, description);
+        let written =
+            (canonical.as_written() != v || !same_order(&canonical.as_written(), &v)).then_some(v);
+        Ok(SelectOption {
+            written,
+            ..canonical
+        })
+    }
+
+    /// The `{value, description?}` object for `value` and `description`.
+    fn as_written(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        m.insert("value".to_owned(), self.value.clone());
+        if let Some(d) = &self.description {
+            m.insert("description".to_owned(), Value::String(d.clone()));
+        }
+        Value::Object(m)
+    }
+
+    /// What is written: the option as read while it still reads as this
+    /// option, else the `{value, description?}` object.
+    fn to_written(&self) -> Value {
+        match &self.written {
+            Some(w)
+                if SelectOption::read(w.clone())
+                    .is_ok_and(|o| o.value == self.value && o.description == self.description) =>
+            {
+                w.clone()
+            }
+            Some(_) | None => self.as_written(),
+        }
+    }
+}
+
+/// Whether two objects name their members in the same order (`Value`'s
+/// equality ignores the order; the written bytes do not).
+fn same_order(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => a.keys().eq(b.keys()),
+        _ => false,
+    }
+}
+
+impl Serialize for SelectOption {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_written().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for SelectOption {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        SelectOption::read(Value::deserialize(d)?).map_err(de::Error::custom)
+    }
 }
 
 /// The persisted answer type (RFD 082 "Secret questions"), tagged by `type`.
@@ -207,20 +315,14 @@ fn strip_position(msg: &str) -> String {
     }
 }
 
-/// Select options, each an object `{value, description?}`.
+/// Select options: an array, each item read by [`SelectOption::read`].
 fn option_objects<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<SelectOption>, D::Error> {
     // A `Value`, not raw text: `InquiryAnswerType` is internally tagged, so
     // serde has already buffered this field and raw text is gone.
     match Value::deserialize(d)? {
         Value::Array(items) => items
             .into_iter()
-            .map(|item| match item {
-                v @ Value::Object(_) => SelectOption::deserialize(v).map_err(de::Error::custom),
-                other => Err(de::Error::invalid_type(
-                    unexpected(&other),
-                    &"a select option object {value, description?}",
-                )),
-            })
+            .map(|item| SelectOption::read(item).map_err(de::Error::custom))
             .collect(),
         other => Err(de::Error::invalid_type(
             unexpected(&other),

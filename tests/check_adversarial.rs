@@ -189,8 +189,8 @@ fn ask_user_shape_accepts_the_builtins_questions() {
     ];
     for q in good {
         let s = in_ask_user(|s| {
-            s.ask_from("c1.q.1", assistant(), q.clone())
-                .cancel("c1.q.1", "user")
+            s.ask_from("c1.answer.1", assistant(), q.clone())
+                .cancel("c1.answer.1", "user")
         });
         clean(&s, AUTO);
         clean(&s, R083);
@@ -230,8 +230,8 @@ fn provenance_reports_forged_sources() {
 #[test]
 fn provenance_accepts_ask_user_and_tool_sources() {
     let s = in_ask_user(|s| {
-        s.ask_from("c1.q.1", assistant(), ask_user_q(json!({})))
-            .answer("c1.q.1", json!("main"))
+        s.ask_from("c1.answer.1", assistant(), ask_user_q(json!({})))
+            .answer("c1.answer.1", json!("main"))
     });
     clean(&s, AUTO);
     clean(&s, R083);

@@ -775,15 +775,15 @@ fn reason_backend_error_reports_human_only_question() {
 /// clean, and unknown reasons are legal on any question.
 #[test]
 fn reason_backend_error_accepts_plain_question_and_unknown_reasons() {
-    let s = in_call(|s| {
-        s.ask("c1.q.1", boolean())
-            .cancel("c1.q.1", "backend_error")
-            .ask("c1.pass.1", secret())
-            .cancel("c1.pass.1", "some_future_variant")
-    });
+    // Two calls: `backend_error` ends its call (CHECK-ONE-QUESTION).
+    let s = in_call(|s| s.ask("c1.q.1", boolean()).cancel("c1.q.1", "backend_error"))
+        .call("c2", "fs")
+        .ask("c2.pass.1", secret())
+        .cancel("c2.pass.1", "some_future_variant")
+        .done("c2");
     for mode in [AUTO, R082, R083] {
         // The unknown tag is judged by CHECK-REASON-KNOWN alone (issue 15).
-        assert_eq!(found(&s, mode), [(r::REASON_KNOWN, 0, 5)]);
+        assert_eq!(found(&s, mode), [(r::REASON_KNOWN, 0, 7)]);
     }
 }
 
@@ -1306,6 +1306,27 @@ fn typed_events_are_judged_like_their_bytes() {
 fn diagnostic_lines_read_well() {
     let cases: Vec<(ProfileMode, S)> = vec![
         (R082, in_call(|s| s.ask("c1.q.1", boolean()))),
+        (
+            R083,
+            S::new()
+                .turn()
+                .call("c1", "ask_user")
+                .ask_from(
+                    "c1.branch.1",
+                    json!({"source": "assistant"}),
+                    json!({"text": "Which branch?", "answer_type": {"type": "text"}, "exclusive": true, "persistence": "none"}),
+                )
+                .answer("c1.branch.1", json!("main"))
+                .done("c1"),
+        ),
+        (
+            R082,
+            S::new()
+                .turn()
+                .call("c1", "fs")
+                .push(json!({"type": "chat_response", "message": "b2s="}))
+                .done("c1"),
+        ),
         (
             R082,
             in_call(|s| s.answer("c1.q.1", json!(true)).ask("c1.q.1", boolean())),

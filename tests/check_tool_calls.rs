@@ -8,9 +8,10 @@ use inquiry_model::check::rules as r;
 
 /// Rule: CHECK-TOOL-PAIRED — a call with no response in its turn is reported
 /// at the request, under every profile (a call never carries over a turn).
+/// (No chat event follows it here: that would be CHECK-TOOL-ADJACENT too.)
 #[test]
 fn tool_paired_reports_unanswered_call() {
-    let s = S::new().turn().chat().call("c1", "fs").reply();
+    let s = S::new().turn().chat().call("c1", "fs");
     for mode in [AUTO, LEGACY, R082, R083] {
         assert_eq!(found(&s, mode), [(r::TOOL_PAIRED, E, 0, 2)], "{mode}");
     }
@@ -20,7 +21,7 @@ fn tool_paired_reports_unanswered_call() {
 /// at the response; the request is not reported again.
 #[test]
 fn tool_paired_reports_response_before_request() {
-    let s = S::new().turn().done("c1").call("c1", "fs").reply();
+    let s = S::new().turn().done("c1").call("c1", "fs");
     assert_eq!(found(&s, AUTO), [(r::TOOL_PAIRED, E, 0, 1)]);
     let c = run(&s, AUTO);
     assert!(
@@ -119,7 +120,7 @@ fn tool_paired_real_and_bundled_streams_are_clean() {
 /// later call of another are two findings, each of its own kind.
 #[test]
 fn tool_paired_matches_an_early_response_only_to_a_later_call_of_its_id() {
-    let s = S::new().turn().done("a").call("b", "fs").reply();
+    let s = S::new().turn().done("a").call("b", "fs");
     assert_eq!(
         found(&s, AUTO),
         [(r::TOOL_PAIRED, E, 0, 1), (r::TOOL_PAIRED, E, 0, 2)]

@@ -579,8 +579,21 @@ fn hand_made_events() -> Vec<(&'static str, String, bool)> {
             false,
         ),
         (
+            // Kept as written (decision "Wire: a select option is read in
+            // the writer's shapes").
             "select option with an unknown field",
             request_with_answer_type(r#"{"type":"select","options":[{"value":1,"label":"A"}]}"#),
+            true,
+        ),
+        (
+            // `jp_tool`'s `Select { options: Vec<String> }` (RFD 082 Phase 3).
+            "select options as plain strings and numbers",
+            request_with_answer_type(r#"{"type":"select","options":["main","dev",3,1.5]}"#),
+            true,
+        ),
+        (
+            "select option a boolean",
+            request_with_answer_type(r#"{"type":"select","options":[true]}"#),
             false,
         ),
         (

@@ -501,13 +501,17 @@ fn orphan_tool_call_request_is_answered_at_its_turn_end() {
     );
 }
 
-/// Rule: STREAM-TOOL-PAIR-ORDER — a reused tool-call ID pairs by order (the
-/// first request takes the only response, even past a chat event); the
-/// second request's synthetic response lands after that response, not
-/// before the first chat event, so the original pair survives unchanged and
-/// the orphan pairs with its synthetic response.
+/// Rule: STREAM-TOOL-PAIR-ORDER — a reused tool-call ID pairs by order
+/// within the turn (the first request takes the only response, even past a
+/// chat event). Rule: STREAM-SANITIZE-ADJACENT — sanitize pairs within the
+/// cycle instead: both calls are still open at the chat event, so both were
+/// interrupted (their synthetic responses go right before it, in request
+/// order), and the response after the chat event answers no call of its
+/// cycle and goes. Before, the first call kept that response across the
+/// chat event and the second's synthetic response landed after it, so the
+/// provider read a chat message between a call and its result.
 #[test]
-fn synthetic_response_follows_the_last_real_response_of_its_id() {
+fn reused_call_ids_open_at_a_chat_event_are_both_interrupted() {
     let events = vec![
         turn_start(),
         tool_call_request("call_a"),
@@ -530,10 +534,25 @@ fn synthetic_response_follows_the_last_real_response_of_its_id() {
     let out = sanitize(events);
     assert_eq!(
         out.injected,
-        vec![Injected {
-            request: 2,
+        vec![
+            Injected {
+                request: 1,
+                turn: 0,
+                at: 3
+            },
+            Injected {
+                request: 2,
+                turn: 0,
+                at: 4
+            }
+        ]
+    );
+    assert_eq!(
+        out.removed,
+        vec![Removed {
+            index: 4,
             turn: 0,
-            at: 5
+            reason: Orphan::ToolCallResponse
         }]
     );
     assert_eq!(
@@ -542,9 +561,9 @@ fn synthetic_response_follows_the_last_real_response_of_its_id() {
             "turn_start",
             "tool_call_request call_a",
             "tool_call_request call_a",
-            "chat_response",
-            "tool_call_response call_a",
             "tool_call_response call_a (error)",
+            "tool_call_response call_a (error)",
+            "chat_response",
             "chat_response",
         ]
     );
@@ -556,12 +575,12 @@ fn synthetic_response_follows_the_last_real_response_of_its_id() {
             Pair {
                 turn: 0,
                 request: 1,
-                response: 4
+                response: 3
             },
             Pair {
                 turn: 0,
                 request: 2,
-                response: 5
+                response: 4
             },
         ]
     );

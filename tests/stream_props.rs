@@ -53,7 +53,35 @@ fn turn_numbers(events: &[Event]) -> Vec<usize> {
 /// takes the earliest still-unpaired request before it in its turn with an
 /// equal ID.
 fn naive_pair(events: &[Event], f: Family) -> Pairing {
+    naive_pair_within(events, f, false)
+}
+
+/// The pairing sanitize repairs to: within the turn, and for tool calls
+/// within their cycle of the turn (a chat event ends it: RFD 004/005
+/// draft, tool call requests are "immediately followed by tool call
+/// responses"; rule STREAM-SANITIZE-ADJACENT).
+fn naive_sanitize_pair(events: &[Event], f: Family) -> Pairing {
+    naive_pair_within(events, f, true)
+}
+
+fn naive_pair_within(events: &[Event], f: Family, cycles: bool) -> Pairing {
     let turn = turn_numbers(events);
+    // Where a pair may form.
+    let mut cycle = 0;
+    let window: Vec<usize> = events
+        .iter()
+        .enumerate()
+        .map(|(k, e)| {
+            let ends = match f {
+                Family::Inquiry => false,
+                Family::ToolCall => cycles && is_chat(e),
+            };
+            if ends || (k > 0 && turn[k] != turn[k - 1]) {
+                cycle += 1;
+            }
+            cycle
+        })
+        .collect();
     let mut taken = vec![false; events.len()];
     let mut out = Pairing::default();
     for j in 0..events.len() {
@@ -61,7 +89,7 @@ fn naive_pair(events: &[Event], f: Family) -> Pairing {
             continue;
         };
         let found = (0..j).find(|&i| {
-            !taken[i] && turn[i] == turn[j] && member(f, &events[i]) == Some((true, id.clone()))
+            !taken[i] && window[i] == window[j] && member(f, &events[i]) == Some((true, id.clone()))
         });
         match found {
             Some(i) => {
@@ -168,7 +196,7 @@ proptest! {
     #[test]
     fn sanitize_removes_only_orphans_and_keeps_every_pair(events in arb::stream()) {
         let inq = naive_pair(&events, Family::Inquiry);
-        let tool = naive_pair(&events, Family::ToolCall);
+        let tool = naive_sanitize_pair(&events, Family::ToolCall);
         let mut expected: Vec<(usize, Orphan)> = inq
             .orphan_requests
             .iter()
@@ -194,7 +222,7 @@ proptest! {
             inq.pairs.iter().map(|p| (Some(p.request), Some(p.response))).collect();
         prop_assert_eq!(inq_after, inq_before);
         let tool_after: HashSet<(Option<usize>, Option<usize>)> =
-            naive_pair(&out.events, Family::ToolCall)
+            naive_sanitize_pair(&out.events, Family::ToolCall)
                 .pairs
                 .iter()
                 .map(back)
@@ -237,15 +265,13 @@ proptest! {
 
     /// Rules: STREAM-SANITIZE-TOOL-ORPHANS, STREAM-SANITIZE-INQUIRY-ORPHANS —
     /// the only events sanitize adds are one error `tool_call_response` per
-    /// orphaned tool-call request, with its ID, placed right before the
-    /// first chat event after the request, its ID's last paired response
-    /// and the turn's last inquiry pair (STREAM-SANITIZE-ADDS-NOTHING) in
-    /// the turn (or at the turn's end), several in request order; nothing
-    /// is ever added for an inquiry.
+    /// orphaned tool-call request (no response in its cycle), with its ID,
+    /// placed right before the first chat event after the request in the
+    /// turn (or at the turn's end; STREAM-SANITIZE-ADJACENT), several in
+    /// request order; nothing is ever added for an inquiry.
     #[test]
     fn sanitize_adds_only_placed_error_responses_for_orphan_tool_calls(events in arb::stream()) {
-        let tool = naive_pair(&events, Family::ToolCall);
-        let inquiry = naive_pair(&events, Family::Inquiry);
+        let tool = naive_sanitize_pair(&events, Family::ToolCall);
         let out = sanitize(events.clone());
         let added: Vec<usize> =
             (0..out.events.len()).filter(|&k| out.origin[k].is_none()).collect();
@@ -263,7 +289,6 @@ proptest! {
             .enumerate()
             .filter_map(|(k, o)| o.map(|i| (i, k)))
             .collect();
-        let turn = turn_numbers(&events);
         for (n, inj) in out.injected.iter().enumerate() {
             let e = &out.events[inj.at];
             let (EventKind::ToolCallResponse(r), EventKind::ToolCallRequest(q)) =
@@ -275,26 +300,7 @@ proptest! {
             };
             prop_assert_eq!(&r.id, &q.id);
             prop_assert_eq!(r.is_error, Some(true));
-            // Anchor: the request, the last response its ID paired in the
-            // turn, or the turn's last inquiry pair.
-            let last_inquiry = inquiry
-                .pairs
-                .iter()
-                .filter(|p| turn[p.response] == turn[inj.request])
-                .map(|p| p.response);
-            let anchor = tool
-                .pairs
-                .iter()
-                .filter(|p| {
-                    turn[p.response] == turn[inj.request]
-                        && member(Family::ToolCall, &events[p.response]).map(|m| m.1)
-                            == Some(q.id.clone())
-                })
-                .map(|p| p.response)
-                .chain(last_inquiry)
-                .chain([inj.request])
-                .max()
-                .unwrap();
+            let anchor = inj.request;
             let from = pos[&anchor];
             prop_assert!(from < inj.at);
             prop_assert!(
@@ -327,7 +333,7 @@ proptest! {
     #[test]
     fn sanitize_is_identity_on_clean_streams(events in arb::clean_stream()) {
         let inq = naive_pair(&events, Family::Inquiry);
-        let tool = naive_pair(&events, Family::ToolCall);
+        let tool = naive_sanitize_pair(&events, Family::ToolCall);
         prop_assert!(inq.orphan_requests.is_empty() && inq.orphan_responses.is_empty());
         prop_assert!(tool.orphan_requests.is_empty() && tool.orphan_responses.is_empty());
         let input = events.clone();

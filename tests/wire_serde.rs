@@ -510,14 +510,8 @@ fn answer_types_have_their_tagged_shapes() {
         (
             InquiryAnswerType::Select {
                 options: vec![
-                    SelectOption {
-                        value: json!("keep"),
-                        description: Some("Leave it".into()),
-                    },
-                    SelectOption {
-                        value: json!(2),
-                        description: None,
-                    },
+                    SelectOption::new(json!("keep"), Some("Leave it".into())),
+                    SelectOption::new(json!(2), None),
                 ],
             },
             r#"{"type":"select","options":[{"value":"keep","description":"Leave it"},{"value":2}]}"#,

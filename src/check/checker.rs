@@ -32,6 +32,9 @@ enum Gate {
     /// warning in another turn under auto, nothing under an explicit
     /// legacy or rfd082 profile.
     Rfd083,
+    /// Only a turn not judged an RFD 082 writer's (where [`Gate::AttemptIds`]
+    /// does not already judge the full ID format).
+    Not082,
     /// CHECK-ID-FORMAT for a two-segment ID: only in a turn an RFD 082
     /// writer recorded that does not mix ID forms (a mixed turn is one
     /// CHECK-TURN-ONE-WRITER finding instead).
@@ -191,6 +194,18 @@ struct OpenRequest {
     closed_by: Option<(String, usize)>,
     /// Its ID is a pre-082 two-segment ID.
     two_segment: bool,
+    /// The `ask_user` call (by request index) it was asked in, when it is
+    /// that built-in's question (CHECK-ASK-USER-RECORD).
+    ask_user: Option<usize>,
+}
+
+/// What an open `ask_user` call recorded so far (CHECK-ASK-USER-RECORD).
+#[derive(Debug, Default)]
+struct AskUserCall {
+    /// It asked its question.
+    asked: bool,
+    /// How its question was closed.
+    outcome: Option<rules::AskUserOutcome>,
 }
 
 /// Responses of one ID that matched no waiting request, judged at turn end.
@@ -250,15 +265,21 @@ struct TurnState {
     /// Responses that matched no waiting request, by ID.
     orphan_responses: HashMap<InquiryId, EarlyResponses>,
     /// Open calls (by request index) an inquiry failed with a reason that
-    /// fails the tool: the inquiry's ID, the reason's tag, and whether it
-    /// was a routing guard (no further question in the call).
-    failed_calls: HashMap<usize, (InquiryId, String, bool)>,
+    /// fails the tool: the inquiry's ID and the reason's tag (no further
+    /// question in the call, CHECK-ONE-QUESTION).
+    failed_calls: HashMap<usize, (InquiryId, String)>,
     /// The option values of the waiting select questions, by request index
     /// (for CHECK-ANSWER-FITS; kept aside so other requests cost nothing).
     select_options: HashMap<usize, Box<[serde_json::Value]>>,
     /// Per open call, the last request whose only candidate it is (for
     /// CHECK-ONE-QUESTION: one lookup, whatever the number of requests).
     sole_waiting: HashMap<usize, usize>,
+    /// Calls (by request index) opened since the last chat event: the ones
+    /// the next chat event may find still open (CHECK-TOOL-ADJACENT; a call
+    /// is judged at one chat event only, so the check is linear).
+    fresh_calls: Vec<usize>,
+    /// Open calls of `ask_user` (by request index) and what they recorded.
+    ask_user_calls: HashMap<usize, AskUserCall>,
     /// Per tool-call ID number, the last `tool_call_response` that closed a
     /// call.
     tool_answered: HashMap<usize, usize>,
@@ -416,6 +437,8 @@ impl TurnState {
             failed_calls,
             select_options,
             sole_waiting,
+            fresh_calls,
+            ask_user_calls,
             tool_answered,
             tool_orphans,
             pending,
@@ -438,6 +461,8 @@ impl TurnState {
         reuse_map(failed_calls);
         reuse_map(select_options);
         reuse_map(sole_waiting);
+        reuse_vec(fresh_calls);
+        reuse_map(ask_user_calls);
         reuse_map(tool_answered);
         reuse_vec(tool_orphans);
         reuse_vec(pending);
@@ -578,8 +603,15 @@ impl Checker {
             },
             &mut fields.iter().map(|(k, _)| k.as_ref()),
         );
+        // The borrowed typing keeps no opaque value; the one the checker
+        // reads (an `ask_user` call's result, CHECK-ASK-USER-RECORD) is
+        // taken as text here.
+        let content = fields
+            .iter()
+            .find(|(k, _)| k.as_ref() == "content")
+            .map(|(_, v)| *v);
         let event = type_fields(fields)?;
-        self.push_into(&event, &shape, sink);
+        self.push_into(&event, &shape, content, sink);
         Ok(())
     }
 
@@ -592,12 +624,29 @@ impl Checker {
     /// Feeds the next event with its on-disk shape.
     pub fn push_shaped(&mut self, event: &Event, shape: &Shape) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        self.push_into(event, shape, &mut |d| out.push(d));
+        let content = match &event.kind {
+            EventKind::ToolCallResponse(r) => r.content.as_ref().map(crate::wire::Opaque::get),
+            EventKind::TurnStart
+            | EventKind::ChatRequest
+            | EventKind::ChatResponse
+            | EventKind::ToolCallRequest(_)
+            | EventKind::InquiryRequest(_)
+            | EventKind::InquiryResponse(_)
+            | EventKind::Other(_) => None,
+        };
+        self.push_into(event, shape, content, &mut |d| out.push(d));
         out
     }
 
     /// [`Checker::push_shaped`], handing each diagnostic to `sink`.
-    fn push_into(&mut self, event: &Event, shape: &Shape, sink: &mut dyn FnMut(Diagnostic)) {
+    /// `content` is the JSON text of a `tool_call_response`'s `content`.
+    fn push_into(
+        &mut self,
+        event: &Event,
+        shape: &Shape,
+        content: Option<&str>,
+        sink: &mut dyn FnMut(Diagnostic),
+    ) {
         let index = self.next_index;
         self.next_index += 1;
         let step = self.pairer.push(index, event);
@@ -620,6 +669,12 @@ impl Checker {
                 let (id, _) = self.turn.texts.find_or_add(&call.id);
                 let (name, _) = self.turn.texts.find_or_add(&call.name);
                 self.turn.calls.insert(index, OpenCall { id, name });
+                self.turn.fresh_calls.push(index);
+                if call.name == "ask_user" {
+                    self.turn
+                        .ask_user_calls
+                        .insert(index, AskUserCall::default());
+                }
                 match self.turn.calls_by_id.entry(id) {
                     Entry::Occupied(mut queue) => queue.get_mut().more.push_back(index),
                     Entry::Vacant(slot) => {
@@ -631,7 +686,7 @@ impl Checker {
                 }
             }
             EventKind::ToolCallResponse(resp) => {
-                self.close_call(&resp.id, index, resp.is_error);
+                self.close_call(&resp.id, index, resp.is_error, content);
             }
             EventKind::InquiryRequest(req) => {
                 let facts = QuestionFacts::of(&req.question);
@@ -687,10 +742,17 @@ impl Checker {
                     candidates
                 };
                 let candidate_ids: Vec<&str> = candidates.iter().map(|c| c.id).collect();
+                // Every writer builds the ID from its call's (decision
+                // "Oracle checks: every writer's ID starts with its call's").
+                let foreign_id = (!candidate_ids.is_empty()
+                    && !candidate_ids
+                        .iter()
+                        .any(|c| rules::id_names_call(&req.id, c)))
+                .then(|| rules::id_names_no_call(&req.id, &candidate_ids));
                 let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
                 let forged = rules::provenance(self.mode, &req.id, &req.source, &names);
                 let assistant = matches!(req.source, crate::wire::InquirySource::Assistant);
-                let ask_user = match (forged.is_some(), assistant, self.mode) {
+                let shape = match (forged.is_some(), assistant, self.mode) {
                     (false, true, ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083)) => {
                         rules::ask_user_shape(&req.id, &req.question, options.as_deref())
                     }
@@ -707,10 +769,33 @@ impl Checker {
                     [only] => Some((only.index, only.id.to_owned())),
                     _ => None,
                 };
+                // The `ask_user` built-in's question: from the assistant, in
+                // an `ask_user` call that is its only candidate.
+                let ask_user = match (&one_call, assistant) {
+                    (Some((call, call_id)), true) => {
+                        let parts = rules::id_format(&req.id, &[call_id.as_str()]).ok();
+                        self.turn.ask_user_calls.get_mut(call).map(|rec| {
+                            let answered =
+                                matches!(rec.outcome, Some(rules::AskUserOutcome::Answered(..)));
+                            rec.asked = true;
+                            (
+                                *call,
+                                rules::ask_user_question(&req.id, parts.as_ref(), answered),
+                            )
+                        })
+                    }
+                    (Some(_) | None, _) => None,
+                };
+                let ask_user_call = ask_user.as_ref().map(|(call, _)| *call);
+                let ask_user_record = ask_user.and_then(|(_, f)| f);
                 let candidates: Vec<usize> = candidates.iter().map(|c| c.index).collect();
                 self.turn.find(index, Gate::Always, placed);
                 self.turn.find(index, Gate::Always, forged);
-                self.turn.find(index, Gate::Always, ask_user);
+                let unrecorded = rules::provenance_083(self.mode, &req.id, &req.source);
+                self.turn.find(index, Gate::Rfd083, unrecorded);
+                self.turn.find(index, Gate::Always, shape);
+                self.turn.find(index, Gate::Rfd083, ask_user_record);
+                self.turn.find(index, Gate::Not082, foreign_id);
                 if let Some((call, call_id)) = one_call {
                     // A legacy writer leaves a failed backend request open
                     // (its known gap), so only RFD 082 turns are judged.
@@ -744,6 +829,7 @@ impl Checker {
                         candidates,
                         closed_by: None,
                         two_segment: style == Some(rules::IdStyle::TwoSegment),
+                        ask_user: ask_user_call,
                     })),
                 });
             }
@@ -774,6 +860,20 @@ impl Checker {
                         }
                         if let Some(req) = self.turn.take_request(pair.request) {
                             let q = req.facts;
+                            if let Some(rec) = req
+                                .ask_user
+                                .and_then(|c| self.turn.ask_user_calls.get_mut(&c))
+                            {
+                                rec.outcome = Some(match resp {
+                                    InquiryResponse::Answered { answer, .. } => {
+                                        rules::AskUserOutcome::Answered(answer.clone(), q.kind)
+                                    }
+                                    InquiryResponse::Cancelled { .. }
+                                    | InquiryResponse::Redacted { .. } => {
+                                        rules::AskUserOutcome::NoAnswer
+                                    }
+                                });
+                            }
                             let options = match q.kind {
                                 rules::AnswerKind::Select => {
                                     self.turn.select_options.remove(&pair.request)
@@ -796,10 +896,9 @@ impl Checker {
                                 (req.candidates.as_slice(), resp)
                                 && rules::fails_tool(reason)
                             {
-                                self.turn.failed_calls.insert(
-                                    *call,
-                                    (id.clone(), reason.to_string(), rules::guard_reason(reason)),
-                                );
+                                self.turn
+                                    .failed_calls
+                                    .insert(*call, (id.clone(), reason.to_string()));
                             }
                             self.turn.find(
                                 index,
@@ -847,10 +946,17 @@ impl Checker {
                     PairStep::None | PairStep::Opened { .. } | PairStep::TurnEnded { .. } => {}
                 }
             }
-            EventKind::TurnStart
-            | EventKind::ChatRequest
-            | EventKind::ChatResponse
-            | EventKind::Other(_) => {}
+            EventKind::ChatRequest | EventKind::ChatResponse => {
+                let mut fresh = std::mem::take(&mut self.turn.fresh_calls);
+                for call in fresh.drain(..) {
+                    let finding = self.turn.calls.get(&call).map(|c| {
+                        rules::tool_adjacent(self.turn.texts.key(c.id), call, event.kind.tag())
+                    });
+                    self.turn.find(index, Gate::Always, finding);
+                }
+                self.turn.fresh_calls = fresh;
+            }
+            EventKind::TurnStart | EventKind::Other(_) => {}
         }
     }
 
@@ -865,12 +971,15 @@ impl Checker {
             .and_then(|&r| self.turn.slot(r))
             .and_then(RequestSlot::waiting);
         if let Some(open) = waiting {
-            return Some(rules::one_question(id, call_id, Some(&open.id)));
+            return Some(rules::one_question(id, call_id, Some(&open.id), ""));
         }
-        match self.turn.failed_calls.get(&call) {
-            Some((_, _, true)) => Some(rules::one_question(id, call_id, None)),
-            Some((_, _, false)) | None => None,
-        }
+        // Every reason that fails the tool ends the call: the guards before
+        // the tool runs again, `backend_error` by RFD 028's "On failure, mark
+        // the tool as completed with an error" (RFD 082 step 6).
+        self.turn
+            .failed_calls
+            .get(&call)
+            .map(|(_, reason)| rules::one_question(id, call_id, None, reason))
     }
 
     /// CHECK-TURN-UNIQUE-ID, CHECK-ID-FORMAT, CHECK-ID-ATTEMPT for a request.
@@ -979,7 +1088,13 @@ impl Checker {
 
     /// A `tool_call_response` closes the oldest open call with its ID; a
     /// waiting request whose last candidate call closes is marked.
-    fn close_call(&mut self, id: &str, index: usize, is_error: Option<bool>) {
+    fn close_call(
+        &mut self,
+        id: &str,
+        index: usize,
+        is_error: Option<bool>,
+        content: Option<&str>,
+    ) {
         let key = self.turn.texts.find(id);
         let Some((key, Entry::Occupied(mut queue))) =
             key.map(|k| (k, self.turn.calls_by_id.entry(k)))
@@ -995,7 +1110,19 @@ impl Checker {
         self.turn.tool_answered.insert(key, index);
         self.turn.calls.remove(&call);
         self.turn.sole_waiting.remove(&call);
-        if let Some((inquiry, reason, _)) = self.turn.failed_calls.remove(&call)
+        if let Some(rec) = self.turn.ask_user_calls.remove(&call)
+            && is_error == Some(false)
+        {
+            let outcome = match (rec.asked, rec.outcome) {
+                (false, _) => None,
+                (true, Some(o)) => Some(o),
+                (true, None) => Some(rules::AskUserOutcome::NoAnswer),
+            };
+            let body = content.and_then(rules::ask_user_body);
+            let f = rules::ask_user_result(id, outcome.as_ref(), body.as_ref());
+            self.turn.find(index, Gate::Rfd083, f);
+        }
+        if let Some((inquiry, reason)) = self.turn.failed_calls.remove(&call)
             && is_error == Some(false)
         {
             let f = rules::reason_fails_tool(id, &inquiry, &reason);
@@ -1193,6 +1320,7 @@ impl Checker {
         pending.retain_mut(|p| match p.gate {
             Gate::Always => true,
             Gate::AttemptIds => ids_082,
+            Gate::Not082 => !ids_082,
             Gate::TwoSegment => ids_082 && !mixed,
             Gate::MixedTwoSegment => ids_082 && mixed,
             Gate::Rfd083 => match (mode, level) {

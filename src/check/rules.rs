@@ -41,6 +41,8 @@ pub const TURN_ONE_WRITER: Rule = Rule::CheckTurnOneWriter;
 /// Every `tool_call_request` has exactly one `tool_call_response` after it
 /// in its turn.
 pub const TOOL_PAIRED: Rule = Rule::CheckToolPaired;
+/// No chat event between a tool call's request and its response.
+pub const TOOL_ADJACENT: Rule = Rule::CheckToolAdjacent;
 /// The response to a `secret` question is never `answered`.
 pub const SECRET_NOT_ANSWERED: Rule = Rule::CheckSecretNotAnswered;
 /// A `redacted` response carries no `answer` on disk.
@@ -64,6 +66,8 @@ pub const SECRET_LEAK: Rule = Rule::CheckSecretLeak;
 pub const ANSWER_FITS: Rule = Rule::CheckAnswerFits;
 /// An `ask_user` question is one the built-in can produce.
 pub const ASK_USER_SHAPE: Rule = Rule::CheckAskUserShape;
+/// An `ask_user` call's question and its result agree.
+pub const ASK_USER_RECORD: Rule = Rule::CheckAskUserRecord;
 /// A request's source is one its writer can record.
 pub const PROVENANCE: Rule = Rule::CheckProvenance;
 /// A reason that fails the tool is followed by a failed tool response.
@@ -79,7 +83,7 @@ pub const PROFILE_SHAPE: Rule = Rule::CheckProfileShape;
 pub const RESPONSE_TAGGED: Rule = Rule::CheckResponseTagged;
 
 /// Every `CHECK-*` rule this module judges, with a one-line statement.
-pub const ALL: [(Rule, &str); 28] = [
+pub const ALL: [(Rule, &str); 30] = [
     (
         PAIRED,
         "every inquiry request gets exactly one response with its ID later in its turn",
@@ -120,6 +124,10 @@ pub const ALL: [(Rule, &str); 28] = [
     (
         TOOL_PAIRED,
         "every tool_call_request has exactly one tool_call_response after it in its turn",
+    ),
+    (
+        TOOL_ADJACENT,
+        "no chat_request or chat_response between a tool call's request and its response",
     ),
     (
         SECRET_NOT_ANSWERED,
@@ -164,6 +172,10 @@ pub const ALL: [(Rule, &str); 28] = [
     (
         ASK_USER_SHAPE,
         "an `ask_user` (assistant) question is one the built-in can produce",
+    ),
+    (
+        ASK_USER_RECORD,
+        "an `ask_user` call asks one question `answer` and its success carries the recorded answer",
     ),
     (
         PROVENANCE,
@@ -558,6 +570,55 @@ pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> 
         )),
         (true, true) | (false, false) => None,
     }
+}
+
+/// CHECK-TOOL-ADJACENT (RFD 004/005 draft "Summary": the provider contract
+/// "requires tool call requests to be immediately followed by tool call
+/// responses"; inquiry events are recorded between them and filtered out of
+/// the provider's view, RFD 082 "What changes for stream readers"): the
+/// call `call_id` requested at event `request` is still open at a chat
+/// event, which the provider would see between the call and its result.
+pub fn tool_adjacent(call_id: &str, request: usize, chat: &str) -> Finding {
+    Finding::new(
+        TOOL_ADJACENT,
+        vec![call_id.to_owned()],
+        format!(
+            "a `{chat}` comes between tool call `{call_id}` (event {request}) and its response; \
+             a provider sees a tool call immediately followed by its response"
+        ),
+    )
+}
+
+/// Whether `id` starts with `call` and a dot, as every writer builds an
+/// inquiry ID from its call's ID (RFD 082 "Inquiry ID format": pre-082
+/// `<tool_call_id>.<question_id>`, RFD 082 `<tool_call_id>.<question_id>.<attempt>`).
+pub fn id_names_call(id: &InquiryId, call: &str) -> bool {
+    id.as_str()
+        .strip_prefix(call)
+        .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// CHECK-ID-FORMAT in a turn of any writer: the request's ID starts with
+/// the ID of none of the open calls it can belong to (`calls`: those of
+/// the tool its source names), so it names a closed call or another tool's
+/// call. Both ID forms start with the asking call's ID (RFD 082 "Inquiry
+/// ID format"), so no writer records it.
+pub fn id_names_no_call(id: &InquiryId, calls: &[&str]) -> Finding {
+    let mut ids = vec![id.to_string()];
+    ids.extend(calls.iter().map(|c| (*c).to_owned()));
+    Finding::new(
+        ID_FORMAT,
+        ids,
+        format!(
+            "inquiry ID `{id}` does not start with the ID of the call that asked ({}); every \
+             writer builds it as `<tool_call_id>.<question_id>` (with `.<attempt>` from RFD 082)",
+            calls
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+    )
 }
 
 /// Where a request sits: the open tool calls it may belong to.
@@ -1076,6 +1137,140 @@ pub fn ask_user_shape(
     ))
 }
 
+/// What an `ask_user` call's inquiry recorded (CHECK-ASK-USER-RECORD).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AskUserOutcome {
+    /// `answered`, with the value and the question's answer kind.
+    Answered(serde_json::Value, AnswerKind),
+    /// `cancelled` or `redacted`: no answer reached the tool.
+    NoAnswer,
+}
+
+/// The name `ask_user`'s success body gives an answer kind (RFD 083
+/// "Execution flow": `{"answer_type": "boolean", "answer": true}`).
+fn kind_name(kind: AnswerKind) -> &'static str {
+    match kind {
+        AnswerKind::Boolean => "boolean",
+        AnswerKind::Select => "select",
+        AnswerKind::Text => "text",
+        AnswerKind::Secret => "secret",
+    }
+}
+
+/// CHECK-ASK-USER-RECORD for a question (RFD 083 "Execution flow": "The
+/// built-in always emits a single question with `id: "answer"`"): the
+/// question ID of an `ask_user` request, read for its call (`parts`), is
+/// `answer`, and the call asks no question after one was answered (its
+/// second invocation returns `Outcome::Success`).
+pub fn ask_user_question(
+    id: &InquiryId,
+    parts: Option<&IdParts>,
+    answered: bool,
+) -> Option<Finding> {
+    let why = if answered {
+        "the call's question was already answered (the built-in emits a single question and \
+         then returns its answer)"
+            .to_owned()
+    } else {
+        match parts {
+            Some(p) if p.question_id != "answer" => format!(
+                "its question ID is `{}` (the built-in always emits a single question with \
+                 `id: \"answer\"`)",
+                p.question_id
+            ),
+            Some(_) | None => return None,
+        }
+    };
+    Some(Finding::new(
+        ASK_USER_RECORD,
+        vec![id.to_string()],
+        format!("`ask_user` inquiry request `{id}` is not what the built-in records: {why}"),
+    ))
+}
+
+/// The `{"answer_type", "answer"}` body of an `ask_user` success (RFD 083
+/// "Execution flow"), read from a tool response's content: a JSON string
+/// holding that object as JSON, directly or base64-encoded (real streams
+/// store tool contents base64-encoded); anything else is not such a body.
+/// `content` is the JSON text of the response's `content` field.
+pub fn ask_user_body(content: &str) -> Option<(String, serde_json::Value)> {
+    let Ok(serde_json::Value::String(text)) = serde_json::from_str(content) else {
+        return None;
+    };
+    let decoded = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v) => v,
+        Err(_) => serde_json::from_slice(&base64_decode(&text)?).ok()?,
+    };
+    let serde_json::Value::Object(mut m) = decoded else {
+        return None;
+    };
+    if m.len() != 2 {
+        return None;
+    }
+    let serde_json::Value::String(kind) = m.remove("answer_type")? else {
+        return None;
+    };
+    Some((kind, m.remove("answer")?))
+}
+
+/// Standard base64 (RFC 4648, padding optional), or `None` for any other text.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let digits = text.trim_end_matches('=');
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for b in digits.bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// CHECK-ASK-USER-RECORD for the result of an `ask_user` call (RFD 083
+/// "Execution flow": the second invocation "returns `Outcome::Success {
+/// content: <JSON-encoded answer> }`", `{"answer_type": …, "answer": …}`;
+/// RFD 082: every `NeedsInput` round-trip is recorded): a successful
+/// response whose content is such a body follows an `answered` inquiry of
+/// the call and carries its answer and answer type. `outcome` is what the
+/// call's inquiry recorded (`None`: the call asked nothing); `body` the
+/// response's body, if it is one.
+pub fn ask_user_result(
+    call_id: &str,
+    outcome: Option<&AskUserOutcome>,
+    body: Option<&(String, serde_json::Value)>,
+) -> Option<Finding> {
+    let (kind, answer) = body?;
+    let why = match outcome {
+        None => "the call recorded no question, and the built-in answers only what it asked",
+        Some(AskUserOutcome::NoAnswer) => {
+            "the call's question was cancelled, so no answer reached the built-in"
+        }
+        Some(AskUserOutcome::Answered(recorded, k)) => {
+            if recorded == answer && kind == kind_name(*k) {
+                return None;
+            }
+            "it differs from the recorded answer or its answer type"
+        }
+    };
+    Some(Finding::new(
+        ASK_USER_RECORD,
+        vec![call_id.to_owned()],
+        format!("`ask_user` call `{call_id}` succeeds with an answer body, but {why}"),
+    ))
+}
+
 /// CHECK-PROVENANCE (RFD 082 "Source attribution": the source is resolved
 /// from the tool kind, "not user-overridable"; "082 itself ships no
 /// production overrides"; RFD 083: only `ask_user` overrides it to
@@ -1127,6 +1322,42 @@ pub fn provenance(
     })
 }
 
+/// CHECK-PROVENANCE for an RFD 083 writer (RFD 082 "Source attribution":
+/// "For MCP tools and local tools, the wrapping code path always constructs
+/// `InquirySource::Tool { name }`"; built-ins default to it and RFD 083's
+/// `ask_user` overrides it to `Assistant`): no code path of such a writer
+/// records `source: user` or `source: other`, which the reader accepts only
+/// as read-only landing pads. Judged in turns judged RFD 083's (an error),
+/// a warning in other auto turns (`Gate::Rfd083`); the explicit legacy and
+/// rfd082 profiles already refuse every non-tool source in [`provenance`].
+pub fn provenance_083(
+    mode: ProfileMode,
+    id: &InquiryId,
+    source: &InquirySource,
+) -> Option<Finding> {
+    let what = match (mode, source) {
+        (ProfileMode::Fixed(Profile::Legacy | Profile::Rfd082), _)
+        | (_, InquirySource::Tool { .. } | InquirySource::Assistant) => return None,
+        (ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083), InquirySource::User) => {
+            "`source: user`".to_owned()
+        }
+        (
+            ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083),
+            InquirySource::Other { name },
+        ) => {
+            format!("`source: other` (`{name}`)")
+        }
+    };
+    Some(Finding::new(
+        PROVENANCE,
+        vec![id.to_string()],
+        format!(
+            "inquiry request `{id}` has {what}, which no RFD 083 writer records: tools record \
+             `source: tool` and only the `ask_user` built-in `source: assistant`"
+        ),
+    ))
+}
+
 /// Whether `reason` fails the tool: the routing guards ("fail the tool with
 /// a tool-level error", RFD 082 "Secret questions", RFD 083 "Non-interactive
 /// behavior"), an invalid static answer (RFD 083: an `Outcome::Error` naming
@@ -1139,19 +1370,6 @@ pub fn fails_tool(reason: &CancellationReason) -> bool {
         | CancellationReason::InvalidStaticAnswer
         | CancellationReason::BackendError => true,
         CancellationReason::User | CancellationReason::Unknown(_) => false,
-    }
-}
-
-/// Whether `reason` is a guard that fails the call before the tool runs
-/// again (so no later question of the call can be asked).
-pub fn guard_reason(reason: &CancellationReason) -> bool {
-    match reason {
-        CancellationReason::NoPromptBackend
-        | CancellationReason::AssistantRoutingDenied
-        | CancellationReason::InvalidStaticAnswer => true,
-        CancellationReason::BackendError
-        | CancellationReason::User
-        | CancellationReason::Unknown(_) => false,
     }
 }
 
@@ -1170,13 +1388,22 @@ pub fn reason_fails_tool(call_id: &str, inquiry: &InquiryId, reason: &str) -> Fi
 }
 
 /// CHECK-ONE-QUESTION (RFD 082 "Recording lifecycle": one `NeedsInput` per
-/// invocation; the guards "fail the tool"): a second question while `open`
-/// waits in the same call, or (`open` None) a question after a guard failed
-/// the call.
-pub fn one_question(id: &InquiryId, call_id: &str, open: Option<&InquiryId>) -> Finding {
+/// invocation; the guards "fail the tool"; RFD 028 "On failure, mark the
+/// tool as completed with an error"): a second question while `open` waits
+/// in the same call, or (`open` None) a question after an inquiry cancelled
+/// with `failed_with`, a reason that fails the tool, ended the call.
+pub fn one_question(
+    id: &InquiryId,
+    call_id: &str,
+    open: Option<&InquiryId>,
+    failed_with: &str,
+) -> Finding {
     let why = match open {
         Some(o) => format!("its question `{o}` is still open; one question is pending per call"),
-        None => "a routing guard already failed the call".to_owned(),
+        None => format!(
+            "an inquiry cancelled with `{failed_with}` already failed the call \
+             (the tool is completed with an error)"
+        ),
     };
     Finding::new(
         ONE_QUESTION,
@@ -1194,10 +1421,24 @@ pub fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> O
     let ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) = mode else {
         return None;
     };
+    let id = r.id();
+    // RFD 082: "The on-disk shape is always `{"reason": "<tag>"}`" and
+    // "every new write produces the tagged form": a `null` in either field
+    // is read as absent (for old files under auto), but an explicit RFD 082
+    // writer never writes it.
+    if shape.null_on_disk {
+        return Some(Finding::new(
+            WRITER_FIELDS,
+            vec![id.to_string()],
+            format!(
+                "inquiry response `{id}` is not what an {mode} writer writes: it writes `null` \
+                 for `outcome` or `reason` (the writer always writes the tag as a string)"
+            ),
+        ));
+    }
     if !shape.tagged {
         return None;
     }
-    let id = r.id();
     let why = match r {
         InquiryResponse::Cancelled { .. } if !shape.reason_on_disk => {
             "it is `cancelled` without a `reason` (the writer always writes one)"

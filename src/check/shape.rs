@@ -127,6 +127,11 @@ pub struct Shape {
     pub answer_on_disk: bool,
     /// `inquiry_response` only: a `reason` field is present on disk.
     pub reason_on_disk: bool,
+    /// `inquiry_response` only: `outcome` or `reason` is written as `null`,
+    /// which the reader takes as the field not written (decision "Wire: a
+    /// null reason or outcome reads as absent") but no RFD 082 writer
+    /// writes (CHECK-WRITER-FIELDS).
+    pub null_on_disk: bool,
     /// `inquiry_response` only: a field other than `type`, `timestamp`,
     /// `outcome`, `id`, `answer`, `reason` is present (kept for forward
     /// compatibility, but on a secret's response it is where a secret leaks).
@@ -162,6 +167,10 @@ impl Shape {
                 tagged: field("outcome").is_some(),
                 answer_on_disk: field("answer").is_some(),
                 reason_on_disk: field("reason").is_some(),
+                null_on_disk: [field("outcome"), field("reason")]
+                    .into_iter()
+                    .flatten()
+                    .any(|t| t.trim() == "null"),
                 extra_on_response: names_a_field_no_writer_writes(names),
                 ..Shape::default()
             },

@@ -161,8 +161,6 @@ struct KeyQueue<K> {
     tail: usize,
     /// The key's first request in the turn.
     first: usize,
-    /// The last response it paired, or `NONE`.
-    last_paired: usize,
     /// The next queue whose key has the same hash, or `NONE`.
     collision: usize,
 }
@@ -240,14 +238,13 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ByOrder<K, S> {
             head: slot,
             tail: slot,
             first: index,
-            last_paired: NONE,
             collision,
         });
         None
     }
 
-    /// A response at `index`: the request it pairs with, if any.
-    pub(super) fn close(&mut self, key: &K, index: usize) -> Option<usize> {
+    /// A response: the request it pairs with, if any.
+    pub(super) fn close(&mut self, key: &K) -> Option<usize> {
         let q = self.find(key)?;
         let queue = &mut self.queues[q];
         if queue.head == NONE {
@@ -255,15 +252,7 @@ impl<K: Hash + Eq + Clone, S: BuildHasher> ByOrder<K, S> {
         }
         let entry = &mut self.log[queue.head];
         queue.head = entry.next;
-        queue.last_paired = index;
         Some(std::mem::replace(&mut entry.index, NONE))
-    }
-
-    /// The last response `key` paired in this turn.
-    pub(super) fn last_paired(&self, key: &K) -> Option<usize> {
-        self.find(key)
-            .map(|q| self.queues[q].last_paired)
-            .filter(|&i| i != NONE)
     }
 
     /// The requests still waiting, in stream order.
@@ -516,7 +505,7 @@ fn pair_by<'a, K: Hash + Eq + Clone>(
             Role::Request(k) => {
                 by_order.open(&k, i);
             }
-            Role::Response(k) => match by_order.close(&k, i) {
+            Role::Response(k) => match by_order.close(&k) {
                 Some(request) => out.pairs.push(Pair {
                     turn,
                     request,
@@ -651,14 +640,12 @@ mod tests {
         assert_eq!(b.open(&"x", 10), None);
         assert_eq!(b.open(&"y", 11), None);
         assert_eq!(b.open(&"x", 12), Some(10));
-        assert_eq!(b.close(&"y", 13), Some(11));
+        assert_eq!(b.close(&"y"), Some(11));
         // A key stays known after its queue empties: a repeat still names
         // the turn's first request with the key.
         assert_eq!(b.open(&"y", 14), Some(11));
-        assert_eq!(b.close(&"z", 15), None);
+        assert_eq!(b.close(&"z"), None);
         assert_eq!(b.orphans().collect::<Vec<_>>(), vec![10, 12, 14]);
-        assert_eq!(b.last_paired(&"y"), Some(13));
-        assert_eq!(b.last_paired(&"x"), None);
         b.reset();
         assert_eq!(b.orphans().count(), 0);
         assert_eq!(b.slots.capacity(), 0);
@@ -680,7 +667,6 @@ mod tests {
     enum Op {
         Open(u8),
         Close(u8),
-        LastPaired(u8),
         Reset,
     }
 
@@ -688,7 +674,6 @@ mod tests {
         let op = prop_oneof![
             4 => (0u8..6).prop_map(Op::Open),
             4 => (0u8..6).prop_map(Op::Close),
-            2 => (0u8..6).prop_map(Op::LastPaired),
             1 => Just(Op::Reset),
         ];
         proptest::collection::vec(op, 0..60)
@@ -698,10 +683,8 @@ mod tests {
     /// checks every answer and the orphans after each step.
     fn agrees_with_naive<S: BuildHasher + Default>(ops: &[Op]) -> Result<(), TestCaseError> {
         let mut b: ByOrder<u8, S> = ByOrder::default();
-        // (key, index, waiting) per request of the turn, and the turn's
-        // pairings as (key, response index).
+        // (key, index, waiting) per request of the turn.
         let mut requests: Vec<(u8, usize, bool)> = Vec::new();
-        let mut paired: Vec<(u8, usize)> = Vec::new();
         for (index, op) in ops.iter().enumerate() {
             match *op {
                 Op::Open(k) => {
@@ -714,18 +697,10 @@ mod tests {
                         r.2 = false;
                         r.1
                     });
-                    if want.is_some() {
-                        paired.push((k, index));
-                    }
-                    prop_assert_eq!(b.close(&k, index), want);
-                }
-                Op::LastPaired(k) => {
-                    let want = paired.iter().rev().find(|p| p.0 == k).map(|p| p.1);
-                    prop_assert_eq!(b.last_paired(&k), want);
+                    prop_assert_eq!(b.close(&k), want);
                 }
                 Op::Reset => {
                     requests.clear();
-                    paired.clear();
                     b.reset();
                 }
             }

@@ -84,16 +84,17 @@ pub const INTERRUPTED_TOOL_CALL: &str =
 ///   removed, and so is an `inquiry_request` with no response later in its
 ///   turn; pairs matched by order (legacy duplicate IDs) are kept; nothing is
 ///   ever invented for an inquiry (rule `STREAM-SANITIZE-INQUIRY-ORPHANS`);
-/// - a `tool_call_response` with no unpaired request earlier in its turn is
-///   removed; a `tool_call_request` with no response later in its turn gets a
-///   synthetic error `tool_call_response` (content: the base64 of
-///   [`INTERRUPTED_TOOL_CALL`]; `is_error: true`; the timestamp of the input
-///   event just before it),
-///   placed immediately before the first `chat_request`/`chat_response` that
-///   follows the request, the last response its ID paired in the turn and
-///   the turn's last kept inquiry pair, or at the end of the turn if there
-///   is none; several land in request order (rules
-///   `STREAM-SANITIZE-TOOL-ORPHANS`, `STREAM-SANITIZE-ADDS-NOTHING`);
+/// - tool calls pair by ID, by order, within their cycle: the events between
+///   two chat events (`chat_request`/`chat_response`) of the turn, since a
+///   call's request is "immediately followed by" its response (RFD 004/005
+///   draft). A `tool_call_response` with no unpaired request earlier in its
+///   cycle is removed; a `tool_call_request` with no response later in its
+///   cycle gets a synthetic error `tool_call_response` (content: the base64
+///   of [`INTERRUPTED_TOOL_CALL`]; `is_error: true`; the timestamp of the
+///   input event just before it), placed immediately before the chat event
+///   that ends its cycle, or at the end of the turn if none does; several
+///   land in request order (rules `STREAM-SANITIZE-TOOL-ORPHANS`,
+///   `STREAM-SANITIZE-ADJACENT`, `STREAM-SANITIZE-ADDS-NOTHING`);
 /// - every other event is kept, in order, in its turn (rules
 ///   `STREAM-SANITIZE-KEEPS-PAIRS`, `STREAM-SANITIZE-TURN-SCOPED`), including
 ///   inquiry pairs that sit outside their tool call: placement is the
@@ -245,22 +246,35 @@ fn plan(
     let mut injections: Vec<Injection> = Vec::new();
     let mut inquiries: ByOrder<&InquiryId> = ByOrder::default();
     let mut tools: ByOrder<&str> = ByOrder::default();
+    // Orphaned tool calls as `(position, request)`: in stream order, each
+    // placed before the chat event that ends its cycle (or at the turn's
+    // end), so already in (position, request) order.
+    let mut orphaned: Vec<(usize, usize)> = Vec::new();
     for scanned in batch {
         let turn = scanned.turn;
-        // The last inquiry response of the turn that pairs (and so stays).
-        let mut last_inquiry_pair = turn.start;
         inquiries.reserve(scanned.inquiry_requests);
         tools.reserve(scanned.tool_requests);
+        orphaned.clear();
         for i in turn.start..turn.end {
             let e = &events[i];
+            if ends_tool_exchange(&e.kind) {
+                // RFD 004/005 draft: tool call requests are "immediately
+                // followed by tool call responses". A call still open at a
+                // chat event was interrupted: its response goes before the
+                // chat event, and a later response of its ID (a reused ID)
+                // belongs to a call of a later cycle, never to it.
+                orphaned.extend(tools.orphans().map(|r| (i, r)));
+                tools.reset();
+            }
             match inquiry_role(e) {
                 Role::Request(id) => {
                     inquiries.open(&id, i);
                 }
-                Role::Response(id) => match inquiries.close(&id, i) {
-                    Some(_) => last_inquiry_pair = i,
-                    None => fate[i - offset] = Some(Orphan::InquiryResponse),
-                },
+                Role::Response(id) => {
+                    if inquiries.close(&id).is_none() {
+                        fate[i - offset] = Some(Orphan::InquiryResponse);
+                    }
+                }
                 Role::Neither => {}
             }
             match tool_call_role(e) {
@@ -268,7 +282,7 @@ fn plan(
                     tools.open(&id, i);
                 }
                 Role::Response(id) => {
-                    if tools.close(&id, i).is_none() {
+                    if tools.close(&id).is_none() {
                         fate[i - offset] = Some(Orphan::ToolCallResponse);
                     }
                 }
@@ -281,7 +295,8 @@ fn plan(
             }
             inquiries.reset();
         }
-        placer.place(events, turn, &tools, last_inquiry_pair, &mut injections);
+        orphaned.extend(tools.orphans().map(|r| (turn.end, r)));
+        placer.place(events, turn, &orphaned, &mut injections);
         tools.reset();
         if !faults.across_turns {
             report(turn, &fate[turn.start - offset..turn.end - offset], removed);
@@ -311,92 +326,28 @@ fn report(turn: Turn, fate: &[Option<Orphan>], removed: &mut Vec<Removed>) {
     }));
 }
 
-/// Places the synthetic responses of a turn. Its buffers are reused from
-/// turn to turn, and ordering is a counting sort over the turn's positions,
-/// so a turn costs O(its events) whatever its orphans.
+/// Builds the synthetic responses of a turn; the content is built once.
 #[derive(Default)]
 struct Placer {
-    /// `next_end[k]`: the first exchange-ending event at or after offset `k`
-    /// of the turn, or the turn's end.
-    next_end: Vec<usize>,
-    /// `(position, request)` per orphan, in request order.
-    placed: Vec<(usize, usize)>,
-    /// Counting-sort buckets by position offset.
-    count: Vec<usize>,
-    order: Vec<usize>,
     /// The synthetic content, built once.
     content: Option<Opaque>,
 }
 
 impl Placer {
-    /// Appends a synthetic response for each orphaned tool call of `turn` to
-    /// `out`, in (position, request) order. `last_inquiry_pair` is the
-    /// turn's last inquiry response that pairs (or the turn's start).
+    /// Appends a synthetic response for each orphaned tool call of `turn`,
+    /// given as `(position, request)` in that order, to `out`.
     fn place(
         &mut self,
         events: &[Event],
         turn: Turn,
-        tools: &ByOrder<&str>,
-        last_inquiry_pair: usize,
+        orphaned: &[(usize, usize)],
         out: &mut Vec<Injection>,
     ) {
-        let mut orphans = tools.orphans().peekable();
-        if orphans.peek().is_none() {
-            return;
-        }
-        let len = turn.end - turn.start;
-        self.next_end.clear();
-        self.next_end.resize(len + 1, turn.end);
-        for k in (0..len).rev() {
-            if ends_tool_exchange(&events[turn.start + k].kind) {
-                self.next_end[k] = turn.start + k;
-            } else {
-                self.next_end[k] = self.next_end[k + 1];
-            }
-        }
-        self.placed.clear();
-        for r in orphans {
-            let id = match tool_call_role(&events[r]) {
-                Role::Request(id) => id,
-                // The log only holds tool-call requests.
-                Role::Response(_) | Role::Neither => continue,
-            };
-            // After the request and after every response its ID paired: the
-            // by-order pairs of the turn stay exactly as they were. And after
-            // the turn's last kept inquiry pair: the input left the call open
-            // to the end of the turn, and IDs are not read, so any later
-            // inquiry may be one of its own; closing the call before it
-            // would put that inquiry outside its call (CHECK-PLACEMENT) or
-            // its response after the call's end (CHECK-PLACEMENT-CLOSED),
-            // findings the input did not have (STREAM-SANITIZE-ADDS-NOTHING).
-            let anchor = tools
-                .last_paired(&id)
-                .map_or(r, |p| p.max(r))
-                .max(last_inquiry_pair);
-            self.placed.push((self.next_end[anchor - turn.start], r));
-        }
-        // Stable counting sort by position: ties keep request order.
-        self.count.clear();
-        self.count.resize(len + 2, 0);
-        for &(at, _) in &self.placed {
-            self.count[at - turn.start + 1] += 1;
-        }
-        for k in 1..self.count.len() {
-            self.count[k] += self.count[k - 1];
-        }
-        self.order.clear();
-        self.order.resize(self.placed.len(), 0);
-        for (j, &(at, _)) in self.placed.iter().enumerate() {
-            let slot = &mut self.count[at - turn.start];
-            self.order[*slot] = j;
-            *slot += 1;
-        }
         let content = self.content.get_or_insert_with(|| {
             Opaque::from_value(&Value::String(base64(INTERRUPTED_TOOL_CALL.as_bytes())))
         });
-        for &j in &self.order {
-            let (at, request) = self.placed[j];
-            // `placed` only holds tool-call requests.
+        for &(at, request) in orphaned {
+            // `orphaned` only holds tool-call requests.
             let Role::Request(id) = tool_call_role(&events[request]) else {
                 continue;
             };

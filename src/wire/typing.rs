@@ -151,20 +151,20 @@ fn inquiry_answer_type(text: &str) -> Option<InquiryAnswerType> {
     }
 }
 
+/// A select option in the `{value, description?}` shape this crate writes,
+/// members in that order and `description` a string; any other shape (a
+/// bare option, other members, another order) gives way to serde, which
+/// keeps it as written ([`SelectOption::read`]).
 fn select_option(text: &str) -> Option<SelectOption> {
-    let mut option_value = None;
-    let mut description = None;
-    for (k, v) in object_members(text)? {
-        match k.as_ref() {
-            "value" => option_value = Some(value(v)?),
-            "description" => description = optional_string(v)?,
-            _ => return None,
+    let members = object_members(text)?;
+    match members.as_slice() {
+        [(k, v)] if k.as_ref() == "value" => Some(SelectOption::new(value(v)?, None)),
+        [(k, v), (d, t)] if k.as_ref() == "value" && d.as_ref() == "description" => {
+            let description = optional_string(t)??;
+            Some(SelectOption::new(value(v)?, Some(description)))
         }
+        _ => None,
     }
-    Some(SelectOption {
-        value: option_value?,
-        description,
-    })
 }
 
 /// An `inquiry_response`'s payload from the texts of its `id`, `outcome`,

@@ -274,7 +274,7 @@ pub fn inquiry_source(c: &mut impl Choices) -> InquirySource {
 pub fn select_option(c: &mut impl Choices) -> SelectOption {
     let value = json_value(c);
     let description = maybe(c, json_string);
-    SelectOption { value, description }
+    SelectOption::new(value, description)
 }
 
 /// Every persisted answer type; selects with zero to three options.
