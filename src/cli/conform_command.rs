@@ -77,7 +77,7 @@ pub struct ConformArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
     /// Scenarios tried, at most, when shrinking one kind's example.
-    #[arg(long, value_name = "STEPS", default_value_t = 2000)]
+    #[arg(long, value_name = "STEPS", default_value_t = 10000)]
     shrink_budget: u32,
     /// Do not shrink: report each kind's smallest failure as drawn.
     #[arg(long)]

@@ -496,7 +496,11 @@ impl<'a> Run<'a> {
                 }
             }
         };
-        let (best, dropped_tools) = self.drop_unused_tools(&name, best, kind);
+        let (best, dropped_tools) = match end {
+            // Switched off, out of time or stopped: as far as it got.
+            ShrinkEnd::Off | ShrinkEnd::TimeLimit | ShrinkEnd::Stopped => (best, Vec::new()),
+            ShrinkEnd::Done | ShrinkEnd::StepBudget => self.after_shrinking(&name, best, kind),
+        };
         (
             best,
             Shrink {
@@ -509,8 +513,12 @@ impl<'a> Run<'a> {
     }
 
     /// `failure` without the tools no call uses, if it still fails the same
-    /// way without them (all at once, else one at a time).
-    fn drop_unused_tools(
+    /// way without them (all at once, else one at a time); then without
+    /// each reply, schedule pick and call it still fails the same way
+    /// without (one at a time, from the last). Every candidate is run
+    /// again: a removal is kept only if the kind stays (rule
+    /// `CONF-SHRINK-KEEPS-KIND`).
+    fn after_shrinking(
         &mut self,
         name: &str,
         failure: Failure,
@@ -529,14 +537,93 @@ impl<'a> Run<'a> {
             }
             let mut s = best.scenario.clone();
             s.tools.retain(|t, _| !tools.contains(t));
-            if let Some(f) = check_one(&mut *self.imp, name, &s)
-                && f.verdict.kind() == kind
-            {
+            if let Some(f) = self.same_kind(name, &s, kind) {
                 best = f;
                 dropped.extend(tools);
             }
         }
+        for list in List::ALL {
+            let mut k = list.len(&best.scenario);
+            while k > 0 {
+                k -= 1;
+                let mut s = best.scenario.clone();
+                list.remove(&mut s, k);
+                if let Some(f) = self.same_kind(name, &s, kind) {
+                    best = f;
+                }
+            }
+        }
         (best, dropped)
+    }
+
+    /// `s`'s failure, if it fails as `kind`.
+    fn same_kind(&mut self, name: &str, s: &Scenario, kind: &str) -> Option<Failure> {
+        check_one(&mut *self.imp, name, s).filter(|f| f.verdict.kind() == kind)
+    }
+}
+
+/// The lists of a scenario the pass after shrinking removes items from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum List {
+    Prompter,
+    Backend,
+    Permissions,
+    Deliveries,
+    Schedule,
+    Calls,
+}
+
+impl List {
+    const ALL: [List; 6] = [
+        List::Prompter,
+        List::Backend,
+        List::Permissions,
+        List::Deliveries,
+        List::Schedule,
+        List::Calls,
+    ];
+
+    fn len(self, s: &Scenario) -> usize {
+        match self {
+            List::Prompter => s.prompter.len(),
+            List::Backend => s.backend.len(),
+            List::Permissions => s.permissions.len(),
+            List::Deliveries => s.deliveries.len(),
+            List::Schedule => s.schedule.len(),
+            List::Calls => s.turns.iter().flat_map(|t| &t.cycles).map(Vec::len).sum(),
+        }
+    }
+
+    /// Removes item `k`; a cycle left without calls, and a turn left
+    /// without cycles, go too.
+    fn remove(self, s: &mut Scenario, k: usize) {
+        match self {
+            List::Prompter => drop(s.prompter.remove(k)),
+            List::Backend => drop(s.backend.remove(k)),
+            List::Permissions => drop(s.permissions.remove(k)),
+            List::Deliveries => drop(s.deliveries.remove(k)),
+            List::Schedule => drop(s.schedule.remove(k)),
+            List::Calls => {
+                let mut k = k;
+                let mut at = None;
+                for (ti, t) in s.turns.iter().enumerate() {
+                    for (ci, c) in t.cycles.iter().enumerate() {
+                        if at.is_none() {
+                            if k < c.len() {
+                                at = Some((ti, ci, k));
+                            } else {
+                                k -= c.len();
+                            }
+                        }
+                    }
+                }
+                if let Some((ti, ci, k)) = at {
+                    s.turns[ti].cycles[ci].remove(k);
+                    s.turns[ti].cycles.retain(|c| !c.is_empty());
+                    s.turns.retain(|t| !t.cycles.is_empty());
+                }
+            }
+        }
     }
 }
 
