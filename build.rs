@@ -31,10 +31,13 @@ fn main() {
     for n in &names {
         let path = dir.join(n);
         let stem = n.trim_end_matches(".json");
-        writeln!(code, "    ({stem:?}, include_str!({:?})),", path.display().to_string())
-            .expect("writing to a String");
+        writeln!(
+            code,
+            "    ({stem:?}, include_str!({:?})),",
+            path.display().to_string()
+        )
+        .expect("writing to a String");
     }
     code.push_str("];\n");
-    std::fs::write(Path::new(&out).join("builtin_vectors.rs"), code)
-        .expect("OUT_DIR is writable");
+    std::fs::write(Path::new(&out).join("builtin_vectors.rs"), code).expect("OUT_DIR is writable");
 }

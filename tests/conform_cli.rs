@@ -92,7 +92,10 @@ fn the_broken_python_adapter_fails_with_a_shrunk_scenario() {
         .and_then(|s| s.parse().ok())
         .expect("a shrunk generated failure");
     assert!(size <= 3, "{out}");
-    assert!(out.contains("size counts calls"), "size is explained:\n{out}");
+    assert!(
+        out.contains("size counts calls"),
+        "size is explained:\n{out}"
+    );
     let side = |who: &str, is_error: bool| {
         out.lines().any(|l| {
             l.starts_with(&format!("  {who}"))
@@ -241,10 +244,10 @@ fn two_kinds_of_failure_are_reported_in_text_json_and_junit() {
     let body = failures[0].text().unwrap_or_default();
     assert!(body.contains("scenario: {"), "{body}");
     assert!(
-        cases
-            .iter()
-            .any(|c| c.attribute("classname") == Some("generated rfd083 seed 3")
-                && c.attribute("name") == Some("case 0")),
+        cases.iter().any(
+            |c| c.attribute("classname") == Some("generated rfd083 seed 3")
+                && c.attribute("name") == Some("case 0")
+        ),
         "generated cases are test cases"
     );
 }
@@ -256,7 +259,8 @@ fn two_kinds_of_failure_are_reported_in_text_json_and_junit() {
 #[test]
 fn the_xml_escaper_survives_hostile_text() {
     use inquiry_model::cli::conform_command::xml_escape;
-    let hostile = "<a href=\"x\">&amp; 'q' ]]> </testcase>\u{0}\u{1b}[2K\ttab\r\nline é 🦀 \u{FFFE}";
+    let hostile =
+        "<a href=\"x\">&amp; 'q' ]]> </testcase>\u{0}\u{1b}[2K\ttab\r\nline é 🦀 \u{FFFE}";
     let doc = format!(
         "<r a=\"{}\" b='{}'>{}</r>",
         xml_escape(hostile),
@@ -301,13 +305,12 @@ fn conform_runs_from_any_directory() {
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
     let committed = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/vectors"))
         .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .is_ok_and(|e| e.file_name() != "index.json")
-        })
+        .filter(|e| e.as_ref().is_ok_and(|e| e.file_name() != "index.json"))
         .count();
     assert!(
-        out.contains(&format!("vectors (built-in): {committed} run, {committed} failed")),
+        out.contains(&format!(
+            "vectors (built-in): {committed} run, {committed} failed"
+        )),
         "{out}"
     );
     let o = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
@@ -317,7 +320,11 @@ fn conform_runs_from_any_directory() {
         .output()
         .expect("the binary runs");
     let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2), "an empty --vectors DIR runs nothing: {out}\n{err}");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "an empty --vectors DIR runs nothing: {out}\n{err}"
+    );
     std::fs::remove_dir_all(&empty).ok();
 }
 
@@ -344,7 +351,10 @@ fn every_committed_vector_is_built_in() {
         .collect();
     built.sort();
     assert_eq!(files.len(), built.len());
-    assert!(files == built, "the built-in vectors differ from spec/vectors/");
+    assert!(
+        files == built,
+        "the built-in vectors differ from spec/vectors/"
+    );
 }
 
 /// Rule: CLI-CONFORM — no progress line when stderr is not a terminal
@@ -402,4 +412,49 @@ fn unusable_adapters_and_usage_errors_exit_2() {
     assert!(err.contains("no/such/dir"), "{err}");
     let o = conform(&[]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// Rule: CLI-VECTORS — `vectors --profile P --language core` writes only
+/// the vectors of profile `P` inside the core scenario language: exactly
+/// the committed ones that are, and an index listing them.
+#[test]
+fn vectors_writes_only_the_profile_and_language_asked() {
+    use inquiry_model::conformance::{Vector, core_scenario};
+    use inquiry_model::profile::ProfileName;
+    let dir = std::env::temp_dir().join(format!("vectors-core-{}", std::process::id()));
+    let o = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+        .args(["vectors", "--out", dir.to_str().unwrap()])
+        .args(["--profile", "rfd083", "--language", "core"])
+        .output()
+        .expect("the binary runs");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let read = |d: &std::path::Path| -> Vec<Vector> {
+        let mut names: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json") && n != "index.json")
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .map(|n| serde_json::from_str(&std::fs::read_to_string(d.join(n)).unwrap()).unwrap())
+            .collect()
+    };
+    let written = read(&dir);
+    let committed: Vec<Vector> =
+        read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors"))
+            .into_iter()
+            .filter(|v| v.scenario.profile == ProfileName::Rfd083 && core_scenario(&v.scenario))
+            .collect();
+    assert!(!written.is_empty());
+    assert_eq!(written, committed);
+    let index: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
+    let listed: Vec<&str> = index.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = written.iter().map(|v| v.name.as_str()).collect();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    assert_eq!(sorted, names);
+    std::fs::remove_dir_all(&dir).ok();
 }

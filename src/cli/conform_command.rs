@@ -219,7 +219,11 @@ pub fn conform_with_stop(args: ConformArgs, stop: &dyn Fn() -> bool) -> i32 {
         }
     };
     let limits = Limits {
-        shrink_steps: if args.no_shrink { 0 } else { args.shrink_budget },
+        shrink_steps: if args.no_shrink {
+            0
+        } else {
+            args.shrink_budget
+        },
         scenario_time: Duration::from_secs(args.scenario_time_limit),
     };
     let mut line = ProgressLine::new(std::io::stderr().is_terminal());
@@ -292,5 +296,59 @@ impl ProgressLine {
         if self.on && self.last.is_some() {
             eprint!("\r\x1b[2K");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::run::{CaseId, CaseResult, Outcome};
+    use crate::conformance::{Failure, Verdict};
+
+    fn outcome(result: CaseResult) -> Outcome {
+        Outcome {
+            case: CaseId::Vector {
+                name: "v".to_owned(),
+            },
+            seconds: 0.0,
+            result,
+        }
+    }
+
+    fn report(results: Vec<CaseResult>, stopped: bool) -> RunReport {
+        RunReport {
+            outcomes: results.into_iter().map(outcome).collect(),
+            groups: Vec::new(),
+            stopped,
+            seconds: 0.0,
+        }
+    }
+
+    /// Rule: CONF-HARNESS-ERROR — a case the harness could not judge exits
+    /// 2 even beside a failure; a failure alone exits 1; a run stopped
+    /// before finding one exits 2; a whole passing run exits 0.
+    #[test]
+    fn a_harness_error_exits_2() {
+        let failed = || {
+            CaseResult::Failed(Failure {
+                name: "v".to_owned(),
+                scenario: serde_json::from_str(r#"{"tools":{},"turns":[]}"#).expect("a scenario"),
+                verdict: Verdict::ImplementationFailed {
+                    error: "no".to_owned(),
+                },
+                side_by_side: String::new(),
+            })
+        };
+        let harness = || CaseResult::HarnessError {
+            error: "the model refused the scenario".to_owned(),
+            scenario: None,
+        };
+        assert_eq!(exit_code(&report(vec![failed(), harness()], false)), 2);
+        assert_eq!(
+            exit_code(&report(vec![CaseResult::Passed, failed()], true)),
+            1
+        );
+        assert_eq!(exit_code(&report(vec![CaseResult::Passed], true)), 2);
+        assert_eq!(exit_code(&report(vec![CaseResult::Passed], false)), 0);
     }
 }

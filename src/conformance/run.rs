@@ -456,8 +456,11 @@ impl<'a> Run<'a> {
             );
         };
         let name = case.to_string();
-        let deadline =
-            Instant::now() + self.limits.scenario_time.saturating_sub(Duration::from_secs_f64(spent));
+        let deadline = Instant::now()
+            + self
+                .limits
+                .scenario_time
+                .saturating_sub(Duration::from_secs_f64(spent));
         let mut best = failure;
         let mut steps = 0u32;
         let strategy = (self.generator)(*profile);
@@ -643,4 +646,5 @@ pub fn unused_tools(s: &Scenario) -> Vec<String> {
 }
 
 /// What "size" counts ([`size`]), for reports.
-pub const SIZE_MEANS: &str = "calls + scripted questions + prompter, backend, permission and delivery replies";
+pub const SIZE_MEANS: &str =
+    "calls + scripted questions + prompter, backend, permission and delivery replies";

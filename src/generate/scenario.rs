@@ -94,7 +94,11 @@ pub fn into_core(mut s: Scenario) -> Scenario {
         .filter(|(_, t)| matches!(t.program, Program::Local { .. }))
         .map(|(name, _)| name.clone())
         .collect();
-    for call in s.turns.iter_mut().flat_map(|t| t.cycles.iter_mut().flatten()) {
+    for call in s
+        .turns
+        .iter_mut()
+        .flat_map(|t| t.cycles.iter_mut().flatten())
+    {
         if local.contains(&call.tool) {
             call.tool = "alpha".to_owned();
             call.arguments = json!({});

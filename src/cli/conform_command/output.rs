@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use super::{CONFORM_JSON_VERSION, Header};
 use crate::conformance::Failure;
-use crate::conformance::run::{CaseId, CaseResult, Group, RunReport, SIZE_MEANS, Shrink, ShrinkEnd};
+use crate::conformance::run::{
+    CaseId, CaseResult, Group, RunReport, SIZE_MEANS, Shrink, ShrinkEnd,
+};
 use crate::generate::scenario::size;
 
 fn end_text(end: ShrinkEnd) -> &'static str {
@@ -34,7 +36,11 @@ fn example_line(g: &Group) -> String {
                 end_text(s.end)
             );
             if !s.dropped_tools.is_empty() {
-                let _ = write!(line, "; unused tools dropped: {}", s.dropped_tools.join(", "));
+                let _ = write!(
+                    line,
+                    "; unused tools dropped: {}",
+                    s.dropped_tools.join(", ")
+                );
             }
             line
         }
@@ -309,8 +315,11 @@ fn testcase(o: &mut String, suite: &str, name: &str, seconds: f64, body: &str) {
 /// `<error>`.
 pub fn junit(h: &Header, r: &RunReport) -> String {
     let example_of = |case: &CaseId| r.groups.iter().find(|g| &g.example_case == case);
-    let mut suites: Vec<(String, Vec<&crate::conformance::run::Outcome>, Vec<(String, &str)>)> =
-        Vec::new();
+    let mut suites: Vec<(
+        String,
+        Vec<&crate::conformance::run::Outcome>,
+        Vec<(String, &str)>,
+    )> = Vec::new();
     if h.vectors_from.is_some() {
         let skipped = h
             .skipped_profile
@@ -337,7 +346,9 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
                 format!("generated {p} seed {}", h.generated.1),
                 r.outcomes
                     .iter()
-                    .filter(|o| matches!(&o.case, CaseId::Generated { profile, .. } if profile == p))
+                    .filter(
+                        |o| matches!(&o.case, CaseId::Generated { profile, .. } if profile == p),
+                    )
                     .collect(),
                 Vec::new(),
             ));
