@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::{CONFORM_JSON_VERSION, Header};
 use crate::conformance::Failure;
 use crate::conformance::run::{
-    CaseId, CaseResult, Group, RunReport, SIZE_MEANS, Shrink, ShrinkEnd,
+    CaseId, CaseResult, Group, Outcome, RunReport, SIZE_MEANS, Shrink, ShrinkEnd,
 };
 use crate::generate::scenario::size;
 
@@ -292,6 +292,10 @@ pub fn xml_escape(s: &str) -> String {
     out
 }
 
+/// A `<testsuite>`: its name, its cases run, its skipped vectors (name,
+/// why).
+type Suite<'a> = (String, Vec<&'a Outcome>, Vec<(String, &'static str)>);
+
 /// One `<testcase>` element.
 fn testcase(o: &mut String, suite: &str, name: &str, seconds: f64, body: &str) {
     let _ = write!(
@@ -315,11 +319,7 @@ fn testcase(o: &mut String, suite: &str, name: &str, seconds: f64, body: &str) {
 /// `<error>`.
 pub fn junit(h: &Header, r: &RunReport) -> String {
     let example_of = |case: &CaseId| r.groups.iter().find(|g| &g.example_case == case);
-    let mut suites: Vec<(
-        String,
-        Vec<&crate::conformance::run::Outcome>,
-        Vec<(String, &str)>,
-    )> = Vec::new();
+    let mut suites: Vec<Suite> = Vec::new();
     if h.vectors_from.is_some() {
         let skipped = h
             .skipped_profile
