@@ -213,6 +213,8 @@ pub struct Run<'a> {
     total: usize,
     started: Instant,
     outcomes: Vec<Outcome>,
+    failures: usize,
+    shrinking: Option<usize>,
     stopped: bool,
 }
 
@@ -284,6 +286,8 @@ impl<'a> Run<'a> {
             total,
             started: Instant::now(),
             outcomes: Vec::new(),
+            failures: 0,
+            shrinking: None,
             stopped: false,
         }
     }
@@ -297,26 +301,25 @@ impl<'a> Run<'a> {
     }
 
     fn record(&mut self, case: CaseId, started: Instant, result: CaseResult) {
+        match result {
+            CaseResult::Passed => {}
+            CaseResult::Failed(_) | CaseResult::HarnessError { .. } => self.failures += 1,
+        }
         self.outcomes.push(Outcome {
             case,
             seconds: started.elapsed().as_secs_f64(),
             result,
         });
-        self.report(None);
+        self.report();
     }
 
-    fn report(&mut self, shrinking: Option<usize>) {
-        let failures = self
-            .outcomes
-            .iter()
-            .filter(|o| !matches!(o.result, CaseResult::Passed))
-            .count();
+    fn report(&mut self) {
         (self.progress)(Progress {
             done: self.outcomes.len(),
             total: self.total,
-            failures,
+            failures: self.failures,
             elapsed: self.started.elapsed(),
-            shrinking,
+            shrinking: self.shrinking,
         });
     }
 
@@ -378,7 +381,8 @@ impl<'a> Run<'a> {
         }
         let mut out = Vec::new();
         for (k, (kind, failures)) in groups.into_iter().enumerate() {
-            self.report(Some(k + 1));
+            self.shrinking = Some(k + 1);
+            self.report();
             out.extend(self.group(kind, failures));
         }
         RunReport {
@@ -487,6 +491,7 @@ impl<'a> Run<'a> {
                             break;
                         }
                         steps += 1;
+                        self.report();
                         match check_one(&mut *self.imp, &name, &tree.current()) {
                             Some(f) if f.verdict.kind() == kind => {
                                 best = f;
