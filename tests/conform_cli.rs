@@ -120,6 +120,41 @@ fn the_broken_python_adapter_fails_with_a_shrunk_scenario() {
         .count();
     assert!(listed > 1, "{out}");
     assert!(out.contains(&format!("FAILED: {listed}")), "{out}");
+    // A listed case is replayed alone by its index: it fails alone, and
+    // the case before it (not listed) passes alone.
+    let first = out
+        .lines()
+        .find_map(|l| l.strip_prefix("  generated rfd083 seed 3 case "))
+        .and_then(|l| l.split(':').next())
+        .expect("a listed case");
+    let k: u32 = first.parse().unwrap();
+    let replay = |k: u32| {
+        conform(&[
+            "--adapter",
+            "python3 examples/conform_adapter_broken.py",
+            "--seed",
+            "3",
+            "--profile",
+            "rfd083",
+            "--case",
+            &k.to_string(),
+            "--no-shrink",
+        ])
+    };
+    let o = replay(k);
+    let (again, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{again}");
+    assert!(
+        again.contains(&format!("  generated rfd083 seed 3 case {k}: diverged:")),
+        "{again}"
+    );
+    assert!(again.contains("not shrunk"), "{again}");
+    let before = (0..k)
+        .rev()
+        .find(|j| !out.contains(&format!("  generated rfd083 seed 3 case {j}: ")))
+        .expect("a passing case before the first failing one");
+    let o = replay(before);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
 }
 
 /// The broken Python adapter with a second, independent fault: its

@@ -70,6 +70,11 @@ pub struct ConformArgs {
     /// The seed of the generated scenarios.
     #[arg(long, value_name = "S", default_value_t = 1)]
     seed: u64,
+    /// Run only generated case K of each profile (as the list of failing
+    /// scenarios names it: `generated <profile> seed <S> case <K>`), and no
+    /// vectors.
+    #[arg(long, value_name = "K", conflicts_with = "generated")]
+    case: Option<u32>,
     /// Only these profiles (repeatable; default: those the adapter lists).
     #[arg(long, value_name = "PROFILE", value_parser = super::profile_arg::ConformProfileParser)]
     profile: Vec<ProfileName>,
@@ -177,10 +182,17 @@ pub fn conform_with_stop(args: ConformArgs, stop: &dyn Fn() -> bool) -> i32 {
         vectors_from: None,
         skipped_profile: Vec::new(),
         skipped_language: Vec::new(),
-        generated: (args.generated, args.seed),
+        generated: (
+            if args.case.is_some() {
+                1
+            } else {
+                args.generated
+            },
+            args.seed,
+        ),
     };
     let mut vectors = Vec::new();
-    if !args.no_vectors {
+    if !args.no_vectors && args.case.is_none() {
         let all = match &args.vectors {
             Some(dir) => read_vectors(dir),
             None => builtin_vectors(),
@@ -206,7 +218,7 @@ pub fn conform_with_stop(args: ConformArgs, stop: &dyn Fn() -> bool) -> i32 {
             }
         }
     }
-    let total = vectors.len() + args.generated as usize * profiles.len();
+    let total = vectors.len() + header.generated.0 as usize * profiles.len();
     if total == 0 {
         eprintln!("inquiry-model conform: nothing was run (no vectors or profiles selected)");
         return EXIT_UNUSABLE;
@@ -231,7 +243,10 @@ pub fn conform_with_stop(args: ConformArgs, stop: &dyn Fn() -> bool) -> i32 {
     let mut run = Run::new(&mut imp, &generator, limits, stop, &mut progress, total);
     run.vectors(&vectors);
     for p in &profiles {
-        run.generated(*p, args.generated, args.seed);
+        match args.case {
+            None => run.generated(*p, args.generated, args.seed),
+            Some(k) => run.generated_cases(*p, k..k.saturating_add(1), args.seed),
+        }
     }
     let report = run.finish();
     line.clear();

@@ -341,8 +341,19 @@ impl<'a> Run<'a> {
     /// Runs generated cases `0..cases` of `profile` seeded `seed` (until
     /// stopped), comparing with the model.
     pub fn generated(&mut self, profile: ProfileName, cases: u32, seed: u64) {
+        self.generated_cases(profile, 0..cases, seed);
+    }
+
+    /// Runs generated cases `indices` of `profile` seeded `seed` (one case
+    /// replays a failure by the index the report named).
+    pub fn generated_cases(
+        &mut self,
+        profile: ProfileName,
+        indices: std::ops::Range<u32>,
+        seed: u64,
+    ) {
         let strategy = (self.generator)(profile);
-        for index in 0..cases {
+        for index in indices {
             if !self.go_on() {
                 return;
             }

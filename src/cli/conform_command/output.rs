@@ -27,6 +27,13 @@ fn example_line(g: &Group) -> String {
     let n = size(&g.example.scenario);
     match &g.shrink {
         None => format!("smallest example: {} (size {n})", g.example_case),
+        Some(s) if s.end == ShrinkEnd::Off => {
+            format!(
+                "smallest example: {} (size {n}; not shrunk: {})",
+                g.example_case,
+                end_text(s.end)
+            )
+        }
         Some(s) => {
             let mut line = format!(
                 "smallest example: {}, shrunk from size {} to size {n} in {} steps ({})",
