@@ -9,6 +9,8 @@
 //! with the expected behaviour of conformance [`Vector`]s; [`check_generated`]
 //! compares it with the model on generated scenarios and shrinks the first
 //! failure to a small scenario of the same kind, reported with both sides.
+//! [`run`] is the run `inquiry-model conform` makes: every case to the end,
+//! failures grouped by kind, one shrunk example per kind.
 //!
 //! What is compared and how ([`compare::MARKS`], `spec/vector-format.md`):
 //! inquiry events, tool-call IDs and names, `is_error`, the answers tools
