@@ -9,6 +9,8 @@
 //! with the expected behaviour of conformance [`Vector`]s; [`check_generated`]
 //! compares it with the model on generated scenarios and shrinks the first
 //! failure to a small scenario of the same kind, reported with both sides.
+//! [`run`] is the run `inquiry-model conform` makes: every case to the end,
+//! failures grouped by kind, one shrunk example per kind.
 //!
 //! What is compared and how ([`compare::MARKS`], `spec/vector-format.md`):
 //! inquiry events, tool-call IDs and names, `is_error` (but a denied
@@ -22,6 +24,8 @@ pub mod compare;
 mod curated;
 pub mod observe;
 pub mod pins;
+#[cfg(feature = "testkit")]
+pub mod run;
 
 pub use compare::{Divergence, MARKS, Mark, compare, side_by_side};
 pub use curated::curated;
@@ -499,11 +503,11 @@ pub fn core_scenario(s: &Scenario) -> bool {
 
 #[cfg(feature = "testkit")]
 /// Generated scenarios under `profile` inside the core language
-/// ([`core_scenario`]), for implementations that cover no more.
+/// ([`core_scenario`]), for implementations that cover no more: drawn
+/// inside it by construction, never filtered, so any number of cases can
+/// be drawn (rule `CONF-CORE-BY-CONSTRUCTION`).
 pub fn core_scenarios(profile: ProfileName) -> impl proptest::strategy::Strategy<Value = Scenario> {
-    use proptest::strategy::Strategy;
-    crate::generate::scenario::scenario_under(proptest::strategy::Just(profile))
-        .prop_filter("outside the core scenario language", core_scenario)
+    crate::generate::scenario::core_scenario_under(proptest::strategy::Just(profile))
 }
 
 #[cfg(feature = "testkit")]

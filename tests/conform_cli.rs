@@ -53,7 +53,7 @@ fn the_python_adapter_passes() {
     assert!(out.contains("profiles: rfd082, rfd083"), "{out}");
     let run: usize = out
         .lines()
-        .find_map(|l| l.strip_prefix("vectors: "))
+        .find_map(|l| l.strip_prefix("vectors (built-in): "))
         .and_then(|l| l.split(' ').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
@@ -79,31 +79,334 @@ fn the_broken_python_adapter_fails_with_a_shrunk_scenario() {
         "3",
         "--profile",
         "rfd083",
+        "--no-vectors",
+        "--shrink-budget",
+        "2000",
     ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
-    assert!(out.contains("FAIL reason-user-ctrl-c"), "{out}");
     let size: usize = out
         .lines()
-        .find_map(|l| l.split("shrunk to size ").nth(1))
-        .and_then(|s| s.trim_end_matches(':').parse().ok())
+        .find_map(|l| l.split(" to size ").nth(1))
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
         .expect("a shrunk generated failure");
     assert!(size <= 3, "{out}");
     assert!(
-        out.contains(
-            r#"model:          {"type":"tool_call_response","id":"call_1","is_error":false}"#
-        ) && out.contains(
-            r#"implementation: {"type":"tool_call_response","id":"call_1","is_error":true}"#
-        ),
+        out.contains("size counts calls"),
+        "size is explained:\n{out}"
+    );
+    let side = |who: &str, is_error: bool| {
+        out.lines().any(|l| {
+            l.starts_with(&format!("  {who}"))
+                && l.contains(r#"{"type":"tool_call_response","id":"c"#)
+                && l.ends_with(&format!(r#""is_error":{is_error}}}"#))
+        })
+    };
+    assert!(
+        side("model:", false) && side("implementation:", true),
         "{out}"
     );
     assert!(
         out.lines().any(|l| l.starts_with("* ")),
         "no marked line:\n{out}"
     );
+    // The run went on after the first failure: every case ran and each
+    // failing one is listed by profile, seed and index.
+    assert!(out.contains("generated rfd083: 300 of 300 run"), "{out}");
+    let listed = out
+        .lines()
+        .filter(|l| l.starts_with("  generated rfd083 seed 3 case "))
+        .count();
+    assert!(listed > 1, "{out}");
+    assert!(out.contains(&format!("FAILED: {listed}")), "{out}");
+    // A listed case is replayed alone by its index: it fails alone, and
+    // the case before it (not listed) passes alone.
+    let first = out
+        .lines()
+        .find_map(|l| l.strip_prefix("  generated rfd083 seed 3 case "))
+        .and_then(|l| l.split(':').next())
+        .expect("a listed case");
+    let k: u32 = first.parse().unwrap();
+    let replay = |k: u32| {
+        conform(&[
+            "--adapter",
+            "python3 examples/conform_adapter_broken.py",
+            "--seed",
+            "3",
+            "--profile",
+            "rfd083",
+            "--case",
+            &k.to_string(),
+            "--no-shrink",
+        ])
+    };
+    let o = replay(k);
+    let (again, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{again}");
+    assert!(
+        again.contains(&format!("  generated rfd083 seed 3 case {k}: diverged:")),
+        "{again}"
+    );
+    assert!(again.contains("not shrunk"), "{again}");
+    let before = (0..k)
+        .rev()
+        .find(|j| !out.contains(&format!("  generated rfd083 seed 3 case {j}: ")))
+        .expect("a passing case before the first failing one");
+    let o = replay(before);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
+}
+
+/// The broken Python adapter with a second, independent fault: its
+/// presentations say every prompt echoes (a password prompt too).
+const TWO_FAULTS: &str = "CONFORM_BREAK=cancel_is_error python3 examples/conform_adapter.py \
+     | sed -u 's/\"echo\": false/\"echo\": true/g'";
+
+fn two_fault_run(format: &str) -> (Output, String) {
+    let o = conform(&[
+        "--adapter",
+        TWO_FAULTS,
+        "--generated",
+        "20",
+        "--seed",
+        "3",
+        "--profile",
+        "rfd083",
+        "--shrink-budget",
+        "50",
+        "--format",
+        format,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    (o, out)
+}
+
+const KINDS: [&str; 2] = ["diverged:stream/tool_call_response", "diverged:prompts"];
+
+/// Rule: CONF-RUN-TO-THE-END — an adapter with two independent faults:
+/// one run reports both kinds of failure, each with its count, in text,
+/// JSON (version 1: summary, groups, failing list) and JUnit XML (read by
+/// an XML parser independent of the writer: one test case per vector,
+/// skipped vector or generated scenario, one `<failure>` per failing case
+/// typed by its kind).
+#[test]
+fn two_kinds_of_failure_are_reported_in_text_json_and_junit() {
+    if !python3() {
+        return;
+    }
+    let (o, out) = two_fault_run("text");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("2 kinds of failure"), "{out}");
+    for kind in KINDS {
+        let head = out
+            .lines()
+            .find(|l| l.starts_with(&format!("== {kind}: ")))
+            .unwrap_or_else(|| panic!("no group {kind}:\n{out}"));
+        let n: usize = head
+            .split(": ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse().ok())
+            .expect("a count");
+        let listed = out
+            .lines()
+            .filter(|l| l.starts_with("  ") && l.ends_with(&format!(": {kind}")))
+            .count();
+        assert_eq!(n, listed, "{kind}:\n{out}");
+    }
+
+    let (o, out) = two_fault_run("json");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
+    assert_eq!(doc["version"], 1);
+    let summary = &doc["summary"];
+    let failed = summary["failed"].as_u64().unwrap();
+    assert_eq!(
+        summary["run"].as_u64().unwrap(),
+        summary["passed"].as_u64().unwrap() + failed
+    );
+    let groups = doc["groups"].as_array().unwrap();
+    let kinds: Vec<&str> = groups.iter().map(|g| g["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.len(), 2, "{kinds:?}");
+    for kind in KINDS {
+        assert!(kinds.contains(&kind), "{kinds:?}");
+    }
+    let mut sum = 0;
+    for g in groups {
+        let n = g["count"].as_u64().unwrap();
+        assert!(n > 0);
+        assert_eq!(g["cases"].as_array().unwrap().len() as u64, n);
+        assert!(g["example"]["scenario"]["tools"].is_object(), "{g}");
+        assert_eq!(g["example"]["verdict"]["verdict"], "diverged", "{g}");
+        sum += n;
+    }
+    assert_eq!(sum, failed);
+    assert_eq!(doc["failing"].as_array().unwrap().len() as u64, failed);
+
+    let (o, out) = two_fault_run("junit");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let xml = roxmltree::Document::parse(&out).expect("well-formed XML");
+    let root = xml.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    let cases: Vec<_> = root
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(
+        cases.len(),
+        summary["run"].as_u64().unwrap() as usize
+            + doc["vectors"]["skipped_profile"].as_array().unwrap().len()
+            + doc["vectors"]["skipped_language"].as_array().unwrap().len()
+    );
+    assert_eq!(
+        root.attribute("tests"),
+        Some(cases.len().to_string().as_str())
+    );
+    let failures: Vec<_> = root
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .collect();
+    assert_eq!(failures.len() as u64, failed);
+    for kind in KINDS {
+        let n = failures
+            .iter()
+            .filter(|f| f.attribute("type") == Some(kind))
+            .count();
+        let g = groups.iter().find(|g| g["kind"] == kind).unwrap();
+        assert_eq!(n as u64, g["count"].as_u64().unwrap(), "{kind}");
+    }
+    // A failure carries the scenario as JSON.
+    let body = failures[0].text().unwrap_or_default();
+    assert!(body.contains("scenario: {"), "{body}");
+    assert!(
+        cases.iter().any(
+            |c| c.attribute("classname") == Some("generated rfd083 seed 3")
+                && c.attribute("name") == Some("case 0")
+        ),
+        "generated cases are test cases"
+    );
+}
+
+/// Rule: CONF-RUN-TO-THE-END — the JUnit writer's escaper: hostile text
+/// (markup characters, quotes, controls XML cannot carry) read back by an
+/// XML parser as an attribute and as text, every character XML allows
+/// unchanged.
+#[test]
+fn the_xml_escaper_survives_hostile_text() {
+    use inquiry_model::cli::conform_command::xml_escape;
+    let hostile =
+        "<a href=\"x\">&amp; 'q' ]]> </testcase>\u{0}\u{1b}[2K\ttab\r\nline é 🦀 \u{FFFE}";
+    let doc = format!(
+        "<r a=\"{}\" b='{}'>{}</r>",
+        xml_escape(hostile),
+        xml_escape(hostile),
+        xml_escape(hostile)
+    );
+    let xml = roxmltree::Document::parse(&doc).expect("well-formed");
+    let r = xml.root_element();
+    let allowed: String = hostile
+        .chars()
+        .map(|c| match c {
+            '\u{0}' => "U+0000".to_owned(),
+            '\u{1b}' => "U+001B".to_owned(),
+            '\u{FFFE}' => "U+FFFE".to_owned(),
+            c => c.to_string(),
+        })
+        .collect();
+    // Attribute values normalise tab, CR and LF to spaces (XML 1.0 §3.3.3).
+    let in_attribute: String = allowed
+        .replace("\r\n", "\n")
+        .chars()
+        .map(|c| if matches!(c, '\t' | '\n') { ' ' } else { c })
+        .collect();
+    assert_eq!(r.attribute("a"), Some(in_attribute.as_str()));
+    assert_eq!(r.attribute("b"), Some(in_attribute.as_str()));
+    assert_eq!(r.text(), Some(allowed.replace("\r\n", "\n").as_str()));
+}
+
+/// Rule: CLI-CONFORM — the committed vectors are built into the binary:
+/// `conform` run from an empty directory (no `spec/vectors` there) runs
+/// every built-in vector; `--vectors DIR` still overrides.
+#[test]
+fn conform_runs_from_any_directory() {
+    let empty = std::env::temp_dir().join(format!("conform-anywhere-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+        .args(["conform", "--adapter", ANSWERS_GARBAGE, "--timeout", "5"])
+        .current_dir(&empty)
+        .output()
+        .expect("the binary runs");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let committed = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/vectors"))
+        .unwrap()
+        .filter(|e| e.as_ref().is_ok_and(|e| e.file_name() != "index.json"))
+        .count();
+    assert!(
+        out.contains(&format!(
+            "vectors (built-in): {committed} run, {committed} failed"
+        )),
+        "{out}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+        .args(["conform", "--adapter", ANSWERS_GARBAGE, "--timeout", "5"])
+        .args(["--vectors", "."])
+        .current_dir(&empty)
+        .output()
+        .expect("the binary runs");
+    let (out, err) = text(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "an empty --vectors DIR runs nothing: {out}\n{err}"
+    );
+    std::fs::remove_dir_all(&empty).ok();
+}
+
+/// Rule: CLI-CONFORM — every committed vector file is in the built-in set,
+/// byte for byte, and nothing else is.
+#[test]
+fn every_committed_vector_is_built_in() {
+    use inquiry_model::cli::conform_command::BUILTIN_VECTORS;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/spec/vectors");
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json") && n != "index.json")
+        .map(|n| {
+            let text = std::fs::read_to_string(format!("{dir}/{n}")).unwrap();
+            (n.trim_end_matches(".json").to_owned(), text)
+        })
+        .collect();
+    files.sort();
+    let mut built: Vec<(String, String)> = BUILTIN_VECTORS
+        .iter()
+        .map(|(n, t)| ((*n).to_owned(), (*t).to_owned()))
+        .collect();
+    built.sort();
+    assert_eq!(files.len(), built.len());
+    assert!(
+        files == built,
+        "the built-in vectors differ from spec/vectors/"
+    );
+}
+
+/// Rule: CLI-CONFORM — no progress line when stderr is not a terminal
+/// (CI logs stay clean).
+#[test]
+fn no_progress_line_off_a_terminal() {
+    let o = conform(&["--adapter", ANSWERS_GARBAGE, "--timeout", "5"]);
+    let (_, err) = text(&o);
+    assert!(!err.contains("conform: scenario"), "{err}");
 }
 
 const INIT_ONLY: &str = r#"read l; echo '{"type":"init_ok","in_reply_to":1}'"#;
+
+/// An adapter that answers every run with something that is not an
+/// observation.
+const ANSWERS_GARBAGE: &str =
+    r#"read l; echo '{"type":"init_ok","in_reply_to":1}'; while read l; do echo nope; done"#;
 
 /// Rule: CLI-CONFORM — an adapter that answers runs with something that is
 /// not an observation fails every scenario as an implementation failure
@@ -144,4 +447,49 @@ fn unusable_adapters_and_usage_errors_exit_2() {
     assert!(err.contains("no/such/dir"), "{err}");
     let o = conform(&[]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// Rule: CLI-VECTORS — `vectors --profile P --language core` writes only
+/// the vectors of profile `P` inside the core scenario language: exactly
+/// the committed ones that are, and an index listing them.
+#[test]
+fn vectors_writes_only_the_profile_and_language_asked() {
+    use inquiry_model::conformance::{Vector, core_scenario};
+    use inquiry_model::profile::ProfileName;
+    let dir = std::env::temp_dir().join(format!("vectors-core-{}", std::process::id()));
+    let o = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+        .args(["vectors", "--out", dir.to_str().unwrap()])
+        .args(["--profile", "rfd083", "--language", "core"])
+        .output()
+        .expect("the binary runs");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let read = |d: &std::path::Path| -> Vec<Vector> {
+        let mut names: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json") && n != "index.json")
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .map(|n| serde_json::from_str(&std::fs::read_to_string(d.join(n)).unwrap()).unwrap())
+            .collect()
+    };
+    let written = read(&dir);
+    let committed: Vec<Vector> =
+        read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors"))
+            .into_iter()
+            .filter(|v| v.scenario.profile == ProfileName::Rfd083 && core_scenario(&v.scenario))
+            .collect();
+    assert!(!written.is_empty());
+    assert_eq!(written, committed);
+    let index: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
+    let listed: Vec<&str> = index.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = written.iter().map(|v| v.name.as_str()).collect();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    assert_eq!(sorted, names);
+    std::fs::remove_dir_all(&dir).ok();
 }

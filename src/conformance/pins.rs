@@ -185,6 +185,8 @@ pub struct PinFilter {
     pub skipped: BTreeMap<Pin, usize>,
     /// How many vectors were skipped.
     pub skipped_vectors: usize,
+    /// The names of the vectors skipped, in order.
+    pub skipped_names: Vec<String>,
 }
 
 impl PinFilter {
@@ -219,6 +221,7 @@ pub fn skip_pinned(vectors: Vec<Vector>, skip: &[Pin]) -> PinFilter {
             f.kept.push(v);
         } else {
             f.skipped_vectors += 1;
+            f.skipped_names.push(v.name.clone());
             for p in hit {
                 *f.skipped.entry(p).or_default() += 1;
             }

@@ -70,6 +70,59 @@ pub fn scenario_under(
         .prop_map(|(profile, s)| Scenario { profile, ..s })
 }
 
+/// Whole scenarios under the profiles `profile` draws, inside the core
+/// scenario language (`conformance::core_scenario`) by construction: each
+/// drawn scenario is mapped into the core language ([`into_core`]), never
+/// rejected, so any number of cases can be drawn (rule
+/// `CONF-CORE-BY-CONSTRUCTION`). Shrinking works through the map.
+pub fn core_scenario_under(
+    profile: impl Strategy<Value = ProfileName>,
+) -> impl Strategy<Value = Scenario> {
+    scenario_under(profile).prop_map(into_core)
+}
+
+/// `s` mapped into the core scenario language (`conformance::core_scenario`)
+/// item by item, keeping every list's length (so shrinking still lowers
+/// one choice at a time): a call to a local program calls `alpha` instead,
+/// a cancellation token fired with a cause becomes the backend error
+/// `cancelled`, and the backend's keyed replies, chosen models, delivery
+/// prompts, `enable` and `-t`/`-T` toggles are dropped.
+pub fn into_core(mut s: Scenario) -> Scenario {
+    let local: Vec<String> = s
+        .tools
+        .iter()
+        .filter(|(_, t)| matches!(t.program, Program::Local { .. }))
+        .map(|(name, _)| name.clone())
+        .collect();
+    for call in s
+        .turns
+        .iter_mut()
+        .flat_map(|t| t.cycles.iter_mut().flatten())
+    {
+        if local.contains(&call.tool) {
+            call.tool = "alpha".to_owned();
+            call.arguments = json!({});
+        }
+    }
+    for reply in &mut s.backend {
+        if let BackendReply::Cancelled { .. } = reply {
+            *reply = BackendReply::Error {
+                error: InquiryErrorKind::Cancelled,
+            };
+        }
+    }
+    for tool in s.tools.values_mut() {
+        tool.assistant.clear();
+        tool.result = RunPolicy::Unattended;
+        tool.enable = None;
+    }
+    s.backend_by_id.clear();
+    s.inquiry_model = None;
+    s.deliveries.clear();
+    s.toggles.clear();
+    s
+}
+
 /// A scenario decoded from fuzz bytes (the `scenario` fuzz target): total,
 /// any bytes (the empty slice included) decode to a valid scenario, one
 /// byte per choice, so a one-byte mutation changes one decision.

@@ -8,8 +8,10 @@ use super::*;
 Writes one `<name>.json` per vector ({name, description, rules, scenario, \
 expected}) and an `index.json`. The curated vectors cover every routing path, \
 guard and cancellation reason; `--count` generated ones follow, drawn with \
-`--seed`. The output is deterministic for its arguments; the committed set in \
-spec/vectors/ is `--seed 1 --count 20`.")]
+`--seed`. `--profile` (repeatable) and `--language core` keep only the vectors \
+of those profiles and inside the core scenario language (what a `conform` \
+adapter declaring them runs). The output is deterministic for its arguments; \
+the committed set in spec/vectors/ is `--seed 1 --count 20`.")]
 pub struct VectorsArgs {
     /// The folder to write to (created if missing).
     #[arg(long)]
@@ -20,6 +22,22 @@ pub struct VectorsArgs {
     /// How many generated vectors.
     #[arg(long, default_value_t = conformance::COMMITTED.1)]
     pub count: usize,
+    /// Only vectors of these profiles (repeatable; default all).
+    #[arg(long, value_name = "PROFILE", value_parser = crate::cli::profile_arg::ConformProfileParser)]
+    pub profile: Vec<crate::profile::ProfileName>,
+    /// `full` (default) or `core`: only vectors inside the core scenario
+    /// language (`conformance::core_scenario`).
+    #[arg(long, value_enum, default_value_t = Language::Full)]
+    pub language: Language,
+}
+
+/// How much of the scenario language the written vectors may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Language {
+    /// All of it.
+    Full,
+    /// The core language only (`conformance::core_scenario`).
+    Core,
 }
 
 /// `vectors`: writes the conformance vectors.
@@ -31,6 +49,18 @@ pub fn vectors_command(args: VectorsArgs) -> i32 {
             return EXIT_UNUSABLE;
         }
     };
+    let vectors: Vec<conformance::Vector> = vectors
+        .into_iter()
+        .filter(|v| args.profile.is_empty() || args.profile.contains(&v.scenario.profile))
+        .filter(|v| match args.language {
+            Language::Full => true,
+            Language::Core => conformance::core_scenario(&v.scenario),
+        })
+        .collect();
+    let generated = vectors
+        .iter()
+        .filter(|v| v.name.starts_with("generated-"))
+        .count();
     if let Err(e) = std::fs::create_dir_all(&args.out) {
         eprintln!("inquiry-model: {}: cannot create: {e}", args.out.display());
         return EXIT_UNUSABLE;
@@ -46,8 +76,8 @@ pub fn vectors_command(args: VectorsArgs) -> i32 {
     out!(
         "wrote {} vectors ({} curated, {} generated with seed {}) to {}",
         vectors.len(),
-        vectors.len() - args.count.min(vectors.len()),
-        args.count,
+        vectors.len() - generated,
+        generated,
         args.seed,
         args.out.display()
     );

@@ -1,0 +1,454 @@
+//! `conform`'s report as text, JSON (version [`CONFORM_JSON_VERSION`]) or
+//! JUnit XML. Pure: each builds the whole document as a string.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::{CONFORM_JSON_VERSION, Header};
+use crate::conformance::Failure;
+use crate::conformance::run::{
+    CaseId, CaseResult, Group, Outcome, RunReport, SIZE_MEANS, Shrink, ShrinkEnd,
+};
+use crate::generate::scenario::size;
+
+fn end_text(end: ShrinkEnd) -> &'static str {
+    match end {
+        ShrinkEnd::Done => "no smaller scenario fails the same way",
+        ShrinkEnd::StepBudget => "the shrink budget ran out",
+        ShrinkEnd::TimeLimit => "the scenario's time limit ran out",
+        ShrinkEnd::Stopped => "the run was stopped",
+        ShrinkEnd::Off => "shrinking is off",
+    }
+}
+
+/// How a group's example was found, in one line.
+fn example_line(g: &Group) -> String {
+    let n = size(&g.example.scenario);
+    match &g.shrink {
+        None => format!("smallest example: {} (size {n})", g.example_case),
+        Some(s) if s.end == ShrinkEnd::Off => {
+            format!(
+                "smallest example: {} (size {n}; not shrunk: {})",
+                g.example_case,
+                end_text(s.end)
+            )
+        }
+        Some(s) => {
+            let mut line = format!(
+                "smallest example: {}, shrunk from size {} to size {n} in {} steps ({})",
+                g.example_case,
+                s.from_size,
+                s.steps,
+                end_text(s.end)
+            );
+            if !s.dropped_tools.is_empty() {
+                let _ = write!(
+                    line,
+                    "; unused tools dropped: {}",
+                    s.dropped_tools.join(", ")
+                );
+            }
+            line
+        }
+    }
+}
+
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// The text report: what ran, then per kind of failure its count and
+/// smallest example, the harness errors, the list of failing scenarios and
+/// the totals.
+pub fn text(h: &Header, r: &RunReport) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "adapter: {} (profiles: {}; language: {})",
+        h.adapter,
+        h.profiles
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        h.language
+    );
+    if let Some(from) = &h.vectors_from {
+        let (run, failed) = tally(r, |c| matches!(c, CaseId::Vector { .. }));
+        let _ = writeln!(
+            o,
+            "vectors ({from}): {run} run, {failed} failed, {} skipped (profile), {} skipped (outside the core language)",
+            h.skipped_profile.len(),
+            h.skipped_language.len()
+        );
+        if let Some(summary) = &h.pinned_summary {
+            let _ = writeln!(o, "vectors: {summary}");
+        }
+    }
+    let (n, seed) = h.generated;
+    if n > 0 {
+        for p in &h.profiles {
+            let (run, failed) = tally(
+                r,
+                |c| matches!(c, CaseId::Generated { profile, .. } if profile == p),
+            );
+            if failed == 0 && run == n as usize {
+                let _ = writeln!(o, "generated {p}: {run} passed (seed {seed})");
+            } else {
+                let _ = writeln!(
+                    o,
+                    "generated {p}: {run} of {n} run, {failed} failed (seed {seed})"
+                );
+            }
+        }
+    }
+    if !r.groups.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n{} of failure (size counts {SIZE_MEANS}):",
+            count(r.groups.len(), "kind")
+        );
+    }
+    for g in &r.groups {
+        let vectors = g
+            .cases
+            .iter()
+            .filter(|c| matches!(c, CaseId::Vector { .. }))
+            .count();
+        let _ = writeln!(
+            o,
+            "\n== {}: {} ({} vectors, {} generated)",
+            g.kind,
+            count(g.cases.len(), "failure"),
+            vectors,
+            g.cases.len() - vectors
+        );
+        let _ = writeln!(o, "{}", example_line(g));
+        let _ = writeln!(o, "FAIL {}", g.example);
+    }
+    let harness: Vec<_> = r
+        .outcomes
+        .iter()
+        .filter_map(|o| match &o.result {
+            CaseResult::HarnessError { error, scenario } => Some((&o.case, error, scenario)),
+            CaseResult::Passed | CaseResult::Failed(_) => None,
+        })
+        .collect();
+    if !harness.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nharness errors (the harness could not judge these; not the implementation's fault):"
+        );
+        for (case, error, scenario) in &harness {
+            let _ = writeln!(o, "ERROR {case}: {error}");
+            if let Some(s) = scenario {
+                let _ = writeln!(
+                    o,
+                    "scenario: {}",
+                    serde_json::to_string(s).unwrap_or_default()
+                );
+            }
+        }
+    }
+    let failing: Vec<_> = failures(r).collect();
+    if !failing.is_empty() {
+        let _ = writeln!(o, "\nfailing scenarios:");
+        for (case, f) in &failing {
+            let _ = writeln!(o, "  {case}: {}", f.verdict.kind());
+        }
+    }
+    if r.stopped {
+        let _ = writeln!(
+            o,
+            "\nstopped before the end: {} of the scenarios ran",
+            r.outcomes.len()
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\n{} run: {} passed, {} failed, {} ({:.1} s)",
+        r.outcomes.len(),
+        r.passed(),
+        r.failed(),
+        count(r.harness_errors(), "harness error"),
+        r.seconds
+    );
+    if r.harness_errors() > 0 {
+        let _ = writeln!(o, "HARNESS ERROR");
+    } else if r.failed() > 0 {
+        let _ = writeln!(o, "FAILED: {}", r.failed());
+    } else if r.stopped {
+        let _ = writeln!(o, "STOPPED");
+    } else {
+        let _ = writeln!(o, "PASS");
+    }
+    o
+}
+
+fn tally(r: &RunReport, which: impl Fn(&CaseId) -> bool) -> (usize, usize) {
+    let of: Vec<_> = r.outcomes.iter().filter(|o| which(&o.case)).collect();
+    let failed = of
+        .iter()
+        .filter(|o| matches!(o.result, CaseResult::Failed(_)))
+        .count();
+    (of.len(), failed)
+}
+
+fn failures(r: &RunReport) -> impl Iterator<Item = (&CaseId, &Failure)> {
+    r.outcomes.iter().filter_map(|o| match &o.result {
+        CaseResult::Failed(f) => Some((&o.case, f)),
+        CaseResult::Passed | CaseResult::HarnessError { .. } => None,
+    })
+}
+
+fn shrink_json(s: &Shrink) -> Value {
+    json!({
+        "from_size": s.from_size,
+        "steps": s.steps,
+        "dropped_tools": s.dropped_tools,
+        "end": s.end,
+    })
+}
+
+/// The JSON report (version [`CONFORM_JSON_VERSION`], one document ending
+/// in a newline).
+pub fn json(h: &Header, r: &RunReport) -> String {
+    let groups: Vec<Value> = r
+        .groups
+        .iter()
+        .map(|g| {
+            json!({
+                "kind": g.kind,
+                "count": g.cases.len(),
+                "cases": g.cases,
+                "example": {
+                    "case": g.example_case,
+                    "size": size(&g.example.scenario),
+                    "verdict": g.example.verdict,
+                    "scenario": g.example.scenario,
+                    "side_by_side": g.example.side_by_side,
+                },
+                "shrink": g.shrink.as_ref().map(shrink_json),
+            })
+        })
+        .collect();
+    let failing: Vec<Value> = failures(r)
+        .map(|(case, f)| json!({"case": case, "kind": f.verdict.kind()}))
+        .collect();
+    let harness: Vec<Value> = r
+        .outcomes
+        .iter()
+        .filter_map(|o| match &o.result {
+            CaseResult::HarnessError { error, scenario } => {
+                Some(json!({"case": o.case, "error": error, "scenario": scenario}))
+            }
+            CaseResult::Passed | CaseResult::Failed(_) => None,
+        })
+        .collect();
+    let doc = json!({
+        "version": CONFORM_JSON_VERSION,
+        "adapter": {
+            "name": h.adapter,
+            "profiles": h.profiles,
+            "language": h.language,
+        },
+        "vectors": h.vectors_from.as_ref().map(|from| json!({
+            "from": from,
+            "skipped_profile": h.skipped_profile,
+            "skipped_language": h.skipped_language,
+            "skipped_pinned": h.skipped_pinned,
+        })),
+        "generated": {"per_profile": h.generated.0, "seed": h.generated.1},
+        "size_counts": SIZE_MEANS,
+        "summary": {
+            "run": r.outcomes.len(),
+            "passed": r.passed(),
+            "failed": r.failed(),
+            "harness_errors": r.harness_errors(),
+            "stopped": r.stopped,
+            "seconds": r.seconds,
+        },
+        "groups": groups,
+        "failing": failing,
+        "harness_errors": harness,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}
+
+/// `s` as XML character data or attribute value: the five markup
+/// characters as entities, and the characters XML 1.0 does not allow
+/// (controls other than tab, line feed and carriage return; U+FFFE and
+/// U+FFFF) as `U+XXXX` text, since no escape can carry them.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(ch),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+                let _ = write!(out, "U+{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A `<testsuite>`: its name, its cases run, its skipped vectors (name,
+/// why).
+type Suite<'a> = (String, Vec<&'a Outcome>, Vec<(String, &'static str)>);
+
+/// One `<testcase>` element.
+fn testcase(o: &mut String, suite: &str, name: &str, seconds: f64, body: &str) {
+    let _ = write!(
+        o,
+        "    <testcase classname=\"{}\" name=\"{}\" time=\"{seconds:.3}\"",
+        xml_escape(suite),
+        xml_escape(name)
+    );
+    if body.is_empty() {
+        o.push_str("/>\n");
+    } else {
+        let _ = write!(o, ">\n{body}    </testcase>\n");
+    }
+}
+
+/// The JUnit XML report: one `<testsuite>` for the vectors and one per
+/// generated profile, one `<testcase>` per vector or generated scenario
+/// (skipped vectors as skipped cases). A failure's `<failure>` carries its
+/// kind, verdict, scenario and both sides; the case a group's example was
+/// shrunk from also carries the shrunk scenario. A harness error is an
+/// `<error>`.
+pub fn junit(h: &Header, r: &RunReport) -> String {
+    let example_of = |case: &CaseId| r.groups.iter().find(|g| &g.example_case == case);
+    let mut suites: Vec<Suite> = Vec::new();
+    if h.vectors_from.is_some() {
+        let skipped = h
+            .skipped_profile
+            .iter()
+            .map(|n| (n.clone(), "profile not implemented by the adapter"))
+            .chain(
+                h.skipped_language
+                    .iter()
+                    .map(|n| (n.clone(), "outside the core scenario language")),
+            )
+            .chain(
+                h.skipped_pinned
+                    .iter()
+                    .map(|n| (n.clone(), "pins a model decision the run opted out of")),
+            )
+            .collect();
+        suites.push((
+            "vectors".to_owned(),
+            r.outcomes
+                .iter()
+                .filter(|o| matches!(o.case, CaseId::Vector { .. }))
+                .collect(),
+            skipped,
+        ));
+    }
+    if h.generated.0 > 0 {
+        for p in &h.profiles {
+            suites.push((
+                format!("generated {p} seed {}", h.generated.1),
+                r.outcomes
+                    .iter()
+                    .filter(
+                        |o| matches!(&o.case, CaseId::Generated { profile, .. } if profile == p),
+                    )
+                    .collect(),
+                Vec::new(),
+            ));
+        }
+    }
+    let mut o = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        o,
+        "<testsuites name=\"inquiry-model conform\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">",
+        r.outcomes.len()
+            + h.skipped_profile.len()
+            + h.skipped_language.len()
+            + h.skipped_pinned.len(),
+        r.failed(),
+        r.harness_errors(),
+        r.seconds
+    );
+    for (suite, outcomes, skipped) in &suites {
+        let failed = outcomes
+            .iter()
+            .filter(|o| matches!(o.result, CaseResult::Failed(_)))
+            .count();
+        let errors = outcomes
+            .iter()
+            .filter(|o| matches!(o.result, CaseResult::HarnessError { .. }))
+            .count();
+        let time: f64 = outcomes.iter().map(|o| o.seconds).sum();
+        let _ = writeln!(
+            o,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"{errors}\" skipped=\"{}\" time=\"{time:.3}\">",
+            xml_escape(suite),
+            outcomes.len() + skipped.len(),
+            skipped.len()
+        );
+        for out in outcomes {
+            let name = match &out.case {
+                CaseId::Vector { name } => name.clone(),
+                CaseId::Generated { index, .. } => format!("case {index}"),
+            };
+            let body = match &out.result {
+                CaseResult::Passed => String::new(),
+                CaseResult::Failed(f) => {
+                    let mut text = f.to_string();
+                    if let Some(g) = example_of(&out.case) {
+                        let _ = write!(
+                            text,
+                            "\n\n{} (size counts {SIZE_MEANS}):\n{}",
+                            example_line(g),
+                            g.example
+                        );
+                    }
+                    let first = f.verdict.to_string();
+                    let first = first.lines().next().unwrap_or_default();
+                    format!(
+                        "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                        xml_escape(&f.verdict.kind()),
+                        xml_escape(first),
+                        xml_escape(&text)
+                    )
+                }
+                CaseResult::HarnessError { error, scenario } => {
+                    let mut text = error.clone();
+                    if let Some(s) = scenario {
+                        let _ = write!(
+                            text,
+                            "\nscenario: {}",
+                            serde_json::to_string(s).unwrap_or_default()
+                        );
+                    }
+                    format!(
+                        "      <error type=\"harness_error\" message=\"{}\">{}</error>\n",
+                        xml_escape(error.lines().next().unwrap_or_default()),
+                        xml_escape(&text)
+                    )
+                }
+            };
+            testcase(&mut o, suite, &name, out.seconds, &body);
+        }
+        for (name, why) in skipped {
+            let body = format!("      <skipped message=\"{}\"/>\n", xml_escape(why));
+            testcase(&mut o, suite, name, 0.0, &body);
+        }
+        o.push_str("  </testsuite>\n");
+    }
+    o.push_str("</testsuites>\n");
+    o
+}

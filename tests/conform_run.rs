@@ -1,0 +1,263 @@
+//! The conformance run that goes to the end (`conformance::run`): every
+//! case runs, failures are grouped by kind with one shrunk example each,
+//! a stop predicate ends the run with what was found, shrinking keeps to
+//! its budget and time limit, a case is drawn again by its index, and the
+//! harness's own errors are told apart from the implementation's. Core
+//! scenarios are drawn inside the core language by construction.
+
+use std::cell::Cell;
+use std::time::Duration;
+
+use inquiry_model::conformance::run::{
+    CaseId, CaseResult, Limits, Progress, Run, RunReport, ShrinkEnd, draw, unused_tools,
+};
+use inquiry_model::conformance::{self, Model, Vector, core_scenario, core_scenarios};
+use inquiry_model::coordinator::Faults;
+use inquiry_model::generate::scenario::{scenario_under, size};
+use inquiry_model::profile::ProfileName;
+use inquiry_model::scenario::{self, Scenario};
+use proptest::prelude::*;
+use proptest::strategy::{BoxedStrategy, ValueTree};
+
+/// Two independent faults: a secret answer persisted, and a prompt shown
+/// before its request is recorded.
+fn two_faults() -> Model {
+    Model {
+        faults: Faults {
+            persist_secret: true,
+            record_after_routing: true,
+            ..Faults::default()
+        },
+    }
+}
+
+fn full(p: ProfileName) -> BoxedStrategy<Scenario> {
+    scenario_under(Just(p)).boxed()
+}
+
+const LIMITS: Limits = Limits {
+    shrink_steps: 2000,
+    scenario_time: Duration::from_secs(60),
+};
+
+/// Runs `imp` on `vectors` and `n` generated cases of rfd083 (seed 3).
+fn run_with(
+    imp: &mut Model,
+    generator: &dyn Fn(ProfileName) -> BoxedStrategy<Scenario>,
+    limits: Limits,
+    stop: &dyn Fn() -> bool,
+    vectors: &[Vector],
+    n: u32,
+) -> RunReport {
+    let mut progress = |_: Progress| {};
+    let mut run = Run::new(
+        imp,
+        generator,
+        limits,
+        stop,
+        &mut progress,
+        vectors.len() + n as usize,
+    );
+    run.vectors(vectors);
+    run.generated(ProfileName::Rfd083, n, 3);
+    run.finish()
+}
+
+proptest! {
+    /// Rule: CONF-CORE-BY-CONSTRUCTION — every scenario the core generator
+    /// draws is inside the core scenario language
+    /// (`conformance::core_scenario`) and the model runs it: no filter, so
+    /// no draw is ever rejected.
+    #[test]
+    fn every_core_scenario_drawn_is_in_the_core_language(
+        s in inquiry_model::generate::scenario::core_scenario_under(
+            inquiry_model::generate::scenario::profile())
+    ) {
+        prop_assert!(core_scenario(&s), "{}", serde_json::to_string(&s).unwrap());
+        prop_assert!(scenario::run(&s).is_ok());
+    }
+}
+
+/// Rule: CONF-CORE-BY-CONSTRUCTION — 3 000 core cases per profile are
+/// drawn from one proptest runner without a generator error (a filter
+/// gives up once the runner's rejects add up: "Too many local rejects",
+/// before 900 cases); each run case is also drawn by its own index.
+#[test]
+fn any_number_of_core_cases_can_be_drawn() {
+    for p in ProfileName::ALL {
+        let strategy = core_scenarios(p);
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        for k in 0..3000 {
+            let tree = strategy
+                .new_tree(&mut runner)
+                .unwrap_or_else(|e| panic!("{p} #{k}: {e}"));
+            assert!(core_scenario(&tree.current()));
+        }
+        for index in 0..100 {
+            let tree = draw(&strategy, 1, index).unwrap_or_else(|e| panic!("{p} #{index}: {e}"));
+            assert!(core_scenario(&tree.current()));
+        }
+    }
+}
+
+/// Rule: CONF-RUN-TO-THE-END — an implementation with two independent
+/// faults, on the committed vectors and 300 generated cases: every case
+/// runs; each kind of first difference is one group whose count is the
+/// number of failing cases of that kind; both faults' kinds are there;
+/// each example still fails as its kind when run again, generated
+/// examples are shrunk (no larger than drawn) and keep no tool that no
+/// call uses.
+#[test]
+fn a_run_goes_to_the_end_and_groups_failures_by_kind() {
+    let vectors = conformance::vectors(conformance::COMMITTED.0, 0).unwrap();
+    let r = run_with(&mut two_faults(), &full, LIMITS, &|| false, &vectors, 300);
+    assert_eq!(r.outcomes.len(), vectors.len() + 300);
+    assert!(!r.stopped);
+    assert_eq!(r.harness_errors(), 0);
+    let kinds: Vec<&str> = r.groups.iter().map(|g| g.kind.as_str()).collect();
+    // `record_after_routing` shows as a prompt shown too early;
+    // `persist_secret` as a different inquiry_response event.
+    assert!(kinds.contains(&"diverged:prompts"), "{kinds:?}");
+    assert!(
+        kinds.contains(&"diverged:stream/inquiry_response"),
+        "{kinds:?}"
+    );
+    let mut total = 0;
+    for g in &r.groups {
+        let failing = r
+            .outcomes
+            .iter()
+            .filter(|o| matches!(&o.result, CaseResult::Failed(f) if f.verdict.kind() == g.kind))
+            .count();
+        assert_eq!(g.cases.len(), failing, "{}", g.kind);
+        total += failing;
+        let again = conformance::check_one(&mut two_faults(), "again", &g.example.scenario)
+            .expect("the example still fails");
+        assert_eq!(again.verdict.kind(), g.kind);
+        if let Some(s) = &g.shrink {
+            assert!(matches!(g.example_case, CaseId::Generated { .. }));
+            assert!(size(&g.example.scenario) <= s.from_size, "{}", g.kind);
+            assert!(s.steps > 0 && s.steps <= LIMITS.shrink_steps);
+            assert!(
+                unused_tools(&g.example.scenario).is_empty() || !s.dropped_tools.is_empty(),
+                "{}: {:?}",
+                g.kind,
+                unused_tools(&g.example.scenario)
+            );
+        }
+    }
+    assert_eq!(total, r.failed());
+}
+
+/// Rule: CONF-RUN-TO-THE-END — the stop predicate is asked between
+/// scenarios: a run told to stop after 40 cases has run exactly 40, says it
+/// was stopped, and still groups what it found.
+#[test]
+fn a_stopped_run_reports_what_it_found() {
+    let ran = Cell::new(0usize);
+    let mut imp = two_faults();
+    let mut progress = |p: Progress| ran.set(p.done);
+    let stop = || ran.get() >= 40;
+    let mut run = Run::new(&mut imp, &full, LIMITS, &stop, &mut progress, 400);
+    run.generated(ProfileName::Rfd083, 400, 3);
+    let r = run.finish();
+    assert_eq!(r.outcomes.len(), 40);
+    assert!(r.stopped);
+    assert!(r.failed() > 0, "seed 3 fails within 40 cases");
+    assert_eq!(
+        r.groups.iter().map(|g| g.cases.len()).sum::<usize>(),
+        r.failed()
+    );
+}
+
+/// Rule: CONF-RUN-TO-THE-END — shrinking keeps to its limits: switched off
+/// it tries nothing and the example is the case as drawn (drawn again by
+/// its index alone); with a budget of 3 steps it tries at most 3; with no
+/// time left it tries none.
+#[test]
+fn shrinking_keeps_to_its_budget_and_time_limit() {
+    let off = Limits {
+        shrink_steps: 0,
+        ..LIMITS
+    };
+    let r = run_with(&mut two_faults(), &full, off, &|| false, &[], 200);
+    assert!(!r.groups.is_empty());
+    for g in &r.groups {
+        let s = g.shrink.as_ref().expect("a generated example");
+        assert_eq!((s.steps, s.end), (0, ShrinkEnd::Off));
+        let CaseId::Generated { seed, index, .. } = g.example_case else {
+            panic!("{:?}", g.example_case)
+        };
+        let drawn = draw(&full(ProfileName::Rfd083), seed, index).unwrap();
+        let mut example = g.example.scenario.clone();
+        // Only unused tools may have been dropped from the drawn case.
+        let mut drawn = drawn.current();
+        drawn.tools.retain(|t, _| !s.dropped_tools.contains(t));
+        example.tools.retain(|t, _| !s.dropped_tools.contains(t));
+        assert_eq!(example, drawn, "{}", g.kind);
+    }
+    let three = Limits {
+        shrink_steps: 3,
+        ..LIMITS
+    };
+    let r = run_with(&mut two_faults(), &full, three, &|| false, &[], 200);
+    for g in &r.groups {
+        let s = g.shrink.as_ref().expect("a generated example");
+        assert!(s.steps <= 3, "{}", s.steps);
+        assert!(matches!(s.end, ShrinkEnd::StepBudget | ShrinkEnd::Done));
+    }
+    let no_time = Limits {
+        scenario_time: Duration::ZERO,
+        ..LIMITS
+    };
+    let r = run_with(&mut two_faults(), &full, no_time, &|| false, &[], 200);
+    for g in &r.groups {
+        let s = g.shrink.as_ref().expect("a generated example");
+        assert_eq!((s.steps, s.end), (0, ShrinkEnd::TimeLimit));
+    }
+}
+
+/// Rule: CONF-HARNESS-ERROR — a scenario the model refuses is the
+/// harness's error, not a failure of the implementation: the case counts
+/// as a harness error, no group blames the implementation.
+#[test]
+fn a_refused_scenario_is_a_harness_error() {
+    let refused = |_: ProfileName| -> BoxedStrategy<Scenario> {
+        Just(
+            serde_json::from_value::<Scenario>(serde_json::json!({
+                "tools": {"m": {"source": {"kind": "mcp"}, "program": {"kind": "script", "asks": [
+                    {"question": {"id": "q", "text": "?", "answer_type": {"type": "boolean"}}}]}}},
+                "turns": [{"cycles": [[{"id": "c", "tool": "m"}]]}]
+            }))
+            .unwrap(),
+        )
+        .boxed()
+    };
+    let r = run_with(&mut Model::default(), &refused, LIMITS, &|| false, &[], 5);
+    assert_eq!(r.harness_errors(), 5);
+    assert_eq!(r.failed(), 0);
+    assert!(r.groups.is_empty());
+    let CaseResult::HarnessError { error, scenario } = &r.outcomes[0].result else {
+        panic!("{:?}", r.outcomes[0])
+    };
+    assert!(error.contains("refused"), "{error}");
+    assert!(scenario.is_some());
+}
+
+/// Rule: CONF-RUN-TO-THE-END — a generated case is named by profile, seed
+/// and index, and drawing that index alone gives the scenario the run ran.
+#[test]
+fn a_generated_case_is_drawn_again_by_its_index() {
+    let strategy = full(ProfileName::Rfd083);
+    let alone = draw(&strategy, 7, 41).unwrap().current();
+    let again = draw(&strategy, 7, 41).unwrap().current();
+    assert_eq!(alone, again);
+    assert_ne!(alone, draw(&strategy, 7, 42).unwrap().current());
+    assert_ne!(alone, draw(&strategy, 8, 41).unwrap().current());
+    let id = CaseId::Generated {
+        profile: ProfileName::Rfd083,
+        seed: 7,
+        index: 41,
+    };
+    assert_eq!(id.to_string(), "generated rfd083 seed 7 case 41");
+}
