@@ -234,8 +234,10 @@ for line in sys.stdin:
         assert!(line.contains(p.pin.id()), "{line}");
     }
     let ran = |text: &str| -> usize {
+        // `vectors (built-in): N run, ...`
         let l = text.lines().find(|l| l.contains(" run, ")).unwrap();
-        l.trim_start_matches("vectors: ")
+        l.split_once("): ")
+            .map_or(l, |(_, rest)| rest)
             .split(' ')
             .next()
             .unwrap()
