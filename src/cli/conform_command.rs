@@ -47,6 +47,11 @@ pub struct ConformArgs {
     /// Seconds to wait for each reply.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
+    /// For an adapter with `"scheduler": "free"`: the most schedules of the
+    /// model tried to explain one observation (a witness); none found
+    /// within them fails the scenario as "no witness".
+    #[arg(long, value_name = "N", default_value_t = conformance::witness::DEFAULT_WITNESS_BUDGET)]
+    witness_budget: usize,
 }
 
 fn read_vectors(dir: &PathBuf) -> Result<Vec<Vector>, String> {
@@ -95,15 +100,20 @@ pub fn conform_command(args: ConformArgs) -> i32 {
         })
         .collect();
     let core_only = imp.core_only;
+    imp.capabilities.witness_budget = args.witness_budget.max(1);
     println!(
-        "adapter: {} (profiles: {}; language: {})",
+        "adapter: {} (profiles: {}; language: {}; scheduler: {})",
         imp.name,
         profiles
             .iter()
             .map(|p| p.as_str())
             .collect::<Vec<_>>()
             .join(", "),
-        if core_only { "core" } else { "full" }
+        if core_only { "core" } else { "full" },
+        match imp.capabilities.scheduler {
+            conformance::SchedulerCapability::Steered => "steered",
+            conformance::SchedulerCapability::Free => "free",
+        }
     );
     let mut ran = 0usize;
     let mut failed = 0usize;
@@ -160,6 +170,10 @@ pub fn conform_command(args: ConformArgs) -> i32 {
                 }
             }
         }
+    }
+    if subprocess::interrupted() {
+        eprintln!("inquiry-model conform: interrupted (the adapter was killed)");
+        return EXIT_UNUSABLE;
     }
     if ran == 0 {
         eprintln!("inquiry-model conform: nothing was run (no vectors or profiles selected)");
