@@ -438,16 +438,15 @@ impl Target {
             }
             *n += 1;
         }
-        if let Some(shown) = &self.prompts {
-            if partial.prompts.len() > shown.len()
+        if let Some(shown) = &self.prompts
+            && (partial.prompts.len() > shown.len()
                 || partial
                     .prompts
                     .iter()
                     .zip(shown)
-                    .any(|(p, s)| p.presentation != *s)
-            {
-                return false;
-            }
+                    .any(|(p, s)| p.presentation != *s))
+        {
+            return false;
         }
         partial.remembered.len() <= self.remembered.len()
             && partial.remembered[..] == self.remembered[..partial.remembered.len()]
