@@ -81,6 +81,19 @@ TO ?= rfd082
 diff:
 	$(CARGO) run --quiet --release -- diff-profiles --from $(FROM) --to $(TO) --format markdown
 
+## The witness search at scale (rule CONF-WITNESS, spec/DECISIONS.md
+## "Witness search: a budget of 2 000 schedules"): the correct
+## free-scheduler implementation (the model ordering its own parallel work,
+## prompts without call IDs) on 2 000 generated scenarios per profile
+## (CONFORM_FREE_CASES), each judged as `conform` judges a free adapter;
+## prints the schedules tried per searched scenario (mean, max), the runs
+## cut and the time; fails if any scenario has no witness. About 2 s after
+## the release build; not part of `make test` (which runs 150 per profile).
+CONFORM_FREE_CASES ?= 2000
+.PHONY: conform-free
+conform-free:
+	$(CARGO) run --quiet --release --example witness_cost -- $(CONFORM_FREE_CASES)
+
 ## The whole test suite (what CI runs).
 test:
 	$(CARGO) test --all-targets --locked

@@ -14,6 +14,13 @@ the scheduler). It speaks the protocol of spec/conform-protocol.md:
 
 Run it:  inquiry-model conform --adapter 'python3 examples/conform_adapter.py'
 
+With `--free` it behaves as an implementation the harness cannot steer or
+see inside (spec/conform-protocol.md "Capabilities"): it runs the newest
+pending work first whatever the scenario's `schedule` says, reports prompts
+without their call ID, and does not report `turn_ended`; its `init_ok` says
+so (`"scheduler": "free"`, `"observes"` without `turn_ended`), and
+`conform` searches the model's schedules for one that explains each run.
+
 Set CONFORM_BREAK=cancel_is_error to make it answer a cancelled prompt with
 an error response (the bug RFD 082 step 6 rules out); the conformance run
 then fails with a shrunk scenario.
@@ -25,6 +32,7 @@ import sys
 
 PROFILES = ["rfd082", "rfd083"]
 BREAK = os.environ.get("CONFORM_BREAK", "")
+FREE = "--free" in sys.argv[1:]
 
 
 def fits(answer_type, value):
@@ -178,8 +186,10 @@ class Run:
             self.persist({"type": "chat_request", "content": turn.get("user", "")})
             for cycle in turn.get("cycles", []):
                 self.cycle(cycle)
-            self.log.append({"turn_ended": {"tool_answers": list(self.tool_answers),
-                                            "permission_decisions": list(self.permission_decisions)}})
+            if not FREE:
+                self.log.append({"turn_ended": {
+                    "tool_answers": list(self.tool_answers),
+                    "permission_decisions": list(self.permission_decisions)}})
             self.persist({"type": "chat_response", "message": "done"})
         return self.log
 
@@ -206,7 +216,10 @@ class Run:
             else:
                 self.respond(i, "permission_denied", "permission denied")
         while self.work:
-            pick = self.schedule.pop(0) % len(self.work) if self.schedule else 0
+            if FREE:
+                pick = len(self.work) - 1  # its own order: the newest first
+            else:
+                pick = self.schedule.pop(0) % len(self.work) if self.schedule else 0
             self.perform(self.work.pop(pick))
 
     def perform(self, item):
@@ -225,8 +238,10 @@ class Run:
             self.invoke(i)
         elif kind == "prompt":
             q, iid = item[2], item[3]
-            self.log.append({"prompted": {"tool_call_id": self.calls[i]["id"],
-                                          "presentation": item[4]}})
+            prompted = {"presentation": item[4]}
+            if not FREE:  # a real prompter is not told which call asks
+                prompted["tool_call_id"] = self.calls[i]["id"]
+            self.log.append({"prompted": prompted})
             reply = self.prompter.pop(0) if self.prompter else {"reply": "eof"}
             if reply["reply"] == "answer":
                 self.answered(i, q, iid, reply["value"], reply.get("remember", False))
@@ -350,6 +365,11 @@ def main():
             reply = {"type": "init_ok", "in_reply_to": msg["id"],
                      "name": "python example adapter" + (" (broken: %s)" % BREAK if BREAK else ""),
                      "profiles": PROFILES, "language": "core"}
+            if FREE:
+                reply["name"] += " (free scheduler)"
+                reply["scheduler"] = "free"
+                reply["observes"] = ["persisted", "invoked", "prompted", "responded",
+                                     "inquired"]
         elif msg.get("type") == "run":
             try:
                 log = Run(msg["scenario"]).run()

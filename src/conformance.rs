@@ -26,11 +26,13 @@ pub mod observe;
 pub mod pins;
 #[cfg(feature = "testkit")]
 pub mod run;
+pub mod witness;
 
 pub use compare::{Divergence, MARKS, Mark, compare, side_by_side};
 pub use curated::curated;
 pub use observe::{Invocation, Observed, Prompt, Record, Recorder, Remembered, ToolResponse};
 pub use pins::{PINS, Pin, PinFilter, pins_of, skip_pinned};
+pub use witness::{Capabilities, EntryKind, SchedulerCapability};
 
 use std::fmt;
 
@@ -68,6 +70,12 @@ pub trait Implementation {
     /// Runs `scenario` (its `profile` says which RFD stage to behave as) and
     /// reports what was persisted and what the tools and the user saw.
     fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError>;
+
+    /// What it lets the harness steer and see (rule `CONF-CAPABILITIES`):
+    /// by default a steered scheduler observing every entry kind.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::default()
+    }
 }
 
 /// The model, as an implementation, optionally with faults injected (the
@@ -108,6 +116,25 @@ pub enum Verdict {
         /// The model's error.
         error: String,
     },
+    /// A free-scheduler implementation did something no schedule of the
+    /// model explains: every schedule was tried (rule `CONF-WITNESS`).
+    DivergedEverySchedule {
+        /// Schedules tried.
+        schedules: usize,
+        /// The first difference under the scenario's own `schedule`.
+        divergence: Divergence,
+    },
+    /// A free-scheduler implementation's observation that no schedule
+    /// within the witness budget explains, with schedules left untried:
+    /// not shown wrong, not shown right; it fails the run (rule
+    /// `CONF-WITNESS`, spec/DECISIONS.md "Witness search: no witness within
+    /// the budget fails the run").
+    NoWitness {
+        /// Schedules tried (the budget).
+        schedules: usize,
+        /// The first difference under the scenario's own `schedule`.
+        divergence: Divergence,
+    },
 }
 
 impl Verdict {
@@ -117,6 +144,10 @@ impl Verdict {
             Verdict::Diverged(d) => format!("diverged:{}", d.kind),
             Verdict::ImplementationFailed { .. } => "implementation_failed".to_owned(),
             Verdict::ModelRefused { .. } => "model_refused".to_owned(),
+            Verdict::DivergedEverySchedule { divergence, .. } => {
+                format!("diverged:{}", divergence.kind)
+            }
+            Verdict::NoWitness { .. } => "no_witness".to_owned(),
         }
     }
 }
@@ -133,6 +164,22 @@ impl fmt::Display for Verdict {
                 write!(f, "the implementation failed to run: {error}")
             }
             Verdict::ModelRefused { error } => write!(f, "the model refused the scenario: {error}"),
+            Verdict::DivergedEverySchedule {
+                schedules,
+                divergence: d,
+            } => write!(
+                f,
+                "diverged under every schedule of the model ({schedules} tried); under the scenario's own schedule: ({}) at {}\n  model:          {}\n  implementation: {}",
+                d.kind, d.at, d.expected, d.actual
+            ),
+            Verdict::NoWitness {
+                schedules,
+                divergence: d,
+            } => write!(
+                f,
+                "no witness within {schedules} schedules (--witness-budget; schedules are left untried); under the scenario's own schedule: ({}) at {}\n  model:          {}\n  implementation: {}",
+                d.kind, d.at, d.expected, d.actual
+            ),
         }
     }
 }
@@ -221,18 +268,48 @@ impl fmt::Display for Failure {
     }
 }
 
-/// Judges one run against an expectation.
+/// Judges one run against an expectation (the model's run of the
+/// scenario's own `schedule`), on the entry kinds the implementation
+/// observes; a free scheduler's observation that differs is searched for a
+/// witness among the model's other schedules (rule `CONF-WITNESS`).
 fn judge(
     name: &str,
     scenario: &Scenario,
     expected: &Observed,
     actual: Result<Observed, ImplementationError>,
+    caps: &Capabilities,
 ) -> Option<Failure> {
     let (verdict, side) = match actual {
         Err(e) => (Verdict::ImplementationFailed { error: e.0 }, String::new()),
         Ok(actual) => {
-            let d = compare(scenario, expected, &actual)?;
-            (Verdict::Diverged(d), side_by_side(expected, &actual))
+            let d = witness::compare_observed(scenario, expected, &actual, &caps.observes)?;
+            let verdict = match caps.scheduler {
+                SchedulerCapability::Steered => Verdict::Diverged(d),
+                SchedulerCapability::Free => {
+                    let how = witness::Search {
+                        observes: caps.observes.clone(),
+                        budget: caps.witness_budget,
+                        cut: true,
+                    };
+                    match witness::search(scenario, &actual, &how) {
+                        Err(e) => Verdict::ModelRefused {
+                            error: e.to_string(),
+                        },
+                        Ok((witness::Outcome::Found { .. }, _)) => return None,
+                        Ok((witness::Outcome::Budget, stats)) => Verdict::NoWitness {
+                            schedules: stats.schedules,
+                            divergence: d,
+                        },
+                        Ok((witness::Outcome::Exhausted, stats)) => {
+                            Verdict::DivergedEverySchedule {
+                                schedules: stats.schedules,
+                                divergence: d,
+                            }
+                        }
+                    }
+                }
+            };
+            (verdict, side_by_side(expected, &actual))
         }
     };
     Some(Failure {
@@ -254,15 +331,27 @@ pub fn check_one(imp: &mut dyn Implementation, name: &str, scenario: &Scenario) 
             },
             side_by_side: String::new(),
         }),
-        Ok(t) => judge(name, scenario, &Observed::of(&t), imp.run(scenario)),
+        Ok(t) => {
+            let caps = imp.capabilities();
+            judge(name, scenario, &Observed::of(&t), imp.run(scenario), &caps)
+        }
     }
 }
 
 /// Runs the implementation on every vector; returns the failures.
 pub fn check_vectors(imp: &mut dyn Implementation, vectors: &[Vector]) -> Vec<Failure> {
+    let caps = imp.capabilities();
     vectors
         .iter()
-        .filter_map(|v| judge(&v.name, &v.scenario, &v.expected, imp.run(&v.scenario)))
+        .filter_map(|v| {
+            judge(
+                &v.name,
+                &v.scenario,
+                &v.expected,
+                imp.run(&v.scenario),
+                &caps,
+            )
+        })
         .collect()
 }
 

@@ -452,7 +452,9 @@ fn shrinking_keeps_the_kind() {
                 assert_eq!(d.kind, "tool_responses/class", "{f}");
                 assert!(f.scenario.turns.len() < 2, "{f}");
             }
-            Verdict::ModelRefused { .. } => panic!("{f}"),
+            Verdict::ModelRefused { .. }
+            | Verdict::DivergedEverySchedule { .. }
+            | Verdict::NoWitness { .. } => panic!("{f}"),
         }
     }
 }

@@ -102,6 +102,11 @@ pub struct ConformArgs {
     /// `text`, `json` (version 1) or `junit` (JUnit XML).
     #[arg(long, value_enum, default_value_t = ConformFormat::Text)]
     format: ConformFormat,
+    /// For an adapter with `"scheduler": "free"`: the most schedules of the
+    /// model tried to explain one observation (a witness); none found
+    /// within them fails the scenario as "no witness".
+    #[arg(long, value_name = "N", default_value_t = conformance::witness::DEFAULT_WITNESS_BUDGET)]
+    witness_budget: usize,
 }
 
 fn pin_arg(s: &str) -> Result<conformance::Pin, String> {
@@ -162,6 +167,8 @@ pub struct Header {
     pub vectors_from: Option<String>,
     /// Vectors skipped because of their profile.
     pub skipped_profile: Vec<String>,
+    /// `steered` or `free` (`init_ok`'s `scheduler`).
+    pub scheduler: &'static str,
     /// Vectors skipped as outside the core language.
     pub skipped_language: Vec<String>,
     /// Vectors skipped because they pin a model decision the run opted out
@@ -175,7 +182,7 @@ pub struct Header {
 
 /// Runs `conform`; returns the exit code.
 pub fn conform_command(args: ConformArgs) -> i32 {
-    conform_with_stop(args, &|| false)
+    conform_with_stop(args, &subprocess::interrupted)
 }
 
 /// `conform`, stopped between scenarios (and shrink steps) as soon as
@@ -195,10 +202,15 @@ pub fn conform_with_stop(args: ConformArgs, stop: &dyn Fn() -> bool) -> i32 {
         })
         .collect();
     let core_only = imp.core_only;
+    imp.capabilities.witness_budget = args.witness_budget.max(1);
     let mut header = Header {
         adapter: imp.name.clone(),
         profiles: profiles.clone(),
         language: if core_only { "core" } else { "full" },
+        scheduler: match imp.capabilities.scheduler {
+            conformance::SchedulerCapability::Steered => "steered",
+            conformance::SchedulerCapability::Free => "free",
+        },
         vectors_from: None,
         skipped_profile: Vec::new(),
         skipped_language: Vec::new(),
@@ -286,6 +298,14 @@ pub fn conform_with_stop(args: ConformArgs, stop: &dyn Fn() -> bool) -> i32 {
         ConformFormat::Junit => junit(&header, &report),
     };
     if std::io::stdout().write_all(text.as_bytes()).is_err() {
+        return EXIT_UNUSABLE;
+    }
+    if stop() {
+        // The case in flight may have failed only because the adapter was
+        // killed: an interrupted run is never a verdict on the adapter.
+        eprintln!(
+            "inquiry-model conform: interrupted (the adapter was killed); what ran is reported above"
+        );
         return EXIT_UNUSABLE;
     }
     exit_code(&report)

@@ -44,7 +44,8 @@ pub struct ToolResponse {
 /// One question prompt shown to the user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prompt {
-    /// The tool-call ID whose question it shows.
+    /// The tool-call ID whose question it shows (empty: not reported, to be
+    /// attributed by the model's run).
     pub tool_call_id: String,
     /// How many events of `stream` were persisted when it was shown.
     pub stream_position: usize,
@@ -110,7 +111,11 @@ pub enum Record {
     Invoked(Invocation),
     /// A question prompt was shown.
     Prompted {
-        /// The tool-call ID whose question it shows.
+        /// The tool-call ID whose question it shows; absent (or empty) when
+        /// the implementation's prompter is not told which call a prompt
+        /// belongs to: the prompt is then attributed by the model's run
+        /// (`witness::attribute`, rule `CONF-CAPABILITIES`).
+        #[serde(default)]
         tool_call_id: String,
         /// What was shown (any superset of the compared fields).
         presentation: Value,

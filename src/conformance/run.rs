@@ -249,7 +249,10 @@ pub fn draw<S: Strategy<Value = Scenario>>(
 /// implementation's (rule `CONF-HARNESS-ERROR`).
 fn harness_error(v: &Verdict) -> bool {
     match v {
-        Verdict::Diverged(_) | Verdict::ImplementationFailed { .. } => false,
+        Verdict::Diverged(_)
+        | Verdict::ImplementationFailed { .. }
+        | Verdict::NoWitness { .. }
+        | Verdict::DivergedEverySchedule { .. } => false,
         Verdict::ModelRefused { .. } => true,
     }
 }
@@ -330,7 +333,14 @@ impl<'a> Run<'a> {
                 return;
             }
             let started = Instant::now();
-            let f = judge(&v.name, &v.scenario, &v.expected, self.imp.run(&v.scenario));
+            let caps = self.imp.capabilities();
+            let f = judge(
+                &v.name,
+                &v.scenario,
+                &v.expected,
+                self.imp.run(&v.scenario),
+                &caps,
+            );
             let case = CaseId::Vector {
                 name: v.name.clone(),
             };

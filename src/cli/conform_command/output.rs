@@ -69,14 +69,15 @@ pub fn text(h: &Header, r: &RunReport) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "adapter: {} (profiles: {}; language: {})",
+        "adapter: {} (profiles: {}; language: {}; scheduler: {})",
         h.adapter,
         h.profiles
             .iter()
             .map(|p| p.as_str())
             .collect::<Vec<_>>()
             .join(", "),
-        h.language
+        h.language,
+        h.scheduler
     );
     if let Some(from) = &h.vectors_from {
         let (run, failed) = tally(r, |c| matches!(c, CaseId::Vector { .. }));
@@ -256,6 +257,7 @@ pub fn json(h: &Header, r: &RunReport) -> String {
             "name": h.adapter,
             "profiles": h.profiles,
             "language": h.language,
+            "scheduler": h.scheduler,
         },
         "vectors": h.vectors_from.as_ref().map(|from| json!({
             "from": from,

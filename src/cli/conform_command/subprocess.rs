@@ -5,20 +5,105 @@
 //! through a [`crate::conformance::Recorder`]) or `error` (the implementation failed).
 //!
 //! It does I/O, so it lives under `cli`, the only module that does.
+//!
+//! Nothing of the adapter outlives `conform` (rule `CONF-ADAPTER-LIFETIME`):
+//! the adapter runs in its own process group, and the whole group is
+//! killed (SIGTERM, then SIGKILL after a short grace) and its leader
+//! reaped at the reply time limit, when it dies, when the [`Subprocess`]
+//! is dropped (at exit too), and at once (SIGKILL) on SIGINT or SIGTERM,
+//! which also set the process-wide flag [`interrupted`] for the run loop.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::conformance::{Implementation, ImplementationError, Observed, Record};
+use crate::conformance::{Capabilities, Implementation, ImplementationError, Observed, Record};
 use crate::profile::ProfileName;
 use crate::scenario::Scenario;
 
 /// The protocol name and version sent in `init`.
 pub const PROTOCOL: &str = "inquiry-model-conform/1";
+
+/// Set by SIGINT or SIGTERM.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// The running adapter's process group (0: none), for the signal handler.
+static ADAPTER_GROUP: AtomicI32 = AtomicI32::new(0);
+
+/// Whether `conform` was sent SIGINT or SIGTERM: the run loop stops and
+/// reports what it found so far. (A second signal ends the process at
+/// once, the adapter's group already killed by the first.)
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// The SIGINT/SIGTERM handler: only async-signal-safe calls (atomics,
+/// `kill`, `signal`, `raise`).
+extern "C" fn on_signal(signal: libc::c_int) {
+    let group = ADAPTER_GROUP.swap(0, Ordering::SeqCst);
+    if group > 0 {
+        // SAFETY: kill(2) is async-signal-safe; a negative pid names the
+        // adapter's process group, which holds nothing of ours.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        // SAFETY: signal(2) and raise(3) are async-signal-safe: the second
+        // signal takes its default action (ends the process).
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+}
+
+/// Installs [`on_signal`] for SIGINT and SIGTERM, once per process.
+fn install_signal_handlers() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: a zeroed sigaction with a plain handler and an empty
+            // mask is valid; `on_signal` only makes async-signal-safe calls.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                libc::sigemptyset(&mut action.sa_mask);
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigaction(signal, &action, std::ptr::null_mut());
+            }
+        }
+    });
+}
+
+/// Sends `signal` to process group `group` (ESRCH, nothing left, is fine).
+fn kill_group(group: i32, signal: libc::c_int) {
+    if group > 0 {
+        // SAFETY: kill(2) with a negative pid signals the adapter's own
+        // process group (it was started as its leader).
+        unsafe {
+            libc::kill(-group, signal);
+        }
+    }
+}
+
+/// Waits up to `grace` for `child` to exit; whether it did.
+fn exited_within(child: &mut Child, grace: Duration) -> bool {
+    let deadline = Instant::now() + grace;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) | Err(_) => return true,
+            Ok(None) if Instant::now() >= deadline => return false,
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+}
 
 /// Why an adapter cannot be used at all (exit 2 of `conform`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +138,9 @@ pub struct Subprocess {
     /// The adapter covers only the core scenario language
     /// (`conformance::core_scenario`): `init_ok` says `"language": "core"`.
     pub core_only: bool,
+    /// What the adapter lets the harness steer and see (`init_ok`'s
+    /// `scheduler` and `observes`), and the witness budget `conform` sets.
+    pub capabilities: Capabilities,
 }
 
 impl Subprocess {
@@ -66,7 +154,9 @@ impl Subprocess {
             name: String::new(),
             profiles: ProfileName::ALL.to_vec(),
             core_only: false,
+            capabilities: Capabilities::default(),
         };
+        install_signal_handlers();
         let reply = s.spawn().map_err(|e| Unusable(e.0))?;
         s.name = reply
             .get("name")
@@ -81,6 +171,7 @@ impl Subprocess {
                 ))
             })?;
         }
+        s.capabilities = Capabilities::from_init_ok(&reply).map_err(Unusable)?;
         s.core_only = match reply.get("language") {
             None => false,
             Some(Value::String(l)) if l == "full" => false,
@@ -96,15 +187,32 @@ impl Subprocess {
 
     /// Spawns the process and returns its `init_ok`.
     fn spawn(&mut self) -> Result<Value, ImplementationError> {
+        if interrupted() {
+            return Err(ImplementationError(
+                "interrupted: the adapter is not restarted".to_owned(),
+            ));
+        }
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(&self.command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
+            // Its own process group (led by `sh`), so that everything it
+            // starts is killed with it.
+            .process_group(0)
             .spawn()
             .map_err(|e| ImplementationError(format!("cannot start `{}`: {e}", self.command)))?;
+        let group = i32::try_from(child.id()).unwrap_or(0);
+        ADAPTER_GROUP.store(group, Ordering::SeqCst);
+        if interrupted() {
+            // A signal between the check above and the store: the handler
+            // did not see this group.
+            kill_group(group, libc::SIGKILL);
+        }
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            kill_group(group, libc::SIGKILL);
+            let _ = child.wait();
             return Err(ImplementationError("no pipes to the adapter".to_owned()));
         };
         let (tx, rx) = mpsc::channel();
@@ -175,15 +283,20 @@ impl Subprocess {
         }
     }
 
+    /// Ends the adapter and everything it started: end of input, a short
+    /// wait for it to exit by itself, SIGTERM to its group, a short grace,
+    /// SIGKILL to its group (what is left of it, stragglers included), and
+    /// the leader reaped.
     fn stop(&mut self) {
         if let Some(mut p) = self.process.take() {
+            let group = i32::try_from(p.child.id()).unwrap_or(0);
+            let _ = ADAPTER_GROUP.compare_exchange(group, 0, Ordering::SeqCst, Ordering::SeqCst);
             drop(p.stdin);
-            if p.child.try_wait().ok().flatten().is_none() {
-                std::thread::sleep(Duration::from_millis(20));
-                if p.child.try_wait().ok().flatten().is_none() {
-                    let _ = p.child.kill();
-                }
+            if !exited_within(&mut p.child, Duration::from_millis(100)) {
+                kill_group(group, libc::SIGTERM);
+                exited_within(&mut p.child, Duration::from_millis(200));
             }
+            kill_group(group, libc::SIGKILL);
             let _ = p.child.wait();
         }
     }
@@ -196,6 +309,10 @@ impl Drop for Subprocess {
 }
 
 impl Implementation for Subprocess {
+    fn capabilities(&self) -> Capabilities {
+        self.capabilities.clone()
+    }
+
     fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError> {
         if self.process.is_none() {
             self.spawn()?;
