@@ -87,11 +87,14 @@ pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
 pub fn generate(c: &mut impl Choices) -> Scenario {
     let profile = c.pick(&ProfileName::ALL);
     let tty = !c.flip();
-    let mut alpha = scripted_tool(c, "alpha");
-    let mut beta = scripted_tool(c, "beta");
+    // One scenario in four draws IDs from the unusual alphabets (see
+    // `question_id`, `call_id`, `tool_name`); the rest keep the plain ones.
+    let unusual = c.weighted(&[3, 1]) == 1;
+    let mut alpha = scripted_tool(c, "alpha", unusual);
+    let mut beta = scripted_tool(c, "beta", unusual);
     let ask = ask_user_tool(c);
     let gamma = local_tool(c);
-    let turns = slots(c, 1, 2, |c, _| turn(c));
+    let turns = slots(c, 1, 2, |c, _| turn(c, unusual));
     let prompter = slots(c, 0, 6, prompter_reply);
     let backend = slots(c, 0, 6, backend_reply);
     let permissions = slots(c, 0, 2, |c, _| {
@@ -113,9 +116,23 @@ pub fn generate(c: &mut impl Choices) -> Scenario {
     }
     beta.enable = beta_enable;
     beta.result = beta_result;
+    let beta_name = tool_name(c, unusual);
+    let mut turns = turns;
+    for call in turns.iter_mut().flat_map(|t| &mut t.cycles).flatten() {
+        if call.tool == "beta" {
+            call.tool = beta_name.to_owned();
+        }
+    }
+    let toggles: Vec<String> = toggles
+        .into_iter()
+        .map(|t| match t.strip_prefix("-t ") {
+            Some("beta") => format!("-t {beta_name}"),
+            Some(_) | None => t,
+        })
+        .collect();
     let mut tools = IndexMap::new();
     tools.insert("alpha".to_owned(), alpha);
-    tools.insert("beta".to_owned(), beta);
+    tools.insert(beta_name.to_owned(), beta);
     tools.insert("ask_user".to_owned(), ask);
     tools.insert("gamma".to_owned(), gamma);
     // `ask_user`'s program under another key: NotFound.
@@ -256,11 +273,14 @@ fn questions(c: &mut impl Choices, tool: &str, ids: &[&str]) -> IndexMap<String,
     out
 }
 
-fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
+fn scripted_tool(c: &mut impl Choices, name: &str, unusual: bool) -> ToolSetup {
     let source = source(c, 4);
     let mut asks = Vec::new();
     for id in ["q1", "q2"] {
-        let keep = c.flip();
+        // A scenario drawing unusual IDs keeps both questions (the
+        // collisions need a tool to ask its second one).
+        let keep = c.flip() || unusual;
+        let id = question_id(c, id, unusual);
         let ask = ScriptedAsk {
             question: question(c, id),
             reject_first: c.choose(2) as u8,
@@ -291,6 +311,49 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
         result: RunPolicy::Unattended,
         assistant: IndexMap::new(),
         enable: None,
+    }
+}
+
+/// The unusual question IDs of each scripted slot: IDs holding RFD 082's
+/// separator `.`, or only digits. With the call IDs of [`call_id`] and the
+/// tool name of [`tool_name`] they join into colliding inquiry IDs (call
+/// `c1` asking `x.1`, call `c1.x` asking `1`: both `c1.x.1.1`) and
+/// turn-cache keys (tool `alpha` asking `x.1`, tool `alpha.x` asking `1`:
+/// both `alpha.x.1`). An empty ID is not drawn: a scenario refuses it
+/// (`scenario::validate`).
+pub const UNUSUAL_QUESTION_IDS: [[&str; 2]; 2] = [["x.1", ".x."], ["1", "x."]];
+
+/// A scripted question's ID: the slot's own (`q1`, `q2`), or, in a scenario
+/// drawing unusual IDs, mostly one of the slot's [`UNUSUAL_QUESTION_IDS`].
+/// One choice whatever is drawn.
+fn question_id<'a>(c: &mut impl Choices, slot: &'a str, unusual: bool) -> &'a str {
+    let k = c.weighted(&[1, 3, 1]);
+    let own = usize::from(slot != "q1");
+    match (unusual, k) {
+        (false, _) | (true, 0) => slot,
+        (true, k) => UNUSUAL_QUESTION_IDS[own][k - 1],
+    }
+}
+
+/// A call's ID: `c<k>` by its place in the cycle, or, in a scenario drawing
+/// unusual IDs, mostly the cycle's other place's ID with `.x` appended
+/// (`c1.x` for the second call, `c2.x` for the first), so a cycle can hold
+/// both `c1` and `c1.x`. One choice whatever is drawn.
+fn call_id(c: &mut impl Choices, index: usize, unusual: bool) -> String {
+    match (unusual, c.weighted(&[1, 3])) {
+        (false, _) | (true, 0) => format!("c{}", index + 1),
+        (true, _) => format!("c{}.x", if index == 0 { 2 } else { index }),
+    }
+}
+
+/// The name `beta` is configured under: `beta`, or, in a scenario drawing
+/// unusual IDs, mostly `alpha.x` (a tool name holding the separator, whose
+/// turn-cache keys can be `alpha`'s). Calls and toggles that name `beta`
+/// follow it. One choice whatever is drawn.
+fn tool_name(c: &mut impl Choices, unusual: bool) -> &'static str {
+    match (unusual, c.weighted(&[1, 3])) {
+        (false, _) | (true, 0) => "beta",
+        (true, _) => "alpha.x",
     }
 }
 
@@ -354,8 +417,11 @@ fn local_tool(c: &mut impl Choices) -> ToolSetup {
 /// program, and `ask_user`'s program under the alias `ask`.
 pub const TOOLS: [&str; 5] = ["alpha", "beta", "ask_user", "gamma", "ask"];
 
-fn call(c: &mut impl Choices, index: usize) -> Call {
-    let tool = c.pick(&TOOLS);
+fn call(c: &mut impl Choices, index: usize, unusual: bool) -> Call {
+    // A scenario drawing unusual IDs calls only the scripted tools, whose
+    // questions carry them (the same one choice either way).
+    let k = c.choose(TOOLS.len());
+    let tool = if unusual { TOOLS[k % 2] } else { TOOLS[k] };
     let arguments = ask_user_arguments(c);
     let arguments = if tool == "ask_user" || tool == "ask" {
         arguments
@@ -363,14 +429,14 @@ fn call(c: &mut impl Choices, index: usize) -> Call {
         json!({})
     };
     Call {
-        id: format!("c{}", index + 1),
+        id: call_id(c, index, unusual),
         tool: tool.to_owned(),
         arguments,
     }
 }
 
-fn turn(c: &mut impl Choices) -> TurnScript {
-    let cycles = slots(c, 1, 2, |c, _| slots(c, 1, 2, call));
+fn turn(c: &mut impl Choices, unusual: bool) -> TurnScript {
+    let cycles = slots(c, 1, 2, |c, _| slots(c, 1, 2, |c, k| call(c, k, unusual)));
     TurnScript {
         user: "go".to_owned(),
         cycles,
