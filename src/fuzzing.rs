@@ -925,7 +925,7 @@ fn scenario_verdict(s: &crate::scenario::Scenario, options: RunOptions) -> Resul
         )
     })?;
     found.extend(crate::invariants::check_trace(&trace, s));
-    found.retain(|d| !crate::invariants::known_violation(s, &trace.rules, d.rule));
+    let found = crate::invariants::without_known(s, &trace.rules, found);
     if !found.is_empty() {
         return Err(format!(
             "FUZZ-MODEL-INVARIANTS: {} invariant violation(s):\n{}\nscenario: {}",

@@ -71,10 +71,16 @@ pub const LEGACY_KNOWN_GAPS: [Rule; 7] = [
 /// profile, and only for a scenario whose IDs hold the separator
 /// ([`holds_separator`]); the amendment
 /// `spec/profiles/examples/question-id-without-separator.json` keeps them.
-pub const SEPARATOR_FLAW: [Rule; 3] = [
+///
+/// CHECK-TURN-ONE-WRITER is the flaw's face under `legacy`: a pre-082
+/// two-segment ID whose question ID holds `.` (`c1.x.1`: call `c1`,
+/// question `x.1`) reads as an RFD 082 three-segment ID (question `x`,
+/// attempt 1), so the oracle sees a turn written by two writers.
+pub const SEPARATOR_FLAW: [Rule; 4] = [
     Rule::InvIdUnique,
     Rule::InvCacheKeyUnique,
     Rule::CheckTurnUniqueId,
+    Rule::CheckTurnOneWriter,
 ];
 
 /// Whether a scenario gives an ID part that holds RFD 082's separator `.`:
@@ -124,6 +130,32 @@ pub fn known_violation(s: &Scenario, rules: &crate::profile::Rules, rule: Rule) 
         crate::profile::SeparatorPolicy::Refused => false,
     };
     legacy || flaw
+}
+
+/// `found` without its known violations: each finding [`known_violation`]
+/// names, and, where the separator flaw applies, every oracle (`CHECK-*`)
+/// finding in a turn whose inquiry IDs collide (INV-ID-UNIQUE): the oracle
+/// pairs a response with its request by ID (RFD 082 "Inquiry ID format": the
+/// ID is "the correlation key"), so in such a turn a response may be judged
+/// against the other request of its ID (a reason, an outcome or a placement
+/// that belongs to the other question).
+pub fn without_known(
+    s: &Scenario,
+    rules: &crate::profile::Rules,
+    found: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let collided: Vec<usize> = found
+        .iter()
+        .filter(|d| d.rule == Rule::InvIdUnique && known_violation(s, rules, d.rule))
+        .map(|d| d.turn)
+        .collect();
+    found
+        .into_iter()
+        .filter(|d| {
+            !known_violation(s, rules, d.rule)
+                && !(!d.rule.is_invariant() && collided.contains(&d.turn))
+        })
+        .collect()
 }
 
 fn diag(

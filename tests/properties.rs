@@ -16,7 +16,7 @@ fn report(d: &[Diagnostic]) -> String {
     d.iter().map(|d| format!("{d}\n")).collect()
 }
 
-use inquiry_model::invariants::known_violation;
+use inquiry_model::invariants::{known_violation, without_known};
 
 proptest! {
     #![proptest_config(ProptestConfig { max_shrink_iters: 4096, ..ProptestConfig::default() })]
@@ -31,10 +31,7 @@ proptest! {
     #[test]
     fn every_invariant_holds_after_every_run(s in scenario_under(prop_oneof![Just(ProfileName::Rfd082), Just(ProfileName::Rfd083)])) {
         let trace = scenario::run(&s).expect("generated scenarios are valid");
-        let found: Vec<Diagnostic> = check_trace(&trace, &s)
-            .into_iter()
-            .filter(|d| !known_violation(&s, &trace.rules, d.rule))
-            .collect();
+        let found = without_known(&s, &trace.rules, check_trace(&trace, &s));
         prop_assert!(found.is_empty(), "{}", report(&found));
     }
 
@@ -73,10 +70,7 @@ proptest! {
     #[test]
     fn legacy_breaks_only_what_rfd082_fixes(s in scenario_under(Just(ProfileName::Legacy))) {
         let trace = scenario::run(&s).unwrap();
-        let found: Vec<Diagnostic> = check_trace(&trace, &s)
-            .into_iter()
-            .filter(|d| !known_violation(&s, &trace.rules, d.rule))
-            .collect();
+        let found = without_known(&s, &trace.rules, check_trace(&trace, &s));
         prop_assert!(found.is_empty(), "{}", report(&found));
     }
 

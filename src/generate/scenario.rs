@@ -280,7 +280,7 @@ fn scripted_tool(c: &mut impl Choices, name: &str, unusual: bool) -> ToolSetup {
         // A scenario drawing unusual IDs keeps both questions (the
         // collisions need a tool to ask its second one).
         let keep = c.flip() || unusual;
-        let id = question_id(c, id, unusual);
+        let id = question_id(c, name, id, unusual);
         let ask = ScriptedAsk {
             question: question(c, id),
             reject_first: c.choose(2) as u8,
@@ -314,21 +314,22 @@ fn scripted_tool(c: &mut impl Choices, name: &str, unusual: bool) -> ToolSetup {
     }
 }
 
-/// The unusual question IDs of each scripted slot: IDs holding RFD 082's
-/// separator `.`, or only digits. With the call IDs of [`call_id`] and the
-/// tool name of [`tool_name`] they join into colliding inquiry IDs (call
-/// `c1` asking `x.1`, call `c1.x` asking `1`: both `c1.x.1.1`) and
-/// turn-cache keys (tool `alpha` asking `x.1`, tool `alpha.x` asking `1`:
-/// both `alpha.x.1`). An empty ID is not drawn: a scenario refuses it
+/// The unusual question IDs of each scripted slot (`alpha`'s first and
+/// second, `beta`'s the other way round): IDs holding RFD 082's separator
+/// `.`, or only digits. With the call IDs of [`call_id`] and the tool name
+/// of [`tool_name`] they join into colliding inquiry IDs (call `c1` asking
+/// `x.1`, call `c1.x` asking `1`: both `c1.x.1.1`) and turn-cache keys
+/// (tool `alpha` asking `x.1`, tool `alpha.x` asking `1`: both
+/// `alpha.x.1`). An empty ID is not drawn: a scenario refuses it
 /// (`scenario::validate`).
 pub const UNUSUAL_QUESTION_IDS: [[&str; 2]; 2] = [["x.1", ".x."], ["1", "x."]];
 
 /// A scripted question's ID: the slot's own (`q1`, `q2`), or, in a scenario
 /// drawing unusual IDs, mostly one of the slot's [`UNUSUAL_QUESTION_IDS`].
 /// One choice whatever is drawn.
-fn question_id<'a>(c: &mut impl Choices, slot: &'a str, unusual: bool) -> &'a str {
+fn question_id<'a>(c: &mut impl Choices, tool: &str, slot: &'a str, unusual: bool) -> &'a str {
     let k = c.weighted(&[1, 3, 1]);
-    let own = usize::from(slot != "q1");
+    let own = usize::from((slot != "q1") != (tool != "alpha"));
     match (unusual, k) {
         (false, _) | (true, 0) => slot,
         (true, k) => UNUSUAL_QUESTION_IDS[own][k - 1],
@@ -336,11 +337,13 @@ fn question_id<'a>(c: &mut impl Choices, slot: &'a str, unusual: bool) -> &'a st
 }
 
 /// A call's ID: `c<k>` by its place in the cycle, or, in a scenario drawing
-/// unusual IDs, mostly the cycle's other place's ID with `.x` appended
-/// (`c1.x` for the second call, `c2.x` for the first), so a cycle can hold
-/// both `c1` and `c1.x`. One choice whatever is drawn.
+/// unusual IDs, the cycle's other place's ID with `.x` appended (`c1.x` for
+/// the second call, mostly; `c2.x` for the first, sometimes), so a cycle
+/// mostly holds one plain and one dotted ID, `c1` and `c1.x`. One choice
+/// whatever is drawn.
 fn call_id(c: &mut impl Choices, index: usize, unusual: bool) -> String {
-    match (unusual, c.weighted(&[1, 3])) {
+    let weights = if index == 0 { [3, 1] } else { [1, 3] };
+    match (unusual, c.weighted(&weights)) {
         (false, _) | (true, 0) => format!("c{}", index + 1),
         (true, _) => format!("c{}.x", if index == 0 { 2 } else { index }),
     }
