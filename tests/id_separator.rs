@@ -214,7 +214,7 @@ fn the_search_finds_and_shrinks_the_inquiry_id_collision() {
 /// with `alpha`'s remembered answer.
 #[test]
 fn the_search_finds_and_shrinks_the_cache_key_collision() {
-    let s = search(Rule::InvCacheKeyUnique, 50_000);
+    let s = search(Rule::InvCacheKeyUnique, 200_000);
     assert!(s.tools.contains_key("alpha.x"), "{:?}", s.tools.keys());
     assert!(size(&s) <= 8, "size {}: {s:?}", size(&s));
     let t = scenario::run(&s).unwrap();

@@ -23,6 +23,11 @@
 //!
 //! Every text answer is a unique marker (`answer-<k>-…`), so a secret answer
 //! can be searched for in everything the model writes.
+//!
+//! One scenario in three draws unusual IDs ([`unusual_ids`]): question IDs,
+//! call IDs and a tool name that hold RFD 082's separator `.`, with which
+//! the model finds that RFD's joined IDs collide (`INV-ID-UNIQUE`,
+//! `INV-CACHE-KEY-UNIQUE`).
 
 use arbitrary::Unstructured;
 use indexmap::IndexMap;
@@ -87,14 +92,11 @@ pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
 pub fn generate(c: &mut impl Choices) -> Scenario {
     let profile = c.pick(&ProfileName::ALL);
     let tty = !c.flip();
-    // One scenario in four draws IDs from the unusual alphabets (see
-    // `question_id`, `call_id`, `tool_name`); the rest keep the plain ones.
-    let unusual = c.weighted(&[3, 1]) == 1;
-    let mut alpha = scripted_tool(c, "alpha", unusual);
-    let mut beta = scripted_tool(c, "beta", unusual);
+    let mut alpha = scripted_tool(c, "alpha");
+    let mut beta = scripted_tool(c, "beta");
     let ask = ask_user_tool(c);
     let gamma = local_tool(c);
-    let turns = slots(c, 1, 2, |c, _| turn(c, unusual));
+    let turns = slots(c, 1, 2, |c, _| turn(c));
     let prompter = slots(c, 0, 6, prompter_reply);
     let backend = slots(c, 0, 6, backend_reply);
     let permissions = slots(c, 0, 2, |c, _| {
@@ -116,20 +118,9 @@ pub fn generate(c: &mut impl Choices) -> Scenario {
     }
     beta.enable = beta_enable;
     beta.result = beta_result;
-    let beta_name = tool_name(c, unusual);
-    let mut turns = turns;
-    for call in turns.iter_mut().flat_map(|t| &mut t.cycles).flatten() {
-        if call.tool == "beta" {
-            call.tool = beta_name.to_owned();
-        }
-    }
-    let toggles: Vec<String> = toggles
-        .into_iter()
-        .map(|t| match t.strip_prefix("-t ") {
-            Some("beta") => format!("-t {beta_name}"),
-            Some(_) | None => t,
-        })
-        .collect();
+    // Drawn last, so that shrinking reaches these choices after the ones
+    // they reinterpret and can drop them (see `unusual_ids`).
+    let (turns, toggles, beta_name) = unusual_ids(c, &mut [&mut alpha, &mut beta], turns, toggles);
     let mut tools = IndexMap::new();
     tools.insert("alpha".to_owned(), alpha);
     tools.insert(beta_name.to_owned(), beta);
@@ -273,14 +264,11 @@ fn questions(c: &mut impl Choices, tool: &str, ids: &[&str]) -> IndexMap<String,
     out
 }
 
-fn scripted_tool(c: &mut impl Choices, name: &str, unusual: bool) -> ToolSetup {
+fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
     let source = source(c, 4);
     let mut asks = Vec::new();
     for id in ["q1", "q2"] {
-        // A scenario drawing unusual IDs keeps both questions (the
-        // collisions need a tool to ask its second one).
-        let keep = c.flip() || unusual;
-        let id = question_id(c, name, id, unusual);
+        let keep = c.flip();
         let ask = ScriptedAsk {
             question: question(c, id),
             reject_first: c.choose(2) as u8,
@@ -314,50 +302,89 @@ fn scripted_tool(c: &mut impl Choices, name: &str, unusual: bool) -> ToolSetup {
     }
 }
 
-/// The unusual question IDs of each scripted slot (`alpha`'s first and
-/// second, `beta`'s the other way round): IDs holding RFD 082's separator
-/// `.`, or only digits. With the call IDs of [`call_id`] and the tool name
-/// of [`tool_name`] they join into colliding inquiry IDs (call `c1` asking
-/// `x.1`, call `c1.x` asking `1`: both `c1.x.1.1`) and turn-cache keys
+/// The unusual question IDs of the scripted slots, by tool (`alpha`'s
+/// `q1` and `q2`, then `beta`'s): IDs holding RFD 082's separator `.`, or
+/// only digits. With the dotted call IDs and tool name of [`unusual_ids`]
+/// they join into colliding inquiry IDs (call `c1` of `alpha` asking `x.1`,
+/// call `c1.x` of `beta` asking `1`: both `c1.x.1.1`) and turn-cache keys
 /// (tool `alpha` asking `x.1`, tool `alpha.x` asking `1`: both
 /// `alpha.x.1`). An empty ID is not drawn: a scenario refuses it
 /// (`scenario::validate`).
-pub const UNUSUAL_QUESTION_IDS: [[&str; 2]; 2] = [["x.1", ".x."], ["1", "x."]];
+pub const UNUSUAL_QUESTION_IDS: [[[&str; 2]; 2]; 2] =
+    [[["x.1", ".x."], ["1", "x."]], [["1", "x."], ["x.1", ".x."]]];
 
-/// A scripted question's ID: the slot's own (`q1`, `q2`), or, in a scenario
-/// drawing unusual IDs, mostly one of the slot's [`UNUSUAL_QUESTION_IDS`].
-/// One choice whatever is drawn.
-fn question_id<'a>(c: &mut impl Choices, tool: &str, slot: &'a str, unusual: bool) -> &'a str {
-    let k = c.weighted(&[1, 3, 1]);
-    let own = usize::from((slot != "q1") != (tool != "alpha"));
-    match (unusual, k) {
-        (false, _) | (true, 0) => slot,
-        (true, k) => UNUSUAL_QUESTION_IDS[own][k - 1],
-    }
-}
+/// The most calls a scenario holds (2 turns of 2 cycles of 2 calls).
+const MAX_CALLS: usize = 8;
 
-/// A call's ID: `c<k>` by its place in the cycle, or, in a scenario drawing
-/// unusual IDs, the cycle's other place's ID with `.x` appended (`c1.x` for
-/// the second call, mostly; `c2.x` for the first, sometimes), so a cycle
-/// mostly holds one plain and one dotted ID, `c1` and `c1.x`. One choice
-/// whatever is drawn.
-fn call_id(c: &mut impl Choices, index: usize, unusual: bool) -> String {
-    let weights = if index == 0 { [3, 1] } else { [1, 3] };
-    match (unusual, c.weighted(&weights)) {
-        (false, _) | (true, 0) => format!("c{}", index + 1),
-        (true, _) => format!("c{}.x", if index == 0 { 2 } else { index }),
+/// One scenario in three draws its IDs from unusual alphabets, RFD 082's
+/// separator `.` among them (the rest keep the plain ones): the scripted
+/// tools' question IDs mostly from [`UNUSUAL_QUESTION_IDS`]; a call's ID
+/// the cycle's other place's ID plus `.x` (mostly `c1.x` for the second
+/// call, sometimes `c2.x` for the first), so a cycle mostly holds `c1` and
+/// `c1.x`; `beta` mostly configured as `alpha.x` (calls and `-t beta`
+/// follow it). Such a scenario calls only the scripted tools (`ask_user`
+/// and `ask` become `alpha`, `gamma` becomes `beta`), whose questions carry
+/// the IDs. A fixed number of choices, drawn after everything they
+/// reinterpret: shrinking lowers those first, then can turn the whole
+/// thing off.
+fn unusual_ids(
+    c: &mut impl Choices,
+    scripted: &mut [&mut ToolSetup; 2],
+    mut turns: Vec<TurnScript>,
+    toggles: Vec<String>,
+) -> (Vec<TurnScript>, Vec<String>, &'static str) {
+    let unusual = c.weighted(&[2, 1]) == 1;
+    let mut slot_ids = [[0usize; 2]; 2];
+    for tool in &mut slot_ids {
+        for slot in tool.iter_mut() {
+            *slot = c.weighted(&[1, 3, 1]);
+        }
     }
-}
-
-/// The name `beta` is configured under: `beta`, or, in a scenario drawing
-/// unusual IDs, mostly `alpha.x` (a tool name holding the separator, whose
-/// turn-cache keys can be `alpha`'s). Calls and toggles that name `beta`
-/// follow it. One choice whatever is drawn.
-fn tool_name(c: &mut impl Choices, unusual: bool) -> &'static str {
-    match (unusual, c.weighted(&[1, 3])) {
-        (false, _) | (true, 0) => "beta",
-        (true, _) => "alpha.x",
+    let dotted: Vec<usize> = (0..MAX_CALLS).map(|_| c.choose(4)).collect();
+    let beta_dotted = c.weighted(&[1, 3]) == 1;
+    if !unusual {
+        return (turns, toggles, "beta");
     }
+    for (t, tool) in scripted.iter_mut().enumerate() {
+        if let Program::Script { asks, .. } = &mut tool.program {
+            for ask in asks.iter_mut() {
+                let slot = usize::from(ask.question.id != "q1");
+                if let Some(id) = slot_ids[t][slot]
+                    .checked_sub(1)
+                    .map(|k| UNUSUAL_QUESTION_IDS[t][slot][k])
+                {
+                    ask.question.id = id.to_owned();
+                    ask.question.text = format!("Question {id}?");
+                }
+            }
+        }
+    }
+    let beta_name = if beta_dotted { "alpha.x" } else { "beta" };
+    let mut n = 0;
+    for cycle in turns.iter_mut().flat_map(|t| &mut t.cycles) {
+        for (index, call) in cycle.iter_mut().enumerate() {
+            // Index 0 dotted one time in four, index 1 three times in four.
+            let d = dotted.get(n).copied().unwrap_or(0);
+            n += 1;
+            if (index == 0 && d == 3) || (index > 0 && d >= 1) {
+                call.id = format!("c{}.x", if index == 0 { 2 } else { index });
+            }
+            let tool = match call.tool.as_str() {
+                "alpha" | "ask_user" | "ask" => "alpha",
+                _ => beta_name,
+            };
+            call.tool = tool.to_owned();
+            call.arguments = json!({});
+        }
+    }
+    let toggles = toggles
+        .into_iter()
+        .map(|t| match t.strip_prefix("-t ") {
+            Some("beta") => format!("-t {beta_name}"),
+            Some(_) | None => t,
+        })
+        .collect();
+    (turns, toggles, beta_name)
 }
 
 fn ask_user_tool(c: &mut impl Choices) -> ToolSetup {
@@ -420,11 +447,8 @@ fn local_tool(c: &mut impl Choices) -> ToolSetup {
 /// program, and `ask_user`'s program under the alias `ask`.
 pub const TOOLS: [&str; 5] = ["alpha", "beta", "ask_user", "gamma", "ask"];
 
-fn call(c: &mut impl Choices, index: usize, unusual: bool) -> Call {
-    // A scenario drawing unusual IDs calls only the scripted tools, whose
-    // questions carry them (the same one choice either way).
-    let k = c.choose(TOOLS.len());
-    let tool = if unusual { TOOLS[k % 2] } else { TOOLS[k] };
+fn call(c: &mut impl Choices, index: usize) -> Call {
+    let tool = c.pick(&TOOLS);
     let arguments = ask_user_arguments(c);
     let arguments = if tool == "ask_user" || tool == "ask" {
         arguments
@@ -432,14 +456,14 @@ fn call(c: &mut impl Choices, index: usize, unusual: bool) -> Call {
         json!({})
     };
     Call {
-        id: call_id(c, index, unusual),
+        id: format!("c{}", index + 1),
         tool: tool.to_owned(),
         arguments,
     }
 }
 
-fn turn(c: &mut impl Choices, unusual: bool) -> TurnScript {
-    let cycles = slots(c, 1, 2, |c, _| slots(c, 1, 2, |c, k| call(c, k, unusual)));
+fn turn(c: &mut impl Choices) -> TurnScript {
+    let cycles = slots(c, 1, 2, |c, _| slots(c, 1, 2, call));
     TurnScript {
         user: "go".to_owned(),
         cycles,
