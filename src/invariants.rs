@@ -152,8 +152,8 @@ pub fn without_known(
     found
         .into_iter()
         .filter(|d| {
-            !known_violation(s, rules, d.rule)
-                && !(!d.rule.is_invariant() && collided.contains(&d.turn))
+            let oracle_in_collided_turn = !d.rule.is_invariant() && collided.contains(&d.turn);
+            !known_violation(s, rules, d.rule) && !oracle_in_collided_turn
         })
         .collect()
 }
