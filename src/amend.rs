@@ -115,8 +115,9 @@ impl Class {
 }
 
 /// The switches that change where a question goes (the routing guards, the
-/// static answer, the cache).
+/// static answer, the cache, and whether a question is refused for its ID).
 const ROUTED: &[&str] = &[
+    "question_id_separator",
     "secret_type",
     "exclusive",
     "static_delivery",
@@ -127,6 +128,7 @@ const ROUTED: &[&str] = &[
 
 /// [`ROUTED`] and the ID format (a scripted backend answers by ID).
 const ROUTED_BY_ID: &[&str] = &[
+    "question_id_separator",
     "secret_type",
     "exclusive",
     "static_delivery",
@@ -142,13 +144,20 @@ impl Class {
     pub fn switches(&self) -> &'static [&'static str] {
         match self {
             Class::PrompterAnswerRecorded => &[
+                "question_id_separator",
                 "record",
                 "persistence_gate",
                 "static_delivery",
                 "static_validation",
             ],
-            Class::CachedAnswerRecorded => &["record", "turn_cache", "persistence_gate"],
+            Class::CachedAnswerRecorded => &[
+                "question_id_separator",
+                "record",
+                "turn_cache",
+                "persistence_gate",
+            ],
             Class::StaticAnswerRecorded => &[
+                "question_id_separator",
                 "record",
                 "static_delivery",
                 "static_validation",
@@ -159,6 +168,7 @@ impl Class {
             // reaches the prompter instead of the cache, and a Ctrl-C there
             // (or an aborted turn's token) records a cancellation.
             Class::CancellationRecorded(_) => &[
+                "question_id_separator",
                 "record",
                 "secret_type",
                 "exclusive",
@@ -168,12 +178,13 @@ impl Class {
                 "persistence_gate",
             ],
             Class::RedactedRecorded => &[
+                "question_id_separator",
                 "record",
                 "secret_type",
                 "static_delivery",
                 "static_validation",
             ],
-            Class::UnpairedRequest => &["record"],
+            Class::UnpairedRequest => &["record", "question_id_separator"],
             Class::IdShape => &["id_format"],
             Class::ResponseShape => &["response_form"],
             Class::QuestionFields => &[
@@ -182,13 +193,24 @@ impl Class {
                 "exclusive",
                 "persistence_gate",
             ],
-            Class::CachedAnswerUsed => &["turn_cache", "persistence_gate", "secret_type"],
+            Class::CachedAnswerUsed => &[
+                "turn_cache",
+                "persistence_gate",
+                "secret_type",
+                "question_id_separator",
+            ],
             Class::PromptShown => ROUTED,
-            Class::PromptEcho => &["secret_type", "static_delivery"],
-            Class::PromptLabel => &["prompt_label"],
-            Class::RememberAffordance => &["persistence_gate", "secret_type", "static_delivery"],
+            Class::PromptEcho => &["secret_type", "static_delivery", "question_id_separator"],
+            Class::PromptLabel => &["prompt_label", "question_id_separator"],
+            Class::RememberAffordance => &[
+                "persistence_gate",
+                "secret_type",
+                "static_delivery",
+                "question_id_separator",
+            ],
             Class::BackendCalled | Class::ToolInvocations => ROUTED_BY_ID,
             Class::ToolResponseText => &[
+                "question_id_separator",
                 "exclusive",
                 "secret_type",
                 "static_validation",

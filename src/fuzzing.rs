@@ -26,7 +26,6 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::check::{self, Profile, ProfileMode};
-use crate::profile::ProfileName;
 use crate::scenario::RunOptions;
 use crate::stream::{self, Sanitized};
 use crate::wire::{
@@ -893,8 +892,10 @@ fn sanitize_checks(input: Vec<Event>, sanitize: fn(Vec<Event>) -> Sanitized) {
 /// invariant after every step (`invariants::StepChecker`, which adds
 /// `INV-CACHE-HYGIENE` and the coordinator's state to what the finished
 /// trace shows), then every finished-run invariant
-/// (`invariants::check_trace`); except, under the legacy profile, the gaps
-/// RFD 082 exists to close (`invariants::LEGACY_KNOWN_GAPS`).
+/// (`invariants::check_trace`); except the known violations
+/// (`invariants::known_violation`): under the legacy profile the gaps RFD
+/// 082 exists to close, and RFD 082's separator flaw where the scenario's
+/// IDs hold the separator.
 pub fn scenario(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let s = crate::generate::scenario::from_bytes(&mut u);
@@ -924,9 +925,7 @@ fn scenario_verdict(s: &crate::scenario::Scenario, options: RunOptions) -> Resul
         )
     })?;
     found.extend(crate::invariants::check_trace(&trace, s));
-    found.retain(|d| {
-        s.profile != ProfileName::Legacy || !crate::invariants::LEGACY_KNOWN_GAPS.contains(&d.rule)
-    });
+    let found = crate::invariants::without_known(s, &trace.rules, found);
     if !found.is_empty() {
         return Err(format!(
             "FUZZ-MODEL-INVARIANTS: {} invariant violation(s):\n{}\nscenario: {}",
@@ -991,6 +990,7 @@ fn show(s: &crate::scenario::Scenario) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::ProfileName;
     use std::cell::Cell;
     use std::panic::{AssertUnwindSafe, catch_unwind};
 

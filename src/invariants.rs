@@ -30,7 +30,7 @@ use crate::wire::{EventKind, Stream};
 pub const ORIGIN: &str = "trace";
 
 /// Every invariant this module judges, in catalog order.
-pub const INVARIANTS: [Rule; 8] = [
+pub const INVARIANTS: [Rule; 10] = [
     Rule::InvPaired,
     Rule::InvRecordAll,
     Rule::InvRecordedBeforeRouted,
@@ -39,6 +39,8 @@ pub const INVARIANTS: [Rule; 8] = [
     Rule::InvHumanOnlyNeverBackend,
     Rule::InvCacheHygiene,
     Rule::InvWireRoundtrip,
+    Rule::InvIdUnique,
+    Rule::InvCacheKeyUnique,
 ];
 
 /// The rules the pre-082 behaviour (the `legacy` profile) breaks, as RFD 082
@@ -47,15 +49,114 @@ pub const INVARIANTS: [Rule; 8] = [
 /// an answer off disk. An unpaired legacy request also takes,
 /// by order, the response of a later request with the same two-segment ID
 /// (the same call ID in a later cycle), which the oracle then sees as a
-/// response after its call ended.
-pub const LEGACY_KNOWN_GAPS: [Rule; 6] = [
+/// response after its call ended. And RFD 082 "Inquiry ID format":
+/// "Two-segment IDs can collide within a turn if a tool re-emitted the same
+/// `question_id`", so a re-asked question shares its ID with the first ask.
+pub const LEGACY_KNOWN_GAPS: [Rule; 7] = [
     Rule::InvSecretNeverPersisted,
     Rule::InvPaired,
     Rule::CheckPaired,
     Rule::InvRecordAll,
     Rule::InvRecordedBeforeRouted,
     Rule::CheckPlacementClosed,
+    Rule::InvIdUnique,
 ];
+
+/// The rules RFD 082's joined IDs break when their parts hold the `.` they
+/// are joined with ("Inquiry ID format": `<tool_call_id>.<question_id>.<attempt>`,
+/// "IDs are unique by construction within the turn"; "Splitting the
+/// turn-cache state": `<tool_name>.<question_id>`): the model's own
+/// invariants, and the oracle's CHECK-TURN-UNIQUE-ID over the stream the
+/// colliding IDs are written to. Known violations under every built-in
+/// profile, and only for a scenario whose IDs hold the separator
+/// ([`holds_separator`]); the amendment
+/// `spec/profiles/examples/question-id-without-separator.json` keeps them.
+///
+/// CHECK-TURN-ONE-WRITER is the flaw's face under `legacy`: a pre-082
+/// two-segment ID whose question ID holds `.` (`c1.x.1`: call `c1`,
+/// question `x.1`) reads as an RFD 082 three-segment ID (question `x`,
+/// attempt 1), so the oracle sees a turn written by two writers.
+pub const SEPARATOR_FLAW: [Rule; 4] = [
+    Rule::InvIdUnique,
+    Rule::InvCacheKeyUnique,
+    Rule::CheckTurnUniqueId,
+    Rule::CheckTurnOneWriter,
+];
+
+/// Whether a scenario gives an ID part that holds RFD 082's separator `.`:
+/// a tool call ID, a tool name, or a question ID (scripted, or in a local
+/// program's `needs_input` line) that holds `.` or is empty.
+pub fn holds_separator(s: &Scenario) -> bool {
+    let dotted = |id: &str| id.is_empty() || id.contains('.');
+    let calls = s
+        .turns
+        .iter()
+        .flat_map(|t| &t.cycles)
+        .flatten()
+        .any(|c| c.id.contains('.'));
+    let tools = s.tools.iter().any(|(name, setup)| {
+        name.contains('.')
+            || match &setup.program {
+                crate::scenario::Program::Script { asks, .. } => {
+                    asks.iter().any(|a| dotted(&a.question.id))
+                }
+                crate::scenario::Program::Local { stdout } => stdout.iter().any(|line| {
+                    serde_json::from_str::<Value>(line)
+                        .ok()
+                        .and_then(|v| {
+                            v.pointer("/question/id")
+                                .and_then(Value::as_str)
+                                .map(dotted)
+                        })
+                        .unwrap_or(false)
+                }),
+                crate::scenario::Program::AskUser => false,
+            }
+    });
+    calls || tools
+}
+
+/// Whether `rule`, broken by a run of `s` under `rules`, is a known
+/// violation rather than a finding: a legacy gap under `legacy`
+/// ([`LEGACY_KNOWN_GAPS`]), or the separator flaw ([`SEPARATOR_FLAW`]) where
+/// the scenario's IDs hold the separator and the rules let them through.
+pub fn known_violation(s: &Scenario, rules: &crate::profile::Rules, rule: Rule) -> bool {
+    let legacy =
+        s.profile == crate::profile::ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&rule);
+    let flaw = match rules.question_id_separator {
+        crate::profile::SeparatorPolicy::Allowed => {
+            SEPARATOR_FLAW.contains(&rule) && holds_separator(s)
+        }
+        crate::profile::SeparatorPolicy::Refused => false,
+    };
+    legacy || flaw
+}
+
+/// `found` without its known violations: each finding [`known_violation`]
+/// names, and, where the separator flaw applies, every oracle (`CHECK-*`)
+/// finding in a turn whose inquiry IDs collide (INV-ID-UNIQUE): the oracle
+/// pairs a response with its request by ID (RFD 082 "Inquiry ID format": the
+/// ID is "the correlation key"), so in such a turn a response may be judged
+/// against the other request of its ID (a reason, an outcome or a placement
+/// that belongs to the other question).
+pub fn without_known(
+    s: &Scenario,
+    rules: &crate::profile::Rules,
+    found: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let collided: Vec<usize> = found
+        .iter()
+        .filter(|d| d.rule == Rule::InvIdUnique && known_violation(s, rules, d.rule))
+        .map(|d| d.turn)
+        .collect();
+    found
+        .into_iter()
+        .filter(|d| {
+            let oracle_in_collided_turn = !d.rule.is_invariant() && collided.contains(&d.turn);
+            !known_violation(s, rules, d.rule) && !oracle_in_collided_turn
+        })
+        .collect()
+}
 
 fn diag(
     rule: Rule,
@@ -394,6 +495,101 @@ fn non_stream_invariants(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> 
     out.extend(secrets_never_persisted(trace, &[]));
     out.extend(provenance(trace, scenario));
     out.extend(human_only_never_backend(trace));
+    out.extend(ids_unique(trace));
+    out.extend(cache_keys_unique(trace));
+    out
+}
+
+/// `INV-ID-UNIQUE`: within a turn, one inquiry ID is persisted for one
+/// (tool call, question, attempt). RFD 082 "Inquiry ID format": the ID
+/// "MUST be unique within the turn", and the writer's three parts are what
+/// it must tell apart ("IDs are unique by construction within the turn").
+/// Each recorded request is named by what the writer knew when it recorded
+/// it (the call's ID, the question's ID, and the attempt: the how-manyth
+/// recording of that pair in the turn, counted here independently of the
+/// writer's counter) and judged against the ID it was persisted under. The
+/// construction joins the parts with `.`, which they may hold: call `a`
+/// asking `b.1` and call `a.b` asking `1` both record `a.b.1.1`.
+pub fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
+    let mut attempts: HashMap<(usize, &str, &str), u32> = HashMap::new();
+    let mut named: HashMap<(usize, String), (&str, &str, u32)> = HashMap::new();
+    let mut out = Vec::new();
+    for inv in &trace.invocations {
+        let Some(q) = asked(inv) else { continue };
+        let Some(k) = inv.request_event else { continue };
+        let Some(r) = trace.stream.get(k).and_then(|e| e.as_inquiry_request()) else {
+            continue;
+        };
+        let n = attempts
+            .entry((inv.at.turn, inv.tool_call_id.as_str(), q.id.as_str()))
+            .or_insert(0);
+        *n += 1;
+        let triple = (inv.tool_call_id.as_str(), q.id.as_str(), *n);
+        let id = r.id.to_string();
+        let first = *named.entry((inv.at.turn, id.clone())).or_insert(triple);
+        if first != triple {
+            out.push(diag(
+                Rule::InvIdUnique,
+                inv.at.turn,
+                k,
+                vec![id.clone()],
+                format!(
+                    "inquiry ID `{id}` is persisted for call `{}` question `{}` attempt {} \
+                     and, earlier in the turn, for call `{}` question `{}` attempt {}",
+                    triple.0, triple.1, triple.2, first.0, first.1, first.2
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// `INV-CACHE-KEY-UNIQUE`: the turn cache serves a remembered answer only to
+/// the (tool, question) it was remembered for. RFD 082 "Splitting the
+/// turn-cache state" keys tool answers `<tool_name>.<question_id>`, joined
+/// with `.`, which the parts may hold: tool `a`'s remembered answer to `b.c`
+/// answers tool `a.b`'s question `c`. Reported where a question is answered
+/// from the cache under a key that an earlier question of the turn, of
+/// another (tool, question), was resolved under.
+pub fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
+    let mut tool_of: HashMap<(usize, usize, usize), &str> = HashMap::new();
+    for inv in &trace.invocations {
+        tool_of
+            .entry((inv.at.turn, inv.at.cycle, inv.call_index))
+            .or_insert(inv.tool.as_str());
+    }
+    let mut under: HashMap<(usize, String), (&str, &str)> = HashMap::new();
+    let mut out = Vec::new();
+    for r in &trace.resolutions {
+        let Some(&tool) = tool_of.get(&(r.at.turn, r.at.cycle, r.call_index)) else {
+            continue;
+        };
+        let key = CacheKey::answer(tool, &r.question_id).key();
+        let pair = (tool, r.question_id.as_str());
+        let first = *under.entry((r.at.turn, key.clone())).or_insert(pair);
+        let cached = match r.route {
+            crate::coordinator::RouteTaken::Cached => true,
+            crate::coordinator::RouteTaken::Static
+            | crate::coordinator::RouteTaken::Prompter
+            | crate::coordinator::RouteTaken::Backend
+            | crate::coordinator::RouteTaken::RefusedNoTty
+            | crate::coordinator::RouteTaken::RefusedAssistantTarget
+            | crate::coordinator::RouteTaken::InvalidStaticAnswer => false,
+        };
+        if cached && first != pair {
+            out.push(diag(
+                Rule::InvCacheKeyUnique,
+                r.at.turn,
+                trace.stream.len(),
+                vec![key.clone()],
+                format!(
+                    "the turn cache answered tool `{}` question `{}` under key `{key}`, \
+                     which tool `{}` question `{}` was resolved under earlier in the turn",
+                    pair.0, pair.1, first.0, first.1
+                ),
+            ));
+        }
+    }
     out
 }
 

@@ -55,6 +55,7 @@ impl ProfileName {
                 prompt_label: false,
                 widened_question: false,
                 provenance: Provenance::ToolName,
+                question_id_separator: SeparatorPolicy::Allowed,
             },
             ProfileName::Rfd082 => Rules {
                 record: RecordScope::EveryRoundTrip,
@@ -69,6 +70,7 @@ impl ProfileName {
                 prompt_label: false,
                 widened_question: false,
                 provenance: Provenance::Hook,
+                question_id_separator: SeparatorPolicy::Allowed,
             },
             ProfileName::Rfd083 => Rules {
                 record: RecordScope::EveryRoundTrip,
@@ -83,6 +85,7 @@ impl ProfileName {
                 prompt_label: true,
                 widened_question: true,
                 provenance: Provenance::Hook,
+                question_id_separator: SeparatorPolicy::Allowed,
             },
         }
     }
@@ -207,6 +210,25 @@ pub enum Provenance {
     Hook,
 }
 
+/// Whether a tool's question ID may hold the `.` that RFD 082 joins IDs
+/// with ("Inquiry ID format": `<tool_call_id>.<question_id>.<attempt>`;
+/// "Splitting the turn-cache state": `<tool_name>.<question_id>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeparatorPolicy {
+    /// Any question ID is recorded as given (RFD 082 as written, which
+    /// assumes the parts hold no separator: "IDs are unique by construction
+    /// within the turn"). Rules `INV-ID-UNIQUE`, `INV-CACHE-KEY-UNIQUE`.
+    Allowed,
+    /// A question ID that is empty or holds `.` is refused at the executor
+    /// boundary: the call ends with a tool error, nothing is recorded or
+    /// remembered. With dot-free question IDs and a numeric attempt, both
+    /// joined keys split from the right into their parts, so they are unique
+    /// by construction (the amendment
+    /// `spec/profiles/examples/question-id-without-separator.json`).
+    Refused,
+}
+
 /// The rule switches of a profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Rules {
@@ -236,6 +258,9 @@ pub struct Rules {
     pub widened_question: bool,
     /// Where the persisted source comes from (RFD 082 Phase 1).
     pub provenance: Provenance,
+    /// Whether a question ID may hold the ID separator (no RFD says; see
+    /// [`SeparatorPolicy`]).
+    pub question_id_separator: SeparatorPolicy,
 }
 
 impl Rules {

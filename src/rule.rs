@@ -182,6 +182,13 @@ pub enum Rule {
     /// `INV-WIRE-ROUNDTRIP`: The persisted stream written and read back is the
     /// same stream; a second write is byte-identical.
     InvWireRoundtrip,
+    /// `INV-ID-UNIQUE`: Within a turn, one inquiry ID is persisted for one
+    /// (tool call, question, attempt) only.
+    InvIdUnique,
+    /// `INV-CACHE-KEY-UNIQUE`: A remembered answer is served only to the
+    /// (tool, question) it was remembered for: no turn-cache key names two
+    /// of the pairs a turn resolves.
+    InvCacheKeyUnique,
     /// `INV-DETERMINISTIC`: The same scenario gives the same trace, byte for byte.
     InvDeterministic,
     /// `INV-LEGACY-KNOWN-GAPS`: Under the `legacy` profile only the invariants
@@ -243,6 +250,8 @@ impl Rule {
         Rule::InvHumanOnlyNeverBackend,
         Rule::InvCacheHygiene,
         Rule::InvWireRoundtrip,
+        Rule::InvIdUnique,
+        Rule::InvCacheKeyUnique,
         Rule::InvDeterministic,
         Rule::InvLegacyKnownGaps,
         Rule::InvScenarioSerde,
@@ -291,6 +300,8 @@ impl Rule {
             Rule::InvHumanOnlyNeverBackend => "INV-HUMAN-ONLY-NEVER-BACKEND",
             Rule::InvCacheHygiene => "INV-CACHE-HYGIENE",
             Rule::InvWireRoundtrip => "INV-WIRE-ROUNDTRIP",
+            Rule::InvIdUnique => "INV-ID-UNIQUE",
+            Rule::InvCacheKeyUnique => "INV-CACHE-KEY-UNIQUE",
             Rule::InvDeterministic => "INV-DETERMINISTIC",
             Rule::InvLegacyKnownGaps => "INV-LEGACY-KNOWN-GAPS",
             Rule::InvScenarioSerde => "INV-SCENARIO-SERDE",
@@ -346,6 +357,8 @@ impl Rule {
             | Rule::InvHumanOnlyNeverBackend
             | Rule::InvCacheHygiene
             | Rule::InvWireRoundtrip
+            | Rule::InvIdUnique
+            | Rule::InvCacheKeyUnique
             | Rule::InvDeterministic
             | Rule::InvLegacyKnownGaps
             | Rule::InvScenarioSerde

@@ -26,7 +26,7 @@ use crate::coordinator::{
     RunPolicy, ToolSpec,
 };
 use crate::inquiry::BackendCall;
-use crate::profile::{ProfileName, ResponseForm, Rules};
+use crate::profile::{ProfileName, ResponseForm, Rules, SeparatorPolicy};
 use crate::prompt::Presentation;
 use crate::routing::{self, InquiryErrorKind, PrompterFailure, TokenCause};
 use crate::tool::{
@@ -657,6 +657,29 @@ impl ToolSetup {
 struct ScriptState {
     accepted: Vec<String>,
     rejections: IndexMap<String, u8>,
+}
+
+/// The executor boundary under [`SeparatorPolicy::Refused`]: a question
+/// whose ID is empty or holds `.` (the separator of RFD 082's inquiry IDs and
+/// turn-cache keys) does not reach the coordinator; the tool's invocation
+/// ends in an error that names the ID. Under `Allowed` (RFD 082 as written)
+/// every outcome passes unchanged.
+fn refuse_separator(policy: SeparatorPolicy, tool: &str, outcome: Outcome) -> Outcome {
+    match (policy, outcome) {
+        (SeparatorPolicy::Refused, Outcome::NeedsInput { question })
+            if question.id.is_empty() || question.id.contains('.') =>
+        {
+            Outcome::Error {
+                message: format!(
+                    "Tool `{tool}` asked a question with ID `{}`: a question ID must be non-empty \
+                     and hold no `.`, the separator of inquiry IDs and turn-cache keys.",
+                    question.id
+                ),
+                transient: false,
+            }
+        }
+        (SeparatorPolicy::Allowed | SeparatorPolicy::Refused, outcome) => outcome,
+    }
 }
 
 fn run_script(
@@ -1352,6 +1375,8 @@ impl<'s, 'o> Driver<'s, 'o> {
                         local_outcome(printed)
                     }
                 };
+                let outcome =
+                    refuse_separator(self.trace.rules.question_id_separator, name, outcome);
                 let context = match &setup.program {
                     Program::Local { .. } => Some(json!({"tool": {
                         "name": name,
@@ -1571,6 +1596,27 @@ pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
                 )));
             }
             (Program::Script { .. } | Program::AskUser | Program::Local { .. }, _) => {}
+        }
+        // An empty question ID would be recorded as `<call>..<attempt>`,
+        // which the model's own `check` rejects (CHECK-ID-FORMAT); refused
+        // here, where the model takes its input (spec/DECISIONS.md, "IDs:
+        // an empty question ID is refused as scenario input").
+        let empty = match &tool.program {
+            Program::Script { asks, .. } => asks.iter().position(|a| a.question.id.is_empty()),
+            Program::Local { stdout } => stdout.iter().position(|line| {
+                matches!(local_outcome(line), Outcome::NeedsInput { question } if question.id.is_empty())
+            }),
+            Program::AskUser => None,
+        };
+        if let Some(k) = empty {
+            let what = match &tool.program {
+                Program::Script { .. } => "ask",
+                Program::Local { .. } | Program::AskUser => "stdout line",
+            };
+            return Err(ScenarioError::Unacceptable(format!(
+                "tool `{name}`: {what} {k} asks a question with an empty ID; an inquiry ID \
+                 `<tool_call_id>.<question_id>.<attempt>` (RFD 082) needs a question ID"
+            )));
         }
     }
     Ok(())

@@ -264,12 +264,14 @@ fn own_interleaving(_: &Scenario, mut o: Observed) -> Observed {
     // call id and a dot).
     let mut turns: Vec<Vec<(String, usize)>> = Vec::new(); // (call, old index)
     let mut calls_in_turn: Vec<String> = Vec::new();
+    let mut call_at: Vec<String> = Vec::new(); // the call of each old index
     for (i, e) in o.stream.iter().enumerate() {
         let id = e["id"].as_str().unwrap_or("").to_owned();
         match e["type"].as_str() {
             Some("turn_start") => {
                 turns.push(vec![(String::new(), i)]);
                 calls_in_turn.clear();
+                call_at.push(String::new());
                 continue;
             }
             Some("tool_call_request") => calls_in_turn.push(id.clone()),
@@ -281,6 +283,7 @@ fn own_interleaving(_: &Scenario, mut o: Observed) -> Observed {
             .max_by_key(|c| c.len())
             .cloned()
             .unwrap_or_default();
+        call_at.push(call.clone());
         turns.last_mut().unwrap().push((call, i));
     }
     let mut order = Vec::new(); // old indices in new order
@@ -298,11 +301,11 @@ fn own_interleaving(_: &Scenario, mut o: Observed) -> Observed {
     }
     let new_pos = |old: usize| order.iter().position(|&i| i == old).unwrap();
     for p in &mut o.prompts {
-        // The last event persisted before the prompt, of its own call.
-        let own_last = (0..p.stream_position).rev().find(|&i| {
-            let id = o.stream[i]["id"].as_str().unwrap_or("");
-            id == p.tool_call_id || id.starts_with(&format!("{}.", p.tool_call_id))
-        });
+        // The last event persisted before the prompt, of its own call (as
+        // attributed above: call `c1`'s events are not call `c1.x`'s).
+        let own_last = (0..p.stream_position)
+            .rev()
+            .find(|&i| call_at[i] == p.tool_call_id);
         p.stream_position = own_last.map(|i| new_pos(i) + 1).unwrap_or(0);
     }
     o.stream = order.iter().map(|&i| o.stream[i].clone()).collect();

@@ -61,6 +61,46 @@ struct Report<'a> {
     events_out: usize,
     removed: &'a [Removed],
     injected: &'a [Injected],
+    /// Output events whose secret answer was replaced by `redacted`.
+    redacted: &'a [Scrubbed],
+}
+
+/// An `answered` response to a `secret` request, written `redacted`.
+#[derive(Serialize)]
+struct Scrubbed {
+    turn: usize,
+    /// Its index in the output stream.
+    at: usize,
+    id: String,
+}
+
+/// RFD 082 "Secret questions": a secret answer is never persisted; the
+/// response is recorded `redacted`. A stream that holds one anyway (an
+/// `answered` response to a `secret` request, which `check` reports as
+/// CHECK-SECRET-NOT-ANSWERED) is written with that response `redacted`, so
+/// the repaired stream does not pass the secret on (spec/DECISIONS.md,
+/// "Secrets: no command prints a persisted secret answer").
+fn redact_secret_answers(events: &mut [crate::wire::Event]) -> Vec<Scrubbed> {
+    use crate::wire::{EventKind, InquiryAnswerType, InquiryResponse};
+    let mut out = Vec::new();
+    for p in stream::pair(events).pairs {
+        let secret = events[p.request]
+            .as_inquiry_request()
+            .is_some_and(|r| matches!(r.question.answer_type, InquiryAnswerType::Secret));
+        if let (true, EventKind::InquiryResponse(r @ InquiryResponse::Answered { .. })) =
+            (secret, &mut events[p.response].kind)
+        {
+            let id = r.id().clone();
+            out.push(Scrubbed {
+                turn: p.turn,
+                at: p.response,
+                id: id.to_string(),
+            });
+            *r = InquiryResponse::Redacted { id };
+        }
+    }
+    out.sort_by_key(|s| s.at);
+    out
 }
 
 /// Runs `inquiry-model sanitize`.
@@ -85,13 +125,14 @@ pub fn sanitize_command(args: SanitizeArgs) -> i32 {
         Format::JsonLines => StreamFormat::Jsonl,
     });
     let events_in = events.len();
-    let repaired = stream::sanitize(events);
+    let mut repaired = stream::sanitize(events);
+    let scrubbed = redact_secret_answers(&mut repaired.events);
     if let Err(e) = write_stream(&args, format, &repaired) {
         eprintln!("inquiry-model: {e}");
         return EXIT_UNUSABLE;
     }
     let report = match args.report {
-        ReportFormat::Text => text_report(&name, events_in, &repaired),
+        ReportFormat::Text => text_report(&name, events_in, &repaired, &scrubbed),
         ReportFormat::Json => {
             let doc = Report {
                 version: 1,
@@ -100,12 +141,13 @@ pub fn sanitize_command(args: SanitizeArgs) -> i32 {
                 events_out: repaired.events.len(),
                 removed: &repaired.removed,
                 injected: &repaired.injected,
+                redacted: &scrubbed,
             };
             serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
         }
     };
     let _ = io::stderr().write_all(report.as_bytes());
-    if repaired.is_unchanged() {
+    if repaired.is_unchanged() && scrubbed.is_empty() {
         EXIT_OK
     } else {
         EXIT_VIOLATIONS
@@ -140,7 +182,12 @@ fn write_stream(
 
 /// A line per repair, in input order for removals and output order for
 /// injections, then a summary line.
-fn text_report(name: &str, events_in: usize, repaired: &Sanitized) -> String {
+fn text_report(
+    name: &str,
+    events_in: usize,
+    repaired: &Sanitized,
+    scrubbed: &[Scrubbed],
+) -> String {
     let mut text = String::new();
     for r in &repaired.removed {
         let why = match r.reason {
@@ -164,11 +211,19 @@ fn text_report(name: &str, events_in: usize, repaired: &Sanitized) -> String {
             i.turn, i.at, i.request
         ));
     }
+    for s in scrubbed {
+        text.push_str(&format!(
+            "{name}: turn {}, output event {}: redacted: the answer to secret question `{}` \
+             (a secret answer is never persisted)\n",
+            s.turn, s.at, s.id
+        ));
+    }
     text.push_str(&format!(
-        "{name}: {events_in} events in, {} out; {} removed, {} injected\n",
+        "{name}: {events_in} events in, {} out; {} removed, {} injected, {} redacted\n",
         repaired.events.len(),
         repaired.removed.len(),
-        repaired.injected.len()
+        repaired.injected.len(),
+        scrubbed.len()
     ));
     text
 }

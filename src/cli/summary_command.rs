@@ -12,7 +12,7 @@ use clap::Args;
 
 use super::{CheckInput, EXIT_OK, EXIT_UNUSABLE, expand_check_paths, open_input};
 use crate::stream::{self, PairStep, Pairer};
-use crate::wire::{EventReader, InquiryResponse, ReadError};
+use crate::wire::{EventReader, InquiryAnswerType, InquiryResponse, ReadError};
 
 /// `inquiry-model summary`.
 #[derive(Args, Debug)]
@@ -55,6 +55,11 @@ pub fn summarize(input: &CheckInput) -> Result<String, String> {
     let name = input.origin();
     let mut kinds: indexmap::IndexMap<String, usize> = indexmap::IndexMap::new();
     let mut ids: Vec<String> = Vec::new();
+    // Per event: whether it is a request for a `secret` answer, whose
+    // persisted answer is never printed (RFD 082 "Secret questions": the
+    // answer "never touches disk"; a stream that holds one anyway does not
+    // pass it on to a terminal or a CI log either).
+    let mut secret: Vec<bool> = Vec::new();
     let mut pairer = Pairer::new();
     let mut lines: Vec<String> = Vec::new();
     let mut orphans: Vec<String> = Vec::new();
@@ -68,9 +73,18 @@ pub fn summarize(input: &CheckInput) -> Result<String, String> {
             .map(|r| r.id.to_string())
             .or_else(|| ev.as_inquiry_response().map(|r| r.id().to_string()));
         ids.push(id.unwrap_or_default());
+        secret.push(
+            ev.as_inquiry_request()
+                .is_some_and(|r| matches!(r.question.answer_type, InquiryAnswerType::Secret)),
+        );
         match pairer.push(i, &ev) {
             PairStep::Paired(p) => {
                 let outcome = match ev.as_inquiry_response() {
+                    Some(InquiryResponse::Answered { .. })
+                        if secret.get(p.request).copied().unwrap_or(false) =>
+                    {
+                        "answered (the answer to a secret question, not shown)".to_owned()
+                    }
                     Some(InquiryResponse::Answered { answer, .. }) => {
                         format!("answered {answer}")
                     }

@@ -23,6 +23,11 @@
 //!
 //! Every text answer is a unique marker (`answer-<k>-…`), so a secret answer
 //! can be searched for in everything the model writes.
+//!
+//! One scenario in three draws unusual IDs ([`unusual_ids`]): question IDs,
+//! call IDs and a tool name that hold RFD 082's separator `.`, with which
+//! the model finds that RFD's joined IDs collide (`INV-ID-UNIQUE`,
+//! `INV-CACHE-KEY-UNIQUE`).
 
 use arbitrary::Unstructured;
 use indexmap::IndexMap;
@@ -166,9 +171,12 @@ pub fn generate(c: &mut impl Choices) -> Scenario {
     }
     beta.enable = beta_enable;
     beta.result = beta_result;
+    // Drawn last, so that shrinking reaches these choices after the ones
+    // they reinterpret and can drop them (see `unusual_ids`).
+    let (turns, toggles, beta_name) = unusual_ids(c, &mut [&mut alpha, &mut beta], turns, toggles);
     let mut tools = IndexMap::new();
     tools.insert("alpha".to_owned(), alpha);
-    tools.insert("beta".to_owned(), beta);
+    tools.insert(beta_name.to_owned(), beta);
     tools.insert("ask_user".to_owned(), ask);
     tools.insert("gamma".to_owned(), gamma);
     // `ask_user`'s program under another key: NotFound.
@@ -345,6 +353,91 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
         assistant: IndexMap::new(),
         enable: None,
     }
+}
+
+/// The unusual question IDs of the scripted slots, by tool (`alpha`'s
+/// `q1` and `q2`, then `beta`'s): IDs holding RFD 082's separator `.`, or
+/// only digits. With the dotted call IDs and tool name of [`unusual_ids`]
+/// they join into colliding inquiry IDs (call `c1` of `alpha` asking `x.1`,
+/// call `c1.x` of `beta` asking `1`: both `c1.x.1.1`) and turn-cache keys
+/// (tool `alpha` asking `x.1`, tool `alpha.x` asking `1`: both
+/// `alpha.x.1`). An empty ID is not drawn: a scenario refuses it
+/// (`scenario::validate`).
+pub const UNUSUAL_QUESTION_IDS: [[[&str; 2]; 2]; 2] =
+    [[["x.1", ".x."], ["1", "x."]], [["1", "x."], ["x.1", ".x."]]];
+
+/// The most calls a scenario holds (2 turns of 2 cycles of 2 calls).
+const MAX_CALLS: usize = 8;
+
+/// One scenario in three draws its IDs from unusual alphabets, RFD 082's
+/// separator `.` among them (the rest keep the plain ones): the scripted
+/// tools' question IDs mostly from [`UNUSUAL_QUESTION_IDS`]; a call's ID
+/// the cycle's other place's ID plus `.x` (mostly `c1.x` for the second
+/// call, sometimes `c2.x` for the first), so a cycle mostly holds `c1` and
+/// `c1.x`; `beta` mostly configured as `alpha.x` (calls and `-t beta`
+/// follow it). Such a scenario calls only the scripted tools (`ask_user`
+/// and `ask` become `alpha`, `gamma` becomes `beta`), whose questions carry
+/// the IDs. A fixed number of choices, drawn after everything they
+/// reinterpret: shrinking lowers those first, then can turn the whole
+/// thing off.
+fn unusual_ids(
+    c: &mut impl Choices,
+    scripted: &mut [&mut ToolSetup; 2],
+    mut turns: Vec<TurnScript>,
+    toggles: Vec<String>,
+) -> (Vec<TurnScript>, Vec<String>, &'static str) {
+    let unusual = c.weighted(&[2, 1]) == 1;
+    let mut slot_ids = [[0usize; 2]; 2];
+    for tool in &mut slot_ids {
+        for slot in tool.iter_mut() {
+            *slot = c.weighted(&[1, 3, 1]);
+        }
+    }
+    let dotted: Vec<usize> = (0..MAX_CALLS).map(|_| c.choose(4)).collect();
+    let beta_dotted = c.weighted(&[1, 3]) == 1;
+    if !unusual {
+        return (turns, toggles, "beta");
+    }
+    for (t, tool) in scripted.iter_mut().enumerate() {
+        if let Program::Script { asks, .. } = &mut tool.program {
+            for ask in asks.iter_mut() {
+                let slot = usize::from(ask.question.id != "q1");
+                if let Some(id) = slot_ids[t][slot]
+                    .checked_sub(1)
+                    .map(|k| UNUSUAL_QUESTION_IDS[t][slot][k])
+                {
+                    ask.question.id = id.to_owned();
+                    ask.question.text = format!("Question {id}?");
+                }
+            }
+        }
+    }
+    let beta_name = if beta_dotted { "alpha.x" } else { "beta" };
+    let mut n = 0;
+    for cycle in turns.iter_mut().flat_map(|t| &mut t.cycles) {
+        for (index, call) in cycle.iter_mut().enumerate() {
+            // Index 0 dotted one time in four, index 1 three times in four.
+            let d = dotted.get(n).copied().unwrap_or(0);
+            n += 1;
+            if (index == 0 && d == 3) || (index > 0 && d >= 1) {
+                call.id = format!("c{}.x", if index == 0 { 2 } else { index });
+            }
+            let tool = match call.tool.as_str() {
+                "alpha" | "ask_user" | "ask" => "alpha",
+                _ => beta_name,
+            };
+            call.tool = tool.to_owned();
+            call.arguments = json!({});
+        }
+    }
+    let toggles = toggles
+        .into_iter()
+        .map(|t| match t.strip_prefix("-t ") {
+            Some("beta") => format!("-t {beta_name}"),
+            Some(_) | None => t,
+        })
+        .collect();
+    (turns, toggles, beta_name)
 }
 
 fn ask_user_tool(c: &mut impl Choices) -> ToolSetup {

@@ -10,7 +10,8 @@ for examples). The trace printed is JSON: the persisted stream as the \
 profile's writer puts it on disk, every tool invocation with the answers it \
 received, every prompt shown, every inquiry-backend call, how each question \
 was resolved, the remembered keys at each turn's end, and every tool \
-response.")]
+response. An answer a tool received for a `secret` question is printed \
+`<secret>` wherever it would appear, in both formats.")]
 pub struct RunArgs {
     /// The scenario file (or a conformance vector, whose `scenario` is run),
     /// or `-` for stdin.
@@ -75,9 +76,12 @@ pub fn run_command(args: RunArgs) -> i32 {
         None => s.profile.rules(),
     };
     if args.format == RunFormat::Mermaid {
+        let secrets = scenario::run_under(&s, rules, Default::default(), &mut |_, _| {})
+            .map(|t| crate::invariants::secret_answers(&t))
+            .unwrap_or_default();
         return match crate::mermaid::sequence(&s, rules) {
             Ok(d) => {
-                out_raw!("{d}");
+                out_raw!("{}", mask_quoted(&d, &secrets));
                 EXIT_OK
             }
             Err(e) => {
@@ -92,6 +96,7 @@ pub fn run_command(args: RunArgs) -> i32 {
             if let Value::Object(m) = &mut v {
                 m.insert("stream".to_owned(), t.persisted_json());
             }
+            mask_values(&mut v, &crate::invariants::secret_answers(&t));
             out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             EXIT_OK
         }
@@ -109,6 +114,33 @@ pub fn run_command(args: RunArgs) -> i32 {
             EXIT_UNUSABLE
         }
     }
+}
+
+/// What a secret answer is printed as.
+const MASK: &str = "<secret>";
+
+/// Every string of `v` equal to one of `secrets` (the answers tools received
+/// for `secret` questions) replaced by [`MASK`]: RFD 082 "Secret questions"
+/// keeps the answer off disk, and no command prints it either (decision
+/// "Secrets: no command prints a persisted secret answer").
+fn mask_values(v: &mut Value, secrets: &[String]) {
+    match v {
+        Value::String(s) if secrets.contains(s) => *s = MASK.to_owned(),
+        Value::Array(items) => items.iter_mut().for_each(|i| mask_values(i, secrets)),
+        Value::Object(m) => m.values_mut().for_each(|i| mask_values(i, secrets)),
+        Value::String(_) | Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// `text` with every JSON-quoted secret (`"hunter2"`, as the diagram writes
+/// answers) replaced by the quoted [`MASK`].
+fn mask_quoted(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_owned();
+    for s in secrets {
+        let quoted = Value::String(s.clone()).to_string();
+        out = out.replace(&quoted, &format!("\"{MASK}\""));
+    }
+    out
 }
 
 fn strip(msg: &str) -> String {

@@ -1,0 +1,158 @@
+//! No command prints a secret answer (RFD 082 "Secret questions": the
+//! answer of a `secret` question never touches disk; decision "Secrets: no
+//! command prints a persisted secret answer").
+//!
+//! Every command that prints stream content is run on streams that hold a
+//! persisted secret answer (the tagged form an RFD 082 writer with the
+//! secret-persisting bug writes, the flat form of a pre-082 writer, an
+//! object answer) — which `check` reports — and every command that prints a
+//! run is run on a scenario whose tool asks a secret question under every
+//! profile; the secret string appears nowhere in stdout, stderr or a
+//! written file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SECRET: &str = "hunter2-zq7";
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("inquiry-model-no-secret-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// A one-turn stream: a tool asks a `secret` question and the response
+/// carries `answer` (`flat`: the pre-082 `{id, answer}` form with a
+/// two-segment ID).
+fn stream(answer: &str, flat: bool) -> String {
+    let (id, outcome) = if flat {
+        ("toolu_01.password", "")
+    } else {
+        ("toolu_01.password.1", r#""outcome":"answered","#)
+    };
+    [
+        r#"{"type":"turn_start","timestamp":"2026-03-05 21:00:00.000000"}"#.to_owned(),
+        r#"{"type":"chat_request","timestamp":"2026-03-05 21:00:00.000001","content":"Log in."}"#.to_owned(),
+        r#"{"type":"tool_call_request","timestamp":"2026-03-05 21:00:01.000000","id":"toolu_01","name":"vault","arguments":{}}"#.to_owned(),
+        format!(r#"{{"type":"inquiry_request","timestamp":"2026-03-05 21:00:01.500000","id":"{id}","source":{{"source":"tool","name":"vault"}},"question":{{"text":"Password?","answer_type":{{"type":"secret"}}}}}}"#),
+        format!(r#"{{"type":"inquiry_response","timestamp":"2026-03-05 21:00:03.000000",{outcome}"id":"{id}","answer":{answer}}}"#),
+        r#"{"type":"tool_call_response","timestamp":"2026-03-05 21:00:03.100000","id":"toolu_01","content":"b2s=","is_error":false}"#.to_owned(),
+        r#"{"type":"chat_response","timestamp":"2026-03-05 21:00:04.000000","message":"Done."}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+fn assert_no_secret(what: &str, o: &Output) {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !out.contains(SECRET) && !err.contains(SECRET),
+        "{what} prints the secret:\n--- stdout\n{out}\n--- stderr\n{err}"
+    );
+}
+
+fn write(path: &Path, text: &str) -> String {
+    std::fs::write(path, text).expect("writes");
+    path.to_str().expect("utf-8 path").to_owned()
+}
+
+/// Rule: CLI-NO-SECRET — `summary`, `check` (every format, every profile)
+/// and `sanitize` (both reports, both layouts, stdout and `--out`) never
+/// print a persisted secret answer; `check` still reports it, `summary`
+/// still lists the pair, and `sanitize` writes the response `redacted`.
+#[test]
+fn no_stream_command_prints_a_persisted_secret() {
+    let d = dir();
+    let quoted = format!("\"{SECRET}\"");
+    let object = format!("{{\"pw\":\"{SECRET}\"}}");
+    let files = [
+        write(&d.join("tagged.jsonl"), &stream(&quoted, false)),
+        write(&d.join("flat.jsonl"), &stream(&quoted, true)),
+        write(&d.join("object.jsonl"), &stream(&object, false)),
+    ];
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(text.contains(SECRET), "the input holds the secret");
+
+        let o = run(&["summary", f]);
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+        assert_no_secret("summary", &o);
+        assert!(
+            String::from_utf8_lossy(&o.stdout)
+                .contains("answered (the answer to a secret question, not shown)")
+        );
+
+        for format in ["text", "json", "sarif"] {
+            for profile in ["auto", "legacy", "rfd082", "rfd083"] {
+                let o = run(&["check", f, "--format", format, "--profile", profile]);
+                assert_ne!(o.status.code(), Some(2), "{f} {format} {profile}: {o:?}");
+                assert_no_secret(&format!("check --format {format} --profile {profile}"), &o);
+            }
+        }
+        let o = run(&["check", f]);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "check reports the persisted secret"
+        );
+        assert!(String::from_utf8_lossy(&o.stdout).contains("CHECK-SECRET-NOT-ANSWERED"));
+
+        for report in ["text", "json"] {
+            for format in ["jsonl", "array"] {
+                let o = run(&["sanitize", f, "--report", report, "--format", format]);
+                assert_eq!(o.status.code(), Some(1), "redacting is a repair: {o:?}");
+                assert_no_secret(&format!("sanitize --report {report} --format {format}"), &o);
+                assert!(
+                    String::from_utf8_lossy(&o.stdout).contains("\"outcome\":\"redacted\"")
+                        || String::from_utf8_lossy(&o.stdout).contains("\"outcome\": \"redacted\"")
+                );
+            }
+        }
+        let out = d.join("repaired.jsonl");
+        let o = run(&["sanitize", f, "--out", out.to_str().unwrap()]);
+        assert_no_secret("sanitize --out", &o);
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert!(!written.contains(SECRET), "{written}");
+        // The repaired stream is what an RFD 082 writer records.
+        let o = run(&["check", out.to_str().unwrap(), "--profile", "rfd082"]);
+        assert!(!String::from_utf8_lossy(&o.stdout).contains("CHECK-SECRET-NOT-ANSWERED"));
+    }
+}
+
+/// Rule: CLI-NO-SECRET — `run` (trace JSON and Mermaid diagram) never prints the
+/// answer a tool received for a secret question, under every profile
+/// (legacy persists it as plain text: the printed trace still does not show
+/// it); the answer to a plain question is printed as before.
+#[test]
+fn run_never_prints_a_secret_answer() {
+    let d = dir();
+    let scenario = format!(
+        r#"{{"tools":{{"vault":{{"source":{{"kind":"local"}},"program":{{"kind":"script","asks":[
+            {{"question":{{"id":"pw","text":"Password?","answer_type":{{"type":"secret"}}}}}},
+            {{"question":{{"id":"user","text":"User?","answer_type":{{"type":"text"}}}}}}],
+            "finish":{{"with":"succeed"}}}}}}}},
+          "turns":[{{"user":"go","cycles":[[{{"id":"call_1","tool":"vault"}}]]}}],
+          "prompter":[{{"reply":"answer","value":"{SECRET}","remember":false}},
+                      {{"reply":"answer","value":"plain-user-name","remember":false}}]}}"#
+    );
+    let f = write(&d.join("scenario.json"), &scenario);
+    for profile in ["legacy", "rfd082", "rfd083"] {
+        for format in ["json", "mermaid"] {
+            let o = run(&["run", &f, "--profile", profile, "--format", format]);
+            assert_eq!(o.status.code(), Some(0), "{o:?}");
+            assert_no_secret(&format!("run --profile {profile} --format {format}"), &o);
+            assert!(
+                String::from_utf8_lossy(&o.stdout).contains("plain-user-name"),
+                "{profile} {format}: a plain answer is still printed"
+            );
+        }
+    }
+}
