@@ -44,6 +44,7 @@ pub use crate::coordinator::ResponseKind;
 #[cfg(feature = "testkit")]
 use crate::profile::ProfileName;
 use crate::scenario::{self, RunOptions, Scenario};
+use crate::stream::secrets::Secrets;
 
 /// An implementation could not run a scenario (crashed, refused, answered
 /// with something that is not an observation). Not a divergence: nothing
@@ -309,7 +310,11 @@ fn judge(
                     }
                 }
             };
-            (verdict, side_by_side(expected, &actual))
+            let secrets = secrets_of(scenario, expected, &actual);
+            (
+                masked(verdict, &secrets),
+                secrets.mask_text(&side_by_side(expected, &actual)),
+            )
         }
     };
     Some(Failure {
@@ -318,6 +323,49 @@ fn judge(
         verdict,
         side_by_side: side,
     })
+}
+
+/// What a failure report must not print (rule `CLI-NO-SECRET`): the answers
+/// the model's tools received for `secret` questions, and the answers either
+/// stream persists for them. The scenario itself is input, printed as given.
+fn secrets_of(scenario: &Scenario, expected: &Observed, actual: &Observed) -> Secrets {
+    scenario::run(scenario)
+        .map(|t| Secrets::of_trace(&t))
+        .unwrap_or_default()
+        .union(Secrets::of_events(&expected.stream))
+        .union(Secrets::of_events(&actual.stream))
+}
+
+/// The verdict with every secret in its texts printed as the mask.
+fn masked(verdict: Verdict, secrets: &Secrets) -> Verdict {
+    let d = |d: Divergence| Divergence {
+        expected: secrets.mask_text(&d.expected),
+        actual: secrets.mask_text(&d.actual),
+        ..d
+    };
+    match verdict {
+        Verdict::Diverged(x) => Verdict::Diverged(d(x)),
+        Verdict::ImplementationFailed { error } => Verdict::ImplementationFailed {
+            error: secrets.mask_text(&error),
+        },
+        Verdict::ModelRefused { error } => Verdict::ModelRefused {
+            error: secrets.mask_text(&error),
+        },
+        Verdict::DivergedEverySchedule {
+            schedules,
+            divergence,
+        } => Verdict::DivergedEverySchedule {
+            schedules,
+            divergence: d(divergence),
+        },
+        Verdict::NoWitness {
+            schedules,
+            divergence,
+        } => Verdict::NoWitness {
+            schedules,
+            divergence: d(divergence),
+        },
+    }
 }
 
 /// Runs the implementation on one scenario against the model.
