@@ -857,7 +857,7 @@ impl DiffReport {
             let draw = |set: &RuleSet| {
                 let sc = under(&c.smallest, set);
                 crate::mermaid::sequence(&sc, set.rules)
-                    .map(|d| crate::mermaid::fenced(&secrets.mask_text(&d)))
+                    .map(|d| crate::mermaid::fenced(&secrets.mask_diagram(&d)))
                     .unwrap_or_else(|e| format!("(the scenario cannot run: {e})\n"))
             };
             s.push_str(&format!(
@@ -1039,7 +1039,7 @@ pub fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Ve
                     violating: n,
                     diagram: crate::mermaid::sequence(&s, profile.rules)
                         .ok()
-                        .map(|g| secrets.mask_text(&g)),
+                        .map(|g| secrets.mask_diagram(&g)),
                     smallest: Some(s),
                     example: Some(secrets.mask_text(&d)),
                 }

@@ -313,7 +313,11 @@ fn judge(
             let secrets = secrets_of(scenario, expected, &actual);
             (
                 masked(verdict, &secrets),
-                secrets.mask_text(&side_by_side(expected, &actual)),
+                // Masked before the columns cut long events short.
+                side_by_side(
+                    &secrets.mask_stream(expected),
+                    &secrets.mask_stream(&actual),
+                ),
             )
         }
     };

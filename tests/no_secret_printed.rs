@@ -231,7 +231,7 @@ fn diff_profiles_never_prints_a_secret_answer() {
         assert_ne!(o.status.code(), Some(2), "{o:?}");
         // The run does meet a secret answer: a scenario that asks one.
         assert!(explored_secret(&String::from_utf8_lossy(&o.stdout)).is_some());
-        masked |= String::from_utf8_lossy(&o.stdout).contains("<secret>");
+        masked |= String::from_utf8_lossy(&o.stdout).contains("#lt;secret#gt;");
         assert_no_explored_secret(&format!("diff-profiles --format {format}"), &o);
     }
     assert!(masked, "a secret answer is shown masked");
@@ -363,4 +363,31 @@ fn conform_failure_never_prints_a_secret_answer() {
     assert!(f.verdict.kind().contains("inquiry_response"), "{report}");
     assert!(!report.contains(SECRET), "{report}");
     assert!(report.contains("<secret>"), "{report}");
+}
+
+/// Rule: CLI-NO-SECRET — `conform` (text, JSON, JUnit) against the example
+/// adapter with a bug: it persists every secret answer (`answered` with
+/// [`SECRET`] where it writes `redacted`). The failures it reports (the
+/// divergence and the streams side by side, whose columns cut long events
+/// short) show `<secret>`, never the answer.
+#[test]
+fn conform_cli_never_prints_a_persisted_secret() {
+    let adapter = format!(
+        "python3 examples/conform_adapter.py | sed -u 's/\"outcome\": \"redacted\"/\"outcome\": \"answered\", \"answer\": \"{SECRET}\"/g'"
+    );
+    for format in ["text", "json", "junit"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+            .args(["conform", "--adapter", &adapter, "--generated", "0"])
+            .args(["--profile", "rfd083", "--format", format])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("the binary runs");
+        assert_eq!(o.status.code(), Some(1), "the bug fails the run: {o:?}");
+        assert_no_secret(&format!("conform --format {format}"), &o);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("<secret>") || out.contains("&lt;secret&gt;"),
+            "{format}: {out}"
+        );
+    }
 }

@@ -122,6 +122,14 @@ impl Secrets {
         }
     }
 
+    /// An observation whose persisted events show every secret as [`MASK`]
+    /// (what `conform` prints side by side).
+    pub fn mask_stream(&self, o: &crate::conformance::Observed) -> crate::conformance::Observed {
+        let mut o = o.clone();
+        o.stream.iter_mut().for_each(|e| self.mask_value(e));
+        o
+    }
+
     /// `text` with every JSON-quoted secret (`"hunter2"`, as event lines,
     /// diagrams and JSON texts write an answer) replaced by the quoted
     /// [`MASK`].
@@ -132,6 +140,43 @@ impl Secrets {
             out = out.replace(&quoted, &format!("\"{MASK}\""));
         }
         out
+    }
+}
+
+impl Secrets {
+    /// A Mermaid diagram (src/mermaid.rs) with every quoted secret written
+    /// `"#lt;secret#gt;"` (the diagram's entity codes for `<` and `>`),
+    /// also where a message cut at its width ends in the secret's first
+    /// characters (`"hunt…`).
+    pub fn mask_diagram(&self, diagram: &str) -> String {
+        const SHOWN: &str = "\"#lt;secret#gt;\"";
+        let mut lines = Vec::new();
+        for line in diagram.split_inclusive('\n') {
+            let mut l = line.to_owned();
+            for s in &self.0 {
+                l = l.replace(&Value::String(s.clone()).to_string(), SHOWN);
+                let quoted = Value::String(s.clone()).to_string();
+                let body = quoted.trim_end_matches('"');
+                let end = l.trim_end_matches('\n');
+                if let Some(stem) = end.strip_suffix('…') {
+                    let cut = (2..body.len())
+                        .rev()
+                        .filter(|&k| body.is_char_boundary(k))
+                        .find(|&k| stem.ends_with(&body[..k]));
+                    if let Some(k) = cut {
+                        let at = stem.len() - k;
+                        l = format!(
+                            "{}{}…{}",
+                            &stem[..at],
+                            &SHOWN[..SHOWN.len() - 1],
+                            &l[end.len()..]
+                        );
+                    }
+                }
+            }
+            lines.push(l);
+        }
+        lines.concat()
     }
 }
 
@@ -181,6 +226,10 @@ mod tests {
         assert_eq!(
             s.mask_text(r#"answered "s3cret-flat", "plain-one""#),
             r#"answered "<secret>", "plain-one""#
+        );
+        assert_eq!(
+            s.mask_diagram("A->>B: answered \"s3cret-flat\"\nA->>B: answer \"s3cr…\n"),
+            "A->>B: answered \"#lt;secret#gt;\"\nA->>B: answer \"#lt;secret#gt;…\n"
         );
     }
 }

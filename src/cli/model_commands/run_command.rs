@@ -82,7 +82,7 @@ pub fn run_command(args: RunArgs) -> i32 {
             .unwrap_or_default();
         return match crate::mermaid::sequence(&s, rules) {
             Ok(d) => {
-                out_raw!("{}", secrets.mask_text(&d));
+                out_raw!("{}", secrets.mask_diagram(&d));
                 EXIT_OK
             }
             Err(e) => {
