@@ -280,6 +280,20 @@ fn judge(
     actual: Result<Observed, ImplementationError>,
     caps: &Capabilities,
 ) -> Option<Failure> {
+    judge_with(name, scenario, expected, actual, caps, None)
+}
+
+/// [`judge`], given the model's run of the scenario when it is at hand (its
+/// secret answers are masked in the failure; without it, a failure runs the
+/// model once more to find them).
+fn judge_with(
+    name: &str,
+    scenario: &Scenario,
+    expected: &Observed,
+    actual: Result<Observed, ImplementationError>,
+    caps: &Capabilities,
+    model: Option<&scenario::Trace>,
+) -> Option<Failure> {
     let (verdict, side) = match actual {
         Err(e) => (Verdict::ImplementationFailed { error: e.0 }, String::new()),
         Ok(actual) => {
@@ -310,7 +324,7 @@ fn judge(
                     }
                 }
             };
-            let secrets = secrets_of(scenario, expected, &actual);
+            let secrets = secrets_of(scenario, model, expected, &actual);
             (
                 masked(verdict, &secrets),
                 // Masked before the columns cut long events short.
@@ -332,12 +346,20 @@ fn judge(
 /// What a failure report must not print (rule `CLI-NO-SECRET`): the answers
 /// the model's tools received for `secret` questions, and the answers either
 /// stream persists for them. The scenario itself is input, printed as given.
-fn secrets_of(scenario: &Scenario, expected: &Observed, actual: &Observed) -> Secrets {
-    scenario::run(scenario)
-        .map(|t| Secrets::of_trace(&t))
-        .unwrap_or_default()
-        .union(Secrets::of_events(&expected.stream))
-        .union(Secrets::of_events(&actual.stream))
+fn secrets_of(
+    scenario: &Scenario,
+    model: Option<&scenario::Trace>,
+    expected: &Observed,
+    actual: &Observed,
+) -> Secrets {
+    match model {
+        Some(t) => Secrets::of_trace(t),
+        None => scenario::run(scenario)
+            .map(|t| Secrets::of_trace(&t))
+            .unwrap_or_default(),
+    }
+    .union(Secrets::of_events(&expected.stream))
+    .union(Secrets::of_events(&actual.stream))
 }
 
 /// The verdict with every secret in its texts printed as the mask.
@@ -385,7 +407,14 @@ pub fn check_one(imp: &mut dyn Implementation, name: &str, scenario: &Scenario) 
         }),
         Ok(t) => {
             let caps = imp.capabilities();
-            judge(name, scenario, &Observed::of(&t), imp.run(scenario), &caps)
+            judge_with(
+                name,
+                scenario,
+                &Observed::of(&t),
+                imp.run(scenario),
+                &caps,
+                Some(&t),
+            )
         }
     }
 }
