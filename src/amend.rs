@@ -21,6 +21,7 @@ use crate::profile::ProfileName;
 use crate::profile_file::RuleSet;
 use crate::scenario::{self, RunOptions, Scenario, Trace};
 use crate::stream;
+use crate::stream::secrets::Secrets;
 use crate::wire::{EventKind, InquiryResponse};
 
 /// A kind of behavioural difference between two runs of one scenario.
@@ -537,8 +538,26 @@ pub struct TraceView {
     pub prompts: Vec<String>,
 }
 
-/// The view of a trace.
+impl TraceView {
+    /// The view with every secret printed as the mask (rule `CLI-NO-SECRET`).
+    pub fn masked(self, secrets: &Secrets) -> TraceView {
+        let mask = |lines: Vec<String>| lines.iter().map(|l| secrets.mask_text(l)).collect();
+        TraceView {
+            stream: mask(self.stream),
+            tool_responses: mask(self.tool_responses),
+            prompts: mask(self.prompts),
+        }
+    }
+}
+
+/// The view of a trace; an answer its tools received for a `secret`
+/// question, or its stream persists for one, is shown as `"<secret>"`
+/// (rule `CLI-NO-SECRET`).
 pub fn view(t: &Trace) -> TraceView {
+    raw_view(t).masked(&Secrets::of_trace(t))
+}
+
+fn raw_view(t: &Trace) -> TraceView {
     TraceView {
         stream: t.stream.iter().map(event_line).collect(),
         tool_responses: t
@@ -700,27 +719,30 @@ pub fn diff_profiles(
         differing,
         classes: by_class
             .into_iter()
-            .map(|(c, (n, s, a, b, evidence))| ClassReport {
-                class: c.name(),
-                description: c.describe(),
-                scenarios: n,
-                evidence,
-                switches: {
-                    let own: Vec<String> = flipped
-                        .iter()
-                        .filter(|(k, _, _)| c.switches().contains(&k.as_str()))
-                        .map(|(k, _, _)| k.clone())
-                        .collect();
-                    if own.is_empty() {
-                        flipped.iter().map(|(k, _, _)| k.clone()).collect()
-                    } else {
-                        own
-                    }
-                },
-                rules: c.rules().iter().map(|r| (*r).to_owned()).collect(),
-                smallest: under(&s, &from),
-                from: view(&a),
-                to: view(&b),
+            .map(|(c, (n, s, a, b, evidence))| {
+                let secrets = Secrets::of_trace(&a).union(Secrets::of_trace(&b));
+                ClassReport {
+                    class: c.name(),
+                    description: c.describe(),
+                    scenarios: n,
+                    evidence: secrets.mask_text(&evidence),
+                    switches: {
+                        let own: Vec<String> = flipped
+                            .iter()
+                            .filter(|(k, _, _)| c.switches().contains(&k.as_str()))
+                            .map(|(k, _, _)| k.clone())
+                            .collect();
+                        if own.is_empty() {
+                            flipped.iter().map(|(k, _, _)| k.clone()).collect()
+                        } else {
+                            own
+                        }
+                    },
+                    rules: c.rules().iter().map(|r| (*r).to_owned()).collect(),
+                    smallest: under(&s, &from),
+                    from: raw_view(&a).masked(&secrets),
+                    to: raw_view(&b).masked(&secrets),
+                }
             })
             .collect(),
         flipped,
@@ -825,10 +847,17 @@ impl DiffReport {
                 list_or_none(&c.switches),
                 list_or_none(&c.rules),
             ));
+            // The diagrams print answers: those of secret questions masked.
+            let secrets = [from, to]
+                .into_iter()
+                .filter_map(|set| run_under(&c.smallest, set).ok())
+                .fold(Secrets::default(), |acc, t| {
+                    acc.union(Secrets::of_trace(&t))
+                });
             let draw = |set: &RuleSet| {
                 let sc = under(&c.smallest, set);
                 crate::mermaid::sequence(&sc, set.rules)
-                    .map(|d| crate::mermaid::fenced(&d))
+                    .map(|d| crate::mermaid::fenced(&secrets.mask_diagram(&d)))
                     .unwrap_or_else(|e| format!("(the scenario cannot run: {e})\n"))
             };
             s.push_str(&format!(
@@ -999,13 +1028,22 @@ pub fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Ve
     rules
         .into_iter()
         .map(|rule| match found.remove(&rule) {
-            Some((n, s, d)) => Verdict {
-                rule,
-                violating: n,
-                diagram: crate::mermaid::sequence(&s, profile.rules).ok(),
-                smallest: Some(s),
-                example: Some(d),
-            },
+            Some((n, s, d)) => {
+                // The diagram (and a diagnostic) may print answers: those of
+                // secret questions masked (rule `CLI-NO-SECRET`).
+                let secrets = run_under(&s, &profile)
+                    .map(|t| Secrets::of_trace(&t))
+                    .unwrap_or_default();
+                Verdict {
+                    rule,
+                    violating: n,
+                    diagram: crate::mermaid::sequence(&s, profile.rules)
+                        .ok()
+                        .map(|g| secrets.mask_diagram(&g)),
+                    smallest: Some(s),
+                    example: Some(secrets.mask_text(&d)),
+                }
+            }
             None => Verdict {
                 rule,
                 violating: 0,

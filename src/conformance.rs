@@ -44,6 +44,7 @@ pub use crate::coordinator::ResponseKind;
 #[cfg(feature = "testkit")]
 use crate::profile::ProfileName;
 use crate::scenario::{self, RunOptions, Scenario};
+use crate::stream::secrets::Secrets;
 
 /// An implementation could not run a scenario (crashed, refused, answered
 /// with something that is not an observation). Not a divergence: nothing
@@ -279,6 +280,20 @@ fn judge(
     actual: Result<Observed, ImplementationError>,
     caps: &Capabilities,
 ) -> Option<Failure> {
+    judge_with(name, scenario, expected, actual, caps, None)
+}
+
+/// [`judge`], given the model's run of the scenario when it is at hand (its
+/// secret answers are masked in the failure; without it, a failure runs the
+/// model once more to find them).
+fn judge_with(
+    name: &str,
+    scenario: &Scenario,
+    expected: &Observed,
+    actual: Result<Observed, ImplementationError>,
+    caps: &Capabilities,
+    model: Option<&scenario::Trace>,
+) -> Option<Failure> {
     let (verdict, side) = match actual {
         Err(e) => (Verdict::ImplementationFailed { error: e.0 }, String::new()),
         Ok(actual) => {
@@ -309,7 +324,15 @@ fn judge(
                     }
                 }
             };
-            (verdict, side_by_side(expected, &actual))
+            let secrets = secrets_of(scenario, model, expected, &actual);
+            (
+                masked(verdict, &secrets),
+                // Masked before the columns cut long events short.
+                side_by_side(
+                    &secrets.mask_stream(expected),
+                    &secrets.mask_stream(&actual),
+                ),
+            )
         }
     };
     Some(Failure {
@@ -318,6 +341,57 @@ fn judge(
         verdict,
         side_by_side: side,
     })
+}
+
+/// What a failure report must not print (rule `CLI-NO-SECRET`): the answers
+/// the model's tools received for `secret` questions, and the answers either
+/// stream persists for them. The scenario itself is input, printed as given.
+fn secrets_of(
+    scenario: &Scenario,
+    model: Option<&scenario::Trace>,
+    expected: &Observed,
+    actual: &Observed,
+) -> Secrets {
+    match model {
+        Some(t) => Secrets::of_trace(t),
+        None => scenario::run(scenario)
+            .map(|t| Secrets::of_trace(&t))
+            .unwrap_or_default(),
+    }
+    .union(Secrets::of_events(&expected.stream))
+    .union(Secrets::of_events(&actual.stream))
+}
+
+/// The verdict with every secret in its texts printed as the mask.
+fn masked(verdict: Verdict, secrets: &Secrets) -> Verdict {
+    let d = |d: Divergence| Divergence {
+        expected: secrets.mask_text(&d.expected),
+        actual: secrets.mask_text(&d.actual),
+        ..d
+    };
+    match verdict {
+        Verdict::Diverged(x) => Verdict::Diverged(d(x)),
+        Verdict::ImplementationFailed { error } => Verdict::ImplementationFailed {
+            error: secrets.mask_text(&error),
+        },
+        Verdict::ModelRefused { error } => Verdict::ModelRefused {
+            error: secrets.mask_text(&error),
+        },
+        Verdict::DivergedEverySchedule {
+            schedules,
+            divergence,
+        } => Verdict::DivergedEverySchedule {
+            schedules,
+            divergence: d(divergence),
+        },
+        Verdict::NoWitness {
+            schedules,
+            divergence,
+        } => Verdict::NoWitness {
+            schedules,
+            divergence: d(divergence),
+        },
+    }
 }
 
 /// Runs the implementation on one scenario against the model.
@@ -333,7 +407,14 @@ pub fn check_one(imp: &mut dyn Implementation, name: &str, scenario: &Scenario) 
         }),
         Ok(t) => {
             let caps = imp.capabilities();
-            judge(name, scenario, &Observed::of(&t), imp.run(scenario), &caps)
+            judge_with(
+                name,
+                scenario,
+                &Observed::of(&t),
+                imp.run(scenario),
+                &caps,
+                Some(&t),
+            )
         }
     }
 }

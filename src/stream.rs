@@ -26,6 +26,7 @@
 pub(crate) mod keys;
 pub mod pairing;
 pub mod sanitize;
+pub mod secrets;
 pub mod turns;
 
 pub use pairing::{Pair, PairStep, Pairer, Pairing, pair, pair_tool_calls};

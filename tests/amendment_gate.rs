@@ -12,6 +12,7 @@ use inquiry_model::mermaid;
 use inquiry_model::profile::ProfileName::{Legacy, Rfd082, Rfd083};
 use inquiry_model::profile_file::{self, RuleSet};
 use inquiry_model::scenario::Scenario;
+use inquiry_model::stream::secrets::Secrets;
 use inquiry_model::tool::AnswerType;
 
 const DROPPED: &str = "spec/profiles/examples/secret-type-dropped.json";
@@ -59,12 +60,15 @@ fn dropping_the_secret_type_breaks_secret_never_persisted() {
     let s = v.smallest.as_ref().expect("a counterexample");
     assert!(asks_a_secret(s), "the counterexample asks no secret");
     let diagram = v.diagram.as_ref().expect("a diagram");
+    // The answer it records is printed `<secret>` (rule CLI-NO-SECRET).
+    let secrets = Secrets::of_trace(&amend::run_under(s, &dropped()).expect("runs"));
     assert_eq!(
         diagram,
-        &mermaid::sequence(s, dropped().rules).expect("runs"),
-        "the diagram is the counterexample's run under the file"
+        &secrets.mask_diagram(&mermaid::sequence(s, dropped().rules).expect("runs")),
+        "the diagram is the counterexample's run under the file, secrets masked"
     );
     assert!(diagram.contains(" answered "), "{diagram}");
+    assert!(diagram.contains("#lt;secret#gt;"), "{diagram}");
     assert!(!diagram.contains(" redacted"), "{diagram}");
     // Directed.
     assert!(regressions(&Rfd082.into(), &Rfd083.into(), &c).is_empty());

@@ -156,3 +156,238 @@ fn run_never_prints_a_secret_answer() {
         }
     }
 }
+
+/// The first secret answer of the explored scope (`secret-<slot>-marker`,
+/// the slot a letter and a number: src/explore.rs) in `text`, if any.
+fn explored_secret(text: &str) -> Option<String> {
+    let mut rest = text;
+    while let Some(i) = rest.find("secret-") {
+        let tail = &rest[i + "secret-".len()..];
+        let slot = tail.chars().take_while(char::is_ascii_alphanumeric).count();
+        if slot > 0 && tail[slot..].starts_with("-marker") {
+            return Some(format!("secret-{}-marker", &tail[..slot]));
+        }
+        rest = tail;
+    }
+    None
+}
+
+/// `text` without the printed scenarios: a scenario is input the user (or
+/// the generator) wrote, printed as given so that it replays (decision
+/// "Secrets: no command prints a persisted secret answer"); every line that
+/// holds one (`"turns":`) is dropped, and in JSON every `smallest` field.
+fn without_scenarios(text: &str) -> String {
+    if let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) {
+        fn drop(v: &mut serde_json::Value) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    m.remove("smallest");
+                    m.values_mut().for_each(drop);
+                }
+                serde_json::Value::Array(items) => items.iter_mut().for_each(drop),
+                _ => {}
+            }
+        }
+        drop(&mut v);
+        return v.to_string();
+    }
+    text.lines()
+        .filter(|l| !l.contains("\"turns\":"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn assert_no_explored_secret(what: &str, o: &Output) {
+    let out = without_scenarios(&String::from_utf8_lossy(&o.stdout));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        explored_secret(&out).is_none() && explored_secret(&err).is_none(),
+        "{what} prints a secret ({:?}):\n--- stdout\n{out}\n--- stderr\n{err}",
+        explored_secret(&out).or(explored_secret(&err))
+    );
+}
+
+/// Rule: CLI-NO-SECRET — `diff-profiles` (text, Markdown, JSON) from
+/// `legacy`, which persists a secret answer as text, to `rfd082`: the
+/// traces side by side, the evidence and the diagrams show `<secret>`, and
+/// only the printed scenarios (input) hold the answer.
+#[test]
+fn diff_profiles_never_prints_a_secret_answer() {
+    let mut masked = false;
+    for format in ["text", "markdown", "json"] {
+        let o = run(&[
+            "diff-profiles",
+            "--from",
+            "legacy",
+            "--to",
+            "rfd082",
+            "--stride",
+            "997",
+            "--sample",
+            "0",
+            "--format",
+            format,
+        ]);
+        assert_ne!(o.status.code(), Some(2), "{o:?}");
+        // The run does meet a secret answer: a scenario that asks one.
+        assert!(explored_secret(&String::from_utf8_lossy(&o.stdout)).is_some());
+        masked |= String::from_utf8_lossy(&o.stdout).contains("#lt;secret#gt;");
+        assert_no_explored_secret(&format!("diff-profiles --format {format}"), &o);
+    }
+    assert!(masked, "a secret answer is shown masked");
+
+    // The traces side by side: a scenario whose secret answer `legacy`
+    // persists (its event line quotes it) and `rfd082` redacts.
+    let scenario: inquiry_model::scenario::Scenario =
+        serde_json::from_str(&secret_scenario("rfd082", true)).expect("a scenario");
+    let report = inquiry_model::amend::diff_profiles(
+        inquiry_model::profile::ProfileName::Legacy,
+        inquiry_model::profile::ProfileName::Rfd082,
+        &[scenario],
+    );
+    assert!(!report.classes.is_empty(), "the two profiles differ");
+    let mut json = serde_json::to_value(&report).unwrap();
+    for c in json["classes"].as_array_mut().unwrap() {
+        c.as_object_mut().unwrap().remove("smallest");
+    }
+    let text = without_scenarios(&report.text());
+    let markdown = without_scenarios(&report.markdown());
+    for (what, out) in [
+        ("text", &text),
+        ("markdown", &markdown),
+        ("json", &json.to_string()),
+    ] {
+        assert!(
+            !out.contains(SECRET),
+            "diff-profiles {what} prints the secret:\n{out}"
+        );
+    }
+    assert!(text.contains("<secret>"), "{text}");
+}
+
+/// A one-call scenario under `profile` whose tool asks a `secret` question
+/// the prompter answers with [`SECRET`] (`backend`: no terminal, the
+/// inquiry backend answers it, which `legacy` records).
+fn secret_scenario(profile: &str, backend: bool) -> String {
+    let (tty, prompter, backend) = if backend {
+        (
+            false,
+            r#"{"reply":"ctrl_c"}"#.to_owned(),
+            format!(r#"{{"reply":"answer","value":"{SECRET}"}}"#),
+        )
+    } else {
+        (
+            true,
+            format!(r#"{{"reply":"answer","value":"{SECRET}","remember":false}}"#),
+            String::new(),
+        )
+    };
+    format!(
+        r#"{{"profile":"{profile}","tty":{tty},"tools":{{"vault":{{"source":{{"kind":"local"}},"program":{{"kind":"script","asks":[
+            {{"question":{{"id":"pw","text":"Password?","answer_type":{{"type":"secret"}}}}}}],
+            "finish":{{"with":"succeed"}}}}}}}},
+          "turns":[{{"user":"go","cycles":[[{{"id":"call_1","tool":"vault"}}]]}}],
+          "prompter":[{prompter}],"backend":[{backend}]}}"#
+    )
+}
+
+/// Rule: CLI-NO-SECRET — `invariants --profile legacy` (text, Markdown,
+/// JSON): the counterexample of INV-SECRET-NEVER-PERSISTED (its diagram
+/// draws the persisted secret answer) shows `<secret>`; only the printed
+/// scenarios (input) hold the answer.
+#[test]
+fn invariants_never_prints_a_secret_answer() {
+    for format in ["text", "markdown", "json"] {
+        let o = run(&[
+            "invariants",
+            "--profile",
+            "legacy",
+            "--stride",
+            "997",
+            "--sample",
+            "0",
+            "--format",
+            format,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("INV-SECRET-NEVER-PERSISTED"));
+        assert!(
+            explored_secret(&out).is_some(),
+            "a counterexample asks a secret"
+        );
+        assert_no_explored_secret(&format!("invariants --format {format}"), &o);
+    }
+}
+
+/// An implementation that persists the secret answer: the model's own
+/// `rfd082` run with every `redacted` response written `answered` with
+/// the answer the prompter gave.
+struct PersistsSecret;
+
+impl inquiry_model::conformance::Implementation for PersistsSecret {
+    fn run(
+        &mut self,
+        scenario: &inquiry_model::scenario::Scenario,
+    ) -> Result<inquiry_model::conformance::Observed, inquiry_model::conformance::ImplementationError>
+    {
+        let t = inquiry_model::scenario::run(scenario).expect("the model runs it");
+        let mut o = inquiry_model::conformance::Observed::of(&t);
+        for e in &mut o.stream {
+            if e.get("outcome").and_then(|v| v.as_str()) == Some("redacted") {
+                e["outcome"] = "answered".into();
+                e["answer"] = SECRET.into();
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// Rule: CLI-NO-SECRET — `conform`'s failure report (the verdict's
+/// expected/actual texts and the streams side by side, which `conform`
+/// prints in text, JSON and JUnit) shows `<secret>` for an answer an
+/// implementation persists for a secret question; the scenario (input) is
+/// printed as given.
+#[test]
+fn conform_failure_never_prints_a_secret_answer() {
+    let scenario: inquiry_model::scenario::Scenario =
+        serde_json::from_str(&secret_scenario("rfd082", false)).expect("a scenario");
+    let f = inquiry_model::conformance::check_one(&mut PersistsSecret, "persists", &scenario)
+        .expect("persisting a secret answer diverges");
+    let report = format!(
+        "{}\n{}\n{}",
+        f.verdict,
+        f.side_by_side,
+        serde_json::to_string(&f.verdict).unwrap()
+    );
+    assert!(f.verdict.kind().contains("inquiry_response"), "{report}");
+    assert!(!report.contains(SECRET), "{report}");
+    assert!(report.contains("<secret>"), "{report}");
+}
+
+/// Rule: CLI-NO-SECRET — `conform` (text, JSON, JUnit) against the example
+/// adapter with a bug: it persists every secret answer (`answered` with
+/// [`SECRET`] where it writes `redacted`). The failures it reports (the
+/// divergence and the streams side by side, whose columns cut long events
+/// short) show `<secret>`, never the answer.
+#[test]
+fn conform_cli_never_prints_a_persisted_secret() {
+    let adapter = format!(
+        "python3 examples/conform_adapter.py | sed -u 's/\"outcome\": \"redacted\"/\"outcome\": \"answered\", \"answer\": \"{SECRET}\"/g'"
+    );
+    for format in ["text", "json", "junit"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+            .args(["conform", "--adapter", &adapter, "--generated", "0"])
+            .args(["--profile", "rfd083", "--format", format])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("the binary runs");
+        assert_eq!(o.status.code(), Some(1), "the bug fails the run: {o:?}");
+        assert_no_secret(&format!("conform --format {format}"), &o);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("<secret>") || out.contains("&lt;secret&gt;"),
+            "{format}: {out}"
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! `inquiry-model run`: a scenario's trace as JSON.
 
 use super::*;
+use crate::stream::secrets::Secrets;
 
 /// `inquiry-model run`.
 #[derive(Args, Debug)]
@@ -77,11 +78,11 @@ pub fn run_command(args: RunArgs) -> i32 {
     };
     if args.format == RunFormat::Mermaid {
         let secrets = scenario::run_under(&s, rules, Default::default(), &mut |_, _| {})
-            .map(|t| crate::invariants::secret_answers(&t))
+            .map(|t| Secrets::of_trace(&t))
             .unwrap_or_default();
         return match crate::mermaid::sequence(&s, rules) {
             Ok(d) => {
-                out_raw!("{}", mask_quoted(&d, &secrets));
+                out_raw!("{}", secrets.mask_diagram(&d));
                 EXIT_OK
             }
             Err(e) => {
@@ -96,7 +97,7 @@ pub fn run_command(args: RunArgs) -> i32 {
             if let Value::Object(m) = &mut v {
                 m.insert("stream".to_owned(), t.persisted_json());
             }
-            mask_values(&mut v, &crate::invariants::secret_answers(&t));
+            Secrets::of_trace(&t).mask_value(&mut v);
             out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             EXIT_OK
         }
@@ -114,33 +115,6 @@ pub fn run_command(args: RunArgs) -> i32 {
             EXIT_UNUSABLE
         }
     }
-}
-
-/// What a secret answer is printed as.
-const MASK: &str = "<secret>";
-
-/// Every string of `v` equal to one of `secrets` (the answers tools received
-/// for `secret` questions) replaced by [`MASK`]: RFD 082 "Secret questions"
-/// keeps the answer off disk, and no command prints it either (decision
-/// "Secrets: no command prints a persisted secret answer").
-fn mask_values(v: &mut Value, secrets: &[String]) {
-    match v {
-        Value::String(s) if secrets.contains(s) => *s = MASK.to_owned(),
-        Value::Array(items) => items.iter_mut().for_each(|i| mask_values(i, secrets)),
-        Value::Object(m) => m.values_mut().for_each(|i| mask_values(i, secrets)),
-        Value::String(_) | Value::Null | Value::Bool(_) | Value::Number(_) => {}
-    }
-}
-
-/// `text` with every JSON-quoted secret (`"hunter2"`, as the diagram writes
-/// answers) replaced by the quoted [`MASK`].
-fn mask_quoted(text: &str, secrets: &[String]) -> String {
-    let mut out = text.to_owned();
-    for s in secrets {
-        let quoted = Value::String(s.clone()).to_string();
-        out = out.replace(&quoted, &format!("\"{MASK}\""));
-    }
-    out
 }
 
 fn strip(msg: &str) -> String {
