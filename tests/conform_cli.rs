@@ -464,17 +464,7 @@ fn vectors_writes_only_the_profile_and_language_asked() {
         .expect("the binary runs");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
     let read = |d: &std::path::Path| -> Vec<Vector> {
-        let mut names: Vec<String> = std::fs::read_dir(d)
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".json") && n != "index.json")
-            .collect();
-        names.sort();
-        names
-            .iter()
-            .map(|n| serde_json::from_str(&std::fs::read_to_string(d.join(n)).unwrap()).unwrap())
-            .collect()
+        inquiry_model::cli::conform_command::read_vectors(d).unwrap()
     };
     let written = read(&dir);
     let committed: Vec<Vector> =

@@ -23,21 +23,8 @@ use serde_json::json;
 
 /// The committed vectors, read from `spec/vectors/` (not recomputed).
 fn committed() -> Vec<Vector> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/spec/vectors");
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json") && n != "index.json")
-        .collect();
-    names.sort();
-    names
-        .iter()
-        .map(|n| {
-            let text = std::fs::read_to_string(format!("{dir}/{n}")).unwrap();
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{n}: {e}"))
-        })
-        .collect()
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
+    inquiry_model::cli::conform_command::read_vectors(&dir).unwrap()
 }
 
 fn all_kinds() -> BTreeSet<EntryKind> {

@@ -116,8 +116,10 @@ fn pin_arg(s: &str) -> Result<conformance::Pin, String> {
     })
 }
 
-/// Reads the vectors of `dir` (sorted by file name).
-fn read_vectors(dir: &PathBuf) -> Result<Vec<Vector>, String> {
+/// Reads the vectors of `dir` (`<name>.json`, `index.json` left out),
+/// sorted by file name; an unreadable or malformed file is an error naming
+/// it (and the line and column).
+pub fn read_vectors(dir: &std::path::Path) -> Result<Vec<Vector>, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
