@@ -554,7 +554,7 @@ impl TraceView {
 /// question, or its stream persists for one, is shown as `"<secret>"`
 /// (rule `CLI-NO-SECRET`).
 pub fn view(t: &Trace) -> TraceView {
-    raw_view(t).masked(&Secrets::of_trace(t))
+    raw_view(t).masked(&crate::invariants::trace_secrets(t))
 }
 
 fn raw_view(t: &Trace) -> TraceView {
@@ -720,7 +720,8 @@ pub fn diff_profiles(
         classes: by_class
             .into_iter()
             .map(|(c, (n, s, a, b, evidence))| {
-                let secrets = Secrets::of_trace(&a).union(Secrets::of_trace(&b));
+                let secrets = crate::invariants::trace_secrets(&a)
+                    .union(crate::invariants::trace_secrets(&b));
                 ClassReport {
                     class: c.name(),
                     description: c.describe(),
@@ -852,7 +853,7 @@ impl DiffReport {
                 .into_iter()
                 .filter_map(|set| run_under(&c.smallest, set).ok())
                 .fold(Secrets::default(), |acc, t| {
-                    acc.union(Secrets::of_trace(&t))
+                    acc.union(crate::invariants::trace_secrets(&t))
                 });
             let draw = |set: &RuleSet| {
                 let sc = under(&c.smallest, set);
@@ -1032,7 +1033,7 @@ pub fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Ve
                 // The diagram (and a diagnostic) may print answers: those of
                 // secret questions masked (rule `CLI-NO-SECRET`).
                 let secrets = run_under(&s, &profile)
-                    .map(|t| Secrets::of_trace(&t))
+                    .map(|t| crate::invariants::trace_secrets(&t))
                     .unwrap_or_default();
                 Verdict {
                     rule,

@@ -329,8 +329,8 @@ fn judge_with(
                 masked(verdict, &secrets),
                 // Masked before the columns cut long events short.
                 side_by_side(
-                    &secrets.mask_stream(expected),
-                    &secrets.mask_stream(&actual),
+                    &masked_stream(&secrets, expected),
+                    &masked_stream(&secrets, &actual),
                 ),
             )
         }
@@ -353,9 +353,9 @@ fn secrets_of(
     actual: &Observed,
 ) -> Secrets {
     match model {
-        Some(t) => Secrets::of_trace(t),
+        Some(t) => crate::invariants::trace_secrets(t),
         None => scenario::run(scenario)
-            .map(|t| Secrets::of_trace(&t))
+            .map(|t| crate::invariants::trace_secrets(&t))
             .unwrap_or_default(),
     }
     .union(Secrets::of_events(&expected.stream))
@@ -739,3 +739,12 @@ pub fn vector_files(vectors: &[Vector]) -> Vec<(String, String)> {
 /// The committed vector set (`spec/vectors/`): curated plus 20 generated
 /// with seed 1.
 pub const COMMITTED: (u64, usize) = (1, 20);
+
+/// An observation whose persisted events show every secret as
+/// `stream::secrets::MASK` (what `conform` prints side by side; rule
+/// `CLI-NO-SECRET`).
+fn masked_stream(secrets: &crate::stream::secrets::Secrets, o: &Observed) -> Observed {
+    let mut o = o.clone();
+    o.stream.iter_mut().for_each(|e| secrets.mask_value(e));
+    o
+}

@@ -12,7 +12,6 @@ use inquiry_model::mermaid;
 use inquiry_model::profile::ProfileName::{Legacy, Rfd082, Rfd083};
 use inquiry_model::profile_file::{self, RuleSet};
 use inquiry_model::scenario::Scenario;
-use inquiry_model::stream::secrets::Secrets;
 use inquiry_model::tool::AnswerType;
 
 const DROPPED: &str = "spec/profiles/examples/secret-type-dropped.json";
@@ -61,7 +60,8 @@ fn dropping_the_secret_type_breaks_secret_never_persisted() {
     assert!(asks_a_secret(s), "the counterexample asks no secret");
     let diagram = v.diagram.as_ref().expect("a diagram");
     // The answer it records is printed `<secret>` (rule CLI-NO-SECRET).
-    let secrets = Secrets::of_trace(&amend::run_under(s, &dropped()).expect("runs"));
+    let secrets =
+        inquiry_model::invariants::trace_secrets(&amend::run_under(s, &dropped()).expect("runs"));
     assert_eq!(
         diagram,
         &secrets.mask_diagram(&mermaid::sequence(s, dropped().rules).expect("runs")),

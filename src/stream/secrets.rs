@@ -12,8 +12,8 @@
 //!
 //! [`Secrets`] gathers the values to hide — from persisted events as JSON
 //! values ([`Secrets::of_events`]) and, where a run's trace is at hand, the
-//! answers its tools received for secret questions ([`Secrets::of_trace`])
-//! — and masks them in a JSON value ([`Secrets::mask_value`]) or in printed
+//! answers its tools received for secret questions
+//! (`invariants::trace_secrets`, above this layer) — and masks them in a JSON value ([`Secrets::mask_value`]) or in printed
 //! text ([`Secrets::mask_text`]). A scenario (the prompter's and backend's
 //! replies) is input the user wrote, not stream content: it is never masked,
 //! so a printed scenario still replays.
@@ -21,8 +21,6 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use serde_json::Value;
-
-use crate::scenario::Trace;
 
 /// What a secret answer is printed as.
 pub const MASK: &str = "<secret>";
@@ -89,13 +87,10 @@ impl Secrets {
         Secrets(out)
     }
 
-    /// The secrets of a run: the answers its tools received for `secret`
-    /// questions (under every profile: `legacy` asks them as text and
-    /// persists them) and those its persisted stream holds.
-    pub fn of_trace(trace: &Trace) -> Self {
-        let mut s = Secrets::of_events(&stream_values(trace));
-        s.0.extend(crate::invariants::secret_answers(trace));
-        s
+    /// These secrets and `more` (values known to be secret answers).
+    pub fn with(mut self, more: impl IntoIterator<Item = String>) -> Self {
+        self.0.extend(more);
+        self
     }
 
     /// Both sets.
@@ -120,14 +115,6 @@ impl Secrets {
             Value::Object(m) => m.values_mut().for_each(|i| self.mask_value(i)),
             Value::String(_) | Value::Null | Value::Bool(_) | Value::Number(_) => {}
         }
-    }
-
-    /// An observation whose persisted events show every secret as [`MASK`]
-    /// (what `conform` prints side by side).
-    pub fn mask_stream(&self, o: &crate::conformance::Observed) -> crate::conformance::Observed {
-        let mut o = o.clone();
-        o.stream.iter_mut().for_each(|e| self.mask_value(e));
-        o
     }
 
     /// `text` with every JSON-quoted secret (`"hunter2"`, as event lines,
@@ -177,14 +164,6 @@ impl Secrets {
             lines.push(l);
         }
         lines.concat()
-    }
-}
-
-/// A trace's persisted stream as JSON values.
-fn stream_values(trace: &Trace) -> Vec<Value> {
-    match trace.persisted_json() {
-        Value::Array(items) => items,
-        _ => Vec::new(),
     }
 }
 

@@ -1,7 +1,6 @@
 //! `inquiry-model run`: a scenario's trace as JSON.
 
 use super::*;
-use crate::stream::secrets::Secrets;
 
 /// `inquiry-model run`.
 #[derive(Args, Debug)]
@@ -78,7 +77,7 @@ pub fn run_command(args: RunArgs) -> i32 {
     };
     if args.format == RunFormat::Mermaid {
         let secrets = scenario::run_under(&s, rules, Default::default(), &mut |_, _| {})
-            .map(|t| Secrets::of_trace(&t))
+            .map(|t| crate::invariants::trace_secrets(&t))
             .unwrap_or_default();
         return match crate::mermaid::sequence(&s, rules) {
             Ok(d) => {
@@ -97,7 +96,7 @@ pub fn run_command(args: RunArgs) -> i32 {
             if let Value::Object(m) = &mut v {
                 m.insert("stream".to_owned(), t.persisted_json());
             }
-            Secrets::of_trace(&t).mask_value(&mut v);
+            crate::invariants::trace_secrets(&t).mask_value(&mut v);
             out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             EXIT_OK
         }
