@@ -358,7 +358,10 @@ fn serve() -> i32 {
         let id = msg.get("id").cloned().unwrap_or(Value::Null);
         let reply = match msg.get("type").and_then(Value::as_str) {
             Some("init") => json!({"type": "init_ok", "in_reply_to": id,
-                "name": "conformance_adapter (Coordinator)", "profiles": ["legacy", "rfd082", "rfd083"]}),
+                "name": "conformance_adapter (Coordinator)", "profiles": ["legacy", "rfd082", "rfd083"],
+                // It refuses scenarios outside the core language (see
+                // `drive`), so it says so and is not sent them.
+                "language": "core"}),
             Some("run") => match serde_json::from_value::<Scenario>(
                 msg.get("scenario").cloned().unwrap_or(Value::Null),
             )
