@@ -21,7 +21,7 @@
 //!   Ctrl-C) × 2 backend replies (answer, provider error) × parallel in both
 //!   orders × TTY on/off × 3 profiles.
 //!
-//! - **triples** (the big scope, issue 19; `explore --scope big`) — three
+//! - **triples** (the big scope; `explore --scope big`) — three
 //!   tools of the three kinds (built-in, built-in with the `Assistant` hook,
 //!   local), one question each of the 8 representative kinds, in two turns
 //!   of the same three parallel calls (call IDs reused across turns) × every
@@ -78,7 +78,7 @@ pub enum Family {
     Pairs,
     /// Three tools of the three kinds, one question each, in two turns of
     /// three parallel calls, under every choice of the scheduler's first
-    /// five picks (the bigger scope of issue 19; not in the default run).
+    /// five picks (the big scope; not in the default run).
     Triples,
 }
 

@@ -41,7 +41,7 @@ pub struct Target {
     /// The function the target calls with the fuzzer's bytes.
     pub entry: fn(&[u8]),
     /// The same checks with every option on every input (where `entry`
-    /// draws one per input, issue 19): what `make test` replays the
+    /// draws one per input): what `make test` replays the
     /// committed corpus with, so a corpus input keeps guarding every option.
     pub replay: fn(&[u8]),
     /// What it checks, in one line.
@@ -386,7 +386,7 @@ fn read_all<R: BufRead>(reader: R) -> (Yielded, Option<crate::wire::Format>) {
 }
 
 /// Whether `x` prints without any of `breaks`, checked as it is written
-/// rather than on a `String` (issue 19: the fuzz targets check every error
+/// rather than on a `String` (the fuzz targets check every error
 /// and diagnostic they meet). A `Display` that fails counts as a break.
 fn prints_without(x: &impl std::fmt::Display, breaks: &[char]) -> bool {
     struct Scan<'a> {
@@ -408,7 +408,7 @@ fn prints_without(x: &impl std::fmt::Display, breaks: &[char]) -> bool {
 
 /// A number below `n` drawn from the whole input (FNV-1a): what the
 /// structured targets choose once per input instead of trying every
-/// option on every input (issue 19). Any change of the input may change
+/// option on every input. Any change of the input may change
 /// it, so a fuzzer's mutations of one input meet every option.
 pub fn draw(data: &[u8], n: usize) -> usize {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -427,7 +427,7 @@ pub fn draw(data: &[u8], n: usize) -> usize {
 /// position and prints as one line; and `Stream::from_slice` succeeds
 /// exactly when every event reads and types.
 ///
-/// One drawn size per input, not every size on every input (issue 19): a
+/// One drawn size per input, not every size on every input: a
 /// one-byte buffer re-reads the whole input a byte at a time, which cost
 /// most of an execution; the fuzzer meets every size across executions,
 /// and a mutation of the same input usually draws another.
@@ -471,7 +471,7 @@ fn stream_reader_with(data: &[u8], caps: &[usize], typed_reader: bool) {
         .then(|| whole.len() - 1);
     // What `EventReader::typed` yields (the raw reading, each event typed
     // with its index and start), from the raw events already read rather
-    // than by reading the input a third time (issue 19).
+    // than by reading the input a third time.
     let typed: Vec<Result<Event, ReadError>> = typed_from_raw(whole);
     if typed_reader {
         let direct: Vec<Result<Event, ReadError>> =
@@ -776,7 +776,7 @@ pub fn sanitize(data: &[u8]) {
 /// The checks of [`sanitize`] on one decoded stream, with the repair under
 /// test passed in (the tests plant faulty ones).
 ///
-/// Two of them are computed more cheaply than they are stated (issue 19),
+/// Two of them are computed more cheaply than they are stated,
 /// with the same verdict on every input:
 ///
 /// - `STREAM-SANITIZE-CLEAN-IDENTITY` ("a clean input comes back as it

@@ -1,4 +1,4 @@
-//! An amendment that breaks an invariant is obvious (issue 21, rule
+//! An amendment that breaks an invariant is obvious (rule
 //! `AMEND-GATE`): `diff-profiles` exits 1 when the target breaks an
 //! invariant the base kept, with the counterexample's diagram, and
 //! `invariants --profile FILE` draws each failing invariant's smallest

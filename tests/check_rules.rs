@@ -63,7 +63,7 @@ impl S {
         self.push(
             // No `is_error`: the tool's outcome is left unsaid, so the
             // streams below that cancel an inquiry are not also judged by
-            // CHECK-REASON-FAILS-TOOL (issue 15).
+            // CHECK-REASON-FAILS-TOOL.
             json!({"type": "tool_call_response", "id": id, "content": "ok"}),
         )
     }
@@ -533,7 +533,7 @@ fn id_attempt_reports_an_attempt_that_does_not_grow() {
 /// Rule: CHECK-ID-ATTEMPT — an attempt lower than an earlier one of the same
 /// question in the same call and turn is reported at the request; a gap, or
 /// a first attempt above 1 (what removing an orphaned attempt leaves), is
-/// not (issue 15; decision "Oracle checks: attempts after a repair").
+/// not (decision "Oracle checks: attempts after a repair").
 #[test]
 fn id_attempt_reports_attempt_that_goes_back() {
     let back = in_call(|s| {
@@ -676,7 +676,7 @@ fn cancelled_no_answer_accepts_reason_only() {
             .push(json!({"type": "inquiry_response", "outcome": "cancelled", "id": "c1.q.2"}))
     });
     // Auto: a missing `reason` reads as `user`; an explicit rfd082 writer
-    // always writes one (CHECK-WRITER-FIELDS, issue 15).
+    // always writes one (CHECK-WRITER-FIELDS).
     clean(&s, AUTO);
 }
 
@@ -735,7 +735,7 @@ fn reason_human_only_accepts_secret_and_exclusive() {
         s.ask("c1.pass.1", secret())
             .cancel("c1.pass.1", "no_prompt_backend")
             // A guard fails the call: the next question is the call's next
-            // cycle (issue 15, CHECK-ONE-QUESTION).
+            // cycle (CHECK-ONE-QUESTION).
             .done("c1")
             .call("c1", "fs")
             .ask("c1.pass.2", secret())
@@ -782,7 +782,7 @@ fn reason_backend_error_accepts_plain_question_and_unknown_reasons() {
         .cancel("c2.pass.1", "some_future_variant")
         .done("c2");
     for mode in [AUTO, R082, R083] {
-        // The unknown tag is judged by CHECK-REASON-KNOWN alone (issue 15).
+        // The unknown tag is judged by CHECK-REASON-KNOWN alone.
         assert_eq!(found(&s, mode), [(r::REASON_KNOWN, 0, 7)]);
     }
 }

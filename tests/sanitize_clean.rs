@@ -1,5 +1,5 @@
-//! `check(sanitize(x))` adds no finding `x` did not have (issue 15 item 2,
-//! sanitize's half): over generated damaged streams, the bundled examples,
+//! `check(sanitize(x))` adds no finding `x` did not have (sanitize's
+//! half of the oracle's self-check): over generated damaged streams, the bundled examples,
 //! and (with `INQUIRY_MODEL_REAL_STREAMS` set) the real jp streams.
 //!
 //! Both sides are judged from the bytes this crate writes (`check` reads
@@ -206,7 +206,7 @@ fn added_findings(input: &[u8], events: Vec<Event>) -> Result<(), String> {
 }
 
 proptest! {
-    // At least 10 000 cases in every run (issue 15's bar; about 2 s), more
+    // At least 10 000 cases in every run (about 2 s), more
     // when PROPTEST_CASES asks for more.
     #![proptest_config(ProptestConfig {
         cases: ProptestConfig::default().cases.max(10_000),

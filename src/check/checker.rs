@@ -725,7 +725,7 @@ impl Checker {
                 } else {
                     rules::placement(&req.id, &req.source, &open)
                 };
-                // Placement by ID (issue 15): where the ID is a conforming
+                // Placement by ID: where the ID is a conforming
                 // three-segment ID of some of the candidate calls, only those
                 // could hold it (an RFD 082 writer builds it from its call).
                 let holders = candidates
@@ -1256,7 +1256,7 @@ impl Checker {
                 let carried = self.carried.iter().position(|c| c.id == id);
                 let (rule, message) = match (answered, carried) {
                     // A request of the ID came later in the turn: this
-                    // response came before it (issue 15).
+                    // response came before it.
                     _ if before => (
                         rules::RESPONSE_AFTER_REQUEST,
                         format!(

@@ -77,7 +77,7 @@ pub enum Input {
         result: Result<Value, InquiryErrorKind>,
     },
     /// The cancellation token fired for `InterruptAction::RestartTool`
-    /// while the call's inquiry ran (issue 17, rule `LIFE-TOKEN-CAUSE`): the
+    /// while the call's inquiry ran (rule `LIFE-TOKEN-CAUSE`): the
     /// inquiry records `cancelled (user)` and the tool runs again from
     /// scratch, in the same call.
     InquiryRestarted {

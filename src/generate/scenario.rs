@@ -1,5 +1,5 @@
-//! The scenario generator, written once against [`Choices`] (issue 18 item
-//! 3): [`scenario`]/[`scenario_under`] drive it with proptest, [`from_bytes`]
+//! The scenario generator, written once against [`Choices`]:
+//! [`scenario`]/[`scenario_under`] drive it with proptest, [`from_bytes`]
 //! with fuzz bytes (the `scenario` fuzz target), [`sample`] with a seed
 //! (generated vectors, the invariant matrix, profile diffs). It replaces the
 //! proptest strategies of `scenario/strategy.rs` and the fuzz decoder of

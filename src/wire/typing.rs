@@ -1,5 +1,5 @@
-//! Typing an inquiry event's payload from its field texts without serde
-//! (issue 19 goal 1): the texts were checked by the reader, so the payload's
+//! Typing an inquiry event's payload from its field texts without serde:
+//! the texts were checked by the reader, so the payload's
 //! objects are split by the reader's own fast path and their few fields
 //! read directly.
 //!
