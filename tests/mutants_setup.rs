@@ -1,4 +1,4 @@
-//! `make mutants` (issue 20): the test selection names real files and test
+//! `make mutants` (rule MUT-SELECTION): the test selection names real files and test
 //! targets, `scripts/mutants.sh` passes the selection to cargo-mutants and
 //! re-runs every survivor against the whole suite, and the table merges
 //! outcome files as `spec/mutants.md` says. cargo-mutants itself is too slow
@@ -59,7 +59,7 @@ fn the_selection_names_existing_files_and_tests() {
             }
         }
     }
-    // The modules issue 20 names are all covered.
+    // The modules the spec lives in are all covered.
     let covered = |f: &str| rows.iter().any(|(p, _)| f.starts_with(p.as_str()));
     for f in [
         "src/routing.rs",

@@ -1,4 +1,4 @@
-//! Nothing lost on the way through (issue 15 item 5): every number keeps its
+//! Nothing lost on the way through (WIRE-NUMBER-TEXT): every number keeps its
 //! text through a read and a write, and `sanitize` writes a stream back in
 //! the layout it came in, `[]` included.
 

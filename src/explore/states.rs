@@ -1,4 +1,4 @@
-//! State-graph search over a scenario's interleavings (issue 19 goal 3):
+//! State-graph search over a scenario's interleavings:
 //! from a root scenario (its configuration, scripts and replies, with no
 //! fixed schedule) the search branches at every scheduler choice over
 //! exactly the pending work (no redundant pick values), runs every
