@@ -42,9 +42,10 @@ explore-big:
 ## to the end of the run and checked after every step, not expanding a
 ## state (history included) already expanded: 4 354 726 runs, 3 884 513
 ## distinct states, 46 886 976 coordinator steps, about 233 s of CPU.
-## Figures in spec/DECISIONS.md "Exploration deduplicates states that hold
-## their history". The triples family's every interleaving does not fit in
-## 10 minutes ("The big scope is a third family").
+## Figures in docs/performance-log.md; why it is sound in spec/DECISIONS.md
+## "Exploration: deduplicated states hold their history". The triples
+## family's every interleaving does not fit in 10 minutes ("Exploration:
+## the big scope is a third family, triples").
 .PHONY: explore-states
 explore-states:
 	$(CARGO) run --quiet --release -- explore --scope small --states --stride $(STRIDE) --shard $(SHARD)

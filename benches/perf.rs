@@ -1028,7 +1028,7 @@ fn fuzz_rates(cfg: &Config, table: &mut Table) {
                 )
             }
             // No same-run "before" for these two (their checks changed,
-            // see spec/DECISIONS.md "Fuzz targets: what a run checks and
+            // see docs/performance-log.md "Fuzz targets: what a run checks and
             // costs"): the bar is judged there and in the README from
             // instructions per execution and libFuzzer's own exec/s.
             (false, true) => ("-".to_owned(), "-".to_owned(), goal_bar(false, ">= 10x")),

@@ -13,7 +13,7 @@
 //! more pieces of work branch.
 //!
 //! **What a state is** (the soundness argument, spec/DECISIONS.md
-//! "Exploration deduplicates states that hold their history"): the verdict
+//! "Exploration: deduplicated states hold their history"): the verdict
 //! of a run reads its whole trace (the end-of-run invariants judge the whole
 //! stream and every record), so a state must hold everything the rest of the
 //! run and the verdict depend on. At a choice, [`Dedup::Full`] hashes:
