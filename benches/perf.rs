@@ -364,7 +364,7 @@ fn throughput(cfg: &Config, table: &mut Table) {
         (corpus::Layout::Array, "pretty array"),
         (corpus::Layout::JsonLines, "JSON Lines"),
     ] {
-        // Written to a file and read back, as the issue asks; timed in memory,
+        // Written to a file and read back, as a user would; timed in memory,
         // where serde_json's floor is defined.
         let path = dir
             .0

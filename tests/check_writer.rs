@@ -57,7 +57,7 @@ fn resaved_legacy_turn_is_clean_under_auto_and_the_saving_writers_profile() {
     );
 }
 
-/// Rule: CHECK-ID-FORMAT — the smallest repro, through the command
+/// Rule: CHECK-ID-FORMAT — the smallest reproduction, through the command
 /// line: `sanitize spec/examples/legacy-backend-answered.jsonl | check -`
 /// exits 0 (it exited 1 with CHECK-ID-FORMAT), and so does `check --profile
 /// rfd082 -`.
