@@ -24,7 +24,7 @@ SHARD ?= 0/1
 explore:
 	$(CARGO) run --quiet --release -- explore --stride $(STRIDE) --shard $(SHARD)
 
-## The big exploration (issue 19): the small scope plus the triples family,
+## The big exploration: the small scope plus the triples family,
 ## three tools (built-in, assistant-hooked built-in, local) with one question
 ## each of 8 kinds, two turns of three parallel calls, every choice of the
 ## scheduler's first five picks (3^5 interleavings), 2 prompter x 2 backend
@@ -36,15 +36,16 @@ explore:
 explore-big:
 	$(CARGO) run --quiet --release -- explore --scope big --stride $(STRIDE) --shard $(SHARD)
 
-## The state-graph search (issue 19 goal 3, src/explore/states.rs): every
+## The state-graph search (src/explore/states.rs): every
 ## interleaving of every root of the small scope (its scenarios without
 ## their scheduler picks: 387 072 single and 98 304 pairs roots), each run
 ## to the end of the run and checked after every step, not expanding a
 ## state (history included) already expanded: 4 354 726 runs, 3 884 513
 ## distinct states, 46 886 976 coordinator steps, about 233 s of CPU.
-## Figures in spec/DECISIONS.md "Exploration deduplicates states that hold
-## their history". The triples family's every interleaving does not fit in
-## 10 minutes ("The big scope is a third family").
+## Figures in docs/performance-log.md; why it is sound in spec/DECISIONS.md
+## "Exploration: deduplicated states hold their history". The triples
+## family's every interleaving does not fit in 10 minutes ("Exploration:
+## the big scope is a third family, triples").
 .PHONY: explore-states
 explore-states:
 	$(CARGO) run --quiet --release -- explore --scope small --states --stride $(STRIDE) --shard $(SHARD)
@@ -162,7 +163,7 @@ fuzz-smoke: fuzz-install
 fuzz-corpus:
 	$(CARGO) run --quiet --example fuzz_corpus
 
-## Mutation testing (issue 20, spec/mutants.md): cargo-mutants over the
+## Mutation testing (docs/mutants.md): cargo-mutants over the
 ## modules the spec lives in (spec/mutants-tests.tsv), installed when absent.
 ## Each file: a first pass with only the tests that exercise it, then every
 ## survivor again against the whole suite; then a table per module.
@@ -178,7 +179,7 @@ mutants:
 	CARGO=$(CARGO) MUTANTS_FILES="$(MUTANTS_FILES)" MUTANTS_SHARD="$(MUTANTS_SHARD)" bash scripts/mutants.sh
 
 ## Every performance figure next to its baseline, printed as one table
-## (issue 10): `check` throughput against serde_json's IgnoredAny, scaling of
+## `check` throughput against serde_json's IgnoredAny, scaling of
 ## read/check/sanitize from 10^4 to 10^6 events, peak memory on a 1 GB stream
 ## against a 10 MB one, model throughput. A few minutes; BENCH_BIG_MB=100
 ## shrinks the 1 GB stream (see benches/perf.rs for the other knobs). glibc
@@ -190,7 +191,7 @@ BENCH_TUNABLES ?= glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=6871947673
 bench:
 	GLIBC_TUNABLES=$(BENCH_TUNABLES) $(CARGO) bench --locked --bench perf
 
-## Issue 19 goal 1 in instructions (deterministic): `check` against
+## `check`'s cost against IgnoredAny in instructions (deterministic): `check` against
 ## IgnoredAny under callgrind, committed corpus and, when
 ## INQUIRY_MODEL_REAL_STREAMS is set, the real streams (needs valgrind).
 .PHONY: check-ratio

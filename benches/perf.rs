@@ -1,4 +1,4 @@
-//! `make bench`: every performance figure of issue 10 next to its baseline,
+//! `make bench`: every performance figure next to its baseline,
 //! measured in the same run, printed as one Markdown table.
 //!
 //! 1. `check` throughput over the real streams (the folder
@@ -18,9 +18,9 @@
 //!    proptest cases per second of the main property against drawing the
 //!    scenarios alone.
 //! 5. The checker's heap in one turn of 10^6 answered pairs (rule
-//!    `PERF-TURN-MEMORY`, issue 19 goal 5) against the IDs' own bytes.
+//!    `PERF-TURN-MEMORY`) against the IDs' own bytes.
 //! 6. Each fuzz target's executions per second over its committed seeds,
-//!    in process (issue 19 goal 4), beside the every-option variant where
+//!    in process, beside the every-option variant where
 //!    the entry draws one option per input.
 //!
 //! Knobs (environment): `BENCH_BIG_MB` (default 1024), `BENCH_CORPUS_MB`
@@ -364,7 +364,7 @@ fn throughput(cfg: &Config, table: &mut Table) {
         (corpus::Layout::Array, "pretty array"),
         (corpus::Layout::JsonLines, "JSON Lines"),
     ] {
-        // Written to a file and read back, as the issue asks; timed in memory,
+        // Written to a file and read back, as a user would; timed in memory,
         // where serde_json's floor is defined.
         let path = dir
             .0
@@ -402,7 +402,7 @@ fn throughput(cfg: &Config, table: &mut Table) {
     }
 }
 
-/// The bar of an issue 19 goal row: met or not met.
+/// The bar of a row that has one: met or not met.
 fn goal_bar(ok: bool, bar: &str) -> String {
     format!("{bar} {}", if ok { "met" } else { "NOT MET" })
 }
@@ -753,7 +753,7 @@ fn memory(cfg: &Config, table: &mut Table) {
     );
     // One turn of distinct answered pairs (rule `PERF-TURN-MEMORY`): what
     // grows is the turn's distinct IDs, compactly; the bar is 64 MiB at
-    // 10^6 pairs (482 MiB before issue 15 item 7).
+    // 10^6 pairs.
     let pairs = cfg.long_turn_pairs;
     let path = dir.0.join("long-turn.jsonl");
     shapes::write_long_turn(pairs, &path).expect("cannot write the long turn");
@@ -904,7 +904,7 @@ fn model(cfg: &Config, table: &mut Table) {
 }
 
 // ---------------------------------------------------------------------------
-// 5. the checker's memory in one huge turn (issue 19 goal 5)
+// 5. the checker's memory in one huge turn
 // ---------------------------------------------------------------------------
 
 /// What the checker holds of one turn of `long_turn_pairs` (10^6) answered
@@ -959,7 +959,7 @@ fn turn_memory(cfg: &Config, table: &mut Table) {
 }
 
 // ---------------------------------------------------------------------------
-// 6. fuzz targets' executions per second (issue 19 goal 4)
+// 6. fuzz targets' executions per second
 // ---------------------------------------------------------------------------
 
 /// Executions per second of each fuzz target's entry
@@ -968,7 +968,7 @@ fn turn_memory(cfg: &Config, table: &mut Table) {
 /// a second each: the stable stand-in for `make fuzz-smoke`'s exec/s (no
 /// sanitizer, no coverage instrumentation, no mutation), so it compares the
 /// entries' own cost from commit to commit. Where the entry draws one
-/// option per input (issue 19 goal 4), the baseline is the same checks with
+/// option per input, the baseline is the same checks with
 /// every option on every input (`Target::replay`, what the entry did
 /// before), interleaved in the same run.
 fn fuzz_rates(cfg: &Config, table: &mut Table) {
@@ -1028,7 +1028,7 @@ fn fuzz_rates(cfg: &Config, table: &mut Table) {
                 )
             }
             // No same-run "before" for these two (their checks changed,
-            // see spec/DECISIONS.md "Fuzz targets: what a run checks and
+            // see docs/performance-log.md "Fuzz targets: what a run checks and
             // costs"): the bar is judged there and in the README from
             // instructions per execution and libFuzzer's own exec/s.
             (false, true) => ("-".to_owned(), "-".to_owned(), goal_bar(false, ">= 10x")),
@@ -1050,10 +1050,10 @@ fn fuzz_rates(cfg: &Config, table: &mut Table) {
 }
 
 // ---------------------------------------------------------------------------
-// 4b. model bars (issue 19, goals 2 and 3)
+// 4b. model bars
 // ---------------------------------------------------------------------------
 
-/// Issue 19's model rows with their bars: the bare model at 2 000 000
+/// The model rows with their bars: the bare model at 2 000 000
 /// coordinator steps/s; every invariant after every step (the incremental
 /// [`StepChecker`], then the end-of-run invariants, as `explore` runs them)
 /// at 2x the bare model's time or less, on the same prebuilt scenarios; and
@@ -1098,7 +1098,7 @@ fn model_bars(cfg: &Config, table: &mut Table) {
             cfg.stride
         ),
         format!("{bare_rate:.0} steps/s"),
-        "2000000 steps/s (issue 19)",
+        "2000000 steps/s (bar)",
         format!("{:.2}x", bare_rate / 2_000_000.0),
         verdict(bare_rate >= 2_000_000.0, ">= 1.00x"),
         spread(&times[0]),
@@ -1144,7 +1144,7 @@ fn model_bars(cfg: &Config, table: &mut Table) {
         "-",
         spread(&times[1]),
     );
-    // The state search (issue 19 goal 3): every interleaving of a stride of
+    // The state search: every interleaving of a stride of
     // the pairs family's roots, deduplicating (the state with its history)
     // against running every interleaving; one thread each.
     let roots_plan = explore::Plan {

@@ -1,4 +1,4 @@
-//! The deterministic half of issue 19 goal 1: `check` against serde_json's
+//! The deterministic half of the `check` cost figure: `check` against serde_json's
 //! `IgnoredAny` on the same bytes, counted in instructions by callgrind
 //! (wall clock on the shared 2-core machine moves by 2x from run to run;
 //! `make bench` reports time).

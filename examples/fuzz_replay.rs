@@ -1,5 +1,5 @@
 //! Replays one fuzz target's committed seeds (`fuzz/corpus/<target>/`)
-//! through its entry, for profiling (issue 19 goal 4):
+//! through its entry, for profiling:
 //!
 //! ```text
 //! cargo build --release --example fuzz_replay

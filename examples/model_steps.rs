@@ -1,5 +1,5 @@
-//! The bare model's cost per coordinator step, deterministically (issue 19
-//! goal 2): every `stride`-th scenario of the small exploration scope (the
+//! The bare model's cost per coordinator step, deterministically:
+//! every `stride`-th scenario of the small exploration scope (the
 //! `single` and `pairs` families, as `benches/perf.rs`'s `model_bars` row
 //! runs them), each run step by step with a no-op observer.
 //!

@@ -11,7 +11,7 @@
 //! whole-suite second pass of `scripts/mutants.sh`) keeps its best outcome:
 //! caught beats timed out beats missed. The score is `(caught + timed out) /
 //! viable`, viable being every mutant that built: a mutant that makes a test
-//! hang did not let the suite pass (spec/mutants.md).
+//! hang did not let the suite pass (docs/mutants.md).
 //!
 //! `--equivalent FILE` (`spec/mutants-equivalent.tsv`) names the mutants
 //! argued equivalent: a missed one is counted in its own column and left
@@ -350,7 +350,7 @@ fn main() -> ExitCode {
         .collect();
     if !missed.is_empty() {
         println!(
-            "\nMissed ({}), each to be killed by a test or listed in spec/mutants.md:",
+            "\nMissed ({}), each to be killed by a test or listed in docs/mutants.md:",
             missed.len()
         );
         for m in missed {

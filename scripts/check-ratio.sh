@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make check-ratio`: issue 19 goal 1 in instructions. Runs
+# `make check-ratio`: `check` against IgnoredAny in instructions. Runs
 # examples/check_ratio.rs under callgrind on the committed corpus and, when
 # INQUIRY_MODEL_REAL_STREAMS names a folder, on the real streams, and prints
 # per layout the instructions of `check` and of serde_json's `IgnoredAny`

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make mutants`: cargo-mutants over the modules the spec lives in, one run
 # per test selection (files sharing one go together), then one table per
-# module (spec/mutants.md explains the score).
+# module (docs/mutants.md explains the score).
 #
 #   MUTANTS_FILES="src/routing.rs src/check/"       the files; a folder stands
 #                                                  for every .rs file under it
@@ -95,6 +95,6 @@ for line in "${groups[@]}"; do
   echo "mutants: ${files[*]} took $(( $(date +%s) - start )) s"
 done
 
-# The equivalent mutants spec/mutants.md argues are counted apart, not
+# The equivalent mutants docs/mutants.md argues are counted apart, not
 # against the score (rule MUT-EQUIVALENT).
 $CARGO run --quiet --example mutants_table -- --equivalent spec/mutants-equivalent.tsv "$OUT"

@@ -335,7 +335,7 @@ fn questions_by_id(t: &Trace) -> BTreeMap<(usize, String), Value> {
 }
 
 /// Every class of difference between two runs of one scenario (RFD 082
-/// Drawbacks and the list: event recorded or not, response outcome
+/// Drawbacks, and what a reviewer compares: event recorded or not, response outcome
 /// or reason, ID shape, tool invocations and answers, prompts, tool
 /// response text).
 pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {

@@ -700,8 +700,8 @@ pub fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> 
 
 /// `plan`'s shard of the families' items as (family, index), in
 /// enumeration order: every `stride`-th of the items `indices` lists for
-/// each family, then the `k`-th of every `n` of those (decision "Shards are
-/// `k` modulo `n`"), so shards are disjoint and together the whole.
+/// each family, then the `k`-th of every `n` of those (decision "Exploration:
+/// shards are k modulo n"), so shards are disjoint and together the whole.
 fn shard_of(
     families: &[Family],
     plan: Plan,

@@ -1,4 +1,4 @@
-//! The generators, written once (issue 18 item 3): wire values
+//! The generators, written once (rule GEN-ONE-INTERFACE): wire values
 //! ([`wire`]), structured streams ([`stream`]) and whole scenarios
 //! ([`scenario`]).
 //!

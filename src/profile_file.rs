@@ -32,7 +32,7 @@ pub struct RuleSet {
     /// The built-in profile whose writer and invariants judge its runs: the
     /// built-in with the same rules if there is one, else the file's base,
     /// else the built-in with the fewest differing switches (decision
-    /// "Reviewers (issue 21)": the stream oracle knows three writers).
+    /// "Reviewers": the stream oracle knows three writers).
     pub judged_as: ProfileName,
     /// The switches the coordinator reads.
     pub rules: Rules,

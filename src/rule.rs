@@ -5,7 +5,10 @@
 //! "Invariants of the model" (`INV-*`, judged over the model's runs by
 //! [`crate::invariants`]). It is an enum, so an ID that is not in the catalog
 //! cannot be built; `tests/traceability.rs` checks that the enum and the
-//! catalog list the same IDs. It sits at the bottom of the module graph: the
+//! catalog list the same IDs. A rule's text and source live only in the
+//! catalog, which is compiled in ([`CATALOG`], [`Rule::description`],
+//! [`Rule::source`]); the code carries its ID and short title
+//! ([`Rule::title`]). It sits at the bottom of the module graph: the
 //! oracle uses it without knowing the model.
 
 use std::fmt;
@@ -15,197 +18,138 @@ use serde::{Serialize, Serializer};
 /// One `CHECK-*` or `INV-*` rule of `spec/RULES.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rule {
-    /// `CHECK-PAIRED`: Every `inquiry_request` gets exactly one
-    /// `inquiry_response` with its ID, later in its turn; every response
-    /// answers one waiting request of its turn (a second response, or one with
-    /// no request, is reported).
+    /// `CHECK-PAIRED`: every inquiry request gets exactly one response with its
+    /// ID later in its turn.
     CheckPaired,
-    /// `CHECK-RESPONSE-AFTER-REQUEST`: A response never comes before its
-    /// request: a response that matched nothing, followed in its turn by an
-    /// unanswered request with its ID, is reported once, at the response; so is
-    /// one followed by a request of its ID that a later response answers (not
-    /// as CHECK-PAIRED).
+    /// `CHECK-RESPONSE-AFTER-REQUEST`: an inquiry response never comes before
+    /// its request.
     CheckResponseAfterRequest,
-    /// `CHECK-TURN-SCOPED`: A pair never crosses a turn boundary: a response
-    /// whose ID matches no request of its turn but an unanswered request of an
-    /// earlier turn is reported at the response (the request is CHECK-PAIRED in
-    /// its own turn).
+    /// `CHECK-TURN-SCOPED`: an inquiry pair never crosses a turn boundary.
     CheckTurnScoped,
-    /// `CHECK-PLACEMENT`: An inquiry request sits inside an open tool call of
-    /// its turn (between a `tool_call_request` and its `tool_call_response`);
-    /// calls left open do not carry over a turn boundary.
+    /// `CHECK-PLACEMENT`: an inquiry request sits inside an open tool call of
+    /// its turn.
     CheckPlacement,
-    /// `CHECK-PLACEMENT-SOURCE`: A request with `source: tool {name}` sits
-    /// inside an open call of the tool it names; `assistant`, `user` and
-    /// `other` sources may sit in any open call.
+    /// `CHECK-PLACEMENT-SOURCE`: a `source: tool {name}` request sits inside an
+    /// open call of that tool.
     CheckPlacementSource,
-    /// `CHECK-PLACEMENT-CLOSED`: The response comes before its call's
-    /// `tool_call_response`: reported when every open call the request could
-    /// belong to has ended before the response.
+    /// `CHECK-PLACEMENT-CLOSED`: an inquiry response comes before its tool
+    /// call's tool_call_response.
     CheckPlacementClosed,
-    /// `CHECK-TURN-UNIQUE-ID`: In a turn judged as an RFD 082/083 writer's, an
-    /// inquiry ID is requested at most once; the repeat is reported (and not
-    /// judged again by the ID rules).
+    /// `CHECK-TURN-UNIQUE-ID`: an RFD 082 writer never repeats an inquiry ID
+    /// within a turn.
     CheckTurnUniqueId,
-    /// `CHECK-ID-FORMAT`: In a turn recorded by an RFD 082/083 writer, a
-    /// request inside an open call has the ID `<that call's
-    /// id>.<question_id>.<attempt>` (non-empty question ID, attempt a decimal
-    /// from 1 without leading zeros).
+    /// `CHECK-ID-FORMAT`: an RFD 082 writer writes
+    /// `<tool_call_id>.<question_id>.<attempt>` for the open call.
     CheckIdFormat,
-    /// `CHECK-TURN-ONE-WRITER`: A turn's requests (those inside an open call)
-    /// carry either all two-segment or all three-segment IDs; a turn that
-    /// switches is reported once, at the first request of the other form (and
-    /// its two-segment IDs are not reported again under CHECK-ID-FORMAT).
+    /// `CHECK-TURN-ONE-WRITER`: a turn's requests carry either all two-segment
+    /// (pre-082) or all three-segment (RFD 082) IDs.
     CheckTurnOneWriter,
-    /// `CHECK-TOOL-PAIRED`: Every `tool_call_request` has exactly one
-    /// `tool_call_response` after it in its turn, calls of a repeated ID paired
-    /// by order (the oldest open call of the ID closes first).
+    /// `CHECK-TOOL-PAIRED`: every tool_call_request has exactly one
+    /// tool_call_response after it in its turn.
     CheckToolPaired,
-    /// `CHECK-TOOL-ADJACENT`: No `chat_request` or `chat_response` sits
-    /// between a `tool_call_request` and its `tool_call_response` (inquiry
-    /// events and kinds no provider sees may); reported once per call, at the
-    /// first chat event it spans.
+    /// `CHECK-TOOL-ADJACENT`: no chat_request or chat_response between a tool
+    /// call's request and its response.
     CheckToolAdjacent,
-    /// `CHECK-ID-ATTEMPT`: In a turn recorded by an RFD 082/083 writer, the
-    /// attempts of a `(tool_call_id, question_id)` key grow strictly in stream
-    /// order, continuing across a reused tool-call ID and starting afresh in
-    /// each turn; an attempt not above the key's highest so far is reported.
+    /// `CHECK-ID-ATTEMPT`: RFD 082 attempts grow per (tool call, question) per
+    /// turn (gaps allowed: a repair leaves them).
     CheckIdAttempt,
-    /// `CHECK-SECRET-NOT-ANSWERED`: The response to a `secret` question is
-    /// never `answered` (tagged or flat); the diagnostic never repeats the
-    /// answer.
+    /// `CHECK-SECRET-NOT-ANSWERED`: the response to a secret question is never
+    /// `answered`.
     CheckSecretNotAnswered,
-    /// `CHECK-REDACTED-NO-ANSWER`: No `redacted` response carries an `answer`
-    /// on disk (seen on the raw event: the typed value drops it); the
-    /// diagnostic never repeats the value.
+    /// `CHECK-REDACTED-NO-ANSWER`: a `redacted` response carries no `answer` on
+    /// disk.
     CheckRedactedNoAnswer,
-    /// `CHECK-CANCELLED-NO-ANSWER`: No `cancelled` response carries an `answer` on disk.
+    /// `CHECK-CANCELLED-NO-ANSWER`: a `cancelled` response carries no `answer`
+    /// on disk.
     CheckCancelledNoAnswer,
-    /// `CHECK-REDACTED-ONLY-SECRET`: Only a `secret` question's response is
-    /// `redacted`: every other question records `answered` or `cancelled`.
+    /// `CHECK-REDACTED-ONLY-SECRET`: only a secret question's response is
+    /// `redacted`.
     CheckRedactedOnlySecret,
-    /// `CHECK-REASON-HUMAN-ONLY`: `no_prompt_backend` and
-    /// `assistant_routing_denied` close only a `secret` question or, under RFD
-    /// 083, an `exclusive` one (the routing guards are their only emit sites).
+    /// `CHECK-REASON-HUMAN-ONLY`:
+    /// `no_prompt_backend`/`assistant_routing_denied` close only secret (or,
+    /// from RFD 083, exclusive) questions.
     CheckReasonHumanOnly,
-    /// `CHECK-REASON-BACKEND-ERROR`: `backend_error` never closes a `secret`
-    /// question or, under RFD 083, an `exclusive` one: they never reach the
-    /// inquiry backend (and prompter failures record `user`).
+    /// `CHECK-REASON-BACKEND-ERROR`: `backend_error` never closes a secret or
+    /// exclusive question.
     CheckReasonBackendError,
     /// `CHECK-REASON-INVALID-STATIC`: `invalid_static_answer` appears only
-    /// under RFD 083 (an explicit legacy or rfd082 profile cannot produce it;
-    /// under auto it marks the turn as RFD 083's).
+    /// under RFD 083.
     CheckReasonInvalidStatic,
-    /// `CHECK-REASON-KNOWN`: A `cancelled` response's `reason` is a tag the
-    /// RFDs name (`user`, `backend_error`, `no_prompt_backend`,
-    /// `assistant_routing_denied`, `invalid_static_answer`).
+    /// `CHECK-REASON-KNOWN`: a cancellation reason is one the RFDs name (an
+    /// error under an explicit profile, a warning under auto).
     CheckReasonKnown,
-    /// `CHECK-SECRET-LEAK`: Nothing beside a secret's redaction can carry its
-    /// value: a `redacted` response carries no `reason` and no field an RFD 082
-    /// writer does not write (`type`, `timestamp`, `outcome`, `id`; a stray
-    /// `answer` is CHECK-REDACTED-NO-ANSWER), nor does any response to a secret
-    /// question; a secret question's `inquiry_request` carries no `answer` (on
-    /// the event or its question).
+    /// `CHECK-SECRET-LEAK`: no extra field or `reason` beside a secret's
+    /// redaction, no `answer` on a secret's request.
     CheckSecretLeak,
-    /// `CHECK-ANSWER-FITS`: An `answered` value fits its question: a boolean
-    /// for `boolean`, a string for `text`, one of the option values for
-    /// `select` (a secret's `answered` is CHECK-SECRET-NOT-ANSWERED).
+    /// `CHECK-ANSWER-FITS`: an answer fits its question: a boolean, a string,
+    /// or one of the select options.
     CheckAnswerFits,
-    /// `CHECK-ASK-USER-SHAPE`: Under auto and rfd083, a `source: assistant`
-    /// request (the `ask_user` built-in) is one `ask_user` authors: `exclusive:
-    /// true`, `persistence: none`, answer type boolean, select or text (never
-    /// secret), non-empty single-line text, a select with options, a default of
-    /// the answer type (among the options for a select).
+    /// `CHECK-ASK-USER-SHAPE`: an `ask_user` (assistant) question is one the
+    /// built-in can produce.
     CheckAskUserShape,
-    /// `CHECK-ASK-USER-RECORD`: Under rfd083 (and in a turn auto judges RFD
-    /// 083's; a warning in another auto turn), an `ask_user` call (a call of
-    /// `ask_user` whose `source: assistant` question is its only candidate)
-    /// asks a single question with question ID `answer`, none after it was
-    /// answered; a successful response whose content is the built-in's
-    /// `{"answer_type", "answer"}` body follows an `answered` inquiry of the
-    /// call and carries its answer and answer type.
+    /// `CHECK-ASK-USER-RECORD`: an `ask_user` call asks one question `answer`
+    /// and its success carries the recorded answer.
     CheckAskUserRecord,
-    /// `CHECK-PROVENANCE`: `source: assistant` sits only in an `ask_user` call
-    /// (only that built-in overrides the source, found by its config key);
-    /// under an explicit legacy or rfd082 profile every source is `tool`.
+    /// `CHECK-PROVENANCE`: `source: assistant` only on an `ask_user` call;
+    /// under rfd082 only tool sources.
     CheckProvenance,
-    /// `CHECK-REASON-FAILS-TOOL`: A call whose inquiry was cancelled with
-    /// `no_prompt_backend`, `assistant_routing_denied`, `invalid_static_answer`
-    /// or `backend_error` (and that is the request's only open call) does not
-    /// end with `is_error: false`; a response that does not write `is_error` is
-    /// not judged.
+    /// `CHECK-REASON-FAILS-TOOL`: a call whose inquiry failed with a
+    /// tool-failing reason ends in an error response.
     CheckReasonFailsTool,
-    /// `CHECK-ONE-QUESTION`: In a turn recorded by an RFD 082/083 writer (a
-    /// legacy writer leaves a failed backend request open, its known gap), a
-    /// call (the only open call a request can belong to) has one open question
-    /// at a time, and asks no question after a routing guard
-    /// (`no_prompt_backend`, `assistant_routing_denied`,
-    /// `invalid_static_answer`) failed it.
+    /// `CHECK-ONE-QUESTION`: a call has one open question at a time, and asks
+    /// none after a guard failed it.
     CheckOneQuestion,
-    /// `CHECK-WRITER-FIELDS`: Under an explicit rfd082 or rfd083 profile a
-    /// tagged response writes exactly its variant's fields: `cancelled` with a
-    /// `reason`, `answered` without one; under rfd083 no `context`, `exclusive`
-    /// or `persistence` is written at its default.
+    /// `CHECK-WRITER-FIELDS`: under an explicit rfd082/rfd083 profile a
+    /// response writes exactly its variant's fields, a question no RFD 083
+    /// field at its default.
     CheckWriterFields,
-    /// `CHECK-PROFILE-SHAPE`: Under an explicit profile, every shape on disk
-    /// exists in it: legacy has no tagged response and no `secret` answer type;
-    /// legacy and rfd082 write no `context`, `exclusive` or `persistence` on a
-    /// question (even at their defaults).
+    /// `CHECK-PROFILE-SHAPE`: every shape on disk exists in the judged profile.
     CheckProfileShape,
-    /// `CHECK-RESPONSE-TAGGED`: Under an explicit rfd082 or rfd083 profile
-    /// every response is written tagged (`outcome`); auto and legacy accept the
-    /// flat legacy form.
+    /// `CHECK-RESPONSE-TAGGED`: under an explicit RFD 082/083 profile every
+    /// response is written tagged.
     CheckResponseTagged,
-    /// `INV-PAIRED`: Every `InquiryRequest` gets exactly one `InquiryResponse`
-    /// with its ID later in its turn; every response has its request.
+    /// `INV-PAIRED`: every inquiry request gets exactly one response with its
+    /// ID, later in its turn.
     InvPaired,
-    /// `INV-RECORD-ALL`: Every `NeedsInput` a tool returns has its request on the stream.
+    /// `INV-RECORD-ALL`: every `NeedsInput` a tool returns has its request on
+    /// the stream.
     InvRecordAll,
-    /// `INV-RECORDED-BEFORE-ROUTED`: No prompt is shown, no backend called and
-    /// no tool re-invoked with an answer before its request (and, for the
-    /// re-invocation, its response) is on the stream.
+    /// `INV-RECORDED-BEFORE-ROUTED`: no question is routed before its request
+    /// is on the stream.
     InvRecordedBeforeRouted,
-    /// `INV-SECRET-NEVER-PERSISTED`: A secret answer appears nowhere in the
-    /// serialized stream, the remembered maps or the coordinator's `Debug`
-    /// output.
+    /// `INV-SECRET-NEVER-PERSISTED`: a secret answer appears in no persisted or
+    /// remembered state.
     InvSecretNeverPersisted,
-    /// `INV-PROVENANCE`: Every recorded source is what the tool's kind resolves
-    /// to, whatever the configuration.
+    /// `INV-PROVENANCE`: every recorded source is what the tool's kind resolves
+    /// to.
     InvProvenance,
-    /// `INV-HUMAN-ONLY-NEVER-BACKEND`: No secret or (RFD 083) exclusive
-    /// question reaches the inquiry backend.
+    /// `INV-HUMAN-ONLY-NEVER-BACKEND`: no secret or exclusive question reaches
+    /// the inquiry backend.
     InvHumanOnlyNeverBackend,
-    /// `INV-CACHE-HYGIENE`: The remembered tool answers hold only answers to
-    /// questions that may be remembered — never a cancelled, secret or
-    /// `persistence: none` one — and the two maps never share a caller.
+    /// `INV-CACHE-HYGIENE`: the turn cache remembers only answers that may be
+    /// remembered.
     InvCacheHygiene,
-    /// `INV-WIRE-ROUNDTRIP`: The persisted stream written and read back is the
-    /// same stream; a second write is byte-identical.
+    /// `INV-WIRE-ROUNDTRIP`: the persisted stream written and read back is the
+    /// same stream.
     InvWireRoundtrip,
-    /// `INV-ID-UNIQUE`: Within a turn, one inquiry ID is persisted for one
-    /// (tool call, question, attempt) only.
+    /// `INV-ID-UNIQUE`: one inquiry ID names one (call, question, attempt) in a
+    /// turn.
     InvIdUnique,
-    /// `INV-CACHE-KEY-UNIQUE`: A remembered answer is served only to the
-    /// (tool, question) it was remembered for: no turn-cache key names two
-    /// of the pairs a turn resolves.
+    /// `INV-CACHE-KEY-UNIQUE`: a remembered answer is served only to the (tool,
+    /// question) it was for.
     InvCacheKeyUnique,
-    /// `INV-DETERMINISTIC`: The same scenario gives the same trace, byte for byte.
+    /// `INV-DETERMINISTIC`: the same scenario gives the same trace, byte for
+    /// byte.
     InvDeterministic,
-    /// `INV-LEGACY-KNOWN-GAPS`: Under the `legacy` profile only the invariants
-    /// RFD 082 exists to fix break (`invariants::LEGACY_KNOWN_GAPS`).
+    /// `INV-LEGACY-KNOWN-GAPS`: under `legacy` only what RFD 082 fixes breaks.
     InvLegacyKnownGaps,
-    /// `INV-SCENARIO-SERDE`: Every scenario survives JSON, so every
-    /// counterexample can be replayed with `inquiry-model run`.
+    /// `INV-SCENARIO-SERDE`: every scenario survives JSON, so every
+    /// counterexample replays.
     InvScenarioSerde,
-    /// `INV-FAULTS-CAUGHT`: Each fault of `coordinator::Faults` is caught by
-    /// the invariant named for it and shrinks to a small scenario; without
-    /// faults the same search finds nothing.
+    /// `INV-FAULTS-CAUGHT`: each fault is caught by its invariant and shrinks.
     InvFaultsCaught,
-    /// `INV-EXPLORE-COMPLETE`: The small-scope enumeration is a bijection onto
-    /// its bounds, and (sampled in `make test`, complete in `make explore`) has
-    /// no violation; the state-graph search (`explore --states`) runs every
-    /// interleaving of each root and, deduplicating only states that hold
-    /// their history, finds exactly what running every schedule finds.
+    /// `INV-EXPLORE-COMPLETE`: the exploration enumerates its bounds and finds
+    /// no violation.
     InvExploreComplete,
 }
 
@@ -310,6 +254,132 @@ impl Rule {
         }
     }
 
+    /// The rule's short title, one line: what `check --format sarif` gives
+    /// as `shortDescription` and the variant's doc comment repeats. The
+    /// rule's normative text is [`Rule::description`], read from
+    /// `spec/RULES.md`.
+    pub const fn title(self) -> &'static str {
+        match self {
+            Rule::CheckPaired => {
+                "every inquiry request gets exactly one response with its ID later in its turn"
+            }
+            Rule::CheckResponseAfterRequest => "an inquiry response never comes before its request",
+            Rule::CheckTurnScoped => "an inquiry pair never crosses a turn boundary",
+            Rule::CheckPlacement => "an inquiry request sits inside an open tool call of its turn",
+            Rule::CheckPlacementSource => {
+                "a `source: tool {name}` request sits inside an open call of that tool"
+            }
+            Rule::CheckPlacementClosed => {
+                "an inquiry response comes before its tool call's tool_call_response"
+            }
+            Rule::CheckTurnUniqueId => {
+                "an RFD 082 writer never repeats an inquiry ID within a turn"
+            }
+            Rule::CheckIdFormat => {
+                "an RFD 082 writer writes `<tool_call_id>.<question_id>.<attempt>` for the open call"
+            }
+            Rule::CheckTurnOneWriter => {
+                "a turn's requests carry either all two-segment (pre-082) or all three-segment (RFD 082) IDs"
+            }
+            Rule::CheckToolPaired => {
+                "every tool_call_request has exactly one tool_call_response after it in its turn"
+            }
+            Rule::CheckToolAdjacent => {
+                "no chat_request or chat_response between a tool call's request and its response"
+            }
+            Rule::CheckIdAttempt => {
+                "RFD 082 attempts grow per (tool call, question) per turn (gaps allowed: a repair leaves them)"
+            }
+            Rule::CheckSecretNotAnswered => "the response to a secret question is never `answered`",
+            Rule::CheckRedactedNoAnswer => "a `redacted` response carries no `answer` on disk",
+            Rule::CheckCancelledNoAnswer => "a `cancelled` response carries no `answer` on disk",
+            Rule::CheckRedactedOnlySecret => "only a secret question's response is `redacted`",
+            Rule::CheckReasonHumanOnly => {
+                "`no_prompt_backend`/`assistant_routing_denied` close only secret (or, from RFD 083, exclusive) questions"
+            }
+            Rule::CheckReasonBackendError => {
+                "`backend_error` never closes a secret or exclusive question"
+            }
+            Rule::CheckReasonInvalidStatic => "`invalid_static_answer` appears only under RFD 083",
+            Rule::CheckReasonKnown => {
+                "a cancellation reason is one the RFDs name (an error under an explicit profile, a warning under auto)"
+            }
+            Rule::CheckSecretLeak => {
+                "no extra field or `reason` beside a secret's redaction, no `answer` on a secret's request"
+            }
+            Rule::CheckAnswerFits => {
+                "an answer fits its question: a boolean, a string, or one of the select options"
+            }
+            Rule::CheckAskUserShape => {
+                "an `ask_user` (assistant) question is one the built-in can produce"
+            }
+            Rule::CheckAskUserRecord => {
+                "an `ask_user` call asks one question `answer` and its success carries the recorded answer"
+            }
+            Rule::CheckProvenance => {
+                "`source: assistant` only on an `ask_user` call; under rfd082 only tool sources"
+            }
+            Rule::CheckReasonFailsTool => {
+                "a call whose inquiry failed with a tool-failing reason ends in an error response"
+            }
+            Rule::CheckOneQuestion => {
+                "a call has one open question at a time, and asks none after a guard failed it"
+            }
+            Rule::CheckWriterFields => {
+                "under an explicit rfd082/rfd083 profile a response writes exactly its variant's fields, a question no RFD 083 field at its default"
+            }
+            Rule::CheckProfileShape => "every shape on disk exists in the judged profile",
+            Rule::CheckResponseTagged => {
+                "under an explicit RFD 082/083 profile every response is written tagged"
+            }
+            Rule::InvPaired => {
+                "every inquiry request gets exactly one response with its ID, later in its turn"
+            }
+            Rule::InvRecordAll => "every `NeedsInput` a tool returns has its request on the stream",
+            Rule::InvRecordedBeforeRouted => {
+                "no question is routed before its request is on the stream"
+            }
+            Rule::InvSecretNeverPersisted => {
+                "a secret answer appears in no persisted or remembered state"
+            }
+            Rule::InvProvenance => "every recorded source is what the tool's kind resolves to",
+            Rule::InvHumanOnlyNeverBackend => {
+                "no secret or exclusive question reaches the inquiry backend"
+            }
+            Rule::InvCacheHygiene => "the turn cache remembers only answers that may be remembered",
+            Rule::InvWireRoundtrip => {
+                "the persisted stream written and read back is the same stream"
+            }
+            Rule::InvIdUnique => "one inquiry ID names one (call, question, attempt) in a turn",
+            Rule::InvCacheKeyUnique => {
+                "a remembered answer is served only to the (tool, question) it was for"
+            }
+            Rule::InvDeterministic => "the same scenario gives the same trace, byte for byte",
+            Rule::InvLegacyKnownGaps => "under `legacy` only what RFD 082 fixes breaks",
+            Rule::InvScenarioSerde => {
+                "every scenario survives JSON, so every counterexample replays"
+            }
+            Rule::InvFaultsCaught => "each fault is caught by its invariant and shrinks",
+            Rule::InvExploreComplete => {
+                "the exploration enumerates its bounds and finds no violation"
+            }
+        }
+    }
+
+    /// The rule's normative text: the *rule* cell of its row of
+    /// `spec/RULES.md`, the one place the text is written (compiled in, so it
+    /// holds wherever the binary runs). `tests/traceability.rs` checks that
+    /// every variant has a row.
+    pub fn description(self) -> &'static str {
+        catalog_cells(self.id()).map_or("", |(rule, _)| rule)
+    }
+
+    /// Where the rule comes from (the RFD sections it rests on): the
+    /// *source* cell of its row of `spec/RULES.md`.
+    pub fn source(self) -> &'static str {
+        catalog_cells(self.id()).map_or("", |(_, source)| source)
+    }
+
     /// The rule with this ID, if the catalog has it.
     pub fn from_id(id: &str) -> Option<Rule> {
         Rule::ALL.into_iter().find(|r| r.id() == id)
@@ -372,6 +442,20 @@ impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.id())
     }
+}
+
+/// The rule catalog, `spec/RULES.md`, compiled in: the home of every rule's
+/// text and source.
+pub const CATALOG: &str = include_str!("../spec/RULES.md");
+
+/// The *rule* and *source* cells of the catalog row `| ID | rule | source |
+/// tests |` whose ID is `id`.
+fn catalog_cells(id: &str) -> Option<(&'static str, &'static str)> {
+    CATALOG.lines().find_map(|line| {
+        let mut cells = line.trim().strip_prefix('|')?.split('|').map(str::trim);
+        (cells.next()?.trim_matches('`') == id).then_some(())?;
+        Some((cells.next()?, cells.next()?))
+    })
 }
 
 /// Written as its ID, so a diagnostic's JSON shows `"rule": "CHECK-PAIRED"`.

@@ -1,4 +1,4 @@
-//! Issue 15, item 8: kinds of violation an adversarial review found the
+//! Kinds of violation an adversarial review found the
 //! oracle passing under auto, each now a finding (and the legal neighbours
 //! of each still clean).
 

@@ -1,4 +1,4 @@
-//! Rule PERF-TURN-MEMORY (issue 15, item 7): what the checker keeps of one
+//! Rule PERF-TURN-MEMORY: what the checker keeps of one
 //! long turn. Counted through the checker's own size accessors, not timed
 //! and not read from the process's RSS (the RSS is `make bench`'s row).
 

@@ -1445,7 +1445,7 @@ fn diagnostic_lines_read_well() {
             R083,
             in_call(|s| s.ask("c1.q.1", boolean()).flat("c1.q.1", json!(true))),
         ),
-        // Issue 15: the rules added after this list was first written.
+        // The pairing, writer and shape rules.
         (
             AUTO,
             in_call(|s| {

@@ -1,5 +1,5 @@
-//! The oracle's pairing rules against the reference repair (issue 15, items
-//! 2 and 3): whatever a stream's damage, `sanitize`'s output pairs every
+//! The oracle's pairing rules against the reference repair:
+//! whatever a stream's damage, `sanitize`'s output pairs every
 //! tool call and every inquiry within its turn, and the oracle agrees.
 
 use inquiry_model::check::rules as r;

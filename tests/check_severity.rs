@@ -1,4 +1,4 @@
-//! Issue 15, item 4: every finding is an error or a warning; `check` exits 1
+//! Every finding is an error or a warning; `check` exits 1
 //! on errors only unless `--strict`; text, JSON and SARIF carry the severity
 //! (decision "Oracle checks: severity").
 

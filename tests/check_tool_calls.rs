@@ -1,4 +1,4 @@
-//! Issue 15, item 3: CHECK-TOOL-PAIRED, tool-call pairing within a turn
+//! CHECK-TOOL-PAIRED, tool-call pairing within a turn
 //! (RFD 082 Phase 3: repair "within each turn's event window").
 
 mod check_support;

@@ -1,4 +1,4 @@
-//! Issue 15, item 1: which writer recorded a turn is read from its request
+//! Which writer recorded a turn is read from its request
 //! IDs, not from the response form, so a legacy conversation re-saved by an
 //! RFD 082 writer checks clean (decision "Oracle checks: a turn's writer is
 //! read from its request IDs").
@@ -57,7 +57,7 @@ fn resaved_legacy_turn_is_clean_under_auto_and_the_saving_writers_profile() {
     );
 }
 
-/// Rule: CHECK-ID-FORMAT — the issue's smallest repro, through the command
+/// Rule: CHECK-ID-FORMAT — the smallest reproduction, through the command
 /// line: `sanitize spec/examples/legacy-backend-answered.jsonl | check -`
 /// exits 0 (it exited 1 with CHECK-ID-FORMAT), and so does `check --profile
 /// rfd082 -`.
@@ -162,7 +162,7 @@ fn sanitized(s: &S) -> Vec<u8> {
 
 /// Rule: CHECK-ID-ATTEMPT — removing an orphaned or reversed `…q.1` leaves
 /// `…q.2` as the first attempt; the repaired stream is clean under auto and
-/// rfd082 (it reported CHECK-ID-ATTEMPT before issue 15), while the damaged
+/// rfd082 (not CHECK-ID-ATTEMPT), while the damaged
 /// input had its own finding.
 #[test]
 fn attempts_after_removing_an_orphaned_attempt_are_clean() {

@@ -1,5 +1,5 @@
 //! The result-delivery prompt (`result = "ask"`) and the aborted turn's
-//! token across a cycle (issue 17), each against hand-written expectations,
+//! token across a cycle, each against hand-written expectations,
 //! and the conformance comparison catching an implementation that gets them
 //! wrong.
 

@@ -485,7 +485,7 @@ fn differential_flags_every_disagreement() {
 /// response; a present `null` `outcome` or `reason` read as absent) are
 /// settled: both sides reject the array, and both read a `null` `outcome`
 /// or `reason` as absent (decision "Wire: a null reason or outcome reads as
-/// absent", issue 15 item 6), to the same value.
+/// absent"), to the same value.
 #[test]
 fn typed_reader_agrees_with_the_rfd_on_the_former_divergences() {
     for (text, want) in [

@@ -1,5 +1,5 @@
 //! The proptest scenario generator reaches every feature the scenario
-//! language declares (issue 17 "The generators reach everything").
+//! language declares (CONF-FEATURES-REACHED).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,9 +27,7 @@ fn never_reached(scenarios: impl IntoIterator<Item = Scenario>) -> Vec<Feature> 
 /// Rule: CONF-FEATURES-REACHED — the one scenario generator reaches every
 /// declared feature under its other drivers too: fuzz bytes (2 000 inputs
 /// of pseudo-random bytes, as the `scenario` fuzz target decodes them) and
-/// proptest (2 000 cases, fixed seed). Before issue 18 the fuzz decoder was
-/// a separate, narrower copy that reached neither local programs nor the
-/// alias nor token causes.
+/// proptest (2 000 cases, fixed seed).
 #[test]
 fn every_driver_reaches_every_declared_feature() {
     let fuzzed = (0..2_000u64).map(|seed| {

@@ -1,4 +1,4 @@
-//! A lean library (issue 18 item 4): with `default-features = false` the
+//! A lean library (LIB-LEAN-DEPENDENCIES): with `default-features = false` the
 //! crate depends on serde, serde_json, indexmap, hashbrown and memchr only,
 //! and builds. The CLI (clap) and the generators (proptest, arbitrary) are
 //! behind the `cli` and `testkit` features.
@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 /// What a library user with `default-features = false` may depend on
-/// directly: serde, serde_json, indexmap and memchr (issue 18), and
+/// directly: serde, serde_json, indexmap and memchr, and
 /// hashbrown, which `stream::keys` uses directly and which is in the tree
 /// through indexmap anyway (see `Cargo.toml`).
 const LEAN: [&str; 5] = ["hashbrown", "indexmap", "memchr", "serde", "serde_json"];

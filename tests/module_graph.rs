@@ -1,6 +1,6 @@
 //! The crate's module graph has no import cycle, and the modules whose rules
-//! are decided once (issue 18) import only downwards, along the layers of
-//! `spec/DECISIONS.md` "Each rule decided once (issue 18)".
+//! are decided once import only downwards, along the layers of
+//! `spec/DECISIONS.md` "Each rule decided once".
 //!
 //! The graph is read from the sources: every `crate::<module>` path outside
 //! a comment (in `use` lines and inline), and every module named in a
@@ -13,7 +13,7 @@ use std::path::Path;
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
 /// The layer of each top-level module, bottom up (`spec/DECISIONS.md`, after
-/// the suggested layout of issue 18). A module imports only from its own
+/// the suggested layout). A module imports only from its own
 /// layer or below.
 const LAYERS: &[(&str, u8)] = &[
     ("wire", 1),
@@ -232,7 +232,7 @@ fn graph_of(edges: &[(&str, &str)]) -> Graph {
     g
 }
 
-/// Issue 18 "Done when": no import cycle among modules.
+/// No import cycle among modules.
 #[test]
 fn the_module_graph_has_no_cycle() {
     let graph = crate_graph();

@@ -1,7 +1,7 @@
-//! `make mutants` (issue 20): the test selection names real files and test
+//! `make mutants` (rule MUT-SELECTION): the test selection names real files and test
 //! targets, `scripts/mutants.sh` passes the selection to cargo-mutants and
 //! re-runs every survivor against the whole suite, and the table merges
-//! outcome files as `spec/mutants.md` says. cargo-mutants itself is too slow
+//! outcome files as `docs/mutants.md` says. cargo-mutants itself is too slow
 //! to run in `make test`; the script runs here against a stand-in `cargo`.
 
 #[path = "../examples/mutants_table.rs"]
@@ -59,7 +59,7 @@ fn the_selection_names_existing_files_and_tests() {
             }
         }
     }
-    // The modules issue 20 names are all covered.
+    // The modules the spec lives in are all covered.
     let covered = |f: &str| rows.iter().any(|(p, _)| f.starts_with(p.as_str()));
     for f in [
         "src/routing.rs",
@@ -412,7 +412,7 @@ fn listed_equivalents_leave_the_score_and_a_caught_one_is_reported() {
 
 /// Rule: MUT-EQUIVALENT — `spec/mutants-equivalent.tsv` reads, names only
 /// files of the measured modules (`spec/mutants-tests.tsv`), and each of
-/// its mutants is argued in `spec/mutants.md`, which names its place
+/// its mutants is argued in `docs/mutants.md`, which names its place
 /// (`file.rs:line`).
 #[test]
 fn the_equivalents_list_reads_and_each_entry_is_argued() {
@@ -420,7 +420,7 @@ fn the_equivalents_list_reads_and_each_entry_is_argued() {
     let list = parse_equivalents(&text).unwrap();
     assert!(!list.is_empty());
     let rows = selection();
-    let doc = std::fs::read_to_string(root().join("spec/mutants.md")).unwrap();
+    let doc = std::fs::read_to_string(root().join("docs/mutants.md")).unwrap();
     for name in &list {
         let file = name.split(':').next().unwrap();
         assert!(
@@ -434,7 +434,7 @@ fn the_equivalents_list_reads_and_each_entry_is_argued() {
         let stem = path.rsplit('/').next().unwrap();
         assert!(
             doc.contains(&format!("{stem}:{line}")),
-            "{name}: spec/mutants.md does not argue it (no `{stem}:{line}`)"
+            "{name}: docs/mutants.md does not argue it (no `{stem}:{line}`)"
         );
     }
 }

@@ -1,4 +1,4 @@
-//! Profiles as files (issue 21, rule `AMEND-PROFILE-FILE`): the committed
+//! Profiles as files (rule `AMEND-PROFILE-FILE`): the committed
 //! built-in files are the code's profiles, every committed file passes the
 //! schema (boon, draft 2020-12) and the reader, a bad file is refused naming
 //! the file and the field (exit 2), and the README's worked example (RFD 083

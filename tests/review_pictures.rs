@@ -1,4 +1,4 @@
-//! Pictures where reviewers look (issue 21, rule `AMEND-MERMAID`): `run
+//! Pictures where reviewers look (rule `AMEND-MERMAID`): `run
 //! --format mermaid` draws one run as a Mermaid sequence diagram, and
 //! `diff-profiles --format markdown` puts each class's smallest scenario's
 //! two diagrams side by side with the switches and rules involved. The

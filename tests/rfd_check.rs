@@ -1,4 +1,4 @@
-//! `rfd-check` (issue 21, rule `AMEND-RFD-CHECK`): an RFD's decision
+//! `rfd-check` (rule `AMEND-RFD-CHECK`): an RFD's decision
 //! tables and JSON examples against a profile. The RFD text comes from
 //! verbatim excerpts committed in `tests/rfd/`; the project's whole RFD
 //! texts are checked too when `INQUIRY_MODEL_RFDS` names their folder.

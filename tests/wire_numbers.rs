@@ -1,4 +1,4 @@
-//! Nothing lost on the way through (issue 15 item 5): every number keeps its
+//! Nothing lost on the way through (WIRE-NUMBER-TEXT): every number keeps its
 //! text through a read and a write, and `sanitize` writes a stream back in
 //! the layout it came in, `[]` included.
 
@@ -169,8 +169,8 @@ proptest! {
 }
 
 /// Rule: WIRE-NUMBER-TEXT — the scanner the property uses can see a lost
-/// number: a `serde_json::Value` round trip (what the writer did before it
-/// kept the text) respells the issue's answer, and the property's check
+/// number: a `serde_json::Value` round trip (a writer that does not keep
+/// the text) respells the big answer, and the property's check
 /// would fail on it.
 #[test]
 fn a_value_round_trip_would_fail_the_property() {
@@ -202,7 +202,7 @@ fn a_changed_answer_is_written_as_changed() {
     assert!(!out.contains("1.50"), "{out}");
 }
 
-/// A clean legacy turn whose answer is the issue's number.
+/// A clean legacy turn whose answer is a number no `f64` holds exactly.
 const BIG_ANSWER: &str = concat!(
     r#"{"type":"turn_start"}"#,
     "\n",
@@ -216,8 +216,8 @@ const BIG_ANSWER: &str = concat!(
     "\n",
 );
 
-/// Rule: CLI-SANITIZE, WIRE-NUMBER-TEXT — `sanitize` gives the issue's
-/// answer back digit for digit (today's
+/// Rule: CLI-SANITIZE, WIRE-NUMBER-TEXT — `sanitize` gives the big
+/// answer back digit for digit (a respelt
 /// `1.2345678901234568e+29` fails this), in both layouts.
 #[test]
 fn sanitize_keeps_a_thirty_digit_answer() {

@@ -1,4 +1,4 @@
-//! Bad-but-real input (issue 15 item 6): a `null` reason or outcome, a
+//! Bad-but-real input: a `null` reason or outcome, a
 //! byte-order mark, and the older jp format.
 
 mod binary;

@@ -1584,7 +1584,7 @@ mod tests {
     /// requests and 600 unasked-for tool-call responses grow the request
     /// deque and the orphan list to exactly 1 024 slots (doubling from 4).
     /// A map's capacity is 7/8 of a power of two, never 1 024, so the maps'
-    /// `>` to `>=` is listed as equivalent instead (`spec/mutants.md`).
+    /// `>` to `>=` is listed as equivalent instead (`docs/mutants.md`).
     #[test]
     fn a_table_of_exactly_reset_keeps_is_kept() {
         let mut c = Checker::new("boundary", ProfileMode::Auto);

@@ -16,191 +16,100 @@ use crate::wire::{
     InquirySource,
 };
 
-/// An inquiry request gets exactly one response with its ID, later in its
-/// turn; a response answers exactly one earlier request of its turn.
+/// `CHECK-PAIRED`: [`Rule::CheckPaired`].
 pub const PAIRED: Rule = Rule::CheckPaired;
-/// A response never precedes its request.
+/// `CHECK-RESPONSE-AFTER-REQUEST`: [`Rule::CheckResponseAfterRequest`].
 pub const RESPONSE_AFTER_REQUEST: Rule = Rule::CheckResponseAfterRequest;
-/// A pair never crosses a turn boundary.
+/// `CHECK-TURN-SCOPED`: [`Rule::CheckTurnScoped`].
 pub const TURN_SCOPED: Rule = Rule::CheckTurnScoped;
-/// An inquiry request sits inside an open tool call of its turn.
+/// `CHECK-PLACEMENT`: [`Rule::CheckPlacement`].
 pub const PLACEMENT: Rule = Rule::CheckPlacement;
-/// A `source: tool {name}` request sits inside an open call of that tool.
+/// `CHECK-PLACEMENT-SOURCE`: [`Rule::CheckPlacementSource`].
 pub const PLACEMENT_SOURCE: Rule = Rule::CheckPlacementSource;
-/// The response comes before its tool call's `tool_call_response`.
+/// `CHECK-PLACEMENT-CLOSED`: [`Rule::CheckPlacementClosed`].
 pub const PLACEMENT_CLOSED: Rule = Rule::CheckPlacementClosed;
-/// RFD 082 writers never repeat an inquiry ID within a turn.
+/// `CHECK-TURN-UNIQUE-ID`: [`Rule::CheckTurnUniqueId`].
 pub const TURN_UNIQUE_ID: Rule = Rule::CheckTurnUniqueId;
-/// RFD 082 writers write `<tool_call_id>.<question_id>.<attempt>` for the open call.
+/// `CHECK-ID-FORMAT`: [`Rule::CheckIdFormat`].
 pub const ID_FORMAT: Rule = Rule::CheckIdFormat;
-/// RFD 082 attempts grow per `(tool_call_id, question_id)` per turn.
+/// `CHECK-ID-ATTEMPT`: [`Rule::CheckIdAttempt`].
 pub const ID_ATTEMPT: Rule = Rule::CheckIdAttempt;
-/// A turn's requests were recorded by one writer: all two-segment or all
-/// three-segment IDs.
+/// `CHECK-TURN-ONE-WRITER`: [`Rule::CheckTurnOneWriter`].
 pub const TURN_ONE_WRITER: Rule = Rule::CheckTurnOneWriter;
-/// Every `tool_call_request` has exactly one `tool_call_response` after it
-/// in its turn.
+/// `CHECK-TOOL-PAIRED`: [`Rule::CheckToolPaired`].
 pub const TOOL_PAIRED: Rule = Rule::CheckToolPaired;
-/// No chat event between a tool call's request and its response.
+/// `CHECK-TOOL-ADJACENT`: [`Rule::CheckToolAdjacent`].
 pub const TOOL_ADJACENT: Rule = Rule::CheckToolAdjacent;
-/// The response to a `secret` question is never `answered`.
+/// `CHECK-SECRET-NOT-ANSWERED`: [`Rule::CheckSecretNotAnswered`].
 pub const SECRET_NOT_ANSWERED: Rule = Rule::CheckSecretNotAnswered;
-/// A `redacted` response carries no `answer` on disk.
+/// `CHECK-REDACTED-NO-ANSWER`: [`Rule::CheckRedactedNoAnswer`].
 pub const REDACTED_NO_ANSWER: Rule = Rule::CheckRedactedNoAnswer;
-/// A `cancelled` response carries no `answer` on disk.
+/// `CHECK-CANCELLED-NO-ANSWER`: [`Rule::CheckCancelledNoAnswer`].
 pub const CANCELLED_NO_ANSWER: Rule = Rule::CheckCancelledNoAnswer;
-/// Only a `secret` question's response is `redacted`.
+/// `CHECK-REDACTED-ONLY-SECRET`: [`Rule::CheckRedactedOnlySecret`].
 pub const REDACTED_ONLY_SECRET: Rule = Rule::CheckRedactedOnlySecret;
-/// `no_prompt_backend` and `assistant_routing_denied` close only human-only
-/// questions.
+/// `CHECK-REASON-HUMAN-ONLY`: [`Rule::CheckReasonHumanOnly`].
 pub const REASON_HUMAN_ONLY: Rule = Rule::CheckReasonHumanOnly;
-/// `backend_error` never closes a human-only question.
+/// `CHECK-REASON-BACKEND-ERROR`: [`Rule::CheckReasonBackendError`].
 pub const REASON_BACKEND_ERROR: Rule = Rule::CheckReasonBackendError;
-/// `invalid_static_answer` exists only from RFD 083 on.
+/// `CHECK-REASON-INVALID-STATIC`: [`Rule::CheckReasonInvalidStatic`].
 pub const REASON_INVALID_STATIC: Rule = Rule::CheckReasonInvalidStatic;
-/// A writer never writes an unknown cancellation reason.
+/// `CHECK-REASON-KNOWN`: [`Rule::CheckReasonKnown`].
 pub const REASON_KNOWN: Rule = Rule::CheckReasonKnown;
-/// Nothing beside a secret's redaction can carry its value.
+/// `CHECK-SECRET-LEAK`: [`Rule::CheckSecretLeak`].
 pub const SECRET_LEAK: Rule = Rule::CheckSecretLeak;
-/// An answer fits its question's answer type and options.
+/// `CHECK-ANSWER-FITS`: [`Rule::CheckAnswerFits`].
 pub const ANSWER_FITS: Rule = Rule::CheckAnswerFits;
-/// An `ask_user` question is one the built-in can produce.
+/// `CHECK-ASK-USER-SHAPE`: [`Rule::CheckAskUserShape`].
 pub const ASK_USER_SHAPE: Rule = Rule::CheckAskUserShape;
-/// An `ask_user` call's question and its result agree.
+/// `CHECK-ASK-USER-RECORD`: [`Rule::CheckAskUserRecord`].
 pub const ASK_USER_RECORD: Rule = Rule::CheckAskUserRecord;
-/// A request's source is one its writer can record.
+/// `CHECK-PROVENANCE`: [`Rule::CheckProvenance`].
 pub const PROVENANCE: Rule = Rule::CheckProvenance;
-/// A reason that fails the tool is followed by a failed tool response.
+/// `CHECK-REASON-FAILS-TOOL`: [`Rule::CheckReasonFailsTool`].
 pub const REASON_FAILS_TOOL: Rule = Rule::CheckReasonFailsTool;
-/// One call has at most one open question, and asks none after a guard
-/// failed it.
+/// `CHECK-ONE-QUESTION`: [`Rule::CheckOneQuestion`].
 pub const ONE_QUESTION: Rule = Rule::CheckOneQuestion;
-/// An explicit RFD 082/083 writer writes exactly its variant's fields.
+/// `CHECK-WRITER-FIELDS`: [`Rule::CheckWriterFields`].
 pub const WRITER_FIELDS: Rule = Rule::CheckWriterFields;
-/// Every shape on disk exists in the judged profile.
+/// `CHECK-PROFILE-SHAPE`: [`Rule::CheckProfileShape`].
 pub const PROFILE_SHAPE: Rule = Rule::CheckProfileShape;
-/// An RFD 082 writer writes every response tagged.
+/// `CHECK-RESPONSE-TAGGED`: [`Rule::CheckResponseTagged`].
 pub const RESPONSE_TAGGED: Rule = Rule::CheckResponseTagged;
 
-/// Every `CHECK-*` rule this module judges, with a one-line statement.
+/// Every `CHECK-*` rule this module judges, with its short title
+/// ([`Rule::title`]; the rule's text is [`Rule::description`]).
 pub const ALL: [(Rule, &str); 30] = [
-    (
-        PAIRED,
-        "every inquiry request gets exactly one response with its ID later in its turn",
-    ),
-    (
-        RESPONSE_AFTER_REQUEST,
-        "an inquiry response never comes before its request",
-    ),
-    (TURN_SCOPED, "an inquiry pair never crosses a turn boundary"),
-    (
-        PLACEMENT,
-        "an inquiry request sits inside an open tool call of its turn",
-    ),
-    (
-        PLACEMENT_SOURCE,
-        "a `source: tool {name}` request sits inside an open call of that tool",
-    ),
-    (
-        PLACEMENT_CLOSED,
-        "an inquiry response comes before its tool call's tool_call_response",
-    ),
-    (
-        TURN_UNIQUE_ID,
-        "an RFD 082 writer never repeats an inquiry ID within a turn",
-    ),
-    (
-        ID_FORMAT,
-        "an RFD 082 writer writes `<tool_call_id>.<question_id>.<attempt>` for the open call",
-    ),
-    (
-        ID_ATTEMPT,
-        "RFD 082 attempts grow per (tool call, question) per turn (gaps allowed: a repair leaves them)",
-    ),
-    (
-        TURN_ONE_WRITER,
-        "a turn's requests carry either all two-segment (pre-082) or all three-segment (RFD 082) IDs",
-    ),
-    (
-        TOOL_PAIRED,
-        "every tool_call_request has exactly one tool_call_response after it in its turn",
-    ),
-    (
-        TOOL_ADJACENT,
-        "no chat_request or chat_response between a tool call's request and its response",
-    ),
-    (
-        SECRET_NOT_ANSWERED,
-        "the response to a secret question is never `answered`",
-    ),
-    (
-        REDACTED_NO_ANSWER,
-        "a `redacted` response carries no `answer` on disk",
-    ),
-    (
-        CANCELLED_NO_ANSWER,
-        "a `cancelled` response carries no `answer` on disk",
-    ),
-    (
-        REDACTED_ONLY_SECRET,
-        "only a secret question's response is `redacted`",
-    ),
-    (
-        REASON_HUMAN_ONLY,
-        "`no_prompt_backend`/`assistant_routing_denied` close only secret (or, from RFD 083, exclusive) questions",
-    ),
-    (
-        REASON_BACKEND_ERROR,
-        "`backend_error` never closes a secret or exclusive question",
-    ),
-    (
-        REASON_INVALID_STATIC,
-        "`invalid_static_answer` appears only under RFD 083",
-    ),
-    (
-        REASON_KNOWN,
-        "a cancellation reason is one the RFDs name (an error under an explicit profile, a warning under auto)",
-    ),
-    (
-        SECRET_LEAK,
-        "no extra field or `reason` beside a secret's redaction, no `answer` on a secret's request",
-    ),
-    (
-        ANSWER_FITS,
-        "an answer fits its question: a boolean, a string, or one of the select options",
-    ),
-    (
-        ASK_USER_SHAPE,
-        "an `ask_user` (assistant) question is one the built-in can produce",
-    ),
-    (
-        ASK_USER_RECORD,
-        "an `ask_user` call asks one question `answer` and its success carries the recorded answer",
-    ),
-    (
-        PROVENANCE,
-        "`source: assistant` only on an `ask_user` call; under rfd082 only tool sources",
-    ),
-    (
-        REASON_FAILS_TOOL,
-        "a call whose inquiry failed with a tool-failing reason ends in an error response",
-    ),
-    (
-        ONE_QUESTION,
-        "a call has one open question at a time, and asks none after a guard failed it",
-    ),
-    (
-        WRITER_FIELDS,
-        "under an explicit rfd082/rfd083 profile a response writes exactly its variant's fields, a question no RFD 083 field at its default",
-    ),
-    (
-        PROFILE_SHAPE,
-        "every shape on disk exists in the judged profile",
-    ),
-    (
-        RESPONSE_TAGGED,
-        "under an explicit RFD 082/083 profile every response is written tagged",
-    ),
+    (PAIRED, PAIRED.title()),
+    (RESPONSE_AFTER_REQUEST, RESPONSE_AFTER_REQUEST.title()),
+    (TURN_SCOPED, TURN_SCOPED.title()),
+    (PLACEMENT, PLACEMENT.title()),
+    (PLACEMENT_SOURCE, PLACEMENT_SOURCE.title()),
+    (PLACEMENT_CLOSED, PLACEMENT_CLOSED.title()),
+    (TURN_UNIQUE_ID, TURN_UNIQUE_ID.title()),
+    (ID_FORMAT, ID_FORMAT.title()),
+    (ID_ATTEMPT, ID_ATTEMPT.title()),
+    (TURN_ONE_WRITER, TURN_ONE_WRITER.title()),
+    (TOOL_PAIRED, TOOL_PAIRED.title()),
+    (TOOL_ADJACENT, TOOL_ADJACENT.title()),
+    (SECRET_NOT_ANSWERED, SECRET_NOT_ANSWERED.title()),
+    (REDACTED_NO_ANSWER, REDACTED_NO_ANSWER.title()),
+    (CANCELLED_NO_ANSWER, CANCELLED_NO_ANSWER.title()),
+    (REDACTED_ONLY_SECRET, REDACTED_ONLY_SECRET.title()),
+    (REASON_HUMAN_ONLY, REASON_HUMAN_ONLY.title()),
+    (REASON_BACKEND_ERROR, REASON_BACKEND_ERROR.title()),
+    (REASON_INVALID_STATIC, REASON_INVALID_STATIC.title()),
+    (REASON_KNOWN, REASON_KNOWN.title()),
+    (SECRET_LEAK, SECRET_LEAK.title()),
+    (ANSWER_FITS, ANSWER_FITS.title()),
+    (ASK_USER_SHAPE, ASK_USER_SHAPE.title()),
+    (ASK_USER_RECORD, ASK_USER_RECORD.title()),
+    (PROVENANCE, PROVENANCE.title()),
+    (REASON_FAILS_TOOL, REASON_FAILS_TOOL.title()),
+    (ONE_QUESTION, ONE_QUESTION.title()),
+    (WRITER_FIELDS, WRITER_FIELDS.title()),
+    (PROFILE_SHAPE, PROFILE_SHAPE.title()),
+    (RESPONSE_TAGGED, RESPONSE_TAGGED.title()),
 ];
 
 /// How bad a finding is (decision "Oracle checks: severity").

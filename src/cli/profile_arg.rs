@@ -69,7 +69,7 @@ impl TypedValueParser for RuleSetParser {
 
 /// The parser of `check --profile`: `auto`, a built-in, or a profile file,
 /// judged as the writer of the built-in it is judged as (the oracle knows
-/// three writers; decision "Reviewers (issue 21)"). A file whose switches
+/// three writers; decision "Reviewers"). A file whose switches
 /// differ from that built-in's is named on stderr with the switches the
 /// oracle judges as the built-in's.
 #[derive(Debug, Clone, Copy)]

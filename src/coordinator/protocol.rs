@@ -221,8 +221,8 @@ impl ResponseKind {
     pub fn is_error(self) -> bool {
         match self {
             // A withheld result is the user's choice, like a cancelled
-            // prompt, not a failure of the tool (DECISIONS "The result
-            // delivery prompt").
+            // prompt, not a failure of the tool (DECISIONS "Configuration
+            // driving the lifecycle").
             ResponseKind::ToolSuccess
             | ResponseKind::CancelledByUser
             | ResponseKind::ResultWithheld => false,

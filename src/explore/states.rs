@@ -1,4 +1,4 @@
-//! State-graph search over a scenario's interleavings (issue 19 goal 3):
+//! State-graph search over a scenario's interleavings:
 //! from a root scenario (its configuration, scripts and replies, with no
 //! fixed schedule) the search branches at every scheduler choice over
 //! exactly the pending work (no redundant pick values), runs every
@@ -13,7 +13,7 @@
 //! more pieces of work branch.
 //!
 //! **What a state is** (the soundness argument, spec/DECISIONS.md
-//! "Exploration deduplicates states that hold their history"): the verdict
+//! "Exploration: deduplicated states hold their history"): the verdict
 //! of a run reads its whole trace (the end-of-run invariants judge the whole
 //! stream and every record), so a state must hold everything the rest of the
 //! run and the verdict depend on. At a choice, [`Dedup::Full`] hashes:

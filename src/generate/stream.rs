@@ -332,7 +332,7 @@ mod tests {
 
     /// Every shape the structured stream generators reach, written down
     /// from the proptest combinators before they were rewritten against
-    /// `Choices` (issue 18 item 3: reach must not shrink).
+    /// `Choices` (GEN-ONE-INTERFACE: reach must not shrink).
     const REACH: [&str; 37] = [
         "turn_start",
         "chat_request",

@@ -238,7 +238,7 @@ mod tests {
 
     /// Every shape the wire generators reach, as named in the list
     /// [`REACH`] below, written down from the proptest combinators before
-    /// they were rewritten against `Choices` (issue 18 item 3: reach must
+    /// they were rewritten against `Choices` (GEN-ONE-INTERFACE: reach must
     /// not shrink).
     const REACH: [&str; 105] = [
         // Event kinds, typed and not.

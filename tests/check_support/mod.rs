@@ -1,4 +1,4 @@
-//! A hand-built stream for the oracle's tests added by issue 15 (the
+//! A hand-built stream for the oracle's tests (the
 //! builder of `tests/check_rules.rs`, shared by the new test files).
 
 #![allow(dead_code, unused_imports)]

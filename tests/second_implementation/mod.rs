@@ -223,7 +223,7 @@ impl Run<'_> {
                         self.answered(i, &q, id, value, remember)
                     }
                     // RFD 082 step 6: every prompter failure is a user
-                    // cancellation (decision "prompter failures record user").
+                    // cancellation (decision "Prompter failures and the cancellation token").
                     PrompterReply::CtrlC | PrompterReply::Eof | PrompterReply::Failure { .. } => {
                         self.fail(i, id, Why::Prompt)
                     }
