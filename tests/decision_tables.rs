@@ -7,6 +7,7 @@
 use inquiry_model::profile::ProfileName;
 use inquiry_model::routing::{self, InquiryErrorKind, NonAnswer, Route};
 use inquiry_model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
+use inquiry_model::wire::{CancellationReason, ClosesQuestions};
 
 /// The rows of the first Markdown table in a file, as cells.
 fn table(name: &str) -> Vec<Vec<String>> {
@@ -246,5 +247,128 @@ fn human_only_is_the_rfd_answer_for_model_and_oracle() {
             oracle,
             "oracle: {profile} secret={secret} exclusive={exclusive}"
         );
+    }
+}
+
+/// One reason's class as the RFDs state it, transcribed by hand: the tag,
+/// whether it fails the tool, which questions it may close, and the RFD
+/// sentences that fix both.
+struct ReasonRow {
+    tag: &'static str,
+    fails_tool: bool,
+    closes: ClosesQuestions,
+    rfd: &'static str,
+}
+
+/// The RFDs' row for `reason`. The match is exhaustive: a new
+/// `CancellationReason` variant does not compile here until its row, with
+/// the sentence that fixes it, is written.
+fn rfd_reason_row(reason: &CancellationReason) -> Option<ReasonRow> {
+    Some(match reason {
+        CancellationReason::User => ReasonRow {
+            tag: "user",
+            fails_tool: false,
+            closes: ClosesQuestions::Any,
+            rfd: "RFD 082 step 6: \"`ExecutionEvent::PromptCancelled` (user Ctrl-C or EOF) | \
+                  `User`\", \"`InquiryError::Cancelled` (cancellation token fired — user \
+                  restart, tool cancel, hard quit) | `User`\"; \"The `ToolCallResponse` \
+                  returned to the LLM is unchanged (existing wording)\": a cancelled prompt \
+                  answered `Tool input cancelled by user.`, a success",
+        },
+        CancellationReason::BackendError => ReasonRow {
+            tag: "backend_error",
+            fails_tool: true,
+            closes: ClosesQuestions::NeverHumanOnly,
+            rfd: "RFD 082 step 6: \"`InquiryError::Provider` | `BackendError`\"; \
+                  \"Secret questions\": \"`AnswerType::Secret` cannot be routed to the inquiry \
+                  backend, full stop\"; RFD 028: \"On failure, mark the tool as completed \
+                  with an error\"",
+        },
+        CancellationReason::NoPromptBackend => ReasonRow {
+            tag: "no_prompt_backend",
+            fails_tool: true,
+            closes: ClosesQuestions::OnlyHumanOnly,
+            rfd: "RFD 082 \"Secret questions\": \"No TTY available — fail the tool with a \
+                  tool-level error and record `InquiryResponse::Cancelled { reason: \
+                  NoPromptBackend }`\"; RFD 083: \"`target = \"user\"`, no TTY, `exclusive = \
+                  true` | **Fail the tool**\"",
+        },
+        CancellationReason::AssistantRoutingDenied => ReasonRow {
+            tag: "assistant_routing_denied",
+            fails_tool: true,
+            closes: ClosesQuestions::OnlyHumanOnly,
+            rfd: "RFD 082 \"Secret questions\": \"Explicit `target = \"assistant\"` — fail the \
+                  tool with a tool-level error and record `InquiryResponse::Cancelled { \
+                  reason: AssistantRoutingDenied }`\"; RFD 083: \"`target = \"assistant\"`, \
+                  `exclusive = true` | **Fail the tool**\"",
+        },
+        CancellationReason::InvalidStaticAnswer => ReasonRow {
+            tag: "invalid_static_answer",
+            fails_tool: true,
+            closes: ClosesQuestions::Any,
+            rfd: "RFD 083 \"Static-answer validation\": \"On mismatch, the coordinator \
+                  synthesizes a tool-level error response naming `QuestionConfig.answer` as \
+                  the source […] and records the corresponding inquiry response as \
+                  `InquiryResponse::Cancelled { reason: InvalidStaticAnswer }`\" (a static \
+                  answer may be configured for any question)",
+        },
+        // RFD 082: "Audit-trail-only — readers MUST NOT branch on the contents."
+        CancellationReason::Unknown(_) => return None,
+    })
+}
+
+/// Rule: CHECK-REASON-FAILS-TOOL, CHECK-REASON-HUMAN-ONLY,
+/// CHECK-REASON-BACKEND-ERROR — the reason classes in `wire`
+/// (`CancellationReason::class`), which the model and the oracle both read,
+/// are the RFDs' rows, transcribed by hand above; `KNOWN` lists each
+/// variant with a row once, and an unknown tag has no class.
+#[test]
+fn reason_classes_are_the_rfd_rows() {
+    let mut tags = Vec::new();
+    for reason in CancellationReason::KNOWN {
+        let row = rfd_reason_row(&reason).expect("a known reason has a row");
+        assert_eq!(reason.as_str(), row.tag, "{}", row.rfd);
+        let class = reason.class().expect("a known reason has a class");
+        assert_eq!(class.fails_tool, row.fails_tool, "{}: {}", row.tag, row.rfd);
+        assert_eq!(class.closes, row.closes, "{}: {}", row.tag, row.rfd);
+        assert_eq!(reason.fails_tool(), row.fails_tool, "{}", row.tag);
+        assert_eq!(
+            reason.is_guard(),
+            row.closes == ClosesQuestions::OnlyHumanOnly,
+            "{}",
+            row.tag
+        );
+        assert!(!tags.contains(&row.tag), "{} twice in KNOWN", row.tag);
+        tags.push(row.tag);
+    }
+    let unknown = CancellationReason::from_tag("prompter_io_error_v9");
+    assert!(rfd_reason_row(&unknown).is_none());
+    assert_eq!(unknown.class(), None);
+    assert!(!unknown.fails_tool() && !unknown.is_guard());
+}
+
+/// Rule: LIFE-CANCEL-REASON, LIFE-NON-ANSWER-RESPONSE — the model's
+/// non-answers agree with the reason classes: the response is an error
+/// whenever the recorded reason fails the tool, a guard reason is recorded
+/// exactly by the routing guards, and a reason that never closes a
+/// human-only question is recorded only by the inquiry backend.
+#[test]
+fn model_non_answers_follow_the_reason_classes() {
+    for (name, why) in NON_ANSWERS {
+        let reason = routing::cancellation_reason(why);
+        let class = reason.class().expect("the model writes known reasons");
+        let response = inquiry_model::coordinator::non_answer_response(why, "t", "q");
+        if class.fails_tool {
+            assert!(response.kind.is_error(), "{name}: {reason} fails the tool");
+        }
+        let guard_event = matches!(why, NonAnswer::GuardNoTty | NonAnswer::GuardAssistantTarget);
+        assert_eq!(
+            class.closes == ClosesQuestions::OnlyHumanOnly,
+            guard_event,
+            "{name}: {reason}"
+        );
+        if class.closes == ClosesQuestions::NeverHumanOnly {
+            assert!(matches!(why, NonAnswer::Inquiry(_)), "{name}: {reason}");
+        }
     }
 }
