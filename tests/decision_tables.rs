@@ -254,67 +254,84 @@ fn human_only_is_the_rfd_answer_for_model_and_oracle() {
 /// whether it fails the tool, which questions it may close, and the RFD
 /// sentences that fix both.
 struct ReasonRow {
+    reason: CancellationReason,
     tag: &'static str,
     fails_tool: bool,
     closes: ClosesQuestions,
     rfd: &'static str,
 }
 
-/// The RFDs' row for `reason`. The match is exhaustive: a new
-/// `CancellationReason` variant does not compile here until its row, with
-/// the sentence that fixes it, is written.
-fn rfd_reason_row(reason: &CancellationReason) -> Option<ReasonRow> {
-    Some(match reason {
-        CancellationReason::User => ReasonRow {
-            tag: "user",
-            fails_tool: false,
-            closes: ClosesQuestions::Any,
-            rfd: "RFD 082 step 6: \"`ExecutionEvent::PromptCancelled` (user Ctrl-C or EOF) | \
-                  `User`\", \"`InquiryError::Cancelled` (cancellation token fired — user \
-                  restart, tool cancel, hard quit) | `User`\"; \"The `ToolCallResponse` \
-                  returned to the LLM is unchanged (existing wording)\": a cancelled prompt \
-                  answered `Tool input cancelled by user.`, a success",
-        },
-        CancellationReason::BackendError => ReasonRow {
-            tag: "backend_error",
-            fails_tool: true,
-            closes: ClosesQuestions::NeverHumanOnly,
-            rfd: "RFD 082 step 6: \"`InquiryError::Provider` | `BackendError`\"; \
-                  \"Secret questions\": \"`AnswerType::Secret` cannot be routed to the inquiry \
-                  backend, full stop\"; RFD 028: \"On failure, mark the tool as completed \
-                  with an error\"",
-        },
-        CancellationReason::NoPromptBackend => ReasonRow {
-            tag: "no_prompt_backend",
-            fails_tool: true,
-            closes: ClosesQuestions::OnlyHumanOnly,
-            rfd: "RFD 082 \"Secret questions\": \"No TTY available — fail the tool with a \
-                  tool-level error and record `InquiryResponse::Cancelled { reason: \
-                  NoPromptBackend }`\"; RFD 083: \"`target = \"user\"`, no TTY, `exclusive = \
-                  true` | **Fail the tool**\"",
-        },
-        CancellationReason::AssistantRoutingDenied => ReasonRow {
-            tag: "assistant_routing_denied",
-            fails_tool: true,
-            closes: ClosesQuestions::OnlyHumanOnly,
-            rfd: "RFD 082 \"Secret questions\": \"Explicit `target = \"assistant\"` — fail the \
-                  tool with a tool-level error and record `InquiryResponse::Cancelled { \
-                  reason: AssistantRoutingDenied }`\"; RFD 083: \"`target = \"assistant\"`, \
-                  `exclusive = true` | **Fail the tool**\"",
-        },
-        CancellationReason::InvalidStaticAnswer => ReasonRow {
-            tag: "invalid_static_answer",
-            fails_tool: true,
-            closes: ClosesQuestions::Any,
-            rfd: "RFD 083 \"Static-answer validation\": \"On mismatch, the coordinator \
-                  synthesizes a tool-level error response naming `QuestionConfig.answer` as \
-                  the source […] and records the corresponding inquiry response as \
-                  `InquiryResponse::Cancelled { reason: InvalidStaticAnswer }`\" (a static \
-                  answer may be configured for any question)",
-        },
+/// The RFDs' rows, one per reason they name.
+const RFD_REASON_ROWS: [ReasonRow; 5] = [
+    ReasonRow {
+        reason: CancellationReason::User,
+        tag: "user",
+        fails_tool: false,
+        closes: ClosesQuestions::Any,
+        rfd: "RFD 082 step 6: \"`ExecutionEvent::PromptCancelled` (user Ctrl-C or EOF) | \
+              `User`\", \"`InquiryError::Cancelled` (cancellation token fired — user \
+              restart, tool cancel, hard quit) | `User`\"; \"The `ToolCallResponse` \
+              returned to the LLM is unchanged (existing wording)\": a cancelled prompt \
+              answered `Tool input cancelled by user.`, a success",
+    },
+    ReasonRow {
+        reason: CancellationReason::BackendError,
+        tag: "backend_error",
+        fails_tool: true,
+        closes: ClosesQuestions::NeverHumanOnly,
+        rfd: "RFD 082 step 6: \"`InquiryError::Provider` | `BackendError`\"; \
+              \"Secret questions\": \"`AnswerType::Secret` cannot be routed to the inquiry \
+              backend, full stop\"; RFD 028: \"On failure, mark the tool as completed \
+              with an error\"",
+    },
+    ReasonRow {
+        reason: CancellationReason::NoPromptBackend,
+        tag: "no_prompt_backend",
+        fails_tool: true,
+        closes: ClosesQuestions::OnlyHumanOnly,
+        rfd: "RFD 082 \"Secret questions\": \"No TTY available — fail the tool with a \
+              tool-level error and record `InquiryResponse::Cancelled { reason: \
+              NoPromptBackend }`\"; RFD 083: \"`target = \"user\"`, no TTY, `exclusive = \
+              true` | **Fail the tool**\"",
+    },
+    ReasonRow {
+        reason: CancellationReason::AssistantRoutingDenied,
+        tag: "assistant_routing_denied",
+        fails_tool: true,
+        closes: ClosesQuestions::OnlyHumanOnly,
+        rfd: "RFD 082 \"Secret questions\": \"Explicit `target = \"assistant\"` — fail the \
+              tool with a tool-level error and record `InquiryResponse::Cancelled { \
+              reason: AssistantRoutingDenied }`\"; RFD 083: \"`target = \"assistant\"`, \
+              `exclusive = true` | **Fail the tool**\"",
+    },
+    ReasonRow {
+        reason: CancellationReason::InvalidStaticAnswer,
+        tag: "invalid_static_answer",
+        fails_tool: true,
+        closes: ClosesQuestions::Any,
+        rfd: "RFD 083 \"Static-answer validation\": \"On mismatch, the coordinator \
+              synthesizes a tool-level error response naming `QuestionConfig.answer` as \
+              the source […] and records the corresponding inquiry response as \
+              `InquiryResponse::Cancelled { reason: InvalidStaticAnswer }`\" (a static \
+              answer may be configured for any question)",
+    },
+];
+
+/// Where `reason` sits in [`RFD_REASON_ROWS`]. The match is exhaustive: a
+/// new `CancellationReason` variant does not compile here until it is given
+/// a row, and `reason_classes_are_the_rfd_rows` fails until the row (with
+/// the sentence that fixes it) is written and `KNOWN` lists the variant.
+fn rfd_reason_row(reason: &CancellationReason) -> Option<&'static ReasonRow> {
+    let index = match reason {
+        CancellationReason::User => 0,
+        CancellationReason::BackendError => 1,
+        CancellationReason::NoPromptBackend => 2,
+        CancellationReason::AssistantRoutingDenied => 3,
+        CancellationReason::InvalidStaticAnswer => 4,
         // RFD 082: "Audit-trail-only — readers MUST NOT branch on the contents."
         CancellationReason::Unknown(_) => return None,
-    })
+    };
+    Some(&RFD_REASON_ROWS[index])
 }
 
 /// Rule: CHECK-REASON-FAILS-TOOL, CHECK-REASON-HUMAN-ONLY,
@@ -324,6 +341,20 @@ fn rfd_reason_row(reason: &CancellationReason) -> Option<ReasonRow> {
 /// variant with a row once, and an unknown tag has no class.
 #[test]
 fn reason_classes_are_the_rfd_rows() {
+    assert_eq!(
+        CancellationReason::KNOWN.len(),
+        RFD_REASON_ROWS.len(),
+        "KNOWN lists every reason the RFDs name, once"
+    );
+    for (i, row) in RFD_REASON_ROWS.iter().enumerate() {
+        let at = rfd_reason_row(&row.reason).map(|r| r.tag);
+        assert_eq!(at, Some(row.tag), "row {i} is where its reason points");
+        assert!(
+            CancellationReason::KNOWN.contains(&row.reason),
+            "{}",
+            row.tag
+        );
+    }
     let mut tags = Vec::new();
     for reason in CancellationReason::KNOWN {
         let row = rfd_reason_row(&reason).expect("a known reason has a row");

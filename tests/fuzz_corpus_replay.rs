@@ -337,6 +337,11 @@ fn dictionary_has_the_format_vocabulary() {
     ]
     .into_iter()
     .chain(oracle::RFD_REASON_TAGS)
+    .chain(
+        CancellationReason::KNOWN
+            .iter()
+            .map(CancellationReason::as_str),
+    )
     .collect();
     for w in words {
         let quoted = format!("\"{w}\"").into_bytes();
