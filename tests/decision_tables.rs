@@ -403,3 +403,88 @@ fn model_non_answers_follow_the_reason_classes() {
         }
     }
 }
+
+/// Rule: CHECK-PROFILE-SHAPE — which RFD stage a shape on disk proves
+/// (`check::shape::Shape::evidence`, derived from the profiles' switches),
+/// against the stages the RFDs give, written out by hand: a switch of
+/// `profile.rs` moved to another stage, or a derivation reading the wrong
+/// switch, fails here.
+#[test]
+fn stage_a_shape_proves_is_the_rfd_stage() {
+    use inquiry_model::check::Profile;
+    use inquiry_model::check::shape::Shape;
+    use inquiry_model::wire::Event;
+    let request = |answer_type: &str, extra: &str| {
+        format!(
+            r#"{{"type":"inquiry_request","timestamp":"2026-01-01 00:00:00.000000","id":"c.q.1","source":{{"source":"tool","name":"t"}},"question":{{"text":"Q?","answer_type":{{"type":"{answer_type}"}}{extra}}}}}"#
+        )
+    };
+    let response = |body: &str| {
+        format!(
+            r#"{{"type":"inquiry_response","timestamp":"2026-01-01 00:00:00.000000","id":"c.q.1",{body}}}"#
+        )
+    };
+    // (event, written tagged, the stage it proves, the RFD sentence)
+    let rows: [(String, bool, Option<Profile>, &str); 9] = [
+        (
+            request("boolean", ""),
+            true,
+            None,
+            "a plain question: every stage asks one",
+        ),
+        (
+            request("secret", ""),
+            true,
+            Some(Profile::Rfd082),
+            "RFD 082: the question carries \"`AnswerType::Secret` when applicable\"",
+        ),
+        (
+            request("boolean", r#","exclusive":true"#),
+            true,
+            Some(Profile::Rfd083),
+            "RFD 083 \"Persisted recording\": the question gains `exclusive`",
+        ),
+        (
+            response(r#""answer":true"#),
+            false,
+            Some(Profile::Legacy),
+            "RFD 082: \"every new write produces the tagged form\"; only the pre-082 writer writes flat",
+        ),
+        (
+            response(r#""outcome":"answered","answer":true"#),
+            true,
+            None,
+            "RFD 082: an RFD 082 writer re-saves a legacy answer tagged",
+        ),
+        (
+            response(r#""outcome":"cancelled","reason":"user""#),
+            true,
+            Some(Profile::Rfd082),
+            "RFD 082 step 6: `Cancelled` is new in RFD 082",
+        ),
+        (
+            response(r#""outcome":"cancelled","reason":"no_prompt_backend""#),
+            true,
+            Some(Profile::Rfd082),
+            "RFD 082 \"Secret questions\": the routing guard records `NoPromptBackend`",
+        ),
+        (
+            response(r#""outcome":"cancelled","reason":"invalid_static_answer""#),
+            true,
+            Some(Profile::Rfd083),
+            "RFD 083: \"One new `CancellationReason` variant: `InvalidStaticAnswer`\"",
+        ),
+        (
+            response(r#""outcome":"redacted""#),
+            true,
+            Some(Profile::Rfd082),
+            "RFD 082: `Redacted` is new in RFD 082 (secret questions)",
+        ),
+    ];
+    for (text, tagged, want, rfd) in rows {
+        let event: Event = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let mut shape = Shape::of_event(&event);
+        shape.tagged = tagged;
+        assert_eq!(shape.evidence(&event), want, "{text}: {rfd}");
+    }
+}
