@@ -48,15 +48,6 @@ pub use rules::Severity;
 /// one set of rule switches.
 pub use crate::profile::ProfileName as Profile;
 
-/// A profile's index in per-profile tables.
-fn slot(p: Profile) -> usize {
-    match p {
-        Profile::Legacy => 0,
-        Profile::Rfd082 => 1,
-        Profile::Rfd083 => 2,
-    }
-}
-
 /// How a stream's profile is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ProfileMode {
@@ -124,6 +115,15 @@ impl TurnsByProfile {
             Profile::Legacy => self.legacy += 1,
             Profile::Rfd082 => self.rfd082 += 1,
             Profile::Rfd083 => self.rfd083 += 1,
+        }
+    }
+
+    /// The turns judged under `p`.
+    fn get(&self, p: Profile) -> usize {
+        match p {
+            Profile::Legacy => self.legacy,
+            Profile::Rfd082 => self.rfd082,
+            Profile::Rfd083 => self.rfd083,
         }
     }
 }

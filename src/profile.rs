@@ -39,6 +39,22 @@ impl ProfileName {
         }
     }
 
+    /// The earliest profile whose rules have `switch` on: the stage a shape
+    /// that only such a writer records proves (the oracle's auto profile,
+    /// `check::shape::Shape::evidence`), read from the switches rather than
+    /// named, so the two cannot drift.
+    pub fn first_with(switch: impl Fn(&Rules) -> bool) -> Option<ProfileName> {
+        ProfileName::ALL.into_iter().find(|p| switch(&p.rules()))
+    }
+
+    /// The latest profile whose rules have `switch` on.
+    pub fn last_with(switch: impl Fn(&Rules) -> bool) -> Option<ProfileName> {
+        ProfileName::ALL
+            .into_iter()
+            .rev()
+            .find(|p| switch(&p.rules()))
+    }
+
     /// The rule switches of this stage.
     pub fn rules(self) -> Rules {
         match self {

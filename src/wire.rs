@@ -429,6 +429,68 @@ impl CancellationReason {
     }
 }
 
+/// What a known cancellation reason says about the question it closes and
+/// the call that asked it: the reason classes the model (its tool responses)
+/// and the oracle (CHECK-REASON-FAILS-TOOL, CHECK-REASON-HUMAN-ONLY,
+/// CHECK-REASON-BACKEND-ERROR, CHECK-ONE-QUESTION) both read, stated once
+/// here. `tests/decision_tables.rs` checks each against the RFD sentence
+/// that fixes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReasonClass {
+    /// The call ends with a tool-level error: the routing guards "fail the
+    /// tool with a tool-level error" (RFD 082 "Secret questions", RFD 083
+    /// "Non-interactive behavior"), an invalid static answer is an
+    /// `Outcome::Error` (RFD 083 step 6), and a backend failure keeps the
+    /// error it always was (RFD 082 step 6: the response is "unchanged").
+    pub fails_tool: bool,
+    /// Which questions the reason may close.
+    pub closes: ClosesQuestions,
+}
+
+/// Which questions a cancellation reason may close, by whether they need a
+/// human answer (`Secret`, or RFD 083's `exclusive`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClosesQuestions {
+    /// Only a routing guard records it, and the guards refuse only
+    /// human-only questions (RFD 082 "Secret questions" step 3).
+    OnlyHumanOnly,
+    /// Only a failing inquiry backend records it, and a human-only question
+    /// never reaches the backend ("cannot be routed to the inquiry backend,
+    /// full stop", RFD 082 "Secret questions").
+    NeverHumanOnly,
+    /// Any question.
+    Any,
+}
+
+impl CancellationReason {
+    /// The reason's class; `None` for `Unknown`, which readers "MUST NOT
+    /// branch on" (RFD 082 "`InquiryResponse` serialization").
+    pub fn class(&self) -> Option<ReasonClass> {
+        let (fails_tool, closes) = match self {
+            CancellationReason::User => (false, ClosesQuestions::Any),
+            CancellationReason::BackendError => (true, ClosesQuestions::NeverHumanOnly),
+            CancellationReason::NoPromptBackend => (true, ClosesQuestions::OnlyHumanOnly),
+            CancellationReason::AssistantRoutingDenied => (true, ClosesQuestions::OnlyHumanOnly),
+            CancellationReason::InvalidStaticAnswer => (true, ClosesQuestions::Any),
+            CancellationReason::Unknown(_) => return None,
+        };
+        Some(ReasonClass { fails_tool, closes })
+    }
+
+    /// Whether the reason fails the tool ([`ReasonClass::fails_tool`];
+    /// `false` for `Unknown`).
+    pub fn fails_tool(&self) -> bool {
+        self.class().is_some_and(|c| c.fails_tool)
+    }
+
+    /// Whether only a routing guard records the reason
+    /// ([`ClosesQuestions::OnlyHumanOnly`]).
+    pub fn is_guard(&self) -> bool {
+        self.class()
+            .is_some_and(|c| c.closes == ClosesQuestions::OnlyHumanOnly)
+    }
+}
+
 impl fmt::Display for CancellationReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -337,6 +337,11 @@ fn dictionary_has_the_format_vocabulary() {
     ]
     .into_iter()
     .chain(oracle::RFD_REASON_TAGS)
+    .chain(
+        CancellationReason::KNOWN
+            .iter()
+            .map(CancellationReason::as_str),
+    )
     .collect();
     for w in words {
         let quoted = format!("\"{w}\"").into_bytes();
@@ -691,4 +696,19 @@ fn decoded_scenarios_are_valid_and_cover_the_strategy_shapes() {
     assert_eq!(sources.len(), 4, "{sources:?}");
     assert_eq!(types.len(), 4, "{types:?}");
     assert!(exclusive && ask_user && parallel && two_turns && raw);
+}
+
+/// Rule: FUZZ-RESPONSE-DIFFERENTIAL — the response oracle's own list of the
+/// tags the RFDs name (written independently of the typed reader) and the
+/// reader's `CancellationReason::KNOWN` are the same set: a reason added to
+/// one side only would make every fuzz run of that tag a false finding, or
+/// hide a real one.
+#[test]
+fn oracle_reason_tags_are_the_known_reasons() {
+    let oracle: BTreeSet<&str> = oracle::RFD_REASON_TAGS.into_iter().collect();
+    let known: BTreeSet<&str> = CancellationReason::KNOWN
+        .iter()
+        .map(CancellationReason::as_str)
+        .collect();
+    assert_eq!(oracle, known);
 }

@@ -9,7 +9,7 @@ use hashbrown::hash_map::Entry;
 use super::diagnostic::one_line;
 use super::rules::{self, Finding, OpenCallRef, QuestionFacts, Severity};
 use super::shape::Shape;
-use super::{Diagnostic, FileSummary, Profile, ProfileMode, TurnsByProfile, slot};
+use super::{Diagnostic, FileSummary, Profile, ProfileMode, TurnsByProfile};
 use crate::stream::{PairStep, Pairer};
 use crate::wire::{Event, EventKind, FieldsRef, InquiryId, InquiryResponse, RawEvent, type_fields};
 
@@ -1438,13 +1438,12 @@ impl Checker {
     /// What the checker learned so far (complete after `finish`).
     pub fn summary(&self) -> FileSummary {
         let t = self.turns_by_profile;
-        let judged = [t.legacy, t.rfd082, t.rfd083];
         let profile = match self.mode {
             ProfileMode::Fixed(p) => p,
             ProfileMode::Auto => Profile::ALL
                 .into_iter()
                 .rev()
-                .find(|p| judged[slot(*p)] > 0)
+                .find(|p| t.get(*p) > 0)
                 .unwrap_or(Profile::Legacy),
         };
         FileSummary {

@@ -12,8 +12,8 @@ use super::shape::Shape;
 use super::{Profile, ProfileMode};
 use crate::rule::Rule;
 use crate::wire::{
-    CancellationReason, InquiryAnswerType, InquiryId, InquiryQuestion, InquiryResponse,
-    InquirySource,
+    CancellationReason, ClosesQuestions, InquiryAnswerType, InquiryId, InquiryQuestion,
+    InquiryResponse, InquirySource,
 };
 
 /// `CHECK-PAIRED`: [`Rule::CheckPaired`].
@@ -318,10 +318,12 @@ pub fn reason_for_question(
         InquiryResponse::Cancelled { id, reason } => (id, reason),
         InquiryResponse::Answered { .. } | InquiryResponse::Redacted { .. } => return None,
     };
-    match reason {
-        CancellationReason::NoPromptBackend | CancellationReason::AssistantRoutingDenied
-            if !q.human_only(profile) =>
-        {
+    let closes = match reason.class() {
+        Some(class) => class.closes,
+        None => return None,
+    };
+    match closes {
+        ClosesQuestions::OnlyHumanOnly if !q.human_only(profile) => {
             let also = if profile.rules().exclusive {
                 "secret or exclusive"
             } else {
@@ -337,21 +339,18 @@ pub fn reason_for_question(
                 ),
             ))
         }
-        CancellationReason::BackendError if q.human_only(profile) => Some(Finding::new(
+        ClosesQuestions::NeverHumanOnly if q.human_only(profile) => Some(Finding::new(
             REASON_BACKEND_ERROR,
             vec![id.to_string()],
             format!(
-                "inquiry `{id}` is cancelled with `backend_error`, but it closes {}, \
+                "inquiry `{id}` is cancelled with `{reason}`, but it closes {}, \
                  which never reaches the inquiry backend",
                 q.describe(profile)
             ),
         )),
-        CancellationReason::NoPromptBackend
-        | CancellationReason::AssistantRoutingDenied
-        | CancellationReason::BackendError
-        | CancellationReason::User
-        | CancellationReason::InvalidStaticAnswer
-        | CancellationReason::Unknown(_) => None,
+        ClosesQuestions::OnlyHumanOnly | ClosesQuestions::NeverHumanOnly | ClosesQuestions::Any => {
+            None
+        }
     }
 }
 
@@ -1272,14 +1271,10 @@ pub fn provenance_083(
 /// behavior"), an invalid static answer (RFD 083: an `Outcome::Error` naming
 /// `QuestionConfig.answer`) and a backend failure (RFD 082 "Recording
 /// lifecycle" step 6: the tool response keeps its existing error wording).
+/// The class is data in `wire` ([`CancellationReason::class`]), shared with
+/// the model's tool responses.
 pub fn fails_tool(reason: &CancellationReason) -> bool {
-    match reason {
-        CancellationReason::NoPromptBackend
-        | CancellationReason::AssistantRoutingDenied
-        | CancellationReason::InvalidStaticAnswer
-        | CancellationReason::BackendError => true,
-        CancellationReason::User | CancellationReason::Unknown(_) => false,
-    }
+    reason.fails_tool()
 }
 
 /// CHECK-REASON-FAILS-TOOL: the call whose inquiry `inquiry` was cancelled

@@ -14,6 +14,7 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::Profile;
+use crate::profile::{RecordScope, ResponseForm};
 use crate::wire::{
     CancellationReason, Event, EventKind, InquiryAnswerReusePolicy, InquiryAnswerType,
     InquiryResponse, RawEvent, json_string,
@@ -263,14 +264,18 @@ impl Shape {
     /// Every other event proves nothing here; the checker adds what the
     /// request IDs show (decision "Oracle checks: a turn's writer is read
     /// from its request IDs").
+    ///
+    /// Each stage is derived from the profiles' switches
+    /// ([`Profile::first_with`]), never named here: the stage that proves a
+    /// shape is the first whose writer has the switch that writes it.
     pub fn evidence(&self, event: &Event) -> Option<Profile> {
         match &event.kind {
             EventKind::InquiryRequest(r) => {
                 if self.question_083.iter().any(|present| *present) {
-                    return Some(Profile::Rfd083);
+                    return Profile::first_with(|r| r.widened_question);
                 }
                 match r.question.answer_type {
-                    InquiryAnswerType::Secret => Some(Profile::Rfd082),
+                    InquiryAnswerType::Secret => Profile::first_with(|r| r.secret_type),
                     InquiryAnswerType::Boolean
                     | InquiryAnswerType::Select { .. }
                     | InquiryAnswerType::Text => None,
@@ -278,13 +283,13 @@ impl Shape {
             }
             EventKind::InquiryResponse(r) => {
                 if !self.tagged {
-                    return Some(Profile::Legacy);
+                    return Profile::last_with(|r| r.response_form == ResponseForm::Flat);
                 }
                 match r {
                     InquiryResponse::Cancelled {
                         reason: CancellationReason::InvalidStaticAnswer,
                         ..
-                    } => Some(Profile::Rfd083),
+                    } => Profile::first_with(|r| r.static_validation),
                     InquiryResponse::Cancelled {
                         reason:
                             CancellationReason::User
@@ -293,8 +298,8 @@ impl Shape {
                             | CancellationReason::AssistantRoutingDenied
                             | CancellationReason::Unknown(_),
                         ..
-                    }
-                    | InquiryResponse::Redacted { .. } => Some(Profile::Rfd082),
+                    } => Profile::first_with(|r| r.record == RecordScope::EveryRoundTrip),
+                    InquiryResponse::Redacted { .. } => Profile::first_with(|r| r.secret_type),
                     // An RFD 082 writer re-saves a legacy answer tagged (it
                     // rewrites the whole file; "every new write produces the
                     // tagged form"): a tagged answer shows who saved the

@@ -10,7 +10,7 @@ use crate::inquiry::BackendCall;
 use crate::prompt::Presentation;
 use crate::routing::InquiryErrorKind;
 use crate::tool::{Answers, Outcome};
-use crate::wire::{Event, InquiryId, InquirySource};
+use crate::wire::{CancellationReason, Event, InquiryId, InquirySource};
 
 /// A tool call the assistant made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -215,24 +215,30 @@ impl ResponseKind {
         ResponseKind::ResultWithheld,
     ];
 
-    /// Whether a response of this kind is an error. A user-cancelled prompt
-    /// is a success: RFD 082 step 6 leaves the tool response as it was, and
-    /// it was a success (`Tool input cancelled by user.`).
+    /// Whether a response of this kind is an error. After a non-answer it
+    /// is the reason class's [`ReasonClass::fails_tool`](crate::wire::ReasonClass),
+    /// the data the oracle reads too: a user-cancelled prompt is a success
+    /// (RFD 082 step 6 leaves the tool response as it was, `Tool input
+    /// cancelled by user.`), a failed inquiry reports its failure as
+    /// `backend_error` does, even when the cancellation token closed it.
     pub fn is_error(self) -> bool {
         match self {
             // A withheld result is the user's choice, like a cancelled
             // prompt, not a failure of the tool (DECISIONS "Configuration
             // driving the lifecycle").
-            ResponseKind::ToolSuccess
-            | ResponseKind::CancelledByUser
-            | ResponseKind::ResultWithheld => false,
+            ResponseKind::ToolSuccess | ResponseKind::ResultWithheld => false,
             ResponseKind::ToolError
-            | ResponseKind::InquiryFailed
-            | ResponseKind::RefusedNoTty
-            | ResponseKind::RefusedAssistantTarget
-            | ResponseKind::InvalidStaticAnswer
             | ResponseKind::PermissionDenied
             | ResponseKind::UnknownTool => true,
+            ResponseKind::CancelledByUser => CancellationReason::User.fails_tool(),
+            ResponseKind::InquiryFailed => CancellationReason::BackendError.fails_tool(),
+            ResponseKind::RefusedNoTty => CancellationReason::NoPromptBackend.fails_tool(),
+            ResponseKind::RefusedAssistantTarget => {
+                CancellationReason::AssistantRoutingDenied.fails_tool()
+            }
+            ResponseKind::InvalidStaticAnswer => {
+                CancellationReason::InvalidStaticAnswer.fails_tool()
+            }
         }
     }
 

@@ -123,14 +123,10 @@ pub const RESPONSE_EDGES: [(&str, &str); 27] = [
     ("array-form", r#"["call_1.confirm.1", null, true]"#),
 ];
 
-/// Cancellation reasons as JSON texts: every tag the RFDs name, unknown
+/// Cancellation reasons as JSON texts beside every tag this build knows
+/// (derived from [`CancellationReason::KNOWN`] in [`generated`]): unknown
 /// ones, escapes, and non-strings.
-const REASONS: [(&str, &str); 14] = [
-    ("user", r#""user""#),
-    ("backend-error", r#""backend_error""#),
-    ("no-prompt-backend", r#""no_prompt_backend""#),
-    ("assistant-routing-denied", r#""assistant_routing_denied""#),
-    ("invalid-static-answer", r#""invalid_static_answer""#),
+const REASONS: [(&str, &str); 9] = [
     ("future", r#""some_future_variant""#),
     ("empty", r#""""#),
     ("escaped-user", r#""us\u0065r""#),
@@ -536,6 +532,14 @@ pub fn generated() -> Vec<Seed> {
         for (name, text) in RESPONSE_EDGES {
             out.push(seed(target, format!("seed-{name}.json"), text));
         }
+    }
+    for reason in CancellationReason::KNOWN {
+        let tag = reason.as_str();
+        out.push(seed(
+            "cancellation_reason",
+            format!("seed-{}.json", tag.replace('_', "-")),
+            format!("\"{tag}\""),
+        ));
     }
     for (name, text) in REASONS {
         out.push(seed(
