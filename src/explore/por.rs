@@ -1,0 +1,341 @@
+//! Every interleaving of a root scenario by forking, reduced by sleep sets.
+//!
+//! **Fork, don't replay.** The search walks the interleavings depth first
+//! on a [`Machine`]: at a choice it clones the run (coordinator, trace,
+//! driver) with the incremental checker and the findings so far, and takes
+//! each option from its own copy. No prefix is run twice; the replaying
+//! search ([`super::states`]) runs each prefix again from the root.
+//!
+//! **Independence** (spec/DECISIONS.md "Exploration reduces interleavings by
+//! sleep sets over an independence of calls"). A step is one piece of
+//! pending work of one call of the cycle; its [`Footprint`] is what it reads
+//! and writes beyond its own call:
+//!
+//! - a reply list it takes the next reply of (prompter, inquiry backend,
+//!   permission, delivery): two steps that take from one list are
+//!   dependent (the order decides who gets which reply);
+//! - the turn cache under its tool's name (keys are
+//!   `<tool_name>.<question_id>` and `<tool_name>.__permission__`, RFD 082
+//!   "Splitting the turn-cache state"): a step that resolves an inquiry or a
+//!   permission may write it, a tool run reads it (its question is routed
+//!   through it) and a local program's run also takes its tool's next
+//!   output; two steps of one tool are dependent when either writes;
+//! - the turn's token: a backend reply that cancels (hard quit, aborted
+//!   turn, restart) changes what every other pending step does, so that
+//!   step is dependent with every step.
+//!
+//! Two steps of one call are always dependent. Everything else a step
+//! changes is its own call's: its executing state and attempt counter
+//! (keyed by the call's ID), its script state, its records in the trace,
+//! and its events in the persisted stream, whose order relative to another
+//! call's events is the one thing that differs between two interleavings
+//! of a class. RFD 082 fixes no order between calls (the conformance
+//! comparison's partial order, rule `CONF-PARTIAL-ORDER`: per turn, each
+//! call's own events in order), and every invariant's verdict reads only
+//! that: each judges a call's own events and records in their order
+//! (pairing, recorded before routed, provenance, attempts, round trips), a
+//! set over the turn (unique IDs and cache keys, secrets never persisted,
+//! cache hygiene at every step: a cached secret or cancelled answer stays
+//! cached for the turn once written), or events outside a cycle's parallel
+//! work (turn and chat events, which are not choices). What does read the
+//! order across calls is the findings' *text*: event indices and counts in
+//! messages. So a class's verdict is compared per rule ID, and
+//! [`same_class_same_verdict`](tests) checks it on generated roots.
+//!
+//! **Sleep sets** (Godefroid, "Partial-Order Methods for the Verification of
+//! Concurrent Systems", 1996, ch. 5): at a choice, the options are taken in
+//! order; the child of option `t` sleeps on every earlier option and every
+//! sleeping step of the parent that is independent of `t`, and a sleeping
+//! step is not taken until a dependent step wakes it. Without state caching
+//! this runs exactly one interleaving of every equivalence class
+//! (Mazurkiewicz trace) of the independence, and cuts a prefix whose every
+//! pending step sleeps ([`Stats::blocked`]).
+
+use crate::check::Diagnostic;
+use crate::invariants::{StepChecker, StreamMemo, check_trace_memo};
+use crate::scenario::machine::{Machine, StepInfo, StepKind};
+use crate::scenario::{RunOptions, Scenario, ScenarioError, Trace};
+
+/// Whether the search reduces by sleep sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduction {
+    /// Every interleaving.
+    Off,
+    /// One interleaving per equivalence class (sleep sets).
+    SleepSets,
+}
+
+/// A reply list a step takes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Queue {
+    /// The prompter's replies.
+    Prompter,
+    /// The inquiry backend's replies (the keyed ones included).
+    Backend,
+    /// The permission prompt's replies.
+    Permission,
+    /// The delivery prompt's replies.
+    Delivery,
+}
+
+/// What one step reads and writes beyond its own call (see the module
+/// documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Footprint {
+    /// The call's index in the cycle.
+    pub call: usize,
+    /// The kind of work: with the call, the step's identity among the
+    /// pending work.
+    pub kind: StepKind,
+    /// The tool's index among the scenario's tools (the turn cache's keys
+    /// and a local program's output are per tool).
+    pub tool: usize,
+    /// The step may write the tool's turn-cache keys or take its next
+    /// output.
+    pub writes_tool: bool,
+    /// The reply list it takes from.
+    pub queue: Option<Queue>,
+    /// It fires the turn's token: dependent with every step.
+    pub global: bool,
+}
+
+impl Footprint {
+    /// The footprint of a pending step of `root`'s run.
+    pub fn of(root: &Scenario, step: &StepInfo<'_>) -> Footprint {
+        let (queue, writes_tool) = match step.kind {
+            StepKind::Invoke => (None, step.local_program),
+            StepKind::Prompt => (Some(Queue::Prompter), true),
+            StepKind::Inquire => (Some(Queue::Backend), true),
+            StepKind::Permission => (Some(Queue::Permission), true),
+            StepKind::Delivery => (Some(Queue::Delivery), true),
+        };
+        Footprint {
+            call: step.call,
+            kind: step.kind,
+            tool: root.tools.get_index_of(step.tool).unwrap_or(usize::MAX),
+            writes_tool,
+            queue,
+            global: step.fires_token,
+        }
+    }
+
+    /// The same pending step (its call and kind).
+    pub fn same_step(&self, other: &Footprint) -> bool {
+        self.call == other.call && self.kind == other.kind
+    }
+
+    /// Whether the order of the two steps can matter.
+    pub fn dependent(&self, other: &Footprint) -> bool {
+        self.call == other.call
+            || self.global
+            || other.global
+            || (self.queue.is_some() && self.queue == other.queue)
+            || (self.tool == other.tool && (self.writes_tool || other.writes_tool))
+    }
+}
+
+/// One complete run of the search.
+pub struct Run<'a> {
+    /// The pick at every choice (0 where one piece of work pended): with
+    /// the root, a scenario whose `schedule` replays the run.
+    pub schedule: &'a [u32],
+    /// Every step's footprint, in order.
+    pub steps: &'a [Footprint],
+    /// The finished trace.
+    pub trace: &'a Trace,
+    /// Every finding: after every step, then at the end.
+    pub findings: &'a [Diagnostic],
+}
+
+impl Run<'_> {
+    /// The root with this run's schedule.
+    pub fn scenario(&self, root: &Scenario) -> Scenario {
+        Scenario {
+            schedule: self.schedule.to_vec(),
+            ..root.clone()
+        }
+    }
+}
+
+/// What one root's search did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Complete runs; with sleep sets, one per equivalence class.
+    pub runs: usize,
+    /// Prefixes cut because every pending step slept.
+    pub blocked: usize,
+    /// Coordinator steps run (each once: no replay).
+    pub steps: usize,
+    /// Choices among two or more pieces of work.
+    pub choices: usize,
+}
+
+impl Stats {
+    /// Adds another search's counts.
+    pub fn add(&mut self, other: &Stats) {
+        self.runs += other.runs;
+        self.blocked += other.blocked;
+        self.steps += other.steps;
+        self.choices += other.choices;
+    }
+}
+
+/// A point of the walk: the run and its checker, cloned at a choice.
+#[derive(Clone)]
+struct Node<'s> {
+    machine: Machine<'s>,
+    checker: StepChecker,
+    found: Vec<Diagnostic>,
+    steps: Vec<Footprint>,
+}
+
+struct Walk<'r, 'l> {
+    root: &'r Scenario,
+    reduction: Reduction,
+    memo: &'r mut StreamMemo,
+    run: &'l mut dyn FnMut(Run<'_>),
+    stats: Stats,
+}
+
+impl Walk<'_, '_> {
+    fn node(&mut self, mut node: Node<'_>, sleep: Vec<Footprint>) -> Result<(), ScenarioError> {
+        let n = {
+            let Node {
+                machine,
+                checker,
+                found,
+                ..
+            } = &mut node;
+            let before = machine.steps();
+            let n = machine.advance(&mut |c, t| found.extend(checker.step(c, t)))?;
+            self.stats.steps += machine.steps() - before;
+            n
+        };
+        let Some(n) = n else {
+            self.stats.runs += 1;
+            let Node {
+                machine,
+                mut found,
+                steps,
+                ..
+            } = node;
+            let schedule = machine.schedule().to_vec();
+            let trace = machine.into_trace();
+            found.extend(check_trace_memo(&trace, self.root, self.memo));
+            (self.run)(Run {
+                schedule: &schedule,
+                steps: &steps,
+                trace: &trace,
+                findings: &found,
+            });
+            return Ok(());
+        };
+        if n > 1 {
+            self.stats.choices += 1;
+        }
+        let root = self.root;
+        let options: Vec<Footprint> = node
+            .machine
+            .pending()
+            .map(|s| Footprint::of(root, &s))
+            .collect();
+        let awake: Vec<usize> = (0..n)
+            .filter(|&i| !sleep.iter().any(|u| u.same_step(&options[i])))
+            .collect();
+        let Some(&last) = awake.last() else {
+            self.stats.blocked += 1;
+            return Ok(());
+        };
+        let mut done: Vec<Footprint> = Vec::new();
+        let mut node = Some(node);
+        for &i in &awake {
+            let t = options[i];
+            let child_sleep = match self.reduction {
+                Reduction::Off => Vec::new(),
+                Reduction::SleepSets => sleep
+                    .iter()
+                    .chain(&done)
+                    .filter(|u| !u.dependent(&t))
+                    .copied()
+                    .collect(),
+            };
+            // The last option takes the node itself: no clone.
+            let mut child = match (i == last, node.as_ref()) {
+                (true, _) => node.take().expect("the node is taken once"),
+                (false, Some(n)) => n.clone(),
+                (false, None) => unreachable!("only the last option takes the node"),
+            };
+            let before = child.machine.steps();
+            {
+                let Node {
+                    machine,
+                    checker,
+                    found,
+                    steps,
+                } = &mut child;
+                machine.take(i, &mut |c, tr| found.extend(checker.step(c, tr)))?;
+                steps.push(t);
+            }
+            self.stats.steps += child.machine.steps() - before;
+            self.node(child, child_sleep)?;
+            done.push(t);
+        }
+        Ok(())
+    }
+}
+
+/// Searches every interleaving of `root` (its `schedule` is ignored) under
+/// `options`, forking at every choice, reduced as `reduction` says, calling
+/// `run` for every complete run; the end-of-run stream invariants are
+/// remembered in `memo`. Errors (a scenario the model refuses or a model
+/// crash) end the search.
+pub fn search(
+    root: &Scenario,
+    options: RunOptions,
+    reduction: Reduction,
+    memo: &mut StreamMemo,
+    run: &mut dyn FnMut(Run<'_>),
+) -> Result<Stats, ScenarioError> {
+    let node = Node {
+        machine: Machine::new(root, options)?,
+        checker: StepChecker::new(),
+        found: Vec::new(),
+        steps: Vec::new(),
+    };
+    let mut walk = Walk {
+        root,
+        reduction,
+        memo,
+        run,
+        stats: Stats::default(),
+    };
+    walk.node(node, Vec::new())?;
+    Ok(walk.stats)
+}
+
+/// A run's equivalence class under the independence: its steps (each named
+/// by its call, kind and how many steps of that call and kind came before),
+/// and for every dependent pair of steps which came first. Two runs are
+/// equivalent (one is the other with independent neighbours swapped) when
+/// these are equal.
+pub fn class_of(steps: &[Footprint]) -> Vec<((usize, StepKind, usize), (usize, StepKind, usize))> {
+    let mut seen: std::collections::HashMap<(usize, StepKind), usize> = Default::default();
+    let named: Vec<(usize, StepKind, usize)> = steps
+        .iter()
+        .map(|s| {
+            let k = seen.entry((s.call, s.kind)).or_default();
+            *k += 1;
+            (s.call, s.kind, *k)
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for (i, a) in steps.iter().enumerate() {
+        for (j, b) in steps.iter().enumerate().skip(i + 1) {
+            if a.dependent(b) {
+                pairs.push((named[i], named[j]));
+            }
+        }
+    }
+    pairs.sort();
+    pairs
+}
