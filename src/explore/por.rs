@@ -339,3 +339,278 @@ pub fn class_of(steps: &[Footprint]) -> Vec<((usize, StepKind, usize), (usize, S
     pairs.sort();
     pairs
 }
+
+/// How many interleavings `root` has, counted from one run without
+/// searching: per cycle, the multinomial number of ways to interleave the
+/// calls' sequences of work (invocations, prompts, backend calls,
+/// permission and delivery prompts). Exact where no call's amount of work
+/// depends on the order (the pairs and triples families' roots: their
+/// calls ask different tools, so no remembered answer of one serves
+/// another); the reduction factor is set against it.
+pub fn interleavings(root: &Scenario, options: RunOptions) -> Result<u64, ScenarioError> {
+    use std::collections::BTreeMap;
+    let trace = crate::scenario::run_with(
+        &Scenario {
+            schedule: Vec::new(),
+            ..root.clone()
+        },
+        options,
+    )?;
+    let mut work: BTreeMap<(usize, usize), BTreeMap<String, u64>> = BTreeMap::new();
+    let mut add = |at: crate::scenario::At, call: &String| {
+        *work
+            .entry((at.turn, at.cycle))
+            .or_default()
+            .entry(call.clone())
+            .or_default() += 1;
+    };
+    trace
+        .invocations
+        .iter()
+        .for_each(|r| add(r.at, &r.tool_call_id));
+    trace
+        .prompts
+        .iter()
+        .for_each(|r| add(r.at, &r.tool_call_id));
+    trace
+        .backend_calls
+        .iter()
+        .for_each(|r| add(r.at, &r.tool_call_id));
+    trace
+        .permission_prompts
+        .iter()
+        .for_each(|r| add(r.at, &r.tool_call_id));
+    trace
+        .delivery_prompts
+        .iter()
+        .for_each(|r| add(r.at, &r.tool_call_id));
+    let mut total: u64 = 1;
+    for calls in work.values() {
+        // (a + b + …)! / (a! b! …), one binomial at a time.
+        let mut placed: u64 = 0;
+        for &n in calls.values() {
+            for i in 1..=n {
+                total = total.saturating_mul(placed + i) / i;
+            }
+            placed += n;
+        }
+    }
+    Ok(total)
+}
+
+/// The rows of the fault matrix the reduced search is held to: no fault,
+/// then every fault on its own, each named. The one place this module
+/// reads the model's fault switches.
+pub fn fault_matrix() -> Vec<(String, RunOptions)> {
+    crate::coordinator::Faults::each_alone()
+        .into_iter()
+        .map(|faults| {
+            let name = serde_json::to_value(faults)
+                .ok()
+                .and_then(|v| {
+                    v.as_object()?
+                        .iter()
+                        .find(|(_, on)| on.as_bool() == Some(true))
+                        .map(|(k, _)| k.clone())
+                })
+                .unwrap_or_else(|| "none".to_owned());
+            (name, RunOptions { faults })
+        })
+        .collect()
+}
+
+/// What the full and the reduced search of one root found, under one row
+/// of the fault matrix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Agreement {
+    /// The full search's runs and the reduced search's.
+    pub runs: (usize, usize),
+    /// The rule IDs the full search found violated, and the reduced.
+    pub rules: (
+        std::collections::BTreeSet<&'static str>,
+        std::collections::BTreeSet<&'static str>,
+    ),
+}
+
+impl Agreement {
+    /// The two searches found the same invariants violated.
+    pub fn agrees(&self) -> bool {
+        self.rules.0 == self.rules.1
+    }
+}
+
+/// Searches `root` under `options` with every interleaving and with sleep
+/// sets, and says what each found (rule IDs over every run: a violation is
+/// named by its invariant and by its root, the scenario without its
+/// schedule, which is what every violating interleaving shrinks to under
+/// the schedule).
+pub fn agreement(root: &Scenario, options: RunOptions) -> Result<Agreement, ScenarioError> {
+    let found = |reduction| {
+        let mut rules = std::collections::BTreeSet::new();
+        let stats = search(root, options, reduction, &mut StreamMemo::new(), &mut |r| {
+            rules.extend(r.findings.iter().map(|d| d.rule.id()));
+        })?;
+        Ok::<_, ScenarioError>((stats.runs, rules))
+    };
+    let (full_runs, full) = found(Reduction::Off)?;
+    let (reduced_runs, reduced) = found(Reduction::SleepSets)?;
+    Ok(Agreement {
+        runs: (full_runs, reduced_runs),
+        rules: (full, reduced),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::coordinator::Faults;
+    use crate::explore::states::{self, Dedup};
+    use crate::explore::{Family, root_at, root_indices};
+    use crate::scenario;
+
+    /// The rule IDs a run's findings name: its verdict, invariant by
+    /// invariant (the messages cite event positions, which differ between
+    /// equivalent interleavings).
+    fn verdict(findings: &[Diagnostic]) -> BTreeSet<&'static str> {
+        findings.iter().map(|d| d.rule.id()).collect()
+    }
+
+    /// A single-family root with two parallel calls of one tool asking one
+    /// remembered question (the calls share the tool's cache keys).
+    fn single_parallel(question: usize, prompter: usize, profile: usize) -> Scenario {
+        let digits = [
+            (question, 16),
+            (0, 6),
+            (0, 3),
+            (1, 2),
+            (prompter, 4),
+            (0, 7),
+            (3, 5),
+            (1, 2),
+            (profile, 3),
+        ];
+        let n = digits.iter().rev().fold(0, |n, &(d, r)| n * r + d);
+        root_at(Family::Single, n)
+    }
+
+    fn sample() -> Vec<Scenario> {
+        let mut roots: Vec<Scenario> = root_indices(Family::Pairs)
+            .into_iter()
+            .step_by(4_999)
+            .map(|n| root_at(Family::Pairs, n))
+            .collect();
+        roots.extend([single_parallel(0, 1, 2), single_parallel(3, 1, 1)]);
+        roots
+    }
+
+    /// Rule: INV-EXPLORE-COMPLETE — the forking search without reduction
+    /// runs exactly the interleavings the replaying search runs (the same
+    /// schedules), and each of its runs, replayed through the scenario's
+    /// own scheduler by `scenario::run`, ends in the same trace: cloning at
+    /// a choice loses and adds nothing.
+    #[test]
+    fn forking_reaches_every_trace_the_scheduled_run_does() {
+        for root in sample() {
+            let mut forked = BTreeSet::new();
+            let stats = search(
+                &root,
+                RunOptions::default(),
+                Reduction::Off,
+                &mut StreamMemo::new(),
+                &mut |r| {
+                    let again = scenario::run(&r.scenario(&root)).expect("replays");
+                    assert!(again == *r.trace, "{:?}", r.schedule);
+                    assert!(forked.insert(r.schedule.to_vec()));
+                },
+            )
+            .expect("runs");
+            let mut replayed = BTreeSet::new();
+            let replay = states::search(
+                &root,
+                RunOptions::default(),
+                Dedup::Off,
+                &mut StreamMemo::new(),
+                &mut |l| {
+                    replayed.insert(l.schedule.to_vec());
+                },
+            )
+            .expect("runs");
+            assert_eq!(forked, replayed);
+            assert_eq!(stats.runs, replay.paths);
+            assert!(stats.steps < replay.steps || replay.paths == 1, "{stats:?}");
+        }
+    }
+
+    /// Every run of `root` under `faults` without reduction, grouped by
+    /// class: the verdicts its runs gave; and the classes the reduced
+    /// search ran, with how many runs it made.
+    fn classes(root: &Scenario, faults: Faults) -> ClassReport {
+        let options = RunOptions { faults };
+        let mut full: BTreeMap<_, BTreeSet<BTreeSet<&'static str>>> = BTreeMap::new();
+        search(root, options, Reduction::Off, &mut StreamMemo::new(), &mut |r| {
+            full.entry(class_of(r.steps))
+                .or_default()
+                .insert(verdict(r.findings));
+        })
+        .expect("runs");
+        let mut reduced = Vec::new();
+        let stats = search(
+            root,
+            options,
+            Reduction::SleepSets,
+            &mut StreamMemo::new(),
+            &mut |r| reduced.push(class_of(r.steps)),
+        )
+        .expect("runs");
+        ClassReport {
+            full,
+            reduced,
+            stats,
+        }
+    }
+
+    type ClassKey = Vec<((usize, StepKind, usize), (usize, StepKind, usize))>;
+
+    struct ClassReport {
+        full: BTreeMap<ClassKey, BTreeSet<BTreeSet<&'static str>>>,
+        reduced: Vec<ClassKey>,
+        stats: Stats,
+    }
+
+    fn root_strategy() -> impl Strategy<Value = Scenario> {
+        let pairs = root_indices(Family::Pairs);
+        prop_oneof![
+            3 => (0..pairs.len()).prop_map(move |i| root_at(Family::Pairs, pairs[i])),
+            1 => (0..16usize, 0..4usize, 0..3usize)
+                .prop_map(|(q, p, profile)| single_parallel(q, p, profile)),
+        ]
+    }
+
+    proptest! {
+        /// Rule: INV-EXPLORE-POR — for generated roots (pairs-family roots,
+        /// and two parallel calls of one tool sharing its cache keys) under
+        /// no fault and every fault of the fault matrix, every interleaving
+        /// of one equivalence class of the independence gives the same
+        /// verdict of every invariant (the same rule IDs found), and the
+        /// sleep-set search runs exactly one interleaving of every class.
+        #[test]
+        fn every_interleaving_of_a_class_gives_the_same_verdict(
+            root in root_strategy(),
+            fault in 0..Faults::each_alone().len(),
+        ) {
+            let faults = Faults::each_alone()[fault];
+            let r = classes(&root, faults);
+            for (class, verdicts) in &r.full {
+                prop_assert!(verdicts.len() == 1, "class {class:?}: verdicts {verdicts:?}");
+            }
+            let ran: BTreeSet<_> = r.reduced.iter().cloned().collect();
+            prop_assert_eq!(ran.len(), r.reduced.len(), "a class ran twice");
+            prop_assert!(ran == r.full.keys().cloned().collect::<BTreeSet<_>>());
+            prop_assert_eq!(r.stats.runs, r.full.len());
+        }
+    }
+}
