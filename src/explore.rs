@@ -42,7 +42,10 @@
 //! without their scheduler picks, [`root_indices`]) as state graphs: every
 //! interleaving of each run to the end, a state already expanded not
 //! expanded again ([`states`]; the state holds its history, see there).
-//! Shards and worker threads split the roots.
+//! Shards and worker threads split the roots. [`explore_por`] searches the
+//! same roots by forking instead of replaying, one interleaving per
+//! equivalence class of independent steps ([`por`], sleep sets), and
+//! [`compare_por`] holds it to every interleaving under every fault.
 //!
 //! The legacy profile is held to the invariants it keeps; the ones RFD 082
 //! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.

@@ -39,8 +39,9 @@
 //! cached for the turn once written), or events outside a cycle's parallel
 //! work (turn and chat events, which are not choices). What does read the
 //! order across calls is the findings' *text*: event indices and counts in
-//! messages. So a class's verdict is compared per rule ID, and
-//! [`same_class_same_verdict`](tests) checks it on generated roots.
+//! messages. So a class's verdict is compared per rule ID, and the
+//! property test `every_interleaving_of_a_class_gives_the_same_verdict`
+//! (rule `INV-EXPLORE-POR`) checks it on generated roots under every fault.
 //!
 //! **Sleep sets** (Godefroid, "Partial-Order Methods for the Verification of
 //! Concurrent Systems", 1996, ch. 5): at a choice, the options are taken in
@@ -551,11 +552,17 @@ mod tests {
     fn classes(root: &Scenario, faults: Faults) -> ClassReport {
         let options = RunOptions { faults };
         let mut full: BTreeMap<_, BTreeSet<BTreeSet<&'static str>>> = BTreeMap::new();
-        search(root, options, Reduction::Off, &mut StreamMemo::new(), &mut |r| {
-            full.entry(class_of(r.steps))
-                .or_default()
-                .insert(verdict(r.findings));
-        })
+        search(
+            root,
+            options,
+            Reduction::Off,
+            &mut StreamMemo::new(),
+            &mut |r| {
+                full.entry(class_of(r.steps))
+                    .or_default()
+                    .insert(verdict(r.findings));
+            },
+        )
         .expect("runs");
         let mut reduced = Vec::new();
         let stats = search(
@@ -611,6 +618,39 @@ mod tests {
             prop_assert_eq!(ran.len(), r.reduced.len(), "a class ran twice");
             prop_assert!(ran == r.full.keys().cloned().collect::<BTreeSet<_>>());
             prop_assert_eq!(r.stats.runs, r.full.len());
+        }
+    }
+
+    /// Rule: INV-EXPLORE-POR — under no fault and every fault of the fault
+    /// matrix, on a stride of the pairs family's roots and on two parallel
+    /// calls of one tool, the reduced search finds exactly the invariants
+    /// violated that every interleaving finds (`make explore-por-check`
+    /// compares the whole family); and the faults are found at all, so
+    /// "the same" is not "none on both sides".
+    #[test]
+    fn the_reduced_search_finds_what_every_interleaving_finds_under_every_fault() {
+        let plan = crate::explore::Plan {
+            stride: 4_999,
+            shard: (0, 1),
+            threads: 1,
+        };
+        let check = crate::explore::compare_por(&[Family::Pairs], plan);
+        assert!(check.disagreements.is_empty(), "{:?}", check.disagreements);
+        assert!(check.errors.is_empty(), "{:?}", check.errors);
+        assert_eq!(check.rows, fault_matrix().len());
+        assert!(
+            check.violating > 0 && check.reduced_runs < check.full_runs,
+            "{check:?}"
+        );
+        for root in [
+            single_parallel(0, 1, 2),
+            single_parallel(3, 1, 1),
+            single_parallel(8, 1, 1),
+        ] {
+            for (name, options) in fault_matrix() {
+                let a = agreement(&root, options).expect("runs");
+                assert!(a.agrees(), "{name}: {a:?}");
+            }
         }
     }
 }

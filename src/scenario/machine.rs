@@ -271,7 +271,8 @@ impl<'s> Machine<'s> {
                         }
                     };
                     let at = self.at();
-                    self.driver.handle(input, at, &self.calls, &mut Vec::new())?;
+                    self.driver
+                        .handle(input, at, &self.calls, &mut Vec::new())?;
                     observe(&self.driver.coordinator, &self.driver.trace);
                 }
                 Phase::EndTurn(t) => {
@@ -332,8 +333,7 @@ impl<'s> Machine<'s> {
                 self.driver.perform(item, at, &mut self.calls)?
             }
         };
-        self.driver
-            .handle(input, at, &self.calls, &mut self.work)?;
+        self.driver.handle(input, at, &self.calls, &mut self.work)?;
         observe(&self.driver.coordinator, &self.driver.trace);
         if let Some(TokenCause::HardQuit) = self.driver.stop {
             self.driver.trace.interrupted = true;

@@ -41,7 +41,8 @@ pub struct ExploreArgs {
     /// With `--states`: fork the run at every choice instead of replaying
     /// it, and run one interleaving of every equivalence class of
     /// independent steps (sleep sets); reports the classes and the
-    /// reduction factor. `--dedup` does not apply.
+    /// reduction factor. With `--dedup off` it forks but runs every
+    /// interleaving (to measure forking against replaying).
     #[arg(long, requires = "states")]
     pub por: bool,
     /// With `--states --por`: under no fault and every fault of the fault
@@ -83,7 +84,11 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
         return por_check(families, plan);
     }
     let report = if args.por {
-        explore::explore_por(families, plan, explore::por::Reduction::SleepSets)
+        let reduction = match args.dedup.as_str() {
+            "off" => explore::por::Reduction::Off,
+            _ => explore::por::Reduction::SleepSets,
+        };
+        explore::explore_por(families, plan, reduction)
     } else if args.states {
         let dedup = match args.dedup.as_str() {
             "off" => explore::states::Dedup::Off,
@@ -116,7 +121,11 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
     );
     if args.por {
         out!(
-            "forking search with sleep sets: {} root scenarios; {} equivalence classes run, one interleaving each, of {} interleavings (reduction factor {:.1}); {} prefixes cut with every pending step asleep",
+            "forking search ({}): {} root scenarios; {} runs (with sleep sets one per equivalence class) of {} interleavings (reduction factor {:.1}); {} prefixes cut with every pending step asleep",
+            match args.dedup.as_str() {
+                "off" => "every interleaving",
+                _ => "sleep sets",
+            },
             report.roots.values().sum::<usize>(),
             total,
             report.interleavings,
