@@ -261,10 +261,14 @@ impl Walk<'_, '_> {
                     .collect(),
             };
             // The last option takes the node itself: no clone.
-            let mut child = match (i == last, node.as_ref()) {
-                (true, _) => node.take().expect("the node is taken once"),
-                (false, Some(n)) => n.clone(),
-                (false, None) => unreachable!("only the last option takes the node"),
+            let child = match i == last {
+                true => node.take(),
+                false => node.clone(),
+            };
+            let Some(mut child) = child else {
+                return Err(ScenarioError::Crash(
+                    "the search took a node twice".to_owned(),
+                ));
             };
             let before = child.machine.steps();
             {
