@@ -318,14 +318,18 @@ pub fn search(
     Ok(walk.stats)
 }
 
+/// A step named within its run: its call, its kind, and how many steps of
+/// that call and kind came before it, plus one.
+pub type StepName = (usize, StepKind, usize);
+
 /// A run's equivalence class under the independence: its steps (each named
 /// by its call, kind and how many steps of that call and kind came before),
 /// and for every dependent pair of steps which came first. Two runs are
 /// equivalent (one is the other with independent neighbours swapped) when
 /// these are equal.
-pub fn class_of(steps: &[Footprint]) -> Vec<((usize, StepKind, usize), (usize, StepKind, usize))> {
+pub fn class_of(steps: &[Footprint]) -> Vec<(StepName, StepName)> {
     let mut seen: std::collections::HashMap<(usize, StepKind), usize> = Default::default();
-    let named: Vec<(usize, StepKind, usize)> = steps
+    let named: Vec<StepName> = steps
         .iter()
         .map(|s| {
             let k = seen.entry((s.call, s.kind)).or_default();
@@ -584,7 +588,7 @@ mod tests {
         }
     }
 
-    type ClassKey = Vec<((usize, StepKind, usize), (usize, StepKind, usize))>;
+    type ClassKey = Vec<(StepName, StepName)>;
 
     struct ClassReport {
         full: BTreeMap<ClassKey, BTreeSet<BTreeSet<&'static str>>>,

@@ -195,22 +195,6 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::parse_shard;
-
-    /// Rule: CLI-EXPLORE — `--shard k/n` takes `0 <= k < n` and refuses
-    /// anything else (clap turns the refusal into a usage error, exit 2).
-    #[test]
-    fn shard_is_k_of_n_from_zero() {
-        assert_eq!(parse_shard("0/1"), Ok((0, 1)));
-        assert_eq!(parse_shard("3/4"), Ok((3, 4)));
-        for bad in ["4/4", "1/0", "a/2", "2", "-1/3", ""] {
-            assert!(parse_shard(bad).is_err(), "{bad}");
-        }
-    }
-}
-
 /// `explore --states --por --por-check`: the reduced search against every
 /// interleaving, root by root, under every row of the fault matrix.
 fn por_check(families: &[Family], plan: explore::Plan) -> i32 {
@@ -238,5 +222,21 @@ fn por_check(families: &[Family], plan: explore::Plan) -> i32 {
         (true, true) => 0,
         (false, _) => 1,
         (true, false) => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_shard;
+
+    /// Rule: CLI-EXPLORE — `--shard k/n` takes `0 <= k < n` and refuses
+    /// anything else (clap turns the refusal into a usage error, exit 2).
+    #[test]
+    fn shard_is_k_of_n_from_zero() {
+        assert_eq!(parse_shard("0/1"), Ok((0, 1)));
+        assert_eq!(parse_shard("3/4"), Ok((3, 4)));
+        for bad in ["4/4", "1/0", "a/2", "2", "-1/3", ""] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
     }
 }
