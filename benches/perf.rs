@@ -1186,6 +1186,71 @@ fn model_bars(cfg: &Config, table: &mut Table) {
         "-",
         spread(&times[0]),
     );
+    // Forking against replaying (every interleaving both), then the
+    // sleep-set reduction on the pairs and the triples roots; one thread.
+    let mut runs_fork = 0usize;
+    let mut fork = || {
+        let t = Instant::now();
+        let r = explore::explore_por(&[Family::Pairs], roots_plan, explore::por::Reduction::Off);
+        let d = t.elapsed();
+        runs_fork = r.total();
+        d
+    };
+    let mut replay = || {
+        let t = Instant::now();
+        let r = explore::explore_states(&[Family::Pairs], roots_plan, explore::states::Dedup::Off);
+        let d = t.elapsed();
+        runs_off = r.total();
+        d
+    };
+    let times = interleaved(runs, &mut [&mut fork, &mut replay]);
+    let (tk, tr) = (median(times[0].clone()), median(times[1].clone()));
+    table.push(
+        format!(
+            "state search runs/s, pairs roots every interleaving, forking vs replaying ({runs_fork} runs; root stride {})",
+            cfg.stride * 50
+        ),
+        format!("{:.0} runs/s forking", per_s(runs_fork, tk)),
+        format!("{:.0} runs/s replaying", per_s(runs_off, tr)),
+        format!("{:.2}x time", tk.as_secs_f64() / tr.as_secs_f64()),
+        "-",
+        spread(&times[0]),
+    );
+    for (family, stride) in [
+        (Family::Pairs, cfg.stride * 50),
+        (Family::Triples, cfg.stride * 400),
+    ] {
+        let plan = explore::Plan {
+            stride,
+            ..roots_plan
+        };
+        let mut report = None;
+        let mut reduced = || {
+            let t = Instant::now();
+            let r = explore::explore_por(&[family], plan, explore::por::Reduction::SleepSets);
+            let d = t.elapsed();
+            assert!(r.violations.is_empty() && r.errors.is_empty());
+            report = Some(r);
+            d
+        };
+        let times = interleaved(runs, &mut [&mut reduced]);
+        let t = median(times[0].clone());
+        let r = report.expect("the search ran");
+        let classes = r.total();
+        table.push(
+            format!(
+                "sleep-set search, {} roots ({} roots, {classes} classes of {} interleavings; root stride {stride})",
+                family.name(),
+                r.roots.values().sum::<usize>(),
+                r.interleavings
+            ),
+            format!("{:.0} classes/s", per_s(classes, t)),
+            format!("{:.0} interleavings/s covered", r.interleavings as f64 / t.as_secs_f64().max(1e-9)),
+            format!("{:.1}x fewer runs", r.interleavings as f64 / classes.max(1) as f64),
+            "-",
+            spread(&times[0]),
+        );
+    }
 }
 
 fn main() {

@@ -42,11 +42,15 @@
 //! without their scheduler picks, [`root_indices`]) as state graphs: every
 //! interleaving of each run to the end, a state already expanded not
 //! expanded again ([`states`]; the state holds its history, see there).
-//! Shards and worker threads split the roots.
+//! Shards and worker threads split the roots. [`explore_por`] searches the
+//! same roots by forking instead of replaying, one interleaving per
+//! equivalence class of independent steps ([`por`], sleep sets), and
+//! [`compare_por`] holds it to every interleaving under every fault.
 //!
 //! The legacy profile is held to the invariants it keeps; the ones RFD 082
 //! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.
 
+pub mod por;
 pub mod states;
 
 use std::collections::BTreeMap;
@@ -118,6 +122,14 @@ pub struct Report {
     /// State-graph search: choices that reached a state already expanded
     /// and were not expanded again (what deduplication saved).
     pub revisited_states: usize,
+    /// Forking search ([`explore_por`]): prefixes cut because every
+    /// pending step slept (with sleep sets; each run is then one
+    /// equivalence class).
+    pub blocked_runs: usize,
+    /// Forking search: every interleaving of the roots searched, by the
+    /// multinomial count of their calls' work ([`por::interleavings`]), to
+    /// set the runs against.
+    pub interleavings: u64,
     /// Legacy-profile findings of the invariants RFD 082 fixes, per rule.
     pub legacy_known_gaps: BTreeMap<String, usize>,
     /// Every other violation, with its scenario (none expected).
@@ -136,6 +148,8 @@ impl Report {
             roots: BTreeMap::new(),
             distinct_states: 0,
             revisited_states: 0,
+            blocked_runs: 0,
+            interleavings: 0,
             legacy_known_gaps: BTreeMap::new(),
             violations: Vec::new(),
             errors: Vec::new(),
@@ -162,6 +176,8 @@ impl Report {
         }
         self.distinct_states += other.distinct_states;
         self.revisited_states += other.revisited_states;
+        self.blocked_runs += other.blocked_runs;
+        self.interleavings += other.interleavings;
         for (k, v) in other.legacy_known_gaps {
             *self.legacy_known_gaps.entry(k).or_default() += v;
         }
@@ -696,6 +712,151 @@ pub fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> 
         report
     };
     in_threads(threads, &worker)
+}
+
+/// Searches one root's every interleaving by forking, reduced as
+/// `reduction` says, under `options`, adding to the report as
+/// [`search_one`] does (each complete run counts as a scenario).
+pub fn search_one_por(
+    root: &Scenario,
+    family: Family,
+    reduction: por::Reduction,
+    options: RunOptions,
+    report: &mut Report,
+    memo: &mut StreamMemo,
+) {
+    let misses = memo.misses;
+    let mut paths = Report::new();
+    let result = por::search(root, options, reduction, memo, &mut |run| {
+        classify(root, run.findings.iter(), &mut paths, &mut |r| {
+            run.scenario(r)
+        });
+    });
+    report.distinct_streams += memo.misses - misses;
+    *report.roots.entry(family.name().to_owned()).or_default() += 1;
+    let counted = por::interleavings(root, options);
+    match (result, counted) {
+        (Ok(stats), Ok(n)) => {
+            *report
+                .scenarios
+                .entry(family.name().to_owned())
+                .or_default() += stats.runs;
+            *report
+                .per_profile
+                .entry(root.profile.to_string())
+                .or_default() += stats.runs;
+            report.steps += stats.steps;
+            report.distinct_states += stats.choices;
+            report.blocked_runs += stats.blocked;
+            report.interleavings += n;
+            report.merge(paths);
+        }
+        (Err(e), _) | (_, Err(e)) => report.errors.push((root.clone(), e.to_string())),
+    }
+}
+
+/// The forking search over the families' roots (every interleaving of
+/// each, [`por::search`], reduced as `reduction` says), sharded and
+/// threaded as [`explore_states`]. `distinct_states` counts the choices
+/// met (a forking search keeps no set of states).
+pub fn explore_por(families: &[Family], plan: Plan, reduction: por::Reduction) -> Report {
+    let threads = plan.threads.max(1);
+    let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
+    let worker = |w: usize| {
+        let mut report = Report::new();
+        let mut memo = StreamMemo::new();
+        for &(f, i) in work.iter().skip(w).step_by(threads) {
+            let root = root_at(f, i);
+            let options = RunOptions::default();
+            search_one_por(&root, f, reduction, options, &mut report, &mut memo);
+        }
+        report
+    };
+    in_threads(threads, &worker)
+}
+
+/// The reduced search held to every interleaving ([`compare_por`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PorCheck {
+    /// Roots searched.
+    pub roots: usize,
+    /// Rows of the fault matrix each root was searched under.
+    pub rows: usize,
+    /// Runs of the full searches, and of the reduced ones.
+    pub full_runs: usize,
+    /// Runs of the reduced searches.
+    pub reduced_runs: usize,
+    /// (root, fault row) pairs where the full search found a violation.
+    pub violating: usize,
+    /// Where the two found different invariants violated: the fault row,
+    /// the root and both sets.
+    pub disagreements: Vec<String>,
+    /// Roots the model refused or crashed on.
+    pub errors: Vec<String>,
+}
+
+/// Every root of `plan`'s shard, under every row of the fault matrix
+/// ([`por::fault_matrix`]): the reduced search must find exactly the
+/// invariants violated that every interleaving finds ([`por::agreement`]).
+pub fn compare_por(families: &[Family], plan: Plan) -> PorCheck {
+    let threads = plan.threads.max(1);
+    let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
+    let rows = por::fault_matrix();
+    let worker = |w: usize| {
+        let mut check = PorCheck {
+            rows: rows.len(),
+            ..PorCheck::default()
+        };
+        for &(f, i) in work.iter().skip(w).step_by(threads) {
+            let root = root_at(f, i);
+            check.roots += 1;
+            for (name, options) in &rows {
+                match por::agreement(&root, *options) {
+                    Ok(a) => {
+                        check.full_runs += a.runs.0;
+                        check.reduced_runs += a.runs.1;
+                        check.violating += usize::from(!a.rules.0.is_empty());
+                        if !a.agrees() {
+                            check.disagreements.push(format!(
+                                "fault {name}, {} root {i}: every interleaving {:?}, reduced {:?}",
+                                f.name(),
+                                a.rules.0,
+                                a.rules.1
+                            ));
+                        }
+                    }
+                    Err(e) => check.errors.push(format!("{} root {i}: {e}", f.name())),
+                }
+            }
+        }
+        check
+    };
+    let parts: Vec<PorCheck> = if threads == 1 {
+        vec![worker(0)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|w| scope.spawn(move || worker(w)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a comparison worker panicked"))
+                .collect()
+        })
+    };
+    let mut all = PorCheck {
+        rows: rows.len(),
+        ..PorCheck::default()
+    };
+    for p in parts {
+        all.roots += p.roots;
+        all.full_runs += p.full_runs;
+        all.reduced_runs += p.reduced_runs;
+        all.violating += p.violating;
+        all.disagreements.extend(p.disagreements);
+        all.errors.extend(p.errors);
+    }
+    all
 }
 
 /// `plan`'s shard of the families' items as (family, index), in

@@ -225,7 +225,7 @@ const IN_COORDINATOR_STATE: &str = "a secret answer is in the coordinator state"
 ///
 /// `cache_hygiene` judges the coordinator's current state at every step, as
 /// in [`check_step`]. Rule: INV-SECRET-NEVER-PERSISTED.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct StepChecker {
     /// Invocations already read for secrets.
     invocations_seen: usize,
@@ -788,7 +788,7 @@ impl Seen {
 /// Where each inquiry request sits: `(turn, inquiry ID)` to its stream
 /// positions, kept up to date as the stream grows (turns counted as the
 /// one-event-at-a-time [`stream::turns::Tracker`] counts them).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct RequestIndex {
     at: HashMap<(usize, String), Vec<usize>>,
     indexed: usize,

@@ -151,11 +151,17 @@ pub enum Rule {
     /// `INV-EXPLORE-COMPLETE`: the exploration enumerates its bounds and finds
     /// no violation.
     InvExploreComplete,
+    /// `INV-EXPLORE-POR`: Steps of different calls that share no reply list
+    /// and no written turn-cache key commute for every invariant's verdict,
+    /// so the forking search reduced by sleep sets runs one interleaving per
+    /// equivalence class and finds exactly what every interleaving finds,
+    /// under every fault.
+    InvExplorePor,
 }
 
 impl Rule {
     /// Every rule, in catalog order.
-    pub const ALL: [Rule; 45] = [
+    pub const ALL: [Rule; 46] = [
         Rule::CheckPaired,
         Rule::CheckResponseAfterRequest,
         Rule::CheckTurnScoped,
@@ -201,6 +207,7 @@ impl Rule {
         Rule::InvScenarioSerde,
         Rule::InvFaultsCaught,
         Rule::InvExploreComplete,
+        Rule::InvExplorePor,
     ];
 
     /// The rule's ID as the catalog writes it.
@@ -251,6 +258,7 @@ impl Rule {
             Rule::InvScenarioSerde => "INV-SCENARIO-SERDE",
             Rule::InvFaultsCaught => "INV-FAULTS-CAUGHT",
             Rule::InvExploreComplete => "INV-EXPLORE-COMPLETE",
+            Rule::InvExplorePor => "INV-EXPLORE-POR",
         }
     }
 
@@ -433,7 +441,8 @@ impl Rule {
             | Rule::InvLegacyKnownGaps
             | Rule::InvScenarioSerde
             | Rule::InvFaultsCaught
-            | Rule::InvExploreComplete => true,
+            | Rule::InvExploreComplete
+            | Rule::InvExplorePor => true,
         }
     }
 }

@@ -10,6 +10,7 @@
 //! gives the same trace, byte for byte.
 
 pub mod features;
+pub mod machine;
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -1007,7 +1008,7 @@ impl SizeHint {
 type Observer<'o> = dyn FnMut(&Coordinator, &Trace) + 'o;
 
 /// Per-call state of the current cycle.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct CallState<'s> {
     /// The call as the scenario gives it.
     call: &'s Call,

@@ -374,3 +374,49 @@ fn count_every_interleaving_of_the_families() {
         );
     }
 }
+
+/// Rule: INV-EXPLORE-POR — `explore --states --por` reports the roots, the
+/// runs (one per equivalence class), the interleavings they stand for and
+/// the reduction factor, with zero violations; with `--dedup off` it forks
+/// but runs every interleaving (factor 1, as many runs as the replaying
+/// search); `--por-check` finds the reduced and the full search agree
+/// under every fault row.
+#[test]
+fn explore_states_por_reports_classes_and_the_reduction_factor() {
+    let run = |extra: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+            .args([
+                "explore", "--scope", "pairs", "--states", "--stride", "4999",
+            ])
+            .args(["--threads", "1"])
+            .args(extra)
+            .output()
+            .expect("the binary runs");
+        assert_eq!(o.status.code(), Some(0));
+        String::from_utf8(o.stdout).expect("UTF-8")
+    };
+    let reduced = run(&["--por"]);
+    assert!(
+        reduced.contains("forking search (sleep sets): 20 root scenarios;")
+            && reduced.contains("reduction factor ")
+            && reduced.contains("violations: 0"),
+        "{reduced}"
+    );
+    let forked = run(&["--por", "--dedup", "off"]);
+    let replayed = run(&["--dedup", "off"]);
+    // "checked N scenarios ...": the runs.
+    let runs = |s: &str| -> usize {
+        s.split_whitespace()
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    assert!(forked.contains("(reduction factor 1.0)"), "{forked}");
+    assert_eq!(runs(&forked), runs(&replayed));
+    assert!(0 < runs(&reduced) && runs(&reduced) < runs(&forked));
+    let check = run(&["--por", "--por-check"]);
+    assert!(
+        check.contains(" fault rows in ") && check.contains("disagreements: 0"),
+        "{check}"
+    );
+}

@@ -1,0 +1,664 @@
+//! Every interleaving of a root scenario by forking, reduced by sleep sets.
+//!
+//! **Fork, don't replay.** The search walks the interleavings depth first
+//! on a [`Machine`]: at a choice it clones the run (coordinator, trace,
+//! driver) with the incremental checker and the findings so far, and takes
+//! each option from its own copy. No prefix is run twice; the replaying
+//! search ([`super::states`]) runs each prefix again from the root.
+//!
+//! **Independence** (spec/DECISIONS.md "Exploration reduces interleavings by
+//! sleep sets over an independence of calls"). A step is one piece of
+//! pending work of one call of the cycle; its [`Footprint`] is what it reads
+//! and writes beyond its own call:
+//!
+//! - a reply list it takes the next reply of (prompter, inquiry backend,
+//!   permission, delivery): two steps that take from one list are
+//!   dependent (the order decides who gets which reply);
+//! - the turn cache under its tool's name (keys are
+//!   `<tool_name>.<question_id>` and `<tool_name>.__permission__`, RFD 082
+//!   "Splitting the turn-cache state"): a step that resolves an inquiry or a
+//!   permission may write it, a tool run reads it (its question is routed
+//!   through it) and a local program's run also takes its tool's next
+//!   output; two steps of one tool are dependent when either writes;
+//! - the turn's token: a backend reply that cancels (hard quit, aborted
+//!   turn, restart) changes what every other pending step does, so that
+//!   step is dependent with every step.
+//!
+//! Two steps of one call are always dependent. Everything else a step
+//! changes is its own call's: its executing state and attempt counter
+//! (keyed by the call's ID), its script state, its records in the trace,
+//! and its events in the persisted stream, whose order relative to another
+//! call's events is the one thing that differs between two interleavings
+//! of a class. RFD 082 fixes no order between calls (the conformance
+//! comparison's partial order, rule `CONF-PARTIAL-ORDER`: per turn, each
+//! call's own events in order), and every invariant's verdict reads only
+//! that: each judges a call's own events and records in their order
+//! (pairing, recorded before routed, provenance, attempts, round trips), a
+//! set over the turn (unique IDs and cache keys, secrets never persisted,
+//! cache hygiene at every step: a cached secret or cancelled answer stays
+//! cached for the turn once written), or events outside a cycle's parallel
+//! work (turn and chat events, which are not choices). What does read the
+//! order across calls is the findings' *text*: event indices and counts in
+//! messages. So a class's verdict is compared per rule ID, and the
+//! property test `every_interleaving_of_a_class_gives_the_same_verdict`
+//! (rule `INV-EXPLORE-POR`) checks it on generated roots under every fault.
+//!
+//! **Sleep sets** (Godefroid, "Partial-Order Methods for the Verification of
+//! Concurrent Systems", 1996, ch. 5): at a choice, the options are taken in
+//! order; the child of option `t` sleeps on every earlier option and every
+//! sleeping step of the parent that is independent of `t`, and a sleeping
+//! step is not taken until a dependent step wakes it. Without state caching
+//! this runs exactly one interleaving of every equivalence class
+//! (Mazurkiewicz trace) of the independence, and cuts a prefix whose every
+//! pending step sleeps ([`Stats::blocked`]).
+
+use crate::check::Diagnostic;
+use crate::invariants::{StepChecker, StreamMemo, check_trace_memo};
+use crate::scenario::machine::{Machine, StepInfo, StepKind};
+use crate::scenario::{RunOptions, Scenario, ScenarioError, Trace};
+
+/// Whether the search reduces by sleep sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduction {
+    /// Every interleaving.
+    Off,
+    /// One interleaving per equivalence class (sleep sets).
+    SleepSets,
+}
+
+/// A reply list a step takes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Queue {
+    /// The prompter's replies.
+    Prompter,
+    /// The inquiry backend's replies (the keyed ones included).
+    Backend,
+    /// The permission prompt's replies.
+    Permission,
+    /// The delivery prompt's replies.
+    Delivery,
+}
+
+/// What one step reads and writes beyond its own call (see the module
+/// documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Footprint {
+    /// The call's index in the cycle.
+    pub call: usize,
+    /// The kind of work: with the call, the step's identity among the
+    /// pending work.
+    pub kind: StepKind,
+    /// The tool's index among the scenario's tools (the turn cache's keys
+    /// and a local program's output are per tool).
+    pub tool: usize,
+    /// The step may write the tool's turn-cache keys or take its next
+    /// output.
+    pub writes_tool: bool,
+    /// The reply list it takes from.
+    pub queue: Option<Queue>,
+    /// It fires the turn's token: dependent with every step.
+    pub global: bool,
+}
+
+impl Footprint {
+    /// The footprint of a pending step of `root`'s run.
+    pub fn of(root: &Scenario, step: &StepInfo<'_>) -> Footprint {
+        let (queue, writes_tool) = match step.kind {
+            StepKind::Invoke => (None, step.local_program),
+            StepKind::Prompt => (Some(Queue::Prompter), true),
+            StepKind::Inquire => (Some(Queue::Backend), true),
+            StepKind::Permission => (Some(Queue::Permission), true),
+            StepKind::Delivery => (Some(Queue::Delivery), true),
+        };
+        Footprint {
+            call: step.call,
+            kind: step.kind,
+            tool: root.tools.get_index_of(step.tool).unwrap_or(usize::MAX),
+            writes_tool,
+            queue,
+            global: step.fires_token,
+        }
+    }
+
+    /// The same pending step (its call and kind).
+    pub fn same_step(&self, other: &Footprint) -> bool {
+        self.call == other.call && self.kind == other.kind
+    }
+
+    /// Whether the order of the two steps can matter.
+    pub fn dependent(&self, other: &Footprint) -> bool {
+        self.call == other.call
+            || self.global
+            || other.global
+            || (self.queue.is_some() && self.queue == other.queue)
+            || (self.tool == other.tool && (self.writes_tool || other.writes_tool))
+    }
+}
+
+/// One complete run of the search.
+pub struct Run<'a> {
+    /// The pick at every choice (0 where one piece of work pended): with
+    /// the root, a scenario whose `schedule` replays the run.
+    pub schedule: &'a [u32],
+    /// Every step's footprint, in order.
+    pub steps: &'a [Footprint],
+    /// The finished trace.
+    pub trace: &'a Trace,
+    /// Every finding: after every step, then at the end.
+    pub findings: &'a [Diagnostic],
+}
+
+impl Run<'_> {
+    /// The root with this run's schedule.
+    pub fn scenario(&self, root: &Scenario) -> Scenario {
+        Scenario {
+            schedule: self.schedule.to_vec(),
+            ..root.clone()
+        }
+    }
+}
+
+/// What one root's search did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Complete runs; with sleep sets, one per equivalence class.
+    pub runs: usize,
+    /// Prefixes cut because every pending step slept.
+    pub blocked: usize,
+    /// Coordinator steps run (each once: no replay).
+    pub steps: usize,
+    /// Choices among two or more pieces of work.
+    pub choices: usize,
+}
+
+impl Stats {
+    /// Adds another search's counts.
+    pub fn add(&mut self, other: &Stats) {
+        self.runs += other.runs;
+        self.blocked += other.blocked;
+        self.steps += other.steps;
+        self.choices += other.choices;
+    }
+}
+
+/// A point of the walk: the run and its checker, cloned at a choice.
+#[derive(Clone)]
+struct Node<'s> {
+    machine: Machine<'s>,
+    checker: StepChecker,
+    found: Vec<Diagnostic>,
+    steps: Vec<Footprint>,
+}
+
+struct Walk<'r, 'l> {
+    root: &'r Scenario,
+    reduction: Reduction,
+    memo: &'r mut StreamMemo,
+    run: &'l mut dyn FnMut(Run<'_>),
+    stats: Stats,
+}
+
+impl Walk<'_, '_> {
+    fn node(&mut self, mut node: Node<'_>, sleep: Vec<Footprint>) -> Result<(), ScenarioError> {
+        let n = {
+            let Node {
+                machine,
+                checker,
+                found,
+                ..
+            } = &mut node;
+            let before = machine.steps();
+            let n = machine.advance(&mut |c, t| found.extend(checker.step(c, t)))?;
+            self.stats.steps += machine.steps() - before;
+            n
+        };
+        let Some(n) = n else {
+            self.stats.runs += 1;
+            let Node {
+                machine,
+                mut found,
+                steps,
+                ..
+            } = node;
+            let schedule = machine.schedule().to_vec();
+            let trace = machine.into_trace();
+            found.extend(check_trace_memo(&trace, self.root, self.memo));
+            (self.run)(Run {
+                schedule: &schedule,
+                steps: &steps,
+                trace: &trace,
+                findings: &found,
+            });
+            return Ok(());
+        };
+        if n > 1 {
+            self.stats.choices += 1;
+        }
+        let root = self.root;
+        let options: Vec<Footprint> = node
+            .machine
+            .pending()
+            .map(|s| Footprint::of(root, &s))
+            .collect();
+        let awake: Vec<usize> = (0..n)
+            .filter(|&i| !sleep.iter().any(|u| u.same_step(&options[i])))
+            .collect();
+        let Some(&last) = awake.last() else {
+            self.stats.blocked += 1;
+            return Ok(());
+        };
+        let mut done: Vec<Footprint> = Vec::new();
+        let mut node = Some(node);
+        for &i in &awake {
+            let t = options[i];
+            let child_sleep = match self.reduction {
+                Reduction::Off => Vec::new(),
+                Reduction::SleepSets => sleep
+                    .iter()
+                    .chain(&done)
+                    .filter(|u| !u.dependent(&t))
+                    .copied()
+                    .collect(),
+            };
+            // The last option takes the node itself: no clone.
+            let child = match i == last {
+                true => node.take(),
+                false => node.clone(),
+            };
+            let Some(mut child) = child else {
+                return Err(ScenarioError::Crash(
+                    "the search took a node twice".to_owned(),
+                ));
+            };
+            let before = child.machine.steps();
+            {
+                let Node {
+                    machine,
+                    checker,
+                    found,
+                    steps,
+                } = &mut child;
+                machine.take(i, &mut |c, tr| found.extend(checker.step(c, tr)))?;
+                steps.push(t);
+            }
+            self.stats.steps += child.machine.steps() - before;
+            self.node(child, child_sleep)?;
+            done.push(t);
+        }
+        Ok(())
+    }
+}
+
+/// Searches every interleaving of `root` (its `schedule` is ignored) under
+/// `options`, forking at every choice, reduced as `reduction` says, calling
+/// `run` for every complete run; the end-of-run stream invariants are
+/// remembered in `memo`. Errors (a scenario the model refuses or a model
+/// crash) end the search.
+pub fn search(
+    root: &Scenario,
+    options: RunOptions,
+    reduction: Reduction,
+    memo: &mut StreamMemo,
+    run: &mut dyn FnMut(Run<'_>),
+) -> Result<Stats, ScenarioError> {
+    let node = Node {
+        machine: Machine::new(root, options)?,
+        checker: StepChecker::new(),
+        found: Vec::new(),
+        steps: Vec::new(),
+    };
+    let mut walk = Walk {
+        root,
+        reduction,
+        memo,
+        run,
+        stats: Stats::default(),
+    };
+    walk.node(node, Vec::new())?;
+    Ok(walk.stats)
+}
+
+/// A step named within its run: its call, its kind, and how many steps of
+/// that call and kind came before it, plus one.
+pub type StepName = (usize, StepKind, usize);
+
+/// A run's equivalence class under the independence: its steps (each named
+/// by its call, kind and how many steps of that call and kind came before),
+/// and for every dependent pair of steps which came first. Two runs are
+/// equivalent (one is the other with independent neighbours swapped) when
+/// these are equal.
+pub fn class_of(steps: &[Footprint]) -> Vec<(StepName, StepName)> {
+    let mut seen: std::collections::HashMap<(usize, StepKind), usize> = Default::default();
+    let named: Vec<StepName> = steps
+        .iter()
+        .map(|s| {
+            let k = seen.entry((s.call, s.kind)).or_default();
+            *k += 1;
+            (s.call, s.kind, *k)
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for (i, a) in steps.iter().enumerate() {
+        for (j, b) in steps.iter().enumerate().skip(i + 1) {
+            if a.dependent(b) {
+                pairs.push((named[i], named[j]));
+            }
+        }
+    }
+    pairs.sort();
+    pairs
+}
+
+/// How many interleavings `root` has, counted from one run without
+/// searching: per cycle, the multinomial number of ways to interleave the
+/// calls' sequences of work (invocations, prompts, backend calls,
+/// permission and delivery prompts). Exact where no call's amount of work
+/// depends on the order (the pairs and triples families' roots: their
+/// calls ask different tools, so no remembered answer of one serves
+/// another); the reduction factor is set against it.
+pub fn interleavings(root: &Scenario, options: RunOptions) -> Result<u64, ScenarioError> {
+    use std::collections::BTreeMap;
+    let trace = crate::scenario::run_with(
+        &Scenario {
+            schedule: Vec::new(),
+            ..root.clone()
+        },
+        options,
+    )?;
+    let mut work: BTreeMap<(usize, usize), BTreeMap<String, u64>> = BTreeMap::new();
+    let mut add = |at: crate::scenario::At, call: &String| {
+        *work
+            .entry((at.turn, at.cycle))
+            .or_default()
+            .entry(call.clone())
+            .or_default() += 1;
+    };
+    trace
+        .invocations
+        .iter()
+        .for_each(|r| add(r.at, &r.tool_call_id));
+    trace
+        .prompts
+        .iter()
+        .for_each(|r| add(r.at, &r.tool_call_id));
+    trace
+        .backend_calls
+        .iter()
+        .for_each(|r| add(r.at, &r.tool_call_id));
+    trace
+        .permission_prompts
+        .iter()
+        .for_each(|r| add(r.at, &r.tool_call_id));
+    trace
+        .delivery_prompts
+        .iter()
+        .for_each(|r| add(r.at, &r.tool_call_id));
+    let mut total: u64 = 1;
+    for calls in work.values() {
+        // (a + b + …)! / (a! b! …), one binomial at a time.
+        let mut placed: u64 = 0;
+        for &n in calls.values() {
+            for i in 1..=n {
+                total = total.saturating_mul(placed + i) / i;
+            }
+            placed += n;
+        }
+    }
+    Ok(total)
+}
+
+/// The rows of the fault matrix the reduced search is held to: no fault,
+/// then every fault on its own, each named. The one place this module
+/// reads the model's fault switches.
+pub fn fault_matrix() -> Vec<(String, RunOptions)> {
+    crate::coordinator::Faults::each_alone()
+        .into_iter()
+        .map(|faults| {
+            let name = serde_json::to_value(faults)
+                .ok()
+                .and_then(|v| {
+                    v.as_object()?
+                        .iter()
+                        .find(|(_, on)| on.as_bool() == Some(true))
+                        .map(|(k, _)| k.clone())
+                })
+                .unwrap_or_else(|| "none".to_owned());
+            (name, RunOptions { faults })
+        })
+        .collect()
+}
+
+/// What the full and the reduced search of one root found, under one row
+/// of the fault matrix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Agreement {
+    /// The full search's runs and the reduced search's.
+    pub runs: (usize, usize),
+    /// The rule IDs the full search found violated, and the reduced.
+    pub rules: (
+        std::collections::BTreeSet<&'static str>,
+        std::collections::BTreeSet<&'static str>,
+    ),
+}
+
+impl Agreement {
+    /// The two searches found the same invariants violated.
+    pub fn agrees(&self) -> bool {
+        self.rules.0 == self.rules.1
+    }
+}
+
+/// Searches `root` under `options` with every interleaving and with sleep
+/// sets, and says what each found (rule IDs over every run: a violation is
+/// named by its invariant and by its root, the scenario without its
+/// schedule, which is what every violating interleaving shrinks to under
+/// the schedule).
+pub fn agreement(root: &Scenario, options: RunOptions) -> Result<Agreement, ScenarioError> {
+    let found = |reduction| {
+        let mut rules = std::collections::BTreeSet::new();
+        let stats = search(root, options, reduction, &mut StreamMemo::new(), &mut |r| {
+            rules.extend(r.findings.iter().map(|d| d.rule.id()));
+        })?;
+        Ok::<_, ScenarioError>((stats.runs, rules))
+    };
+    let (full_runs, full) = found(Reduction::Off)?;
+    let (reduced_runs, reduced) = found(Reduction::SleepSets)?;
+    Ok(Agreement {
+        runs: (full_runs, reduced_runs),
+        rules: (full, reduced),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::coordinator::Faults;
+    use crate::explore::states::{self, Dedup};
+    use crate::explore::{Family, root_at, root_indices};
+    use crate::scenario;
+
+    /// The rule IDs a run's findings name: its verdict, invariant by
+    /// invariant (the messages cite event positions, which differ between
+    /// equivalent interleavings).
+    fn verdict(findings: &[Diagnostic]) -> BTreeSet<&'static str> {
+        findings.iter().map(|d| d.rule.id()).collect()
+    }
+
+    /// A single-family root with two parallel calls of one tool asking one
+    /// remembered question (the calls share the tool's cache keys).
+    fn single_parallel(question: usize, prompter: usize, profile: usize) -> Scenario {
+        let digits = [
+            (question, 16),
+            (0, 6),
+            (0, 3),
+            (1, 2),
+            (prompter, 4),
+            (0, 7),
+            (3, 5),
+            (1, 2),
+            (profile, 3),
+        ];
+        let n = digits.iter().rev().fold(0, |n, &(d, r)| n * r + d);
+        root_at(Family::Single, n)
+    }
+
+    fn sample() -> Vec<Scenario> {
+        let mut roots: Vec<Scenario> = root_indices(Family::Pairs)
+            .into_iter()
+            .step_by(4_999)
+            .map(|n| root_at(Family::Pairs, n))
+            .collect();
+        roots.extend([single_parallel(0, 1, 2), single_parallel(3, 1, 1)]);
+        roots
+    }
+
+    /// Rule: INV-EXPLORE-COMPLETE — the forking search without reduction
+    /// runs exactly the interleavings the replaying search runs (the same
+    /// schedules), and each of its runs, replayed through the scenario's
+    /// own scheduler by `scenario::run`, ends in the same trace: cloning at
+    /// a choice loses and adds nothing.
+    #[test]
+    fn forking_reaches_every_trace_the_scheduled_run_does() {
+        for root in sample() {
+            let mut forked = BTreeSet::new();
+            let stats = search(
+                &root,
+                RunOptions::default(),
+                Reduction::Off,
+                &mut StreamMemo::new(),
+                &mut |r| {
+                    let again = scenario::run(&r.scenario(&root)).expect("replays");
+                    assert!(again == *r.trace, "{:?}", r.schedule);
+                    assert!(forked.insert(r.schedule.to_vec()));
+                },
+            )
+            .expect("runs");
+            let mut replayed = BTreeSet::new();
+            let replay = states::search(
+                &root,
+                RunOptions::default(),
+                Dedup::Off,
+                &mut StreamMemo::new(),
+                &mut |l| {
+                    replayed.insert(l.schedule.to_vec());
+                },
+            )
+            .expect("runs");
+            assert_eq!(forked, replayed);
+            assert_eq!(stats.runs, replay.paths);
+            assert!(stats.steps < replay.steps || replay.paths == 1, "{stats:?}");
+        }
+    }
+
+    /// Every run of `root` under `faults` without reduction, grouped by
+    /// class: the verdicts its runs gave; and the classes the reduced
+    /// search ran, with how many runs it made.
+    fn classes(root: &Scenario, faults: Faults) -> ClassReport {
+        let options = RunOptions { faults };
+        let mut full: BTreeMap<_, BTreeSet<BTreeSet<&'static str>>> = BTreeMap::new();
+        search(
+            root,
+            options,
+            Reduction::Off,
+            &mut StreamMemo::new(),
+            &mut |r| {
+                full.entry(class_of(r.steps))
+                    .or_default()
+                    .insert(verdict(r.findings));
+            },
+        )
+        .expect("runs");
+        let mut reduced = Vec::new();
+        let stats = search(
+            root,
+            options,
+            Reduction::SleepSets,
+            &mut StreamMemo::new(),
+            &mut |r| reduced.push(class_of(r.steps)),
+        )
+        .expect("runs");
+        ClassReport {
+            full,
+            reduced,
+            stats,
+        }
+    }
+
+    type ClassKey = Vec<(StepName, StepName)>;
+
+    struct ClassReport {
+        full: BTreeMap<ClassKey, BTreeSet<BTreeSet<&'static str>>>,
+        reduced: Vec<ClassKey>,
+        stats: Stats,
+    }
+
+    fn root_strategy() -> impl Strategy<Value = Scenario> {
+        let pairs = root_indices(Family::Pairs);
+        prop_oneof![
+            3 => (0..pairs.len()).prop_map(move |i| root_at(Family::Pairs, pairs[i])),
+            1 => (0..16usize, 0..4usize, 0..3usize)
+                .prop_map(|(q, p, profile)| single_parallel(q, p, profile)),
+        ]
+    }
+
+    proptest! {
+        /// Rule: INV-EXPLORE-POR — for generated roots (pairs-family roots,
+        /// and two parallel calls of one tool sharing its cache keys) under
+        /// no fault and every fault of the fault matrix, every interleaving
+        /// of one equivalence class of the independence gives the same
+        /// verdict of every invariant (the same rule IDs found), and the
+        /// sleep-set search runs exactly one interleaving of every class.
+        #[test]
+        fn every_interleaving_of_a_class_gives_the_same_verdict(
+            root in root_strategy(),
+            fault in 0..Faults::each_alone().len(),
+        ) {
+            let faults = Faults::each_alone()[fault];
+            let r = classes(&root, faults);
+            for (class, verdicts) in &r.full {
+                prop_assert!(verdicts.len() == 1, "class {class:?}: verdicts {verdicts:?}");
+            }
+            let ran: BTreeSet<_> = r.reduced.iter().cloned().collect();
+            prop_assert_eq!(ran.len(), r.reduced.len(), "a class ran twice");
+            prop_assert!(ran == r.full.keys().cloned().collect::<BTreeSet<_>>());
+            prop_assert_eq!(r.stats.runs, r.full.len());
+        }
+    }
+
+    /// Rule: INV-EXPLORE-POR — under no fault and every fault of the fault
+    /// matrix, on a stride of the pairs family's roots and on two parallel
+    /// calls of one tool, the reduced search finds exactly the invariants
+    /// violated that every interleaving finds (`make explore-por-check`
+    /// compares the whole family); and the faults are found at all, so
+    /// "the same" is not "none on both sides".
+    #[test]
+    fn the_reduced_search_finds_what_every_interleaving_finds_under_every_fault() {
+        let plan = crate::explore::Plan {
+            stride: 4_999,
+            shard: (0, 1),
+            threads: 1,
+        };
+        let check = crate::explore::compare_por(&[Family::Pairs], plan);
+        assert!(check.disagreements.is_empty(), "{:?}", check.disagreements);
+        assert!(check.errors.is_empty(), "{:?}", check.errors);
+        assert_eq!(check.rows, fault_matrix().len());
+        assert!(
+            check.violating > 0 && check.reduced_runs < check.full_runs,
+            "{check:?}"
+        );
+        for root in [
+            single_parallel(0, 1, 2),
+            single_parallel(3, 1, 1),
+            single_parallel(8, 1, 1),
+        ] {
+            for (name, options) in fault_matrix() {
+                let a = agreement(&root, options).expect("runs");
+                assert!(a.agrees(), "{name}: {a:?}");
+            }
+        }
+    }
+}
