@@ -151,11 +151,8 @@ pub enum Rule {
     /// `INV-EXPLORE-COMPLETE`: the exploration enumerates its bounds and finds
     /// no violation.
     InvExploreComplete,
-    /// `INV-EXPLORE-POR`: Steps of different calls that share no reply list
-    /// and no written turn-cache key commute for every invariant's verdict,
-    /// so the forking search reduced by sleep sets runs one interleaving per
-    /// equivalence class and finds exactly what every interleaving finds,
-    /// under every fault.
+    /// `INV-EXPLORE-POR`: the reduced search finds what every interleaving
+    /// finds.
     InvExplorePor,
 }
 
@@ -371,6 +368,7 @@ impl Rule {
             Rule::InvExploreComplete => {
                 "the exploration enumerates its bounds and finds no violation"
             }
+            Rule::InvExplorePor => "the reduced search finds what every interleaving finds",
         }
     }
 
