@@ -1199,7 +1199,7 @@ pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coordinator::Faults;
+    use crate::testkit::Faults;
     use crate::explore::{Family, family_size, scenario_at};
     use crate::scenario::{PrompterReply, RunOptions, run_observed};
     use std::collections::BTreeSet;

@@ -197,7 +197,7 @@ pub enum Rule {
     /// `INV-SCENARIO-SERDE`: Every scenario survives JSON, so every
     /// counterexample can be replayed with `inquiry-model run`.
     InvScenarioSerde,
-    /// `INV-FAULTS-CAUGHT`: Each fault of `coordinator::Faults` is caught by
+    /// `INV-FAULTS-CAUGHT`: Each fault of `testkit::Faults` is caught by
     /// the invariant named for it and shrinks to a small scenario; without
     /// faults the same search finds nothing.
     InvFaultsCaught,

@@ -17,7 +17,7 @@ use inquiry_model::conformance::{
     Verdict, check_generated, check_generated_from, check_vectors, core_scenario, core_scenarios,
     curated,
 };
-use inquiry_model::coordinator::Faults;
+use inquiry_model::testkit::Faults;
 use inquiry_model::generate::scenario::size;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::Scenario;

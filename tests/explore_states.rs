@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use inquiry_model::coordinator::Faults;
+use inquiry_model::testkit::Faults;
 use inquiry_model::explore::states::{self, Dedup};
 use inquiry_model::explore::{Family, root_at};
 use inquiry_model::invariants::{StepChecker, StreamMemo, check_trace_memo};

@@ -16,7 +16,7 @@ use inquiry_model::conformance::{
     Capabilities, Implementation, ImplementationError, Model, Observed, SchedulerCapability,
     Vector, Verdict, check_generated, check_vectors,
 };
-use inquiry_model::coordinator::Faults;
+use inquiry_model::testkit::Faults;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::Scenario;
 use serde_json::json;

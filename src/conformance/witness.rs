@@ -460,7 +460,7 @@ pub use testkit::{FreeModel, InterleavingBug};
 mod testkit {
     use super::{Capabilities, SchedulerCapability};
     use crate::conformance::{Implementation, ImplementationError, Observed};
-    use crate::coordinator::Faults;
+    use crate::testkit::Faults;
     use crate::scenario::{self, ChoicePoint, RunOptions, Scenario, Scheduler};
 
     /// A fault of a free implementation that shows only under some orders
