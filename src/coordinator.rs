@@ -291,8 +291,7 @@ impl Coordinator {
     /// The fields of the `Debug` output that are set at construction and
     /// never change (the rules, the TTY, the tools). With
     /// [`Coordinator::debug_moving`] it covers every field of the `Debug`
-    /// output, so a secret scan can format the fixed part once per run and
-    /// the moving part per step (rule `INV-SECRET-NEVER-PERSISTED`).
+    /// output, so the part a step changes can be shown (and hashed) alone.
     pub fn debug_fixed(&self) -> FixedView<'_> {
         FixedView(self)
     }
@@ -301,6 +300,112 @@ impl Coordinator {
     /// count, the turn state, the executing calls).
     pub fn debug_moving(&self) -> MovingView<'_> {
         MovingView(self)
+    }
+
+    /// Visits every text the coordinator holds that no step changes: the
+    /// tools' names and their question configuration, but the configured
+    /// static answers. With [`Coordinator::moving_texts`] it visits every
+    /// text of its state outside the two places RFD 082 lets a secret live
+    /// in memory: a configured static answer (step 3 applies it and records
+    /// `Redacted`) and the answers held for a running tool (step 5: "The
+    /// answer is delivered to the tool in-memory"). A secret found among
+    /// them has leaked (rule `INV-SECRET-NEVER-PERSISTED`).
+    pub fn fixed_texts(&self, visit: &mut dyn FnMut(&str)) {
+        // Destructured so that a new field must be placed in one walk.
+        let Coordinator {
+            rules: _,
+            tty: _,
+            tools,
+            persisted: _,
+            turn: _,
+            executing: _,
+        } = self;
+        for (name, spec) in tools {
+            visit(name);
+            let ToolSpec {
+                source: _,
+                questions,
+                run: _,
+                result: _,
+            } = spec;
+            for (id, config) in questions {
+                visit(id);
+                let QuestionConfig {
+                    target: _,
+                    answer: _,
+                    prompt_label,
+                } = config;
+                if let Some(label) = prompt_label {
+                    visit(label);
+                }
+            }
+        }
+    }
+
+    /// Visits every text of the state a step can change (the turn's
+    /// attempt counters and remembered maps, the executing calls, what they
+    /// wait on, and the answers held for them but the secret ones); see
+    /// [`Coordinator::fixed_texts`].
+    pub fn moving_texts(&self, visit: &mut dyn FnMut(&str)) {
+        let Coordinator {
+            rules: _,
+            tty: _,
+            tools: _,
+            persisted: _,
+            turn,
+            executing,
+        } = self;
+        if let Some(TurnState { attempts, cache }) = turn {
+            for (call, question) in attempts.keys() {
+                visit(call);
+                visit(question);
+            }
+            let remembered = cache.tool_answers().iter();
+            for (key, value) in remembered.chain(cache.permission_decisions()) {
+                visit(key);
+                visit_value(value, visit);
+            }
+        }
+        for t in executing {
+            let ExecutingTool {
+                call,
+                accumulated_answers,
+                status,
+            } = t;
+            visit(&call.id);
+            visit(&call.tool);
+            visit_value(&call.arguments, visit);
+            for (id, Held { value, secret }) in accumulated_answers {
+                visit(id);
+                if !secret {
+                    visit_value(value, visit);
+                }
+            }
+            match status {
+                Status::AwaitingPermission | Status::Running | Status::Done => {}
+                Status::AwaitingPrompt {
+                    inquiry_id,
+                    question,
+                } => {
+                    if let Some(id) = inquiry_id {
+                        visit(id.as_str());
+                    }
+                    visit_serialized(question, visit);
+                }
+                Status::AwaitingBackend {
+                    inquiry_id,
+                    question,
+                    answer_type,
+                } => {
+                    if let Some(id) = inquiry_id {
+                        visit(id.as_str());
+                    }
+                    visit_serialized(question, visit);
+                    visit_serialized(answer_type, visit);
+                }
+                Status::AwaitingDelivery { content, kind: _ } => visit(content),
+            }
+        }
     }
 
     /// The current turn's state, if a turn is open.
@@ -866,7 +971,11 @@ impl Coordinator {
     /// The inquiry's ID, allocated once at the recording site (rules
     /// `LIFE-ID-FORMAT`, `LIFE-ATTEMPT-COUNTER`): the profile's `id_format`
     /// switch, consulted here only.
-    fn allocate_id(&mut self, call: usize, question: &Question) -> Result<InquiryId, CoordinatorError> {
+    fn allocate_id(
+        &mut self,
+        call: usize,
+        question: &Question,
+    ) -> Result<InquiryId, CoordinatorError> {
         Ok(match self.rules.id_format {
             IdFormat::Attempt => {
                 let call_id = &self.executing[call].call.id;
@@ -962,16 +1071,14 @@ impl Coordinator {
                 )));
             }
             (Route::Prompter, _) => Resolution::Prompt,
-            (Route::Backend, _) => {
-                match BackendQuestion::new(q, &self.rules) {
-                    Some(bq) => Resolution::Backend(bq),
-                    None => {
-                        return Err(CoordinatorError(format!(
-                            "internal: a human-only question of {tool} reached the backend route"
-                        )));
-                    }
+            (Route::Backend, _) => match BackendQuestion::new(q, &self.rules) {
+                Some(bq) => Resolution::Backend(bq),
+                None => {
+                    return Err(CoordinatorError(format!(
+                        "internal: a human-only question of {tool} reached the backend route"
+                    )));
                 }
-            }
+            },
             (Route::RefuseNoTty, _) => Resolution::RefuseNoTty,
             (Route::RefuseAssistantTarget, _) => Resolution::RefuseAssistantTarget,
         })
@@ -1092,6 +1199,28 @@ impl Coordinator {
         }
         let response = non_answer_response(why, &self.executing[call].call.tool, &q.id);
         self.respond_as(call, response.content, response.kind, fx);
+    }
+}
+
+/// Visits the strings of a JSON value: its string leaves and object keys.
+fn visit_value(value: &Value, visit: &mut dyn FnMut(&str)) {
+    match value {
+        Value::String(s) => visit(s),
+        Value::Array(items) => items.iter().for_each(|v| visit_value(v, visit)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                visit(k);
+                visit_value(v, visit);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// Visits the strings of a value's serialized form.
+fn visit_serialized<T: Serialize>(value: &T, visit: &mut dyn FnMut(&str)) {
+    if let Ok(v) = serde_json::to_value(value) {
+        visit_value(&v, visit);
     }
 }
 

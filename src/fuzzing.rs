@@ -994,8 +994,8 @@ mod tests {
     use std::cell::Cell;
     use std::panic::{AssertUnwindSafe, catch_unwind};
 
-    use crate::testkit::Faults;
     use crate::stream::{Orphan, Removed};
+    use crate::testkit::Faults;
 
     /// The panic message of `f`, if it panics.
     fn panic_of(f: impl FnOnce()) -> Option<String> {

@@ -166,8 +166,9 @@ pub enum Rule {
     /// re-invocation, its response) is on the stream.
     InvRecordedBeforeRouted,
     /// `INV-SECRET-NEVER-PERSISTED`: A secret answer appears nowhere in the
-    /// serialized stream, the remembered maps or the coordinator's `Debug`
-    /// output.
+    /// serialized stream, the remembered maps or the coordinator's state
+    /// (but the answers held for a running tool and the configured static
+    /// answers).
     InvSecretNeverPersisted,
     /// `INV-PROVENANCE`: Every recorded source is what the tool's kind resolves
     /// to, whatever the configuration.

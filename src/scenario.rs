@@ -22,8 +22,8 @@ use serde_json::{Value, json};
 use crate::ask_user;
 use crate::config::{ConfigError, ConfigSource, Enable, PartialEnable, Toggle, toggle_enables};
 use crate::coordinator::{
-    Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken,
-    RunPolicy, ToolSpec,
+    Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken, RunPolicy,
+    ToolSpec,
 };
 use crate::inquiry::BackendCall;
 use crate::profile::{ProfileName, ResponseForm, Rules, SeparatorPolicy};

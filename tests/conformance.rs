@@ -17,10 +17,10 @@ use inquiry_model::conformance::{
     Verdict, check_generated, check_generated_from, check_vectors, core_scenario, core_scenarios,
     curated,
 };
-use inquiry_model::testkit::Faults;
 use inquiry_model::generate::scenario::size;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::Scenario;
+use inquiry_model::testkit::Faults;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

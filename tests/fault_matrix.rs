@@ -7,11 +7,11 @@
 //! this test gives the same verdicts on every machine.
 
 use inquiry_model::check::Diagnostic;
-use inquiry_model::testkit::Faults;
 use inquiry_model::generate::scenario::{scenario_under, size};
 use inquiry_model::invariants::{check_step, check_trace, without_known};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, RunOptions, Scenario};
+use inquiry_model::testkit::Faults;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 

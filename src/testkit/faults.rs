@@ -150,7 +150,9 @@ pub fn handle_into(
     };
 
     // Before the step: the faults that change what the coordinator is told.
-    if faults.attempt_counter_per_cycle && matches!(input, Input::BeginCycle { .. }) && c.cycle_done()
+    if faults.attempt_counter_per_cycle
+        && matches!(input, Input::BeginCycle { .. })
+        && c.cycle_done()
     {
         if let Some(turn) = c.turn_state_mut() {
             turn.attempts.clear();
@@ -313,9 +315,9 @@ pub fn handle_into(
                 backend.cloned_events = written;
                 fx.push(Effect::Inquire { call, backend });
             }
-            e @ (Effect::AskPermission { .. } | Effect::AskDelivery { .. } | Effect::Prompt { .. }) => {
-                fx.push(e)
-            }
+            e @ (Effect::AskPermission { .. }
+            | Effect::AskDelivery { .. }
+            | Effect::Prompt { .. }) => fx.push(e),
         }
     }
 
@@ -337,8 +339,8 @@ pub fn handle_into(
             persistence_gate: rules.persistence_gate && !faults.ignore_persistence_gate,
             ..rules
         };
-        let faulty_offered = routing::remember_offered(&question, &gate_off)
-            || (faults.cache_secret && secret);
+        let faulty_offered =
+            routing::remember_offered(&question, &gate_off) || (faults.cache_secret && secret);
         if faulty_offered {
             if faults.shared_cache_maps {
                 // What the coordinator wrote goes to the other map.
@@ -347,7 +349,9 @@ pub fn handle_into(
                     Some(before) => answers.insert(key.clone(), before),
                     None => answers.shift_remove(&key),
                 };
-                turn.cache.permission_decisions_mut().insert(key.clone(), value);
+                turn.cache
+                    .permission_decisions_mut()
+                    .insert(key.clone(), value);
             } else if !offered {
                 turn.cache.tool_answers_mut().insert(key.clone(), value);
             }
@@ -371,9 +375,7 @@ fn in_play(c: &Coordinator, input: &Input) -> Option<(usize, Question)> {
         Input::PromptAnswered { call, .. }
         | Input::PromptCancelled { call, .. }
         | Input::InquiryResult { call, .. }
-        | Input::InquiryRestarted { call } => {
-            c.awaited_question(*call).map(|q| (*call, q.clone()))
-        }
+        | Input::InquiryRestarted { call } => c.awaited_question(*call).map(|q| (*call, q.clone())),
         Input::BeginTurn { .. }
         | Input::BeginCycle { .. }
         | Input::ToolReturned { .. }
