@@ -1408,8 +1408,19 @@ mod tests {
                 .into_iter()
                 .find(|a| a.len() >= 6 && from_prompter(s, a))
         };
-        let (s, t) = first_run(|s, t| prompted_secret(s, t).is_some());
+        let (mut s, t) = first_run(|s, t| prompted_secret(s, t).is_some());
         let secret = prompted_secret(&s, &t).unwrap();
+        // Configuration of a question no tool asks: a label only the fixed
+        // part holds.
+        if let Some(tool) = s.tools.values_mut().next() {
+            tool.questions.insert(
+                "never_asked".to_owned(),
+                crate::tool::QuestionConfig {
+                    prompt_label: Some("Labelled".to_owned()),
+                    ..Default::default()
+                },
+            );
+        }
         // A word of the fixed part that no moving part and no event holds.
         let mut fixed = String::new();
         let mut elsewhere = String::new();
@@ -1430,7 +1441,6 @@ mod tests {
             .find(|w| w.len() >= 6 && !elsewhere.contains(w))
             .expect("the tools' configuration has a word of its own")
             .to_owned();
-        let mut s = s;
         for reply in &mut s.prompter {
             if let PrompterReply::Answer { value, .. } = reply
                 && value.as_str() == Some(secret.as_str())
