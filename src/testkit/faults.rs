@@ -153,10 +153,9 @@ pub fn handle_into(
     if faults.attempt_counter_per_cycle
         && matches!(input, Input::BeginCycle { .. })
         && c.cycle_done()
+        && let Some(turn) = c.turn_state_mut()
     {
-        if let Some(turn) = c.turn_state_mut() {
-            turn.attempts.clear();
-        }
+        turn.attempts.clear();
     }
     let (mut restore_exclusive, mut restore_no_reuse) = (false, false);
     if let Input::ToolReturned {
