@@ -107,9 +107,33 @@ pub fn sanitize_across_turns(events: Vec<Event>) -> Sanitized {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::stream::{
-        answered, chat_request, inquiry_request, tool_call_request, tool_call_response, turn_start,
-    };
+    use serde_json::{Value, json};
+
+    fn event(v: Value) -> Event {
+        serde_json::from_value(v).expect("a well-formed event")
+    }
+    fn turn_start() -> Event {
+        event(json!({"type": "turn_start"}))
+    }
+    fn chat_request() -> Event {
+        event(json!({"type": "chat_request"}))
+    }
+    fn tool_call_request(id: &str) -> Event {
+        event(json!({"type": "tool_call_request", "id": id, "name": "fs"}))
+    }
+    fn tool_call_response(id: &str) -> Event {
+        event(
+            json!({"type": "tool_call_response", "id": id, "content": "ZG9uZQ==", "is_error": false}),
+        )
+    }
+    fn inquiry_request(id: InquiryId) -> Event {
+        event(json!({"type": "inquiry_request", "id": id.as_str(),
+            "source": {"source": "tool", "name": "fs"},
+            "question": {"text": "Apply?", "answer_type": {"type": "boolean"}}}))
+    }
+    fn answered(id: InquiryId, answer: Value) -> Event {
+        event(json!({"type": "inquiry_response", "id": id.as_str(), "answer": answer}))
+    }
 
     /// The faulty repair changes only where a pair may be found: a request
     /// no response answers anywhere in the stream is still removed, in its
