@@ -28,7 +28,7 @@ use inquiry_model::conformance::{
     Implementation, ImplementationError, Invocation, Observed, Record, Remembered, ToolResponse,
     Vector, check_generated, check_vectors,
 };
-use inquiry_model::coordinator::{Coordinator, Effect, Faults, Input};
+use inquiry_model::coordinator::{Coordinator, Effect, Input};
 use inquiry_model::profile::{ProfileName, ResponseForm};
 use inquiry_model::routing::InquiryErrorKind;
 use inquiry_model::scenario::{
@@ -89,7 +89,7 @@ pub fn drive(s: &Scenario) -> Result<Vec<Record>, ImplementationError> {
         .collect();
     let mut d = Driver {
         s,
-        coordinator: Coordinator::new(s.profile.rules(), s.tty, tools, Faults::default()),
+        coordinator: Coordinator::new(s.profile.rules(), s.tty, tools),
         log: Vec::new(),
         prompter: s.prompter.iter().cloned().collect(),
         backend: s.backend.iter().cloned().collect(),

@@ -39,7 +39,6 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::coordinator::Faults;
 pub use crate::coordinator::ResponseKind;
 #[cfg(feature = "testkit")]
 use crate::profile::ProfileName;
@@ -84,7 +83,8 @@ pub trait Implementation {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Model {
     /// Faults to inject.
-    pub faults: Faults,
+    #[cfg(feature = "testkit")]
+    pub faults: crate::testkit::Faults,
 }
 
 impl Implementation for Model {
@@ -92,6 +92,7 @@ impl Implementation for Model {
         scenario::run_with(
             scenario,
             RunOptions {
+                #[cfg(feature = "testkit")]
                 faults: self.faults,
             },
         )

@@ -87,88 +87,6 @@ impl fmt::Debug for ToolSpec {
     }
 }
 
-/// Faults the model can be told to commit, so that tests can show each
-/// invariant check catches the fault it exists for. All off by default; the
-/// model is only correct with all off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Faults {
-    /// Hold the request back until its response is recorded (after the
-    /// prompt was shown or the backend called).
-    pub record_after_routing: bool,
-    /// Record nothing when the cached answer short-circuits.
-    pub skip_record_on_cache_hit: bool,
-    /// Restart the attempt counter at every cycle instead of every turn.
-    pub attempt_counter_per_cycle: bool,
-    /// Record a secret answer as `Answered`.
-    pub persist_secret: bool,
-    /// Remember a cancelled question's (null) answer for the turn.
-    pub cache_cancelled: bool,
-    /// Remember secret answers for the turn.
-    pub cache_secret: bool,
-    /// Read and write the cache for `persistence: none` questions.
-    pub ignore_persistence_gate: bool,
-    /// Let configuration (`prompt_label = "Assistant"`) set the persisted source.
-    pub config_sets_source: bool,
-    /// Route exclusive questions as if they were not (to the backend).
-    pub exclusive_to_backend: bool,
-    /// Leave the request unpaired when the inquiry backend fails.
-    pub no_response_on_backend_error: bool,
-    /// Write tool answers into the permission map (the two maps share a caller).
-    pub shared_cache_maps: bool,
-    /// Write tool-call requests with their `id` twice (a stream that does not
-    /// read back).
-    pub unreadable_write: bool,
-    /// Hand tools their answers in hash order instead of answer order (a
-    /// trace that differs from run to run).
-    pub nondeterministic_answers: bool,
-}
-
-impl Faults {
-    /// No fault, then every fault switch on its own: the rows of the fault
-    /// matrix (rule `INV-FAULTS-CAUGHT`). The destructuring below names every
-    /// field, so a new switch fails to compile until it is listed here.
-    pub fn each_alone() -> Vec<Faults> {
-        let Faults {
-            record_after_routing: _,
-            skip_record_on_cache_hit: _,
-            attempt_counter_per_cycle: _,
-            persist_secret: _,
-            cache_cancelled: _,
-            cache_secret: _,
-            ignore_persistence_gate: _,
-            config_sets_source: _,
-            exclusive_to_backend: _,
-            no_response_on_backend_error: _,
-            shared_cache_maps: _,
-            unreadable_write: _,
-            nondeterministic_answers: _,
-        } = Faults::default();
-        let sets: [fn(&mut Faults); 13] = [
-            |f| f.record_after_routing = true,
-            |f| f.skip_record_on_cache_hit = true,
-            |f| f.attempt_counter_per_cycle = true,
-            |f| f.persist_secret = true,
-            |f| f.cache_cancelled = true,
-            |f| f.cache_secret = true,
-            |f| f.ignore_persistence_gate = true,
-            |f| f.config_sets_source = true,
-            |f| f.exclusive_to_backend = true,
-            |f| f.no_response_on_backend_error = true,
-            |f| f.shared_cache_maps = true,
-            |f| f.unreadable_write = true,
-            |f| f.nondeterministic_answers = true,
-        ];
-        let mut out = vec![Faults::default()];
-        out.extend(sets.iter().map(|set| {
-            let mut f = Faults::default();
-            set(&mut f);
-            f
-        }));
-        out
-    }
-}
-
 /// An answer held for a tool in memory. Its `Debug` never shows a secret.
 #[derive(Clone, PartialEq)]
 struct Held {
@@ -218,8 +136,6 @@ struct ExecutingTool {
     /// Answers keyed by bare question ID, latest wins (rule `LIFE-ACCUMULATED`).
     accumulated_answers: IndexMap<String, Held>,
     status: Status,
-    /// Only under the `record_after_routing` fault: the request held back.
-    held_request: Option<Event>,
 }
 
 /// The text of a user-cancelled prompt's tool response: the wording of the
@@ -289,20 +205,33 @@ enum Via {
     Backend,
 }
 
+/// A moment of the lifecycle at which a profile may record an inquiry's
+/// event ([`Coordinator::records`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Moment {
+    /// Step 2: the request, before any routing decision.
+    BeforeRouting,
+    /// Step 4: the request, when the inquiry backend is called.
+    BackendSpawned,
+    /// Steps 3 and 5: the response to an answer from this source.
+    Answered(Via),
+    /// Step 6: the response to a non-answer.
+    NonAnswer,
+}
+
 /// The coordinator.
 #[derive(Debug, Clone)]
 pub struct Coordinator {
     rules: Rules,
     tty: bool,
     tools: IndexMap<String, ToolSpec>,
-    faults: Faults,
     persisted: usize,
     turn: Option<TurnState>,
     executing: Vec<ExecutingTool>,
 }
 
 /// The part of the coordinator's `Debug` that no step changes: the rules,
-/// the TTY, the tools and the faults ([`Coordinator::debug_fixed`]).
+/// the TTY and the tools ([`Coordinator::debug_fixed`]).
 pub struct FixedView<'c>(&'c Coordinator);
 
 /// The part of the coordinator's `Debug` that steps change: the persisted
@@ -316,7 +245,6 @@ impl fmt::Debug for FixedView<'_> {
             rules,
             tty,
             tools,
-            faults,
             persisted: _,
             turn: _,
             executing: _,
@@ -325,7 +253,6 @@ impl fmt::Debug for FixedView<'_> {
             .field("rules", rules)
             .field("tty", tty)
             .field("tools", tools)
-            .field("faults", faults)
             .finish_non_exhaustive()
     }
 }
@@ -336,7 +263,6 @@ impl fmt::Debug for MovingView<'_> {
             rules: _,
             tty: _,
             tools: _,
-            faults: _,
             persisted,
             turn,
             executing,
@@ -351,12 +277,11 @@ impl fmt::Debug for MovingView<'_> {
 
 impl Coordinator {
     /// A coordinator under `rules`, with a TTY or not, knowing `tools`.
-    pub fn new(rules: Rules, tty: bool, tools: IndexMap<String, ToolSpec>, faults: Faults) -> Self {
+    pub fn new(rules: Rules, tty: bool, tools: IndexMap<String, ToolSpec>) -> Self {
         Coordinator {
             rules,
             tty,
             tools,
-            faults,
             persisted: 0,
             turn: None,
             executing: Vec::new(),
@@ -364,10 +289,9 @@ impl Coordinator {
     }
 
     /// The fields of the `Debug` output that are set at construction and
-    /// never change (the rules, the TTY, the tools, the faults). With
+    /// never change (the rules, the TTY, the tools). With
     /// [`Coordinator::debug_moving`] it covers every field of the `Debug`
-    /// output, so a secret scan can format the fixed part once per run and
-    /// the moving part per step (rule `INV-SECRET-NEVER-PERSISTED`).
+    /// output, so the part a step changes can be shown (and hashed) alone.
     pub fn debug_fixed(&self) -> FixedView<'_> {
         FixedView(self)
     }
@@ -378,9 +302,155 @@ impl Coordinator {
         MovingView(self)
     }
 
+    /// Visits every text the coordinator holds that no step changes: the
+    /// tools' names and their question configuration, but the configured
+    /// static answers. With [`Coordinator::moving_texts`] it visits every
+    /// text of its state outside the two places RFD 082 lets a secret live
+    /// in memory: a configured static answer (step 3 applies it and records
+    /// `Redacted`) and the answers held for a running tool (step 5: "The
+    /// answer is delivered to the tool in-memory"). A secret found among
+    /// them has leaked (rule `INV-SECRET-NEVER-PERSISTED`).
+    pub fn fixed_texts(&self, visit: &mut dyn FnMut(&str)) {
+        // Destructured so that a new field must be placed in one walk.
+        let Coordinator {
+            rules: _,
+            tty: _,
+            tools,
+            persisted: _,
+            turn: _,
+            executing: _,
+        } = self;
+        for (name, spec) in tools {
+            visit(name);
+            let ToolSpec {
+                source: _,
+                questions,
+                run: _,
+                result: _,
+            } = spec;
+            for (id, config) in questions {
+                visit(id);
+                let QuestionConfig {
+                    target: _,
+                    answer: _,
+                    prompt_label,
+                } = config;
+                if let Some(label) = prompt_label {
+                    visit(label);
+                }
+            }
+        }
+    }
+
+    /// Visits every text of the state a step can change (the turn's
+    /// attempt counters and remembered maps, the executing calls, what they
+    /// wait on, and the answers held for them but the secret ones); see
+    /// [`Coordinator::fixed_texts`].
+    pub fn moving_texts(&self, visit: &mut dyn FnMut(&str)) {
+        let Coordinator {
+            rules: _,
+            tty: _,
+            tools: _,
+            persisted: _,
+            turn,
+            executing,
+        } = self;
+        if let Some(TurnState { attempts, cache }) = turn {
+            for (call, question) in attempts.keys() {
+                visit(call);
+                visit(question);
+            }
+            let remembered = cache.tool_answers().iter();
+            for (key, value) in remembered.chain(cache.permission_decisions()) {
+                visit(key);
+                visit_value(value, visit);
+            }
+        }
+        for t in executing {
+            let ExecutingTool {
+                call,
+                accumulated_answers,
+                status,
+            } = t;
+            visit(&call.id);
+            visit(&call.tool);
+            visit_value(&call.arguments, visit);
+            for (id, Held { value, secret }) in accumulated_answers {
+                visit(id);
+                if !secret {
+                    visit_value(value, visit);
+                }
+            }
+            match status {
+                Status::AwaitingPermission | Status::Running | Status::Done => {}
+                Status::AwaitingPrompt {
+                    inquiry_id,
+                    question,
+                } => {
+                    if let Some(id) = inquiry_id {
+                        visit(id.as_str());
+                    }
+                    visit_serialized(question, visit);
+                }
+                Status::AwaitingBackend {
+                    inquiry_id,
+                    question,
+                    answer_type,
+                } => {
+                    if let Some(id) = inquiry_id {
+                        visit(id.as_str());
+                    }
+                    visit_serialized(question, visit);
+                    visit_serialized(answer_type, visit);
+                }
+                Status::AwaitingDelivery { content, kind: _ } => visit(content),
+            }
+        }
+    }
+
     /// The current turn's state, if a turn is open.
     pub fn turn_state(&self) -> Option<&TurnState> {
         self.turn.as_ref()
+    }
+
+    /// The rule switches it runs under.
+    #[cfg(feature = "testkit")]
+    pub(crate) fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// How many events it has persisted.
+    #[cfg(feature = "testkit")]
+    pub(crate) fn persisted_len(&self) -> usize {
+        self.persisted
+    }
+
+    /// Call `call` of the current cycle.
+    #[cfg(feature = "testkit")]
+    pub(crate) fn call(&self, call: usize) -> Option<&Call> {
+        self.executing.get(call).map(|t| &t.call)
+    }
+
+    /// The question call `call` waits on an answer to (at the prompter or
+    /// the inquiry backend), if it waits on one.
+    #[cfg(feature = "testkit")]
+    pub(crate) fn awaited_question(&self, call: usize) -> Option<&Question> {
+        match &self.executing.get(call)?.status {
+            Status::AwaitingPrompt { question, .. } | Status::AwaitingBackend { question, .. } => {
+                Some(question)
+            }
+            Status::AwaitingPermission
+            | Status::Running
+            | Status::AwaitingDelivery { .. }
+            | Status::Done => None,
+        }
+    }
+
+    /// The current turn's state, to edit (the testkit's wrong
+    /// implementations do; the coordinator's own steps never need it).
+    #[cfg(feature = "testkit")]
+    pub(crate) fn turn_state_mut(&mut self) -> Option<&mut TurnState> {
+        self.turn.as_mut()
     }
 
     /// Whether every call of the current cycle has responded.
@@ -574,33 +644,22 @@ impl Coordinator {
                 "BeginCycle while tool calls are still running".to_owned(),
             ));
         }
-        let faults = self.faults;
-        let turn = self.turn_mut()?;
-        if faults.attempt_counter_per_cycle {
-            turn.attempts.clear();
-        }
+        self.turn_mut()?;
         self.executing = calls
             .into_iter()
             .map(|call| ExecutingTool {
                 call,
                 accumulated_answers: IndexMap::new(),
                 status: Status::Running,
-                held_request: None,
             })
             .collect();
         for i in 0..self.executing.len() {
             let call = &self.executing[i].call;
-            let mut request = Event::new(EventKind::ToolCallRequest(ToolCallRequest {
+            let request = Event::new(EventKind::ToolCallRequest(ToolCallRequest {
                 id: call.id.clone(),
                 name: call.tool.clone(),
                 arguments: Some(Opaque::from_value(&call.arguments)),
             }));
-            if self.faults.unreadable_write {
-                request.extra.push((
-                    "id".to_owned(),
-                    Opaque::from_value(&Value::String(call.id.clone())),
-                ));
-            }
             self.persist(request, fx);
         }
         for i in 0..self.executing.len() {
@@ -682,12 +741,6 @@ impl Coordinator {
             .iter()
             .map(|(k, h)| (k.clone(), h.value.clone()))
             .collect();
-        let answers = if self.faults.nondeterministic_answers {
-            let shuffled: std::collections::HashMap<String, Value> = answers.into_iter().collect();
-            shuffled.into_iter().collect()
-        } else {
-            answers
-        };
         fx.push(Effect::Invoke { call, answers });
     }
 
@@ -785,7 +838,11 @@ impl Coordinator {
         q
     }
 
-    /// The lifecycle of one `NeedsInput` (RFD 082 "Recording lifecycle").
+    /// The lifecycle of one `NeedsInput`: RFD 082 "Recording lifecycle"
+    /// steps 1 to 4, top to bottom. Steps 5 and 6 close the inquiry in
+    /// [`Coordinator::answered`] and [`Coordinator::fail`]: here for an
+    /// automatic answer or a refusal, later when the prompter or the
+    /// inquiry backend replies.
     fn needs_input(
         &mut self,
         call: usize,
@@ -793,34 +850,31 @@ impl Coordinator {
         source: InquirySource,
         fx: &mut Vec<Effect>,
     ) -> Result<(), CoordinatorError> {
+        // Step 1 (RFD 082 Recording lifecycle): the `InquirySource` is read
+        // as the executor boundary resolved it (`Input::ToolReturned`);
+        // nothing here branches on the tool's kind. The question reads as
+        // this build knows it.
         let question = self.as_known(question);
-        // The call's ID and tool are borrowed where used (not cloned for
-        // the whole lifecycle).
 
-        // LIFE-ID-FORMAT / LIFE-ATTEMPT-COUNTER: allocated once, at the
-        // recording site, and threaded through to the response.
-        let id = match self.rules.id_format {
-            IdFormat::Attempt => {
-                let call_id = &self.executing[call].call.id;
-                let turn = self
-                    .turn
-                    .as_mut()
-                    .ok_or_else(|| CoordinatorError("no turn is open".to_owned()))?;
-                let n = turn
-                    .attempts
-                    .entry((call_id.clone(), question.id.clone()))
-                    .or_insert(0);
-                *n += 1;
-                InquiryId::new(call_id, &question.id, *n)
-            }
-            IdFormat::TwoSegment => InquiryId::legacy(&self.executing[call].call.id, &question.id),
-        };
-        let request = Event::new(EventKind::InquiryRequest(InquiryRequest {
+        // Step 2 (RFD 082 Recording lifecycle): record the request before
+        // any routing decision, with its ID allocated once and threaded
+        // through to the response (LIFE-RECORD-FIRST, LIFE-ID-FORMAT).
+        let id = self.allocate_id(call, &question)?;
+        let mut request = Some(Event::new(EventKind::InquiryRequest(InquiryRequest {
             id: id.clone(),
             source,
             question: self.persisted_question(&question),
-        }));
+        })));
+        let recorded_id = if self.records(Moment::BeforeRouting) {
+            if let Some(request) = request.take() {
+                self.persist(request, fx);
+            }
+            Some(id.clone())
+        } else {
+            None
+        };
 
+        // Steps 3 and 4 decided at once, purely (LIFE-RESOLUTION-ORDER).
         let tool = &self.executing[call].call.tool;
         let unconfigured = QuestionConfig::default();
         let config = self
@@ -834,20 +888,6 @@ impl Coordinator {
             None
         };
         let resolution = self.resolve(tool, &question, config)?;
-        let record_all = matches!(self.rules.record, RecordScope::EveryRoundTrip);
-        let skip =
-            self.faults.skip_record_on_cache_hit && matches!(resolution, Resolution::Cached(_));
-        // LIFE-RECORD-FIRST: the request lands before any routing effect.
-        // (Fault: hold it back until the response is recorded.)
-        // Moved out when recorded here; pre-082 keeps it for the backend.
-        let mut request = Some(request);
-        if record_all && !skip {
-            if self.faults.record_after_routing {
-                self.executing[call].held_request = request.take();
-            } else if let Some(request) = request.take() {
-                self.persist(request, fx);
-            }
-        }
         fx.push(Effect::Resolved {
             call,
             question_id: question.id.clone(),
@@ -860,18 +900,18 @@ impl Coordinator {
                 Resolution::Prompt => RouteTaken::Prompter,
                 Resolution::Backend(_) => RouteTaken::Backend,
             },
-            recorded: (record_all && !skip) || matches!(resolution, Resolution::Backend(_)),
+            recorded: recorded_id.is_some() || matches!(resolution, Resolution::Backend(_)),
         });
-        let recorded_id = if record_all && !skip {
-            Some(id.clone())
-        } else {
-            None
-        };
         match resolution {
+            // Step 3 (RFD 082 Recording lifecycle): an automatic answer,
+            // cached or static, resumes the tool; no prompt is shown.
             Resolution::Cached(v) => self.answered(call, &question, recorded_id, v, Via::Cache, fx),
             Resolution::Static(v) => {
                 self.answered(call, &question, recorded_id, v, Via::Static, fx)
             }
+            // RFD 083 steps 6-7: a static answer that does not fit, or a
+            // human-only question with no human to ask, is a non-answer
+            // (step 6 below).
             Resolution::InvalidStatic => self.fail(
                 call,
                 &question,
@@ -889,6 +929,8 @@ impl Coordinator {
                 NonAnswer::GuardAssistantTarget,
                 fx,
             ),
+            // Step 4 (RFD 082 Recording lifecycle): otherwise route the
+            // question, to the interactive prompter...
             Resolution::Prompt => {
                 let presentation = prompt::present(&question, &self.rules, label.as_deref());
                 self.executing[call].status = Status::AwaitingPrompt {
@@ -901,9 +943,9 @@ impl Coordinator {
                     presentation,
                 });
             }
+            // ... or to the inquiry backend.
             Resolution::Backend(bq) => {
-                // Pre-082 (RFD 005) records only here, when the inquiry is spawned.
-                if let (false, Some(request)) = (record_all, request) {
+                if let (true, Some(request)) = (self.records(Moment::BackendSpawned), request) {
                     self.persist(request, fx);
                 }
                 let answer_type = bq.answer_type.clone();
@@ -926,6 +968,58 @@ impl Coordinator {
         Ok(())
     }
 
+    /// The inquiry's ID, allocated once at the recording site (rules
+    /// `LIFE-ID-FORMAT`, `LIFE-ATTEMPT-COUNTER`): the profile's `id_format`
+    /// switch, consulted here only.
+    fn allocate_id(
+        &mut self,
+        call: usize,
+        question: &Question,
+    ) -> Result<InquiryId, CoordinatorError> {
+        Ok(match self.rules.id_format {
+            IdFormat::Attempt => {
+                let call_id = &self.executing[call].call.id;
+                let turn = self
+                    .turn
+                    .as_mut()
+                    .ok_or_else(|| CoordinatorError("no turn is open".to_owned()))?;
+                let n = turn
+                    .attempts
+                    .entry((call_id.clone(), question.id.clone()))
+                    .or_insert(0);
+                *n += 1;
+                InquiryId::new(call_id, &question.id, *n)
+            }
+            IdFormat::TwoSegment => InquiryId::legacy(&self.executing[call].call.id, &question.id),
+        })
+    }
+
+    /// Whether an inquiry's event is recorded at `moment`: the profile's
+    /// `record` switch, consulted here only. RFD 082 records every
+    /// `NeedsInput`, the request before routing (step 2) and always a
+    /// response (steps 3, 5 and 6); RFD 005 recorded inquiry-backend
+    /// questions only, the request when the inquiry is spawned and the
+    /// response only on success.
+    fn records(&self, moment: Moment) -> bool {
+        match (self.rules.record, moment) {
+            (
+                RecordScope::EveryRoundTrip,
+                Moment::BeforeRouting | Moment::Answered(_) | Moment::NonAnswer,
+            ) => true,
+            // Already recorded before routing.
+            (RecordScope::EveryRoundTrip, Moment::BackendSpawned) => false,
+            (RecordScope::BackendOnly, Moment::BackendSpawned | Moment::Answered(Via::Backend)) => {
+                true
+            }
+            (
+                RecordScope::BackendOnly,
+                Moment::BeforeRouting
+                | Moment::NonAnswer
+                | Moment::Answered(Via::Cache | Via::Static | Via::Prompter { .. }),
+            ) => false,
+        }
+    }
+
     /// The persisted question: RFD 083's fields only where 083 is in force.
     fn persisted_question(&self, q: &Question) -> crate::wire::InquiryQuestion {
         let mut p = q.to_inquiry_question();
@@ -946,9 +1040,8 @@ impl Coordinator {
         config: &QuestionConfig,
     ) -> Result<Resolution, CoordinatorError> {
         let secret = routing::is_secret(q, &self.rules);
-        let gate = self.rules.persistence_gate && !self.faults.ignore_persistence_gate;
         // LIFE-CACHE-ELIGIBLE (read side).
-        if routing::cache_eligible(secret, q.persistence, gate) {
+        if routing::cache_eligible(secret, q.persistence, self.rules.persistence_gate) {
             let key = CacheKey::answer(tool, &q.id).key();
             if let Some(v) = self
                 .turn
@@ -958,9 +1051,7 @@ impl Coordinator {
                 return Ok(Resolution::Cached(v.clone()));
             }
         }
-        // Fault: an exclusive (not secret) question loses its guard.
-        let human_only =
-            routing::human_only(q, &self.rules) && (secret || !self.faults.exclusive_to_backend);
+        let human_only = routing::human_only(q, &self.rules);
         // LIFE-ROUTE: the RFD 083 precedence table.
         let route = routing::route(config.answer.is_some(), config.target, self.tty, human_only);
         Ok(match (route, &config.answer) {
@@ -980,24 +1071,14 @@ impl Coordinator {
                 )));
             }
             (Route::Prompter, _) => Resolution::Prompt,
-            (Route::Backend, _) => {
-                let rules = if self.faults.exclusive_to_backend {
-                    Rules {
-                        exclusive: false,
-                        ..self.rules
-                    }
-                } else {
-                    self.rules
-                };
-                match BackendQuestion::new(q, &rules) {
-                    Some(bq) => Resolution::Backend(bq),
-                    None => {
-                        return Err(CoordinatorError(format!(
-                            "internal: a human-only question of {tool} reached the backend route"
-                        )));
-                    }
+            (Route::Backend, _) => match BackendQuestion::new(q, &self.rules) {
+                Some(bq) => Resolution::Backend(bq),
+                None => {
+                    return Err(CoordinatorError(format!(
+                        "internal: a human-only question of {tool} reached the backend route"
+                    )));
                 }
-            }
+            },
             (Route::RefuseNoTty, _) => Resolution::RefuseNoTty,
             (Route::RefuseAssistantTarget, _) => Resolution::RefuseAssistantTarget,
         })
@@ -1026,9 +1107,10 @@ impl Coordinator {
         }
     }
 
-    /// A successful answer (RFD 082 steps 3 and 5): hand it to the tool,
-    /// record `Answered` or, for a secret, `Redacted`; remember it only if
-    /// the prompter offered and the user chose it.
+    /// Step 5 (RFD 082 Recording lifecycle), and the recording of step 3's
+    /// automatic answers: hand the answer to the tool, record `Answered`
+    /// or, for a secret, `Redacted` (LIFE-SECRET-REDACTED); remember it
+    /// only if the prompter offered and the user chose it.
     fn answered(
         &mut self,
         call: usize,
@@ -1038,16 +1120,9 @@ impl Coordinator {
         via: Via,
         fx: &mut Vec<Effect>,
     ) {
-        self.release_held_request(call, fx);
         let secret = routing::is_secret(q, &self.rules);
-        let record_all = matches!(self.rules.record, RecordScope::EveryRoundTrip);
-        let record = match via {
-            Via::Backend => true,
-            Via::Cache | Via::Static | Via::Prompter { .. } => record_all,
-        };
-        if let (true, Some(id)) = (record, recorded) {
-            // LIFE-SECRET-REDACTED.
-            let response = if secret && !self.faults.persist_secret {
+        if let (true, Some(id)) = (self.records(Moment::Answered(via)), recorded) {
+            let response = if secret {
                 InquiryResponse::Redacted { id }
             } else {
                 InquiryResponse::Answered {
@@ -1059,22 +1134,12 @@ impl Coordinator {
         }
         // LIFE-CACHE-WRITE: only a prompter answer the user chose to remember,
         // only where the prompter offered it.
-        let rules = Rules {
-            persistence_gate: self.rules.persistence_gate && !self.faults.ignore_persistence_gate,
-            ..self.rules
-        };
-        let offered = routing::remember_offered(q, &rules) || (self.faults.cache_secret && secret);
-        if let (Via::Prompter { remember: true }, true) = (via, offered) {
+        if let (Via::Prompter { remember: true }, true) =
+            (via, routing::remember_offered(q, &self.rules))
+        {
             let key = CacheKey::answer(&self.executing[call].call.tool, &q.id).key();
-            let shared = self.faults.shared_cache_maps;
             if let Some(turn) = self.turn.as_mut() {
-                if shared {
-                    turn.cache
-                        .permission_decisions_mut()
-                        .insert(key, value.clone());
-                } else {
-                    turn.cache.tool_answers_mut().insert(key, value.clone());
-                }
+                turn.cache.tool_answers_mut().insert(key, value.clone());
             }
         }
         let t = &mut self.executing[call];
@@ -1084,16 +1149,16 @@ impl Coordinator {
         self.invoke(call, fx);
     }
 
-    /// A restart while the call's inquiry ran: close the inquiry as
-    /// `cancelled (user)` (RFD 082 step 6, `InquiryError::Cancelled`), drop
-    /// the call's answers and invoke the tool again; no tool response yet.
+    /// Step 6 (RFD 082 Recording lifecycle) for a restart while the call's
+    /// inquiry ran: close the inquiry as `cancelled (user)`
+    /// (`InquiryError::Cancelled`), drop the call's answers and invoke the
+    /// tool again; no tool response yet.
     fn restart(&mut self, call: usize, fx: &mut Vec<Effect>) -> Result<(), CoordinatorError> {
         let inquiry_id = match self.executing.get(call).map(|t| &t.status) {
             Some(Status::AwaitingBackend { inquiry_id, .. }) => inquiry_id.clone(),
             _ => return Err(self.bad(call, "a restart")),
         };
-        self.release_held_request(call, fx);
-        if let (RecordScope::EveryRoundTrip, Some(id)) = (self.rules.record, inquiry_id) {
+        if let (true, Some(id)) = (self.records(Moment::NonAnswer), inquiry_id) {
             let reason =
                 routing::cancellation_reason(NonAnswer::Inquiry(InquiryErrorKind::Cancelled));
             self.persist(
@@ -1111,16 +1176,9 @@ impl Coordinator {
         Ok(())
     }
 
-    /// Only under the `record_after_routing` fault: the held-back request
-    /// lands now, just before its response.
-    fn release_held_request(&mut self, call: usize, fx: &mut Vec<Effect>) {
-        if let Some(request) = self.executing[call].held_request.take() {
-            self.persist(request, fx);
-        }
-    }
-
-    /// A non-answer (RFD 082 step 6): record `Cancelled` with the mapped
-    /// reason and respond as [`non_answer_response`] decides.
+    /// Step 6 (RFD 082 Recording lifecycle): on a non-answer, record
+    /// `Cancelled` with the mapped reason; the tool response is as
+    /// [`non_answer_response`] decides.
     fn fail(
         &mut self,
         call: usize,
@@ -1129,13 +1187,8 @@ impl Coordinator {
         why: NonAnswer,
         fx: &mut Vec<Effect>,
     ) {
-        self.release_held_request(call, fx);
-        let reason = routing::cancellation_reason(why);
-        let unpaired =
-            self.faults.no_response_on_backend_error && matches!(why, NonAnswer::Inquiry(_));
-        if let (RecordScope::EveryRoundTrip, Some(id), false) =
-            (self.rules.record, recorded, unpaired)
-        {
+        if let (true, Some(id)) = (self.records(Moment::NonAnswer), recorded) {
+            let reason = routing::cancellation_reason(why);
             self.persist(
                 Event::new(EventKind::InquiryResponse(InquiryResponse::Cancelled {
                     id,
@@ -1144,14 +1197,30 @@ impl Coordinator {
                 fx,
             );
         }
-        if self.faults.cache_cancelled {
-            let key = CacheKey::answer(&self.executing[call].call.tool, &q.id).key();
-            if let Some(turn) = self.turn.as_mut() {
-                turn.cache.tool_answers_mut().insert(key, Value::Null);
-            }
-        }
         let response = non_answer_response(why, &self.executing[call].call.tool, &q.id);
         self.respond_as(call, response.content, response.kind, fx);
+    }
+}
+
+/// Visits the strings of a JSON value: its string leaves and object keys.
+fn visit_value(value: &Value, visit: &mut dyn FnMut(&str)) {
+    match value {
+        Value::String(s) => visit(s),
+        Value::Array(items) => items.iter().for_each(|v| visit_value(v, visit)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                visit(k);
+                visit_value(v, visit);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// Visits the strings of a value's serialized form.
+fn visit_serialized<T: Serialize>(value: &T, visit: &mut dyn FnMut(&str)) {
+    if let Ok(v) = serde_json::to_value(value) {
+        visit_value(&v, visit);
     }
 }
 

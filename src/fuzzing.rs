@@ -994,8 +994,8 @@ mod tests {
     use std::cell::Cell;
     use std::panic::{AssertUnwindSafe, catch_unwind};
 
-    use crate::coordinator::Faults;
-    use crate::stream::{Orphan, Removed, SanitizeFaults};
+    use crate::stream::{Orphan, Removed};
+    use crate::testkit::Faults;
 
     /// The panic message of `f`, if it panics.
     fn panic_of(f: impl FnOnce()) -> Option<String> {
@@ -1082,7 +1082,7 @@ mod tests {
     }
 
     fn across_turns(events: Vec<Event>) -> Sanitized {
-        stream::sanitize_with(events, SanitizeFaults { across_turns: true })
+        crate::testkit::sanitize_across_turns(events)
     }
 
     /// Rules: STREAM-SANITIZE-IDEMPOTENT, STREAM-SANITIZE-CLEAN-IDENTITY,

@@ -188,15 +188,36 @@ pub fn check_trace(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
 /// Every invariant that can be judged after one step: the finished-run ones
 /// that hold at every prefix, plus the coordinator's state.
 pub fn check_step(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
-    let debug = format!("{coordinator:?}");
-    let mut out = secrets_never_persisted(trace, &[("coordinator state", debug.as_str())]);
+    let state = state_texts(coordinator);
+    let mut out = secrets_never_persisted(trace, &[("coordinator state", state.as_str())]);
     out.extend(cache_hygiene(coordinator, trace));
     out.extend(recorded_before_routed(trace));
     out.extend(human_only_never_backend(trace));
     out
 }
 
-/// The message of a secret found in the coordinator's `Debug` (the
+/// Every text the coordinator's state holds outside the places a secret may
+/// live in memory ([`Coordinator::fixed_texts`],
+/// [`Coordinator::moving_texts`]), one per line.
+fn state_texts(coordinator: &Coordinator) -> String {
+    let mut all = String::new();
+    let mut push = |s: &str| {
+        all.push_str(s);
+        all.push('\n');
+    };
+    coordinator.fixed_texts(&mut push);
+    coordinator.moving_texts(&mut push);
+    all
+}
+
+/// Whether any text `walk` visits contains `secret`.
+fn holds(walk: impl FnOnce(&mut dyn FnMut(&str)), secret: &str) -> bool {
+    let mut found = false;
+    walk(&mut |s: &str| found |= s.contains(secret));
+    found
+}
+
+/// The message of a secret found in the coordinator's state (the
 /// stateless [`check_step`] words it the same through
 /// [`secrets_never_persisted`]'s `extra` label).
 const IN_COORDINATOR_STATE: &str = "a secret answer is in the coordinator state";
@@ -211,12 +232,12 @@ const IN_COORDINATOR_STATE: &str = "a secret answer is in the coordinator state"
 ///   is first seen, and the earlier events are scanned again only against
 ///   secrets learnt since. A match is reported once, at the step it is first
 ///   seen (the stateless [`check_step`] reports it again at every later step).
-/// - The coordinator's `Debug` is formatted only while a secret is known:
-///   its moving part ([`Coordinator::debug_moving`]) at every such step, its
-///   fixed part ([`Coordinator::debug_fixed`], set at construction) once per
-///   newly learnt secret. The two parts are every field of the `Debug`
-///   output, so a secret in the coordinator's `Debug` at a step is found at
-///   that step or, for the fixed part, at an earlier one.
+/// - The coordinator's state is walked only while a secret is known: its
+///   moving texts ([`Coordinator::moving_texts`]) at every such step, its
+///   fixed texts ([`Coordinator::fixed_texts`], set at construction) once
+///   per newly learnt secret. The two walks visit every text of the state
+///   outside the places a secret may live in memory, so a secret there at a
+///   step is found at that step or, for the fixed part, at an earlier one.
 ///
 /// - `recorded_before_routed` and `human_only_never_backend` judge the
 ///   prompts, backend calls and invocations added by the step only: each
@@ -334,16 +355,14 @@ impl StepChecker {
                 IN_COORDINATOR_STATE.to_owned(),
             ))
         };
-        let moving = format!("{:?}", coordinator.debug_moving());
         for s in &self.secrets {
-            if moving.contains(s.as_str()) {
+            if holds(|v| coordinator.moving_texts(v), s) {
                 in_state(&mut out);
             }
         }
         if self.fixed_scanned_for < self.secrets.len() {
-            let fixed = format!("{:?}", coordinator.debug_fixed());
             for s in &self.secrets[self.fixed_scanned_for..] {
-                if fixed.contains(s.as_str()) {
+                if holds(|v| coordinator.fixed_texts(v), s) {
                     in_state(&mut out);
                 }
             }
@@ -950,7 +969,7 @@ pub fn secret_answers(trace: &Trace) -> Vec<String> {
 }
 
 /// `INV-SECRET-NEVER-PERSISTED`: no secret answer appears in the serialized
-/// stream, nor in any of the `extra` texts (the coordinator's `Debug`, the
+/// stream, nor in any of the `extra` texts (the coordinator's state, the
 /// remembered maps). Secrets shorter than 6 characters are not searched for
 /// (a secret `"y"` would match everywhere); the property tests use unique
 /// markers. The legacy profile has no `Secret` type and breaks it: a tool's
@@ -1199,9 +1218,9 @@ pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coordinator::Faults;
     use crate::explore::{Family, family_size, scenario_at};
     use crate::scenario::{PrompterReply, RunOptions, run_observed};
+    use crate::testkit::Faults;
     use std::collections::BTreeSet;
 
     /// Every `step`-th scenario of the single and pair families and every
@@ -1280,7 +1299,7 @@ mod tests {
     /// message) as the stateless `check_step` and `check_trace`, on a sample
     /// of both exploration families under every fault switch of the model
     /// (a second, independent implementation: the stateless one re-checks
-    /// the whole trace and the whole `Debug` output at every step), and the
+    /// the whole trace and the whole coordinator state at every step), and the
     /// faults are found at all.
     #[test]
     fn the_incremental_checker_finds_what_the_stateless_one_finds() {
@@ -1377,7 +1396,7 @@ mod tests {
     }
 
     /// Rule: INV-SECRET-NEVER-PERSISTED — a secret found in the fixed part
-    /// of the coordinator's `Debug` (the tools, set at construction) is
+    /// of the coordinator's state (the tools, set at construction) is
     /// reported once, at the step the secret is learnt, where the stateless
     /// `check_step` reports it at every later step. The secret here is a
     /// word of a tool's configuration that the prompter gives as the
@@ -1389,22 +1408,39 @@ mod tests {
                 .into_iter()
                 .find(|a| a.len() >= 6 && from_prompter(s, a))
         };
-        let (s, t) = first_run(|s, t| prompted_secret(s, t).is_some());
+        let (mut s, t) = first_run(|s, t| prompted_secret(s, t).is_some());
         let secret = prompted_secret(&s, &t).unwrap();
+        // Configuration of a question no tool asks: a label only the fixed
+        // part holds.
+        if let Some(tool) = s.tools.values_mut().next() {
+            tool.questions.insert(
+                "never_asked".to_owned(),
+                crate::tool::QuestionConfig {
+                    prompt_label: Some("Labelled".to_owned()),
+                    ..Default::default()
+                },
+            );
+        }
         // A word of the fixed part that no moving part and no event holds.
         let mut fixed = String::new();
         let mut elsewhere = String::new();
         let _ = run_observed(&s, RunOptions::default(), &mut |c, t| {
-            fixed = format!("{:?}", c.debug_fixed());
-            elsewhere.push_str(&format!("{:?}", c.debug_moving()));
+            fixed.clear();
+            c.fixed_texts(&mut |w| {
+                fixed.push_str(w);
+                fixed.push('\n');
+            });
+            c.moving_texts(&mut |w| {
+                elsewhere.push_str(w);
+                elsewhere.push('\n');
+            });
             elsewhere.push_str(&serde_json::to_string(&t.stream).unwrap_or_default());
         });
         let word = fixed
             .split(|ch: char| !ch.is_ascii_alphanumeric())
             .find(|w| w.len() >= 6 && !elsewhere.contains(w))
-            .expect("the tools' Debug has a word of its own")
+            .expect("the tools' configuration has a word of its own")
             .to_owned();
-        let mut s = s;
         for reply in &mut s.prompter {
             if let PrompterReply::Answer { value, .. } = reply
                 && value.as_str() == Some(secret.as_str())

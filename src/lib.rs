@@ -43,6 +43,9 @@
 //!   diffs and the invariant matrix.
 //! - `conformance::check_generated` and the generated vectors (the rest of
 //!   [`conformance`], the runner and the vector format, is always there).
+//! - [`testkit`]: wrong implementations (the coordinator's faults, a
+//!   faulty repair), kept out of the spec core, for the fault matrix and
+//!   the wrong-implementation suites.
 //! - `fuzzing`: the cargo-fuzz entry points (hidden from the docs: they are
 //!   for `fuzz/`, not for library users).
 //!
@@ -156,6 +159,8 @@ pub mod routing;
 pub mod rule;
 pub mod scenario;
 pub mod stream;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 pub mod tool;
 pub mod wire;
 

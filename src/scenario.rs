@@ -23,8 +23,8 @@ use serde_json::{Value, json};
 use crate::ask_user;
 use crate::config::{ConfigError, ConfigSource, Enable, PartialEnable, Toggle, toggle_enables};
 use crate::coordinator::{
-    Call, Coordinator, CoordinatorError, Effect, Faults, Input, ResponseKind, RouteTaken,
-    RunPolicy, ToolSpec,
+    Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken, RunPolicy,
+    ToolSpec,
 };
 use crate::inquiry::BackendCall;
 use crate::profile::{ProfileName, ResponseForm, Rules, SeparatorPolicy};
@@ -777,8 +777,10 @@ enum Work {
 /// Options that are not part of the scenario.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RunOptions {
-    /// Faults to inject (all off: the model as specified).
-    pub faults: Faults,
+    /// Faults to inject (all off: the model as specified), committed by the
+    /// testkit's wrapper around the coordinator.
+    #[cfg(feature = "testkit")]
+    pub faults: crate::testkit::Faults,
 }
 
 /// Runs a scenario under the model as specified.
@@ -952,8 +954,13 @@ pub fn run_scheduled(
 
 struct Driver<'s, 'o> {
     scenario: &'s Scenario,
+    #[cfg_attr(not(feature = "testkit"), allow(dead_code))]
     options: RunOptions,
     coordinator: Coordinator,
+    /// What the faulty coordinator carries between steps (nothing when no
+    /// fault is on).
+    #[cfg(feature = "testkit")]
+    fault_state: crate::testkit::FaultState,
     trace: Trace,
     /// The replies not yet taken, read in place (each cloned when taken).
     prompter: std::slice::Iter<'s, PrompterReply>,
@@ -1042,7 +1049,9 @@ impl<'s, 'o> Driver<'s, 'o> {
         Ok(Driver {
             scenario,
             options,
-            coordinator: Coordinator::new(rules, scenario.tty, tools, options.faults),
+            coordinator: Coordinator::new(rules, scenario.tty, tools),
+            #[cfg(feature = "testkit")]
+            fault_state: crate::testkit::FaultState::default(),
             trace: Trace {
                 profile: scenario.profile,
                 rules,
@@ -1091,6 +1100,15 @@ impl<'s, 'o> Driver<'s, 'o> {
         let quitting = matches!(self.stop, Some(TokenCause::HardQuit));
         // One effect buffer for the whole run, drained at every step.
         let mut effects = std::mem::take(&mut self.effects);
+        #[cfg(feature = "testkit")]
+        crate::testkit::faults::handle_into(
+            self.options.faults,
+            &mut self.fault_state,
+            &mut self.coordinator,
+            input,
+            &mut effects,
+        )?;
+        #[cfg(not(feature = "testkit"))]
         self.coordinator.handle_into(input, &mut effects)?;
         for effect in effects.drain(..) {
             match effect {
@@ -1402,20 +1420,23 @@ impl<'s, 'o> Driver<'s, 'o> {
                 // LIFE-PROVENANCE: resolved at the executor boundary from the
                 // tool's kind alone (pre-082: the tool's name,
                 // LIFE-PROVENANCE-LEGACY).
-                let mut source = inquiry_source_under(self.trace.rules.provenance, source, name);
-                if let (true, Outcome::NeedsInput { question }) =
-                    (self.options.faults.config_sets_source, &outcome)
-                {
+                let source = inquiry_source_under(self.trace.rules.provenance, source, name);
+                #[cfg(feature = "testkit")]
+                let source = match (self.options.faults.config_sets_source, &outcome) {
                     // Fault: configuration leaks into provenance.
-                    let label = setup
-                        .spec(name)
-                        .questions
-                        .get(&question.id)
-                        .and_then(|c| c.prompt_label.clone());
-                    if label.as_deref() == Some("Assistant") {
-                        source = crate::wire::InquirySource::Assistant;
+                    (true, Outcome::NeedsInput { question }) => {
+                        let label = setup
+                            .spec(name)
+                            .questions
+                            .get(&question.id)
+                            .and_then(|c| c.prompt_label.clone());
+                        match label.as_deref() {
+                            Some("Assistant") => crate::wire::InquirySource::Assistant,
+                            _ => source,
+                        }
                     }
-                }
+                    _ => source,
+                };
                 Ok(Input::ToolReturned {
                     call,
                     outcome,

@@ -31,10 +31,7 @@ pub mod turns;
 
 pub use pairing::{Pair, PairStep, Pairer, Pairing, pair, pair_tool_calls};
 pub(crate) use sanitize::base64;
-pub use sanitize::{
-    INTERRUPTED_TOOL_CALL, Injected, Orphan, Removed, SanitizeFaults, Sanitized, sanitize,
-    sanitize_with,
-};
+pub use sanitize::{INTERRUPTED_TOOL_CALL, Injected, Orphan, Removed, Sanitized, sanitize};
 pub use turns::{Turn, turns};
 
 use crate::wire::Event;

@@ -12,10 +12,10 @@ use inquiry_model::conformance::run::{
     CaseId, CaseResult, Limits, Progress, Run, RunReport, ShrinkEnd, draw, unused_tools,
 };
 use inquiry_model::conformance::{self, Model, Vector, core_scenario, core_scenarios};
-use inquiry_model::coordinator::Faults;
 use inquiry_model::generate::scenario::{scenario_under, size};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, Scenario};
+use inquiry_model::testkit::Faults;
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 

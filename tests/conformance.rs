@@ -2,7 +2,7 @@
 //! explicit:
 //!
 //! - a wrong-implementation suite: every fault of the fault matrix
-//!   (`coordinator::Faults`), wrapped as an `Implementation`, is caught by
+//!   (`testkit::Faults`), wrapped as an `Implementation`, is caught by
 //!   `check_vectors` and by `check_generated`, and shrunk;
 //! - a second implementation written from the RFD tables without the
 //!   coordinator (`tests/second_implementation/`) passes;
@@ -17,10 +17,10 @@ use inquiry_model::conformance::{
     Verdict, check_generated, check_generated_from, check_vectors, core_scenario, core_scenarios,
     curated,
 };
-use inquiry_model::coordinator::Faults;
 use inquiry_model::generate::scenario::size;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::Scenario;
+use inquiry_model::testkit::Faults;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

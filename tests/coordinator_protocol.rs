@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use common::coordinator_under;
 use indexmap::IndexMap;
-use inquiry_model::coordinator::{Call, Coordinator, Faults, Input, ResponseKind};
+use inquiry_model::coordinator::{Call, Coordinator, Input, ResponseKind};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, RunOptions, Scenario};
 use inquiry_model::tool::ToolSource;
@@ -63,7 +63,7 @@ fn response_kind_names_are_the_ones_the_vector_format_lists() {
 #[test]
 fn a_misused_coordinator_says_what_was_wrong() {
     let rules = ProfileName::Rfd082.rules();
-    let mut c = Coordinator::new(rules, true, IndexMap::new(), Faults::default());
+    let mut c = Coordinator::new(rules, true, IndexMap::new());
     let err = c
         .handle(Input::EndTurn {
             content: "done".to_owned(),

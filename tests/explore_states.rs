@@ -6,11 +6,11 @@
 
 use std::collections::BTreeSet;
 
-use inquiry_model::coordinator::Faults;
 use inquiry_model::explore::states::{self, Dedup};
 use inquiry_model::explore::{Family, root_at};
 use inquiry_model::invariants::{StepChecker, StreamMemo, check_trace_memo};
 use inquiry_model::scenario::{self, RunOptions, Scenario};
+use inquiry_model::testkit::Faults;
 
 /// What a set of runs found: every finding `(rule, message)` and every
 /// distinct final trace (its `Debug`, which shows every field).

@@ -1,5 +1,5 @@
 //! Proof that the properties can fail: every fault of the model's
-//! fault-injection switch (`coordinator::Faults`) is caught by the invariant
+//! fault-injection switch (`testkit::Faults`) is caught by the invariant
 //! it exists for, and the counterexample shrinks to a small scenario.
 //!
 //! Each fault runs the same property as `tests/properties.rs` (every
@@ -7,11 +7,11 @@
 //! this test gives the same verdicts on every machine.
 
 use inquiry_model::check::Diagnostic;
-use inquiry_model::coordinator::Faults;
 use inquiry_model::generate::scenario::{scenario_under, size};
 use inquiry_model::invariants::{check_step, check_trace, without_known};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, RunOptions, Scenario};
+use inquiry_model::testkit::Faults;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
@@ -253,7 +253,8 @@ fn nondeterminism_is_caught() {
 #[test]
 fn sanitize_across_turns_is_caught_and_shrinks() {
     use inquiry_model::generate::stream as arb;
-    use inquiry_model::stream::{SanitizeFaults, pair, sanitize_with};
+    use inquiry_model::stream::pair;
+    use inquiry_model::testkit::sanitize_across_turns;
     let mut runner = TestRunner::new_with_rng(
         Config {
             cases: 2000,
@@ -262,7 +263,6 @@ fn sanitize_across_turns_is_caught_and_shrinks() {
         },
         TestRng::deterministic_rng(RngAlgorithm::ChaCha),
     );
-    let faults = SanitizeFaults { across_turns: true };
     // A small alphabet of events shrinks to the essence: a request, a turn
     // boundary, a response with the same ID.
     let id = |k: u8| inquiry_model::wire::InquiryId::from_opaque(format!("call_{k}.q.1"));
@@ -272,7 +272,7 @@ fn sanitize_across_turns_is_caught_and_shrinks() {
         (0u8..2).prop_map(move |k| arb::answered(id(k), serde_json::json!(true))),
     ];
     let result = runner.run(&proptest::collection::vec(event, 0..12), |events| {
-        let out = sanitize_with(events, faults).events;
+        let out = sanitize_across_turns(events).events;
         if pair(&out).is_complete() {
             Ok(())
         } else {

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use indexmap::IndexMap;
-use inquiry_model::coordinator::{Call, Coordinator, Effect, Faults, Input, RunPolicy, ToolSpec};
+use inquiry_model::coordinator::{Call, Coordinator, Effect, Input, RunPolicy, ToolSpec};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::tool::{BuiltinHook, Outcome, Question, ToolSource, resolve_inquiry_source};
 use inquiry_model::wire::{CancellationReason, InquiryId, InquiryResponse, InquirySource};
@@ -390,7 +390,7 @@ fn turn_cache_split() {
             result: RunPolicy::Unattended,
         },
     );
-    let mut c2 = Coordinator::new(ProfileName::Rfd083.rules(), true, tools, Faults::default());
+    let mut c2 = Coordinator::new(ProfileName::Rfd083.rules(), true, tools);
     c2.handle(Input::BeginTurn {
         content: "go".into(),
     })

@@ -412,7 +412,7 @@ fn persistence_none_skips_the_cache_read() {
     let faulty = inquiry_model::scenario::run_with(
         &scenario(remembered_then_once()),
         inquiry_model::scenario::RunOptions {
-            faults: inquiry_model::coordinator::Faults {
+            faults: inquiry_model::testkit::Faults {
                 ignore_persistence_gate: true,
                 ..Default::default()
             },

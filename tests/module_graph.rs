@@ -31,6 +31,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("coordinator", 5),
     ("config", 5),
     ("scenario", 6),
+    ("testkit", 6),
     ("profile_file", 2),
     ("generate", 7),
     ("invariants", 7),

@@ -16,9 +16,9 @@ use inquiry_model::conformance::{
     Capabilities, Implementation, ImplementationError, Model, Observed, SchedulerCapability,
     Vector, Verdict, check_generated, check_vectors,
 };
-use inquiry_model::coordinator::Faults;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::Scenario;
+use inquiry_model::testkit::Faults;
 use serde_json::json;
 
 /// The committed vectors, read from `spec/vectors/` (not recomputed).

@@ -460,8 +460,8 @@ pub use testkit::{FreeModel, InterleavingBug};
 mod testkit {
     use super::{Capabilities, SchedulerCapability};
     use crate::conformance::{Implementation, ImplementationError, Observed};
-    use crate::coordinator::Faults;
     use crate::scenario::{self, ChoicePoint, RunOptions, Scenario, Scheduler};
+    use crate::testkit::Faults;
 
     /// A fault of a free implementation that shows only under some orders
     /// of its parallel work.

@@ -64,7 +64,7 @@ impl TurnCache {
         }
     }
 
-    pub(super) fn tool_answers_mut(&mut self) -> &mut IndexMap<String, Value> {
+    pub(crate) fn tool_answers_mut(&mut self) -> &mut IndexMap<String, Value> {
         match self {
             TurnCache::Split {
                 remembered_tool_answers,
@@ -76,7 +76,7 @@ impl TurnCache {
         }
     }
 
-    pub(super) fn permission_decisions_mut(&mut self) -> &mut IndexMap<String, Value> {
+    pub(crate) fn permission_decisions_mut(&mut self) -> &mut IndexMap<String, Value> {
         match self {
             TurnCache::Split {
                 remembered_permission_decisions,

@@ -411,7 +411,7 @@ pub fn interleavings(root: &Scenario, options: RunOptions) -> Result<u64, Scenar
 /// then every fault on its own, each named. The one place this module
 /// reads the model's fault switches.
 pub fn fault_matrix() -> Vec<(String, RunOptions)> {
-    crate::coordinator::Faults::each_alone()
+    crate::testkit::Faults::each_alone()
         .into_iter()
         .map(|faults| {
             let name = serde_json::to_value(faults)
@@ -476,7 +476,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::coordinator::Faults;
+    use crate::testkit::Faults;
     use crate::explore::states::{self, Dedup};
     use crate::explore::{Family, root_at, root_indices};
     use crate::scenario;

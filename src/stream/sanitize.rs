@@ -126,45 +126,18 @@ pub const INTERRUPTED_TOOL_CALL: &str =
 /// assert!(sanitize(repaired.events.clone()).is_unchanged());
 /// # Ok::<(), inquiry_model::wire::ReadError>(())
 /// ```
-pub fn sanitize(events: Vec<Event>) -> Sanitized {
-    sanitize_with(events, SanitizeFaults::default())
-}
-
-/// Faults `sanitize` can be told to commit, so that tests can show its
-/// properties catch them. All off by default; `sanitize` is only correct
-/// with all off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SanitizeFaults {
-    /// Pair inquiries across turn boundaries (one ID set for the whole
-    /// stream, the pre-082 repair RFD 082 Phase 3 replaces).
-    pub across_turns: bool,
-}
-
-/// [`sanitize`], with faults injected (for fault-injection tests only).
-///
-/// The stream is repaired one turn at a time, in the input's own buffer:
-/// a turn is planned (its orphans found) and then written out at once,
-/// while its events are still in the cache, so each event is read from
-/// memory once however long the stream. (With the `across_turns` fault the
-/// whole stream is one batch: its pairs may span turns.)
-pub fn sanitize_with(mut events: Vec<Event>, faults: SanitizeFaults) -> Sanitized {
+pub fn sanitize(mut events: Vec<Event>) -> Sanitized {
+    // The stream is repaired one turn at a time, in the input's own buffer:
+    // a turn is planned (its orphans found) and then written out at once,
+    // while its events are still in the cache, so each event is read from
+    // memory once however long the stream.
     let mut out = Writer::new(events.len());
     let mut placer = Placer::default();
-    if faults.across_turns {
-        let mut all: Vec<Scanned> = Vec::new();
-        while let Some(t) = scan_turn(&events, all.last().map_or(0, |t| t.turn.end), all.len()) {
-            all.push(t);
-        }
-        let plan = plan(&events, &all, &mut placer, &mut out.removed, faults);
-        let all = 0..events.len();
-        out.apply(&mut events, all, plan);
-    } else {
-        let (mut start, mut index) = (0, 0);
-        while let Some(t) = scan_turn(&events, start, index) {
-            let plan = plan(&events, &[t], &mut placer, &mut out.removed, faults);
-            out.apply(&mut events, t.turn.start..t.turn.end, plan);
-            (start, index) = (t.turn.end, index + 1);
-        }
+    let (mut start, mut index) = (0, 0);
+    while let Some(t) = scan_turn(&events, start, index) {
+        let plan = plan(&events, t, &mut placer, &mut out.removed);
+        out.apply(&mut events, t.turn.start..t.turn.end, plan);
+        (start, index) = (t.turn.end, index + 1);
     }
     out.finish(events)
 }
@@ -207,9 +180,9 @@ struct Injection {
     event: Event,
 }
 
-/// The repair of a batch of turns.
+/// The repair of a turn.
 struct Plan {
-    /// Per input event of the batch, from its first: `Some(reason)` if it
+    /// Per input event of the turn, from its first: `Some(reason)` if it
     /// goes.
     fate: Vec<Option<Orphan>>,
     /// Sorted by `at`, then by request.
@@ -230,19 +203,17 @@ fn ends_tool_exchange(kind: &EventKind) -> bool {
     }
 }
 
-/// Plans the repair of `batch`, consecutive turns of `events` (one, or all
-/// with the `across_turns` fault). The removed events go straight to the
-/// report, `removed`.
+/// Plans the repair of `scanned`, one turn of `events`. The removed events
+/// go straight to the report, `removed`.
 fn plan(
     events: &[Event],
-    batch: &[Scanned],
+    scanned: Scanned,
     placer: &mut Placer,
     removed: &mut Vec<Removed>,
-    faults: SanitizeFaults,
 ) -> Plan {
-    let offset = batch.first().map_or(0, |t| t.turn.start);
-    let len = batch.last().map_or(0, |t| t.turn.end) - offset;
-    let mut fate: Vec<Option<Orphan>> = vec![None; len];
+    let turn = scanned.turn;
+    let offset = turn.start;
+    let mut fate: Vec<Option<Orphan>> = vec![None; turn.end - turn.start];
     let mut injections: Vec<Injection> = Vec::new();
     let mut inquiries: ByOrder<&InquiryId> = ByOrder::default();
     let mut tools: ByOrder<&str> = ByOrder::default();
@@ -250,68 +221,48 @@ fn plan(
     // placed before the chat event that ends its cycle (or at the turn's
     // end), so already in (position, request) order.
     let mut orphaned: Vec<(usize, usize)> = Vec::new();
-    for scanned in batch {
-        let turn = scanned.turn;
-        inquiries.reserve(scanned.inquiry_requests);
-        tools.reserve(scanned.tool_requests);
-        orphaned.clear();
-        for i in turn.start..turn.end {
-            let e = &events[i];
-            if ends_tool_exchange(&e.kind) {
-                // RFD 004/005 draft: tool call requests are "immediately
-                // followed by tool call responses". A call still open at a
-                // chat event was interrupted: its response goes before the
-                // chat event, and a later response of its ID (a reused ID)
-                // belongs to a call of a later cycle, never to it.
-                orphaned.extend(tools.orphans().map(|r| (i, r)));
-                tools.reset();
-            }
-            match inquiry_role(e) {
-                Role::Request(id) => {
-                    inquiries.open(&id, i);
-                }
-                Role::Response(id) => {
-                    if inquiries.close(&id).is_none() {
-                        fate[i - offset] = Some(Orphan::InquiryResponse);
-                    }
-                }
-                Role::Neither => {}
-            }
-            match tool_call_role(e) {
-                Role::Request(id) => {
-                    tools.open(&id, i);
-                }
-                Role::Response(id) => {
-                    if tools.close(&id).is_none() {
-                        fate[i - offset] = Some(Orphan::ToolCallResponse);
-                    }
-                }
-                Role::Neither => {}
-            }
+    inquiries.reserve(scanned.inquiry_requests);
+    tools.reserve(scanned.tool_requests);
+    for i in turn.start..turn.end {
+        let e = &events[i];
+        if ends_tool_exchange(&e.kind) {
+            // RFD 004/005 draft: tool call requests are "immediately
+            // followed by tool call responses". A call still open at a
+            // chat event was interrupted: its response goes before the
+            // chat event, and a later response of its ID (a reused ID)
+            // belongs to a call of a later cycle, never to it.
+            orphaned.extend(tools.orphans().map(|r| (i, r)));
+            tools.reset();
         }
-        if !faults.across_turns {
-            for r in inquiries.orphans() {
-                fate[r - offset] = Some(Orphan::InquiryRequest);
+        match inquiry_role(e) {
+            Role::Request(id) => {
+                inquiries.open(&id, i);
             }
-            inquiries.reset();
+            Role::Response(id) => {
+                if inquiries.close(&id).is_none() {
+                    fate[i - offset] = Some(Orphan::InquiryResponse);
+                }
+            }
+            Role::Neither => {}
         }
-        orphaned.extend(tools.orphans().map(|r| (turn.end, r)));
-        placer.place(events, turn, &orphaned, &mut injections);
-        tools.reset();
-        if !faults.across_turns {
-            report(turn, &fate[turn.start - offset..turn.end - offset], removed);
+        match tool_call_role(e) {
+            Role::Request(id) => {
+                tools.open(&id, i);
+            }
+            Role::Response(id) => {
+                if tools.close(&id).is_none() {
+                    fate[i - offset] = Some(Orphan::ToolCallResponse);
+                }
+            }
+            Role::Neither => {}
         }
     }
-    if faults.across_turns {
-        // The requests are only orphans once the whole stream is read.
-        for r in inquiries.orphans() {
-            fate[r - offset] = Some(Orphan::InquiryRequest);
-        }
-        for scanned in batch {
-            let turn = scanned.turn;
-            report(turn, &fate[turn.start - offset..turn.end - offset], removed);
-        }
+    for r in inquiries.orphans() {
+        fate[r - offset] = Some(Orphan::InquiryRequest);
     }
+    orphaned.extend(tools.orphans().map(|r| (turn.end, r)));
+    placer.place(events, turn, &orphaned, &mut injections);
+    report(turn, &fate, removed);
     Plan { fate, injections }
 }
 
@@ -558,54 +509,5 @@ mod tests {
             transient <= TRANSIENT,
             "sanitize held {transient} bytes beyond its output of {output} (peak {peak})"
         );
-    }
-
-    /// The `across_turns` fault (the pre-082 repair RFD 082 Phase 3
-    /// replaces) changes only where a pair may be found: a request no
-    /// response answers anywhere in the stream is still removed, in its own
-    /// turn, so the fault matrix sees that fault break turn scoping
-    /// (`STREAM-SANITIZE-TURN-SCOPED`) and nothing else. Here a request in
-    /// the first turn is answered in the second (the fault keeps both) and a
-    /// request in the second is never answered (both repairs remove it).
-    /// Written for a surviving mutant (`r - offset` to `r / offset` where
-    /// the fault marks its orphans): the faulty repair dropped the request
-    /// but left it out of `removed`, whose entries were taken turn by turn
-    /// before the stream's orphans were known.
-    #[test]
-    fn the_across_turns_fault_still_removes_a_request_nothing_answers() {
-        use crate::generate::stream::{
-            answered, inquiry_request, tool_call_request, tool_call_response, turn_start,
-        };
-        let asked = InquiryId::new("c1", "apply", 1);
-        let never = InquiryId::new("c2", "apply", 1);
-        let events = vec![
-            turn_start(),
-            tool_call_request("c1"),
-            inquiry_request(asked.clone()),
-            tool_call_response("c1"),
-            turn_start(),
-            tool_call_request("c2"),
-            answered(asked, serde_json::json!(true)),
-            inquiry_request(never),
-            tool_call_response("c2"),
-        ];
-        let unanswered = Removed {
-            index: 7,
-            turn: 1,
-            reason: Orphan::InquiryRequest,
-        };
-        let faulty = sanitize_with(events.clone(), SanitizeFaults { across_turns: true });
-        assert_eq!(
-            faulty.removed,
-            [unanswered],
-            "the fault keeps the cross-turn pair"
-        );
-        let correct = sanitize(events);
-        assert_eq!(
-            correct.removed.len(),
-            3,
-            "turn-scoped: the pair's halves go too"
-        );
-        assert!(correct.removed.contains(&unanswered));
     }
 }

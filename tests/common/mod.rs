@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use indexmap::IndexMap;
-use inquiry_model::coordinator::{Coordinator, Faults, RunPolicy, ToolSpec};
+use inquiry_model::coordinator::{Coordinator, RunPolicy, ToolSpec};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, Scenario, Trace};
 use inquiry_model::tool::ToolSource;
@@ -94,5 +94,5 @@ pub fn coordinator_under(profile: ProfileName, tools: Vec<(&str, ToolSource)>) -
             )
         })
         .collect();
-    Coordinator::new(profile.rules(), true, tools, Faults::default())
+    Coordinator::new(profile.rules(), true, tools)
 }

@@ -1,0 +1,15 @@
+//! Wrong implementations, kept apart from the spec core so that it carries
+//! no fault switch: each commits one fault the invariant checks, the oracle
+//! or the conformance vectors exist to catch (rule `INV-FAULTS-CAUGHT`).
+//!
+//! - [`faults`]: the coordinator's faults ([`Faults`]), committed by a
+//!   wrapper around [`crate::coordinator::Coordinator`] that edits its
+//!   inputs, its effects and its turn state between steps.
+//! - [`sanitize`]: a faulty repair ([`sanitize_across_turns`]), the
+//!   pre-082 repair RFD 082 Phase 3 replaces.
+
+pub mod faults;
+pub mod sanitize;
+
+pub use faults::{FaultState, Faults};
+pub use sanitize::sanitize_across_turns;
