@@ -88,6 +88,8 @@ impl Clone for Machine<'_> {
                 scenario: d.scenario,
                 options: d.options,
                 coordinator: d.coordinator.clone(),
+                #[cfg(feature = "testkit")]
+                fault_state: d.fault_state.clone(),
                 trace: d.trace.clone(),
                 prompter: d.prompter.clone(),
                 backend: d.backend.clone(),
