@@ -5,13 +5,16 @@
 //! own function returning the exit code, so adding one is adding a variant,
 //! a struct and a function.
 
-use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 pub mod check_command;
 pub mod conform_command;
 pub mod model_commands;
 mod paths;
 pub mod profile_arg;
+pub mod progress;
 pub mod rfd_check_command;
 pub mod sanitize_command;
 pub mod summary_command;
@@ -41,8 +44,109 @@ pub const SARIF_SCHEMA: &str =
     about = "Reference model of the tool-inquiry recording lifecycle (RFD 082/083)"
 )]
 struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
     #[command(subcommand)]
     command: Command,
+}
+
+/// The flags every subcommand takes, before or after its name, as cargo's
+/// and ruff's do: how much to say on stderr, and whether to colour and
+/// show progress. Every command reads them from here.
+#[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
+pub struct GlobalArgs {
+    /// Say nothing on stderr but errors: no progress, no notes.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Say more on stderr (what runs, and how long it took).
+    #[arg(short, long, global = true, action = ArgAction::Count)]
+    pub verbose: u8,
+    /// Colour the severities of `check`'s text report: `auto` colours on a
+    /// terminal unless `NO_COLOR` is set (`CLICOLOR_FORCE` colours any
+    /// output).
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    pub color: When,
+    /// Progress of long runs on stderr: `auto` on a terminal only;
+    /// `always` also into a pipe or a file (a line per update); `never`.
+    /// `-q` means `never`. Standard output is the same either way.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    pub progress: When,
+}
+
+/// `--color` and `--progress`: on a terminal only, always, or never.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum When {
+    /// On a terminal only.
+    #[default]
+    Auto,
+    /// Also into a pipe or a file.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl GlobalArgs {
+    /// Whether to draw progress on stderr (`--progress`, `-q`).
+    pub fn progress_on(&self) -> bool {
+        !self.quiet
+            && match self.progress {
+                When::Auto => std::io::stderr().is_terminal(),
+                When::Always => true,
+                When::Never => false,
+            }
+    }
+
+    /// Whether to colour standard output (`--color`; for `auto`, the
+    /// conventions of no-color.org and bixense.com/clicolors: a non-empty
+    /// `NO_COLOR` switches colour off, a `CLICOLOR_FORCE` other than `0` on).
+    pub fn color_on(&self) -> bool {
+        let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+        match self.color {
+            When::Always => true,
+            When::Never => false,
+            When::Auto if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => false,
+            When::Auto => set("CLICOLOR_FORCE") || std::io::stdout().is_terminal(),
+        }
+    }
+
+    /// Prints a note on stderr unless `-q`.
+    pub fn note(&self, text: &str) {
+        if !self.quiet {
+            eprintln!("inquiry-model: {text}");
+        }
+    }
+
+    /// Prints a note on stderr with `-v` only.
+    pub fn detail(&self, text: &str) {
+        if self.verbose > 0 && !self.quiet {
+            eprintln!("inquiry-model: {text}");
+        }
+    }
+}
+
+/// The parser of counts and durations that must be at least 1
+/// (`--stride`, `--threads`, `--timeout`): 0 would mean nothing, everything
+/// or forever, so it is refused as a usage error (exit 2) instead of being
+/// given a meaning silently.
+pub fn at_least_one<T>(s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialEq + From<u8>,
+    T::Err: std::fmt::Display,
+{
+    match s.trim().parse::<T>() {
+        Ok(n) if n == T::from(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("`{s}` is not a whole number: {e}")),
+    }
+}
+
+/// `1 turn`, `2 turns`: a count and its noun, singular for exactly one.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -102,17 +206,18 @@ where
             return code;
         }
     };
+    let g = &cli.global;
     match cli.command {
-        Command::Summary(args) => summary_command::summary_command(args),
-        Command::Check(args) => check_command::check_command(args),
+        Command::Summary(args) => summary_command::summary_command(args, g),
+        Command::Check(args) => check_command::check_command(args, g),
         Command::Sanitize(args) => sanitize_command::sanitize_command(args),
         Command::Run(args) => model_commands::run_command(args),
         Command::Vectors(args) => model_commands::vectors_command(args),
-        Command::Conform(args) => conform_command::conform_command(args),
+        Command::Conform(args) => conform_command::conform_command(args, g),
         Command::Explain(args) => model_commands::explain_command(args),
-        Command::Explore(args) => model_commands::explore_command(args),
-        Command::DiffProfiles(args) => model_commands::diff_command(args),
-        Command::Invariants(args) => model_commands::invariants_command(args),
+        Command::Explore(args) => model_commands::explore_command(args, g),
+        Command::DiffProfiles(args) => model_commands::diff_command(args, g),
+        Command::Invariants(args) => model_commands::invariants_command(args, g),
         Command::RfdCheck(args) => rfd_check_command::rfd_check_command(args),
     }
 }

@@ -28,7 +28,7 @@ pub struct SummaryArgs {
 }
 
 /// Runs `summary`; returns the exit code.
-pub fn summary_command(args: SummaryArgs) -> i32 {
+pub fn summary_command(args: SummaryArgs, _global: &super::GlobalArgs) -> i32 {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let mut code = EXIT_OK;

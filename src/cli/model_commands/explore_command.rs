@@ -16,8 +16,9 @@ scenario (the scope's scenarios without their scheduler picks) as a state \
 graph, not expanding a state already expanded; it reports the distinct \
 states and shards by root.")]
 pub struct ExploreArgs {
-    /// Check only every Nth scenario (1: the complete enumeration).
-    #[arg(long, default_value_t = 1)]
+    /// Check only every Nth scenario (1: the complete enumeration; at
+    /// least 1).
+    #[arg(long, default_value_t = 1, value_parser = crate::cli::at_least_one::<usize>)]
     pub stride: usize,
     /// `small` (single and pairs, 680 448 scenarios), `big` (small and
     /// triples), or one family alone: `single`, `pairs`, `triples`.
@@ -26,8 +27,8 @@ pub struct ExploreArgs {
     /// Check only part k of n (`k/n`, 0 <= k < n).
     #[arg(long, default_value = "0/1", value_parser = parse_shard)]
     pub shard: (usize, usize),
-    /// Worker threads (default: the available cores).
-    #[arg(long)]
+    /// Worker threads (default: the available cores; at least 1).
+    #[arg(long, value_parser = crate::cli::at_least_one::<usize>)]
     pub threads: Option<usize>,
     /// Search every interleaving of each root scenario as a state graph
     /// (instead of the scope's fixed scheduler picks).
@@ -50,8 +51,18 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     if k < n { Ok((k, n)) } else { Err(bad()) }
 }
 
+/// How many items a plan takes of families holding `sizes` items: every
+/// `stride`-th of each family, then the `k`-th of every `n` of those
+/// (as `explore`'s shards are cut), for the progress count.
+fn planned(sizes: impl Iterator<Item = usize>, plan: explore::Plan) -> usize {
+    let stride = plan.stride.max(1);
+    let strided: usize = sizes.map(|n| n.div_ceil(stride)).sum();
+    let (k, n) = (plan.shard.0, plan.shard.1.max(1));
+    strided.saturating_sub(k).div_ceil(n)
+}
+
 /// `explore`: the exhaustive small-scope enumeration.
-pub fn explore_command(args: ExploreArgs) -> i32 {
+pub fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
     let start = Instant::now();
     let families: &[Family] = match args.scope.as_str() {
         "big" => &[Family::Single, Family::Pairs, Family::Triples],
@@ -68,19 +79,40 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
         shard: args.shard,
         threads,
     };
+    let (what, unit) = if args.states {
+        ("explore --states", "root scenarios")
+    } else {
+        ("explore", "scenarios")
+    };
+    let items = |f: Family| {
+        if args.states {
+            explore::root_indices(f).len()
+        } else {
+            explore::family_size(f)
+        }
+    };
+    let progress = Progress::start(
+        global,
+        what,
+        planned(families.iter().map(|&f| items(f)), plan) as u64,
+        unit,
+    );
+    let done = || progress.inc(1);
     let report = if args.states {
         let dedup = match args.dedup.as_str() {
             "off" => explore::states::Dedup::Off,
             _ => explore::states::Dedup::Full,
         };
-        explore::explore_states(families, plan, dedup)
+        explore::explore_states_with(families, plan, dedup, &done)
     } else {
-        explore::explore_plan(families, plan)
+        explore::explore_plan_with(families, plan, &done)
     };
+    progress.finish();
     let secs = start.elapsed().as_secs_f64().max(1e-9);
     let total = report.total();
     out!(
-        "checked {total} scenarios ({}; stride {}, shard {}/{}, {} threads) and {} coordinator steps in {:.1} s: {:.0} scenarios/s",
+        "checked {} ({}; stride {}, shard {}/{}, {}) and {} in {:.1} s: {:.0} scenarios/s",
+        crate::cli::count(total, "scenario"),
         families
             .iter()
             .map(|f| format!(
@@ -93,8 +125,8 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
         args.stride,
         args.shard.0,
         args.shard.1,
-        threads,
-        report.steps,
+        crate::cli::count(threads, "thread"),
+        crate::cli::count(report.steps, "coordinator step"),
         secs,
         total as f64 / secs
     );
