@@ -179,7 +179,8 @@ enum Command {
     /// Which invariants hold under a profile (or the whole matrix).
     Invariants(model_commands::InvariantsArgs),
     /// Check an RFD's JSON examples and decision tables against a profile.
-    /// Exit 0: they agree; 1: a row or example disagrees; 2: unusable input.
+    /// Exit 0: they agree; 1: a row or example disagrees; 2: unusable input
+    /// or nothing checked.
     RfdCheck(rfd_check_command::RfdCheckArgs),
 }
 
