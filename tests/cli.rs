@@ -132,7 +132,7 @@ fn cli_summary_still_works() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("legacy-backend-answered.jsonl: 7 events in 1 turns"),
+        text.contains("legacy-backend-answered.jsonl: 7 events in 1 turn"),
         "{text}"
     );
     assert!(text.contains("inquiry pairs: 1"), "{text}");

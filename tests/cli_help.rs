@@ -228,7 +228,7 @@ fn summary_takes_paths_like_check() {
     let out = run_in(&dir.0, &["summary", conv.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("events.json: 2 events in 1 turns"), "{text}");
+    assert!(text.contains("events.json: 2 events in 1 turn"), "{text}");
     assert!(!text.contains("metadata.json"), "{text}");
     // And with a relative one.
     let out = run_in(&dir.0, &["summary", "conv"]);

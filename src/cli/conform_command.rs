@@ -207,6 +207,20 @@ pub fn conform_with_stop(
             imp.profiles.contains(p) && (args.profile.is_empty() || args.profile.contains(p))
         })
         .collect();
+    if profiles.is_empty() {
+        // Nothing to run is no verdict: say which profiles the adapter runs.
+        let names =
+            |ps: &[ProfileName]| ps.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ");
+        eprintln!(
+            "inquiry-model conform: no profile to run: the adapter runs {}; --profile names {}",
+            match imp.profiles.as_slice() {
+                [] => "none".to_owned(),
+                ps => names(ps),
+            },
+            names(&args.profile)
+        );
+        return EXIT_UNUSABLE;
+    }
     let core_only = imp.core_only;
     imp.capabilities.witness_budget = args.witness_budget.max(1);
     let mut header = Header {

@@ -122,7 +122,11 @@ pub fn summarize(input: &CheckInput) -> Result<String, String> {
             .map(|r| format!("  turn {turn}: unpaired request {} at event {r}", ids[r])),
     );
     let total: usize = kinds.values().sum();
-    let mut s = format!("{name}: {total} events in {} turns\n", turns.count());
+    let mut s = format!(
+        "{name}: {} in {}\n",
+        super::count(total, "event"),
+        super::count(turns.count(), "turn")
+    );
     for (k, n) in &kinds {
         s.push_str(&format!("  {k}: {n}\n"));
     }

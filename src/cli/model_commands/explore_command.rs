@@ -132,15 +132,15 @@ pub fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
     );
     if args.states {
         out!(
-            "state search: {} root scenarios ({}); every interleaving of each, {} complete runs counted as scenarios above; distinct states expanded: {}; states met again and not expanded: {} (dedup {})",
-            report.roots.values().sum::<usize>(),
+            "state search: {} ({}); every interleaving of each, {} counted as scenarios above; distinct states expanded: {}; states met again and not expanded: {} (dedup {})",
+            crate::cli::count(report.roots.values().sum::<usize>(), "root scenario"),
             report
                 .roots
                 .iter()
                 .map(|(f, n)| format!("{n} {f}"))
                 .collect::<Vec<_>>()
                 .join(", "),
-            total,
+            crate::cli::count(total, "complete run"),
             report.distinct_states,
             report.revisited_states,
             args.dedup

@@ -53,17 +53,17 @@ pub fn invariants_command(args: InvariantsArgs, global: &GlobalArgs) -> i32 {
         ),
         ReportFormat::Markdown => {
             out!(
-                "### Invariants under `{profile}` ({} scenarios)\n",
-                scenarios.len()
+                "### Invariants under `{profile}` ({})\n",
+                crate::cli::count(scenarios.len(), "scenario")
             );
             out!("| invariant | verdict | smallest counterexample |");
             out!("|---|---|---|");
             for v in &verdicts {
                 match (&v.smallest, &v.example) {
                     (Some(s), Some(d)) => out!(
-                        "| `{}` | violated in {} scenarios | {} <br> `{}` |",
+                        "| `{}` | violated in {} | {} <br> `{}` |",
                         v.rule,
-                        v.violating,
+                        crate::cli::count(v.violating, "scenario"),
                         markdown_cell(d),
                         markdown_cell(&serde_json::to_string(s).unwrap_or_default())
                     ),
@@ -76,15 +76,15 @@ pub fn invariants_command(args: InvariantsArgs, global: &GlobalArgs) -> i32 {
         }
         ReportFormat::Text => {
             out!(
-                "invariants under {profile} over {} scenarios:",
-                scenarios.len()
+                "invariants under {profile} over {}:",
+                crate::cli::count(scenarios.len(), "scenario")
             );
             for v in &verdicts {
                 match (&v.smallest, &v.example) {
                     (Some(s), Some(d)) => out!(
-                        "  {:<32} violated in {} scenarios; smallest:\n      {}\n      {}",
+                        "  {:<32} violated in {}; smallest:\n      {}\n      {}",
                         v.rule,
-                        v.violating,
+                        crate::cli::count(v.violating, "scenario"),
                         d,
                         serde_json::to_string(s).unwrap_or_default()
                     ),
