@@ -32,6 +32,25 @@ pub const EXIT_UNUSABLE: i32 = 2;
 /// The version of the `check --format json` document.
 pub const CHECK_JSON_VERSION: u32 = 1;
 
+/// The version of the `summary --format json` document.
+pub const SUMMARY_JSON_VERSION: u32 = 1;
+
+/// The version of the `explore --format json` document.
+pub const EXPLORE_JSON_VERSION: u32 = 1;
+
+/// The version of the `explain --format json` document.
+pub const EXPLAIN_JSON_VERSION: u32 = 1;
+
+/// `--format` of `summary`, `explore` and `explain`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum TextOrJson {
+    /// Lines for a person.
+    #[default]
+    Text,
+    /// One JSON document with its `version` first, as `check --format json`.
+    Json,
+}
+
 /// The JSON schema of SARIF 2.1.0 (OASIS, errata 01), named by
 /// `check --format sarif`'s `$schema`.
 pub const SARIF_SCHEMA: &str =

@@ -12,7 +12,10 @@ use clap::{Args, ValueEnum};
 use serde_json::Value;
 
 use super::progress::Progress;
-use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, GlobalArgs};
+use super::{
+    EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, EXPLAIN_JSON_VERSION, EXPLORE_JSON_VERSION,
+    GlobalArgs, TextOrJson,
+};
 use crate::amend;
 use crate::conformance;
 use crate::explore::{self, Family};

@@ -39,6 +39,11 @@ pub struct ExploreArgs {
     /// interleaving to the end (to measure what deduplication saves).
     #[arg(long, default_value = "full", value_parser = ["full", "off"])]
     pub dedup: String,
+    /// `text`, or `json`: `{"version": 1, scope, stride, shard, threads,
+    /// states, dedup, seconds, report}` with every count and every
+    /// violation (the text shows the first five).
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
@@ -110,6 +115,28 @@ pub fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
     progress.finish();
     let secs = start.elapsed().as_secs_f64().max(1e-9);
     let total = report.total();
+    let code = if report.violations.is_empty() && report.errors.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_VIOLATIONS
+    };
+    if args.format == TextOrJson::Json {
+        out!(
+            "{}",
+            serde_json::json!({
+                "version": EXPLORE_JSON_VERSION,
+                "scope": args.scope,
+                "stride": args.stride,
+                "shard": [args.shard.0, args.shard.1],
+                "threads": threads,
+                "states": args.states,
+                "dedup": args.dedup,
+                "seconds": secs,
+                "report": report,
+            })
+        );
+        return code;
+    }
     out!(
         "checked {} ({}; stride {}, shard {}/{}, {}) and {} in {:.1} s: {:.0} scenarios/s",
         crate::cli::count(total, "scenario"),
@@ -186,11 +213,7 @@ pub fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
             serde_json::to_string(s).unwrap_or_default()
         );
     }
-    if report.violations.is_empty() && report.errors.is_empty() {
-        EXIT_OK
-    } else {
-        EXIT_VIOLATIONS
-    }
+    code
 }
 
 #[cfg(test)]
