@@ -180,22 +180,31 @@ enum Command {
     /// out, with a report of every removal and injection. Exit 0: nothing to
     /// repair; 1: repaired; 2: unusable input.
     Sanitize(sanitize_command::SanitizeArgs),
-    /// Run a scenario through the model and print the trace as JSON.
+    /// Run a scenario through the model and print the trace as JSON. Exit
+    /// 0: the trace printed; 2: unusable scenario or usage.
     Run(model_commands::RunArgs),
     /// Write conformance vectors: scenario in, expected stream and
-    /// tool-visible behaviour out.
+    /// tool-visible behaviour out. Exit 0: written; 2: cannot write, or
+    /// usage.
     Vectors(model_commands::VectorsArgs),
     /// Run an implementation in any language (a JSON Lines subprocess) on
     /// the vectors and generated scenarios. Exit 0: pass; 1: a failure; 2:
     /// unusable adapter or usage.
     Conform(conform_command::ConformArgs),
-    /// Print a rule of the catalog: its text, RFD source and tests.
+    /// Print a rule of the catalog: its text, RFD source and tests. Exit 0:
+    /// printed; 2: no such rule, or usage.
     Explain(model_commands::ExplainArgs),
     /// Enumerate the small scope exhaustively and check every invariant.
+    /// Exit 0: none violated; 1: a violation (or a scenario the model
+    /// refused); 2: usage.
     Explore(model_commands::ExploreArgs),
     /// Run the same scenarios under two profiles and classify the changes.
+    /// Exit 0: the target keeps every invariant the base keeps; 1: it
+    /// breaks one; 2: unusable profile or usage.
     DiffProfiles(model_commands::DiffArgs),
-    /// Which invariants hold under a profile (or the whole matrix).
+    /// Which invariants hold under a profile (or the whole matrix). Exit 0:
+    /// all hold (always with --matrix); 1: one is violated; 2: unusable
+    /// profile or usage.
     Invariants(model_commands::InvariantsArgs),
     /// Check an RFD's JSON examples and decision tables against a profile.
     /// Exit 0: they agree; 1: a row or example disagrees; 2: unusable input

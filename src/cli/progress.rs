@@ -19,6 +19,8 @@ use super::GlobalArgs;
 pub struct Progress {
     bar: ProgressBar,
     terminal: bool,
+    /// `-v`: the final count and time on stderr, progress shown or not.
+    verbose: bool,
 }
 
 impl Progress {
@@ -47,7 +49,11 @@ impl Progress {
             .with_style(style)
             .with_prefix(what.to_owned())
             .with_message(unit.to_owned());
-        Progress { bar, terminal }
+        Progress {
+            bar,
+            terminal,
+            verbose: global.verbose > 0 && !global.quiet,
+        }
     }
 
     /// Counts `n` more items done.
@@ -63,12 +69,15 @@ impl Progress {
     }
 
     /// Ends the count: on a terminal the bar is erased (the report follows
-    /// on stdout); in a pipe the last count is written.
+    /// on stdout); in a pipe, and with `-v`, the last count is written with
+    /// the time taken.
     pub fn finish(self) {
         if self.terminal || self.bar.is_hidden() {
             self.bar.finish_and_clear();
         } else {
             self.bar.abandon();
+        }
+        if self.verbose || !(self.terminal || self.bar.is_hidden()) {
             eprintln!(
                 "{}: {}/{} {} in {:.1} s",
                 self.bar.prefix(),

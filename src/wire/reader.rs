@@ -519,6 +519,9 @@ impl<R: BufRead> EventReader<R> {
                 }
             }
         };
+        // A raw NUL byte is JSON nowhere (RFC 8259 §7: control characters
+        // are escaped in strings): UTF-16 shows one beside each character.
+        let nul;
         let parsed = match in_chunk {
             Some(end) => {
                 // Not consumed yet: the same bytes come back.
@@ -528,12 +531,14 @@ impl<R: BufRead> EventReader<R> {
                 };
                 let bytes = &chunk[..end];
                 self.pos.advance(bytes);
+                nul = memchr::memchr(0, bytes).is_some();
                 let parsed = parse_event(bytes, |fields| f(fields, line, column));
                 self.inner.consume(end);
                 parsed
             }
             None => {
                 self.pos.advance(&self.buf);
+                nul = memchr::memchr(0, &self.buf).is_some();
                 parse_event(&self.buf, |fields| f(fields, line, column))
             }
         };
@@ -556,7 +561,12 @@ impl<R: BufRead> EventReader<R> {
                     Some(self.index),
                     l,
                     c,
-                    strip_position(&e.to_string()),
+                    match nul {
+                        true => {
+                            format!("{}; found {}", strip_position(&e.to_string()), show_byte(0))
+                        }
+                        false => strip_position(&e.to_string()),
+                    },
                 ))
             }
         }
