@@ -169,7 +169,8 @@ fn invariants_markdown_is_a_table() {
         "--sample",
         "30",
     ]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // Legacy violates invariants RFD 082 fixes: a finding, exit 1.
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
     let text = stdout(&out);
     // The table, then each failing invariant's counterexample drawn
     // (AMEND-GATE) under its own heading.

@@ -486,19 +486,24 @@ impl<R: BufRead> EventReader<R> {
             };
             if chunk.is_empty() {
                 let buf = std::mem::take(&mut self.buf);
+                // Report where the input ends, not where the event began.
+                let start = self.pos;
+                self.pos.advance(&buf);
                 if let Some(quote) = open_string(&buf).filter(|_| scan.in_string) {
-                    // Name the string left open, where it opens: the end of
-                    // input may be lines further on.
-                    self.pos.advance(&buf[..quote]);
+                    // Name the string left open where it opens too: the end
+                    // of input may be lines further on.
+                    let mut at = start;
+                    at.advance(&buf[..quote]);
                     return Err(self.err(
                         ReadErrorKind::UnexpectedEnd,
                         Some(self.index),
-                        "unterminated string: the input ends inside the string that opens \
-                         here (expected a closing `\"`)",
+                        format!(
+                            "unexpected end of input inside an unterminated string (opened at \
+                             line {}, column {}; expected a closing `\"`)",
+                            at.line, at.column
+                        ),
                     ));
                 }
-                // Report where the input ends, not where the event began.
-                self.pos.advance(&buf);
                 return Err(self.err(
                     ReadErrorKind::UnexpectedEnd,
                     Some(self.index),
