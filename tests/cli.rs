@@ -768,7 +768,9 @@ fn check_colours_severities_as_told() {
     let dir = TempDir::new("colour");
     dir.write("bad.jsonl", stream(false));
     let red = "\x1b[1;31merror\x1b[0m";
-    let cases: [(&[&str], &[(&str, &str)], bool); 6] = [
+    /// Flags, environment, whether coloured.
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], bool);
+    let cases: [Case; 6] = [
         (&["--color", "always"], &[], true),
         (&[], &[("CLICOLOR_FORCE", "1")], true),
         (&[], &[], false),
