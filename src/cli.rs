@@ -127,20 +127,6 @@ impl GlobalArgs {
             When::Auto => set("CLICOLOR_FORCE") || std::io::stdout().is_terminal(),
         }
     }
-
-    /// Prints a note on stderr unless `-q`.
-    pub fn note(&self, text: &str) {
-        if !self.quiet {
-            eprintln!("inquiry-model: {text}");
-        }
-    }
-
-    /// Prints a note on stderr with `-v` only.
-    pub fn detail(&self, text: &str) {
-        if self.verbose > 0 && !self.quiet {
-            eprintln!("inquiry-model: {text}");
-        }
-    }
 }
 
 /// The parser of counts and durations that must be at least 1
