@@ -688,11 +688,23 @@ pub fn diff_profiles(
     to: impl Into<RuleSet>,
     scenarios: &[Scenario],
 ) -> DiffReport {
+    diff_profiles_with(from, to, scenarios, &mut || {})
+}
+
+/// [`diff_profiles`], calling `done` after each scenario (for a progress
+/// count).
+pub fn diff_profiles_with(
+    from: impl Into<RuleSet>,
+    to: impl Into<RuleSet>,
+    scenarios: &[Scenario],
+    done: &mut dyn FnMut(),
+) -> DiffReport {
     let (from, to): (RuleSet, RuleSet) = (from.into(), to.into());
     let mut by_class: BTreeMap<Class, (usize, Scenario, Trace, Trace, String)> = BTreeMap::new();
     let mut differing = 0;
     let mut run = 0;
     for s in scenarios {
+        done();
         let (Ok(a), Ok(b)) = (run_under(s, &from), run_under(s, &to)) else {
             continue;
         };
@@ -756,12 +768,23 @@ pub fn diff_profiles(
 /// `AMEND-GATE`): every `INV-*`/`CHECK-*` rule with no violation under
 /// `from` and at least one under `to`, with `to`'s smallest counterexample.
 pub fn regressions(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
-    let kept: BTreeSet<String> = invariants(from.clone(), scenarios)
+    regressions_with(from, to, scenarios, &mut || {})
+}
+
+/// [`regressions`], calling `done` after each scenario run (twice per
+/// scenario: under `from`, then under `to`; for a progress count).
+pub fn regressions_with(
+    from: &RuleSet,
+    to: &RuleSet,
+    scenarios: &[Scenario],
+    done: &mut dyn FnMut(),
+) -> Vec<Verdict> {
+    let kept: BTreeSet<String> = invariants_with(from.clone(), scenarios, done)
         .into_iter()
         .filter(|v| v.violating == 0)
         .map(|v| v.rule)
         .collect();
-    invariants(to.clone(), scenarios)
+    invariants_with(to.clone(), scenarios, done)
         .into_iter()
         .filter(|v| v.violating > 0 && kept.contains(&v.rule))
         .collect()
@@ -998,9 +1021,20 @@ pub struct Verdict {
 /// Which invariants hold under `profile` over `scenarios`: every `INV-*`
 /// rule of the catalog, and every `CHECK-*` rule any run breaks.
 pub fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Verdict> {
+    invariants_with(profile, scenarios, &mut || {})
+}
+
+/// [`invariants`], calling `done` after each scenario (for a progress
+/// count).
+pub fn invariants_with(
+    profile: impl Into<RuleSet>,
+    scenarios: &[Scenario],
+    done: &mut dyn FnMut(),
+) -> Vec<Verdict> {
     let profile: RuleSet = profile.into();
     let mut found: BTreeMap<String, (usize, Scenario, String)> = BTreeMap::new();
     for s in scenarios {
+        done();
         let s = under(s, &profile);
         let mut diags = Vec::new();
         let Ok(t) = scenario::run_under(&s, profile.rules, RunOptions::default(), &mut |c, t| {

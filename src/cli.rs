@@ -5,13 +5,16 @@
 //! own function returning the exit code, so adding one is adding a variant,
 //! a struct and a function.
 
-use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 pub mod check_command;
 pub mod conform_command;
 pub mod model_commands;
 mod paths;
 pub mod profile_arg;
+pub mod progress;
 pub mod rfd_check_command;
 pub mod sanitize_command;
 pub mod summary_command;
@@ -29,6 +32,25 @@ pub const EXIT_UNUSABLE: i32 = 2;
 /// The version of the `check --format json` document.
 pub const CHECK_JSON_VERSION: u32 = 1;
 
+/// The version of the `summary --format json` document.
+pub const SUMMARY_JSON_VERSION: u32 = 1;
+
+/// The version of the `explore --format json` document.
+pub const EXPLORE_JSON_VERSION: u32 = 1;
+
+/// The version of the `explain --format json` document.
+pub const EXPLAIN_JSON_VERSION: u32 = 1;
+
+/// `--format` of `summary`, `explore` and `explain`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum TextOrJson {
+    /// Lines for a person.
+    #[default]
+    Text,
+    /// One JSON document with its `version` first, as `check --format json`.
+    Json,
+}
+
 /// The JSON schema of SARIF 2.1.0 (OASIS, errata 01), named by
 /// `check --format sarif`'s `$schema`.
 pub const SARIF_SCHEMA: &str =
@@ -41,8 +63,95 @@ pub const SARIF_SCHEMA: &str =
     about = "Reference model of the tool-inquiry recording lifecycle (RFD 082/083)"
 )]
 struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
     #[command(subcommand)]
     command: Command,
+}
+
+/// The flags every subcommand takes, before or after its name, as cargo's
+/// and ruff's do: how much to say on stderr, and whether to colour and
+/// show progress. Every command reads them from here.
+#[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
+pub struct GlobalArgs {
+    /// Say nothing on stderr but errors: no progress, no notes.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Say more on stderr (what runs, and how long it took).
+    #[arg(short, long, global = true, action = ArgAction::Count)]
+    pub verbose: u8,
+    /// Colour the severities of `check`'s text report: `auto` colours on a
+    /// terminal unless `NO_COLOR` is set (`CLICOLOR_FORCE` colours any
+    /// output).
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    pub color: When,
+    /// Progress of long runs on stderr: `auto` on a terminal only;
+    /// `always` also into a pipe or a file (a line per update); `never`.
+    /// `-q` means `never`. Standard output is the same either way.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    pub progress: When,
+}
+
+/// `--color` and `--progress`: on a terminal only, always, or never.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum When {
+    /// On a terminal only.
+    #[default]
+    Auto,
+    /// Also into a pipe or a file.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl GlobalArgs {
+    /// Whether to draw progress on stderr (`--progress`, `-q`).
+    pub fn progress_on(&self) -> bool {
+        !self.quiet
+            && match self.progress {
+                When::Auto => std::io::stderr().is_terminal(),
+                When::Always => true,
+                When::Never => false,
+            }
+    }
+
+    /// Whether to colour standard output (`--color`; for `auto`, the
+    /// conventions of no-color.org and bixense.com/clicolors: a non-empty
+    /// `NO_COLOR` switches colour off, a `CLICOLOR_FORCE` other than `0` on).
+    pub fn color_on(&self) -> bool {
+        let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+        match self.color {
+            When::Always => true,
+            When::Never => false,
+            When::Auto if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => false,
+            When::Auto => set("CLICOLOR_FORCE") || std::io::stdout().is_terminal(),
+        }
+    }
+}
+
+/// The parser of counts and durations that must be at least 1
+/// (`--stride`, `--threads`, `--timeout`): 0 would mean nothing, everything
+/// or forever, so it is refused as a usage error (exit 2) instead of being
+/// given a meaning silently.
+pub fn at_least_one<T>(s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialEq + From<u8>,
+    T::Err: std::fmt::Display,
+{
+    match s.trim().parse::<T>() {
+        Ok(n) if n == T::from(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("`{s}` is not a whole number: {e}")),
+    }
+}
+
+/// `1 turn`, `2 turns`: a count and its noun, singular for exactly one.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -57,25 +166,35 @@ enum Command {
     /// out, with a report of every removal and injection. Exit 0: nothing to
     /// repair; 1: repaired; 2: unusable input.
     Sanitize(sanitize_command::SanitizeArgs),
-    /// Run a scenario through the model and print the trace as JSON.
+    /// Run a scenario through the model and print the trace as JSON. Exit
+    /// 0: the trace printed; 2: unusable scenario or usage.
     Run(model_commands::RunArgs),
     /// Write conformance vectors: scenario in, expected stream and
-    /// tool-visible behaviour out.
+    /// tool-visible behaviour out. Exit 0: written; 2: cannot write, or
+    /// usage.
     Vectors(model_commands::VectorsArgs),
     /// Run an implementation in any language (a JSON Lines subprocess) on
     /// the vectors and generated scenarios. Exit 0: pass; 1: a failure; 2:
     /// unusable adapter or usage.
     Conform(conform_command::ConformArgs),
-    /// Print a rule of the catalog: its text, RFD source and tests.
+    /// Print a rule of the catalog: its text, RFD source and tests. Exit 0:
+    /// printed; 2: no such rule, or usage.
     Explain(model_commands::ExplainArgs),
     /// Enumerate the small scope exhaustively and check every invariant.
+    /// Exit 0: none violated; 1: a violation (or a scenario the model
+    /// refused); 2: usage.
     Explore(model_commands::ExploreArgs),
     /// Run the same scenarios under two profiles and classify the changes.
+    /// Exit 0: the target keeps every invariant the base keeps; 1: it
+    /// breaks one; 2: unusable profile or usage.
     DiffProfiles(model_commands::DiffArgs),
-    /// Which invariants hold under a profile (or the whole matrix).
+    /// Which invariants hold under a profile (or the whole matrix). Exit 0:
+    /// all hold (always with --matrix); 1: one is violated; 2: unusable
+    /// profile or usage.
     Invariants(model_commands::InvariantsArgs),
     /// Check an RFD's JSON examples and decision tables against a profile.
-    /// Exit 0: they agree; 1: a row or example disagrees; 2: unusable input.
+    /// Exit 0: they agree; 1: a row or example disagrees; 2: unusable input
+    /// or nothing checked.
     RfdCheck(rfd_check_command::RfdCheckArgs),
 }
 
@@ -102,17 +221,18 @@ where
             return code;
         }
     };
+    let g = &cli.global;
     match cli.command {
-        Command::Summary(args) => summary_command::summary_command(args),
-        Command::Check(args) => check_command::check_command(args),
+        Command::Summary(args) => summary_command::summary_command(args, g),
+        Command::Check(args) => check_command::check_command(args, g),
         Command::Sanitize(args) => sanitize_command::sanitize_command(args),
         Command::Run(args) => model_commands::run_command(args),
         Command::Vectors(args) => model_commands::vectors_command(args),
-        Command::Conform(args) => conform_command::conform_command(args),
+        Command::Conform(args) => conform_command::conform_command(args, g),
         Command::Explain(args) => model_commands::explain_command(args),
-        Command::Explore(args) => model_commands::explore_command(args),
-        Command::DiffProfiles(args) => model_commands::diff_command(args),
-        Command::Invariants(args) => model_commands::invariants_command(args),
+        Command::Explore(args) => model_commands::explore_command(args, g),
+        Command::DiffProfiles(args) => model_commands::diff_command(args, g),
+        Command::Invariants(args) => model_commands::invariants_command(args, g),
         Command::RfdCheck(args) => rfd_check_command::rfd_check_command(args),
     }
 }

@@ -701,6 +701,17 @@ pub fn search_one(
 /// over the strided root order) over its worker threads, deduplicating as
 /// `dedup` says.
 pub fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> Report {
+    explore_states_with(families, plan, dedup, &|| {})
+}
+
+/// [`explore_states`], calling `done` after each root is searched (from
+/// the worker threads; for a progress count).
+pub fn explore_states_with(
+    families: &[Family],
+    plan: Plan,
+    dedup: states::Dedup,
+    done: &(dyn Fn() + Sync),
+) -> Report {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
     let worker = |w: usize| {
@@ -708,6 +719,7 @@ pub fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> 
         let mut memo = StreamMemo::new();
         for &(f, i) in work.iter().skip(w).step_by(threads) {
             search_one(&root_at(f, i), f, dedup, &mut report, &mut memo);
+            done();
         }
         report
     };
@@ -918,6 +930,12 @@ pub fn explore(families: &[Family], stride: usize) -> Report {
 /// same whatever the number of threads, but for the order of the violations
 /// and `distinct_streams` (each worker remembers its own streams).
 pub fn explore_plan(families: &[Family], plan: Plan) -> Report {
+    explore_plan_with(families, plan, &|| {})
+}
+
+/// [`explore_plan`], calling `done` after each scenario is checked (from
+/// the worker threads; for a progress count).
+pub fn explore_plan_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync)) -> Report {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(0..family_size(f)));
     let worker = |w: usize| {
@@ -925,6 +943,7 @@ pub fn explore_plan(families: &[Family], plan: Plan) -> Report {
         let mut memo = StreamMemo::new();
         for &(f, i) in work.iter().skip(w).step_by(threads) {
             check_one_with(&scenario_at(f, i), f, &mut report, &mut memo);
+            done();
         }
         report
     };

@@ -169,7 +169,8 @@ fn invariants_markdown_is_a_table() {
         "--sample",
         "30",
     ]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // Legacy violates invariants RFD 082 fixes: a finding, exit 1.
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
     let text = stdout(&out);
     // The table, then each failing invariant's counterexample drawn
     // (AMEND-GATE) under its own heading.
@@ -228,7 +229,7 @@ fn summary_takes_paths_like_check() {
     let out = run_in(&dir.0, &["summary", conv.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("events.json: 2 events in 1 turns"), "{text}");
+    assert!(text.contains("events.json: 2 events in 1 turn"), "{text}");
     assert!(!text.contains("metadata.json"), "{text}");
     // And with a relative one.
     let out = run_in(&dir.0, &["summary", "conv"]);

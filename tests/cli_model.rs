@@ -235,7 +235,8 @@ fn diff_profiles_in_every_format() {
 }
 
 /// Rule: CLI-INVARIANTS — `invariants` lists verdicts for a profile and
-/// prints the committed matrix with `--matrix`.
+/// prints the committed matrix with `--matrix`; a violated invariant exits
+/// 1 (legacy breaks INV-RECORD-ALL).
 #[test]
 fn invariants_lists_verdicts() {
     let o = bin(&[
@@ -247,7 +248,11 @@ fn invariants_lists_verdicts() {
         "--sample",
         "50",
     ]);
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a violated invariant is a finding"
+    );
     let out = stdout(&o);
     assert!(
         out.contains("INV-RECORD-ALL") && out.contains("violated"),
@@ -276,4 +281,209 @@ fn every_model_subcommand_has_help() {
         assert_eq!(o.status.code(), Some(0), "{sub}");
         assert!(stdout(&o).contains("Usage"), "{sub}");
     }
+}
+
+/// The lines of stderr that count progress (`what: N/M ...`).
+fn counting_lines<'a>(err: &'a str, what: &str) -> Vec<&'a str> {
+    err.lines()
+        .filter(|l| {
+            l.strip_prefix(what)
+                .and_then(|r| r.strip_prefix(": "))
+                .and_then(|r| r.split_once('/'))
+                .is_some_and(|(n, _)| n.parse::<u64>().is_ok())
+        })
+        .collect()
+}
+
+/// Rule: CLI-PROGRESS — `--progress always` counts on stderr even into a
+/// pipe (the count of the whole plan last, with the rate), `-q` silences
+/// it, and stdout is byte-identical with and without it.
+#[test]
+fn progress_counts_on_stderr_and_never_touches_stdout() {
+    let args = [
+        "invariants",
+        "--profile",
+        "rfd083",
+        "--stride",
+        "50000",
+        "--sample",
+        "5",
+    ];
+    let quiet = bin(&args);
+    let shown = bin(&[&args[..], &["--progress", "always"]].concat());
+    let silenced = bin(&[&args[..], &["--progress", "always", "-q"]].concat());
+    assert_eq!(quiet.status.code(), shown.status.code());
+    assert_eq!(
+        quiet.stdout, shown.stdout,
+        "stdout is the same with progress"
+    );
+    assert_eq!(quiet.stdout, silenced.stdout);
+    assert!(quiet.stderr.is_empty(), "{}", stderr(&quiet));
+    assert!(silenced.stderr.is_empty(), "-q: {}", stderr(&silenced));
+    let err = stderr(&shown);
+    let lines = counting_lines(&err, "invariants");
+    // 2 families strided by 50 000 (10 + 4 scenarios) plus 5 sampled.
+    assert!(
+        lines
+            .last()
+            .is_some_and(|l| l.starts_with("invariants: 19/19 scenarios")),
+        "{err}"
+    );
+    // Every command that runs long counts the same way.
+    let o = bin(&[
+        "explore",
+        "--scope",
+        "single",
+        "--stride",
+        "50000",
+        "--progress",
+        "always",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = stderr(&o);
+    assert!(
+        counting_lines(&err, "explore")
+            .last()
+            .is_some_and(|l| l.starts_with("explore: 10/10 scenarios")),
+        "{err}"
+    );
+    let o = bin(&[
+        "diff-profiles",
+        "--from",
+        "rfd082",
+        "--to",
+        "rfd083",
+        "--stride",
+        "100000",
+        "--sample",
+        "2",
+        "--progress",
+        "always",
+    ]);
+    let err = stderr(&o);
+    assert!(
+        !counting_lines(&err, "diff-profiles").is_empty() && err.contains("/s"),
+        "{err}"
+    );
+}
+
+/// Rule: CLI-COUNTS — `--stride`, `--threads` and `conform --timeout` of 0
+/// are usage errors (exit 2) naming the flag, not "everything" or
+/// "forever".
+#[test]
+fn zero_counts_are_usage_errors() {
+    for args in [
+        &["explore", "--stride", "0"][..],
+        &["explore", "--threads", "0"],
+        &[
+            "diff-profiles",
+            "--from",
+            "rfd082",
+            "--to",
+            "rfd083",
+            "--stride",
+            "0",
+        ],
+        &["invariants", "--profile", "rfd083", "--stride", "0"],
+        &["conform", "--adapter", "true", "--timeout", "0"],
+    ] {
+        let o = bin(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        let flag = args[args.len() - 2];
+        assert!(
+            err.contains(flag) && err.contains("must be at least 1"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// Rule: CLI-JSON — `explore`, `explain` (a rule, and `--list`) print one
+/// JSON document with `"version": 1` first.
+#[test]
+fn explore_and_explain_print_versioned_json() {
+    let o = bin(&[
+        "explore", "--scope", "single", "--stride", "50000", "--format", "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.starts_with("{\"version\":1,"), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["report"]["scenarios"]["single"], 10);
+    assert_eq!(v["report"]["violations"], serde_json::json!([]));
+    let o = bin(&["explain", "CHECK-PAIRED", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(stdout(&o).starts_with("{\"version\":1,"));
+    assert_eq!(v["id"], "CHECK-PAIRED");
+    assert!(
+        v["source"].as_str().is_some_and(|s| s.contains("RFD")),
+        "{v}"
+    );
+    let o = bin(&["explain", "--list", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(
+        v["rules"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|r| r["id"] == "CHECK-PAIRED")),
+        "{v}"
+    );
+}
+
+/// Rule: CLI-MESSAGES — `run` on a stream says it is not a scenario but a
+/// stream and names `check`; `--profile` naming a folder says it is a
+/// folder.
+#[test]
+fn run_on_a_stream_and_a_profile_folder_say_what_they_are() {
+    for stream in [
+        "spec/examples/legacy-backend-answered.jsonl",
+        "spec/examples/rfd083-mixed-routes.json",
+    ] {
+        let o = bin(&["run", stream]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = stderr(&o);
+        assert!(
+            err.contains("not a scenario")
+                && err.contains("looks like an event stream")
+                && err.contains("inquiry-model check")
+                && !err.contains("unknown variant")
+                && !err.contains("unknown field"),
+            "{err}"
+        );
+    }
+    let o = bin(&["invariants", "--profile", "spec/profiles"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("is a directory") && !err.contains("no file"),
+        "{err}"
+    );
+}
+
+/// Rule: CLI-MESSAGES — counts of one are singular: `1 thread`, `1 root
+/// scenario`, and a scenario count in `invariants`.
+#[test]
+fn counts_of_one_are_singular() {
+    let o = bin(&[
+        "explore",
+        "--scope",
+        "single",
+        "--stride",
+        "50000",
+        "--threads",
+        "1",
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains(", 1 thread)"), "{out}");
+    let o = bin(&[
+        "invariants",
+        "--profile",
+        "rfd083",
+        "--stride",
+        "1000000",
+        "--sample",
+        "0",
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("over 2 scenarios:"), "{out}");
+    assert!(!out.contains(" 1 scenarios"), "{out}");
 }

@@ -675,3 +675,25 @@ fn sigint_kills_the_adapter_group() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Rule: CLI-CONFORM — `--profile` naming only profiles the adapter does
+/// not run is a usage error (exit 2) naming the profiles it runs, not a
+/// run of nothing reported as "profiles: ;".
+#[test]
+fn a_profile_the_adapter_does_not_run_is_refused_by_name() {
+    let o = conform(&[
+        "--adapter",
+        r#"read l; echo '{"type":"init_ok","in_reply_to":1,"profiles":["rfd083"]}'"#,
+        "--profile",
+        "legacy",
+        "--timeout",
+        "5",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(!out.contains("profiles: ;"), "{out}");
+    assert!(
+        err.contains("the adapter runs rfd083; --profile names legacy"),
+        "{err}"
+    );
+}

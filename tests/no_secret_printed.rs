@@ -309,7 +309,8 @@ fn invariants_never_prints_a_secret_answer() {
             "--format",
             format,
         ]);
-        assert_eq!(o.status.code(), Some(0), "{o:?}");
+        // Legacy violates invariants: exit 1 (a finding).
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(out.contains("INV-SECRET-NEVER-PERSISTED"));
         assert!(

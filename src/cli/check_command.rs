@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -14,7 +14,7 @@ use super::{
     CHECK_JSON_VERSION, CheckInput, EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, SARIF_SCHEMA,
     expand_check_paths, open_input,
 };
-use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode};
+use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode, Severity};
 use crate::wire::{EventReader, ReadError};
 
 /// `inquiry-model check`.
@@ -159,6 +159,8 @@ trait Reporter {
 
 struct TextReporter {
     strict: bool,
+    /// Severities in colour (`--color`).
+    color: bool,
 }
 
 impl Reporter for TextReporter {
@@ -171,7 +173,28 @@ impl Reporter for TextReporter {
     }
 
     fn diagnostic(&mut self, out: &mut dyn Write, d: &Diagnostic) -> io::Result<()> {
-        writeln!(out, "{d}")
+        if !self.color {
+            return writeln!(out, "{d}");
+        }
+        // The line `Display` writes, with the severity in colour (bold red
+        // errors, bold yellow warnings, as compilers and linters show them).
+        let paint = match d.severity {
+            Severity::Error => "\x1b[1;31m",
+            Severity::Warning => "\x1b[1;33m",
+        };
+        write!(
+            out,
+            "{}: turn {}, event {}",
+            d.origin, d.turn, d.event_index
+        )?;
+        if let Some(p) = d.position {
+            write!(out, " (line {}, column {})", p.line, p.column)?;
+        }
+        writeln!(
+            out,
+            ": {paint}{}\x1b[0m: {}: {}",
+            d.severity, d.rule, d.message
+        )
     }
 
     fn file_end(
@@ -568,12 +591,15 @@ impl<R: BufRead> BufRead for Progress<R> {
 }
 
 /// Runs `check`; returns the exit code.
-pub fn check_command(args: CheckArgs) -> i32 {
+pub fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 {
     let mode = args.profile;
     let inputs = expand_check_paths(&args.paths);
     let strict = args.strict;
     let mut reporter: Box<dyn Reporter> = match args.format {
-        FormatArg::Text => Box::new(TextReporter { strict }),
+        FormatArg::Text => Box::new(TextReporter {
+            strict,
+            color: global.color_on(),
+        }),
         FormatArg::Json => Box::new(JsonReporter {
             mode,
             strict,
@@ -582,7 +608,7 @@ pub fn check_command(args: CheckArgs) -> i32 {
         }),
         FormatArg::Sarif => Box::new(SarifReporter::default()),
     };
-    let show_progress = io::stderr().is_terminal();
+    let show_progress = global.progress_on();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     match check_inputs(

@@ -5,9 +5,9 @@
 //! shrinks one example per kind, and reports as text, JSON or JUnit XML
 //! (rules `CLI-CONFORM`, `CONF-RUN-TO-THE-END`).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use proptest::strategy::{BoxedStrategy, Just, Strategy};
@@ -86,8 +86,8 @@ pub struct ConformArgs {
     /// Only these profiles (repeatable; default: those the adapter lists).
     #[arg(long, value_name = "PROFILE", value_parser = super::profile_arg::ConformProfileParser)]
     profile: Vec<ProfileName>,
-    /// Seconds to wait for each reply.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    /// Seconds to wait for each reply (at least 1).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = super::at_least_one::<u64>)]
     timeout: u64,
     /// Scenarios tried, at most, when shrinking one kind's example.
     #[arg(long, value_name = "STEPS", default_value_t = 10000)]
@@ -183,14 +183,18 @@ pub struct Header {
 }
 
 /// Runs `conform`; returns the exit code.
-pub fn conform_command(args: ConformArgs) -> i32 {
-    conform_with_stop(args, &subprocess::interrupted)
+pub fn conform_command(args: ConformArgs, global: &super::GlobalArgs) -> i32 {
+    conform_with_stop(args, global, &subprocess::interrupted)
 }
 
 /// `conform`, stopped between scenarios (and shrink steps) as soon as
 /// `stop` says so; what ran is reported.
-pub fn conform_with_stop(args: ConformArgs, stop: &dyn Fn() -> bool) -> i32 {
-    let mut imp = match Subprocess::start(&args.adapter, Duration::from_secs(args.timeout.max(1))) {
+pub fn conform_with_stop(
+    args: ConformArgs,
+    global: &super::GlobalArgs,
+    stop: &dyn Fn() -> bool,
+) -> i32 {
+    let mut imp = match Subprocess::start(&args.adapter, Duration::from_secs(args.timeout)) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("inquiry-model conform: unusable adapter: {e}");
@@ -203,6 +207,20 @@ pub fn conform_with_stop(args: ConformArgs, stop: &dyn Fn() -> bool) -> i32 {
             imp.profiles.contains(p) && (args.profile.is_empty() || args.profile.contains(p))
         })
         .collect();
+    if profiles.is_empty() {
+        // Nothing to run is no verdict: say which profiles the adapter runs.
+        let names =
+            |ps: &[ProfileName]| ps.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ");
+        eprintln!(
+            "inquiry-model conform: no profile to run: the adapter runs {}; --profile names {}",
+            match imp.profiles.as_slice() {
+                [] => "none".to_owned(),
+                ps => names(ps),
+            },
+            names(&args.profile)
+        );
+        return EXIT_UNUSABLE;
+    }
     let core_only = imp.core_only;
     imp.capabilities.witness_budget = args.witness_budget.max(1);
     let mut header = Header {
@@ -282,8 +300,17 @@ pub fn conform_with_stop(args: ConformArgs, stop: &dyn Fn() -> bool) -> i32 {
         },
         scenario_time: Duration::from_secs(args.scenario_time_limit),
     };
-    let mut line = ProgressLine::new(std::io::stderr().is_terminal());
-    let mut progress = |p: Progress| line.show(p);
+    let line = super::progress::Progress::start(global, "conform", total as u64, "cases");
+    let mut progress = |p: Progress| {
+        let what = match p.shrinking {
+            None => String::new(),
+            Some(k) => format!("; shrinking kind {k}"),
+        };
+        line.set(
+            p.done as u64,
+            format!("cases, {} failed so far{what}", p.failures),
+        );
+    };
     let mut run = Run::new(&mut imp, &generator, limits, stop, &mut progress, total);
     run.vectors(&vectors);
     for p in &profiles {
@@ -293,7 +320,7 @@ pub fn conform_with_stop(args: ConformArgs, stop: &dyn Fn() -> bool) -> i32 {
         }
     }
     let report = run.finish();
-    line.clear();
+    line.finish();
     let text = match args.format {
         ConformFormat::Text => output::text(&header, &report),
         ConformFormat::Json => output::json(&header, &report),
@@ -324,45 +351,6 @@ fn exit_code(report: &RunReport) -> i32 {
         EXIT_UNUSABLE
     } else {
         EXIT_OK
-    }
-}
-
-/// The progress line on stderr, shown only on a terminal, at most ten
-/// times a second.
-struct ProgressLine {
-    on: bool,
-    last: Option<Instant>,
-}
-
-impl ProgressLine {
-    fn new(on: bool) -> Self {
-        ProgressLine { on, last: None }
-    }
-
-    fn show(&mut self, p: Progress) {
-        if !self.on
-            || self
-                .last
-                .is_some_and(|t| t.elapsed() < Duration::from_millis(100))
-        {
-            return;
-        }
-        self.last = Some(Instant::now());
-        let what = match p.shrinking {
-            None => format!("scenario {} of {}", p.done, p.total),
-            Some(k) => format!("ran {} of {}; shrinking kind {k}", p.done, p.total),
-        };
-        eprint!(
-            "\r\x1b[2Kconform: {what}, {} failed so far, {:.0} s",
-            p.failures,
-            p.elapsed.as_secs_f64()
-        );
-    }
-
-    fn clear(&self) {
-        if self.on && self.last.is_some() {
-            eprint!("\r\x1b[2K");
-        }
     }
 }
 

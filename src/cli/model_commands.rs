@@ -11,7 +11,11 @@ use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
-use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
+use super::progress::Progress;
+use super::{
+    EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, EXPLAIN_JSON_VERSION, EXPLORE_JSON_VERSION,
+    GlobalArgs, TextOrJson,
+};
 use crate::amend;
 use crate::conformance;
 use crate::explore::{self, Family};

@@ -18,6 +18,11 @@ pub fn read_rule_set(value: &str) -> Result<RuleSet, String> {
         return Ok(p.into());
     }
     let path = std::path::Path::new(value);
+    if path.is_dir() {
+        return Err(format!(
+            "unknown profile `{value}`; expected legacy, rfd082, rfd083 or a profile file (`{value}` is a directory; profile files are JSON, e.g. spec/profiles/examples/*.json)"
+        ));
+    }
     if !path.is_file() {
         return Err(format!(
             "unknown profile `{value}`; expected legacy, rfd082, rfd083 or a profile file (no file `{value}`)"

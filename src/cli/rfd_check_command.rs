@@ -1,6 +1,7 @@
 //! `inquiry-model rfd-check RFD.md [--profile P]`: an RFD's JSON examples
 //! and decision tables against a profile (rule `AMEND-RFD-CHECK`). Exit 0:
-//! nothing disagrees; 1: a row or example disagrees; 2: unusable input.
+//! something was checked and nothing disagrees; 1: a row or example
+//! disagrees; 2: unusable input, or nothing in the file could be checked.
 
 use std::path::PathBuf;
 
@@ -17,7 +18,10 @@ Reads an RFD in Markdown. Every `InquiryResponse` in a fenced json block \
 must read and be written back as shown; every table the model implements \
 (routing precedence, cancellation reasons, remember rules, cache bypass) is \
 compared row by row with the profile's decision. Disagreeing rows and examples are listed with their rule \
-IDs; a table or row the model cannot map is listed as not checked.")]
+IDs; a table or row the model cannot map is listed as not checked.\n\n\
+Exit 0: at least one row or example checked, none disagrees; 1: a row or \
+example disagrees; 2: unusable input, or nothing checked (no table row the \
+model decides and no example).")]
 pub struct RfdCheckArgs {
     /// The RFD's Markdown text.
     pub rfd: PathBuf,
@@ -48,9 +52,32 @@ pub fn rfd_check_command(args: RfdCheckArgs) -> i32 {
     if std::io::Write::write_all(&mut std::io::stdout(), printed.as_bytes()).is_err() {
         return EXIT_UNUSABLE;
     }
-    if report.disagreements() == 0 {
-        EXIT_OK
-    } else {
+    let judged = |v: &rfd_check::Verdict| match v {
+        rfd_check::Verdict::Agrees | rfd_check::Verdict::Disagrees { .. } => true,
+        rfd_check::Verdict::NotChecked { .. } => false,
+    };
+    let checked = report
+        .tables
+        .iter()
+        .flat_map(|t| &t.rows)
+        .filter(|r| judged(&r.verdict))
+        .count()
+        + report
+            .examples
+            .iter()
+            .filter(|e| judged(&e.verdict))
+            .count();
+    if report.disagreements() > 0 {
         EXIT_VIOLATIONS
+    } else if checked == 0 {
+        // Agreement with nothing is no verdict: the file is not an RFD the
+        // model can judge (or the wrong file).
+        eprintln!(
+            "inquiry-model: {origin}: nothing checked: no table row the model decides and no \
+             `InquiryResponse` example in a json block"
+        );
+        EXIT_UNUSABLE
+    } else {
+        EXIT_OK
     }
 }

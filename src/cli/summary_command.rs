@@ -10,7 +10,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CheckInput, EXIT_OK, EXIT_UNUSABLE, expand_check_paths, open_input};
+use serde::Serialize;
+
+use super::{
+    CheckInput, EXIT_OK, EXIT_UNUSABLE, SUMMARY_JSON_VERSION, TextOrJson, count,
+    expand_check_paths, open_input,
+};
 use crate::stream::{self, PairStep, Pairer};
 use crate::wire::{EventReader, InquiryAnswerType, InquiryResponse, ReadError};
 
@@ -25,32 +30,127 @@ pub struct SummaryArgs {
     /// Stream files (JSON array or JSON Lines), folders, or `-` for stdin.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
+    /// `text`, or `json`: `{"version": 1, "files": [...]}`, per input its
+    /// `path` and either its counts, pairs and unpaired events or the
+    /// `error` that made it unusable.
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    format: TextOrJson,
 }
 
 /// Runs `summary`; returns the exit code.
-pub fn summary_command(args: SummaryArgs) -> i32 {
+pub fn summary_command(args: SummaryArgs, _global: &super::GlobalArgs) -> i32 {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let mut code = EXIT_OK;
+    let mut files = Vec::new();
     for input in expand_check_paths(&args.paths) {
-        match summarize(&input) {
-            Ok(text) => {
-                if out.write_all(text.as_bytes()).is_err() {
+        let summary = summarize(&input);
+        if let Err(e) = &summary {
+            eprintln!("{e}");
+            code = EXIT_UNUSABLE;
+        }
+        match (args.format, summary) {
+            (TextOrJson::Text, Ok(s)) => {
+                if out.write_all(s.text().as_bytes()).is_err() {
                     return EXIT_UNUSABLE;
                 }
             }
-            Err(e) => {
-                eprintln!("{e}");
-                code = EXIT_UNUSABLE;
+            (TextOrJson::Text, Err(_)) => {}
+            (TextOrJson::Json, Ok(s)) => files.push(serde_json::to_value(s).unwrap_or_default()),
+            (TextOrJson::Json, Err(e)) => {
+                files.push(serde_json::json!({"path": input.origin(), "error": e}))
             }
+        }
+    }
+    if args.format == TextOrJson::Json {
+        let doc = serde_json::json!({"version": SUMMARY_JSON_VERSION, "files": files});
+        if writeln!(out, "{doc}").is_err() {
+            return EXIT_UNUSABLE;
         }
     }
     code
 }
 
-/// The summary of one input, as printed; the error names the input and,
-/// for a read error, the event, line and column.
-pub fn summarize(input: &CheckInput) -> Result<String, String> {
+/// One input's summary: what `summary` prints for it, as text or JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// The input's name.
+    pub path: String,
+    /// Events read.
+    pub events: usize,
+    /// Turns (`turn_start`s, and the turn before the first if any).
+    pub turns: usize,
+    /// Events per `type`, in order of first appearance.
+    pub kinds: indexmap::IndexMap<String, usize>,
+    /// The inquiry pairs, in the order their responses come.
+    pub pairs: Vec<SummaryPair>,
+    /// Requests and responses without their other half.
+    pub unpaired: Vec<Unpaired>,
+}
+
+/// One inquiry request and its response.
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryPair {
+    /// The 0-based turn.
+    pub turn: usize,
+    /// The inquiry ID.
+    pub id: String,
+    /// The request's event index.
+    pub request: usize,
+    /// The response's event index.
+    pub response: usize,
+    /// How it ended (an answer to a secret question is not shown).
+    pub outcome: String,
+}
+
+/// A request or a response without its other half in its turn.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unpaired {
+    /// The 0-based turn.
+    pub turn: usize,
+    /// `request` or `response`.
+    pub kind: &'static str,
+    /// The inquiry ID.
+    pub id: String,
+    /// The event index.
+    pub event: usize,
+}
+
+impl Summary {
+    /// The summary as `summary` prints it.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{}: {} in {}\n",
+            self.path,
+            count(self.events, "event"),
+            count(self.turns, "turn")
+        );
+        for (k, n) in &self.kinds {
+            s.push_str(&format!("  {k}: {n}\n"));
+        }
+        s.push_str(&format!("inquiry pairs: {}\n", self.pairs.len()));
+        for p in &self.pairs {
+            s.push_str(&format!(
+                "  turn {}: {} events {} -> {}: {}\n",
+                p.turn, p.id, p.request, p.response, p.outcome
+            ));
+        }
+        if !self.unpaired.is_empty() {
+            s.push_str(&format!("unpaired: {}\n", self.unpaired.len()));
+            for u in &self.unpaired {
+                s.push_str(&format!(
+                    "  turn {}: unpaired {} {} at event {}\n",
+                    u.turn, u.kind, u.id, u.event
+                ));
+            }
+        }
+        s
+    }
+}
+
+/// The summary of one input; the error names the input and, for a read
+/// error, the event, line and column.
+pub fn summarize(input: &CheckInput) -> Result<Summary, String> {
     let (reader, _) = open_input(input)?;
     let name = input.origin();
     let mut kinds: indexmap::IndexMap<String, usize> = indexmap::IndexMap::new();
@@ -61,8 +161,8 @@ pub fn summarize(input: &CheckInput) -> Result<String, String> {
     // pass it on to a terminal or a CI log either).
     let mut secret: Vec<bool> = Vec::new();
     let mut pairer = Pairer::new();
-    let mut lines: Vec<String> = Vec::new();
-    let mut orphans: Vec<String> = Vec::new();
+    let mut pairs: Vec<SummaryPair> = Vec::new();
+    let mut unpaired: Vec<Unpaired> = Vec::new();
     let mut turns = stream::turns::Tracker::new();
     for (i, ev) in EventReader::new(reader, name.clone()).typed().enumerate() {
         let ev = ev.map_err(|e: ReadError| e.to_string())?;
@@ -94,49 +194,45 @@ pub fn summarize(input: &CheckInput) -> Result<String, String> {
                     Some(InquiryResponse::Redacted { .. }) => "redacted".to_owned(),
                     None => String::new(),
                 };
-                lines.push(format!(
-                    "  turn {}: {} events {} -> {}: {}",
-                    p.turn, ids[p.request], p.request, p.response, outcome
-                ));
+                pairs.push(SummaryPair {
+                    turn: p.turn,
+                    id: ids[p.request].clone(),
+                    request: p.request,
+                    response: p.response,
+                    outcome,
+                });
             }
-            PairStep::OrphanResponse { turn } => orphans.push(format!(
-                "  turn {turn}: unpaired response {} at event {i}",
-                ids[i]
-            )),
+            PairStep::OrphanResponse { turn } => unpaired.push(Unpaired {
+                turn,
+                kind: "response",
+                id: ids[i].clone(),
+                event: i,
+            }),
             PairStep::TurnEnded {
                 turn,
                 orphan_requests,
-            } => orphans.extend(
-                orphan_requests
-                    .into_iter()
-                    .map(|r| format!("  turn {turn}: unpaired request {} at event {r}", ids[r])),
-            ),
+            } => unpaired.extend(orphan_requests.into_iter().map(|r| Unpaired {
+                turn,
+                kind: "request",
+                id: ids[r].clone(),
+                event: r,
+            })),
             PairStep::None | PairStep::Opened { .. } => {}
         }
     }
     let turn = pairer.turn();
-    orphans.extend(
-        pairer
-            .finish()
-            .into_iter()
-            .map(|r| format!("  turn {turn}: unpaired request {} at event {r}", ids[r])),
-    );
-    let total: usize = kinds.values().sum();
-    let mut s = format!("{name}: {total} events in {} turns\n", turns.count());
-    for (k, n) in &kinds {
-        s.push_str(&format!("  {k}: {n}\n"));
-    }
-    s.push_str(&format!("inquiry pairs: {}\n", lines.len()));
-    for l in lines {
-        s.push_str(&l);
-        s.push('\n');
-    }
-    if !orphans.is_empty() {
-        s.push_str(&format!("unpaired: {}\n", orphans.len()));
-        for l in orphans {
-            s.push_str(&l);
-            s.push('\n');
-        }
-    }
-    Ok(s)
+    unpaired.extend(pairer.finish().into_iter().map(|r| Unpaired {
+        turn,
+        kind: "request",
+        id: ids[r].clone(),
+        event: r,
+    }));
+    Ok(Summary {
+        path: name,
+        events: kinds.values().sum(),
+        turns: turns.count(),
+        kinds,
+        pairs,
+        unpaired,
+    })
 }

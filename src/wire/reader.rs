@@ -485,9 +485,25 @@ impl<R: BufRead> EventReader<R> {
                 Err(e) => return Err(self.io_err(e)),
             };
             if chunk.is_empty() {
-                // Report where the input ends, not where the event began.
                 let buf = std::mem::take(&mut self.buf);
+                // Report where the input ends, not where the event began.
+                let start = self.pos;
                 self.pos.advance(&buf);
+                if let Some(quote) = open_string(&buf).filter(|_| scan.in_string) {
+                    // Name the string left open where it opens too: the end
+                    // of input may be lines further on.
+                    let mut at = start;
+                    at.advance(&buf[..quote]);
+                    return Err(self.err(
+                        ReadErrorKind::UnexpectedEnd,
+                        Some(self.index),
+                        format!(
+                            "unexpected end of input inside an unterminated string (opened at \
+                             line {}, column {}; expected a closing `\"`)",
+                            at.line, at.column
+                        ),
+                    ));
+                }
                 return Err(self.err(
                     ReadErrorKind::UnexpectedEnd,
                     Some(self.index),
@@ -508,6 +524,9 @@ impl<R: BufRead> EventReader<R> {
                 }
             }
         };
+        // A raw NUL byte is JSON nowhere (RFC 8259 §7: control characters
+        // are escaped in strings): UTF-16 shows one beside each character.
+        let nul;
         let parsed = match in_chunk {
             Some(end) => {
                 // Not consumed yet: the same bytes come back.
@@ -517,12 +536,14 @@ impl<R: BufRead> EventReader<R> {
                 };
                 let bytes = &chunk[..end];
                 self.pos.advance(bytes);
+                nul = memchr::memchr(0, bytes).is_some();
                 let parsed = parse_event(bytes, |fields| f(fields, line, column));
                 self.inner.consume(end);
                 parsed
             }
             None => {
                 self.pos.advance(&self.buf);
+                nul = memchr::memchr(0, &self.buf).is_some();
                 parse_event(&self.buf, |fields| f(fields, line, column))
             }
         };
@@ -545,7 +566,12 @@ impl<R: BufRead> EventReader<R> {
                     Some(self.index),
                     l,
                     c,
-                    strip_position(&e.to_string()),
+                    match nul {
+                        true => {
+                            format!("{}; found {}", strip_position(&e.to_string()), show_byte(0))
+                        }
+                        false => strip_position(&e.to_string()),
+                    },
                 ))
             }
         }
@@ -610,11 +636,37 @@ pub(super) fn strip_position(msg: &str) -> String {
     }
 }
 
+/// Where the string still open at the end of `bytes` (an event object
+/// cut short) opens: the offset of its quote.
+fn open_string(bytes: &[u8]) -> Option<usize> {
+    let (mut open, mut escaped) = (None, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        match (open, escaped, b) {
+            (Some(_), true, _) => escaped = false,
+            (Some(_), false, b'\\') => escaped = true,
+            (Some(_), false, b'"') => open = None,
+            (Some(_), false, _) => {}
+            (None, _, b'"') => open = Some(i),
+            (None, _, _) => {}
+        }
+    }
+    open
+}
+
+/// A byte found where JSON syntax was expected. 0xFF and 0xFE never occur
+/// in UTF-8, and NUL not outside a string: they are what UTF-16 input (a
+/// byte-order mark FF FE or FE FF, a NUL byte beside each ASCII character)
+/// shows a UTF-8 reader, so the message says so (RFC 8259 §8.1: JSON
+/// exchanged between systems is UTF-8).
 fn show_byte(b: u8) -> String {
-    if b.is_ascii_graphic() {
-        format!("`{}`", b as char)
-    } else {
-        format!("byte 0x{b:02x}")
+    match b {
+        0x00 | 0xFE | 0xFF => format!(
+            "byte 0x{b:02x}: the input looks like UTF-16 (a byte-order mark FF FE or FE FF, \
+             or NUL bytes between the characters); stream files are UTF-8 (RFC 8259 §8.1): \
+             convert it first, e.g. `iconv -f UTF-16 -t UTF-8`"
+        ),
+        _ if b.is_ascii_graphic() => format!("`{}`", b as char),
+        _ => format!("byte 0x{b:02x}"),
     }
 }
 

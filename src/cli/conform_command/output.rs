@@ -123,10 +123,10 @@ pub fn text(h: &Header, r: &RunReport) -> String {
             .count();
         let _ = writeln!(
             o,
-            "\n== {}: {} ({} vectors, {} generated)",
+            "\n== {}: {} ({}, {} generated)",
             g.kind,
             count(g.cases.len(), "failure"),
-            vectors,
+            count(vectors, "vector"),
             g.cases.len() - vectors
         );
         let _ = writeln!(o, "{}", example_line(g));

@@ -11,6 +11,11 @@ pub struct ExplainArgs {
     /// List every rule ID with its title (the first sentence of its text).
     #[arg(long, conflicts_with = "rule")]
     pub list: bool,
+    /// `text`, or `json` (`{"version": 1, "rules": [{id, title}]}` for
+    /// `--list`; `{"version": 1, id, section, rule, source, tests}` for a
+    /// rule).
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 }
 
 /// One row of the catalog.
@@ -65,7 +70,19 @@ pub fn catalog(markdown: &str) -> Vec<CatalogRow> {
 /// `explain`: prints a rule, its source and its tests.
 pub fn explain_command(args: ExplainArgs) -> i32 {
     let rows = catalog(RULES_MD);
+    let json = args.format == TextOrJson::Json;
     let Some(rule) = args.rule.filter(|_| !args.list) else {
+        if json {
+            let list: Vec<Value> = rows
+                .iter()
+                .map(|r| serde_json::json!({"id": r.id, "title": title(&r.rule)}))
+                .collect();
+            out!(
+                "{}",
+                serde_json::json!({"version": EXPLAIN_JSON_VERSION, "rules": list})
+            );
+            return EXIT_OK;
+        }
         let width = rows.iter().map(|r| r.id.len()).max().unwrap_or(0);
         for r in &rows {
             out!("{:<width$}  {}", r.id, title(&r.rule));
@@ -74,6 +91,20 @@ pub fn explain_command(args: ExplainArgs) -> i32 {
     };
     let want = rule.trim().to_uppercase();
     match rows.iter().find(|r| r.id == want) {
+        Some(r) if json => {
+            out!(
+                "{}",
+                serde_json::json!({
+                    "version": EXPLAIN_JSON_VERSION,
+                    "id": r.id,
+                    "section": r.section,
+                    "rule": r.rule,
+                    "source": r.source,
+                    "tests": r.tests,
+                })
+            );
+            EXIT_OK
+        }
         Some(r) => {
             out!("{}  ({})", r.id, r.section);
             out!("rule:   {}", r.rule);

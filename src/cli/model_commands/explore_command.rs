@@ -16,8 +16,9 @@ scenario (the scope's scenarios without their scheduler picks) as a state \
 graph, not expanding a state already expanded; it reports the distinct \
 states and shards by root.")]
 pub struct ExploreArgs {
-    /// Check only every Nth scenario (1: the complete enumeration).
-    #[arg(long, default_value_t = 1)]
+    /// Check only every Nth scenario (1: the complete enumeration; at
+    /// least 1).
+    #[arg(long, default_value_t = 1, value_parser = crate::cli::at_least_one::<usize>)]
     pub stride: usize,
     /// `small` (single and pairs, 680 448 scenarios), `big` (small and
     /// triples), or one family alone: `single`, `pairs`, `triples`.
@@ -26,8 +27,8 @@ pub struct ExploreArgs {
     /// Check only part k of n (`k/n`, 0 <= k < n).
     #[arg(long, default_value = "0/1", value_parser = parse_shard)]
     pub shard: (usize, usize),
-    /// Worker threads (default: the available cores).
-    #[arg(long)]
+    /// Worker threads (default: the available cores; at least 1).
+    #[arg(long, value_parser = crate::cli::at_least_one::<usize>)]
     pub threads: Option<usize>,
     /// Search every interleaving of each root scenario as a state graph
     /// (instead of the scope's fixed scheduler picks).
@@ -50,6 +51,11 @@ pub struct ExploreArgs {
     /// fail (exit 1) where they find different invariants violated.
     #[arg(long, requires = "por")]
     pub por_check: bool,
+    /// `text`, or `json`: `{"version": 1, scope, stride, shard, threads,
+    /// states, dedup, seconds, report}` with every count and every
+    /// violation (the text shows the first five).
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
@@ -62,8 +68,18 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     if k < n { Ok((k, n)) } else { Err(bad()) }
 }
 
+/// How many items a plan takes of families holding `sizes` items: every
+/// `stride`-th of each family, then the `k`-th of every `n` of those
+/// (as `explore`'s shards are cut), for the progress count.
+fn planned(sizes: impl Iterator<Item = usize>, plan: explore::Plan) -> usize {
+    let stride = plan.stride.max(1);
+    let strided: usize = sizes.map(|n| n.div_ceil(stride)).sum();
+    let (k, n) = (plan.shard.0, plan.shard.1.max(1));
+    strided.saturating_sub(k).div_ceil(n)
+}
+
 /// `explore`: the exhaustive small-scope enumeration.
-pub fn explore_command(args: ExploreArgs) -> i32 {
+pub fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
     let start = Instant::now();
     let families: &[Family] = match args.scope.as_str() {
         "big" => &[Family::Single, Family::Pairs, Family::Triples],
@@ -83,6 +99,25 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
     if args.por_check {
         return por_check(families, plan);
     }
+    let (what, unit) = if args.states {
+        ("explore --states", "root scenarios")
+    } else {
+        ("explore", "scenarios")
+    };
+    let items = |f: Family| {
+        if args.states {
+            explore::root_indices(f).len()
+        } else {
+            explore::family_size(f)
+        }
+    };
+    let progress = Progress::start(
+        global,
+        what,
+        planned(families.iter().map(|&f| items(f)), plan) as u64,
+        unit,
+    );
+    let done = || progress.inc(1);
     let report = if args.por {
         let reduction = match args.dedup.as_str() {
             "off" => explore::por::Reduction::Off,
@@ -94,14 +129,38 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
             "off" => explore::states::Dedup::Off,
             _ => explore::states::Dedup::Full,
         };
-        explore::explore_states(families, plan, dedup)
+        explore::explore_states_with(families, plan, dedup, &done)
     } else {
-        explore::explore_plan(families, plan)
+        explore::explore_plan_with(families, plan, &done)
     };
+    progress.finish();
     let secs = start.elapsed().as_secs_f64().max(1e-9);
     let total = report.total();
+    let code = if report.violations.is_empty() && report.errors.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_VIOLATIONS
+    };
+    if args.format == TextOrJson::Json {
+        out!(
+            "{}",
+            serde_json::json!({
+                "version": EXPLORE_JSON_VERSION,
+                "scope": args.scope,
+                "stride": args.stride,
+                "shard": [args.shard.0, args.shard.1],
+                "threads": threads,
+                "states": args.states,
+                "dedup": args.dedup,
+                "seconds": secs,
+                "report": report,
+            })
+        );
+        return code;
+    }
     out!(
-        "checked {total} scenarios ({}; stride {}, shard {}/{}, {} threads) and {} coordinator steps in {:.1} s: {:.0} scenarios/s",
+        "checked {} ({}; stride {}, shard {}/{}, {}) and {} in {:.1} s: {:.0} scenarios/s",
+        crate::cli::count(total, "scenario"),
         families
             .iter()
             .map(|f| format!(
@@ -114,8 +173,8 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
         args.stride,
         args.shard.0,
         args.shard.1,
-        threads,
-        report.steps,
+        crate::cli::count(threads, "thread"),
+        crate::cli::count(report.steps, "coordinator step"),
         secs,
         total as f64 / secs
     );
@@ -134,15 +193,15 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
         );
     } else if args.states {
         out!(
-            "state search: {} root scenarios ({}); every interleaving of each, {} complete runs counted as scenarios above; distinct states expanded: {}; states met again and not expanded: {} (dedup {})",
-            report.roots.values().sum::<usize>(),
+            "state search: {} ({}); every interleaving of each, {} counted as scenarios above; distinct states expanded: {}; states met again and not expanded: {} (dedup {})",
+            crate::cli::count(report.roots.values().sum::<usize>(), "root scenario"),
             report
                 .roots
                 .iter()
                 .map(|(f, n)| format!("{n} {f}"))
                 .collect::<Vec<_>>()
                 .join(", "),
-            total,
+            crate::cli::count(total, "complete run"),
             report.distinct_states,
             report.revisited_states,
             args.dedup
@@ -188,11 +247,7 @@ pub fn explore_command(args: ExploreArgs) -> i32 {
             serde_json::to_string(s).unwrap_or_default()
         );
     }
-    if report.violations.is_empty() && report.errors.is_empty() {
-        EXIT_OK
-    } else {
-        EXIT_VIOLATIONS
-    }
+    code
 }
 
 /// `explore --states --por --por-check`: the reduced search against every

@@ -8,7 +8,9 @@ use super::*;
 Lists every invariant of the catalog with `holds` or the number of scenarios \
 that violate it under the profile, and the smallest counterexample. \
 `--matrix` prints the invariant x profile matrix committed as \
-spec/invariants.md instead.")]
+spec/invariants.md instead.\n\n\
+Exit 0: every invariant holds (and always with `--matrix`); 1: an invariant \
+is violated under the profile; 2: unusable input or usage.")]
 pub struct InvariantsArgs {
     /// The profile to judge (a built-in or a profile file).
     #[arg(long, value_parser = profile_parser(), required_unless_present = "matrix")]
@@ -16,8 +18,8 @@ pub struct InvariantsArgs {
     /// Print the committed matrix (all profiles) instead.
     #[arg(long)]
     pub matrix: bool,
-    /// Take one in every N scenarios of the small scope.
-    #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.0)]
+    /// Take one in every N scenarios of the small scope (at least 1).
+    #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.0, value_parser = crate::cli::at_least_one::<usize>)]
     pub stride: usize,
     /// How many random scenarios to add.
     #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.1)]
@@ -31,7 +33,7 @@ pub struct InvariantsArgs {
 }
 
 /// `invariants`.
-pub fn invariants_command(args: InvariantsArgs) -> i32 {
+pub fn invariants_command(args: InvariantsArgs, global: &GlobalArgs) -> i32 {
     if args.matrix {
         out_raw!("{}", amend::committed_matrix());
         return EXIT_OK;
@@ -41,7 +43,9 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
         return EXIT_UNUSABLE;
     };
     let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
-    let verdicts = amend::invariants(profile.clone(), &scenarios);
+    let progress = Progress::start(global, "invariants", scenarios.len() as u64, "scenarios");
+    let verdicts = amend::invariants_with(profile.clone(), &scenarios, &mut || progress.inc(1));
+    progress.finish();
     match args.format {
         ReportFormat::Json => out!(
             "{}",
@@ -49,17 +53,17 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
         ),
         ReportFormat::Markdown => {
             out!(
-                "### Invariants under `{profile}` ({} scenarios)\n",
-                scenarios.len()
+                "### Invariants under `{profile}` ({})\n",
+                crate::cli::count(scenarios.len(), "scenario")
             );
             out!("| invariant | verdict | smallest counterexample |");
             out!("|---|---|---|");
             for v in &verdicts {
                 match (&v.smallest, &v.example) {
                     (Some(s), Some(d)) => out!(
-                        "| `{}` | violated in {} scenarios | {} <br> `{}` |",
+                        "| `{}` | violated in {} | {} <br> `{}` |",
                         v.rule,
-                        v.violating,
+                        crate::cli::count(v.violating, "scenario"),
                         markdown_cell(d),
                         markdown_cell(&serde_json::to_string(s).unwrap_or_default())
                     ),
@@ -72,15 +76,15 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
         }
         ReportFormat::Text => {
             out!(
-                "invariants under {profile} over {} scenarios:",
-                scenarios.len()
+                "invariants under {profile} over {}:",
+                crate::cli::count(scenarios.len(), "scenario")
             );
             for v in &verdicts {
                 match (&v.smallest, &v.example) {
                     (Some(s), Some(d)) => out!(
-                        "  {:<32} violated in {} scenarios; smallest:\n      {}\n      {}",
+                        "  {:<32} violated in {}; smallest:\n      {}\n      {}",
                         v.rule,
-                        v.violating,
+                        crate::cli::count(v.violating, "scenario"),
                         d,
                         serde_json::to_string(s).unwrap_or_default()
                     ),
@@ -93,5 +97,11 @@ pub fn invariants_command(args: InvariantsArgs) -> i32 {
             }
         }
     }
-    EXIT_OK
+    // An invariant the profile breaks is a finding, as `check`'s
+    // violations are.
+    if verdicts.iter().any(|v| v.violating > 0) {
+        EXIT_VIOLATIONS
+    } else {
+        EXIT_OK
+    }
 }

@@ -58,6 +58,14 @@ pub fn run_command(args: RunArgs) -> i32 {
     };
     let mut s: Scenario = match serde_json::from_str(&text) {
         Ok(s) => s,
+        Err(_) if looks_like_stream(&text) => {
+            eprintln!(
+                "inquiry-model: {name}: not a scenario: it looks like an event stream (a JSON \
+                 array of events or JSON Lines); `inquiry-model check {name}` judges a stream, \
+                 `run` takes a scenario (see spec/vectors/*.json, field `scenario`)"
+            );
+            return EXIT_UNUSABLE;
+        }
         Err(e) => {
             eprintln!(
                 "inquiry-model: {name}: line {}, column {}: not a scenario: {}",
@@ -113,6 +121,23 @@ pub fn run_command(args: RunArgs) -> i32 {
             );
             EXIT_UNUSABLE
         }
+    }
+}
+
+/// Whether `text` has an event stream's layout rather than a scenario's: a
+/// JSON array (a scenario is an object), or objects carrying `type` (every
+/// stream event does, rule `WIRE-EVENT-SHAPE`; no scenario field is called
+/// so), whole or as the first of JSON Lines.
+fn looks_like_stream(text: &str) -> bool {
+    let event = |v: &Value| v.as_object().is_some_and(|m| m.contains_key("type"));
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(_)) => true,
+        Ok(v) => event(&v),
+        Err(_) => text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|l| serde_json::from_str::<Value>(l).ok())
+            .is_some_and(|v| event(&v)),
     }
 }
 

@@ -74,8 +74,8 @@ pub fn vectors_command(args: VectorsArgs) -> i32 {
         }
     }
     out!(
-        "wrote {} vectors ({} curated, {} generated with seed {}) to {}",
-        vectors.len(),
+        "wrote {} ({} curated, {} generated with seed {}) to {}",
+        crate::cli::count(vectors.len(), "vector"),
         vectors.len() - generated,
         generated,
         args.seed,

@@ -1,0 +1,145 @@
+//! The progress of a long command on stderr: a bar with the count, the rate
+//! and the time left on a terminal; with `--progress always` into a pipe or
+//! a file, the same count as a plain line about once a second. Nothing is
+//! drawn with `-q`, `--progress never`, or (`--progress auto`) when stderr
+//! is not a terminal. Standard output never sees it.
+
+use std::io::{self, Write};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
+
+use super::GlobalArgs;
+
+/// A count of done items out of a known total, drawn on stderr as
+/// [`GlobalArgs::progress_on`] says. `inc` may be called from several
+/// threads at once.
+#[derive(Debug)]
+pub struct Progress {
+    bar: ProgressBar,
+    terminal: bool,
+    /// `-v`: the final count and time on stderr, progress shown or not.
+    verbose: bool,
+}
+
+impl Progress {
+    /// Starts counting `total` items of `what` (e.g. `explore`), each an
+    /// `unit` (e.g. `scenarios`).
+    pub fn start(global: &GlobalArgs, what: &str, total: u64, unit: &str) -> Progress {
+        use std::io::IsTerminal;
+        let terminal = io::stderr().is_terminal();
+        let (target, template) = if !global.progress_on() {
+            (ProgressDrawTarget::hidden(), "")
+        } else if terminal {
+            (
+                ProgressDrawTarget::stderr_with_hz(10),
+                "{prefix}: [{bar:30}] {human_pos}/{human_len} {msg} ({per_sec}, {eta} left)",
+            )
+        } else {
+            (
+                ProgressDrawTarget::term_like(Box::new(Lines::default())),
+                "{prefix}: {pos}/{len} {msg} ({per_sec}, {eta} left)",
+            )
+        };
+        let style = ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+        let bar = ProgressBar::with_draw_target(Some(total), target)
+            .with_style(style)
+            .with_prefix(what.to_owned())
+            .with_message(unit.to_owned());
+        Progress {
+            bar,
+            terminal,
+            verbose: global.verbose > 0 && !global.quiet,
+        }
+    }
+
+    /// Counts `n` more items done.
+    pub fn inc(&self, n: u64) {
+        self.bar.inc(n);
+    }
+
+    /// Sets the count to `done` and what follows it (the unit, and whatever
+    /// else the command reports as it goes).
+    pub fn set(&self, done: u64, unit: String) {
+        self.bar.set_position(done);
+        self.bar.set_message(unit);
+    }
+
+    /// Ends the count: on a terminal the bar is erased (the report follows
+    /// on stdout); in a pipe, and with `-v`, the last count is written with
+    /// the time taken.
+    pub fn finish(self) {
+        if self.terminal || self.bar.is_hidden() {
+            self.bar.finish_and_clear();
+        } else {
+            self.bar.abandon();
+        }
+        if self.verbose || !(self.terminal || self.bar.is_hidden()) {
+            eprintln!(
+                "{}: {}/{} {} in {:.1} s",
+                self.bar.prefix(),
+                self.bar.position(),
+                self.bar.length().unwrap_or(0),
+                self.bar.message(),
+                self.bar.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+/// Stderr that is not a terminal: a redraw is a new line, at most one a
+/// second, with no cursor movement and no escape codes.
+#[derive(Debug, Default)]
+struct Lines {
+    last: Mutex<Option<Instant>>,
+}
+
+impl TermLike for Lines {
+    fn width(&self) -> u16 {
+        100
+    }
+
+    fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn write_line(&self, s: &str) -> io::Result<()> {
+        self.write_str(s)
+    }
+
+    /// Only text: the spaces a terminal redraw pads with are dropped.
+    fn write_str(&self, s: &str) -> io::Result<()> {
+        if s.trim().is_empty() {
+            return Ok(());
+        }
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if last.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+            return Ok(());
+        }
+        *last = Some(Instant::now());
+        writeln!(io::stderr(), "{s}")
+    }
+
+    fn clear_line(&self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn flush(&self) -> io::Result<()> {
+        io::stderr().flush()
+    }
+}
