@@ -12,7 +12,8 @@ use serde::Serialize;
 
 use super::{
     CHECK_JSON_VERSION, CheckInput, EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, SARIF_SCHEMA,
-    expand_check_paths, open_input,
+    open_input,
+    paths::{Selection, expand_check_paths_with, skipped_files},
 };
 use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode};
 use crate::wire::{EventReader, ReadError};
@@ -22,7 +23,11 @@ use crate::wire::{EventReader, ReadError};
 #[command(after_help = "\
 Folders are searched recursively. A folder holding an `events.json` is a \
 conversation folder: only its `events.json` is checked (its other files are \
-metadata). In any other folder every `*.json` and `*.jsonl` file is checked.\n\n\
+metadata). In any other folder every `*.jsonl` file is checked, and every \
+`*.json` file shaped like a persisted stream (a JSON array of event objects); \
+other JSON is skipped and counted. VCS folders (.git, …) and cache folders \
+(holding CACHEDIR.TAG, as cargo's target/) are not entered. Files named on \
+the command line are always checked.\n\n\
 Diagnostics go to stdout, one per line (`FILE: turn T, event E (line L, column C): \
 SEVERITY: RULE: message`, turns and events counted from 0, lines and byte columns \
 from 1, SEVERITY `error` or `warning`), \
@@ -48,6 +53,16 @@ pub struct CheckArgs {
     /// Exit 1 on warnings too, not only on errors.
     #[arg(long)]
     strict: bool,
+    /// In folders, also check files matching this glob, whatever their
+    /// name and shape (relative to the folder given; `*`, `?`, `**`,
+    /// `[…]`; a glob without `/` matches a file or folder name at any
+    /// depth). Repeatable.
+    #[arg(long, value_name = "GLOB")]
+    include: Vec<String>,
+    /// In folders, skip files and folders matching this glob (as
+    /// `--include`; wins over it). Repeatable.
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -119,6 +134,9 @@ struct Totals {
     diagnostics: usize,
     errors: usize,
     warnings: usize,
+    /// Files under the folders given that were not read: not streams, or
+    /// excluded.
+    skipped: usize,
     strict: bool,
     by_rule: BTreeMap<&'static str, usize>,
     exit_code: i32,
@@ -215,9 +233,13 @@ impl Reporter for TextReporter {
             0 => String::new(),
             n => format!(", {}", count(n, "warning")),
         };
+        let skipped = match t.skipped {
+            0 => String::new(),
+            n => format!("; {}", skipped_files(n)),
+        };
         writeln!(
             out,
-            "checked {}: {} clean, {} with violations, {} unusable; {}{warned}",
+            "checked {}: {} clean, {} with violations, {} unusable; {}{warned}{skipped}",
             count(t.files, "file"),
             t.clean,
             t.violations,
@@ -570,7 +592,12 @@ impl<R: BufRead> BufRead for Progress<R> {
 /// Runs `check`; returns the exit code.
 pub fn check_command(args: CheckArgs) -> i32 {
     let mode = args.profile;
-    let inputs = expand_check_paths(&args.paths);
+    let selection = Selection {
+        include: args.include,
+        exclude: args.exclude,
+    };
+    let expansion = expand_check_paths_with(&args.paths, &selection);
+    let inputs = expansion.inputs;
     let strict = args.strict;
     let mut reporter: Box<dyn Reporter> = match args.format {
         FormatArg::Text => Box::new(TextReporter { strict }),
@@ -587,6 +614,7 @@ pub fn check_command(args: CheckArgs) -> i32 {
     let mut out = io::BufWriter::new(stdout.lock());
     match check_inputs(
         &inputs,
+        expansion.skipped,
         mode,
         strict,
         show_progress,
@@ -605,6 +633,7 @@ pub fn check_command(args: CheckArgs) -> i32 {
 
 fn check_inputs(
     inputs: &[CheckInput],
+    skipped: usize,
     mode: ProfileMode,
     strict: bool,
     show_progress: bool,
@@ -613,6 +642,7 @@ fn check_inputs(
 ) -> io::Result<i32> {
     let mut totals = Totals {
         strict,
+        skipped,
         ..Totals::default()
     };
     reporter.begin(out)?;
