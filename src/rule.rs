@@ -12,6 +12,9 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+/// The rule catalog, whose rows [`Rule::description`] reads.
+const CATALOG: &str = include_str!("../spec/RULES.md");
+
 /// One `CHECK-*` or `INV-*` rule of `spec/RULES.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rule {
@@ -308,6 +311,20 @@ impl Rule {
             Rule::InvFaultsCaught => "INV-FAULTS-CAUGHT",
             Rule::InvExploreComplete => "INV-EXPLORE-COMPLETE",
         }
+    }
+
+    /// The rule's statement as the catalog `spec/RULES.md` words it (the
+    /// second column of its row), so that reports quote the one text the
+    /// catalog keeps; `None` if the catalog has no row for it.
+    pub fn description(self) -> Option<&'static str> {
+        let id = self.id();
+        CATALOG.lines().find_map(|line| {
+            let mut cells = line.strip_prefix("| ")?.split(" | ");
+            if cells.next()? != id {
+                return None;
+            }
+            cells.next().map(str::trim)
+        })
     }
 
     /// The rule with this ID, if the catalog has it.
