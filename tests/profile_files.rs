@@ -112,6 +112,7 @@ fn builtin_profile_files_equal_the_code() {
             title,
             amends,
             base,
+            ..
         } = &set.origin
         else {
             panic!("{rel}: read as a built-in");
