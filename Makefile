@@ -105,7 +105,7 @@ spec-matrix:
 FROM ?= legacy
 TO ?= rfd082
 diff:
-	$(CARGO) run --quiet --release -- diff-profiles --from $(FROM) --to $(TO) --format markdown
+	@$(CARGO) run --quiet --release -- diff-profiles --from $(FROM) --to $(TO) --format markdown
 
 ## The witness search at scale (rule CONF-WITNESS, spec/DECISIONS.md
 ## "Witness search: a budget of 2 000 schedules"): the correct

@@ -22,12 +22,14 @@
 //! 6. Each fuzz target's executions per second over its committed seeds,
 //!    in process, beside the every-option variant where
 //!    the entry draws one option per input.
+//! 7. Peak RSS and time of `check --format sarif` on 400 000 findings
+//!    against `--format json` on the same stream.
 //!
 //! Knobs (environment): `BENCH_BIG_MB` (default 1024), `BENCH_CORPUS_MB`
 //! (default 64), `BENCH_STRIDE` (exploration stride, default 20),
 //! `BENCH_CASES` (proptest cases, default 2000), `BENCH_ROUNDS` (rounds of
 //! the scaling section, default 5), `BENCH_ONLY` (a comma list of
-//! `throughput`, `scaling`, `memory`, `model`, `turn`, `fuzz`).
+//! `throughput`, `scaling`, `memory`, `sarif`, `model`, `turn`, `fuzz`).
 //!
 //! Timings are medians of interleaved runs (A, B, A, B, …), so background
 //! load hits measurement and baseline alike; the scaling rows compare the
@@ -660,6 +662,11 @@ fn key_times(n: usize, runs: usize) -> Vec<Vec<Duration>> {
 
 /// Peak RSS (KiB) and wall time of `inquiry-model check FILE`.
 fn peak_rss(file: &Path) -> (u64, Duration) {
+    peak_rss_of(&[], file)
+}
+
+/// Peak RSS (KiB) and wall time of `inquiry-model check ARGS… FILE`.
+fn peak_rss_of(args: &[&str], file: &Path) -> (u64, Duration) {
     let bin = env!("CARGO_BIN_EXE_inquiry-model");
     let time = Path::new("/usr/bin/time");
     let t = Instant::now();
@@ -669,6 +676,7 @@ fn peak_rss(file: &Path) -> (u64, Duration) {
             .arg("-v")
             .arg(bin)
             .arg("check")
+            .args(args)
             .arg(file)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -687,6 +695,7 @@ fn peak_rss(file: &Path) -> (u64, Duration) {
     let mut child = Command::new(bin)
         .env_remove("GLIBC_TUNABLES")
         .arg("check")
+        .args(args)
         .arg(file)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -792,6 +801,53 @@ fn memory(cfg: &Config, table: &mut Table) {
         ),
         "-",
         "-",
+        "-",
+    );
+}
+
+/// `check --format sarif` on a stream with many findings (400 000 with
+/// `--bench`): peak RSS and time against `--format json` on the same file.
+/// SARIF is written as the findings come, so its memory does not grow with
+/// them (the bar: under 200 MiB at 400 000 findings).
+fn sarif_memory(cfg: &Config, table: &mut Table) {
+    let findings: usize = if cfg.full { 400_000 } else { 1_000 };
+    let dir = TempDir::new("sarif");
+    let path = dir.0.join("findings.jsonl");
+    // One turn per finding: a response that answers no request
+    // (CHECK-PAIRED), so the checker's per-turn state stays small.
+    let mut text = String::with_capacity(findings * 100);
+    for i in 0..findings {
+        text.push_str("{\"type\":\"turn_start\"}\n");
+        text.push_str(&format!(
+            "{{\"type\":\"inquiry_response\",\"outcome\":\"answered\",\"id\":\"c{i}.q.1\",\"answer\":true}}\n"
+        ));
+    }
+    std::fs::write(&path, text).expect("cannot write the stream");
+    let runs = if cfg.full { 3 } else { 1 };
+    let measure = |format: &str| {
+        let _ = peak_rss_of(&["--format", format], &path);
+        let mut r: Vec<(u64, Duration)> = (0..runs)
+            .map(|_| peak_rss_of(&["--format", format], &path))
+            .collect();
+        r.sort();
+        r[r.len() / 2]
+    };
+    let (sarif_kib, sarif_wall) = measure("sarif");
+    let (json_kib, json_wall) = measure("json");
+    table.push(
+        format!("peak RSS, `inquiry-model check --format sarif`, {findings} findings"),
+        format!(
+            "{:.1} MiB, {:.1} s",
+            sarif_kib as f64 / 1024.0,
+            sarif_wall.as_secs_f64()
+        ),
+        format!(
+            "{:.1} MiB, {:.1} s as `--format json`",
+            json_kib as f64 / 1024.0,
+            json_wall.as_secs_f64()
+        ),
+        format!("{:.2}x", sarif_kib as f64 / json_kib as f64),
+        verdict(sarif_kib <= 200 * 1024, "< 200 MiB"),
         "-",
     );
 }
@@ -1274,6 +1330,9 @@ fn main() {
     }
     if cfg.wants("memory") {
         memory(&cfg, &mut table);
+    }
+    if cfg.wants("sarif") {
+        sarif_memory(&cfg, &mut table);
     }
     if cfg.wants("model") {
         model(&cfg, &mut table);

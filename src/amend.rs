@@ -615,6 +615,10 @@ pub struct ClassReport {
     pub to: TraceView,
 }
 
+/// The default bound of `diff-profiles --format markdown`: under the
+/// 65 536 characters a pull-request comment holds, with room for a note.
+pub const MARKDOWN_LIMIT: usize = 60_000;
+
 /// The result of a profile diff.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffReport {
@@ -622,6 +626,11 @@ pub struct DiffReport {
     pub from: String,
     /// The new rule set.
     pub to: String,
+    /// What the old rule set's profile file says about itself (`None` for a
+    /// built-in).
+    pub from_about: Option<crate::profile_file::About>,
+    /// What the new rule set's profile file says about itself.
+    pub to_about: Option<crate::profile_file::About>,
     /// Scenarios run under both.
     pub scenarios: usize,
     /// Scenarios whose runs differ at all.
@@ -727,6 +736,8 @@ pub fn diff_profiles_with(
     DiffReport {
         from: from.label.clone(),
         to: to.label.clone(),
+        from_about: from.about(),
+        to_about: to.about(),
         scenarios: run,
         differing,
         classes: by_class
@@ -816,13 +827,43 @@ impl Verdict {
 }
 
 impl DiffReport {
-    /// A Markdown table a reviewer can paste into the RFD discussion.
+    /// A Markdown report a reviewer can paste into a pull request, in at
+    /// most [`MARKDOWN_LIMIT`] characters (see [`DiffReport::markdown_within`]).
     pub fn markdown(&self) -> String {
+        self.markdown_within(Some(MARKDOWN_LIMIT))
+    }
+
+    /// The Markdown report: the profiles' titles, a summary table of every
+    /// class, the invariants `to` breaks, then per class its heading and a
+    /// `<details>` block with the two diagrams and the scenario. With a
+    /// `limit`, a class whose details would pass it keeps its heading and
+    /// line but not its details, and a closing note says how many were left
+    /// out and how to get them.
+    pub fn markdown_within(&self, limit: Option<usize>) -> String {
         let mut s = format!(
-            "### Behaviour changes from `{}` to `{}`\n\n{} scenarios run under both; {} differ.\n\n\
-             | class | what changes | scenarios | smallest example (`{}` → `{}`) |\n| --- | --- | ---: | --- |\n",
-            self.from, self.to, self.scenarios, self.differing, self.from, self.to
+            "### Behaviour changes from `{}` to `{}`\n\n",
+            self.from, self.to
         );
+        for (label, about) in [(&self.from, &self.from_about), (&self.to, &self.to_about)] {
+            if let Some(a) = about {
+                s.push_str(&format!(
+                    "- `{label}`: **{}**, amending {}",
+                    a.title, a.amends
+                ));
+                match &a.description {
+                    Some(d) => s.push_str(&format!(". {}\n", d.trim().replace('\n', " "))),
+                    None => s.push('\n'),
+                }
+            }
+        }
+        if self.from_about.is_some() || self.to_about.is_some() {
+            s.push('\n');
+        }
+        s.push_str(&format!(
+            "{} scenarios run under both; {} differ.\n\n\
+             | class | what changes | scenarios | smallest example (`{}` → `{}`) |\n| --- | --- | ---: | --- |\n",
+            self.scenarios, self.differing, self.from, self.to
+        ));
         for c in &self.classes {
             s.push_str(&format!(
                 "| `{}` | {} | {} | {} |\n",
@@ -832,7 +873,6 @@ impl DiffReport {
                 c.evidence.replace('|', "\\|")
             ));
         }
-        s.push_str(&self.markdown_pictures());
         if !self.broken_invariants.is_empty() {
             s.push_str(&format!(
                 "\n### Invariants `{}` keeps and `{}` breaks\n\n",
@@ -842,6 +882,32 @@ impl DiffReport {
                 s.push_str(&v.describe(true));
             }
         }
+        let (head, classes) = self.markdown_sections();
+        s.push_str(&head);
+        // What the closing note may take.
+        const NOTE: usize = 400;
+        let mut left_out = 0;
+        // Every class keeps its line: the lines still to come are reserved.
+        let mut lines_to_come: usize = classes.iter().map(|(line, _)| line.len()).sum();
+        for (line, details) in classes {
+            let fits = limit.is_none_or(|l| s.len() + lines_to_come + details.len() + NOTE <= l);
+            lines_to_come -= line.len();
+            s.push_str(&line);
+            if fits && left_out == 0 {
+                s.push_str(&details);
+            } else {
+                left_out += 1;
+            }
+        }
+        if left_out > 0 {
+            s.push_str(&format!(
+                "\n_The diagrams of the last {left_out} of {} classes are left out to keep this \
+                 report under {} characters (a pull-request comment holds 65 536); \
+                 `--max-chars 0` prints them all, `--format text` shows every class's traces._\n",
+                self.classes.len(),
+                limit.unwrap_or_default()
+            ));
+        }
         s
     }
 
@@ -849,10 +915,21 @@ impl DiffReport {
     /// diagrams side by side (an HTML table GitHub renders), with the
     /// switches and rules involved.
     pub fn markdown_pictures(&self) -> String {
+        let (mut s, classes) = self.markdown_sections();
+        for (line, details) in classes {
+            s.push_str(&line);
+            s.push_str(&details);
+        }
+        s
+    }
+
+    /// The switches flipped, then per class its heading and line, and its
+    /// `<details>` block (the two diagrams and the scenario).
+    fn markdown_sections(&self) -> (String, Vec<(String, String)>) {
         let (from, to) = &self.sets;
-        let mut s = String::new();
+        let mut head = String::new();
         if !self.flipped.is_empty() {
-            s.push_str(&format!(
+            head.push_str(&format!(
                 "\nSwitches flipped: {}.\n",
                 self.flipped
                     .iter()
@@ -861,16 +938,17 @@ impl DiffReport {
                     .join(", ")
             ));
         }
+        let mut classes = Vec::new();
         for c in &self.classes {
-            s.push_str(&format!(
-                "\n#### `{}`: {}\n\nScenarios showing it: {}; the smallest: {}. Switches: {}. Rules: {}.\n\n",
+            let line = format!(
+                "\n#### `{}`: {}\n\nScenarios showing it: {}; the smallest: {}. Switches: {}. Rules: {}.\n",
                 c.class,
                 c.description,
                 c.scenarios,
                 c.evidence,
                 list_or_none(&c.switches),
                 list_or_none(&c.rules),
-            ));
+            );
             // The diagrams print answers: those of secret questions masked.
             let secrets = [from, to]
                 .into_iter()
@@ -884,32 +962,41 @@ impl DiffReport {
                     .map(|d| crate::mermaid::fenced(&secrets.mask_diagram(&d)))
                     .unwrap_or_else(|e| format!("(the scenario cannot run: {e})\n"))
             };
-            s.push_str(&format!(
-                "<table><tr><th><code>{}</code></th><th><code>{}</code></th></tr><tr><td>\n\n{}\n</td><td>\n\n{}\n</td></tr></table>\n",
+            let details = format!(
+                "\n<details><summary>diagrams and scenario</summary>\n\n\
+                 <table><tr><th><code>{}</code></th><th><code>{}</code></th></tr><tr><td>\n\n{}\n</td><td>\n\n{}\n</td></tr></table>\n\
+                 \n```json\n{}\n```\n\n</details>\n",
                 self.from,
                 self.to,
                 draw(from),
-                draw(to)
-            ));
-            s.push_str(&format!(
-                "\n<details><summary>scenario</summary>\n\n```json\n{}\n```\n\n</details>\n",
+                draw(to),
                 serde_json::to_string(&c.smallest).unwrap_or_default()
-            ));
+            );
+            classes.push((line, details));
         }
-        s
+        (head, classes)
     }
 
     /// Plain text: per class, the count and the smallest scenario with both
     /// traces side by side.
     pub fn text(&self) -> String {
-        let mut s = format!(
+        let mut s = String::new();
+        for (label, about) in [(&self.from, &self.from_about), (&self.to, &self.to_about)] {
+            if let Some(a) = about {
+                s.push_str(&format!("{label}: {}, amending {}\n", a.title, a.amends));
+                if let Some(d) = &a.description {
+                    s.push_str(&format!("  {}\n", d.trim().replace('\n', "\n  ")));
+                }
+            }
+        }
+        s.push_str(&format!(
             "{} -> {}: {} scenarios, {} differ, {} classes\n",
             self.from,
             self.to,
             self.scenarios,
             self.differing,
             self.classes.len()
-        );
+        ));
         for c in &self.classes {
             s.push_str(&format!(
                 "\n== {} ({} scenarios): {}\n",

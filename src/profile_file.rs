@@ -53,7 +53,41 @@ pub enum Origin {
         amends: String,
         /// The file's `base`, if it names one.
         base: Option<ProfileName>,
+        /// The file's `description`, if it has one.
+        description: Option<String>,
     },
+}
+
+/// What a profile file says about itself (`title`, `amends`,
+/// `description`), for the reports that name the rule set.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct About {
+    /// The file's `title`.
+    pub title: String,
+    /// The RFD section the amendment changes.
+    pub amends: String,
+    /// The file's `description`, if it has one.
+    pub description: Option<String>,
+}
+
+impl RuleSet {
+    /// A profile file's `title`, `amends` and `description`; `None` for a
+    /// built-in.
+    pub fn about(&self) -> Option<About> {
+        match &self.origin {
+            Origin::Builtin => None,
+            Origin::File {
+                title,
+                amends,
+                description,
+                ..
+            } => Some(About {
+                title: title.clone(),
+                amends: amends.clone(),
+                description: description.clone(),
+            }),
+        }
+    }
 }
 
 impl From<ProfileName> for RuleSet {
@@ -195,11 +229,11 @@ pub fn parse(file: &str, text: &str) -> Result<RuleSet, ProfileFileError> {
     };
     let title = text_field("title")?;
     let amends = text_field("amends")?;
-    if let Some(d) = doc.get("description")
-        && !d.is_string()
-    {
-        return Err(err("description", format!("must be a string, not {d}")));
-    }
+    let description = match doc.get("description") {
+        None => None,
+        Some(Value::String(d)) => Some(d.clone()),
+        Some(d) => return Err(err("description", format!("must be a string, not {d}"))),
+    };
     let base = match doc.get("base") {
         None => None,
         Some(Value::String(s)) => Some(s.parse::<ProfileName>().map_err(|e| err("base", e))?),
@@ -287,6 +321,7 @@ pub fn parse(file: &str, text: &str) -> Result<RuleSet, ProfileFileError> {
             title,
             amends,
             base,
+            description,
         },
     })
 }

@@ -105,6 +105,8 @@ pub enum Verdict {
 pub struct RowReport {
     /// 1-based row number within the table (header excluded).
     pub row: usize,
+    /// The 1-based line where the row starts in the text.
+    pub line: usize,
     /// The row's cells.
     pub cells: Vec<String>,
     /// The verdict.
@@ -187,7 +189,8 @@ impl RfdReport {
         rows + examples
     }
 
-    /// The report as text, one line per row and example.
+    /// The report as text, one line per row and example, each at its own
+    /// line of the RFD text and in line order.
     pub fn text(&self, origin: &str) -> String {
         let mut s = format!("{origin}: checked against {}\n", self.profile);
         let (mut agree, mut disagree, mut unchecked) = (0, 0, 0);
@@ -196,6 +199,9 @@ impl RfdReport {
             Verdict::Disagrees { .. } => disagree += 1,
             Verdict::NotChecked { .. } => unchecked += 1,
         };
+        // (line, text), sorted by line at the end (stable: a table's rows
+        // keep their order).
+        let mut entries: Vec<(usize, String)> = Vec::new();
         for t in &self.tables {
             let what = match t.kind {
                 Some(TableKind::RoutingPrecedence) => "routing precedence",
@@ -206,12 +212,15 @@ impl RfdReport {
             };
             if t.kind.is_none() {
                 tally(&Verdict::NotChecked { why: String::new() });
-                s.push_str(&format!(
-                    "{origin}:{}: table ({}) under {}: not checked (no decision of the model reads `{}`)\n",
+                entries.push((
                     t.line,
-                    t.header.join(" | "),
-                    t.section,
-                    t.header.join(" | ")
+                    format!(
+                        "{origin}:{}: table ({}) under {}: not checked (no decision of the model reads `{}`)\n",
+                        t.line,
+                        t.header.join(" | "),
+                        t.section,
+                        t.header.join(" | ")
+                    ),
                 ));
                 continue;
             }
@@ -219,20 +228,18 @@ impl RfdReport {
                 tally(&r.verdict);
                 let head = format!(
                     "{origin}:{}: {what} row {} `{}`",
-                    t.line,
+                    r.line,
                     r.row,
                     r.cells.join(" | ")
                 );
-                match &r.verdict {
-                    Verdict::Agrees => s.push_str(&format!("{head}: agrees\n")),
-                    Verdict::Disagrees { profile } => s.push_str(&format!(
-                        "{head}: DISAGREES ({}): {profile}\n",
-                        r.rules.join(", ")
-                    )),
-                    Verdict::NotChecked { why } => {
-                        s.push_str(&format!("{head}: not checked ({why})\n"))
+                let text = match &r.verdict {
+                    Verdict::Agrees => format!("{head}: agrees\n"),
+                    Verdict::Disagrees { profile } => {
+                        format!("{head}: DISAGREES ({}): {profile}\n", r.rules.join(", "))
                     }
-                }
+                    Verdict::NotChecked { why } => format!("{head}: not checked ({why})\n"),
+                };
+                entries.push((r.line, text));
             }
         }
         for e in &self.examples {
@@ -241,16 +248,18 @@ impl RfdReport {
                 "{origin}:{}: example {} under {}",
                 e.line, e.index, e.section
             );
-            match &e.verdict {
-                Verdict::Agrees => s.push_str(&format!("{head}: reads and writes back as shown\n")),
-                Verdict::Disagrees { profile } => s.push_str(&format!(
-                    "{head}: DISAGREES ({}): {profile}\n",
-                    e.rules.join(", ")
-                )),
-                Verdict::NotChecked { why } => {
-                    s.push_str(&format!("{head}: not checked ({why})\n"))
+            let text = match &e.verdict {
+                Verdict::Agrees => format!("{head}: reads and writes back as shown\n"),
+                Verdict::Disagrees { profile } => {
+                    format!("{head}: DISAGREES ({}): {profile}\n", e.rules.join(", "))
                 }
-            }
+                Verdict::NotChecked { why } => format!("{head}: not checked ({why})\n"),
+            };
+            entries.push((e.line, text));
+        }
+        entries.sort_by_key(|(line, _)| *line);
+        for (_, text) in entries {
+            s.push_str(&text);
         }
         s.push_str(&format!(
             "{agree} agree, {disagree} disagree, {unchecked} not checked\n"
@@ -282,14 +291,21 @@ pub struct Table {
     pub header: Vec<String>,
     /// The body rows (continuations merged), each as many cells as the header.
     pub rows: Vec<Vec<String>>,
+    /// The 1-based line where each body row starts.
+    pub row_lines: Vec<usize>,
 }
+
+/// `(offset in the joined table text, 1-based line)` per line of a table.
+type LineStarts = Vec<(usize, usize)>;
 
 /// Every table of the text (outside fenced blocks).
 pub fn tables(text: &str) -> Vec<Table> {
     let mut out = Vec::new();
     let mut heading = String::from("(before the first heading)");
     let mut fenced = false;
-    let mut current: Option<(usize, String)> = None;
+    // The table's first line, its lines joined, and where each line starts
+    // in the join.
+    let mut current: Option<(usize, String, LineStarts)> = None;
     let lines: Vec<&str> = text.lines().collect();
     for (i, line) in lines.iter().enumerate() {
         if line.starts_with("```") {
@@ -297,13 +313,14 @@ pub fn tables(text: &str) -> Vec<Table> {
         }
         let t = line.trim();
         match &mut current {
-            Some((_, buf)) if !t.is_empty() && !fenced => {
+            Some((_, buf, starts)) if !t.is_empty() && !fenced => {
                 buf.push(' ');
+                starts.push((buf.len(), i + 1));
                 buf.push_str(t);
                 continue;
             }
-            Some((start, buf)) => {
-                out.extend(parse_table(&heading, *start, buf));
+            Some((start, buf, starts)) => {
+                out.extend(parse_table(&heading, *start, buf, starts));
                 current = None;
             }
             None => {}
@@ -314,11 +331,11 @@ pub fn tables(text: &str) -> Vec<Table> {
         if line.starts_with('#') {
             heading = t.to_owned();
         } else if t.starts_with('|') {
-            current = Some((i + 1, t.to_owned()));
+            current = Some((i + 1, t.to_owned(), vec![(0, i + 1)]));
         }
     }
-    if let Some((start, buf)) = current {
-        out.extend(parse_table(&heading, start, &buf));
+    if let Some((start, buf, starts)) = current {
+        out.extend(parse_table(&heading, start, &buf, &starts));
     }
     out
 }
@@ -327,22 +344,42 @@ fn is_rule(cell: &str) -> bool {
     !cell.is_empty() && cell.chars().all(|c| c == '-' || c == ':')
 }
 
-fn parse_table(section: &str, line: usize, joined: &str) -> Option<Table> {
-    let cells: Vec<String> = joined.split('|').map(|c| c.trim().to_owned()).collect();
+fn parse_table(
+    section: &str,
+    line: usize,
+    joined: &str,
+    starts: &[(usize, usize)],
+) -> Option<Table> {
+    // Each cell with the line it starts on.
+    let mut offset = 0;
+    let mut cells: Vec<(String, usize)> = Vec::new();
+    for piece in joined.split('|') {
+        // The line of the cell's first character (a cell may begin after
+        // the line break the join turned into a space).
+        let first = offset + (piece.len() - piece.trim_start().len());
+        let at = starts
+            .iter()
+            .rev()
+            .find(|(o, _)| *o <= first)
+            .map_or(line, |(_, l)| *l);
+        cells.push((piece.trim().to_owned(), at));
+        offset += piece.len() + 1;
+    }
     // Leading `|`: the first piece is empty.
     let cells = cells.get(1..)?;
-    let n = cells.iter().position(String::is_empty)?;
+    let n = cells.iter().position(|(c, _)| c.is_empty())?;
     if n == 0 {
         return None;
     }
-    let header = cells[..n].to_vec();
+    let header = cells[..n].iter().map(|(c, _)| c.clone()).collect();
     let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut row_lines = Vec::new();
     // Groups of n cells and one separator.
     for group in cells[n + 1..].chunks(n + 1) {
         if group.len() < n {
             break;
         }
-        let row: Vec<String> = group[..n].to_vec();
+        let row: Vec<String> = group[..n].iter().map(|(c, _)| c.clone()).collect();
         if row.iter().all(|c| is_rule(c)) {
             continue;
         }
@@ -351,7 +388,10 @@ fn parse_table(section: &str, line: usize, joined: &str) -> Option<Table> {
             Some(last) if continues => {
                 last[0] = format!("{} {}", last[0], row[0]);
             }
-            Some(_) | None => rows.push(row),
+            Some(_) | None => {
+                rows.push(row);
+                row_lines.push(group[0].1);
+            }
         }
     }
     Some(Table {
@@ -359,6 +399,7 @@ fn parse_table(section: &str, line: usize, joined: &str) -> Option<Table> {
         line,
         header,
         rows,
+        row_lines,
     })
 }
 
@@ -409,6 +450,13 @@ fn judge_table(t: Table, rules: &Rules) -> TableReport {
             .collect(),
         None => Vec::new(),
     };
+    let rows = rows
+        .into_iter()
+        .map(|r| RowReport {
+            line: t.row_lines.get(r.row - 1).copied().unwrap_or(t.line),
+            ..r
+        })
+        .collect();
     TableReport {
         section: t.section,
         line: t.line,
@@ -617,6 +665,7 @@ fn judge_precedence(rows: &[Vec<String>], rules: &Rules) -> Vec<RowReport> {
         .zip(verdicts)
         .enumerate()
         .map(|(i, (r, verdict))| RowReport {
+            line: 0, // placed by `judge_table`
             row: i + 1,
             cells: r.clone(),
             rules: if plain(&r[0]).contains("exclusive = true") {
@@ -767,6 +816,7 @@ fn judge_reason(row: usize, cells: &[String], rules: &Rules) -> RowReport {
         },
     };
     RowReport {
+        line: 0, // placed by `judge_table`
         row,
         cells: cells.to_vec(),
         verdict,
@@ -876,6 +926,7 @@ fn judge_reuse(kind: TableKind, row: usize, cells: &[String], rules: &Rules) -> 
         }
     };
     RowReport {
+        line: 0, // placed by `judge_table`
         row,
         cells: cells.to_vec(),
         verdict,

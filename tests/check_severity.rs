@@ -212,8 +212,29 @@ fn cli_sarif_is_a_sarif_2_1_0_log() {
         .collect();
     let want: Vec<&str> = r::ALL.iter().map(|(id, _)| id.id()).collect();
     assert_eq!(rules, want);
+    // The catalog's statement of each rule, read here from the catalog's
+    // table independently of the binary.
+    let catalog =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/RULES.md"))
+            .unwrap();
     for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
         assert!(rule["shortDescription"]["text"].is_string());
+        let id = rule["id"].as_str().unwrap();
+        let row = catalog
+            .lines()
+            .find(|l| l.starts_with(&format!("| {id} | ")))
+            .unwrap_or_else(|| panic!("{id} has a catalog row"));
+        let statement = row.split(" | ").nth(1).unwrap().trim();
+        assert_eq!(rule["fullDescription"]["text"], statement, "{id}");
+        // SARIF 2.1.0 §3.49.12: helpUri is an absolute URI.
+        let help = rule["helpUri"].as_str().unwrap();
+        assert!(
+            help.starts_with("file:///") && help.contains("/spec/RULES.md#"),
+            "{help}"
+        );
+        // SARIF 2.1.0 §3.50.3: reportingConfiguration.level, one of these.
+        assert_eq!(rule["defaultConfiguration"]["level"], "error", "{id}");
+        assert!(rule["help"]["text"].as_str().unwrap().contains(statement));
     }
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), 2);
@@ -244,4 +265,52 @@ fn cli_sarif_is_a_sarif_2_1_0_log() {
         notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
         "cut.jsonl"
     );
+}
+
+/// Rule: CLI-CHECK-SARIF — `--rules-uri` sets the catalog address every
+/// rule's `helpUri` points into; a base without a scheme is a usage error
+/// (exit 2), since SARIF 2.1.0 §3.49.12 wants an absolute URI.
+#[test]
+fn cli_sarif_rules_uri_is_absolute() {
+    let d = Dir::new("sarif-uri");
+    d.write("err.jsonl", &in_call(|s| s.ask("c1.q.1", boolean())));
+    let base = "https://example.org/repo/blob/main/spec/RULES.md";
+    let out = cli(
+        &d.0,
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--rules-uri",
+            base,
+            "err.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for rule in log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+    {
+        assert!(
+            rule["helpUri"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{base}#")),
+            "{rule}"
+        );
+    }
+    let out = cli(
+        &d.0,
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--rules-uri",
+            "spec/RULES.md",
+            "err.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not an absolute URI"));
 }

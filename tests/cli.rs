@@ -297,26 +297,44 @@ fn cli_check_stdin() {
     }
 }
 
+/// The stream as a JSON array, as a writer persists `events.json`.
+fn array(answered: bool) -> String {
+    format!("[{}]", stream(answered).trim_end().replace('\n', ","))
+}
+
 /// A folder is searched recursively: in a conversation
 /// folder only `events.json` is taken (its `metadata.json` is not a stream),
-/// elsewhere every `*.json` and `*.jsonl`; a folder without streams is
-/// unusable.
+/// elsewhere every `*.jsonl` and every `*.json` shaped like a stream (an
+/// array of event objects); other JSON is skipped and counted, not
+/// unusable; VCS and cache-tagged folders are not entered; a folder
+/// without streams is unusable.
 #[test]
 fn cli_check_folder_argument() {
     let dir = TempDir::new("folders");
-    dir.write(
-        "conversations/a/events.json",
-        format!("[{}]", stream(true).trim_end().replace('\n', ",")),
-    );
+    dir.write("conversations/a/events.json", array(true));
     dir.write(
         "conversations/a/metadata.json",
         r#"{"title": "not a stream"}"#,
     );
     dir.write("conversations/b/events.json", stream(false));
-    dir.write("loose/x.json", stream(true));
+    dir.write("loose/x.json", array(true));
     dir.write("loose/deeper/y.jsonl", stream(true));
     dir.write("loose/notes.md", "not json");
+    dir.write("loose/config.json", r#"{"name": "not a stream"}"#);
+    dir.write(
+        "loose/commands.json",
+        r#"[{"directory": "/", "file": "a.c"}]"#,
+    );
+    dir.write("loose/seed.json", r#"{"type": "turn_start"}"#);
+    // Never entered: a VCS store and a cache folder (cargo's `target/`).
+    dir.write("loose/.git/broken.jsonl", "{");
+    dir.write(
+        "loose/target/CACHEDIR.TAG",
+        "Signature: 8a477f597d28d172789f06886806bc55",
+    );
+    dir.write("loose/target/broken.jsonl", "{");
     std::fs::create_dir_all(dir.0.join("empty")).unwrap();
+    dir.write("config-only/settings.json", r#"{"a": 1}"#);
 
     let out = run_in(&dir.0, &["check", "conversations"]);
     assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
@@ -331,14 +349,27 @@ fn cli_check_folder_argument() {
     );
     assert!(!text.contains("metadata.json"), "{text}");
     assert!(text.contains("checked 2 files:"), "{text}");
+    assert!(
+        text.contains("skipped 1 file that is not a stream"),
+        "{text}"
+    );
 
     let out = run_in(&dir.0, &["check", "loose"]);
-    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     let text = stdout(&out);
     assert!(
         text.contains("loose/x.json: clean") && text.contains("loose/deeper/y.jsonl: clean"),
         "{text}"
     );
+    assert!(text.contains("checked 2 files:"), "{text}");
+    assert!(
+        text.contains("skipped 3 files that are not streams"),
+        "{text}"
+    );
+
+    // A file named on the command line is read whatever its shape.
+    let out = run_in(&dir.0, &["check", "loose/config.json"]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
 
     let out = run_in(&dir.0, &["check", "empty"]);
     assert_eq!(code(&out), 2);
@@ -346,6 +377,120 @@ fn cli_check_folder_argument() {
         stderr(&out).contains("empty: no stream files here"),
         "{}",
         stderr(&out)
+    );
+    let out = run_in(&dir.0, &["check", "config-only"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("skipped 1 file that is not a stream"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// `--include` adds files whatever their shape, `--exclude` removes files
+/// and whole folders (and wins over `--include`); globs are relative to the
+/// folder given, `**` crosses folders, a glob without `/` matches a name at
+/// any depth.
+#[test]
+fn cli_check_include_and_exclude() {
+    let dir = TempDir::new("globs");
+    dir.write("s/a/events.json", array(false));
+    dir.write("s/b/x.jsonl", stream(true));
+    dir.write("s/b/seed.json", stream(true));
+    dir.write("s/c/deep/z.jsonl", stream(false));
+
+    let out = run_in(&dir.0, &["check", "s"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains("checked 3 files:"),
+        "{}",
+        stdout(&out)
+    );
+
+    // The JSON Lines stream in a `.json` file is read when included.
+    let out = run_in(&dir.0, &["check", "--include", "b/*.json", "s"]);
+    assert!(
+        stdout(&out).contains("s/b/seed.json: clean"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("checked 4 files:"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Excluding the two folders with violations leaves a clean run.
+    let out = run_in(
+        &dir.0,
+        &["check", "--exclude", "a", "--exclude", "c/**", "s"],
+    );
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("checked 1 file:"), "{text}");
+    assert!(
+        !text.contains("events.json") && !text.contains("z.jsonl"),
+        "{text}"
+    );
+
+    // Exclude wins over include; a name glob matches at any depth.
+    let out = run_in(
+        &dir.0,
+        &[
+            "check",
+            "--include",
+            "*.json",
+            "--exclude",
+            "seed.json",
+            "--exclude",
+            "**/deep",
+            "s",
+        ],
+    );
+    let text = stdout(&out);
+    assert!(
+        !text.contains("seed.json:") && !text.contains("z.jsonl"),
+        "{text}"
+    );
+    assert!(text.contains("checked 2 files:"), "{text}");
+}
+
+/// The README's SARIF example, `check --format sarif .`, run on this
+/// repository: it reads the streams (examples, corpora, seeds), skips the
+/// rest (vectors, schemas, profiles, cargo's `target/`), and exits by its
+/// findings (0 or 1), never 2.
+#[test]
+fn cli_check_sarif_on_the_repository_exits_by_its_findings() {
+    let out = run_in(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["check", "--format", "sarif", "."],
+    );
+    no_panic(&out);
+    assert!(
+        matches!(code(&out), 0 | 1),
+        "exit {}: {}",
+        code(&out),
+        stderr(&out)
+    );
+    let log: Value = serde_json::from_slice(&out.stdout).expect("one SARIF document");
+    let run = &log["runs"][0];
+    assert_eq!(run["invocations"][0]["executionSuccessful"], true);
+    assert_eq!(run["invocations"][0]["exitCode"], code(&out));
+    let uris: Vec<&str> = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert!(
+        !uris
+            .iter()
+            .any(|u| u.contains("spec/vectors/") || u.contains("target/")),
+        "{uris:?}"
     );
 }
 

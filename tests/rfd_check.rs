@@ -298,3 +298,56 @@ fn remember_and_cache_tables_are_checked_row_by_row() {
         ]
     );
 }
+
+/// Rule: AMEND-RFD-CHECK — each row is reported at its own line of the RFD
+/// text (the line its first cell starts on, found here by searching the
+/// text for the cell), not at its table's first line; the text report lists
+/// rows, tables and examples in line order.
+#[test]
+fn rows_are_reported_at_their_own_line_in_line_order() {
+    let text = read(RFD082);
+    let r = check(&text, &set(Rfd082));
+    let reasons = r
+        .tables
+        .iter()
+        .find(|t| t.kind == Some(TableKind::CancellationReasons))
+        .expect("the reason table is read");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut from = reasons.line - 1;
+    for row in &reasons.rows {
+        let start: String = row.cells[0].chars().take(30).collect();
+        let found = (from..lines.len())
+            .find(|&i| lines[i].contains(start.as_str()))
+            .map(|i| i + 1);
+        assert_eq!(Some(row.line), found, "row {} `{start}`", row.row);
+        from = row.line - 1;
+    }
+    assert!(reasons.rows.iter().any(|row| row.line > reasons.line + 2));
+    let report = r.text(RFD082);
+    let at: Vec<usize> = report
+        .lines()
+        .filter_map(|l| l.strip_prefix(&format!("{RFD082}:")))
+        .filter_map(|l| l.split(':').next()?.parse().ok())
+        .collect();
+    assert!(at.len() > reasons.rows.len(), "{report}");
+    assert!(at.windows(2).all(|w| w[0] <= w[1]), "{at:?}\n{report}");
+    // An example above a table comes first.
+    let text = "# T\n\n```json\n{\"type\": \"turn_start\"}\n```\n\n\
+                | Originating event | `reason` |\n| --- | --- |\n\
+                | `ExecutionEvent::PromptCancelled` | `User` |\n";
+    let small = check(text, &set(Rfd082)).text("t.md");
+    let example = small.find("t.md:3: example").expect(&small);
+    let row = small
+        .find("t.md:9: cancellation reasons row 1")
+        .expect(&small);
+    assert!(example < row, "{small}");
+    for row in &reasons.rows {
+        assert!(
+            report.contains(&format!(
+                "{RFD082}:{}: cancellation reasons row {} ",
+                row.line, row.row
+            )),
+            "{report}"
+        );
+    }
+}

@@ -12,7 +12,8 @@ use serde::Serialize;
 
 use super::{
     CHECK_JSON_VERSION, CheckInput, EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, SARIF_SCHEMA,
-    expand_check_paths, open_input,
+    open_input,
+    paths::{Selection, expand_check_paths_with, skipped_files},
 };
 use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode, Severity};
 use crate::wire::{EventReader, ReadError};
@@ -22,7 +23,11 @@ use crate::wire::{EventReader, ReadError};
 #[command(after_help = "\
 Folders are searched recursively. A folder holding an `events.json` is a \
 conversation folder: only its `events.json` is checked (its other files are \
-metadata). In any other folder every `*.json` and `*.jsonl` file is checked.\n\n\
+metadata). In any other folder every `*.jsonl` file is checked, and every \
+`*.json` file shaped like a persisted stream (a JSON array of event objects); \
+other JSON is skipped and counted. VCS folders (.git, …) and cache folders \
+(holding CACHEDIR.TAG, as cargo's target/) are not entered. Files named on \
+the command line are always checked.\n\n\
 Diagnostics go to stdout, one per line (`FILE: turn T, event E (line L, column C): \
 SEVERITY: RULE: message`, turns and events counted from 0, lines and byte columns \
 from 1, SEVERITY `error` or `warning`), \
@@ -48,6 +53,41 @@ pub struct CheckArgs {
     /// Exit 1 on warnings too, not only on errors.
     #[arg(long)]
     strict: bool,
+    /// In folders, also check files matching this glob, whatever their
+    /// name and shape (relative to the folder given; `*`, `?`, `**`,
+    /// `[…]`; a glob without `/` matches a file or folder name at any
+    /// depth). Repeatable.
+    #[arg(long, value_name = "GLOB")]
+    include: Vec<String>,
+    /// SARIF only: the absolute URI of the rule catalog (`spec/RULES.md`)
+    /// that each rule's `helpUri` points into, e.g. the file on the
+    /// repository's host; by default the catalog in the source tree the
+    /// binary was built from, as a `file:` URI.
+    #[arg(long, value_name = "URI", value_parser = absolute_uri)]
+    rules_uri: Option<String>,
+    /// In folders, skip files and folders matching this glob (as
+    /// `--include`; wins over it). Repeatable.
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+}
+
+/// SARIF 2.1.0 §3.49.12: `helpUri` is an absolute URI, so the base must
+/// start with a scheme (RFC 3986 §3.1).
+fn absolute_uri(s: &str) -> Result<String, String> {
+    let scheme = s.split_once(':').map(|(scheme, _)| scheme);
+    match scheme {
+        Some(sc)
+            if sc.starts_with(|c: char| c.is_ascii_alphabetic())
+                && sc
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) =>
+        {
+            Ok(s.to_owned())
+        }
+        _ => Err(format!(
+            "`{s}` is not an absolute URI (SARIF's helpUri needs a scheme, e.g. https:)"
+        )),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -119,6 +159,9 @@ struct Totals {
     diagnostics: usize,
     errors: usize,
     warnings: usize,
+    /// Files under the folders given that were not read: not streams, or
+    /// excluded.
+    skipped: usize,
     strict: bool,
     by_rule: BTreeMap<&'static str, usize>,
     exit_code: i32,
@@ -238,9 +281,13 @@ impl Reporter for TextReporter {
             0 => String::new(),
             n => format!(", {}", count(n, "warning")),
         };
+        let skipped = match t.skipped {
+            0 => String::new(),
+            n => format!("; {}", skipped_files(n)),
+        };
         writeln!(
             out,
-            "checked {}: {} clean, {} with violations, {} unusable; {}{warned}",
+            "checked {}: {} clean, {} with violations, {} unusable; {}{warned}{skipped}",
             count(t.files, "file"),
             t.clean,
             t.violations,
@@ -338,17 +385,72 @@ impl Reporter for JsonReporter {
 }
 
 /// Writes a SARIF 2.1.0 log (OASIS SARIF v2.1.0): one run whose driver lists
-/// every `CHECK-*` rule, one result per diagnostic (`level` its severity),
-/// located at the file and, for a file on disk, the line and column where
-/// the event starts; unusable inputs are tool execution notifications. SARIF
-/// is one document with the rules first, so each file's diagnostics are held
-/// until the file ends (then its events' positions are read again from it).
-#[derive(Default)]
+/// every `CHECK-*` rule (its catalog statement as `fullDescription`, its
+/// catalog entry as `helpUri`, `error` as its default level), one result per
+/// diagnostic (`level` its severity), located at the file and, for a file on
+/// disk, the line and column where the event starts; unusable inputs are
+/// tool execution notifications. The document is written as the inputs are
+/// checked, in bounded memory: the rules first, then each result as its
+/// diagnostic comes (SARIF fixes no order of a run's properties, so
+/// `invocations`, which needs the exit code, comes last). Only diagnostics
+/// whose event position fell out of the checker's window are held until
+/// their file ends, when their positions are read again from it.
 struct SarifReporter {
-    results: Vec<serde_json::Value>,
+    /// The `helpUri` base: the rule catalog's address.
+    rules_uri: String,
     notifications: Vec<serde_json::Value>,
-    file: Vec<Diagnostic>,
+    held: Vec<Diagnostic>,
+    uri: String,
+    results: usize,
 }
+
+impl SarifReporter {
+    fn new(rules_uri: String) -> Self {
+        SarifReporter {
+            rules_uri,
+            notifications: Vec::new(),
+            held: Vec::new(),
+            uri: String::new(),
+            results: 0,
+        }
+    }
+
+    fn result(
+        &mut self,
+        out: &mut dyn Write,
+        d: &Diagnostic,
+        at: Option<(usize, usize)>,
+    ) -> io::Result<()> {
+        let mut physical = serde_json::json!({"artifactLocation": {"uri": self.uri}});
+        if let Some((line, column)) = at {
+            physical["region"] = serde_json::json!({"startLine": line, "startColumn": column});
+        }
+        let rule_index = check::rules::ALL.iter().position(|(id, _)| *id == d.rule);
+        let result = serde_json::json!({
+            "ruleId": d.rule,
+            "ruleIndex": rule_index,
+            "level": d.severity.to_string(),
+            "message": {"text": d.message},
+            "locations": [{"physicalLocation": physical}],
+            "properties": {"turn": d.turn, "eventIndex": d.event_index, "ids": d.ids},
+        });
+        let sep = if self.results == 0 { "" } else { "," };
+        self.results += 1;
+        write!(out, "{sep}\n{}", json(&result)?)
+    }
+}
+
+/// The default `helpUri` base: the rule catalog in the source tree the
+/// binary was built from (decision "Oracle checks: SARIF rule help points
+/// at the catalog").
+fn default_rules_uri() -> String {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    format!("{}/spec/RULES.md", sarif_uri(dir))
+}
+
+/// The anchor of the catalog's "Oracle checks (`CHECK-*`)" section, as
+/// Markdown renderers derive it from the heading.
+const CHECK_SECTION_ANCHOR: &str = "oracle-checks-check-";
 
 /// A relative URI reference for a path: `/` separators, and every byte
 /// outside RFC 3986's unreserved set and `/` percent-encoded.
@@ -397,64 +499,80 @@ fn event_positions(
 }
 
 impl Reporter for SarifReporter {
-    fn begin(&mut self, _: &mut dyn Write) -> io::Result<()> {
+    fn begin(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let rules: Vec<serde_json::Value> = check::rules::ALL
+            .iter()
+            .map(|(rule, text)| {
+                let id = rule.id();
+                let full = rule.description().unwrap_or(text);
+                serde_json::json!({
+                    "id": id,
+                    "shortDescription": {"text": text},
+                    "fullDescription": {"text": full},
+                    "help": {"text": format!(
+                        "{full}\n\nThe rule's sources and tests: `inquiry-model explain {id}`."
+                    )},
+                    "helpUri": format!("{}#{CHECK_SECTION_ANCHOR}", self.rules_uri),
+                    // Every CHECK-* rule is an error where it applies in
+                    // full; a warning is the same rule downgraded by what
+                    // the turn shows (decision "Oracle checks: severity"),
+                    // and each result carries its own level.
+                    "defaultConfiguration": {"level": "error"},
+                })
+            })
+            .collect();
+        let driver = serde_json::json!({
+            "name": "inquiry-model",
+            "version": env!("CARGO_PKG_VERSION"),
+            "rules": rules,
+        });
+        write!(
+            out,
+            "{{\"$schema\":{},\"version\":\"2.1.0\",\"runs\":[{{\"tool\":{{\"driver\":{}}},\"results\":[",
+            json(SARIF_SCHEMA)?,
+            json(&driver)?
+        )
+    }
+
+    fn file_begin(&mut self, _: &mut dyn Write, origin: &str) -> io::Result<()> {
+        self.held.clear();
+        self.uri = sarif_uri(origin);
         Ok(())
     }
 
-    fn file_begin(&mut self, _: &mut dyn Write, _: &str) -> io::Result<()> {
-        self.file.clear();
-        Ok(())
-    }
-
-    fn diagnostic(&mut self, _: &mut dyn Write, d: &Diagnostic) -> io::Result<()> {
-        self.file.push(d.clone());
-        Ok(())
+    fn diagnostic(&mut self, out: &mut dyn Write, d: &Diagnostic) -> io::Result<()> {
+        match d.position {
+            Some(p) => self.result(out, d, Some((p.line, p.column))),
+            None => {
+                self.held.push(d.clone());
+                Ok(())
+            }
+        }
     }
 
     fn file_end(
         &mut self,
-        _: &mut dyn Write,
+        out: &mut dyn Write,
         origin: &str,
         _: Option<&FileSummary>,
         error: Option<&InputError>,
     ) -> io::Result<()> {
         let on_disk = origin != "<stdin>";
-        // Each diagnostic carries where its event starts; one about an
-        // event too far back in a huge turn (`check::POSITION_WINDOW`) is
-        // placed by reading the file again.
-        let wanted: std::collections::BTreeSet<usize> = self
-            .file
-            .iter()
-            .filter(|d| d.position.is_none())
-            .map(|d| d.event_index)
-            .collect();
+        // A diagnostic about an event too far back in a huge turn
+        // (`check::POSITION_WINDOW`) is placed by reading the file again.
+        let wanted: std::collections::BTreeSet<usize> =
+            self.held.iter().map(|d| d.event_index).collect();
         let positions = if on_disk && !wanted.is_empty() {
             event_positions(Path::new(origin), &wanted)
         } else {
             Default::default()
         };
-        let uri = sarif_uri(origin);
-        for d in self.file.drain(..) {
-            let mut physical = serde_json::json!({"artifactLocation": {"uri": uri}});
-            let at = d
-                .position
-                .map(|p| (p.line, p.column))
-                .or_else(|| positions.get(&d.event_index).copied());
-            if let Some((line, column)) = at {
-                physical["region"] = serde_json::json!({"startLine": line, "startColumn": column});
-            }
-            let rule_index = check::rules::ALL.iter().position(|(id, _)| *id == d.rule);
-            self.results.push(serde_json::json!({
-                "ruleId": d.rule,
-                "ruleIndex": rule_index,
-                "level": d.severity.to_string(),
-                "message": {"text": d.message},
-                "locations": [{"physicalLocation": physical}],
-                "properties": {"turn": d.turn, "eventIndex": d.event_index, "ids": d.ids},
-            }));
+        for d in std::mem::take(&mut self.held) {
+            let at = positions.get(&d.event_index).copied();
+            self.result(out, &d, at)?;
         }
         if let Some(e) = error {
-            let mut physical = serde_json::json!({"artifactLocation": {"uri": uri}});
+            let mut physical = serde_json::json!({"artifactLocation": {"uri": self.uri}});
             if let (Some(line), Some(column)) = (e.line, e.column) {
                 physical["region"] = serde_json::json!({"startLine": line, "startColumn": column});
             }
@@ -468,34 +586,12 @@ impl Reporter for SarifReporter {
     }
 
     fn end(&mut self, out: &mut dyn Write, totals: &Totals) -> io::Result<()> {
-        let rules: Vec<serde_json::Value> = check::rules::ALL
-            .iter()
-            .map(|(id, text)| {
-                serde_json::json!({
-                    "id": id,
-                    "shortDescription": {"text": text},
-                    "help": {"text": format!("inquiry-model explain {id}")},
-                })
-            })
-            .collect();
-        let log = serde_json::json!({
-            "$schema": SARIF_SCHEMA,
-            "version": "2.1.0",
-            "runs": [{
-                "tool": {"driver": {
-                    "name": "inquiry-model",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "rules": rules,
-                }},
-                "invocations": [{
-                    "executionSuccessful": totals.unusable == 0,
-                    "exitCode": totals.exit_code,
-                    "toolExecutionNotifications": std::mem::take(&mut self.notifications),
-                }],
-                "results": std::mem::take(&mut self.results),
-            }],
-        });
-        writeln!(out, "{}", json(&log)?)
+        let invocations = serde_json::json!([{
+            "executionSuccessful": totals.unusable == 0,
+            "exitCode": totals.exit_code,
+            "toolExecutionNotifications": std::mem::take(&mut self.notifications),
+        }]);
+        writeln!(out, "\n],\"invocations\":{}}}]}}", json(&invocations)?)
     }
 }
 
@@ -593,7 +689,12 @@ impl<R: BufRead> BufRead for Progress<R> {
 /// Runs `check`; returns the exit code.
 pub fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 {
     let mode = args.profile;
-    let inputs = expand_check_paths(&args.paths);
+    let selection = Selection {
+        include: args.include,
+        exclude: args.exclude,
+    };
+    let expansion = expand_check_paths_with(&args.paths, &selection);
+    let inputs = expansion.inputs;
     let strict = args.strict;
     let mut reporter: Box<dyn Reporter> = match args.format {
         FormatArg::Text => Box::new(TextReporter {
@@ -606,13 +707,16 @@ pub fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 {
             files: 0,
             diagnostics_in_file: 0,
         }),
-        FormatArg::Sarif => Box::new(SarifReporter::default()),
+        FormatArg::Sarif => Box::new(SarifReporter::new(
+            args.rules_uri.unwrap_or_else(default_rules_uri),
+        )),
     };
     let show_progress = global.progress_on();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     match check_inputs(
         &inputs,
+        expansion.skipped,
         mode,
         strict,
         show_progress,
@@ -631,6 +735,7 @@ pub fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 {
 
 fn check_inputs(
     inputs: &[CheckInput],
+    skipped: usize,
     mode: ProfileMode,
     strict: bool,
     show_progress: bool,
@@ -639,6 +744,7 @@ fn check_inputs(
 ) -> io::Result<i32> {
     let mut totals = Totals {
         strict,
+        skipped,
         ..Totals::default()
     };
     reporter.begin(out)?;

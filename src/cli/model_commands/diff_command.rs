@@ -31,6 +31,11 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+    /// Markdown only: keep the report under this many characters (a
+    /// pull-request comment holds 65 536) by leaving out the diagrams of
+    /// the last classes; 0 prints them all.
+    #[arg(long, default_value_t = amend::MARKDOWN_LIMIT, value_name = "N")]
+    pub max_chars: usize,
 }
 
 /// `diff-profiles`.
@@ -51,7 +56,10 @@ pub fn diff_command(args: DiffArgs, global: &GlobalArgs) -> i32 {
     progress.finish();
     match args.format {
         ReportFormat::Text => out_raw!("{}", report.text()),
-        ReportFormat::Markdown => out_raw!("{}", report.markdown()),
+        ReportFormat::Markdown => out_raw!(
+            "{}",
+            report.markdown_within(Some(args.max_chars).filter(|&n| n > 0))
+        ),
         ReportFormat::Json => out!(
             "{}",
             serde_json::to_string_pretty(&report).unwrap_or_default()
