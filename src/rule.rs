@@ -15,7 +15,6 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-
 /// One `CHECK-*` or `INV-*` rule of `spec/RULES.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rule {

@@ -504,7 +504,10 @@ impl Reporter for SarifReporter {
             .iter()
             .map(|(rule, text)| {
                 let id = rule.id();
-                let full = rule.description().unwrap_or(text);
+                let full = match rule.description() {
+                    "" => *text,
+                    d => d,
+                };
                 serde_json::json!({
                     "id": id,
                     "shortDescription": {"text": text},

@@ -476,10 +476,10 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::testkit::Faults;
     use crate::explore::states::{self, Dedup};
     use crate::explore::{Family, root_at, root_indices};
     use crate::scenario;
+    use crate::testkit::Faults;
 
     /// The rule IDs a run's findings name: its verdict, invariant by
     /// invariant (the messages cite event positions, which differ between
