@@ -30,6 +30,9 @@
 //!   needs the model, so it judges any implementation's streams.
 //! - [`invariants`]: the invariants of the model's runs (`INV-*`).
 //! - [`rule`]: the `CHECK-*` and `INV-*` rule IDs as one type.
+//! - [`predicates`]: the predicates the model and the oracle share (an
+//!   answer fits its question, `ask_user`'s question shape), on the
+//!   persisted types.
 //! - [`conformance`]: the conformance runner and vectors.
 //! - [`corpus`]: a seeded corpus of streams in the on-disk shape of real
 //!   pre-082 conversations (`tests/corpus/jp-like/`).
@@ -148,6 +151,7 @@ pub mod generate;
 pub mod inquiry;
 pub mod invariants;
 pub mod mermaid;
+pub mod predicates;
 pub mod profile;
 pub mod profile_file;
 pub mod prompt;
