@@ -468,6 +468,57 @@ fn ask_user_arguments(c: &mut impl Choices) -> Value {
     }
 }
 
+/// `ask_user` arguments built part by part, so that every argument RFD 083
+/// "Arguments" validates varies on its own: the question text (fine, empty,
+/// blank, multi-line), `answer_type` (absent, each of the four, unknown),
+/// `options` (absent, empty, two strings, one non-string), `default`
+/// (absent, a boolean, an option, a non-option string, a number), a context.
+pub fn ask_user_arguments_by_part(c: &mut impl Choices) -> Value {
+    let mut args = serde_json::Map::new();
+    let question = ["Proceed?", "", "  ", "two\nlines", "cr\r"][c.choose(5)];
+    args.insert("question".to_owned(), json!(question));
+    match c.choose(6) {
+        0 => {}
+        k => {
+            let t = ["boolean", "select", "text", "secret", "number"][k - 1];
+            args.insert("answer_type".to_owned(), json!(t));
+        }
+    }
+    match c.choose(4) {
+        0 => {}
+        k => {
+            let options = [json!([]), json!(["a", "b"]), json!(["a", 7])][k - 1].clone();
+            args.insert("options".to_owned(), options);
+        }
+    }
+    match c.choose(5) {
+        0 => {}
+        k => {
+            let d = [json!(true), json!("a"), json!("c"), json!(7)][k - 1].clone();
+            args.insert("default".to_owned(), d);
+        }
+    }
+    if c.flip() {
+        args.insert("context".to_owned(), json!("Some\ncontext."));
+    }
+    Value::Object(args)
+}
+
+/// An answer value for any question of [`answer_type`]: booleans, the
+/// options `a`/`b`, a string that is no option, a number, `null`.
+pub fn answer_value(c: &mut impl Choices) -> Value {
+    [
+        json!(true),
+        json!(false),
+        json!("a"),
+        json!("b"),
+        json!("c"),
+        json!(7),
+        Value::Null,
+    ][c.choose(7)]
+    .clone()
+}
+
 /// A local program's stdout lines: `needs_input` outcomes for `q1`, raw
 /// text, explicit success and error. `q1` keeps one answer type across the
 /// lines (its `persistence` varies, which is how a scenario re-asks a
