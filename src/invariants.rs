@@ -1518,7 +1518,7 @@ mod tests {
     fn an_interrupted_run_is_excused_only_its_last_turns_open_calls() {
         let s: Scenario = serde_json::from_value(serde_json::json!({
             "tty": false,
-            "tools": {"t": {"program": {"kind": "script", "asks": [
+            "tools": {"t": {"run": "unattended", "program": {"kind": "script", "asks": [
                 {"question": {"id": "q", "text": "Proceed?", "answer_type": {"type": "boolean"}}}
             ]}}},
             "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],

@@ -99,7 +99,7 @@
 //!
 //! // One local tool asks one boolean question; the user answers `true`.
 //! let s: Scenario = serde_json::from_str(r#"{
-//!   "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+//!   "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
 //!     {"question": {"id": "q", "text": "Apply?", "answer_type": {"type": "boolean"}}}]}}},
 //!   "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
 //!   "prompter": [{"reply": "answer", "value": true}]

@@ -105,7 +105,7 @@ fn answer_extraction_and_its_errors() {
 fn backend_sees_the_cloned_stream_with_the_paused_call() {
     let t = run(json!({
         "tty": false,
-        "tools": {"fs": {"program": {"kind": "script", "asks": [
+        "tools": {"fs": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "apply", "text": "Apply?", "answer_type": {"type": "boolean"}}}
         ]}}},
         "turns": [{"cycles": [[{"id": "call_9", "tool": "fs"}]]}],
@@ -141,7 +141,7 @@ fn backend_sees_the_cloned_stream_with_the_paused_call() {
 fn mistyped_backend_answer_is_a_backend_error() {
     let t = run(json!({
         "tty": false,
-        "tools": {"fs": {"program": {"kind": "script", "asks": [
+        "tools": {"fs": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "n", "text": "Name?", "answer_type": {"type": "text"}}}
         ]}}},
         "turns": [{"cycles": [[{"id": "c", "tool": "fs"}]]}],
@@ -173,7 +173,7 @@ fn answers_are_checked_against_their_type() {
 /// Two tools whose questions both go to the backend, in parallel.
 fn two_parallel_backend_calls(schedule: serde_json::Value) -> serde_json::Value {
     let tool = |q: &str| {
-        json!({"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+        json!({"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": q, "text": format!("{q}?"), "answer_type": {"type": "text"}}}]}})
     };
     json!({
@@ -228,7 +228,7 @@ fn mock_backend_answers_by_inquiry_id() {
 fn the_backend_receives_the_whole_question() {
     let t = run(json!({
         "tty": false,
-        "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+        "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "mode", "text": "Which mode?", "context": "The file is large.",
                 "answer_type": {"type": "select", "options": ["fast", "safe"]}, "default": "safe"}}]}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
@@ -252,7 +252,7 @@ fn per_question_and_dedicated_inquiry_models() {
             "tty": false,
             "inquiry_model": inquiry_model,
             "tools": {"fs": {"source": {"kind": "local"}, "assistant": assistant,
-                "program": {"kind": "script", "asks": [
+                "run": "unattended", "program": {"kind": "script", "asks": [
                     {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}},
             "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
             "backend": [{"reply": "answer", "value": true}]

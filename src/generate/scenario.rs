@@ -118,7 +118,7 @@ pub fn into_core(mut s: Scenario) -> Scenario {
     }
     for tool in s.tools.values_mut() {
         tool.assistant.clear();
-        tool.result = RunPolicy::Unattended;
+        tool.result = None;
         tool.enable = None;
     }
     s.backend_by_id.clear();
@@ -197,14 +197,15 @@ pub fn generate(c: &mut impl Choices) -> Scenario {
     }
 }
 
-/// A tool with no source override, run unattended.
+/// A tool with no source override, run unattended (said explicitly: an
+/// unset `run` asks).
 fn plain(program: Program, questions: IndexMap<String, QuestionConfig>) -> ToolSetup {
     ToolSetup {
         source: None,
         program,
         questions,
-        run: RunPolicy::Unattended,
-        result: RunPolicy::Unattended,
+        run: Some(RunPolicy::Unattended),
+        result: None,
         assistant: IndexMap::new(),
         enable: None,
     }
@@ -348,8 +349,8 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
         source: Some(source),
         program: Program::Script { asks, finish },
         questions,
-        run,
-        result: RunPolicy::Unattended,
+        run: Some(run),
+        result: None,
         assistant: IndexMap::new(),
         enable: None,
     }
@@ -691,7 +692,7 @@ fn toggle_setup(c: &mut impl Choices) -> (Vec<String>, Option<PartialEnable>) {
 
 /// `beta`'s result-delivery policy and the delivery prompt's replies (rule
 /// `LIFE-DELIVERY-PROMPT`); the replies take their choices either way.
-fn delivery_setup(c: &mut impl Choices) -> (RunPolicy, Vec<DeliveryReply>) {
+fn delivery_setup(c: &mut impl Choices) -> (Option<RunPolicy>, Vec<DeliveryReply>) {
     let ask = c.weighted(&[3, 1]) == 1;
     let replies = slots(c, 0, 2, |c, _| {
         if c.flip() {
@@ -701,9 +702,9 @@ fn delivery_setup(c: &mut impl Choices) -> (RunPolicy, Vec<DeliveryReply>) {
         }
     });
     if ask {
-        (RunPolicy::Ask, replies)
+        (Some(RunPolicy::Ask), replies)
     } else {
-        (RunPolicy::Unattended, Vec::new())
+        (None, Vec::new())
     }
 }
 
