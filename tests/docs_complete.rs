@@ -64,7 +64,7 @@ fn doc_terms(f: Feature) -> &'static [&'static str] {
             &["`answer` (a static answer)"]
         }
         Feature::ConfigPromptLabel => &["`prompt_label`"],
-        Feature::ConfigRunAsk => &["`run`: `unattended` (default) or `ask`"],
+        Feature::ConfigRunAsk => &["`run`: `ask` or `unattended`"],
         Feature::PrompterAnswer => &["{\"reply\": \"answer\", \"value\":"],
         Feature::PrompterRemember => &["`remember`"],
         Feature::PrompterCtrlC => &["{\"reply\": \"ctrl_c\"}"],
