@@ -205,7 +205,10 @@ class Run:
             if tool is None:
                 self.respond(i, "unknown_tool", "no such tool")
                 continue
-            if tool.get("run", "unattended") == "unattended":
+            # An unset `run` asks, but on the `ask_user` key, whose built-in
+            # registration runs unattended (RFD 083 "Tool configuration").
+            default_run = "unattended" if c["tool"] == "ask_user" else "ask"
+            if tool.get("run", default_run) == "unattended":
                 self.work.append(("invoke", i))
                 continue
             decided = self.permission_decisions.get(c["tool"] + ".__permission__")

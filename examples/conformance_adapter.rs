@@ -82,10 +82,12 @@ pub fn drive(s: &Scenario) -> Result<Vec<Record>, ImplementationError> {
                 .to_owned(),
         ));
     }
+    let configured = inquiry_model::scenario::configured_tools(s)
+        .map_err(|e| ImplementationError(format!("configuration: {e}")))?;
     let tools = s
         .tools
         .iter()
-        .map(|(n, t)| (n.clone(), t.spec(n)))
+        .filter_map(|(n, t)| Some((n.clone(), t.spec(n, configured.get(n)?))))
         .collect();
     let mut d = Driver {
         s,

@@ -13,6 +13,7 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
+use crate::predicates::{self, TextFault};
 use crate::routing::{self, AnswerMismatch};
 use crate::tool::{
     AnswerReusePolicy, AnswerType, Answers, BuiltinHook, Outcome, Question, ToolSource,
@@ -302,11 +303,12 @@ impl Arguments {
             Some(Value::String(s)) => s.clone(),
             Some(other) => return Err(AskUserError::QuestionNotString { found: kind(other) }),
         };
-        if question.trim().is_empty() {
-            return Err(AskUserError::QuestionEmpty);
-        }
-        if question.contains(['\n', '\r']) {
-            return Err(AskUserError::QuestionMultiline);
+        // The text rule the oracle holds recorded questions to
+        // (CHECK-ASK-USER-SHAPE), decided once.
+        match predicates::ask_user_text(&question) {
+            Ok(()) => {}
+            Err(TextFault::Empty) => return Err(AskUserError::QuestionEmpty),
+            Err(TextFault::Multiline) => return Err(AskUserError::QuestionMultiline),
         }
 
         let context = match optional(args, "context") {
@@ -351,7 +353,7 @@ impl Arguments {
         };
 
         let answer_type = match (requested, options) {
-            (Requested::Select, Some(options)) if !options.is_empty() => {
+            (Requested::Select, Some(options)) if predicates::select_has_options(&options[..]) => {
                 AskAnswerType::Select { options }
             }
             (Requested::Select, _) => return Err(AskUserError::SelectWithoutOptions),

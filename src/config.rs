@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::builtins::{self, Builtin, Registration};
-use crate::tool::{QuestionConfig, QuestionTarget, ToolSource};
+use crate::tool::{QuestionConfig, QuestionTarget, RunPolicy, ToolSource};
 
 /// Which CLI toggles may change a tool's `enable.state` (RFD 081 via RFD 083
 /// "Tool configuration").
@@ -162,26 +162,6 @@ impl<'de> Deserialize<'de> for PartialEnable {
 
         deserializer.deserialize_any(EnableVisitor)
     }
-}
-
-/// When the user is asked before a tool runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunMode {
-    /// Ask for permission before running.
-    Ask,
-    /// Run without asking.
-    Unattended,
-}
-
-/// When the user is asked before a tool's result goes to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ResultMode {
-    /// Ask before delivering the result.
-    Ask,
-    /// Deliver without asking.
-    Unattended,
 }
 
 /// The resolved `style` table (only the key the RFDs give meaning to).
@@ -365,10 +345,10 @@ pub struct PartialToolConfig {
     pub enable: Option<PartialEnable>,
     /// Permission before running.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run: Option<RunMode>,
+    pub run: Option<RunPolicy>,
     /// Permission before delivering the result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<ResultMode>,
+    pub result: Option<RunPolicy>,
     /// Rendering.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<PartialStyle>,
@@ -429,8 +409,10 @@ impl PartialToolConfig {
         Ok(ToolConfig {
             source,
             enable: self.enable.unwrap_or_default().resolve(),
-            run: self.run.unwrap_or(RunMode::Ask),
-            result: self.result.unwrap_or(ResultMode::Unattended),
+            // An unset `run` asks (spec/DECISIONS.md "Configuration: an
+            // unset `run` asks"); an unset `result` delivers unattended.
+            run: self.run.unwrap_or(RunPolicy::Ask),
+            result: self.result.unwrap_or(RunPolicy::Unattended),
             style: Style {
                 hidden: self.style.and_then(|s| s.hidden).unwrap_or(false),
             },
@@ -465,9 +447,9 @@ pub struct ToolConfig {
     /// On/off and toggle policy.
     pub enable: Enable,
     /// Permission before running.
-    pub run: RunMode,
+    pub run: RunPolicy,
     /// Permission before delivering the result.
-    pub result: ResultMode,
+    pub result: RunPolicy,
     /// Rendering.
     pub style: Style,
     /// Per-question configuration, by question ID.
@@ -513,8 +495,8 @@ pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
                 state: Some(true),
                 allow_toggle: Some(AllowToggle::IfNamed),
             },
-            RunMode::Unattended,
-            ResultMode::Unattended,
+            RunPolicy::Unattended,
+            RunPolicy::Unattended,
             PartialStyle { hidden: Some(true) },
         ),
     };

@@ -642,8 +642,8 @@ impl OutsideCore {
             OutsideCore::DeliveryPrompt => {
                 !s.deliveries.is_empty()
                     || s.tools.values().any(|t| match t.result {
-                        RunPolicy::Ask => true,
-                        RunPolicy::Unattended => false,
+                        Some(RunPolicy::Ask) => true,
+                        Some(RunPolicy::Unattended) | None => false,
                     })
             }
             OutsideCore::Enable => s.tools.values().any(|t| t.enable.is_some()),

@@ -29,6 +29,7 @@ use crate::inquiry::{self, BackendAnswerType, BackendCall, BackendQuestion};
 use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery};
 use crate::prompt;
 use crate::routing::{self, InquiryErrorKind, NonAnswer, Route};
+pub use crate::tool::RunPolicy;
 use crate::tool::{
     AnswerReusePolicy, AnswerType, Answers, Outcome, Question, QuestionConfig, QuestionTarget,
     ToolSource,
@@ -37,17 +38,6 @@ use crate::wire::{
     Event, EventKind, InquiryId, InquiryRequest, InquiryResponse, InquirySource, Opaque,
     ToolCallRequest, ToolCallResponse,
 };
-
-/// Whether the user must allow a tool before it runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunPolicy {
-    /// Runs without asking.
-    #[default]
-    Unattended,
-    /// Asks the user first; `Y`/`N` remember the decision for the turn.
-    Ask,
-}
 
 /// What the coordinator knows of a tool: its kind and its configuration.
 ///

@@ -353,8 +353,8 @@ fn single(ch: &mut impl Choices) -> Scenario {
             finish: Finish::Succeed,
         },
         questions: IndexMap::from([("q".to_owned(), c)]),
-        run: RunPolicy::Unattended,
-        result: RunPolicy::Unattended,
+        run: Some(RunPolicy::Unattended),
+        result: None,
         assistant: IndexMap::new(),
         enable: None,
     };
@@ -443,8 +443,8 @@ fn scripted_tool(
             finish: Finish::Succeed,
         },
         questions,
-        run: RunPolicy::Unattended,
-        result: RunPolicy::Unattended,
+        run: Some(RunPolicy::Unattended),
+        result: None,
         assistant: IndexMap::new(),
         enable: None,
     }

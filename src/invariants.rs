@@ -612,6 +612,22 @@ pub fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
     out
 }
 
+/// The answer a CHECK-ANSWER-FITS finding is about is a value the scenario's
+/// scripted prompter typed (first-hand, or remembered for the turn and
+/// recorded again on a cache hit).
+fn typed_by_prompter(trace: &Trace, d: &Diagnostic) -> bool {
+    let Some(crate::wire::InquiryResponse::Answered { answer, .. }) = trace
+        .stream
+        .get(d.event_index)
+        .and_then(|e| e.as_inquiry_response())
+    else {
+        return false;
+    };
+    trace.prompts.iter().any(|p| {
+        matches!(&p.reply, crate::scenario::PrompterReply::Answer { value, .. } if value == answer)
+    })
+}
+
 /// `CHECK-*`: the stream oracle over the trace's stream, judged as written by
 /// the trace's own profile.
 pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
@@ -623,9 +639,11 @@ pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
     // with a synthetic built-in") and production streams never hold; the
     // model's sources are judged against its tools' kinds by INV-PROVENANCE
     // instead of by the stream rule CHECK-PROVENANCE. Its scripted prompter
-    // and backend answer with whatever value the scenario gives (the model
-    // judges the recording lifecycle, not the prompter's typing), so
-    // CHECK-ANSWER-FITS is not a property of its writer either.
+    // answers with whatever value the scenario gives (the model judges the
+    // recording lifecycle, not the prompter's typing; a real prompter is
+    // typed), so CHECK-ANSWER-FITS is waived for an answer the prompter
+    // typed, and only for it: a static or backend answer the model let
+    // through is the model's own decision (LIFE-ANSWER-SHAPE) and is judged.
     // A run that ended in a hard quit stopped with its last turn's tool
     // calls open and wrote nothing after (LIFE-TOKEN-CAUSE): the oracle
     // rightly reports those calls (CHECK-TOOL-PAIRED), and RFD 082 Phase 3's
@@ -635,7 +653,8 @@ pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = checked
         .diagnostics
         .into_iter()
-        .filter(|d| d.rule != check::rules::PROVENANCE && d.rule != check::rules::ANSWER_FITS)
+        .filter(|d| d.rule != check::rules::PROVENANCE)
+        .filter(|d| !(d.rule == check::rules::ANSWER_FITS && typed_by_prompter(trace, d)))
         .filter(|d| {
             !(trace.interrupted
                 && d.rule == check::rules::TOOL_PAIRED
@@ -1535,7 +1554,7 @@ mod tests {
     fn an_interrupted_run_is_excused_only_its_last_turns_open_calls() {
         let s: Scenario = serde_json::from_value(serde_json::json!({
             "tty": false,
-            "tools": {"t": {"program": {"kind": "script", "asks": [
+            "tools": {"t": {"run": "unattended", "program": {"kind": "script", "asks": [
                 {"question": {"id": "q", "text": "Proceed?", "answer_type": {"type": "boolean"}}}
             ]}}},
             "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],

@@ -30,6 +30,9 @@
 //!   needs the model, so it judges any implementation's streams.
 //! - [`invariants`]: the invariants of the model's runs (`INV-*`).
 //! - [`rule`]: the `CHECK-*` and `INV-*` rule IDs as one type.
+//! - [`predicates`]: the predicates the model and the oracle share (an
+//!   answer fits its question, `ask_user`'s question shape), on the
+//!   persisted types.
 //! - [`conformance`]: the conformance runner and vectors.
 //! - [`corpus`]: a seeded corpus of streams in the on-disk shape of real
 //!   pre-082 conversations (`tests/corpus/jp-like/`).
@@ -99,7 +102,7 @@
 //!
 //! // One local tool asks one boolean question; the user answers `true`.
 //! let s: Scenario = serde_json::from_str(r#"{
-//!   "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+//!   "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
 //!     {"question": {"id": "q", "text": "Apply?", "answer_type": {"type": "boolean"}}}]}}},
 //!   "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
 //!   "prompter": [{"reply": "answer", "value": true}]
@@ -151,6 +154,7 @@ pub mod generate;
 pub mod inquiry;
 pub mod invariants;
 pub mod mermaid;
+pub mod predicates;
 pub mod profile;
 pub mod profile_file;
 pub mod prompt;

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::predicates::{self, AnswerKind};
 use crate::profile::Rules;
 use crate::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::wire::CancellationReason;
@@ -211,46 +212,21 @@ pub fn cancellation_reason(event: NonAnswer) -> CancellationReason {
     }
 }
 
-/// Why an answer does not fit a question.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AnswerMismatch {
-    /// The JSON type is wrong for the answer type.
-    WrongType {
-        /// What was expected, e.g. "a boolean (true or false)": the one
-        /// wording every message about an answer's shape uses (the RFDs
-        /// leave it open).
-        expected: &'static str,
-    },
-    /// A select answer that is not one of the options.
-    NotAnOption,
-}
+pub use crate::predicates::AnswerMismatch;
 
-/// Checks an answer against an answer type (rule `LIFE-ANSWER-SHAPE`), the
-/// one place the shape is decided: used by static-answer validation (RFD 083
+/// Checks an answer against a model answer type (rule `LIFE-ANSWER-SHAPE`)
+/// with the predicate the oracle shares ([`predicates::answer_fits`]): used by static-answer validation (RFD 083
 /// step 6), by the inquiry backend's answer extraction (RFD 028) and by
 /// `ask_user`'s checks of its `default` and of the accumulated answer (RFD
 /// 083 "Arguments").
 pub fn validate_answer(answer_type: &AnswerType, value: &Value) -> Result<(), AnswerMismatch> {
-    match (answer_type, value) {
-        (AnswerType::Boolean, Value::Bool(_)) => Ok(()),
-        (AnswerType::Boolean, _) => Err(AnswerMismatch::WrongType {
-            expected: "a boolean (true or false)",
-        }),
-        (AnswerType::Select { options }, Value::String(s)) => {
-            if options.iter().any(|o| o == s) {
-                Ok(())
-            } else {
-                Err(AnswerMismatch::NotAnOption)
-            }
-        }
-        (AnswerType::Select { .. }, _) => Err(AnswerMismatch::WrongType {
-            expected: "a string (one of the options)",
-        }),
-        (AnswerType::Text | AnswerType::Secret, Value::String(_)) => Ok(()),
-        (AnswerType::Text | AnswerType::Secret, _) => Err(AnswerMismatch::WrongType {
-            expected: "a string",
-        }),
-    }
+    let (kind, options): (AnswerKind, &[String]) = match answer_type {
+        AnswerType::Boolean => (AnswerKind::Boolean, &[]),
+        AnswerType::Select { options } => (AnswerKind::Select, options),
+        AnswerType::Text => (AnswerKind::Text, &[]),
+        AnswerType::Secret => (AnswerKind::Secret, &[]),
+    };
+    predicates::answer_fits(kind, options, value)
 }
 
 /// The tool-level error texts of RFD 083 (rule `LIFE-GUARD-MESSAGES`), used

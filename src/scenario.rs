@@ -21,7 +21,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::ask_user;
-use crate::config::{ConfigError, ConfigSource, Enable, PartialEnable, Toggle, toggle_enables};
+use crate::config::{
+    self, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
+    PartialToolConfig, Toggle, ToolConfig,
+};
 use crate::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken, RunPolicy,
     ToolSpec,
@@ -80,7 +83,8 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deliveries: Vec<DeliveryReply>,
     /// The command line's `-t`/`-T` flags, in order (`"-T"`, `"-t NAME"`…),
-    /// applied to the tools' `enable` (rule `CONFIG-ENABLE-LIFECYCLE`).
+    /// applied to the tools' `enable` (rules `CONFIG-ENABLE-LIFECYCLE`,
+    /// `CONFIG-SCENARIO-LAYER`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub toggles: Vec<String>,
     /// Scheduler choices: at each step the pending piece of work at
@@ -102,13 +106,16 @@ pub struct ToolSetup {
     /// `conversation.tools.<tool>.questions`.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub questions: IndexMap<String, QuestionConfig>,
-    /// The permission policy.
-    #[serde(default, skip_serializing_if = "is_unattended")]
-    pub run: RunPolicy,
-    /// The result-delivery policy: `ask` shows the `DeliverToolResult`
-    /// prompt once the tool finishes (rule `LIFE-DELIVERY-PROMPT`).
-    #[serde(default, skip_serializing_if = "is_unattended")]
-    pub result: RunPolicy,
+    /// The permission policy, when this layer sets it; unset, the layers
+    /// below decide (`ask_user`'s registration: unattended; no layer: ask,
+    /// [`crate::config`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunPolicy>,
+    /// The result-delivery policy, when this layer sets it: `ask` shows the
+    /// `DeliverToolResult` prompt once the tool finishes (rule
+    /// `LIFE-DELIVERY-PROMPT`); unset, the layers below decide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<RunPolicy>,
     /// `enable` (RFD 081 shapes and the pre-081 strings), merged over the
     /// built-in's registered `enable` for `ask_user`. A tool that ends up
     /// off after the toggles is not offered: a call to it fails as to an
@@ -129,10 +136,6 @@ pub struct AssistantTarget {
     /// The model asked; overrides the scenario's `inquiry_model`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-}
-
-fn is_unattended(r: &RunPolicy) -> bool {
-    matches!(r, RunPolicy::Unattended)
 }
 
 /// A tool's behaviour.
@@ -583,26 +586,6 @@ impl From<CoordinatorError> for ScenarioError {
 pub const MAX_STEPS: usize = 100_000;
 
 impl ToolSetup {
-    /// The resolved `enable` of the tool configured under `key`, before
-    /// toggles: the built-in `ask_user`'s registered `enable` (RFD 083 "Tool
-    /// configuration": on, `if_named`) with this setup's merged over it.
-    pub fn enable(&self, key: &str) -> Enable {
-        let mut layer = match (&self.program, self.executor(key)) {
-            (Program::AskUser, Ok(kind)) if kind == ask_user::SOURCE && self.source.is_none() => {
-                crate::builtins::find(key)
-                    .and_then(|b| crate::config::registered_config(b).enable)
-                    .unwrap_or_default()
-            }
-            (Program::AskUser | Program::Script { .. } | Program::Local { .. }, _) => {
-                PartialEnable::default()
-            }
-        };
-        if let Some(upper) = &self.enable {
-            layer.merge(upper);
-        }
-        layer.resolve()
-    }
-
     /// The executor behind the tool configured under `key`, and so its kind
     /// and provenance hook (RFD 082 "Crossing the executor boundary").
     ///
@@ -624,33 +607,104 @@ impl ToolSetup {
         }
     }
 
-    /// The configuration with built-in defaults merged under it (RFD 083
-    /// Phase 1 step 3): `ask_user` gets `questions.answer.prompt_label =
-    /// "Assistant"` unless the user set one.
+    /// This tool's entry in the user's configuration
+    /// (`conversation.tools.<key>`): what the scenario sets and nothing
+    /// more, so that [`crate::config`] layers it over the built-ins exactly
+    /// as it layers any user's file (RFD 083 Phase 1 step 3).
+    ///
+    /// `source` is the configuration's string form of the executor's kind:
+    /// `builtin` for a built-in (and for a scripted tool, a synthetic
+    /// built-in), `local`, `mcp.<key>`. Configuration never reads the
+    /// executor from it (rule `CONFIG-SOURCE-EXECUTOR`); the driver installs
+    /// the executor by [`ToolSetup::executor`].
+    pub fn layer(&self, key: &str) -> PartialToolConfig {
+        let source = match (self.source, &self.program) {
+            (Some(ToolSource::Builtin { .. }), _)
+            | (None, Program::AskUser | Program::Script { .. }) => {
+                ConfigSource::Builtin { tool: None }
+            }
+            (Some(ToolSource::Local), _) | (None, Program::Local { .. }) => ConfigSource::Local,
+            (Some(ToolSource::Mcp), _) => ConfigSource::Mcp {
+                server: key.to_owned(),
+                tool: None,
+            },
+        };
+        PartialToolConfig {
+            source: Some(source),
+            enable: self.enable,
+            run: self.run,
+            result: self.result,
+            style: None,
+            questions: self
+                .questions
+                .iter()
+                .map(|(id, q)| {
+                    let layer = PartialQuestionConfig {
+                        target: Some(q.target),
+                        answer: q.answer.clone(),
+                        prompt_label: q.prompt_label.clone(),
+                    };
+                    (id.clone(), layer)
+                })
+                .collect(),
+            description: None,
+            parameters: None,
+        }
+    }
+
+    /// What the coordinator knows of the tool configured under `key`: its
+    /// executor's kind, and its configuration as [`configured_tools`]
+    /// resolved it.
     ///
     /// A tool with no executor (an alias, see [`ToolSetup::executor`]) is
     /// still configured: the coordinator offers it and the driver answers
     /// `NotFound` when it runs; its spec shows it as a default built-in,
     /// which nothing reads but `Debug`.
-    pub fn spec(&self, key: &str) -> ToolSpec {
-        let mut questions = self.questions.clone();
-        if let Program::AskUser = self.program {
-            let slot = questions
-                .entry(ask_user::QUESTION_ID.to_owned())
-                .or_default();
-            if slot.prompt_label.is_none() {
-                slot.prompt_label = Some("Assistant".to_owned());
-            }
-        }
+    pub fn spec(&self, key: &str, config: &ToolConfig) -> ToolSpec {
         ToolSpec {
             source: self.executor(key).unwrap_or(ToolSource::Builtin {
                 hook: BuiltinHook::Default,
             }),
-            questions,
-            run: self.run,
-            result: self.result,
+            questions: config.questions.clone(),
+            run: config.run,
+            result: config.result,
         }
     }
+}
+
+/// Every scenario tool's configuration: the scenario's tools as the user's
+/// layer over the built-ins, resolved, then the scenario's `-t`/`-T` flags
+/// applied, by [`config::effective_tools`], the path every model run takes
+/// (RFD 083 "Tool configuration", Phase 1 step 3; rules
+/// `CONFIG-MERGE-UNDER`, `CONFIG-TOGGLE`, `CONFIG-ENABLE-LIFECYCLE`). In the
+/// scenario's order, and only its tools: a built-in the scenario does not
+/// list has no program in the run, so the run has no such tool.
+pub fn configured_tools(
+    scenario: &Scenario,
+) -> Result<IndexMap<String, ToolConfig>, ScenarioError> {
+    let toggles = scenario
+        .toggles
+        .iter()
+        .map(|t| Toggle::parse(t))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(ScenarioError::Unacceptable)?;
+    let user: IndexMap<String, PartialToolConfig> = scenario
+        .tools
+        .iter()
+        .map(|(n, t)| (n.clone(), t.layer(n)))
+        .collect();
+    let mut effective = config::effective_tools(&user, &toggles)
+        .map_err(|e| ScenarioError::Unacceptable(e.to_string()))?;
+    scenario
+        .tools
+        .keys()
+        .map(|n| {
+            effective
+                .swap_remove(n)
+                .map(|c| (n.clone(), c))
+                .ok_or_else(|| ScenarioError::Crash(format!("configuration lost the tool `{n}`")))
+        })
+        .collect()
 }
 
 /// A scripted tool's memory across the invocations of one call.
@@ -795,7 +849,7 @@ pub struct RunOptions {
 /// use inquiry_model::wire::InquiryResponse;
 ///
 /// let s: Scenario = serde_json::from_value(serde_json::json!({
-///     "tools": {"vault": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+///     "tools": {"vault": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
 ///         {"question": {"id": "token", "text": "Token?", "answer_type": {"type": "secret"}}}]}}},
 ///     "turns": [{"cycles": [[{"id": "c1", "tool": "vault"}]]}],
 ///     "prompter": [{"reply": "answer", "value": "hunter2"}]
@@ -1030,20 +1084,14 @@ impl<'s, 'o> Driver<'s, 'o> {
         options: RunOptions,
     ) -> Result<Self, ScenarioError> {
         validate(scenario)?;
-        // Without toggles each tool's own `enable` decides (as
-        // `enabled_tools` says), without building the map.
-        let toggled = match scenario.toggles.is_empty() {
-            true => None,
-            false => Some(enabled_tools(scenario)?),
-        };
+        let configured = configured_tools(scenario)?;
         let tools = scenario
             .tools
             .iter()
-            .filter(|(n, t)| match &toggled {
-                Some(enabled) => enabled.get(*n).is_some_and(|e| e.state),
-                None => t.enable(n).state,
+            .filter_map(|(n, t)| {
+                let config = configured.get(n)?;
+                config.enable.state.then(|| (n.clone(), t.spec(n, config)))
             })
-            .map(|(n, t)| (n.clone(), t.spec(n)))
             .collect();
         let sizes = SizeHint::of(scenario);
         Ok(Driver {
@@ -1425,13 +1473,15 @@ impl<'s, 'o> Driver<'s, 'o> {
                 let source = match (self.options.faults.config_sets_source, &outcome) {
                     // Fault: configuration leaks into provenance.
                     (true, Outcome::NeedsInput { question }) => {
-                        let label = setup
-                            .spec(name)
-                            .questions
-                            .get(&question.id)
-                            .and_then(|c| c.prompt_label.clone());
+                        let label = configured_tools(self.scenario).ok().and_then(|c| {
+                            c.get(name)?
+                                .questions
+                                .get(&question.id)?
+                                .prompt_label
+                                .clone()
+                        });
                         match label.as_deref() {
-                            Some("Assistant") => crate::wire::InquirySource::Assistant,
+                            Some(ask_user::PROMPT_LABEL) => crate::wire::InquirySource::Assistant,
                             _ => source,
                         }
                     }
@@ -1584,22 +1634,10 @@ impl<'s, 'o> Driver<'s, 'o> {
 /// Every tool's `enable` after the scenario's toggles (rule
 /// `CONFIG-ENABLE-LIFECYCLE`).
 pub fn enabled_tools(scenario: &Scenario) -> Result<IndexMap<String, Enable>, ScenarioError> {
-    let toggles = scenario
-        .toggles
-        .iter()
-        .map(|t| Toggle::parse(t))
-        .collect::<Result<Vec<_>, String>>()
-        .map_err(ScenarioError::Unacceptable)?;
-    let enables = scenario
-        .tools
-        .iter()
-        .map(|(n, t)| (n.clone(), t.enable(n)))
-        .collect();
-    if toggles.is_empty() {
-        // Applying no toggle gives the tools' own `enable`s back.
-        return Ok(enables);
-    }
-    toggle_enables(&enables, &toggles).map_err(|e| ScenarioError::Unacceptable(e.to_string()))
+    Ok(configured_tools(scenario)?
+        .into_iter()
+        .map(|(n, c)| (n, c.enable))
+        .collect())
 }
 
 /// Rejects scenarios the model cannot run, with a message naming the part

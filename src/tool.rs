@@ -216,6 +216,21 @@ pub enum QuestionTarget {
     Assistant,
 }
 
+/// Whether the user is asked first, or the coordinator goes on unattended:
+/// the one choice behind a tool's `run` (permission before the tool runs)
+/// and its `result` (before the result goes to the model, rule
+/// `LIFE-DELIVERY-PROMPT`), as RFD 083 "Tool configuration" writes both
+/// (`run: Unattended`, `result: Unattended`). It has no default of its own:
+/// what an unset key means is [`crate::config`]'s to decide, once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunPolicy {
+    /// Go on without asking.
+    Unattended,
+    /// Ask the user first; `Y`/`N` remember the decision for the turn.
+    Ask,
+}
+
 /// Per-question configuration (`conversation.tools.<tool>.questions.<id>`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

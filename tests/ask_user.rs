@@ -927,3 +927,98 @@ proptest! {
         }
     }
 }
+
+/// A scenario whose one call `c1` runs `ask_user` with `arguments`; the
+/// prompter answers `"x"`.
+fn ask_user_scenario(arguments: &Value) -> inquiry_model::scenario::Scenario {
+    serde_json::from_value(json!({
+        "tools": {"ask_user": {"program": {"kind": "ask_user"}}},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "ask_user", "arguments": arguments}]]}],
+        "prompter": [{"reply": "answer", "value": "x"}]
+    }))
+    .expect("a scenario")
+}
+
+/// The question RFD 083 says `ask_user` would author from `arguments`, when
+/// the arguments can be read as a question at all (a string `question`, a
+/// known `answer_type`, string `options` only on a select): what a writer
+/// that skipped the argument checks would persist.
+fn question_as_given(arguments: &Value) -> Option<inquiry_model::wire::InquiryQuestion> {
+    use inquiry_model::wire::{
+        InquiryAnswerReusePolicy, InquiryAnswerType, InquiryQuestion, SelectOption,
+    };
+    let text = arguments.get("question")?.as_str()?.to_owned();
+    let options = match arguments.get("options") {
+        None => None,
+        Some(v) => Some(
+            v.as_array()?
+                .iter()
+                .map(|o| o.as_str().map(|s| SelectOption::new(json!(s), None)))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+    };
+    let answer_type = match (
+        arguments.get("answer_type").and_then(Value::as_str),
+        options,
+    ) {
+        (None | Some("text"), None) => InquiryAnswerType::Text,
+        (Some("boolean"), None) => InquiryAnswerType::Boolean,
+        (Some("secret"), None) => InquiryAnswerType::Secret,
+        (Some("select"), options) => InquiryAnswerType::Select {
+            options: options.unwrap_or_default(),
+        },
+        (_, _) => return None,
+    };
+    Some(InquiryQuestion {
+        text,
+        answer_type,
+        default: arguments.get("default").cloned(),
+        context: None,
+        exclusive: true,
+        persistence: InquiryAnswerReusePolicy::None,
+    })
+}
+
+proptest! {
+    /// CHECK-ASK-USER-SHAPE, ASK-FIRST-CALL: the model and the oracle agree
+    /// on `ask_user`'s question shape over generated arguments. Where the
+    /// model authors a question, the oracle finds nothing wrong with its
+    /// shape in the persisted stream; where the model refuses the arguments
+    /// and they still read as a question, the oracle reports that question
+    /// (put in the model's own stream in place of a valid one) as one
+    /// `ask_user` never authors.
+    #[test]
+    fn model_and_oracle_agree_on_ask_user_question_shape(
+        arguments in inquiry_model::generate::choice::strategy(
+            6, 6, |c| inquiry_model::generate::scenario::ask_user_arguments_by_part(c),
+        ),
+    ) {
+        use inquiry_model::check::{self, ProfileMode};
+        use inquiry_model::rule::Rule;
+        use inquiry_model::wire::EventKind;
+        let shape_findings = |events: &[inquiry_model::wire::Event]| {
+            check::check_events(events, "trace", ProfileMode::Auto)
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.rule == Rule::CheckAskUserShape)
+                .count()
+        };
+        let trace = inquiry_model::scenario::run(&ask_user_scenario(&arguments)).expect("runs");
+        let authored = trace.stream.iter().any(|e| e.as_inquiry_request().is_some());
+        if authored {
+            prop_assert_eq!(shape_findings(&trace.stream), 0, "{}", arguments);
+        } else if let Some(q) = question_as_given(&arguments) {
+            let mut stream = inquiry_model::scenario::run(&ask_user_scenario(
+                &json!({"question": "Proceed?"}),
+            ))
+            .expect("runs")
+            .stream;
+            for e in &mut stream {
+                if let EventKind::InquiryRequest(r) = &mut e.kind {
+                    r.question = q.clone();
+                }
+            }
+            prop_assert!(shape_findings(&stream) > 0, "refused {} but the oracle accepts {:?}", arguments, q);
+        }
+    }
+}

@@ -87,7 +87,7 @@ fn run_rejects_bad_scenarios_clearly() {
     // An MCP tool that asks cannot run: a clear refusal.
     std::fs::write(
         &bad,
-        r#"{"tools": {"m": {"source": {"kind": "mcp"}, "program": {"kind": "script", "asks": [
+        r#"{"tools": {"m": {"source": {"kind": "mcp"}, "run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}},
             "turns": [{"cycles": [[{"id": "c", "tool": "m"}]]}]}"#,
     )
@@ -117,7 +117,7 @@ fn unacceptable_scenarios_and_model_crashes_are_told_apart() {
     use inquiry_model::scenario::{self, Scenario, ScenarioError};
     let parse = |text: &str| -> Scenario { serde_json::from_str(text).unwrap() };
     let mcp_asks = parse(
-        r#"{"tools": {"m": {"source": {"kind": "mcp"}, "program": {"kind": "script", "asks": [
+        r#"{"tools": {"m": {"source": {"kind": "mcp"}, "run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}},
             "turns": [{"cycles": [[{"id": "c", "tool": "m"}]]}]}"#,
     );

@@ -6,10 +6,10 @@ use indexmap::IndexMap;
 use inquiry_model::ask_user;
 use inquiry_model::config::{
     AllowToggle, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
-    PartialStyle, PartialToolConfig, ResultMode, RunMode, Toggle, ToolConfig, apply_toggles,
-    builtins, effective_tools, layer_builtins, registered_config,
+    PartialStyle, PartialToolConfig, Toggle, ToolConfig, apply_toggles, builtins, effective_tools,
+    layer_builtins, registered_config,
 };
-use inquiry_model::tool::{QuestionConfig, QuestionTarget, ToolSource};
+use inquiry_model::tool::{QuestionConfig, QuestionTarget, RunPolicy, ToolSource};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -63,8 +63,8 @@ fn single_field_override_keeps_every_builtin_default() {
             allow_toggle: AllowToggle::IfNamed
         }
     );
-    assert_eq!(ask.run, RunMode::Unattended);
-    assert_eq!(ask.result, ResultMode::Unattended);
+    assert_eq!(ask.run, RunPolicy::Unattended);
+    assert_eq!(ask.result, RunPolicy::Unattended);
     assert!(ask.style.hidden);
     assert_eq!(ask.description.as_deref(), Some(ask_user::description()));
     assert_eq!(ask.parameters, Some(ask_user::parameters()));
@@ -135,7 +135,7 @@ fn source_override_keeps_the_other_builtin_fields() {
     assert_eq!(ask.source, ConfigSource::Local);
     assert_eq!(ask.parameters, Some(ask_user::parameters()));
     assert_eq!(ask.prompt_label("answer"), Some("Assistant"));
-    assert_eq!(ask.run, RunMode::Unattended);
+    assert_eq!(ask.run, RunPolicy::Unattended);
     assert_eq!(ask.source.executor("ask_user"), Ok(ToolSource::Local));
 }
 
@@ -178,11 +178,11 @@ fn layering_order_and_defaults_for_user_tools() {
             allow_toggle: AllowToggle::Always
         }
     );
-    assert_eq!(web.run, RunMode::Ask);
-    assert_eq!(web.result, ResultMode::Unattended);
+    assert_eq!(web.run, RunPolicy::Ask);
+    assert_eq!(web.result, RunPolicy::Unattended);
     assert!(!web.style.hidden);
     assert!(web.questions.is_empty());
-    assert_eq!(tools["fs_read_file"].run, RunMode::Unattended);
+    assert_eq!(tools["fs_read_file"].run, RunPolicy::Unattended);
 }
 
 // ---------------------------------------------------------------------------
@@ -520,10 +520,13 @@ fn arb_partial() -> impl Strategy<Value = PartialToolConfig> {
                 allow_toggle,
             }),
     );
-    let run = prop::option::of(prop_oneof![Just(RunMode::Ask), Just(RunMode::Unattended)]);
+    let run = prop::option::of(prop_oneof![
+        Just(RunPolicy::Ask),
+        Just(RunPolicy::Unattended)
+    ]);
     let result = prop::option::of(prop_oneof![
-        Just(ResultMode::Ask),
-        Just(ResultMode::Unattended)
+        Just(RunPolicy::Ask),
+        Just(RunPolicy::Unattended)
     ]);
     let style = prop::option::of(
         prop::option::of(any::<bool>()).prop_map(|hidden| PartialStyle { hidden }),
@@ -717,7 +720,11 @@ fn the_command_line_delta_is_a_third_layer() {
             allow_toggle: AllowToggle::IfNamed
         }
     );
-    assert_eq!(ask.run, RunMode::Unattended, "the built-in's run survives");
+    assert_eq!(
+        ask.run,
+        RunPolicy::Unattended,
+        "the built-in's run survives"
+    );
     assert_eq!(
         ask.question("answer"),
         QuestionConfig {
@@ -734,7 +741,7 @@ fn the_command_line_delta_is_a_third_layer() {
             allow_toggle: AllowToggle::Always
         }
     );
-    assert_eq!(fs.run, RunMode::Unattended);
+    assert_eq!(fs.run, RunPolicy::Unattended);
     assert_eq!(
         fs.question("q"),
         QuestionConfig {

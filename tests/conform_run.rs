@@ -225,7 +225,7 @@ fn a_refused_scenario_is_a_harness_error() {
     let refused = |_: ProfileName| -> BoxedStrategy<Scenario> {
         Just(
             serde_json::from_value::<Scenario>(serde_json::json!({
-                "tools": {"m": {"source": {"kind": "mcp"}, "program": {"kind": "script", "asks": [
+                "tools": {"m": {"source": {"kind": "mcp"}, "run": "unattended", "program": {"kind": "script", "asks": [
                     {"question": {"id": "q", "text": "?", "answer_type": {"type": "boolean"}}}]}}},
                 "turns": [{"cycles": [[{"id": "c", "tool": "m"}]]}]
             }))

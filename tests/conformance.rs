@@ -395,7 +395,7 @@ fn a_refused_scenario_fails_loudly() {
     let refused = |mcp: bool| -> Scenario {
         let source = if mcp { "mcp" } else { "local" };
         serde_json::from_value(serde_json::json!({
-            "tools": {"m": {"source": {"kind": source}, "program": {"kind": "script", "asks": [
+            "tools": {"m": {"source": {"kind": source}, "run": "unattended", "program": {"kind": "script", "asks": [
                 {"question": {"id": "q", "text": "?", "answer_type": {"type": "boolean"}}}]}}},
             "turns": [{"cycles": [[{"id": "c", "tool": "m"}]]}],
             "prompter": [{"reply": "answer", "value": true}]

@@ -149,7 +149,7 @@ fn words(text: &str) -> BTreeSet<&str> {
 #[test]
 fn the_debug_views_show_everything_and_held_answers_but_no_secret() {
     let scenario = r#"{"profile": "rfd083", "tty": true,
-        "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script",
+        "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script",
             "asks": [{"question": {"id": "passphrase", "text": "Passphrase?", "answer_type": {"type": "secret"}}},
                      {"question": {"id": "colour", "text": "Colour?", "answer_type": {"type": "text"}}}],
             "finish": {"with": "succeed"}}}},
@@ -185,7 +185,7 @@ fn the_debug_views_show_everything_and_held_answers_but_no_secret() {
 #[test]
 fn a_tools_debug_names_its_questions_but_not_their_static_answers() {
     let scenario = r#"{"profile": "rfd083", "tty": true,
-        "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script",
+        "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script",
             "asks": [{"question": {"id": "passphrase", "text": "Passphrase?", "answer_type": {"type": "secret"}}}],
             "finish": {"with": "succeed"}},
             "questions": {"passphrase": {"target": "user", "answer": "static-passphrase"}}}},

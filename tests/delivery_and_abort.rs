@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 fn fs_with_result(result: &str, deliveries: Value) -> Value {
     json!({"tools": {"fs": {"source": {"kind": "local"}, "result": result,
-            "program": {"kind": "script", "asks": [{"question": {"id": "confirm", "text": "Go?", "answer_type": {"type": "boolean"}}}]}}},
+            "run": "unattended", "program": {"kind": "script", "asks": [{"question": {"id": "confirm", "text": "Go?", "answer_type": {"type": "boolean"}}}]}}},
         "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}]]}],
         "prompter": [{"reply": "answer", "value": true}],
         "deliveries": deliveries})
@@ -82,9 +82,9 @@ fn an_aborted_turn_cancels_the_prompt_open_beside_it() {
     let t = run(json!({
         "tools": {
             "a": {"source": {"kind": "local"}, "questions": {"confirm": {"target": "assistant"}},
-                "program": {"kind": "script", "asks": [{"question": {"id": "confirm", "text": "A?", "answer_type": {"type": "boolean"}}}]}},
+                "run": "unattended", "program": {"kind": "script", "asks": [{"question": {"id": "confirm", "text": "A?", "answer_type": {"type": "boolean"}}}]}},
             "b": {"source": {"kind": "local"},
-                "program": {"kind": "script", "asks": [{"question": {"id": "confirm", "text": "B?", "answer_type": {"type": "boolean"}}}]}}},
+                "run": "unattended", "program": {"kind": "script", "asks": [{"question": {"id": "confirm", "text": "B?", "answer_type": {"type": "boolean"}}}]}}},
         "turns": [{"user": "go", "cycles": [
             [{"id": "call_1", "tool": "a"}, {"id": "call_2", "tool": "b"}],
             [{"id": "call_3", "tool": "b"}]]}],

@@ -64,7 +64,7 @@ fn doc_terms(f: Feature) -> &'static [&'static str] {
             &["`answer` (a static answer)"]
         }
         Feature::ConfigPromptLabel => &["`prompt_label`"],
-        Feature::ConfigRunAsk => &["`run`: `unattended` (default) or `ask`"],
+        Feature::ConfigRunAsk => &["`run`: `ask` or `unattended`"],
         Feature::PrompterAnswer => &["{\"reply\": \"answer\", \"value\":"],
         Feature::PrompterRemember => &["`remember`"],
         Feature::PrompterCtrlC => &["{\"reply\": \"ctrl_c\"}"],
@@ -221,7 +221,7 @@ fn scenario(v: Value) -> Scenario {
 /// A core scenario with `extra` merged in (tools merged by name).
 fn core_with(extra: Value) -> Scenario {
     let mut base = json!({
-        "tools": {"fs": {"program": {"kind": "script", "asks": [
+        "tools": {"fs": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}},
         "turns": [{"cycles": [[{"id": "call_1", "tool": "fs"}]]}]
     });
@@ -249,7 +249,7 @@ fn the_documented_core_language_is_core_scenarios() {
     assert_eq!(documented_core_exclusions(), ids);
     let base = core_with(json!({}));
     assert!(core_scenario(&base));
-    let local = json!({"program": {"kind": "local", "stdout": ["done"]}});
+    let local = json!({"run": "unattended", "program": {"kind": "local", "stdout": ["done"]}});
     let cases: Vec<(OutsideCore, Value)> = vec![
         (
             OutsideCore::LocalProgram,
@@ -266,11 +266,11 @@ fn the_documented_core_language_is_core_scenarios() {
         (OutsideCore::InquiryModel, json!({"inquiry_model": "small"})),
         (
             OutsideCore::AssistantTarget,
-            json!({"tools": {"fs": {"program": {"kind": "script"}, "assistant": {"q": {"model": "large"}}}}}),
+            json!({"tools": {"fs": {"run": "unattended", "program": {"kind": "script"}, "assistant": {"q": {"model": "large"}}}}}),
         ),
         (
             OutsideCore::DeliveryPrompt,
-            json!({"tools": {"fs": {"program": {"kind": "script"}, "result": "ask"}}}),
+            json!({"tools": {"fs": {"run": "unattended", "program": {"kind": "script"}, "result": "ask"}}}),
         ),
         (
             OutsideCore::DeliveryPrompt,
@@ -278,7 +278,7 @@ fn the_documented_core_language_is_core_scenarios() {
         ),
         (
             OutsideCore::Enable,
-            json!({"tools": {"fs": {"program": {"kind": "script"}, "enable": true}}}),
+            json!({"tools": {"fs": {"run": "unattended", "program": {"kind": "script"}, "enable": true}}}),
         ),
         (OutsideCore::Toggles, json!({"toggles": ["-t"]})),
     ];

@@ -304,7 +304,7 @@ fn sanitize_across_turns_is_caught_and_shrinks() {
 fn the_record_after_routing_fault_only_delays_the_request() {
     let s: Scenario = serde_json::from_str(
         r#"{"profile": "rfd083", "tty": true,
-        "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script",
+        "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script",
             "asks": [{"question": {"id": "confirm", "text": "Confirm?", "answer_type": {"type": "boolean"}}}],
             "finish": {"with": "succeed"}}}},
         "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs", "arguments": {}}]]}],

@@ -78,7 +78,7 @@ fn the_scenario_generator_reaches_every_declared_feature() {
 #[test]
 fn a_plain_scenario_reaches_only_its_own_features() {
     let s: scenario::Scenario = serde_json::from_value(serde_json::json!({
-        "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+        "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
         "prompter": [{"reply": "answer", "value": true}]
@@ -102,7 +102,7 @@ fn a_plain_scenario_reaches_only_its_own_features() {
 #[test]
 fn an_alias_reaches_no_program_feature() {
     let s: scenario::Scenario = serde_json::from_value(serde_json::json!({
-        "tools": {"ask": {"program": {"kind": "ask_user"}}},
+        "tools": {"ask": {"run": "unattended", "program": {"kind": "ask_user"}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "ask", "arguments": "not an object"}]]}]
     }))
     .unwrap();

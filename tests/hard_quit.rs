@@ -10,7 +10,7 @@ use inquiry_model::scenario::{self, Scenario};
 use serde_json::{Value, json};
 
 fn boolean_tool() -> Value {
-    json!({"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+    json!({"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
         {"question": {"id": "confirm", "text": "Proceed?", "answer_type": {"type": "boolean"}}}
     ]}})
 }

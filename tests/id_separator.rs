@@ -35,7 +35,7 @@ fn amendment() -> RuleSet {
 
 /// A scripted tool asking one boolean question `id`, remembered for the turn.
 fn asker(id: &str) -> serde_json::Value {
-    json!({"source": {"kind": "local"}, "program": {"kind": "script",
+    json!({"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script",
         "asks": [{"question": {"id": id, "text": "Go?", "answer_type": {"type": "boolean"}}}],
         "finish": {"with": "succeed"}}})
 }
@@ -371,7 +371,7 @@ fn an_empty_question_id_is_refused_as_scenario_input() {
     }))
     .unwrap();
     let local: Scenario = serde_json::from_value(json!({
-        "tools": {"g": {"source": {"kind": "local"}, "program": {"kind": "local", "stdout": [
+        "tools": {"g": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "local", "stdout": [
             "gamma raw output\n",
             json!({"type": "needs_input", "question": {"id": "", "text": "Go?", "answer_type": {"type": "boolean"}}}).to_string()
         ]}}},

@@ -7,6 +7,7 @@ use common::*;
 use inquiry_model::inquiry::{BackendAnswerType, BackendCall, BackendQuestion, schema};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::routing::{AnswerMismatch, InquiryErrorKind, validate_answer};
+use inquiry_model::scenario::Scenario;
 use inquiry_model::tool::{AnswerType, Question};
 use inquiry_model::wire::{CancellationReason, EventKind, InquiryResponse};
 use serde_json::json;
@@ -104,7 +105,7 @@ fn answer_extraction_and_its_errors() {
 fn backend_sees_the_cloned_stream_with_the_paused_call() {
     let t = run(json!({
         "tty": false,
-        "tools": {"fs": {"program": {"kind": "script", "asks": [
+        "tools": {"fs": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "apply", "text": "Apply?", "answer_type": {"type": "boolean"}}}
         ]}}},
         "turns": [{"cycles": [[{"id": "call_9", "tool": "fs"}]]}],
@@ -140,7 +141,7 @@ fn backend_sees_the_cloned_stream_with_the_paused_call() {
 fn mistyped_backend_answer_is_a_backend_error() {
     let t = run(json!({
         "tty": false,
-        "tools": {"fs": {"program": {"kind": "script", "asks": [
+        "tools": {"fs": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "n", "text": "Name?", "answer_type": {"type": "text"}}}
         ]}}},
         "turns": [{"cycles": [[{"id": "c", "tool": "fs"}]]}],
@@ -172,7 +173,7 @@ fn answers_are_checked_against_their_type() {
 /// Two tools whose questions both go to the backend, in parallel.
 fn two_parallel_backend_calls(schedule: serde_json::Value) -> serde_json::Value {
     let tool = |q: &str| {
-        json!({"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+        json!({"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": q, "text": format!("{q}?"), "answer_type": {"type": "text"}}}]}})
     };
     json!({
@@ -227,7 +228,7 @@ fn mock_backend_answers_by_inquiry_id() {
 fn the_backend_receives_the_whole_question() {
     let t = run(json!({
         "tty": false,
-        "tools": {"fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+        "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "mode", "text": "Which mode?", "context": "The file is large.",
                 "answer_type": {"type": "select", "options": ["fast", "safe"]}, "default": "safe"}}]}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
@@ -251,7 +252,7 @@ fn per_question_and_dedicated_inquiry_models() {
             "tty": false,
             "inquiry_model": inquiry_model,
             "tools": {"fs": {"source": {"kind": "local"}, "assistant": assistant,
-                "program": {"kind": "script", "asks": [
+                "run": "unattended", "program": {"kind": "script", "asks": [
                     {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}},
             "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}],
             "backend": [{"reply": "answer", "value": true}]
@@ -278,4 +279,91 @@ fn per_question_and_dedicated_inquiry_models() {
         None,
         "another question's target config does not apply"
     );
+}
+
+/// A scenario whose one local tool asks `question` once, its answer coming
+/// from configuration (`answer` as the static answer) or, with `backend`,
+/// from the inquiry backend (`answer` as the backend's structured answer).
+fn one_question(question: &Question, answer: &serde_json::Value, backend: bool) -> Scenario {
+    let config = match backend {
+        false => json!({ "answer": answer }),
+        true => json!({ "target": "assistant" }),
+    };
+    serde_json::from_value(json!({
+        "tools": {"t": {
+            "source": {"kind": "local"},
+            "run": "unattended",
+            "program": {"kind": "script", "asks": [{"question": question}]},
+            "questions": { question.id.clone(): config }
+        }},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],
+        "backend": [{"reply": "answer", "value": answer}]
+    }))
+    .expect("a scenario")
+}
+
+proptest::proptest! {
+    /// CHECK-ANSWER-FITS, LIFE-ANSWER-SHAPE: the model and the oracle agree
+    /// on whether an answer fits its question, over generated questions and
+    /// answers, for a static answer (RFD 083 step 6) and a backend answer
+    /// (RFD 028). Where the model records the answer as `answered`, the
+    /// oracle finds nothing to say about its fit in that persisted stream;
+    /// where the model refuses it (`invalid_static_answer`, or the backend
+    /// path's `backend_error`), the oracle reports the same value recorded as
+    /// `answered` in its place. Secret questions are left out: a secret's
+    /// `answered` is CHECK-SECRET-NOT-ANSWERED's, not a question of fit.
+    #[test]
+    fn model_and_oracle_agree_on_answer_fits(
+        (question, answer, backend) in inquiry_model::generate::choice::strategy(4, 6, |c| {
+            use inquiry_model::generate::{choice::Choices, scenario};
+            (scenario::core_question(c, "q"), scenario::answer_value(c), c.flip())
+        }),
+    ) {
+        use inquiry_model::check::{self, ProfileMode};
+        use inquiry_model::rule::Rule;
+        proptest::prop_assume!(question.answer_type != AnswerType::Secret);
+        let fit_findings = |events: &[inquiry_model::wire::Event]| {
+            check::check_events(events, "trace", ProfileMode::Auto)
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.rule == Rule::CheckAnswerFits)
+                .count()
+        };
+        let mut stream = inquiry_model::scenario::run(&one_question(&question, &answer, backend))
+            .expect("runs")
+            .stream;
+        let response = stream
+            .iter_mut()
+            .find_map(|e| match &mut e.kind {
+                EventKind::InquiryResponse(r) => Some(r),
+                _ => None,
+            });
+        let refused = match (response, backend) {
+            (Some(InquiryResponse::Answered { .. }), _) => false,
+            (
+                Some(r @ InquiryResponse::Cancelled {
+                    reason: CancellationReason::InvalidStaticAnswer, ..
+                }),
+                false,
+            )
+            | (
+                Some(r @ InquiryResponse::Cancelled {
+                    reason: CancellationReason::BackendError, ..
+                }),
+                true,
+            ) => {
+                *r = InquiryResponse::Answered { id: r.id().clone(), answer: answer.clone() };
+                true
+            }
+            // A guard or a redaction closed it: not a matter of fit.
+            (_, _) => return Ok(()),
+        };
+        let found = fit_findings(&stream);
+        proptest::prop_assert_eq!(
+            refused,
+            found > 0,
+            "model refused: {}, oracle findings: {} ({:?} answered {})",
+            refused, found, question.answer_type, answer
+        );
+    }
 }

@@ -12,13 +12,13 @@ use inquiry_model::wire::{CancellationReason, InquiryId, InquiryResponse, Inquir
 use serde_json::{Value, json};
 
 fn boolean_tool(qid: &str) -> Value {
-    json!({"program": {"kind": "script", "asks": [
+    json!({"run": "unattended", "program": {"kind": "script", "asks": [
         {"question": {"id": qid, "text": "Proceed?", "answer_type": {"type": "boolean"}}}
     ]}})
 }
 
 fn secret_tool(source: Value) -> Value {
-    json!({"source": source, "program": {"kind": "script", "asks": [
+    json!({"source": source, "run": "unattended", "program": {"kind": "script", "asks": [
         {"question": {"id": "passphrase", "text": "SSH passphrase", "answer_type": {"type": "secret"}}}
     ]}})
 }
@@ -28,7 +28,7 @@ fn secret_tool(source: Value) -> Value {
 #[test]
 fn attempt_counter() {
     let t = run(json!({
-        "tools": {"fs": {"program": {"kind": "script", "asks": [
+        "tools": {"fs": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "confirm", "text": "Apply?", "answer_type": {"type": "boolean"}}, "reject_first": 1}
         ]}}},
         "turns": [{"cycles": [[{"id": "call_1", "tool": "fs"}]]}],
@@ -141,7 +141,7 @@ fn local_tool_secret() {
 #[test]
 fn cache_bypass() {
     let s = scenario(json!({
-        "tools": {"s": {"program": {"kind": "script", "asks": [
+        "tools": {"s": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "q", "text": "Secret Q", "answer_type": {"type": "secret"}}}
         ]}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "s"}], [{"id": "c2", "tool": "s"}]]}],
@@ -172,7 +172,7 @@ fn cache_bypass() {
 #[test]
 fn cache_bypass_read_side_for_a_question_now_secret() {
     let t = run(json!({
-        "tools": {"t": {"program": {"kind": "script", "asks": [
+        "tools": {"t": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}
         ]}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],
@@ -212,7 +212,7 @@ fn cache_bypass_read_side_for_a_question_now_secret() {
 #[test]
 fn non_secret_regression() {
     let t = run(json!({
-        "tools": {"t": {"program": {"kind": "script", "asks": [
+        "tools": {"t": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "b", "text": "B?", "answer_type": {"type": "boolean"}}},
             {"question": {"id": "s", "text": "S?", "answer_type": {"type": "select", "options": ["x", "y"]}}},
             {"question": {"id": "x", "text": "X?", "answer_type": {"type": "text"}}}
@@ -554,7 +554,7 @@ fn static_answer_on_second_invocation() {
 #[test]
 fn latest_answer_wins() {
     let t = run(json!({
-        "tools": {"t": {"program": {"kind": "script", "asks": [
+        "tools": {"t": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "x", "text": "X?", "answer_type": {"type": "text"}}, "reject_first": 1}
         ]}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],
@@ -688,7 +688,7 @@ fn a_cancelled_prompt_is_a_success_response_under_every_profile() {
 #[test]
 fn secret_default_is_persisted_unchanged() {
     let t = run(json!({
-        "tools": {"vault": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+        "tools": {"vault": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "token", "text": "Token?", "answer_type": {"type": "secret"},
                 "default": "placeholder-default"}}
         ]}}},
@@ -707,7 +707,7 @@ fn secret_default_is_persisted_unchanged() {
 }
 
 fn local(stdout: Value) -> Value {
-    json!({"program": {"kind": "local", "stdout": stdout}})
+    json!({"run": "unattended", "program": {"kind": "local", "stdout": stdout}})
 }
 
 /// Rule: LIFE-LOCAL-STDOUT — a local tool's stdout line `{"type":"needs_input",…}`
@@ -753,7 +753,7 @@ fn local_tool_answers_in_the_context() {
     let q = json!({"type": "needs_input", "question":
         {"id": "pw", "text": "Password?", "answer_type": {"type": "secret"}}});
     let t = run(json!({
-        "tools": {"sh": {"program": {"kind": "local", "stdout": [q.to_string(), "ok"]},
+        "tools": {"sh": {"run": "unattended", "program": {"kind": "local", "stdout": [q.to_string(), "ok"]},
             "questions": {"pw": {"answer": "static-pw-value"}}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "sh", "arguments": {"a": true}}]]}]
     }));

@@ -26,7 +26,7 @@ fn ask_user_scenario(tty: bool, questions: Value, args: Value) -> Value {
 }
 
 fn exclusive_tool(questions: Value) -> Value {
-    json!({"program": {"kind": "script", "asks": [
+    json!({"run": "unattended", "program": {"kind": "script", "asks": [
         {"question": {"id": "go", "text": "Go?", "answer_type": {"type": "boolean"}, "exclusive": true}}
     ]}, "questions": questions})
 }
@@ -100,7 +100,7 @@ fn exclusive_is_ignored_before_rfd083() {
 #[test]
 fn invalid_static_answer_is_refused_and_recorded() {
     let t = run(json!({
-        "tools": {"fs": {"program": {"kind": "script", "asks": [
+        "tools": {"fs": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "apply", "text": "Apply?", "answer_type": {"type": "boolean"}}}
         ]}, "questions": {"apply": {"answer": "yes"}}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}]
@@ -116,7 +116,7 @@ fn invalid_static_answer_is_refused_and_recorded() {
     );
     // A select answer outside the options is refused the same way.
     let t = run(json!({
-        "tools": {"pick": {"program": {"kind": "script", "asks": [
+        "tools": {"pick": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "which", "text": "Which?", "answer_type": {"type": "select", "options": ["a", "b"]}}}
         ]}, "questions": {"which": {"answer": "c"}}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "pick"}]]}]
@@ -128,7 +128,7 @@ fn invalid_static_answer_is_refused_and_recorded() {
     // Under rfd082 the same answer is used as is.
     let t = run(json!({
         "profile": "rfd082",
-        "tools": {"fs": {"program": {"kind": "script", "asks": [
+        "tools": {"fs": {"run": "unattended", "program": {"kind": "script", "asks": [
             {"question": {"id": "apply", "text": "Apply?", "answer_type": {"type": "boolean"}}}
         ]}, "questions": {"apply": {"answer": "yes"}}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "fs"}]]}]
@@ -145,7 +145,7 @@ fn persistence_none_bypasses_the_cache() {
     let scenario = |profile: &str| {
         scenario(json!({
             "profile": profile,
-            "tools": {"git": {"program": {"kind": "script", "asks": [
+            "tools": {"git": {"run": "unattended", "program": {"kind": "script", "asks": [
                 {"question": {"id": "force", "text": "Force push?", "answer_type": {"type": "boolean"}, "persistence": "none"}}
             ]}}},
             "turns": [{"cycles": [[{"id": "c1", "tool": "git"}], [{"id": "c2", "tool": "git"}]]}],
@@ -308,7 +308,7 @@ fn ask_user_at_the_prompter() {
 fn an_aliased_builtin_is_not_found() {
     let scenario = |key: &str| {
         json!({
-            "tools": {key: {"program": {"kind": "ask_user"}}},
+            "tools": {key: {"run": "unattended", "program": {"kind": "ask_user"}}},
             "turns": [{"cycles": [[{"id": "call_1", "tool": key,
                 "arguments": {"question": "Proceed?", "answer_type": "boolean"}}]]}],
             "prompter": [{"reply": "answer", "value": true}]
@@ -340,10 +340,10 @@ fn legacy_provenance_is_the_tool_name() {
             "tty": false,
             "tools": {
                 "synthetic": {"source": {"kind": "builtin", "hook": "assistant"},
-                    "program": {"kind": "script", "asks": [
+                    "run": "unattended", "program": {"kind": "script", "asks": [
                         {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}},
                 "plain": {"source": {"kind": "builtin"},
-                    "program": {"kind": "script", "asks": [
+                    "run": "unattended", "program": {"kind": "script", "asks": [
                         {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}}
             },
             "turns": [{"cycles": [[{"id": "c1", "tool": "synthetic"}, {"id": "c2", "tool": "plain"}]]}],
@@ -386,7 +386,7 @@ fn remembered_then_once() -> Value {
     let mut once = q.clone();
     once["persistence"] = json!("none");
     json!({
-        "tools": {"t": {"program": {"kind": "local", "stdout": [needs(q), "done", needs(once), "done again"]}}},
+        "tools": {"t": {"run": "unattended", "program": {"kind": "local", "stdout": [needs(q), "done", needs(once), "done again"]}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "t"}], [{"id": "c2", "tool": "t"}]]}],
         "prompter": [{"reply": "answer", "value": true, "remember": true}, {"reply": "answer", "value": false}]
     })
@@ -434,10 +434,10 @@ fn enable_and_toggles_drive_the_lifecycle() {
         json!({
             "toggles": toggles,
             "tools": {
-                "fs": {"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+                "fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
                     {"question": {"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}}}]}},
                 "git": {"source": {"kind": "local"}, "enable": "explicit",
-                    "program": {"kind": "script"}},
+                    "run": "unattended", "program": {"kind": "script"}},
                 "ask_user": {"program": {"kind": "ask_user"}}
             },
             "turns": [{"cycles": [[
@@ -474,5 +474,63 @@ fn enable_and_toggles_drive_the_lifecycle() {
     assert!(
         err.is_unacceptable(),
         "a bad toggle is the scenario's fault"
+    );
+}
+
+/// Rule: CONFIG-SCENARIO-LAYER — a scenario's tools are the user's layer
+/// over the built-ins, resolved by the configuration code (RFD 083 Phase 1
+/// step 3: built-in defaults "merge *under* any user config"): a tool that
+/// sets no `run` asks permission (spec/DECISIONS.md "Configuration: an
+/// unset `run` asks"); `ask_user` with only its `prompt_label` overridden
+/// keeps the built-in's `run: Unattended` (no permission prompt) and shows
+/// the user's label; `run = "ask"` on `ask_user` overrides the built-in.
+#[test]
+fn scenario_tools_are_a_user_layer_over_the_builtins() {
+    let v = |ask_user: Value| {
+        json!({
+            "tools": {
+                "fs": {"source": {"kind": "local"}, "program": {"kind": "script"}},
+                "ask_user": ask_user
+            },
+            "turns": [{"cycles": [[
+                {"id": "c1", "tool": "fs"},
+                {"id": "c2", "tool": "ask_user", "arguments": {"question": "Go?", "answer_type": "boolean"}}
+            ]]}],
+            "prompter": [{"reply": "answer", "value": true}],
+            "permissions": [{"reply": "allow"}, {"reply": "allow"}]
+        })
+    };
+    let asked = |t: &inquiry_model::scenario::Trace| -> Vec<String> {
+        t.permission_prompts
+            .iter()
+            .map(|p| p.tool_call_id.clone())
+            .collect()
+    };
+    let labelled = run(v(json!({
+        "program": {"kind": "ask_user"},
+        "questions": {"answer": {"prompt_label": "Helper"}}
+    })));
+    assert_eq!(
+        asked(&labelled),
+        ["c1"],
+        "unset `run` asks; ask_user's stays unattended"
+    );
+    assert_eq!(labelled.prompts.len(), 1);
+    assert_eq!(
+        labelled.prompts[0].presentation.label.as_deref(),
+        Some("Helper"),
+        "the user's label wins over the built-in's"
+    );
+    let plain = run(v(json!({"program": {"kind": "ask_user"}})));
+    assert_eq!(
+        plain.prompts[0].presentation.label.as_deref(),
+        Some("Assistant"),
+        "the built-in's label, from its registration"
+    );
+    let ask = run(v(json!({"program": {"kind": "ask_user"}, "run": "ask"})));
+    assert_eq!(
+        asked(&ask),
+        ["c1", "c2"],
+        "the user's `run` wins over the built-in's"
     );
 }

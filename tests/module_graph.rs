@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("rule", 1),
     ("profile", 1),
     ("cache_key", 1),
+    ("predicates", 1),
     ("tool", 2),
     ("stream", 2),
     ("check", 3),
@@ -50,6 +51,7 @@ const LAYERS: &[(&str, u8)] = &[
 /// needs the model) and the rule IDs. (The rest are held to acyclicity.)
 const LAYERED: &[&str] = &[
     "wire",
+    "predicates",
     "profile",
     "cache_key",
     "tool",

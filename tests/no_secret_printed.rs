@@ -135,7 +135,7 @@ fn no_stream_command_prints_a_persisted_secret() {
 fn run_never_prints_a_secret_answer() {
     let d = dir();
     let scenario = format!(
-        r#"{{"tools":{{"vault":{{"source":{{"kind":"local"}},"program":{{"kind":"script","asks":[
+        r#"{{"tools":{{"vault":{{"source":{{"kind":"local"}},"run": "unattended", "program":{{"kind":"script","asks":[
             {{"question":{{"id":"pw","text":"Password?","answer_type":{{"type":"secret"}}}}}},
             {{"question":{{"id":"user","text":"User?","answer_type":{{"type":"text"}}}}}}],
             "finish":{{"with":"succeed"}}}}}}}},
@@ -283,7 +283,7 @@ fn secret_scenario(profile: &str, backend: bool) -> String {
         )
     };
     format!(
-        r#"{{"profile":"{profile}","tty":{tty},"tools":{{"vault":{{"source":{{"kind":"local"}},"program":{{"kind":"script","asks":[
+        r#"{{"profile":"{profile}","tty":{tty},"tools":{{"vault":{{"source":{{"kind":"local"}},"run": "unattended", "program":{{"kind":"script","asks":[
             {{"question":{{"id":"pw","text":"Password?","answer_type":{{"type":"secret"}}}}}}],
             "finish":{{"with":"succeed"}}}}}}}},
           "turns":[{{"user":"go","cycles":[[{{"id":"call_1","tool":"vault"}}]]}}],

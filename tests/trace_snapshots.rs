@@ -8,7 +8,7 @@ use common::*;
 use serde_json::{Value, json};
 
 fn boolean_tool(extra: Value) -> Value {
-    let mut t = json!({"source": {"kind": "local"}, "program": {"kind": "script", "asks": [
+    let mut t = json!({"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
         {"question": {"id": "confirm", "text": "Apply the patch?", "answer_type": {"type": "boolean"}}}
     ]}});
     if let (Value::Object(t), Value::Object(e)) = (&mut t, extra) {
@@ -18,7 +18,7 @@ fn boolean_tool(extra: Value) -> Value {
 }
 
 fn secret_tool(extra: Value) -> Value {
-    let mut t = json!({"program": {"kind": "script", "asks": [
+    let mut t = json!({"run": "unattended", "program": {"kind": "script", "asks": [
         {"question": {"id": "passphrase", "text": "SSH key passphrase", "answer_type": {"type": "secret"}}}
     ]}});
     if let (Value::Object(t), Value::Object(e)) = (&mut t, extra) {
@@ -28,7 +28,7 @@ fn secret_tool(extra: Value) -> Value {
 }
 
 fn exclusive_tool(extra: Value) -> Value {
-    let mut t = json!({"program": {"kind": "script", "asks": [
+    let mut t = json!({"run": "unattended", "program": {"kind": "script", "asks": [
         {"question": {"id": "drop", "text": "Drop the table?", "answer_type": {"type": "boolean"}, "exclusive": true}}
     ]}});
     if let (Value::Object(t), Value::Object(e)) = (&mut t, extra) {

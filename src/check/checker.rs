@@ -754,7 +754,7 @@ impl Checker {
                 let assistant = matches!(req.source, crate::wire::InquirySource::Assistant);
                 let shape = match (forged.is_some(), assistant, self.mode) {
                     (false, true, ProfileMode::Auto | ProfileMode::Fixed(Profile::Rfd083)) => {
-                        rules::ask_user_shape(&req.id, &req.question, options.as_deref())
+                        rules::ask_user_shape(&req.id, &req.question)
                     }
                     (_, _, _) => None,
                 };

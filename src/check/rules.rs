@@ -10,6 +10,7 @@
 
 use super::shape::Shape;
 use super::{Profile, ProfileMode};
+use crate::predicates::{self, AnswerMismatch, AskUserShapeFault, TextFault};
 use crate::rule::Rule;
 use crate::wire::{
     CancellationReason, ClosesQuestions, InquiryAnswerType, InquiryId, InquiryQuestion,
@@ -176,19 +177,7 @@ pub struct QuestionFacts {
     pub kind: AnswerKind,
 }
 
-/// The kind of a question's answer type, without a select's options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AnswerKind {
-    /// `boolean`.
-    Boolean,
-    /// `select`.
-    Select,
-    /// `text`.
-    #[default]
-    Text,
-    /// `secret`.
-    Secret,
-}
+pub use crate::predicates::AnswerKind;
 
 impl QuestionFacts {
     /// The facts of a persisted question.
@@ -201,12 +190,7 @@ impl QuestionFacts {
                 | InquiryAnswerType::Text => false,
             },
             exclusive: q.exclusive,
-            kind: match q.answer_type {
-                InquiryAnswerType::Boolean => AnswerKind::Boolean,
-                InquiryAnswerType::Select { .. } => AnswerKind::Select,
-                InquiryAnswerType::Text => AnswerKind::Text,
-                InquiryAnswerType::Secret => AnswerKind::Secret,
-            },
+            kind: AnswerKind::of(&q.answer_type),
         }
     }
 
@@ -982,16 +966,17 @@ pub fn answer_fits(
     let InquiryResponse::Answered { id, answer } = r else {
         return None;
     };
-    let why = match q.kind {
-        AnswerKind::Boolean if !answer.is_boolean() => {
-            "a boolean question's answer is not a boolean"
-        }
-        AnswerKind::Text if !answer.is_string() => "a text question's answer is not a string",
-        AnswerKind::Select if !options.unwrap_or_default().contains(answer) => {
+    let mismatch = predicates::answer_fits(q.kind, options.unwrap_or_default(), answer).err()?;
+    let why = match (q.kind, mismatch) {
+        // A secret's `answered` is CHECK-SECRET-NOT-ANSWERED's to report.
+        (AnswerKind::Secret, _) => return None,
+        (AnswerKind::Boolean, _) => "a boolean question's answer is not a boolean",
+        (AnswerKind::Text, _) => "a text question's answer is not a string",
+        (AnswerKind::Select, AnswerMismatch::NotAnOption) => {
             "a select question's answer is none of its options"
         }
-        AnswerKind::Boolean | AnswerKind::Text | AnswerKind::Select | AnswerKind::Secret => {
-            return None;
+        (AnswerKind::Select, AnswerMismatch::WrongType { .. }) => {
+            "a select question's answer is not a string, so none of its options"
         }
     };
     Some(Finding::new(
@@ -1005,35 +990,19 @@ pub fn answer_fits(
 /// authors its question `exclusive: true`, `persistence: none`, of type
 /// boolean, select or text, with a non-empty single-line text, a select
 /// with options, and a default that fits (of the answer type; among the
-/// options for a select). `options` are a select's option values.
-pub fn ask_user_shape(
-    id: &InquiryId,
-    q: &InquiryQuestion,
-    options: Option<&[serde_json::Value]>,
-) -> Option<Finding> {
-    let kind = QuestionFacts::of(q).kind;
-    let default_fits = |d: &serde_json::Value| match kind {
-        AnswerKind::Boolean => d.is_boolean(),
-        AnswerKind::Text => d.is_string(),
-        AnswerKind::Select => options.unwrap_or_default().contains(d),
-        AnswerKind::Secret => true,
-    };
-    let why = if !q.exclusive {
-        "it is not `exclusive`"
-    } else if q.persistence != crate::wire::InquiryAnswerReusePolicy::None {
-        "its `persistence` is not `none`"
-    } else if kind == AnswerKind::Secret {
-        "its answer type is `secret`"
-    } else if q.text.trim().is_empty() {
-        "its text is empty"
-    } else if q.text.contains(['\n', '\r']) {
-        "its text is not a single line"
-    } else if kind == AnswerKind::Select && options.unwrap_or_default().is_empty() {
-        "it is a select with no options"
-    } else if q.default.as_ref().is_some_and(|d| !default_fits(d)) {
-        "its default does not fit its answer type or options"
-    } else {
-        return None;
+/// options for a select): [`predicates::ask_user_question`], the predicate
+/// `ask_user` itself authors by.
+pub fn ask_user_shape(id: &InquiryId, q: &InquiryQuestion) -> Option<Finding> {
+    let why = match predicates::ask_user_question(q).err()? {
+        AskUserShapeFault::NotExclusive => "it is not `exclusive`",
+        AskUserShapeFault::Remembered => "its `persistence` is not `none`",
+        AskUserShapeFault::Secret => "its answer type is `secret`",
+        AskUserShapeFault::Text(TextFault::Empty) => "its text is empty",
+        AskUserShapeFault::Text(TextFault::Multiline) => "its text is not a single line",
+        AskUserShapeFault::SelectWithoutOptions => "it is a select with no options",
+        AskUserShapeFault::DefaultDoesNotFit(_) => {
+            "its default does not fit its answer type or options"
+        }
     };
     Some(Finding::new(
         ASK_USER_SHAPE,

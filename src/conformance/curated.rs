@@ -8,7 +8,7 @@ use super::{Vector, vector};
 use crate::scenario::Scenario;
 
 fn tool(asks: Value) -> Value {
-    json!({"source": {"kind": "local"}, "program": {"kind": "script", "asks": asks}})
+    json!({"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": asks}})
 }
 
 fn ask(id: &str, answer_type: Value) -> Value {
@@ -137,7 +137,7 @@ pub fn curated() -> Result<Vec<Vector>, String> {
                 "rfd083",
                 with(
                     tool(json!([boolean("confirm")])),
-                    json!({"program": {"kind": "script", "asks": [boolean("confirm")], "finish": {"with": "fail", "transient": true}}}),
+                    json!({"run": "unattended", "program": {"kind": "script", "asks": [boolean("confirm")], "finish": {"with": "fail", "transient": true}}}),
                 ),
                 answer_true.clone(),
             ),
@@ -351,7 +351,7 @@ pub fn curated() -> Result<Vec<Vector>, String> {
             &["LIFE-PROVENANCE"],
             json!({"tools": {
                     "local": with(tool(json!([boolean("q")])), json!({"questions": {"q": {"prompt_label": "Assistant"}}})),
-                    "synthetic": {"source": {"kind": "builtin", "hook": "assistant"}, "program": {"kind": "script", "asks": [boolean("q")]}}},
+                    "synthetic": {"source": {"kind": "builtin", "hook": "assistant"}, "run": "unattended", "program": {"kind": "script", "asks": [boolean("q")]}}},
                 "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "local"}, {"id": "call_2", "tool": "synthetic"}]]}],
                 "prompter": [{"reply": "answer", "value": true}, {"reply": "answer", "value": false}]}),
         ),
@@ -410,7 +410,7 @@ pub fn curated() -> Result<Vec<Vector>, String> {
             "builtin-alias-not-found",
             "ask_user's program under the key `ask`: the built-in executor is found by the config key, so the call fails NotFound and nothing is recorded.",
             &["CONFIG-BUILTIN-ALIAS-NOT-FOUND"],
-            json!({"tools": {"ask": {"program": {"kind": "ask_user"}}},
+            json!({"tools": {"ask": {"run": "unattended", "program": {"kind": "ask_user"}}},
                 "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "ask", "arguments": {"question": "Proceed?", "answer_type": "boolean"}}]]}],
                 "prompter": [{"reply": "answer", "value": true}]}),
         ),
@@ -432,7 +432,7 @@ pub fn curated() -> Result<Vec<Vector>, String> {
             "persistence-none-cache-read",
             "t.q is remembered from a first ask; asked again with persistence: none it is not read from the cache: the user is prompted.",
             &["LIFE-CACHE-READ-GATED", "LIFE-LOCAL-STDOUT"],
-            json!({"tools": {"t": {"program": {"kind": "local", "stdout": [
+            json!({"tools": {"t": {"run": "unattended", "program": {"kind": "local", "stdout": [
                     needs(json!({"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}})),
                     "done",
                     needs(json!({"id": "q", "text": "Q?", "answer_type": {"type": "boolean"}, "persistence": "none"})),
@@ -456,7 +456,7 @@ pub fn curated() -> Result<Vec<Vector>, String> {
             "local-stdout-and-context",
             "A local tool asks by printing needs_input, gets the answer in tool.answers, and its raw stdout text is its output.",
             &["LIFE-LOCAL-STDOUT", "LIFE-LOCAL-CONTEXT"],
-            json!({"tools": {"sh": {"program": {"kind": "local", "stdout": [
+            json!({"tools": {"sh": {"run": "unattended", "program": {"kind": "local", "stdout": [
                     needs(json!({"id": "path", "text": "Which path?", "answer_type": {"type": "text"}})),
                     "wrote 3 files\n"]}}},
                 "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "sh", "arguments": {"x": 1}}]]}],
@@ -534,7 +534,7 @@ pub fn curated() -> Result<Vec<Vector>, String> {
             &["CONFIG-ENABLE-LIFECYCLE", "CONFIG-ENABLE-PRE-081"],
             json!({"toggles": ["-T"],
                 "tools": {"fs": tool(json!([boolean("confirm")])),
-                    "git": {"source": {"kind": "local"}, "enable": "explicit", "program": {"kind": "script"}},
+                    "git": {"source": {"kind": "local"}, "enable": "explicit", "run": "unattended", "program": {"kind": "script"}},
                     "ask_user": {"program": {"kind": "ask_user"}}},
                 "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}, {"id": "call_2", "tool": "git"},
                     {"id": "call_3", "tool": "ask_user", "arguments": {"question": "Go?", "answer_type": "boolean"}}]]}],

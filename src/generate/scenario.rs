@@ -118,7 +118,7 @@ pub fn into_core(mut s: Scenario) -> Scenario {
     }
     for tool in s.tools.values_mut() {
         tool.assistant.clear();
-        tool.result = RunPolicy::Unattended;
+        tool.result = None;
         tool.enable = None;
     }
     s.backend_by_id.clear();
@@ -197,14 +197,15 @@ pub fn generate(c: &mut impl Choices) -> Scenario {
     }
 }
 
-/// A tool with no source override, run unattended.
+/// A tool with no source override, run unattended (said explicitly: an
+/// unset `run` asks).
 fn plain(program: Program, questions: IndexMap<String, QuestionConfig>) -> ToolSetup {
     ToolSetup {
         source: None,
         program,
         questions,
-        run: RunPolicy::Unattended,
-        result: RunPolicy::Unattended,
+        run: Some(RunPolicy::Unattended),
+        result: None,
         assistant: IndexMap::new(),
         enable: None,
     }
@@ -348,8 +349,8 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
         source: Some(source),
         program: Program::Script { asks, finish },
         questions,
-        run,
-        result: RunPolicy::Unattended,
+        run: Some(run),
+        result: None,
         assistant: IndexMap::new(),
         enable: None,
     }
@@ -466,6 +467,57 @@ fn ask_user_arguments(c: &mut impl Choices) -> Value {
         12 => json!({"question": null}),
         _ => json!(["not", "an", "object"]),
     }
+}
+
+/// `ask_user` arguments built part by part, so that every argument RFD 083
+/// "Arguments" validates varies on its own: the question text (fine, empty,
+/// blank, multi-line), `answer_type` (absent, each of the four, unknown),
+/// `options` (absent, empty, two strings, one non-string), `default`
+/// (absent, a boolean, an option, a non-option string, a number), a context.
+pub fn ask_user_arguments_by_part(c: &mut impl Choices) -> Value {
+    let mut args = serde_json::Map::new();
+    let question = ["Proceed?", "", "  ", "two\nlines", "cr\r"][c.choose(5)];
+    args.insert("question".to_owned(), json!(question));
+    match c.choose(6) {
+        0 => {}
+        k => {
+            let t = ["boolean", "select", "text", "secret", "number"][k - 1];
+            args.insert("answer_type".to_owned(), json!(t));
+        }
+    }
+    match c.choose(4) {
+        0 => {}
+        k => {
+            let options = [json!([]), json!(["a", "b"]), json!(["a", 7])][k - 1].clone();
+            args.insert("options".to_owned(), options);
+        }
+    }
+    match c.choose(5) {
+        0 => {}
+        k => {
+            let d = [json!(true), json!("a"), json!("c"), json!(7)][k - 1].clone();
+            args.insert("default".to_owned(), d);
+        }
+    }
+    if c.flip() {
+        args.insert("context".to_owned(), json!("Some\ncontext."));
+    }
+    Value::Object(args)
+}
+
+/// An answer value for any question of [`answer_type`]: booleans, the
+/// options `a`/`b`, a string that is no option, a number, `null`.
+pub fn answer_value(c: &mut impl Choices) -> Value {
+    [
+        json!(true),
+        json!(false),
+        json!("a"),
+        json!("b"),
+        json!("c"),
+        json!(7),
+        Value::Null,
+    ][c.choose(7)]
+    .clone()
 }
 
 /// A local program's stdout lines: `needs_input` outcomes for `q1`, raw
@@ -640,7 +692,7 @@ fn toggle_setup(c: &mut impl Choices) -> (Vec<String>, Option<PartialEnable>) {
 
 /// `beta`'s result-delivery policy and the delivery prompt's replies (rule
 /// `LIFE-DELIVERY-PROMPT`); the replies take their choices either way.
-fn delivery_setup(c: &mut impl Choices) -> (RunPolicy, Vec<DeliveryReply>) {
+fn delivery_setup(c: &mut impl Choices) -> (Option<RunPolicy>, Vec<DeliveryReply>) {
     let ask = c.weighted(&[3, 1]) == 1;
     let replies = slots(c, 0, 2, |c, _| {
         if c.flip() {
@@ -650,9 +702,9 @@ fn delivery_setup(c: &mut impl Choices) -> (RunPolicy, Vec<DeliveryReply>) {
         }
     });
     if ask {
-        (RunPolicy::Ask, replies)
+        (Some(RunPolicy::Ask), replies)
     } else {
-        (RunPolicy::Unattended, Vec::new())
+        (None, Vec::new())
     }
 }
 

@@ -382,8 +382,11 @@ pub fn reached(scenario: &Scenario, trace: &Trace) -> BTreeSet<Feature> {
             }
         }
     }
+    let configured = super::configured_tools(scenario).unwrap_or_default();
     for inv in &trace.invocations {
-        let Some(setup) = scenario.tools.get(&inv.tool) else {
+        let (Some(setup), Some(config)) =
+            (scenario.tools.get(&inv.tool), configured.get(&inv.tool))
+        else {
             continue;
         };
         match setup.executor(&inv.tool) {
@@ -415,7 +418,7 @@ pub fn reached(scenario: &Scenario, trace: &Trace) -> BTreeSet<Feature> {
             }
             (Program::Script { .. }, _) => {}
         }
-        if setup.run == RunPolicy::Ask {
+        if config.run == RunPolicy::Ask {
             out.insert(Feature::ConfigRunAsk);
         }
         let Outcome::NeedsInput { question: q } = &inv.outcome else {
@@ -442,8 +445,7 @@ pub fn reached(scenario: &Scenario, trace: &Trace) -> BTreeSet<Feature> {
         if inv.answers.contains_key(&q.id) {
             out.insert(Feature::QuestionReasked);
         }
-        let spec = setup.spec(&inv.tool);
-        if let Some(c) = spec.questions.get(&q.id) {
+        if let Some(c) = config.questions.get(&q.id) {
             if c.target == QuestionTarget::Assistant {
                 out.insert(Feature::ConfigTargetAssistant);
             }

@@ -13,11 +13,13 @@
 
 use indexmap::IndexMap;
 use inquiry_model::ask_user;
+use inquiry_model::config::ToolConfig;
 use inquiry_model::conformance::{Implementation, ImplementationError, Observed, Recorder};
 use inquiry_model::coordinator::{Call, ResponseKind, RunPolicy};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{
     BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario, ScriptedAsk,
+    configured_tools,
 };
 use inquiry_model::tool::{
     AnswerReusePolicy, AnswerType, BuiltinHook, Outcome, Question, QuestionTarget, ToolSource,
@@ -50,6 +52,9 @@ struct Running {
 
 struct Run<'s> {
     s: &'s Scenario,
+    /// Each tool's configuration, resolved by the environment's
+    /// configuration code (built-ins under the scenario's layer).
+    config: IndexMap<String, ToolConfig>,
     v083: bool,
     rec: Recorder,
     prompter: VecDeque<PrompterReply>,
@@ -82,8 +87,11 @@ impl Implementation for Second {
                 return Err(ImplementationError("legacy is not implemented".into()));
             }
         };
+        let config =
+            configured_tools(s).map_err(|e| ImplementationError(format!("configuration: {e}")))?;
         let mut r = Run {
             s,
+            config,
             v083,
             rec: Recorder::new(),
             prompter: s.prompter.iter().cloned().collect(),
@@ -138,12 +146,12 @@ impl Run<'_> {
         }
         for (i, c) in cycle.iter().enumerate() {
             let tool = c.tool.clone();
-            let Some(setup) = self.s.tools.get(&tool) else {
+            let Some(config) = self.config.get(&tool) else {
                 self.respond(i, ResponseKind::UnknownTool, "no such tool".into());
                 continue;
             };
             match (
-                setup.run,
+                config.run,
                 self.permission_decisions
                     .get(&format!("{tool}.__permission__")),
             ) {
@@ -344,8 +352,7 @@ impl Run<'_> {
             source: by,
             question: persisted,
         }));
-        let config = self.s.tools[&tool]
-            .spec(&tool)
+        let config = self.config[&tool]
             .questions
             .get(&q.id)
             .cloned()
