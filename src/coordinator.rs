@@ -21,7 +21,7 @@ pub use turn_cache::{TurnCache, TurnState};
 use std::fmt;
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::cache_key::CacheKey;
