@@ -94,10 +94,20 @@ CONFORM_FREE_CASES ?= 2000
 conform-free:
 	$(CARGO) run --quiet --release --example witness_cost -- $(CONFORM_FREE_CASES)
 
-## The whole test suite (what CI runs).
+## The whole test suite (what CI runs): the unit tests, the one
+## integration-test binary (tests/suite/, `cargo test --test suite -- AREA::`
+## runs one area), the doc tests, then the repository checks.
 test:
 	$(CARGO) test --all-targets --locked
 	$(CARGO) test --doc --locked
+	$(MAKE) --no-print-directory repo-checks
+
+## Repository checks that run cargo themselves, so they are not tests inside
+## the test binary: the lean library's dependency set and build
+## (.ci/lean-library).
+.PHONY: repo-checks
+repo-checks:
+	CARGO=$(CARGO) .ci/lean-library
 
 ## Formatting and clippy, warnings denied.
 lint:

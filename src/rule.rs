@@ -4,7 +4,7 @@
 //! (`CHECK-*`, judged over any persisted stream by [`crate::check`]) or
 //! "Invariants of the model" (`INV-*`, judged over the model's runs by
 //! [`crate::invariants`]). It is an enum, so an ID that is not in the catalog
-//! cannot be built; `tests/traceability.rs` checks that the enum and the
+//! cannot be built; `tests/suite/tooling/traceability.rs` checks that the enum and the
 //! catalog list the same IDs. It sits at the bottom of the module graph: the
 //! oracle uses it without knowing the model.
 
