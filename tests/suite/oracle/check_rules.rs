@@ -1551,12 +1551,18 @@ fn catalog_lists_every_check_rule() {
     want.sort_unstable();
     got.sort_unstable();
     assert_eq!(got, want, "catalog rows vs check::rules::ALL");
-    let sources: String = std::fs::read_dir("tests")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect();
+    fn rust_files(dir: &std::path::Path, out: &mut String) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                rust_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push_str(&std::fs::read_to_string(p).unwrap());
+            }
+        }
+    }
+    let mut sources = String::new();
+    rust_files(std::path::Path::new("tests"), &mut sources);
     for row in rows {
         let tests = row.rsplit('|').nth(1).unwrap();
         let names: Vec<&str> = tests.split('`').skip(1).step_by(2).collect();
