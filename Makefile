@@ -120,10 +120,20 @@ CONFORM_FREE_CASES ?= 2000
 conform-free:
 	$(CARGO) run --quiet --release --example witness_cost -- $(CONFORM_FREE_CASES)
 
-## The whole test suite (what CI runs).
+## The whole test suite (what CI runs): the unit tests, the one
+## integration-test binary (tests/suite/, `cargo test --test suite -- AREA::`
+## runs one area), the doc tests, then the repository checks.
 test:
 	$(CARGO) test --all-targets --locked
 	$(CARGO) test --doc --locked
+	$(MAKE) --no-print-directory repo-checks
+
+## Repository checks that run cargo themselves, so they are not tests inside
+## the test binary: the lean library's dependency set and build
+## (.ci/lean-library), and the fuzz crate's lock file is current.
+.PHONY: repo-checks
+repo-checks: fuzz-lock
+	CARGO=$(CARGO) .ci/lean-library
 
 ## Formatting and clippy, warnings denied.
 lint:
@@ -149,41 +159,86 @@ stream-scaling:
 ##                                         fails on any crash
 ##   make fuzz-corpus                      rewrites the generated seeds in
 ##                                         fuzz/corpus/ (stable)
+##   make bench-fuzz                       exec/s of every target with and
+##                                         without AddressSanitizer
+## The targets that can reach the crate's own `unsafe` code (listed in
+## fuzz/asan-targets, with how that was decided) run under
+## AddressSanitizer; the others, safe Rust only, run without a sanitizer
+## (`-s none`): a panic, a hang or a wrong answer needs none to be found.
+## A stale fuzz/Cargo.lock fails every fuzz target (fuzz-lock) and `make test`.
 ## New inputs go to fuzz/work/<target>/ (ignored); the committed seeds in
 ## fuzz/corpus/<target>/ are only read. `make test` replays them on stable.
 FUZZ_TOOLCHAIN ?= +nightly
 TARGET ?= response_differential
 SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_BENCH_SECONDS ?= 30
 FUZZ_TARGETS := $(sort $(basename $(notdir $(wildcard fuzz/fuzz_targets/*.rs))))
+FUZZ_ASAN_TARGETS := $(sort $(shell sed -e '/^\#/d' -e '/^$$/d' fuzz/asan-targets))
 FUZZ_FLAGS = -dict=$(CURDIR)/fuzz/inquiry.dict -print_final_stats=1
+# `address` for the listed targets, `none` for the others.
+fuzz_sanitizer = $(if $(filter $(1),$(FUZZ_ASAN_TARGETS)),address,none)
+# Each sanitizer builds into its own folder, so switching costs no rebuild.
+fuzz_target_dir = $(CURDIR)/fuzz/target/$(1)
+FUZZ_HOST = $$(rustc $(FUZZ_TOOLCHAIN) -vV | sed -n 's/^host: //p')
 
-.PHONY: fuzz fuzz-smoke fuzz-corpus fuzz-install
+.PHONY: fuzz fuzz-smoke fuzz-corpus fuzz-install fuzz-build bench-fuzz
+
+## fuzz/Cargo.lock is current: cargo-fuzz has no `--locked`, so the fuzz
+## crate's dependencies are resolved `--locked` first (stable is enough); a
+## stale lock fails here rather than being rewritten by the fuzz build.
+.PHONY: fuzz-lock
+fuzz-lock:
+	$(CARGO) fetch --locked --quiet --manifest-path fuzz/Cargo.toml
 
 fuzz-install:
 	@$(CARGO) fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
 
-fuzz: fuzz-install
+fuzz: fuzz-install fuzz-lock
 	@mkdir -p fuzz/work/$(TARGET)
-	$(CARGO) $(FUZZ_TOOLCHAIN) fuzz run $(TARGET) $(CURDIR)/fuzz/work/$(TARGET) $(CURDIR)/fuzz/corpus/$(TARGET) -- -max_total_time=$(SECONDS) $(FUZZ_FLAGS)
+	$(CARGO) $(FUZZ_TOOLCHAIN) fuzz run -s $(call fuzz_sanitizer,$(TARGET)) \
+		--target-dir $(call fuzz_target_dir,$(call fuzz_sanitizer,$(TARGET))) \
+		$(TARGET) $(CURDIR)/fuzz/work/$(TARGET) $(CURDIR)/fuzz/corpus/$(TARGET) \
+		-- -max_total_time=$(SECONDS) $(FUZZ_FLAGS)
 
-fuzz-smoke: fuzz-install
-	$(CARGO) $(FUZZ_TOOLCHAIN) fuzz build
-	@bin=fuzz/target/$$(rustc $(FUZZ_TOOLCHAIN) -vV | sed -n 's/^host: //p')/release; \
+## Every target without a sanitizer, and the listed ones with
+## AddressSanitizer (binaries in fuzz/target/<none|address>/<host>/release/).
+fuzz-build: fuzz-install fuzz-lock
+	$(CARGO) $(FUZZ_TOOLCHAIN) fuzz build -s none --target-dir $(call fuzz_target_dir,none)
+	for t in $(FUZZ_ASAN_TARGETS); do \
+	  $(CARGO) $(FUZZ_TOOLCHAIN) fuzz build -s address --target-dir $(call fuzz_target_dir,address) $$t || exit 1; \
+	done
+
+fuzz-smoke: fuzz-build
+	@host=$(FUZZ_HOST); \
 	mkdir -p fuzz/work/smoke; failed=""; \
-	printf '%-24s %10s %14s  %s\n' target exec/s executions result; \
+	printf '%-24s %-9s %10s %14s  %s\n' target sanitizer exec/s executions result; \
 	for t in $(FUZZ_TARGETS); do \
+	  case " $(FUZZ_ASAN_TARGETS) " in *" $$t "*) san=address ;; *) san=none ;; esac; \
+	  bin=$(CURDIR)/fuzz/target/$$san/$$host/release; \
 	  mkdir -p fuzz/work/$$t fuzz/artifacts/$$t; log=fuzz/work/smoke/$$t.log; \
 	  if $$bin/$$t -artifact_prefix=fuzz/artifacts/$$t/ -max_total_time=$(FUZZ_SMOKE_SECONDS) \
 	       $(FUZZ_FLAGS) fuzz/work/$$t fuzz/corpus/$$t >$$log 2>&1; \
 	  then res=ok; else res="CRASH (see $$log)"; failed="$$failed $$t"; fi; \
 	  execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log | tail -n 1); \
 	  rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $$log | tail -n 1); \
-	  printf '%-24s %10s %14s  %s\n' $$t "$${rate:-?}" "$${execs:-?}" "$$res"; \
+	  printf '%-24s %-9s %10s %14s  %s\n' $$t $$san "$${rate:-?}" "$${execs:-?}" "$$res"; \
 	done; \
 	if [ -n "$$failed" ]; then \
 	  echo "fuzz-smoke: crash in:$$failed; inputs in fuzz/artifacts/<target>/"; exit 1; \
 	fi
+
+## Exec/s of every target without a sanitizer and under AddressSanitizer,
+## FUZZ_BENCH_SECONDS each from the committed seeds (-seed=1), the two
+## builds of one target run back to back so both see the same load; rows in
+## `make bench`'s table format (needs nightly and cargo-fuzz, so not a row of
+## `make bench` itself).
+bench-fuzz: fuzz-install fuzz-lock
+	$(CARGO) $(FUZZ_TOOLCHAIN) fuzz build -s none --target-dir $(call fuzz_target_dir,none)
+	$(CARGO) $(FUZZ_TOOLCHAIN) fuzz build -s address --target-dir $(call fuzz_target_dir,address)
+	@FUZZ_BENCH_SECONDS=$(FUZZ_BENCH_SECONDS) fuzz/bench.sh \
+	  $(call fuzz_target_dir,none)/$(FUZZ_HOST)/release \
+	  $(call fuzz_target_dir,address)/$(FUZZ_HOST)/release $(FUZZ_TARGETS)
 
 fuzz-corpus:
 	$(CARGO) run --quiet --example fuzz_corpus

@@ -966,7 +966,7 @@ fn model(cfg: &Config, table: &mut Table) {
 /// What the checker holds of one turn of `long_turn_pairs` (10^6) answered
 /// requests with distinct IDs (rule `PERF-TURN-MEMORY`), counted by its own
 /// accessor at the turn's end (`Checker::turn_heap_bytes`, buffer
-/// capacities, the measurement of `tests/check_memory.rs`), beside the IDs'
+/// capacities, the measurement of `tests/suite/oracle/check_memory.rs`), beside the IDs'
 /// own bytes; the bar is the rule's 64 MiB at 10^6 pairs. The process's
 /// peak RSS on the same turn is the memory section's row.
 fn turn_memory(cfg: &Config, table: &mut Table) {

@@ -425,7 +425,7 @@ fn check_in_process(dir: &str) -> i32 {
     i32::from(failed > 0)
 }
 
-#[allow(dead_code)] // Also compiled into tests/conformance.rs, which has its own main.
+#[allow(dead_code)] // Also compiled into tests/suite/conformance/runner.rs, which has its own main.
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match args.first().map(String::as_str) {

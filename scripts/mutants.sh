@@ -71,8 +71,18 @@ for line in "${groups[@]}"; do
   file_args=()
   for f in "${files[@]}"; do file_args+=(--file "$f"); done
   read -r -a selected <<<"$line"
+  # Cargo's own arguments (the test targets) go to every cargo invocation;
+  # the filters after `--` go to the test binaries (`cargo mutants -- --
+  # FILTERS`).
   test_args=()
-  for a in "${selected[@]}"; do test_args+=(--cargo-arg="$a"); done
+  filters=()
+  seen_dashes=""
+  for a in "${selected[@]}"; do
+    if [ -n "$seen_dashes" ]; then filters+=("$a")
+    elif [ "$a" = -- ]; then seen_dashes=1
+    else test_args+=(--cargo-arg="$a"); fi
+  done
+  if [ "${#filters[@]}" -gt 0 ]; then test_args+=(-- -- "${filters[@]}"); fi
   echo "mutants: ${files[*]}, first pass with: cargo test ${selected[*]}"
   start=$(date +%s)
   rc=0

@@ -4,7 +4,7 @@
 //! (`CHECK-*`, judged over any persisted stream by [`crate::check`]) or
 //! "Invariants of the model" (`INV-*`, judged over the model's runs by
 //! [`crate::invariants`]). It is an enum, so an ID that is not in the catalog
-//! cannot be built; `tests/traceability.rs` checks that the enum and the
+//! cannot be built; `tests/suite/tooling/traceability.rs` checks that the enum and the
 //! catalog list the same IDs. A rule's text and source live only in the
 //! catalog, which is compiled in ([`CATALOG`], [`Rule::description`],
 //! [`Rule::source`]); the code carries its ID and short title
@@ -374,7 +374,7 @@ impl Rule {
 
     /// The rule's normative text: the *rule* cell of its row of
     /// `spec/RULES.md`, the one place the text is written (compiled in, so it
-    /// holds wherever the binary runs). `tests/traceability.rs` checks that
+    /// holds wherever the binary runs). `tests/suite/tooling/traceability.rs` checks that
     /// every variant has a row.
     pub fn description(self) -> &'static str {
         catalog_cells(self.id()).map_or("", |(rule, _)| rule)

@@ -433,7 +433,7 @@ impl CancellationReason {
 /// the call that asked it: the reason classes the model (its tool responses)
 /// and the oracle (CHECK-REASON-FAILS-TOOL, CHECK-REASON-HUMAN-ONLY,
 /// CHECK-REASON-BACKEND-ERROR, CHECK-ONE-QUESTION) both read, stated once
-/// here. `tests/decision_tables.rs` checks each against the RFD sentence
+/// here. `tests/suite/spec/decision_tables.rs` checks each against the RFD sentence
 /// that fixes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ReasonClass {

@@ -39,7 +39,7 @@ pub enum Mark {
 
 /// Every compared field, its mark, and the RFD sentence (or the reason) that
 /// fixes it. Written into every vector as `compare`. Each `Exact` field
-/// rests on an RFD sentence (`tests/exact_marks.rs` lists them verbatim and
+/// rests on an RFD sentence (`tests/suite/conformance/exact_marks.rs` lists them verbatim and
 /// finds each in the RFD texts), or is the model's own decision, named by
 /// the pin ([`super::PINS`]) that vectors resting on it carry.
 pub const MARKS: [(&str, Mark, &str); 18] = [

@@ -5,7 +5,7 @@
 //!
 //! `examples/fuzz_corpus.rs` (`make fuzz-corpus`) writes [`generated`] as
 //! `fuzz/corpus/<target>/seed-*` and [`from_examples`] over `spec/examples/`
-//! as `example-*`; `tests/fuzz_corpus_replay.rs` checks that the committed
+//! as `example-*`; `tests/suite/tooling/fuzz_corpus_replay.rs` checks that the committed
 //! `seed-*` files are exactly what [`generated`] gives. Other files in a
 //! corpus folder (`crash-*`, `regression-*`) are kept by hand.
 

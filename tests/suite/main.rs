@@ -1,0 +1,20 @@
+//! The integration tests, one binary: a module per area, the shared helpers
+//! compiled once. `cargo test --test suite -- wire::` runs one area,
+//! `cargo test --test suite -- spec::properties` one file.
+//!
+//! Repository checks that run cargo themselves (the lean library's
+//! dependency set and build) are not here: `make test` runs them from
+//! `.ci/` (see the Makefile's `repo-checks`).
+
+mod binary;
+mod check_support;
+mod common;
+mod external;
+mod second_implementation;
+
+mod conformance;
+mod oracle;
+mod spec;
+mod stream;
+mod tooling;
+mod wire;

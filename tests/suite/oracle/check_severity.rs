@@ -1,0 +1,316 @@
+//! Every finding is an error or a warning; `check` exits 1
+//! on errors only unless `--strict`; text, JSON and SARIF carry the severity
+//! (decision "Oracle checks: severity").
+
+use crate::check_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use check_support::*;
+use inquiry_model::check::rules as r;
+use serde_json::{Value, json};
+
+/// A legacy turn whose inquiry-backend call failed: one flat pair, and a
+/// request a pre-082 writer left unanswered (RFD 082 "Motivation").
+fn legacy_backend_failure() -> S {
+    in_call(|s| {
+        s.ask("c1.apply", boolean())
+            .flat("c1.apply", json!(true))
+            .ask("c1.other", boolean())
+    })
+}
+
+/// Rule: CHECK-PAIRED — a legacy backend failure leaving its request unpaired
+/// is a warning (the known gap of a pre-082 writer) under auto and legacy;
+/// the same orphan in a turn an RFD 082 writer recorded is an error.
+#[test]
+fn legacy_unanswered_request_is_a_warning_and_rfd082_one_an_error() {
+    let s = legacy_backend_failure();
+    assert_eq!(found(&s, AUTO), [(r::PAIRED, W, 0, 4)]);
+    assert_eq!(found(&s, LEGACY), [(r::PAIRED, W, 0, 4)]);
+    let s = in_call(|s| {
+        s.ask("c1.apply.1", boolean())
+            .answer("c1.apply.1", json!(true))
+            .ask("c1.other.1", boolean())
+    });
+    assert_eq!(found(&s, AUTO), [(r::PAIRED, E, 0, 4)]);
+    assert_eq!(found(&s, R082), [(r::PAIRED, E, 0, 4)]);
+}
+
+/// Rule: CHECK-REASON-KNOWN — an unknown cancellation tag is an error under
+/// an explicit rfd082/rfd083 profile (a writer never writes `Unknown`) and a
+/// warning under auto; a known tag is no finding.
+#[test]
+fn reason_known_is_an_error_under_explicit_profiles_and_a_warning_under_auto() {
+    let s = in_call(|s| {
+        s.ask("c1.q.1", boolean())
+            .cancel("c1.q.1", "some_future_variant")
+    });
+    assert_eq!(found(&s, AUTO), [(r::REASON_KNOWN, W, 0, 3)]);
+    assert_eq!(found(&s, R082), [(r::REASON_KNOWN, E, 0, 3)]);
+    assert_eq!(found(&s, R083), [(r::REASON_KNOWN, E, 0, 3)]);
+    for known in ["user", "backend_error"] {
+        let s = S::new()
+            .turn()
+            .call("c1", "fs")
+            .ask("c1.q.1", boolean())
+            .cancel("c1.q.1", known)
+            .failed("c1");
+        clean(&s, R082);
+    }
+}
+
+/// Rule: CLI-CHECK-SEVERITY — the summary counts errors and warnings apart, and
+/// they add up to the diagnostics.
+#[test]
+fn summary_counts_errors_and_warnings() {
+    let s = legacy_backend_failure()
+        .turn()
+        .call("c2", "fs")
+        .ask("c2.q.1", boolean())
+        .cancel("c2.q.1", "zzz")
+        .done("c2");
+    let c = run(&s, AUTO);
+    assert_eq!(
+        (c.summary.errors, c.summary.warnings),
+        (0, 2),
+        "{}",
+        lines(&c)
+    );
+    let c = run(&s, R082);
+    assert_eq!(c.summary.errors + c.summary.warnings, c.summary.diagnostics);
+    assert!(c.summary.errors > 0);
+}
+
+// ---------------------------------------------------------------------------
+// Command line
+// ---------------------------------------------------------------------------
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!(
+            "inquiry-model-severity-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+    fn write(&self, name: &str, s: &S) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, s.bytes()).unwrap();
+        p
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn cli(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Rule: CLI-CHECK-SEVERITY — warnings alone exit 0, and 1 under `--strict`;
+/// errors exit 1; every text line carries its severity; the JSON document
+/// carries it per diagnostic and counts it per file and in the summary.
+#[test]
+fn cli_exits_on_errors_only_unless_strict_and_prints_severity() {
+    let d = Dir::new("exit");
+    d.write("warn.jsonl", &legacy_backend_failure());
+    let out = cli(&d.0, &["check", "warn.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out)
+            .starts_with("warn.jsonl: turn 0, event 4 (line 5, column 1): warning: CHECK-PAIRED: "),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        text(&out).contains("warn.jsonl: clean, 1 warning ("),
+        "{}",
+        text(&out)
+    );
+    let out = cli(&d.0, &["check", "--strict", "warn.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    d.write("err.jsonl", &in_call(|s| s.ask("c1.q.1", boolean())));
+    let out = cli(&d.0, &["check", "err.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains(": error: CHECK-PAIRED: "),
+        "{}",
+        text(&out)
+    );
+    let out = cli(
+        &d.0,
+        &["check", "--format", "json", "warn.jsonl", "err.jsonl"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["files"][0]["diagnostics"][0]["severity"], "warning");
+    assert_eq!(doc["files"][0]["status"], "clean");
+    assert_eq!(doc["files"][0]["warnings"], 1);
+    assert_eq!(doc["files"][1]["diagnostics"][0]["severity"], "error");
+    assert_eq!(doc["files"][1]["status"], "violations");
+    assert_eq!(doc["summary"]["errors"], 1);
+    assert_eq!(doc["summary"]["warnings"], 1);
+    assert_eq!(doc["summary"]["exit_code"], 1);
+}
+
+/// Rule: CLI-CHECK-SARIF — `--format sarif` writes a SARIF 2.1.0 log: the
+/// 2.1.0 `$schema` and `version`, one run whose driver lists exactly the
+/// catalogued rules, one result per diagnostic with its rule, level, message
+/// and location (file URI, and the line and column where the event starts),
+/// and unreadable input as a failed execution with a notification.
+#[test]
+fn cli_sarif_is_a_sarif_2_1_0_log() {
+    let d = Dir::new("sarif");
+    d.write("warn.jsonl", &legacy_backend_failure());
+    d.write("err.jsonl", &in_call(|s| s.ask("c1.q.1", boolean())));
+    std::fs::write(
+        d.0.join("cut.jsonl"),
+        b"{\"type\":\"turn_start\"}\n{\"type\":",
+    )
+    .unwrap();
+    let out = cli(
+        &d.0,
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "warn.jsonl",
+            "err.jsonl",
+            "cut.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        log["$schema"],
+        "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+    );
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    let rules: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = r::ALL.iter().map(|(id, _)| id.id()).collect();
+    assert_eq!(rules, want);
+    // The catalog's statement of each rule, read here from the catalog's
+    // table independently of the binary.
+    let catalog =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/RULES.md"))
+            .unwrap();
+    for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
+        assert!(rule["shortDescription"]["text"].is_string());
+        let id = rule["id"].as_str().unwrap();
+        let row = catalog
+            .lines()
+            .find(|l| l.starts_with(&format!("| {id} | ")))
+            .unwrap_or_else(|| panic!("{id} has a catalog row"));
+        let statement = row.split(" | ").nth(1).unwrap().trim();
+        assert_eq!(rule["fullDescription"]["text"], statement, "{id}");
+        // SARIF 2.1.0 §3.49.12: helpUri is an absolute URI.
+        let help = rule["helpUri"].as_str().unwrap();
+        assert!(
+            help.starts_with("file:///") && help.contains("/spec/RULES.md#"),
+            "{help}"
+        );
+        // SARIF 2.1.0 §3.50.3: reportingConfiguration.level, one of these.
+        assert_eq!(rule["defaultConfiguration"]["level"], "error", "{id}");
+        assert!(rule["help"]["text"].as_str().unwrap().contains(statement));
+    }
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    let expect = [("warn.jsonl", "warning", 5), ("err.jsonl", "error", 3)];
+    for (result, (uri, level, line)) in results.iter().zip(expect) {
+        assert_eq!(result["ruleId"], "CHECK-PAIRED");
+        assert_eq!(result["level"], level);
+        assert!(
+            result["message"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("has no response")
+        );
+        let loc = &result["locations"][0]["physicalLocation"];
+        assert_eq!(loc["artifactLocation"]["uri"], uri);
+        // JSON Lines: event N starts on line N + 1, column 1.
+        assert_eq!(loc["region"]["startLine"], line);
+        assert_eq!(loc["region"]["startColumn"], 1);
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index], "CHECK-PAIRED");
+    }
+    let invocation = &run["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    let notes = invocation["toolExecutionNotifications"].as_array().unwrap();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["level"], "error");
+    assert_eq!(
+        notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "cut.jsonl"
+    );
+}
+
+/// Rule: CLI-CHECK-SARIF — `--rules-uri` sets the catalog address every
+/// rule's `helpUri` points into; a base without a scheme is a usage error
+/// (exit 2), since SARIF 2.1.0 §3.49.12 wants an absolute URI.
+#[test]
+fn cli_sarif_rules_uri_is_absolute() {
+    let d = Dir::new("sarif-uri");
+    d.write("err.jsonl", &in_call(|s| s.ask("c1.q.1", boolean())));
+    let base = "https://example.org/repo/blob/main/spec/RULES.md";
+    let out = cli(
+        &d.0,
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--rules-uri",
+            base,
+            "err.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for rule in log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+    {
+        assert!(
+            rule["helpUri"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{base}#")),
+            "{rule}"
+        );
+    }
+    let out = cli(
+        &d.0,
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--rules-uri",
+            "spec/RULES.md",
+            "err.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not an absolute URI"));
+}

@@ -1,0 +1,206 @@
+//! The coordinator's protocol types as implementers see them: the outcome
+//! names a conformance vector spells, the error a driver gets when it
+//! feeds the coordinator an input that does not fit its state, and the
+//! `Debug` views the secret scan and the state search read.
+
+use crate::common;
+
+use std::collections::BTreeSet;
+
+use common::coordinator_under;
+use indexmap::IndexMap;
+use inquiry_model::coordinator::{Call, Coordinator, Input, ResponseKind};
+use inquiry_model::profile::ProfileName;
+use inquiry_model::scenario::{self, RunOptions, Scenario};
+use inquiry_model::tool::ToolSource;
+
+/// Rule CONF-KIND-NAMES: every response kind's name is the one
+/// `spec/vector-format.md` lists for the `kind` field of
+/// `tool_responses` (read from the document, not from the code), the same
+/// name serde writes into a vector, and no two kinds share a name. An
+/// implementer's adapter reports these names; a renamed or blank name
+/// would make every vector that expects it fail for the wrong reason.
+#[test]
+fn response_kind_names_are_the_ones_the_vector_format_lists() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/spec/vector-format.md"
+    ))
+    .expect("spec/vector-format.md is in the repository");
+    let start = doc
+        .find("`kind` is which outcome the response reports:")
+        .expect("vector-format.md describes the kind field");
+    let end = start + doc[start..].find('.').expect("the list ends with a period");
+    let listed: BTreeSet<&str> = doc[start..end]
+        .split('`')
+        .skip(3) // "", "kind", " is which … reports: "
+        .step_by(2)
+        .collect();
+    let names: BTreeSet<&str> = ResponseKind::ALL.iter().map(|k| k.as_str()).collect();
+    assert_eq!(
+        names.len(),
+        ResponseKind::ALL.len(),
+        "two kinds share a name"
+    );
+    assert_eq!(
+        names, listed,
+        "ResponseKind names differ from spec/vector-format.md"
+    );
+    for kind in ResponseKind::ALL {
+        let serialized = serde_json::to_value(kind).expect("a kind serializes");
+        assert_eq!(
+            serialized.as_str(),
+            Some(kind.as_str()),
+            "{kind:?}: as_str and the serialized name differ"
+        );
+    }
+}
+
+/// Rule LIFE-DRIVER-MISUSE: a driver that ends a turn it never began gets an
+/// error, not a panic, and the error's text says what went wrong (the
+/// house rule: bad input gets a clear error). An empty message would leave
+/// an implementer's driver bug unexplained.
+#[test]
+fn a_misused_coordinator_says_what_was_wrong() {
+    let rules = ProfileName::Rfd082.rules();
+    let mut c = Coordinator::new(rules, true, IndexMap::new());
+    let err = c
+        .handle(Input::EndTurn {
+            content: "done".to_owned(),
+        })
+        .expect_err("EndTurn before BeginTurn is refused");
+    let text = err.to_string();
+    assert!(
+        text.contains("EndTurn") && text.contains("turn"),
+        "the error names the input and the missing turn: {text:?}"
+    );
+}
+
+/// Rule LIFE-DRIVER-MISUSE: while a call of the cycle has not responded,
+/// the coordinator refuses to end the turn, to begin another cycle or to
+/// begin another turn, each with an error that says calls are still
+/// running. A coordinator that thought every cycle done would persist a
+/// `chat_response` in the middle of a call's inquiries.
+#[test]
+fn a_cycle_with_a_call_still_running_cannot_be_left() {
+    let mut c = coordinator_under(ProfileName::Rfd082, vec![("fs", ToolSource::Local)]);
+    c.handle(Input::BeginTurn {
+        content: "go".to_owned(),
+    })
+    .expect("a turn begins");
+    let call = Call {
+        id: "call_1".to_owned(),
+        tool: "fs".to_owned(),
+        arguments: serde_json::json!({}),
+    };
+    c.handle(Input::BeginCycle {
+        calls: vec![call.clone()],
+    })
+    .expect("a cycle begins");
+    assert!(!c.cycle_done(), "the call has not responded");
+    let refused = [
+        Input::EndTurn {
+            content: "done".to_owned(),
+        },
+        Input::BeginCycle { calls: vec![call] },
+        Input::BeginTurn {
+            content: "again".to_owned(),
+        },
+    ];
+    for input in refused {
+        let shown = format!("{input:?}");
+        let err = c
+            .handle(input)
+            .expect_err("nothing may leave a cycle whose call still runs");
+        assert!(err.to_string().contains("still running"), "{shown}: {err}");
+    }
+}
+
+/// Runs the scenario (JSON, as `inquiry-model run` reads it) and returns
+/// the coordinator's whole `Debug` and its two views after every step.
+fn debug_after_each_step(scenario: &str) -> Vec<(String, String, String)> {
+    let s: Scenario = serde_json::from_str(scenario).expect("the scenario reads");
+    let mut seen = Vec::new();
+    scenario::run_observed(&s, RunOptions::default(), &mut |c, _| {
+        seen.push((
+            format!("{c:?}"),
+            format!("{:?}", c.debug_fixed()),
+            format!("{:?}", c.debug_moving()),
+        ))
+    })
+    .expect("the scenario runs");
+    seen
+}
+
+/// The words (runs of letters, digits, `_` and `-`) of a `Debug` text.
+fn words(text: &str) -> BTreeSet<&str> {
+    text.split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '-'))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Rule INV-SECRET-NEVER-PERSISTED: the secret scan formats the
+/// coordinator's fixed part once and its moving part per step, so the two
+/// views must show together every word the coordinator's whole `Debug`
+/// shows (the derived output is the independent source), at every step; a
+/// view that drops a field would hide a secret stored there. The state
+/// search digests the moving view, so it must show the answers a tool holds:
+/// a text answer by its value, a secret as `<secret>`, never its text.
+#[test]
+fn the_debug_views_show_everything_and_held_answers_but_no_secret() {
+    let scenario = r#"{"profile": "rfd083", "tty": true,
+        "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script",
+            "asks": [{"question": {"id": "passphrase", "text": "Passphrase?", "answer_type": {"type": "secret"}}},
+                     {"question": {"id": "colour", "text": "Colour?", "answer_type": {"type": "text"}}}],
+            "finish": {"with": "succeed"}}}},
+        "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs", "arguments": {}}]]}],
+        "prompter": [{"reply": "answer", "value": "correct-horse-battery", "remember": false},
+                     {"reply": "answer", "value": "teal-ochre", "remember": false}],
+        "backend": [], "permissions": [], "schedule": []}"#;
+    let steps = debug_after_each_step(scenario);
+    assert!(steps.len() > 4, "the run takes steps");
+    for (whole, fixed, moving) in &steps {
+        let both = format!("{fixed} {moving}");
+        let missing: Vec<&str> = words(whole).difference(&words(&both)).copied().collect();
+        assert!(missing.is_empty(), "the views drop {missing:?} of {whole}");
+        assert!(
+            !whole.contains("correct-horse-battery"),
+            "a secret in the coordinator's Debug: {whole}"
+        );
+    }
+    assert!(
+        steps.iter().any(|(_, _, m)| m.contains("teal-ochre")),
+        "the held text answer is never shown"
+    );
+    assert!(
+        steps.iter().any(|(_, _, m)| m.contains("<secret>")),
+        "the held secret is never shown as <secret>"
+    );
+}
+
+/// Rule INV-SECRET-NEVER-PERSISTED: a tool's configuration shows in the
+/// coordinator's `Debug` by question (its ID, and that a static answer is
+/// configured) but never the static answer itself, which may answer a
+/// secret question.
+#[test]
+fn a_tools_debug_names_its_questions_but_not_their_static_answers() {
+    let scenario = r#"{"profile": "rfd083", "tty": true,
+        "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script",
+            "asks": [{"question": {"id": "passphrase", "text": "Passphrase?", "answer_type": {"type": "secret"}}}],
+            "finish": {"with": "succeed"}},
+            "questions": {"passphrase": {"target": "user", "answer": "static-passphrase"}}}},
+        "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs", "arguments": {}}]]}],
+        "prompter": [], "backend": [], "permissions": [], "schedule": []}"#;
+    let steps = debug_after_each_step(scenario);
+    let (_, fixed, _) = &steps[0];
+    assert!(
+        fixed.contains("\"passphrase\"") && fixed.contains("true"),
+        "the question and that a static answer is configured: {fixed}"
+    );
+    for (whole, _, _) in &steps {
+        assert!(
+            !whole.contains("static-passphrase"),
+            "a static answer in the coordinator's Debug: {whole}"
+        );
+    }
+}

@@ -1,0 +1,187 @@
+//! Amendment review: the profile diffs find the behaviour changes the RFDs
+//! name, each as its own class; a profile diffed against itself shows
+//! nothing; the invariant matrix shows what each stage breaks and is current.
+
+use inquiry_model::amend::{self, DiffReport, diff_profiles, invariants};
+use inquiry_model::profile::ProfileName::{self, Legacy, Rfd082, Rfd083};
+use inquiry_model::scenario::{self, PrompterReply, Scenario};
+use std::sync::OnceLock;
+
+fn corpus() -> &'static [Scenario] {
+    static C: OnceLock<Vec<Scenario>> = OnceLock::new();
+    C.get_or_init(|| amend::scenarios(61, 300, 1))
+}
+
+fn classes(r: &DiffReport) -> Vec<&str> {
+    r.classes.iter().map(|c| c.class.as_str()).collect()
+}
+
+/// Rule: AMEND-DIFF-082 — the diff from `legacy` to `rfd082` finds every
+/// behaviour change RFD 082's Drawbacks section names, each as its own
+/// class: stream growth from recorded prompter (and cached, static) answers,
+/// static answers delivered one invocation later, the new `Cancelled` and
+/// `Redacted` records, the `Secret` type's no-echo prompt and refusals, and
+/// the new ID and response shapes.
+#[test]
+fn legacy_to_rfd082_finds_every_drawback() {
+    let r = diff_profiles(Legacy, Rfd082, corpus());
+    let found = classes(&r);
+    for want in [
+        "prompter_answer_recorded",
+        "cached_answer_recorded",
+        "static_answer_recorded",
+        "static_answer_delivered_later",
+        "cancellation_recorded:user",
+        "cancellation_recorded:backend_error",
+        "cancellation_recorded:no_prompt_backend",
+        "cancellation_recorded:assistant_routing_denied",
+        "redacted_recorded",
+        "unpaired_request",
+        "id_shape",
+        "response_shape",
+        "prompt_echo",
+    ] {
+        assert!(
+            found.contains(&want),
+            "missing class {want}; found {found:?}"
+        );
+    }
+    // The smallest example of each class really shows it: replaying it under
+    // both profiles gives the class again.
+    for c in &r.classes {
+        let a = scenario::run(&Scenario {
+            profile: Legacy,
+            ..c.smallest.clone()
+        })
+        .unwrap();
+        let b = scenario::run(&Scenario {
+            profile: Rfd082,
+            ..c.smallest.clone()
+        })
+        .unwrap();
+        let again: Vec<String> = amend::classify(&a, &b).keys().map(|k| k.name()).collect();
+        assert!(
+            again.contains(&c.class),
+            "{} not reproduced by its smallest scenario",
+            c.class
+        );
+    }
+}
+
+/// Rule: AMEND-DIFF-083 — the diff from `rfd082` to `rfd083` finds the
+/// `exclusive` refusals, the `persistence: none` cache bypass and
+/// `invalid_static_answer`, and the widened persisted question.
+#[test]
+fn rfd082_to_rfd083_finds_the_083_changes() {
+    let r = diff_profiles(Rfd082, Rfd083, corpus());
+    let found = classes(&r);
+    for want in [
+        "cancellation_recorded:no_prompt_backend",
+        "cancellation_recorded:assistant_routing_denied",
+        "cancellation_recorded:invalid_static_answer",
+        "cached_answer_used",
+        "question_fields",
+        "prompt_label",
+        "remember_affordance",
+    ] {
+        assert!(
+            found.contains(&want),
+            "missing class {want}; found {found:?}"
+        );
+    }
+    // Nothing 082 introduced changes again in 083.
+    for not in [
+        "id_shape",
+        "response_shape",
+        "static_answer_delivered_later",
+        "unpaired_request",
+    ] {
+        assert!(!found.contains(&not), "unexpected class {not}");
+    }
+}
+
+/// Rule: AMEND-DIFF-SELF — a profile diffed against itself reports nothing.
+#[test]
+fn a_profile_diffed_against_itself_reports_nothing() {
+    for p in ProfileName::ALL {
+        let r = diff_profiles(p, p, corpus());
+        assert_eq!(r.differing, 0, "{p}");
+        assert!(r.classes.is_empty(), "{p}: {:?}", classes(&r));
+        assert!(r.scenarios > 10_000);
+    }
+}
+
+/// Rule: AMEND-INVARIANTS — `legacy` violates "always paired" for a backend
+/// error and "every round-trip recorded" for a prompter answer; rfd082 and
+/// rfd083 violate nothing but RFD 082's separator flaw (INV-ID-UNIQUE and
+/// its kin), on scenarios whose IDs hold the separator.
+#[test]
+fn legacy_breaks_pairing_and_recording_and_later_profiles_hold() {
+    let legacy = invariants(Legacy, corpus());
+    let paired = legacy.iter().find(|v| v.rule == "INV-PAIRED").unwrap();
+    assert!(paired.violating > 0);
+    let s = paired.smallest.clone().unwrap();
+    let t = scenario::run(&s).unwrap();
+    // Legacy records a response only for a backend answer: a failed backend
+    // call is what leaves a request unpaired.
+    let responses = t
+        .stream
+        .iter()
+        .filter(|e| e.as_inquiry_response().is_some())
+        .count();
+    assert!(
+        t.backend_calls.len() > responses,
+        "the smallest unpaired case goes through the backend and fails there: {s:?}"
+    );
+
+    let recorded = legacy.iter().find(|v| v.rule == "INV-RECORD-ALL").unwrap();
+    assert!(recorded.violating > 0);
+    let s = recorded.smallest.clone().unwrap();
+    let t = scenario::run(&s).unwrap();
+    assert!(
+        !t.prompts.is_empty() || t.resolutions.iter().any(|r| !r.recorded),
+        "an unrecorded round-trip: {s:?}"
+    );
+    assert!(s.prompter.iter().all(|p| matches!(
+        p,
+        PrompterReply::Answer { .. }
+            | PrompterReply::CtrlC
+            | PrompterReply::Eof
+            | PrompterReply::Failure { .. }
+    )));
+
+    // RFD 082 and 083 break nothing but the flaw of RFD 082's joined IDs,
+    // and that only on scenarios whose IDs hold the separator (its
+    // smallest counterexample does; `tests/suite/spec/id_separator.rs`).
+    for p in [Rfd082, Rfd083] {
+        let broken: Vec<String> = invariants(p, corpus())
+            .into_iter()
+            .filter(|v| v.violating > 0)
+            .filter(|v| {
+                let flaw = inquiry_model::rule::Rule::from_id(&v.rule)
+                    .is_some_and(|r| inquiry_model::invariants::SEPARATOR_FLAW.contains(&r));
+                !(flaw
+                    && v.smallest
+                        .as_ref()
+                        .is_some_and(inquiry_model::invariants::holds_separator))
+            })
+            .map(|v| format!("{}: {:?}", v.rule, v.example))
+            .collect();
+        assert!(broken.is_empty(), "{p}: {broken:?}");
+    }
+}
+
+/// Rule: AMEND-MATRIX-CURRENT — `spec/invariants.md` is what the generator
+/// writes now (regenerate with `make spec-matrix`).
+#[test]
+fn the_committed_invariant_matrix_is_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/spec/invariants.md");
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    let now = amend::committed_matrix();
+    assert!(
+        committed == now,
+        "spec/invariants.md is stale; run `make spec-matrix`.\n--- now ---\n{now}"
+    );
+    assert!(now.contains("| `INV-PAIRED` | violated"), "{now}");
+    assert!(now.contains("| `INV-RECORD-ALL` | violated"), "{now}");
+}

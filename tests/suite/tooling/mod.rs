@@ -1,0 +1,21 @@
+//! The tools around the model and the repository: CLI commands, amendment
+//! review, exploration, fuzz corpus replay, traceability, the module graph,
+//! docs and build scripts.
+
+mod amendment;
+mod amendment_gate;
+mod cli;
+mod cli_help;
+mod cli_model;
+mod clusterfuzzlite;
+mod docs_complete;
+mod explore_sample;
+mod explore_states;
+mod fuzz_corpus_replay;
+mod generator_reach;
+mod module_graph;
+mod mutants_setup;
+mod profile_files;
+mod review_pictures;
+mod rfd_check;
+mod traceability;

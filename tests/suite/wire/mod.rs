@@ -1,0 +1,10 @@
+//! The persisted wire format: serde shapes, the stream reader and its
+//! errors, numbers, the JSON Schema and the RFD texts' own examples.
+
+mod rfd_examples;
+mod schema;
+mod wire_numbers;
+mod wire_reader_errors;
+mod wire_real_input;
+mod wire_serde;
+mod wire_stream_files;
