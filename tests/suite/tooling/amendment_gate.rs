@@ -141,7 +141,7 @@ fn invariants_of_a_file_draw_each_counterexample() {
         "--sample",
         "0",
     ]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(code(&o), 1, "violations found: {}", stderr(&o));
     let out = stdout(&o);
     for rule in ["INV-SECRET-NEVER-PERSISTED", "INV-HUMAN-ONLY-NEVER-BACKEND"] {
         assert!(
