@@ -35,9 +35,11 @@ mod diagnostic;
 pub mod rules;
 pub mod shape;
 
-pub use checker::{CARRY_LIMIT, Checker};
+pub use checker::Checker;
+pub(crate) use checker::CARRY_LIMIT;
 use diagnostic::Positions;
-pub use diagnostic::{Diagnostic, POSITION_WINDOW, Position};
+pub use diagnostic::{Diagnostic, Position};
+pub(crate) use diagnostic::POSITION_WINDOW;
 
 pub use crate::rule::Rule;
 pub use rules::Severity;

@@ -568,7 +568,7 @@ pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
 }
 
 /// [`check_one`], remembering the stream invariants' results in `memo`.
-pub fn check_one_with(s: &Scenario, family: Family, report: &mut Report, memo: &mut StreamMemo) {
+pub(crate) fn check_one_with(s: &Scenario, family: Family, report: &mut Report, memo: &mut StreamMemo) {
     let mut found: Vec<Diagnostic> = Vec::new();
     let mut steps = 0usize;
     let mut checker = StepChecker::new();
@@ -661,7 +661,7 @@ pub fn root_at(family: Family, n: usize) -> Scenario {
 /// Searches one root's every interleaving, adding to the report: each
 /// complete run counts as a scenario (a violation names the root with the
 /// run's schedule, which replays it).
-pub fn search_one(
+pub(crate) fn search_one(
     root: &Scenario,
     family: Family,
     dedup: states::Dedup,
@@ -706,7 +706,7 @@ pub fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> 
 
 /// [`explore_states`], calling `done` after each root is searched (from
 /// the worker threads; for a progress count).
-pub fn explore_states_with(
+pub(crate) fn explore_states_with(
     families: &[Family],
     plan: Plan,
     dedup: states::Dedup,
@@ -729,7 +729,7 @@ pub fn explore_states_with(
 /// Searches one root's every interleaving by forking, reduced as
 /// `reduction` says, under `options`, adding to the report as
 /// [`search_one`] does (each complete run counts as a scenario).
-pub fn search_one_por(
+pub(crate) fn search_one_por(
     root: &Scenario,
     family: Family,
     reduction: por::Reduction,
@@ -789,7 +789,7 @@ pub fn explore_por(families: &[Family], plan: Plan, reduction: por::Reduction) -
 
 /// The reduced search held to every interleaving ([`compare_por`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PorCheck {
+pub(crate) struct PorCheck {
     /// Roots searched.
     pub roots: usize,
     /// Rows of the fault matrix each root was searched under.
@@ -810,7 +810,7 @@ pub struct PorCheck {
 /// Every root of `plan`'s shard, under every row of the fault matrix
 /// ([`por::fault_matrix`]): the reduced search must find exactly the
 /// invariants violated that every interleaving finds ([`por::agreement`]).
-pub fn compare_por(families: &[Family], plan: Plan) -> PorCheck {
+pub(crate) fn compare_por(families: &[Family], plan: Plan) -> PorCheck {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
     let rows = por::fault_matrix();
@@ -935,7 +935,7 @@ pub fn explore_plan(families: &[Family], plan: Plan) -> Report {
 
 /// [`explore_plan`], calling `done` after each scenario is checked (from
 /// the worker threads; for a progress count).
-pub fn explore_plan_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync)) -> Report {
+pub(crate) fn explore_plan_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync)) -> Report {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(0..family_size(f)));
     let worker = |w: usize| {

@@ -16,7 +16,7 @@ use crate::wire::{Event, EventKind, FieldsRef, InquiryId, InquiryResponse, RawEv
 /// At most this many unanswered requests of finished turns are remembered
 /// for `CHECK-TURN-SCOPED`, oldest dropped first, so memory stays bounded
 /// whatever the stream.
-pub const CARRY_LIMIT: usize = 1024;
+pub(crate) const CARRY_LIMIT: usize = 1024;
 
 /// Gate of a finding whose rule applies only to some writers (decided when
 /// the turn's profile is known, at its end).
@@ -578,7 +578,7 @@ impl Checker {
     /// Feeds the next event as read from disk: its shape is taken from the
     /// raw fields, then it is typed. A typing error is returned as the
     /// reader's message and leaves the checker as it was.
-    pub fn push_raw(&mut self, raw: RawEvent) -> Result<Vec<Diagnostic>, String> {
+    pub(crate) fn push_raw(&mut self, raw: RawEvent) -> Result<Vec<Diagnostic>, String> {
         let shape = Shape::of_raw(&raw);
         let event = raw.into_event()?;
         Ok(self.push_shaped(&event, &shape))
@@ -622,7 +622,7 @@ impl Checker {
     }
 
     /// Feeds the next event with its on-disk shape.
-    pub fn push_shaped(&mut self, event: &Event, shape: &Shape) -> Vec<Diagnostic> {
+    pub(crate) fn push_shaped(&mut self, event: &Event, shape: &Shape) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let content = match &event.kind {
             EventKind::ToolCallResponse(r) => r.content.as_ref().map(crate::wire::Opaque::get),
@@ -1414,7 +1414,7 @@ impl Checker {
     /// Ends a stream cut short by a read error: flushes what the last turn
     /// already showed, without judging its unpaired requests and responses
     /// (the rest of the turn was never read).
-    pub fn abandon(&mut self) -> Vec<Diagnostic> {
+    pub(crate) fn abandon(&mut self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         self.abandon_into(&mut |d| out.push(d));
         out

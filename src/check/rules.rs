@@ -223,7 +223,7 @@ fn outcome_name(r: &InquiryResponse) -> &'static str {
 /// lifecycle" step 5): a secret answer is recorded `redacted`, a refused one
 /// `cancelled`; `answered` would put the secret on disk. The message never
 /// repeats the answer.
-pub fn secret_not_answered(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
+pub(crate) fn secret_not_answered(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
     match r {
         InquiryResponse::Answered { id, .. } if q.secret => Some(Finding::new(
             SECRET_NOT_ANSWERED,
@@ -242,7 +242,7 @@ pub fn secret_not_answered(q: QuestionFacts, r: &InquiryResponse) -> Option<Find
 /// CHECK-REDACTED-ONLY-SECRET (RFD 082 "Secret questions", effect 2): every
 /// path records `Redacted` only where a non-secret question would record
 /// `Answered`.
-pub fn redacted_only_secret(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
+pub(crate) fn redacted_only_secret(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
     match r {
         InquiryResponse::Redacted { id } if !q.secret => Some(Finding::new(
             REDACTED_ONLY_SECRET,
@@ -262,7 +262,7 @@ pub fn redacted_only_secret(q: QuestionFacts, r: &InquiryResponse) -> Option<Fin
 /// "`InquiryResponse` serialization": `Redacted` carries only `id`,
 /// `Cancelled` only `id` and `reason`): judged on the raw shape, since the
 /// typed value drops the stray field. The message never repeats the value.
-pub fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
+pub(crate) fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
     if !shape.answer_on_disk {
         return None;
     }
@@ -293,7 +293,7 @@ pub fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
 /// human-only questions, and human-only questions never reach the inquiry
 /// backend, so never fail there. `user` and unknown reasons are legal for any
 /// question (unknown tags are read-only landing pads, RFD 082).
-pub fn reason_for_question(
+pub(crate) fn reason_for_question(
     profile: Profile,
     q: QuestionFacts,
     r: &InquiryResponse,
@@ -343,7 +343,7 @@ pub fn reason_for_question(
 /// landing pad for a newer writer's variant), but no writer of an explicit
 /// profile writes it, so it is an error there; under auto the stream may
 /// come from a newer writer, so it is a warning.
-pub fn reason_known(mode: ProfileMode, r: &InquiryResponse) -> Option<Finding> {
+pub(crate) fn reason_known(mode: ProfileMode, r: &InquiryResponse) -> Option<Finding> {
     let (id, tag) = match r {
         InquiryResponse::Cancelled {
             id,
@@ -369,7 +369,7 @@ pub fn reason_known(mode: ProfileMode, r: &InquiryResponse) -> Option<Finding> {
 
 /// CHECK-REASON-INVALID-STATIC (RFD 083 step 7 adds the variant): a writer
 /// before RFD 083 cannot produce `invalid_static_answer`.
-pub fn reason_for_profile(profile: Profile, r: &InquiryResponse) -> Option<Finding> {
+pub(crate) fn reason_for_profile(profile: Profile, r: &InquiryResponse) -> Option<Finding> {
     match r {
         InquiryResponse::Cancelled {
             id,
@@ -391,7 +391,7 @@ pub fn reason_for_profile(profile: Profile, r: &InquiryResponse) -> Option<Findi
 /// CHECK-PROFILE-SHAPE for a request (RFD 082 "Secret questions" adds
 /// `secret`; RFD 083 "Propagating to the persisted shape" adds `context`,
 /// `exclusive`, `persistence`): only judged under an explicit profile.
-pub fn request_shape(
+pub(crate) fn request_shape(
     mode: ProfileMode,
     id: &InquiryId,
     q: QuestionFacts,
@@ -470,7 +470,7 @@ pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> 
 /// the provider's view, RFD 082 "What changes for stream readers"): the
 /// call `call_id` requested at event `request` is still open at a chat
 /// event, which the provider would see between the call and its result.
-pub fn tool_adjacent(call_id: &str, request: usize, chat: &str) -> Finding {
+pub(crate) fn tool_adjacent(call_id: &str, request: usize, chat: &str) -> Finding {
     Finding::new(
         TOOL_ADJACENT,
         vec![call_id.to_owned()],
@@ -484,7 +484,7 @@ pub fn tool_adjacent(call_id: &str, request: usize, chat: &str) -> Finding {
 /// Whether `id` starts with `call` and a dot, as every writer builds an
 /// inquiry ID from its call's ID (RFD 082 "Inquiry ID format": pre-082
 /// `<tool_call_id>.<question_id>`, RFD 082 `<tool_call_id>.<question_id>.<attempt>`).
-pub fn id_names_call(id: &InquiryId, call: &str) -> bool {
+pub(crate) fn id_names_call(id: &InquiryId, call: &str) -> bool {
     id.as_str()
         .strip_prefix(call)
         .is_some_and(|rest| rest.starts_with('.'))
@@ -495,7 +495,7 @@ pub fn id_names_call(id: &InquiryId, call: &str) -> bool {
 /// the tool its source names), so it names a closed call or another tool's
 /// call. Both ID forms start with the asking call's ID (RFD 082 "Inquiry
 /// ID format"), so no writer records it.
-pub fn id_names_no_call(id: &InquiryId, calls: &[&str]) -> Finding {
+pub(crate) fn id_names_no_call(id: &InquiryId, calls: &[&str]) -> Finding {
     let mut ids = vec![id.to_string()];
     ids.extend(calls.iter().map(|c| (*c).to_owned()));
     Finding::new(
@@ -515,7 +515,7 @@ pub fn id_names_no_call(id: &InquiryId, calls: &[&str]) -> Finding {
 
 /// Where a request sits: the open tool calls it may belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenCallRef<'a> {
+pub(crate) struct OpenCallRef<'a> {
     /// The call's `tool_call_request` event index.
     pub index: usize,
     /// The tool-call ID.
@@ -531,7 +531,7 @@ pub struct OpenCallRef<'a> {
 /// named tool, or every open call when the source names none or names a
 /// tool with no open call) and the finding, if any. IDs are not consulted:
 /// they are opaque to readers.
-pub fn placement<'a>(
+pub(crate) fn placement<'a>(
     id: &InquiryId,
     source: &InquirySource,
     open: &[OpenCallRef<'a>],
@@ -586,7 +586,7 @@ pub fn unplaced(id: &InquiryId) -> Finding {
 
 /// CHECK-PLACEMENT-CLOSED: the response came after the `tool_call_response`
 /// (at `closed_at`) of the last call it could belong to.
-pub fn placement_closed(id: &InquiryId, call_id: &str, closed_at: usize) -> Finding {
+pub(crate) fn placement_closed(id: &InquiryId, call_id: &str, closed_at: usize) -> Finding {
     Finding::new(
         PLACEMENT_CLOSED,
         vec![id.to_string(), call_id.to_owned()],
@@ -663,7 +663,7 @@ pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
 
 /// Whether `id` is a conforming `<call>.<question_id>.<attempt>` ID of the
 /// call `call` (the calls that could hold a request, by its ID).
-pub fn id_holds(id: &InquiryId, call: &str) -> bool {
+pub(crate) fn id_holds(id: &InquiryId, call: &str) -> bool {
     let s = id.as_str();
     s.len() > call.len() + 1
         && s.starts_with(call)
@@ -725,7 +725,7 @@ fn split_for<'a>(s: &'a str, call: &str) -> Result<(&'a str, u32), IdFault> {
 /// which writer recorded a turn (decision "Oracle checks: a turn's writer is
 /// read from its request IDs"), never for pairing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdStyle {
+pub(crate) enum IdStyle {
     /// `<call>.<question_id>`: a pre-082 writer (RFD 082 "Pre-082 streams use
     /// the legacy two-segment form").
     TwoSegment,
@@ -736,7 +736,7 @@ pub enum IdStyle {
 }
 
 /// The [`IdStyle`] of `id` for the open calls `calls`.
-pub fn id_style(id: &InquiryId, calls: &[&str]) -> IdStyle {
+pub(crate) fn id_style(id: &InquiryId, calls: &[&str]) -> IdStyle {
     // `id_format(id, calls).is_ok()`, without wording the finding.
     let three = calls.iter().any(|c| id_holds(id, c));
     match (three, two_segment(id.as_str(), calls)) {
@@ -763,7 +763,7 @@ fn two_segment(s: &str, calls: &[&str]) -> bool {
 /// shape only an RFD 082 writer records, and that writer gives the requests
 /// it records three-segment IDs. Judged where a turn mixes ID forms (an
 /// unmixed turn's two-segment IDs are judged by [`id_format`]).
-pub fn legacy_id_closed_by_082(resp: &InquiryResponse) -> Option<Finding> {
+pub(crate) fn legacy_id_closed_by_082(resp: &InquiryResponse) -> Option<Finding> {
     let shape = match resp {
         InquiryResponse::Answered { .. } => return None,
         InquiryResponse::Cancelled { .. } => "cancelled",
@@ -783,7 +783,7 @@ pub fn legacy_id_closed_by_082(resp: &InquiryResponse) -> Option<Finding> {
 /// CHECK-TURN-ONE-WRITER (RFD 082 "Inquiry ID format": "Only new writes use
 /// the three-segment form"): the requests of one turn are recorded by one
 /// writer. `first` is the ID of the request where the turn switched form.
-pub fn turn_one_writer(first: &InquiryId, upgrade: bool, mode: ProfileMode) -> Finding {
+pub(crate) fn turn_one_writer(first: &InquiryId, upgrade: bool, mode: ProfileMode) -> Finding {
     let how = if upgrade {
         "two-segment (pre-082) requests are followed by three-segment (RFD 082) ones: the turn \
          was resumed across an upgrade"
@@ -831,7 +831,7 @@ pub fn id_attempt(id: &InquiryId, parts: &IdParts, previous: Option<u32>) -> Opt
 
 /// How a `tool_call_response` failed to pair (CHECK-TOOL-PAIRED).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolUnpaired {
+pub(crate) enum ToolUnpaired {
     /// A call of its ID opens later in the turn and gets no other response:
     /// the response came first (at the request's event index).
     BeforeRequest(usize),
@@ -852,7 +852,7 @@ pub enum ToolUnpaired {
 /// CHECK-TOOL-PAIRED for a response (RFD 082 Phase 3: tool-call repair, like
 /// inquiry repair, works "within each turn's event window"; pairs match by
 /// order where IDs repeat).
-pub fn tool_response_unpaired(id: &str, how: &ToolUnpaired) -> Finding {
+pub(crate) fn tool_response_unpaired(id: &str, how: &ToolUnpaired) -> Finding {
     let why = match how {
         ToolUnpaired::BeforeRequest(at) => format!(
             "comes before its tool_call_request (event {at}); a response follows its request"
@@ -875,7 +875,7 @@ pub fn tool_response_unpaired(id: &str, how: &ToolUnpaired) -> Finding {
 }
 
 /// CHECK-TOOL-PAIRED for a call left without a response in its turn.
-pub fn tool_call_unanswered(id: &str) -> Finding {
+pub(crate) fn tool_call_unanswered(id: &str) -> Finding {
     Finding::new(
         TOOL_PAIRED,
         vec![id.to_owned()],
@@ -899,7 +899,7 @@ fn leak(mode: ProfileMode, id: &InquiryId, what: String) -> Finding {
 /// field"): a `redacted` response with a `reason`, or a secret question's
 /// response with a field no writer writes. A stray `answer` is
 /// CHECK-REDACTED-NO-ANSWER's. The message names no value.
-pub fn secret_leak_response(
+pub(crate) fn secret_leak_response(
     mode: ProfileMode,
     secret: bool,
     r: &InquiryResponse,
@@ -935,7 +935,7 @@ pub fn secret_leak_response(
 
 /// CHECK-SECRET-LEAK on a request (RFD 082 "Secret questions": the answer
 /// never reaches disk): an `answer` on a secret question's request.
-pub fn secret_leak_request(
+pub(crate) fn secret_leak_request(
     mode: ProfileMode,
     id: &InquiryId,
     q: QuestionFacts,
@@ -958,7 +958,7 @@ pub fn secret_leak_request(
 /// and the backend's schema fixes the type): an `answered` value is a
 /// boolean for a boolean question, a string for a text question, one of the
 /// options for a select. A secret's `answered` is CHECK-SECRET-NOT-ANSWERED.
-pub fn answer_fits(
+pub(crate) fn answer_fits(
     q: QuestionFacts,
     options: Option<&[serde_json::Value]>,
     r: &InquiryResponse,
@@ -992,7 +992,7 @@ pub fn answer_fits(
 /// with options, and a default that fits (of the answer type; among the
 /// options for a select): [`predicates::ask_user_question`], the predicate
 /// `ask_user` itself authors by.
-pub fn ask_user_shape(id: &InquiryId, q: &InquiryQuestion) -> Option<Finding> {
+pub(crate) fn ask_user_shape(id: &InquiryId, q: &InquiryQuestion) -> Option<Finding> {
     let why = match predicates::ask_user_question(q).err()? {
         AskUserShapeFault::NotExclusive => "it is not `exclusive`",
         AskUserShapeFault::Remembered => "its `persistence` is not `none`",
@@ -1016,7 +1016,7 @@ pub fn ask_user_shape(id: &InquiryId, q: &InquiryQuestion) -> Option<Finding> {
 
 /// What an `ask_user` call's inquiry recorded (CHECK-ASK-USER-RECORD).
 #[derive(Debug, Clone, PartialEq)]
-pub enum AskUserOutcome {
+pub(crate) enum AskUserOutcome {
     /// `answered`, with the value and the question's answer kind.
     Answered(serde_json::Value, AnswerKind),
     /// `cancelled` or `redacted`: no answer reached the tool.
@@ -1039,7 +1039,7 @@ fn kind_name(kind: AnswerKind) -> &'static str {
 /// question ID of an `ask_user` request, read for its call (`parts`), is
 /// `answer`, and the call asks no question after one was answered (its
 /// second invocation returns `Outcome::Success`).
-pub fn ask_user_question(
+pub(crate) fn ask_user_question(
     id: &InquiryId,
     parts: Option<&IdParts>,
     answered: bool,
@@ -1070,7 +1070,7 @@ pub fn ask_user_question(
 /// holding that object as JSON, directly or base64-encoded (real streams
 /// store tool contents base64-encoded); anything else is not such a body.
 /// `content` is the JSON text of the response's `content` field.
-pub fn ask_user_body(content: &str) -> Option<(String, serde_json::Value)> {
+pub(crate) fn ask_user_body(content: &str) -> Option<(String, serde_json::Value)> {
     let Ok(serde_json::Value::String(text)) = serde_json::from_str(content) else {
         return None;
     };
@@ -1123,7 +1123,7 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 /// the call and carries its answer and answer type. `outcome` is what the
 /// call's inquiry recorded (`None`: the call asked nothing); `body` the
 /// response's body, if it is one.
-pub fn ask_user_result(
+pub(crate) fn ask_user_result(
     call_id: &str,
     outcome: Option<&AskUserOutcome>,
     body: Option<&(String, serde_json::Value)>,
@@ -1207,7 +1207,7 @@ pub fn provenance(
 /// as read-only landing pads. Judged in turns judged RFD 083's (an error),
 /// a warning in other auto turns (`Gate::Rfd083`); the explicit legacy and
 /// rfd082 profiles already refuse every non-tool source in [`provenance`].
-pub fn provenance_083(
+pub(crate) fn provenance_083(
     mode: ProfileMode,
     id: &InquiryId,
     source: &InquirySource,
@@ -1249,7 +1249,7 @@ pub fn fails_tool(reason: &CancellationReason) -> bool {
 /// CHECK-REASON-FAILS-TOOL: the call whose inquiry `inquiry` was cancelled
 /// with `reason` (a reason that fails the tool) ended with a successful
 /// `tool_call_response`.
-pub fn reason_fails_tool(call_id: &str, inquiry: &InquiryId, reason: &str) -> Finding {
+pub(crate) fn reason_fails_tool(call_id: &str, inquiry: &InquiryId, reason: &str) -> Finding {
     Finding::new(
         REASON_FAILS_TOOL,
         vec![call_id.to_owned(), inquiry.to_string()],
@@ -1290,7 +1290,7 @@ pub fn one_question(
 /// answer }`; RFD 083 "Propagating to the persisted shape": the RFD 083
 /// fields are skipped at their defaults): only under an explicit rfd082 or
 /// rfd083 profile, since a reader fills the defaults in.
-pub fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
+pub(crate) fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
     let ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) = mode else {
         return None;
     };
@@ -1332,7 +1332,7 @@ pub fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> O
 
 /// CHECK-WRITER-FIELDS for a request under an explicit rfd083 profile: an
 /// RFD 083 question field written at its default.
-pub fn writer_question_defaults(
+pub(crate) fn writer_question_defaults(
     mode: ProfileMode,
     id: &InquiryId,
     shape: &Shape,

@@ -35,13 +35,13 @@ pub mod draw;
 
 /// The tool-call ID pool: three IDs, so reuse across cycles and turns is
 /// common.
-pub const TOOL_CALL_IDS: [&str; 3] = ["call_a", "call_b", "call_c"];
+pub(crate) const TOOL_CALL_IDS: [&str; 3] = ["call_a", "call_b", "call_c"];
 
 /// The question ID pool.
-pub const QUESTION_IDS: [&str; 2] = ["apply_changes", "path"];
+pub(crate) const QUESTION_IDS: [&str; 2] = ["apply_changes", "path"];
 
 /// The tool every generated call names.
-pub const TOOL_NAME: &str = "fs_modify_file";
+pub(crate) const TOOL_NAME: &str = "fs_modify_file";
 
 fn opaque(v: Value) -> Opaque {
     Opaque::from_value(&v)
@@ -175,13 +175,13 @@ strategies! {
 /// An inquiry ID for the given tool call: legacy two-segment (collides on
 /// every re-ask) or new three-segment with attempt 1 or 2
 /// ([`draw::inquiry_id_for`]).
-pub fn inquiry_id_for(tool_call_id: String) -> impl Strategy<Value = InquiryId> {
+pub(crate) fn inquiry_id_for(tool_call_id: String) -> impl Strategy<Value = InquiryId> {
     choice::strategy(2, 2, move |c| draw::inquiry_id_for(c, &tool_call_id))
 }
 
 /// Any `inquiry_response` payload for `id`: every outcome, every known
 /// cancellation reason and an unknown one ([`draw::response_for`]).
-pub fn response_for(id: InquiryId) -> impl Strategy<Value = InquiryResponse> {
+pub(crate) fn response_for(id: InquiryId) -> impl Strategy<Value = InquiryResponse> {
     choice::strategy(2, 2, move |c| draw::response_for(c, id.clone()))
 }
 
@@ -224,7 +224,7 @@ pub fn from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
 
 /// A stream with no orphan decoded from fuzz bytes ([`draw::clean_stream`]
 /// under the [`Bytes`] driver).
-pub fn clean_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
+pub(crate) fn clean_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
     draw::clean_stream(&mut Bytes::new(u))
 }
 
@@ -236,12 +236,12 @@ pub fn sample(count: usize, seed: u64) -> Vec<Vec<Event>> {
 
 /// `count` streams with no orphan sampled with `seed`
 /// ([`draw::clean_stream`] under the [`Seeded`] driver).
-pub fn sample_clean(count: usize, seed: u64) -> Vec<Vec<Event>> {
+pub(crate) fn sample_clean(count: usize, seed: u64) -> Vec<Vec<Event>> {
     choice::sample(count, seed, |c: &mut Seeded| draw::clean_stream(c))
 }
 
 /// The most events [`flat`] generates.
-pub const MAX_FLAT_EVENTS: usize = 128;
+pub(crate) const MAX_FLAT_EVENTS: usize = 128;
 
 /// A flat stream of turn markers, chat events, unknown kinds, tool calls
 /// and inquiries whose IDs come from the small pools above, so collisions
