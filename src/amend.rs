@@ -914,7 +914,7 @@ impl DiffReport {
     /// Per class, the smallest scenario's two runs as Mermaid sequence
     /// diagrams side by side (an HTML table GitHub renders), with the
     /// switches and rules involved.
-    pub(crate) fn markdown_pictures(&self) -> String {
+    pub fn markdown_pictures(&self) -> String {
         let (mut s, classes) = self.markdown_sections();
         for (line, details) in classes {
             s.push_str(&line);

@@ -36,10 +36,8 @@ pub mod rules;
 pub mod shape;
 
 pub use checker::Checker;
-pub(crate) use checker::CARRY_LIMIT;
 use diagnostic::Positions;
 pub use diagnostic::{Diagnostic, Position};
-pub(crate) use diagnostic::POSITION_WINDOW;
 
 pub use crate::rule::Rule;
 pub use rules::Severity;
@@ -271,6 +269,7 @@ where
 
 #[cfg(test)]
 mod tests {
+    use super::diagnostic::POSITION_WINDOW;
     use super::*;
     use crate::wire::Stream;
     use proptest::collection::vec;

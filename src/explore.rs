@@ -568,7 +568,12 @@ pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
 }
 
 /// [`check_one`], remembering the stream invariants' results in `memo`.
-pub(crate) fn check_one_with(s: &Scenario, family: Family, report: &mut Report, memo: &mut StreamMemo) {
+pub(crate) fn check_one_with(
+    s: &Scenario,
+    family: Family,
+    report: &mut Report,
+    memo: &mut StreamMemo,
+) {
     let mut found: Vec<Diagnostic> = Vec::new();
     let mut steps = 0usize;
     let mut checker = StepChecker::new();
@@ -789,7 +794,7 @@ pub fn explore_por(families: &[Family], plan: Plan, reduction: por::Reduction) -
 
 /// The reduced search held to every interleaving ([`compare_por`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct PorCheck {
+pub struct PorCheck {
     /// Roots searched.
     pub roots: usize,
     /// Rows of the fault matrix each root was searched under.
@@ -810,7 +815,7 @@ pub(crate) struct PorCheck {
 /// Every root of `plan`'s shard, under every row of the fault matrix
 /// ([`por::fault_matrix`]): the reduced search must find exactly the
 /// invariants violated that every interleaving finds ([`por::agreement`]).
-pub(crate) fn compare_por(families: &[Family], plan: Plan) -> PorCheck {
+pub fn compare_por(families: &[Family], plan: Plan) -> PorCheck {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
     let rows = por::fault_matrix();
@@ -935,7 +940,11 @@ pub fn explore_plan(families: &[Family], plan: Plan) -> Report {
 
 /// [`explore_plan`], calling `done` after each scenario is checked (from
 /// the worker threads; for a progress count).
-pub(crate) fn explore_plan_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync)) -> Report {
+pub(crate) fn explore_plan_with(
+    families: &[Family],
+    plan: Plan,
+    done: &(dyn Fn() + Sync),
+) -> Report {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(0..family_size(f)));
     let worker = |w: usize| {

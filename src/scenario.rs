@@ -10,6 +10,7 @@
 //! gives the same trace, byte for byte.
 
 pub mod features;
+#[cfg(feature = "testkit")]
 pub mod machine;
 
 use std::collections::VecDeque;
@@ -909,6 +910,7 @@ pub(crate) trait Scheduler {
 /// (and a state search to hash): the coordinator, the trace so far, and the
 /// driver's own moving parts, which its `Debug` shows.
 pub(crate) struct ChoicePoint<'a> {
+    #[cfg(feature = "testkit")]
     coordinator: &'a Coordinator,
     trace: &'a Trace,
     at: At,
@@ -938,6 +940,7 @@ impl ChoicePoint<'_> {
     }
 
     /// The coordinator.
+    #[cfg(feature = "testkit")]
     pub fn coordinator(&self) -> &Coordinator {
         self.coordinator
     }
@@ -1268,6 +1271,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                     let pick = match self.scheduler.take() {
                         Some(scheduler) => {
                             let choice = ChoicePoint {
+                                #[cfg(feature = "testkit")]
                                 coordinator: &self.coordinator,
                                 trace: &self.trace,
                                 at,
@@ -1633,7 +1637,9 @@ impl<'s, 'o> Driver<'s, 'o> {
 
 /// Every tool's `enable` after the scenario's toggles (rule
 /// `CONFIG-ENABLE-LIFECYCLE`).
-pub(crate) fn enabled_tools(scenario: &Scenario) -> Result<IndexMap<String, Enable>, ScenarioError> {
+pub(crate) fn enabled_tools(
+    scenario: &Scenario,
+) -> Result<IndexMap<String, Enable>, ScenarioError> {
     Ok(configured_tools(scenario)?
         .into_iter()
         .map(|(n, c)| (n, c.enable))

@@ -578,7 +578,7 @@ impl Checker {
     /// Feeds the next event as read from disk: its shape is taken from the
     /// raw fields, then it is typed. A typing error is returned as the
     /// reader's message and leaves the checker as it was.
-    pub(crate) fn push_raw(&mut self, raw: RawEvent) -> Result<Vec<Diagnostic>, String> {
+    pub fn push_raw(&mut self, raw: RawEvent) -> Result<Vec<Diagnostic>, String> {
         let shape = Shape::of_raw(&raw);
         let event = raw.into_event()?;
         Ok(self.push_shaped(&event, &shape))
@@ -1414,7 +1414,7 @@ impl Checker {
     /// Ends a stream cut short by a read error: flushes what the last turn
     /// already showed, without judging its unpaired requests and responses
     /// (the rest of the turn was never read).
-    pub(crate) fn abandon(&mut self) -> Vec<Diagnostic> {
+    pub fn abandon(&mut self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         self.abandon_into(&mut |d| out.push(d));
         out

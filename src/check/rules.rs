@@ -1290,7 +1290,11 @@ pub fn one_question(
 /// answer }`; RFD 083 "Propagating to the persisted shape": the RFD 083
 /// fields are skipped at their defaults): only under an explicit rfd082 or
 /// rfd083 profile, since a reader fills the defaults in.
-pub(crate) fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
+pub(crate) fn writer_fields(
+    mode: ProfileMode,
+    r: &InquiryResponse,
+    shape: &Shape,
+) -> Option<Finding> {
     let ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) = mode else {
         return None;
     };

@@ -672,5 +672,5 @@ pub fn unused_tools(s: &Scenario) -> Vec<String> {
 }
 
 /// What "size" counts ([`size`]), for reports.
-pub(crate) const SIZE_MEANS: &str =
+pub const SIZE_MEANS: &str =
     "calls + scripted questions + prompter, backend, permission and delivery replies";

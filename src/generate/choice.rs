@@ -199,7 +199,7 @@ pub fn sample<T>(count: usize, seed: u64, generate: impl Fn(&mut Seeded) -> T) -
 /// visited once, the last choice turning fastest; a weighted choice visits
 /// each option once and [`Choices::more`] is a coin.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Odometer {
+pub struct Odometer {
     /// Each choice taken so far: (value, options).
     digits: Vec<(usize, usize)>,
     pos: usize,
@@ -213,7 +213,7 @@ impl Odometer {
 
     /// Moves to the next sequence after a run of the generator; `false`
     /// once every sequence has been visited.
-    pub(crate) fn advance(&mut self) -> bool {
+    pub fn advance(&mut self) -> bool {
         self.digits.truncate(self.pos);
         self.pos = 0;
         while let Some((v, n)) = self.digits.pop() {
@@ -250,7 +250,7 @@ impl Choices for Odometer {
 }
 
 /// Every value of a finite generator, in odometer order.
-pub(crate) fn exhaust<T>(mut generate: impl FnMut(&mut Odometer) -> T) -> Vec<T> {
+pub fn exhaust<T>(mut generate: impl FnMut(&mut Odometer) -> T) -> Vec<T> {
     let mut o = Odometer::new();
     let mut out = vec![generate(&mut o)];
     while o.advance() {
@@ -265,7 +265,7 @@ pub(crate) fn exhaust<T>(mut generate: impl FnMut(&mut Odometer) -> T) -> Vec<T>
 /// that always takes the same choices, indices `0..product` are exactly its
 /// values, which lets a family be visited with a stride or at one index.
 #[derive(Debug, Clone)]
-pub(crate) struct Radix {
+pub struct Radix {
     rest: usize,
 }
 

@@ -3,8 +3,9 @@
 //! hand). The generators are written once against [`Choices`] in [`draw`];
 //! here they are driven by proptest (the strategies [`stream`],
 //! [`clean_stream`], [`loose_event`], …, each a thin wrapper of the
-//! generator of the same name), fuzz bytes ([`from_bytes`],
-//! [`clean_from_bytes`]) and a seed ([`sample`], [`sample_clean`]). [`flat`]
+//! generator of the same name), fuzz bytes ([`from_bytes`]) and a seed
+//! ([`sample`]); the unit tests also drive [`clean_stream`]'s generator
+//! with fuzz bytes and a seed. [`flat`]
 //! is the stream encoding of the `sanitize` fuzz target (with fuzz bytes,
 //! one byte per event, as the hand-written seeds are).
 //!
@@ -22,7 +23,6 @@
 //! draws randomness of its own.
 
 use arbitrary::Unstructured;
-use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::choice::{self, Bytes, Choices, Seeded};
@@ -172,19 +172,6 @@ strategies! {
     clean_stream -> Vec<Event> = CLEAN_STREAM_CHOICES;
 }
 
-/// An inquiry ID for the given tool call: legacy two-segment (collides on
-/// every re-ask) or new three-segment with attempt 1 or 2
-/// ([`draw::inquiry_id_for`]).
-pub(crate) fn inquiry_id_for(tool_call_id: String) -> impl Strategy<Value = InquiryId> {
-    choice::strategy(2, 2, move |c| draw::inquiry_id_for(c, &tool_call_id))
-}
-
-/// Any `inquiry_response` payload for `id`: every outcome, every known
-/// cancellation reason and an unknown one ([`draw::response_for`]).
-pub(crate) fn response_for(id: InquiryId) -> impl Strategy<Value = InquiryResponse> {
-    choice::strategy(2, 2, move |c| draw::response_for(c, id.clone()))
-}
-
 /// Assembles a stream: an optional implicit leading turn, then turns each
 /// opened by a marker and usually a `chat_request`; optionally timestamps
 /// every event in increasing order.
@@ -224,7 +211,8 @@ pub fn from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
 
 /// A stream with no orphan decoded from fuzz bytes ([`draw::clean_stream`]
 /// under the [`Bytes`] driver).
-pub(crate) fn clean_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
+#[cfg(test)]
+fn clean_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
     draw::clean_stream(&mut Bytes::new(u))
 }
 
@@ -236,7 +224,8 @@ pub fn sample(count: usize, seed: u64) -> Vec<Vec<Event>> {
 
 /// `count` streams with no orphan sampled with `seed`
 /// ([`draw::clean_stream`] under the [`Seeded`] driver).
-pub(crate) fn sample_clean(count: usize, seed: u64) -> Vec<Vec<Event>> {
+#[cfg(test)]
+fn sample_clean(count: usize, seed: u64) -> Vec<Vec<Event>> {
     choice::sample(count, seed, |c: &mut Seeded| draw::clean_stream(c))
 }
 

@@ -125,15 +125,6 @@ strategies! {
     mutation -> Mutation = budget::SMALL;
 }
 
-/// Zero to three opaque extra fields for `kind` ([`draw::extra_fields`]).
-pub(crate) fn extra_fields(kind: &EventKind) -> BoxedStrategy<Vec<(String, Opaque)>> {
-    let kind = kind.clone();
-    choice::strategy(budget::EVENT, budget::EVENT, move |c| {
-        draw::extra_fields(c, &kind)
-    })
-    .boxed()
-}
-
 /// The field names a kind types (besides `type` and `timestamp`): an extra
 /// field with one of these names would be read back as the typed field.
 pub(crate) fn typed_field_names(kind: &EventKind) -> &'static [&'static str] {

@@ -131,16 +131,6 @@ impl<'s> Machine<'s> {
         })
     }
 
-    /// The coordinator.
-    pub fn coordinator(&self) -> &Coordinator {
-        &self.driver.coordinator
-    }
-
-    /// The trace so far.
-    pub fn trace(&self) -> &Trace {
-        &self.driver.trace
-    }
-
     /// The finished (or stopped) run's trace.
     pub(crate) fn into_trace(self) -> Trace {
         self.driver.trace

@@ -107,7 +107,7 @@ pub enum Step {
 
 /// The turn boundary for readers that see one event at a time.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Tracker {
+pub struct Tracker {
     /// Events pushed so far.
     seen: usize,
     /// Turns begun so far.
