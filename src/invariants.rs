@@ -653,11 +653,11 @@ pub(crate) fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = checked
         .diagnostics
         .into_iter()
-        .filter(|d| d.rule != check::rules::PROVENANCE)
-        .filter(|d| !(d.rule == check::rules::ANSWER_FITS && typed_by_prompter(trace, d)))
+        .filter(|d| d.rule != Rule::CheckProvenance)
+        .filter(|d| !(d.rule == Rule::CheckAnswerFits && typed_by_prompter(trace, d)))
         .filter(|d| {
             !(trace.interrupted
-                && d.rule == check::rules::TOOL_PAIRED
+                && d.rule == Rule::CheckToolPaired
                 && Some(d.turn) == last_turn
                 && trace
                     .stream

@@ -17,100 +17,72 @@ use crate::wire::{
     InquiryResponse, InquirySource,
 };
 
-/// `CHECK-PAIRED`: [`Rule::CheckPaired`].
-pub const PAIRED: Rule = Rule::CheckPaired;
-/// `CHECK-RESPONSE-AFTER-REQUEST`: [`Rule::CheckResponseAfterRequest`].
-pub const RESPONSE_AFTER_REQUEST: Rule = Rule::CheckResponseAfterRequest;
-/// `CHECK-TURN-SCOPED`: [`Rule::CheckTurnScoped`].
-pub const TURN_SCOPED: Rule = Rule::CheckTurnScoped;
-/// `CHECK-PLACEMENT`: [`Rule::CheckPlacement`].
-pub const PLACEMENT: Rule = Rule::CheckPlacement;
-/// `CHECK-PLACEMENT-SOURCE`: [`Rule::CheckPlacementSource`].
-pub const PLACEMENT_SOURCE: Rule = Rule::CheckPlacementSource;
-/// `CHECK-PLACEMENT-CLOSED`: [`Rule::CheckPlacementClosed`].
-pub const PLACEMENT_CLOSED: Rule = Rule::CheckPlacementClosed;
-/// `CHECK-TURN-UNIQUE-ID`: [`Rule::CheckTurnUniqueId`].
-pub const TURN_UNIQUE_ID: Rule = Rule::CheckTurnUniqueId;
-/// `CHECK-ID-FORMAT`: [`Rule::CheckIdFormat`].
-pub const ID_FORMAT: Rule = Rule::CheckIdFormat;
-/// `CHECK-ID-ATTEMPT`: [`Rule::CheckIdAttempt`].
-pub const ID_ATTEMPT: Rule = Rule::CheckIdAttempt;
-/// `CHECK-TURN-ONE-WRITER`: [`Rule::CheckTurnOneWriter`].
-pub const TURN_ONE_WRITER: Rule = Rule::CheckTurnOneWriter;
-/// `CHECK-TOOL-PAIRED`: [`Rule::CheckToolPaired`].
-pub const TOOL_PAIRED: Rule = Rule::CheckToolPaired;
-/// `CHECK-TOOL-ADJACENT`: [`Rule::CheckToolAdjacent`].
-pub const TOOL_ADJACENT: Rule = Rule::CheckToolAdjacent;
-/// `CHECK-SECRET-NOT-ANSWERED`: [`Rule::CheckSecretNotAnswered`].
-pub const SECRET_NOT_ANSWERED: Rule = Rule::CheckSecretNotAnswered;
-/// `CHECK-REDACTED-NO-ANSWER`: [`Rule::CheckRedactedNoAnswer`].
-pub const REDACTED_NO_ANSWER: Rule = Rule::CheckRedactedNoAnswer;
-/// `CHECK-CANCELLED-NO-ANSWER`: [`Rule::CheckCancelledNoAnswer`].
-pub const CANCELLED_NO_ANSWER: Rule = Rule::CheckCancelledNoAnswer;
-/// `CHECK-REDACTED-ONLY-SECRET`: [`Rule::CheckRedactedOnlySecret`].
-pub const REDACTED_ONLY_SECRET: Rule = Rule::CheckRedactedOnlySecret;
-/// `CHECK-REASON-HUMAN-ONLY`: [`Rule::CheckReasonHumanOnly`].
-pub const REASON_HUMAN_ONLY: Rule = Rule::CheckReasonHumanOnly;
-/// `CHECK-REASON-BACKEND-ERROR`: [`Rule::CheckReasonBackendError`].
-pub const REASON_BACKEND_ERROR: Rule = Rule::CheckReasonBackendError;
-/// `CHECK-REASON-INVALID-STATIC`: [`Rule::CheckReasonInvalidStatic`].
-pub const REASON_INVALID_STATIC: Rule = Rule::CheckReasonInvalidStatic;
-/// `CHECK-REASON-KNOWN`: [`Rule::CheckReasonKnown`].
-pub const REASON_KNOWN: Rule = Rule::CheckReasonKnown;
-/// `CHECK-SECRET-LEAK`: [`Rule::CheckSecretLeak`].
-pub const SECRET_LEAK: Rule = Rule::CheckSecretLeak;
-/// `CHECK-ANSWER-FITS`: [`Rule::CheckAnswerFits`].
-pub const ANSWER_FITS: Rule = Rule::CheckAnswerFits;
-/// `CHECK-ASK-USER-SHAPE`: [`Rule::CheckAskUserShape`].
-pub const ASK_USER_SHAPE: Rule = Rule::CheckAskUserShape;
-/// `CHECK-ASK-USER-RECORD`: [`Rule::CheckAskUserRecord`].
-pub const ASK_USER_RECORD: Rule = Rule::CheckAskUserRecord;
-/// `CHECK-PROVENANCE`: [`Rule::CheckProvenance`].
-pub const PROVENANCE: Rule = Rule::CheckProvenance;
-/// `CHECK-REASON-FAILS-TOOL`: [`Rule::CheckReasonFailsTool`].
-pub const REASON_FAILS_TOOL: Rule = Rule::CheckReasonFailsTool;
-/// `CHECK-ONE-QUESTION`: [`Rule::CheckOneQuestion`].
-pub const ONE_QUESTION: Rule = Rule::CheckOneQuestion;
-/// `CHECK-WRITER-FIELDS`: [`Rule::CheckWriterFields`].
-pub const WRITER_FIELDS: Rule = Rule::CheckWriterFields;
-/// `CHECK-PROFILE-SHAPE`: [`Rule::CheckProfileShape`].
-pub const PROFILE_SHAPE: Rule = Rule::CheckProfileShape;
-/// `CHECK-RESPONSE-TAGGED`: [`Rule::CheckResponseTagged`].
-pub const RESPONSE_TAGGED: Rule = Rule::CheckResponseTagged;
-
 /// Every `CHECK-*` rule this module judges, with its short title
 /// ([`Rule::title`]; the rule's text is [`Rule::description`]).
 pub const ALL: [(Rule, &str); 30] = [
-    (PAIRED, PAIRED.title()),
-    (RESPONSE_AFTER_REQUEST, RESPONSE_AFTER_REQUEST.title()),
-    (TURN_SCOPED, TURN_SCOPED.title()),
-    (PLACEMENT, PLACEMENT.title()),
-    (PLACEMENT_SOURCE, PLACEMENT_SOURCE.title()),
-    (PLACEMENT_CLOSED, PLACEMENT_CLOSED.title()),
-    (TURN_UNIQUE_ID, TURN_UNIQUE_ID.title()),
-    (ID_FORMAT, ID_FORMAT.title()),
-    (ID_ATTEMPT, ID_ATTEMPT.title()),
-    (TURN_ONE_WRITER, TURN_ONE_WRITER.title()),
-    (TOOL_PAIRED, TOOL_PAIRED.title()),
-    (TOOL_ADJACENT, TOOL_ADJACENT.title()),
-    (SECRET_NOT_ANSWERED, SECRET_NOT_ANSWERED.title()),
-    (REDACTED_NO_ANSWER, REDACTED_NO_ANSWER.title()),
-    (CANCELLED_NO_ANSWER, CANCELLED_NO_ANSWER.title()),
-    (REDACTED_ONLY_SECRET, REDACTED_ONLY_SECRET.title()),
-    (REASON_HUMAN_ONLY, REASON_HUMAN_ONLY.title()),
-    (REASON_BACKEND_ERROR, REASON_BACKEND_ERROR.title()),
-    (REASON_INVALID_STATIC, REASON_INVALID_STATIC.title()),
-    (REASON_KNOWN, REASON_KNOWN.title()),
-    (SECRET_LEAK, SECRET_LEAK.title()),
-    (ANSWER_FITS, ANSWER_FITS.title()),
-    (ASK_USER_SHAPE, ASK_USER_SHAPE.title()),
-    (ASK_USER_RECORD, ASK_USER_RECORD.title()),
-    (PROVENANCE, PROVENANCE.title()),
-    (REASON_FAILS_TOOL, REASON_FAILS_TOOL.title()),
-    (ONE_QUESTION, ONE_QUESTION.title()),
-    (WRITER_FIELDS, WRITER_FIELDS.title()),
-    (PROFILE_SHAPE, PROFILE_SHAPE.title()),
-    (RESPONSE_TAGGED, RESPONSE_TAGGED.title()),
+    (Rule::CheckPaired, Rule::CheckPaired.title()),
+    (
+        Rule::CheckResponseAfterRequest,
+        Rule::CheckResponseAfterRequest.title(),
+    ),
+    (Rule::CheckTurnScoped, Rule::CheckTurnScoped.title()),
+    (Rule::CheckPlacement, Rule::CheckPlacement.title()),
+    (
+        Rule::CheckPlacementSource,
+        Rule::CheckPlacementSource.title(),
+    ),
+    (
+        Rule::CheckPlacementClosed,
+        Rule::CheckPlacementClosed.title(),
+    ),
+    (Rule::CheckTurnUniqueId, Rule::CheckTurnUniqueId.title()),
+    (Rule::CheckIdFormat, Rule::CheckIdFormat.title()),
+    (Rule::CheckIdAttempt, Rule::CheckIdAttempt.title()),
+    (Rule::CheckTurnOneWriter, Rule::CheckTurnOneWriter.title()),
+    (Rule::CheckToolPaired, Rule::CheckToolPaired.title()),
+    (Rule::CheckToolAdjacent, Rule::CheckToolAdjacent.title()),
+    (
+        Rule::CheckSecretNotAnswered,
+        Rule::CheckSecretNotAnswered.title(),
+    ),
+    (
+        Rule::CheckRedactedNoAnswer,
+        Rule::CheckRedactedNoAnswer.title(),
+    ),
+    (
+        Rule::CheckCancelledNoAnswer,
+        Rule::CheckCancelledNoAnswer.title(),
+    ),
+    (
+        Rule::CheckRedactedOnlySecret,
+        Rule::CheckRedactedOnlySecret.title(),
+    ),
+    (
+        Rule::CheckReasonHumanOnly,
+        Rule::CheckReasonHumanOnly.title(),
+    ),
+    (
+        Rule::CheckReasonBackendError,
+        Rule::CheckReasonBackendError.title(),
+    ),
+    (
+        Rule::CheckReasonInvalidStatic,
+        Rule::CheckReasonInvalidStatic.title(),
+    ),
+    (Rule::CheckReasonKnown, Rule::CheckReasonKnown.title()),
+    (Rule::CheckSecretLeak, Rule::CheckSecretLeak.title()),
+    (Rule::CheckAnswerFits, Rule::CheckAnswerFits.title()),
+    (Rule::CheckAskUserShape, Rule::CheckAskUserShape.title()),
+    (Rule::CheckAskUserRecord, Rule::CheckAskUserRecord.title()),
+    (Rule::CheckProvenance, Rule::CheckProvenance.title()),
+    (
+        Rule::CheckReasonFailsTool,
+        Rule::CheckReasonFailsTool.title(),
+    ),
+    (Rule::CheckOneQuestion, Rule::CheckOneQuestion.title()),
+    (Rule::CheckWriterFields, Rule::CheckWriterFields.title()),
+    (Rule::CheckProfileShape, Rule::CheckProfileShape.title()),
+    (Rule::CheckResponseTagged, Rule::CheckResponseTagged.title()),
 ];
 
 /// How bad a finding is (decision "Oracle checks: severity").
@@ -226,7 +198,7 @@ fn outcome_name(r: &InquiryResponse) -> &'static str {
 pub(crate) fn secret_not_answered(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
     match r {
         InquiryResponse::Answered { id, .. } if q.secret => Some(Finding::new(
-            SECRET_NOT_ANSWERED,
+            Rule::CheckSecretNotAnswered,
             vec![id.to_string()],
             format!(
                 "the response to secret question `{id}` is `answered`, so the secret is on disk; \
@@ -245,7 +217,7 @@ pub(crate) fn secret_not_answered(q: QuestionFacts, r: &InquiryResponse) -> Opti
 pub(crate) fn redacted_only_secret(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
     match r {
         InquiryResponse::Redacted { id } if !q.secret => Some(Finding::new(
-            REDACTED_ONLY_SECRET,
+            Rule::CheckRedactedOnlySecret,
             vec![id.to_string()],
             format!(
                 "inquiry response `{id}` is `redacted` but its question is not secret; \
@@ -268,7 +240,7 @@ pub(crate) fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding
     }
     match r {
         InquiryResponse::Redacted { id } => Some(Finding::new(
-            REDACTED_NO_ANSWER,
+            Rule::CheckRedactedNoAnswer,
             vec![id.to_string()],
             format!(
                 "`redacted` response `{id}` carries an `answer` on disk; \
@@ -276,7 +248,7 @@ pub(crate) fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding
             ),
         )),
         InquiryResponse::Cancelled { id, .. } => Some(Finding::new(
-            CANCELLED_NO_ANSWER,
+            Rule::CheckCancelledNoAnswer,
             vec![id.to_string()],
             format!(
                 "`cancelled` response `{id}` carries an `answer` on disk; \
@@ -314,7 +286,7 @@ pub(crate) fn reason_for_question(
                 "secret"
             };
             Some(Finding::new(
-                REASON_HUMAN_ONLY,
+                Rule::CheckReasonHumanOnly,
                 vec![id.to_string()],
                 format!(
                     "inquiry `{id}` is cancelled with `{reason}`, which only the routing guard of a \
@@ -324,7 +296,7 @@ pub(crate) fn reason_for_question(
             ))
         }
         ClosesQuestions::NeverHumanOnly if q.human_only(profile) => Some(Finding::new(
-            REASON_BACKEND_ERROR,
+            Rule::CheckReasonBackendError,
             vec![id.to_string()],
             format!(
                 "inquiry `{id}` is cancelled with `{reason}`, but it closes {}, \
@@ -354,7 +326,7 @@ pub(crate) fn reason_known(mode: ProfileMode, r: &InquiryResponse) -> Option<Fin
         | InquiryResponse::Redacted { .. } => return None,
     };
     let finding = Finding::new(
-        REASON_KNOWN,
+        Rule::CheckReasonKnown,
         vec![id.to_string()],
         format!(
             "inquiry `{id}` is cancelled with reason `{tag}`, which no RFD names; a writer never \
@@ -375,7 +347,7 @@ pub(crate) fn reason_for_profile(profile: Profile, r: &InquiryResponse) -> Optio
             id,
             reason: CancellationReason::InvalidStaticAnswer,
         } if !profile.has_invalid_static_answer() => Some(Finding::new(
-            REASON_INVALID_STATIC,
+            Rule::CheckReasonInvalidStatic,
             vec![id.to_string()],
             format!(
                 "inquiry `{id}` is cancelled with `invalid_static_answer`, a reason RFD 083 adds; \
@@ -404,7 +376,7 @@ pub(crate) fn request_shape(
     let mut out = Vec::new();
     if q.secret && !profile.has_secret_type() {
         out.push(Finding::new(
-            PROFILE_SHAPE,
+            Rule::CheckProfileShape,
             vec![id.to_string()],
             format!(
                 "inquiry request `{id}` has answer type `secret`, which RFD 082 adds; \
@@ -419,7 +391,7 @@ pub(crate) fn request_shape(
             .collect();
         if !fields.is_empty() {
             out.push(Finding::new(
-                PROFILE_SHAPE,
+                Rule::CheckProfileShape,
                 vec![id.to_string()],
                 format!(
                     "inquiry request `{id}` writes {} on its question, which RFD 083 adds; \
@@ -444,7 +416,7 @@ pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> 
     let id = r.id();
     match (shape.tagged, profile.has_tagged_responses()) {
         (true, false) => Some(Finding::new(
-            PROFILE_SHAPE,
+            Rule::CheckProfileShape,
             vec![id.to_string()],
             format!(
                 "inquiry response `{id}` is tagged (`outcome: {}`), a shape RFD 082 adds; \
@@ -453,7 +425,7 @@ pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> 
             ),
         )),
         (false, true) => Some(Finding::new(
-            RESPONSE_TAGGED,
+            Rule::CheckResponseTagged,
             vec![id.to_string()],
             format!(
                 "inquiry response `{id}` is in the legacy flat form (no `outcome`); \
@@ -472,7 +444,7 @@ pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> 
 /// event, which the provider would see between the call and its result.
 pub(crate) fn tool_adjacent(call_id: &str, request: usize, chat: &str) -> Finding {
     Finding::new(
-        TOOL_ADJACENT,
+        Rule::CheckToolAdjacent,
         vec![call_id.to_owned()],
         format!(
             "a `{chat}` comes between tool call `{call_id}` (event {request}) and its response; \
@@ -499,7 +471,7 @@ pub(crate) fn id_names_no_call(id: &InquiryId, calls: &[&str]) -> Finding {
     let mut ids = vec![id.to_string()];
     ids.extend(calls.iter().map(|c| (*c).to_owned()));
     Finding::new(
-        ID_FORMAT,
+        Rule::CheckIdFormat,
         ids,
         format!(
             "inquiry ID `{id}` does not start with the ID of the call that asked ({}); every \
@@ -555,7 +527,7 @@ pub(crate) fn placement<'a>(
             (
                 open.to_vec(),
                 Some(Finding::new(
-                    PLACEMENT_SOURCE,
+                    Rule::CheckPlacementSource,
                     ids,
                     format!(
                         "inquiry request `{id}` has source tool `{name}`, but no call of `{name}` \
@@ -575,7 +547,7 @@ pub(crate) fn placement<'a>(
 /// [`placement`] finds when `open` is empty).
 pub fn unplaced(id: &InquiryId) -> Finding {
     Finding::new(
-        PLACEMENT,
+        Rule::CheckPlacement,
         vec![id.to_string()],
         format!(
             "inquiry request `{id}` is not inside an open tool call; an inquiry sits between a \
@@ -588,7 +560,7 @@ pub fn unplaced(id: &InquiryId) -> Finding {
 /// (at `closed_at`) of the last call it could belong to.
 pub(crate) fn placement_closed(id: &InquiryId, call_id: &str, closed_at: usize) -> Finding {
     Finding::new(
-        PLACEMENT_CLOSED,
+        Rule::CheckPlacementClosed,
         vec![id.to_string(), call_id.to_owned()],
         format!(
             "inquiry response `{id}` comes after its tool call `{call_id}` ended \
@@ -629,7 +601,7 @@ pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
         let mut ids = vec![s.to_owned()];
         ids.extend(calls.iter().map(|c| (*c).to_owned()));
         Finding::new(
-            ID_FORMAT,
+            Rule::CheckIdFormat,
             ids,
             format!("inquiry ID `{id}` is not `<tool_call_id>.<question_id>.<attempt>`: {why}"),
         )
@@ -771,7 +743,7 @@ pub(crate) fn legacy_id_closed_by_082(resp: &InquiryResponse) -> Option<Finding>
     };
     let id = resp.id();
     Some(Finding::new(
-        ID_FORMAT,
+        Rule::CheckIdFormat,
         vec![id.to_string()],
         format!(
             "inquiry `{id}` has a pre-082 two-segment ID but is closed `{shape}`, which only an \
@@ -792,7 +764,7 @@ pub(crate) fn turn_one_writer(first: &InquiryId, upgrade: bool, mode: ProfileMod
          writer and no upgrade produces"
     };
     let finding = Finding::new(
-        TURN_ONE_WRITER,
+        Rule::CheckTurnOneWriter,
         vec![first.to_string()],
         format!("inquiry request `{first}` switches the turn's ID form: {how}"),
     );
@@ -819,7 +791,7 @@ pub fn id_attempt(id: &InquiryId, parts: &IdParts, previous: Option<u32>) -> Opt
         return None;
     }
     Some(Finding::new(
-        ID_ATTEMPT,
+        Rule::CheckIdAttempt,
         vec![id.to_string(), parts.tool_call_id.clone()],
         format!(
             "inquiry ID `{id}` has attempt {}, after attempt {last} of question `{}` in call \
@@ -868,7 +840,7 @@ pub(crate) fn tool_response_unpaired(id: &str, how: &ToolUnpaired) -> Finding {
         ToolUnpaired::NoRequest => "answers no tool_call_request of its turn".to_owned(),
     };
     Finding::new(
-        TOOL_PAIRED,
+        Rule::CheckToolPaired,
         vec![id.to_owned()],
         format!("tool_call_response `{id}` {why}"),
     )
@@ -877,7 +849,7 @@ pub(crate) fn tool_response_unpaired(id: &str, how: &ToolUnpaired) -> Finding {
 /// CHECK-TOOL-PAIRED for a call left without a response in its turn.
 pub(crate) fn tool_call_unanswered(id: &str) -> Finding {
     Finding::new(
-        TOOL_PAIRED,
+        Rule::CheckToolPaired,
         vec![id.to_owned()],
         format!("tool_call_request `{id}` has no tool_call_response in its turn"),
     )
@@ -887,7 +859,7 @@ pub(crate) fn tool_call_unanswered(id: &str) -> Finding {
 /// forward compatibility), an error under an explicit profile (its writer
 /// writes no such field).
 fn leak(mode: ProfileMode, id: &InquiryId, what: String) -> Finding {
-    let f = Finding::new(SECRET_LEAK, vec![id.to_string()], what);
+    let f = Finding::new(Rule::CheckSecretLeak, vec![id.to_string()], what);
     match mode {
         ProfileMode::Auto => f.warning(),
         ProfileMode::Fixed(_) => f,
@@ -980,7 +952,7 @@ pub(crate) fn answer_fits(
         }
     };
     Some(Finding::new(
-        ANSWER_FITS,
+        Rule::CheckAnswerFits,
         vec![id.to_string()],
         format!("inquiry response `{id}` cannot be the answer to its question: {why}"),
     ))
@@ -1005,7 +977,7 @@ pub(crate) fn ask_user_shape(id: &InquiryId, q: &InquiryQuestion) -> Option<Find
         }
     };
     Some(Finding::new(
-        ASK_USER_SHAPE,
+        Rule::CheckAskUserShape,
         vec![id.to_string()],
         format!(
             "inquiry request `{id}` has source `assistant` (the `ask_user` built-in), but {why}, \
@@ -1059,7 +1031,7 @@ pub(crate) fn ask_user_question(
         }
     };
     Some(Finding::new(
-        ASK_USER_RECORD,
+        Rule::CheckAskUserRecord,
         vec![id.to_string()],
         format!("`ask_user` inquiry request `{id}` is not what the built-in records: {why}"),
     ))
@@ -1142,7 +1114,7 @@ pub(crate) fn ask_user_result(
         }
     };
     Some(Finding::new(
-        ASK_USER_RECORD,
+        Rule::CheckAskUserRecord,
         vec![call_id.to_owned()],
         format!("`ask_user` call `{call_id}` succeeds with an answer body, but {why}"),
     ))
@@ -1186,7 +1158,7 @@ pub fn provenance(
         }
     };
     let finding = Finding::new(
-        PROVENANCE,
+        Rule::CheckProvenance,
         vec![id.to_string()],
         format!("inquiry request `{id}` has a forged source: {why}"),
     );
@@ -1226,7 +1198,7 @@ pub(crate) fn provenance_083(
         }
     };
     Some(Finding::new(
-        PROVENANCE,
+        Rule::CheckProvenance,
         vec![id.to_string()],
         format!(
             "inquiry request `{id}` has {what}, which no RFD 083 writer records: tools record \
@@ -1251,7 +1223,7 @@ pub fn fails_tool(reason: &CancellationReason) -> bool {
 /// `tool_call_response`.
 pub(crate) fn reason_fails_tool(call_id: &str, inquiry: &InquiryId, reason: &str) -> Finding {
     Finding::new(
-        REASON_FAILS_TOOL,
+        Rule::CheckReasonFailsTool,
         vec![call_id.to_owned(), inquiry.to_string()],
         format!(
             "tool call `{call_id}` ends with a successful response, but its inquiry `{inquiry}` \
@@ -1279,7 +1251,7 @@ pub fn one_question(
         ),
     };
     Finding::new(
-        ONE_QUESTION,
+        Rule::CheckOneQuestion,
         vec![id.to_string(), call_id.to_owned()],
         format!("inquiry request `{id}` asks again in call `{call_id}`, but {why}"),
     )
@@ -1305,7 +1277,7 @@ pub(crate) fn writer_fields(
     // writer never writes it.
     if shape.null_on_disk {
         return Some(Finding::new(
-            WRITER_FIELDS,
+            Rule::CheckWriterFields,
             vec![id.to_string()],
             format!(
                 "inquiry response `{id}` is not what an {mode} writer writes: it writes `null` \
@@ -1328,7 +1300,7 @@ pub(crate) fn writer_fields(
         | InquiryResponse::Redacted { .. } => return None,
     };
     Some(Finding::new(
-        WRITER_FIELDS,
+        Rule::CheckWriterFields,
         vec![id.to_string()],
         format!("inquiry response `{id}` is not what an {mode} writer writes: {why}"),
     ))
@@ -1352,7 +1324,7 @@ pub(crate) fn writer_question_defaults(
         .collect();
     (!fields.is_empty()).then(|| {
         Finding::new(
-            WRITER_FIELDS,
+            Rule::CheckWriterFields,
             vec![id.to_string()],
             format!(
                 "inquiry request `{id}` writes {} at the default; an rfd083 writer skips the \

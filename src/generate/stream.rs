@@ -314,8 +314,9 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::check::{ProfileMode, check_bytes, rules as r};
+    use crate::check::{ProfileMode, check_bytes};
     use crate::generate::choice::exhaust;
+    use crate::rule::Rule;
     use crate::stream::{Orphan, sanitize};
     use crate::wire::Stream;
 
@@ -658,10 +659,10 @@ mod tests {
             .collect();
         assert_eq!(distinct.len(), family.len(), "no stream twice");
         let pairing = [
-            r::TOOL_PAIRED,
-            r::PAIRED,
-            r::TURN_SCOPED,
-            r::RESPONSE_AFTER_REQUEST,
+            Rule::CheckToolPaired,
+            Rule::CheckPaired,
+            Rule::CheckTurnScoped,
+            Rule::CheckResponseAfterRequest,
         ];
         for events in family {
             let s = Stream::new(events.clone());
