@@ -568,12 +568,7 @@ pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
 }
 
 /// [`check_one`], remembering the stream invariants' results in `memo`.
-pub(crate) fn check_one_with(
-    s: &Scenario,
-    family: Family,
-    report: &mut Report,
-    memo: &mut StreamMemo,
-) {
+pub fn check_one_with(s: &Scenario, family: Family, report: &mut Report, memo: &mut StreamMemo) {
     let mut found: Vec<Diagnostic> = Vec::new();
     let mut steps = 0usize;
     let mut checker = StepChecker::new();
@@ -940,11 +935,7 @@ pub fn explore_plan(families: &[Family], plan: Plan) -> Report {
 
 /// [`explore_plan`], calling `done` after each scenario is checked (from
 /// the worker threads; for a progress count).
-pub(crate) fn explore_plan_with(
-    families: &[Family],
-    plan: Plan,
-    done: &(dyn Fn() + Sync),
-) -> Report {
+pub fn explore_plan_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync)) -> Report {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(0..family_size(f)));
     let worker = |w: usize| {
