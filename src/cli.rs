@@ -9,15 +9,15 @@ use std::io::IsTerminal;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
-pub mod check_command;
+pub(crate) mod check_command;
 pub mod conform_command;
 pub mod model_commands;
 mod paths;
-pub mod profile_arg;
-pub mod progress;
-pub mod rfd_check_command;
-pub mod sanitize_command;
-pub mod summary_command;
+pub(crate) mod profile_arg;
+pub(crate) mod progress;
+pub(crate) mod rfd_check_command;
+pub(crate) mod sanitize_command;
+pub(crate) mod summary_command;
 
 pub(crate) use paths::{CheckInput, expand_check_paths};
 pub(crate) use paths::{open, open_input, origin};
