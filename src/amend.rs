@@ -702,7 +702,7 @@ pub fn diff_profiles(
 
 /// [`diff_profiles`], calling `done` after each scenario (for a progress
 /// count).
-pub fn diff_profiles_with(
+pub(crate) fn diff_profiles_with(
     from: impl Into<RuleSet>,
     to: impl Into<RuleSet>,
     scenarios: &[Scenario],
@@ -784,7 +784,7 @@ pub fn regressions(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<
 
 /// [`regressions`], calling `done` after each scenario run (twice per
 /// scenario: under `from`, then under `to`; for a progress count).
-pub fn regressions_with(
+pub(crate) fn regressions_with(
     from: &RuleSet,
     to: &RuleSet,
     scenarios: &[Scenario],
@@ -1113,7 +1113,7 @@ pub fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Ve
 
 /// [`invariants`], calling `done` after each scenario (for a progress
 /// count).
-pub fn invariants_with(
+pub(crate) fn invariants_with(
     profile: impl Into<RuleSet>,
     scenarios: &[Scenario],
     done: &mut dyn FnMut(),
@@ -1178,7 +1178,7 @@ pub fn invariants_with(
 }
 
 /// The scenario set of the committed matrix: stride, sample size, seed.
-pub const MATRIX_SCENARIOS: (usize, usize, u64) = (61, 300, 1);
+pub(crate) const MATRIX_SCENARIOS: (usize, usize, u64) = (61, 300, 1);
 
 /// The committed matrix (`spec/invariants.md`) as generated now.
 pub fn committed_matrix() -> String {
@@ -1193,7 +1193,7 @@ pub fn committed_matrix() -> String {
 
 /// The invariant × profile matrix as Markdown (committed as
 /// `spec/invariants.md`, kept current by a test).
-pub fn invariant_matrix(scenarios: &[Scenario], description: &str) -> String {
+pub(crate) fn invariant_matrix(scenarios: &[Scenario], description: &str) -> String {
     let per: Vec<(ProfileName, Vec<Verdict>)> = ProfileName::ALL
         .iter()
         .map(|&p| (p, invariants(p, scenarios)))

@@ -33,7 +33,7 @@ pub const SOURCE: ToolSource = ToolSource::Builtin {
 };
 
 /// The `prompt_label` of the registered `questions.answer` config.
-pub const PROMPT_LABEL: &str = "Assistant";
+pub(crate) const PROMPT_LABEL: &str = "Assistant";
 
 /// The answer types `ask_user` offers (RFD 083 "Arguments"). `Secret` is
 /// deliberately absent: answers go back to the model and into the stream.
@@ -62,7 +62,7 @@ impl AskAnswerType {
 
     /// The tool-level answer type it maps onto (RFD 083: "These map
     /// directly onto `jp_tool::AnswerType`").
-    pub fn to_answer_type(&self) -> AnswerType {
+    pub(crate) fn to_answer_type(&self) -> AnswerType {
         match self {
             AskAnswerType::Boolean => AnswerType::Boolean,
             AskAnswerType::Select { options } => AnswerType::Select {
@@ -405,7 +405,7 @@ impl Arguments {
     /// The question the first call authors (rule `ASK-FIRST-CALL`): ID
     /// [`QUESTION_ID`], human-only (`exclusive`), never remembered for the
     /// turn (`persistence: none`), context, default and options carried over.
-    pub fn to_question(&self) -> Question {
+    pub(crate) fn to_question(&self) -> Question {
         let mut question = Question::text(QUESTION_ID, &self.question);
         question.answer_type = self.answer_type.to_answer_type();
         let question = question
@@ -437,7 +437,7 @@ impl Arguments {
     /// The success body (rule `ASK-SUCCESS-BODY`): compact JSON
     /// `{"answer_type":…,"answer":…}`, so `true` and `"true"` stay apart
     /// however the provider stringifies tool results.
-    pub fn success_body(&self, answer: &Value) -> String {
+    pub(crate) fn success_body(&self, answer: &Value) -> String {
         json!({ "answer_type": self.answer_type.name(), "answer": answer }).to_string()
     }
 }

@@ -14,7 +14,7 @@ const PERMISSION: &str = "__permission__";
 
 /// A key of the turn cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CacheKey<'a> {
+pub(crate) enum CacheKey<'a> {
     /// A tool question's remembered answer.
     Answer {
         /// The tool's name (its configuration key).
@@ -31,7 +31,7 @@ pub enum CacheKey<'a> {
 
 /// Which caller of the turn cache a key belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Caller {
+pub(crate) enum Caller {
     /// The tool-question path (`Answer` keys).
     ToolAnswer,
     /// The permission prompt (`Permission` keys).
@@ -67,7 +67,7 @@ impl<'a> CacheKey<'a> {
 
     /// Which caller a stored key belongs to: a permission decision's key
     /// ends in `.__permission__`, every other key is a tool answer's.
-    pub fn caller_of(key: &str) -> Caller {
+    pub(crate) fn caller_of(key: &str) -> Caller {
         match key
             .strip_suffix(PERMISSION)
             .and_then(|k| k.strip_suffix('.'))

@@ -35,9 +35,9 @@ mod diagnostic;
 pub mod rules;
 pub mod shape;
 
-pub use checker::{CARRY_LIMIT, Checker};
+pub use checker::Checker;
 use diagnostic::Positions;
-pub use diagnostic::{Diagnostic, POSITION_WINDOW, Position};
+pub use diagnostic::{Diagnostic, Position};
 
 pub use crate::rule::Rule;
 pub use rules::Severity;
@@ -269,6 +269,7 @@ where
 
 #[cfg(test)]
 mod tests {
+    use super::diagnostic::POSITION_WINDOW;
     use super::*;
     use crate::wire::Stream;
     use proptest::collection::vec;

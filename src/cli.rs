@@ -9,41 +9,41 @@ use std::io::IsTerminal;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
-pub mod check_command;
+pub(crate) mod check_command;
 pub mod conform_command;
 pub mod model_commands;
 mod paths;
-pub mod profile_arg;
-pub mod progress;
-pub mod rfd_check_command;
-pub mod sanitize_command;
-pub mod summary_command;
+pub(crate) mod profile_arg;
+pub(crate) mod progress;
+pub(crate) mod rfd_check_command;
+pub(crate) mod sanitize_command;
+pub(crate) mod summary_command;
 
-pub use paths::{CheckInput, expand_check_paths};
+pub(crate) use paths::{CheckInput, expand_check_paths};
 pub(crate) use paths::{open, open_input, origin};
 
 /// Exit code: everything read, no rule violated.
-pub const EXIT_OK: i32 = 0;
+pub(crate) const EXIT_OK: i32 = 0;
 /// Exit code: rule violations found.
-pub const EXIT_VIOLATIONS: i32 = 1;
+pub(crate) const EXIT_VIOLATIONS: i32 = 1;
 /// Exit code: unusable input or usage.
-pub const EXIT_UNUSABLE: i32 = 2;
+pub(crate) const EXIT_UNUSABLE: i32 = 2;
 
 /// The version of the `check --format json` document.
-pub const CHECK_JSON_VERSION: u32 = 1;
+pub(crate) const CHECK_JSON_VERSION: u32 = 1;
 
 /// The version of the `summary --format json` document.
-pub const SUMMARY_JSON_VERSION: u32 = 1;
+pub(crate) const SUMMARY_JSON_VERSION: u32 = 1;
 
 /// The version of the `explore --format json` document.
-pub const EXPLORE_JSON_VERSION: u32 = 1;
+pub(crate) const EXPLORE_JSON_VERSION: u32 = 1;
 
 /// The version of the `explain --format json` document.
-pub const EXPLAIN_JSON_VERSION: u32 = 1;
+pub(crate) const EXPLAIN_JSON_VERSION: u32 = 1;
 
 /// `--format` of `summary`, `explore` and `explain`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum TextOrJson {
+pub(crate) enum TextOrJson {
     /// Lines for a person.
     #[default]
     Text,
@@ -53,7 +53,7 @@ pub enum TextOrJson {
 
 /// The JSON schema of SARIF 2.1.0 (OASIS, errata 01), named by
 /// `check --format sarif`'s `$schema`.
-pub const SARIF_SCHEMA: &str =
+pub(crate) const SARIF_SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 #[derive(Parser, Debug)]
@@ -73,7 +73,7 @@ struct Cli {
 /// and ruff's do: how much to say on stderr, and whether to colour and
 /// show progress. Every command reads them from here.
 #[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// Say nothing on stderr but errors: no progress, no notes.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -106,7 +106,7 @@ pub enum When {
 
 impl GlobalArgs {
     /// Whether to draw progress on stderr (`--progress`, `-q`).
-    pub fn progress_on(&self) -> bool {
+    pub(crate) fn progress_on(&self) -> bool {
         !self.quiet
             && match self.progress {
                 When::Auto => std::io::stderr().is_terminal(),
@@ -118,7 +118,7 @@ impl GlobalArgs {
     /// Whether to colour standard output (`--color`; for `auto`, the
     /// conventions of no-color.org and bixense.com/clicolors: a non-empty
     /// `NO_COLOR` switches colour off, a `CLICOLOR_FORCE` other than `0` on).
-    pub fn color_on(&self) -> bool {
+    pub(crate) fn color_on(&self) -> bool {
         let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
         match self.color {
             When::Always => true,
@@ -133,7 +133,7 @@ impl GlobalArgs {
 /// (`--stride`, `--threads`, `--timeout`): 0 would mean nothing, everything
 /// or forever, so it is refused as a usage error (exit 2) instead of being
 /// given a meaning silently.
-pub fn at_least_one<T>(s: &str) -> Result<T, String>
+pub(crate) fn at_least_one<T>(s: &str) -> Result<T, String>
 where
     T: std::str::FromStr + PartialEq + From<u8>,
     T::Err: std::fmt::Display,

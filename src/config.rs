@@ -89,7 +89,7 @@ impl PartialEnable {
     /// after) is on and immune to bulk toggles; `"explicit"` (the local git
     /// tools) is off until named. Both set both keys. Any other string is
     /// `None`.
-    pub fn pre_081(s: &str) -> Option<Self> {
+    pub(crate) fn pre_081(s: &str) -> Option<Self> {
         let state = match s {
             "always" => true,
             "explicit" => false,
@@ -555,7 +555,7 @@ pub fn layer_builtins(
 /// persists). Each layer is merged *over* the result so far, key by key,
 /// exactly as [`PartialToolConfig::merge`] merges two; a tool a layer names
 /// first is appended after the tools already known.
-pub fn layer_all(
+pub(crate) fn layer_all(
     layers: &[IndexMap<String, PartialToolConfig>],
 ) -> IndexMap<String, PartialToolConfig> {
     let mut out: IndexMap<String, PartialToolConfig> = builtins().into_iter().collect();
@@ -619,7 +619,7 @@ pub fn apply_toggles(
 
 /// [`apply_toggles`] on the `enable` fields alone (what a scenario's tools
 /// carry).
-pub fn toggle_enables(
+pub(crate) fn toggle_enables(
     enables: &IndexMap<String, Enable>,
     toggles: &[Toggle],
 ) -> Result<IndexMap<String, Enable>, ConfigError> {

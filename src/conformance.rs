@@ -31,7 +31,8 @@ pub mod witness;
 pub use compare::{Divergence, MARKS, Mark, compare, side_by_side};
 pub use curated::curated;
 pub use observe::{Invocation, Observed, Prompt, Record, Recorder, Remembered, ToolResponse};
-pub use pins::{PINS, Pin, PinFilter, pins_of, skip_pinned};
+pub(crate) use pins::pins_of;
+pub use pins::{PINS, Pin, PinFilter, skip_pinned};
 pub use witness::{Capabilities, EntryKind, SchedulerCapability};
 
 use std::fmt;
@@ -212,7 +213,7 @@ pub struct Vector {
 }
 
 /// [`MARKS`] as the JSON object every vector carries.
-pub fn marks_json() -> Value {
+pub(crate) fn marks_json() -> Value {
     Value::Object(
         MARKS
             .iter()

@@ -130,12 +130,12 @@ struct ExecutingTool {
 
 /// The text of a user-cancelled prompt's tool response: the wording of the
 /// implementation before RFD 082, which step 6 leaves unchanged.
-pub const CANCELLED_BY_USER: &str = "Tool input cancelled by user.";
+pub(crate) const CANCELLED_BY_USER: &str = "Tool input cancelled by user.";
 
 /// The text of a tool response whose result the user withheld at the
 /// delivery prompt. The wording is the model's: no RFD here quotes one
 /// (`tool_responses.content[other]` is not compared).
-pub const RESULT_WITHHELD: &str = "The user declined to deliver this tool's result.";
+pub(crate) const RESULT_WITHHELD: &str = "The user declined to deliver this tool's result.";
 
 /// The tool response after a non-answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -300,7 +300,7 @@ impl Coordinator {
     /// `Redacted`) and the answers held for a running tool (step 5: "The
     /// answer is delivered to the tool in-memory"). A secret found among
     /// them has leaked (rule `INV-SECRET-NEVER-PERSISTED`).
-    pub fn fixed_texts(&self, visit: &mut dyn FnMut(&str)) {
+    pub(crate) fn fixed_texts(&self, visit: &mut dyn FnMut(&str)) {
         // Destructured so that a new field must be placed in one walk.
         let Coordinator {
             rules: _,
@@ -336,7 +336,7 @@ impl Coordinator {
     /// attempt counters and remembered maps, the executing calls, what they
     /// wait on, and the answers held for them but the secret ones); see
     /// [`Coordinator::fixed_texts`].
-    pub fn moving_texts(&self, visit: &mut dyn FnMut(&str)) {
+    pub(crate) fn moving_texts(&self, visit: &mut dyn FnMut(&str)) {
         let Coordinator {
             rules: _,
             tty: _,
@@ -459,7 +459,7 @@ impl Coordinator {
 
     /// [`Coordinator::handle`], appending the effects to `fx`: a driver
     /// that drains one buffer step after step allocates it once.
-    pub fn handle_into(
+    pub(crate) fn handle_into(
         &mut self,
         input: Input,
         fx: &mut Vec<Effect>,

@@ -143,7 +143,7 @@ pub fn jp_like(seed: u64) -> Vec<CorpusFile> {
 }
 
 /// Writes events as jp does: one pretty JSON array, two-space indent.
-pub fn to_file_bytes(events: &[Value]) -> Vec<u8> {
+pub(crate) fn to_file_bytes(events: &[Value]) -> Vec<u8> {
     let mut out = serde_json::to_vec_pretty(events).expect("JSON values always serialise");
     out.push(b'\n');
     out

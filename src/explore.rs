@@ -661,7 +661,7 @@ pub fn root_at(family: Family, n: usize) -> Scenario {
 /// Searches one root's every interleaving, adding to the report: each
 /// complete run counts as a scenario (a violation names the root with the
 /// run's schedule, which replays it).
-pub fn search_one(
+pub(crate) fn search_one(
     root: &Scenario,
     family: Family,
     dedup: states::Dedup,
@@ -706,7 +706,7 @@ pub fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> 
 
 /// [`explore_states`], calling `done` after each root is searched (from
 /// the worker threads; for a progress count).
-pub fn explore_states_with(
+pub(crate) fn explore_states_with(
     families: &[Family],
     plan: Plan,
     dedup: states::Dedup,
@@ -729,7 +729,7 @@ pub fn explore_states_with(
 /// Searches one root's every interleaving by forking, reduced as
 /// `reduction` says, under `options`, adding to the report as
 /// [`search_one`] does (each complete run counts as a scenario).
-pub fn search_one_por(
+pub(crate) fn search_one_por(
     root: &Scenario,
     family: Family,
     reduction: por::Reduction,

@@ -439,7 +439,7 @@ pub fn stream_reader(data: &[u8]) {
 /// every input, and `EventReader::typed` itself compared with the typing
 /// of the raw events the entry uses instead: what `make test` replays the
 /// committed corpus with.
-pub fn stream_reader_every(data: &[u8]) {
+pub(crate) fn stream_reader_every(data: &[u8]) {
     stream_reader_with(data, &[1, 2 + data.len() % 13], true);
 }
 
@@ -680,7 +680,7 @@ pub fn response_differential(data: &[u8]) {
 }
 
 /// The profile modes the oracle is fuzzed under.
-pub const CHECK_MODES: [ProfileMode; 4] = [
+pub(crate) const CHECK_MODES: [ProfileMode; 4] = [
     ProfileMode::Auto,
     ProfileMode::Fixed(Profile::Legacy),
     ProfileMode::Fixed(Profile::Rfd082),
@@ -701,7 +701,7 @@ pub fn check_bytes(data: &[u8]) {
 
 /// [`check_bytes`] under all four profile modes on every input: what
 /// `make test` replays the committed corpus with.
-pub fn check_bytes_every(data: &[u8]) {
+pub(crate) fn check_bytes_every(data: &[u8]) {
     check_bytes_with(data, &CHECK_MODES);
 }
 

@@ -27,7 +27,7 @@ use crate::tool::{Outcome, Question, ToolSource, inquiry_source_under};
 use crate::wire::{EventKind, Stream};
 
 /// The origin named in trace diagnostics.
-pub const ORIGIN: &str = "trace";
+pub(crate) const ORIGIN: &str = "trace";
 
 /// Every invariant this module judges, in catalog order.
 pub const INVARIANTS: [Rule; 10] = [
@@ -52,7 +52,7 @@ pub const INVARIANTS: [Rule; 10] = [
 /// response after its call ended. And RFD 082 "Inquiry ID format":
 /// "Two-segment IDs can collide within a turn if a tool re-emitted the same
 /// `question_id`", so a re-asked question shares its ID with the first ask.
-pub const LEGACY_KNOWN_GAPS: [Rule; 7] = [
+pub(crate) const LEGACY_KNOWN_GAPS: [Rule; 7] = [
     Rule::InvSecretNeverPersisted,
     Rule::InvPaired,
     Rule::CheckPaired,
@@ -442,7 +442,7 @@ impl std::io::Write for HashWriter {
 
 impl StreamMemo {
     /// Entries kept before the memo forgets them all.
-    pub const CAPACITY: usize = 50_000;
+    pub(crate) const CAPACITY: usize = 50_000;
 
     /// An empty memo.
     pub fn new() -> Self {
@@ -630,7 +630,7 @@ fn typed_by_prompter(trace: &Trace, d: &Diagnostic) -> bool {
 
 /// `CHECK-*`: the stream oracle over the trace's stream, judged as written by
 /// the trace's own profile.
-pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
+pub(crate) fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
     let bytes = serde_json::to_vec(&trace.persisted_json()).unwrap_or_default();
     let mode = ProfileMode::Fixed(trace.profile);
     let checked = check::check_bytes(&bytes, ORIGIN, mode);
@@ -653,11 +653,11 @@ pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = checked
         .diagnostics
         .into_iter()
-        .filter(|d| d.rule != check::rules::PROVENANCE)
-        .filter(|d| !(d.rule == check::rules::ANSWER_FITS && typed_by_prompter(trace, d)))
+        .filter(|d| d.rule != Rule::CheckProvenance)
+        .filter(|d| !(d.rule == Rule::CheckAnswerFits && typed_by_prompter(trace, d)))
         .filter(|d| {
             !(trace.interrupted
-                && d.rule == check::rules::TOOL_PAIRED
+                && d.rule == Rule::CheckToolPaired
                 && Some(d.turn) == last_turn
                 && trace
                     .stream
@@ -679,7 +679,7 @@ pub fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
 
 /// `INV-PAIRED`: every request has exactly one response with its ID later in
 /// its turn, and every response has its request.
-pub fn always_paired(trace: &Trace) -> Vec<Diagnostic> {
+pub(crate) fn always_paired(trace: &Trace) -> Vec<Diagnostic> {
     let p = stream::pair(&trace.stream);
     let id_at = |i: usize| -> Vec<String> {
         match &trace.stream[i].kind {
@@ -733,7 +733,7 @@ fn asked(inv: &InvocationRecord) -> Option<&Question> {
 
 /// `INV-RECORD-ALL`: every `NeedsInput` a tool returned has its request on
 /// the stream (RFD 082 Summary). Holds from RFD 082 on.
-pub fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
+pub(crate) fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
     let asked_count = trace
         .invocations
         .iter()
@@ -789,7 +789,7 @@ pub fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
 /// tool re-invoked with an answer before the request for it is on the stream
 /// (RFD 082 "Recording lifecycle" step 2). Holds from RFD 082 on; the
 /// legacy profile breaks it (unrecorded prompts, pre-seeded static answers).
-pub fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
+pub(crate) fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
     let mut request_at: HashMap<(usize, String), Vec<usize>> = HashMap::new();
     for t in &stream::turns(&trace.stream) {
         for i in t.start..t.end {
@@ -971,7 +971,7 @@ pub fn trace_secrets(trace: &Trace) -> crate::stream::secrets::Secrets {
 
 /// The secret answers tools received in a run: what a re-invocation saw for
 /// a question the previous invocation asked as `Secret`.
-pub fn secret_answers(trace: &Trace) -> Vec<String> {
+pub(crate) fn secret_answers(trace: &Trace) -> Vec<String> {
     let mut out = Vec::new();
     for invs in by_call(trace).values() {
         for w in invs.windows(2) {
@@ -993,7 +993,7 @@ pub fn secret_answers(trace: &Trace) -> Vec<String> {
 /// (a secret `"y"` would match everywhere); the property tests use unique
 /// markers. The legacy profile has no `Secret` type and breaks it: a tool's
 /// secret question is plain text there, and a backend answer is persisted.
-pub fn secrets_never_persisted(trace: &Trace, extra: &[(&str, &str)]) -> Vec<Diagnostic> {
+pub(crate) fn secrets_never_persisted(trace: &Trace, extra: &[(&str, &str)]) -> Vec<Diagnostic> {
     let secrets = secret_answers(trace);
     let mut out = Vec::new();
     if secrets.iter().all(|s| s.len() < 6) {
@@ -1089,7 +1089,7 @@ fn kind_name(s: ToolSource) -> &'static str {
 
 /// `INV-HUMAN-ONLY-NEVER-BACKEND`: no backend call is made for a question
 /// that is `Secret` or (under RFD 083) `exclusive`.
-pub fn human_only_never_backend(trace: &Trace) -> Vec<Diagnostic> {
+pub(crate) fn human_only_never_backend(trace: &Trace) -> Vec<Diagnostic> {
     human_only_never_backend_since(trace, 0)
 }
 
@@ -1130,7 +1130,7 @@ fn human_only_never_backend_since(trace: &Trace, seen: usize) -> Vec<Diagnostic>
 
 /// `INV-WIRE-ROUNDTRIP`: the persisted stream, written and read back, is
 /// the same stream; a second write is byte-identical.
-pub fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
+pub(crate) fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
     let s = Stream::new(trace.stream.clone());
     let first = s.to_array_string();
     match Stream::from_slice(first.as_bytes(), ORIGIN) {
@@ -1155,7 +1155,7 @@ pub fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
 /// `INV-CACHE-HYGIENE`: the remembered tool answers hold only answers to
 /// cache-eligible booleans (never a cancelled, secret or `persistence: none`
 /// one), and under the split cache the two maps never share a caller.
-pub fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
+pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
     let Some(state) = coordinator.turn_state() else {
         return vec![];
     };

@@ -34,8 +34,6 @@
 //!   answer fits its question, `ask_user`'s question shape), on the
 //!   persisted types.
 //! - [`conformance`]: the conformance runner and vectors.
-//! - [`corpus`]: a seeded corpus of streams in the on-disk shape of real
-//!   pre-082 conversations (`tests/corpus/jp-like/`).
 //!
 //! Behind the `testkit` feature (on by default through `cli`):
 //!
@@ -49,6 +47,9 @@
 //! - [`testkit`]: wrong implementations (the coordinator's faults, a
 //!   faulty repair), kept out of the spec core, for the fault matrix and
 //!   the wrong-implementation suites.
+//! - [`corpus`]: a seeded corpus of streams in the on-disk shape of real
+//!   pre-082 conversations (`tests/corpus/jp-like/`), for the tests that
+//!   would otherwise need real streams.
 //! - `fuzzing`: the cargo-fuzz entry points (hidden from the docs: they are
 //!   for `fuzz/`, not for library users).
 //!
@@ -56,6 +57,15 @@
 //! module that does I/O (hidden from the docs: the binary's, not an API).
 //! A library user who turns default features off builds serde, serde_json,
 //! indexmap, hashbrown and memchr only.
+//!
+//! What is public is what a user of the library needs: the wire types and
+//! the stream reader and writer, the oracle's checker and its diagnostics,
+//! the model's scenario runner and its trace, the profiles, the rule IDs
+//! (one [`rule::Rule`] type), and the conformance runner with the
+//! `Implementation` trait an external implementation or adapter drives.
+//! Helpers that only the crate itself uses are `pub(crate)`; what only
+//! tests and fuzzers use sits behind `testkit` (decision "Code: the public
+//! surface is what a library user needs").
 //!
 //! # Examples
 //!
@@ -143,6 +153,7 @@ pub mod check;
 pub mod config;
 pub mod conformance;
 pub mod coordinator;
+#[cfg(feature = "testkit")]
 pub mod corpus;
 #[cfg(feature = "testkit")]
 pub mod explore;

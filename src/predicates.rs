@@ -102,7 +102,7 @@ pub enum AnswerMismatch {
 /// The model refuses with it (static answers, the backend's extraction,
 /// `ask_user`'s `default` and accumulated answer); the oracle reports with
 /// it what a writer recorded as `answered`.
-pub fn answer_fits<O: Options + ?Sized>(
+pub(crate) fn answer_fits<O: Options + ?Sized>(
     kind: AnswerKind,
     options: &O,
     value: &Value,
@@ -127,7 +127,7 @@ pub fn answer_fits<O: Options + ?Sized>(
 /// Why a question text is not one `ask_user` asks (RFD 083 "Arguments":
 /// "`question` is empty or contains a newline").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TextFault {
+pub(crate) enum TextFault {
     /// Empty or only whitespace.
     Empty,
     /// Holds a line break (`\n` or `\r`).
@@ -135,7 +135,7 @@ pub enum TextFault {
 }
 
 /// The text of an `ask_user` question: non-empty and single-line.
-pub fn ask_user_text(text: &str) -> Result<(), TextFault> {
+pub(crate) fn ask_user_text(text: &str) -> Result<(), TextFault> {
     if text.trim().is_empty() {
         Err(TextFault::Empty)
     } else if text.contains(['\n', '\r']) {
@@ -147,13 +147,13 @@ pub fn ask_user_text(text: &str) -> Result<(), TextFault> {
 
 /// A select question offers at least one option (RFD 083 "Arguments":
 /// "`answer_type == \"select\"` with missing or empty `options`").
-pub fn select_has_options<O: Options + ?Sized>(options: &O) -> bool {
+pub(crate) fn select_has_options<O: Options + ?Sized>(options: &O) -> bool {
     !options.is_empty()
 }
 
 /// Why a persisted question is not one `ask_user` authors.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AskUserShapeFault {
+pub(crate) enum AskUserShapeFault {
     /// Not `exclusive` (RFD 083: the built-in's question is human-only).
     NotExclusive,
     /// `persistence` is not `none` (RFD 083: never remembered for the turn).
@@ -173,7 +173,7 @@ pub enum AskUserShapeFault {
 /// "Execution flow"): `exclusive`, `persistence: none`, boolean, select or
 /// text, a non-empty single-line text, a select with options, a `default`
 /// that fits. The first fault found, in that order.
-pub fn ask_user_question(q: &InquiryQuestion) -> Result<(), AskUserShapeFault> {
+pub(crate) fn ask_user_question(q: &InquiryQuestion) -> Result<(), AskUserShapeFault> {
     let kind = AnswerKind::of(&q.answer_type);
     let options: &[SelectOption] = match &q.answer_type {
         InquiryAnswerType::Select { options } => options,

@@ -43,12 +43,12 @@ impl ProfileName {
     /// that only such a writer records proves (the oracle's auto profile,
     /// `check::shape::Shape::evidence`), read from the switches rather than
     /// named, so the two cannot drift.
-    pub fn first_with(switch: impl Fn(&Rules) -> bool) -> Option<ProfileName> {
+    pub(crate) fn first_with(switch: impl Fn(&Rules) -> bool) -> Option<ProfileName> {
         ProfileName::ALL.into_iter().find(|p| switch(&p.rules()))
     }
 
     /// The latest profile whose rules have `switch` on.
-    pub fn last_with(switch: impl Fn(&Rules) -> bool) -> Option<ProfileName> {
+    pub(crate) fn last_with(switch: impl Fn(&Rules) -> bool) -> Option<ProfileName> {
         ProfileName::ALL
             .into_iter()
             .rev()
@@ -130,7 +130,7 @@ impl std::str::FromStr for ProfileName {
 impl ProfileName {
     /// RFD 082 "`InquiryResponse` serialization": responses are written
     /// tagged with `outcome` (pre-082 writers wrote the flat `{id, answer}`).
-    pub fn has_tagged_responses(self) -> bool {
+    pub(crate) fn has_tagged_responses(self) -> bool {
         match self.rules().response_form {
             ResponseForm::Flat => false,
             ResponseForm::Tagged => true,
@@ -138,12 +138,12 @@ impl ProfileName {
     }
 
     /// RFD 082 "Secret questions": the `secret` answer type exists.
-    pub fn has_secret_type(self) -> bool {
+    pub(crate) fn has_secret_type(self) -> bool {
         self.rules().secret_type
     }
 
     /// RFD 082 "Inquiry ID format": turn-unique `<call>.<question>.<attempt>` IDs.
-    pub fn writes_attempt_ids(self) -> bool {
+    pub(crate) fn writes_attempt_ids(self) -> bool {
         match self.rules().id_format {
             IdFormat::TwoSegment => false,
             IdFormat::Attempt => true,
@@ -151,13 +151,13 @@ impl ProfileName {
     }
 
     /// RFD 083 step 5: `context`, `exclusive`, `persistence` on the question.
-    pub fn has_083_fields(self) -> bool {
+    pub(crate) fn has_083_fields(self) -> bool {
         self.rules().widened_question
     }
 
     /// RFD 083 step 7: the `invalid_static_answer` reason exists (it comes
     /// with static-answer validation).
-    pub fn has_invalid_static_answer(self) -> bool {
+    pub(crate) fn has_invalid_static_answer(self) -> bool {
         self.rules().static_validation
     }
 }

@@ -143,7 +143,7 @@ pub const FIELDS: [&str; 6] = [
 
 /// Every switch of [`Rules`], in declaration order (the names a profile
 /// file's `switches` uses).
-pub fn switch_names() -> Vec<String> {
+pub(crate) fn switch_names() -> Vec<String> {
     match serde_json::to_value(ProfileName::Rfd083.rules()) {
         Ok(Value::Object(m)) => m.keys().cloned().collect(),
         Ok(_) | Err(_) => Vec::new(),

@@ -142,7 +142,7 @@ pub enum PrompterFailure {
 /// vantage today and follow the same `User` path"). Decision in
 /// `spec/DECISIONS.md`: every prompter failure is a `PromptCancelled`,
 /// never a `BackendError`, whatever `BackendError`'s doc comment says.
-pub fn prompter_failure_event(failure: PrompterFailure) -> NonAnswer {
+pub(crate) fn prompter_failure_event(failure: PrompterFailure) -> NonAnswer {
     match failure {
         PrompterFailure::NoTerminal => NonAnswer::PromptCancelled,
         PrompterFailure::Io => NonAnswer::PromptCancelled,
@@ -168,7 +168,7 @@ pub enum TokenCause {
 
 /// The backend error every token cause produces: `InquiryError::Cancelled`,
 /// which records `user` (RFD 082 step 6 table).
-pub fn token_error(cause: TokenCause) -> InquiryErrorKind {
+pub(crate) fn token_error(cause: TokenCause) -> InquiryErrorKind {
     match cause {
         TokenCause::Restart => InquiryErrorKind::Cancelled,
         TokenCause::ToolCancel => InquiryErrorKind::Cancelled,
@@ -233,7 +233,7 @@ pub fn validate_answer(answer_type: &AnswerType, value: &Value) -> Result<(), An
 /// for `Secret` (RFD 082) and `exclusive` (RFD 083) alike.
 pub mod messages {
     /// RFD 083 step 7, no-TTY refusal.
-    pub fn no_tty(tool: &str) -> String {
+    pub(crate) fn no_tty(tool: &str) -> String {
         format!(
             "{tool} cannot run because no interactive terminal is available. Do not retry this \
              tool call in this turn; continue without user input or explain what information \
@@ -242,7 +242,7 @@ pub mod messages {
     }
 
     /// RFD 083 step 7, assistant-target refusal.
-    pub fn assistant_target(tool: &str) -> String {
+    pub(crate) fn assistant_target(tool: &str) -> String {
         format!(
             "{tool} requires a human answer and cannot be routed to the assistant. Do not retry \
              this tool call in this turn."
@@ -259,7 +259,7 @@ pub mod messages {
     }
 
     /// The inquiry backend failed.
-    pub fn inquiry_failed(tool: &str, error: &str) -> String {
+    pub(crate) fn inquiry_failed(tool: &str, error: &str) -> String {
         [
             tool,
             ": the inquiry for the tool's question failed: ",
@@ -271,7 +271,7 @@ pub mod messages {
     /// No executor is registered under the tool's config key (RFD 083
     /// "Built-in aliasing": `ToolError::NotFound` at execution time). The
     /// RFD does not quote the wording; this is the model's.
-    pub fn tool_not_found(tool: &str) -> String {
+    pub(crate) fn tool_not_found(tool: &str) -> String {
         format!(
             "{tool}: tool not found (no built-in executor is registered under the \
              configuration key `{tool}`)."
@@ -279,7 +279,7 @@ pub mod messages {
     }
 
     /// The user denied permission to run the tool.
-    pub fn permission_denied(tool: &str) -> String {
+    pub(crate) fn permission_denied(tool: &str) -> String {
         format!("{tool}: the user denied permission to run this tool.")
     }
 }

@@ -393,7 +393,7 @@ impl Rule {
 
     /// Whether the rule is an invariant of the model's runs (`INV-*`) rather
     /// than an oracle check over a persisted stream (`CHECK-*`).
-    pub const fn is_invariant(self) -> bool {
+    pub(crate) const fn is_invariant(self) -> bool {
         match self {
             Rule::CheckPaired
             | Rule::CheckResponseAfterRequest
@@ -453,7 +453,7 @@ impl fmt::Display for Rule {
 
 /// The rule catalog, `spec/RULES.md`, compiled in: the home of every rule's
 /// text and source.
-pub const CATALOG: &str = include_str!("../spec/RULES.md");
+pub(crate) const CATALOG: &str = include_str!("../spec/RULES.md");
 
 /// The *rule* and *source* cells of the catalog row `| ID | rule | source |
 /// tests |` whose ID is `id`.

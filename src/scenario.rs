@@ -10,6 +10,7 @@
 //! gives the same trace, byte for byte.
 
 pub mod features;
+#[cfg(feature = "testkit")]
 pub mod machine;
 
 use std::collections::VecDeque;
@@ -583,7 +584,7 @@ impl From<CoordinatorError> for ScenarioError {
 
 /// The most steps a run may take; scenarios are finite by construction, this
 /// only turns a driver bug into an error instead of a hang.
-pub const MAX_STEPS: usize = 100_000;
+pub(crate) const MAX_STEPS: usize = 100_000;
 
 impl ToolSetup {
     /// The executor behind the tool configured under `key`, and so its kind
@@ -795,7 +796,7 @@ fn run_script(
 
 /// What a local tool's stdout means (rule `LIFE-LOCAL-STDOUT`): an `Outcome`
 /// object is that outcome; anything else is the tool's output, verbatim.
-pub fn local_outcome(stdout: &str) -> Outcome {
+pub(crate) fn local_outcome(stdout: &str) -> Outcome {
     match serde_json::from_str::<Outcome>(stdout.trim()) {
         Ok(outcome) => outcome,
         Err(_) => Outcome::Success {
@@ -899,7 +900,7 @@ pub fn run_under(
 /// Who picks the next piece of work when several are pending: the
 /// scenario's `schedule` by default; a state-graph search
 /// (`crate::explore::states`) branches over every pick instead.
-pub trait Scheduler {
+pub(crate) trait Scheduler {
     /// The index (`< choice.pending()`) of the pending work to run next, or
     /// `None` to stop the run here (the trace returned is then the prefix).
     fn pick(&mut self, choice: &ChoicePoint<'_>) -> Option<usize>;
@@ -908,7 +909,8 @@ pub trait Scheduler {
 /// The driver's whole state at a scheduler choice, for a scheduler to read
 /// (and a state search to hash): the coordinator, the trace so far, and the
 /// driver's own moving parts, which its `Debug` shows.
-pub struct ChoicePoint<'a> {
+pub(crate) struct ChoicePoint<'a> {
+    #[cfg(feature = "testkit")]
     coordinator: &'a Coordinator,
     trace: &'a Trace,
     at: At,
@@ -938,6 +940,7 @@ impl ChoicePoint<'_> {
     }
 
     /// The coordinator.
+    #[cfg(feature = "testkit")]
     pub fn coordinator(&self) -> &Coordinator {
         self.coordinator
     }
@@ -993,7 +996,7 @@ impl fmt::Debug for ChoicePoint<'_> {
 /// Runs a scenario with `scheduler` choosing among pending work (instead of
 /// the scenario's `schedule`), calling `observe` after every step. A run the
 /// scheduler stops returns the trace so far.
-pub fn run_scheduled(
+pub(crate) fn run_scheduled(
     scenario: &Scenario,
     options: RunOptions,
     observe: &mut dyn FnMut(&Coordinator, &Trace),
@@ -1268,6 +1271,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                     let pick = match self.scheduler.take() {
                         Some(scheduler) => {
                             let choice = ChoicePoint {
+                                #[cfg(feature = "testkit")]
                                 coordinator: &self.coordinator,
                                 trace: &self.trace,
                                 at,
@@ -1633,7 +1637,9 @@ impl<'s, 'o> Driver<'s, 'o> {
 
 /// Every tool's `enable` after the scenario's toggles (rule
 /// `CONFIG-ENABLE-LIFECYCLE`).
-pub fn enabled_tools(scenario: &Scenario) -> Result<IndexMap<String, Enable>, ScenarioError> {
+pub(crate) fn enabled_tools(
+    scenario: &Scenario,
+) -> Result<IndexMap<String, Enable>, ScenarioError> {
     Ok(configured_tools(scenario)?
         .into_iter()
         .map(|(n, c)| (n, c.enable))

@@ -30,6 +30,7 @@ pub mod secrets;
 pub mod turns;
 
 pub use pairing::{Pair, PairStep, Pairer, Pairing, pair, pair_tool_calls};
+#[cfg(feature = "testkit")]
 pub(crate) use sanitize::base64;
 pub use sanitize::{INTERRUPTED_TOOL_CALL, Injected, Orphan, Removed, Sanitized, sanitize};
 pub use turns::{Turn, turns};

@@ -11,5 +11,6 @@
 pub mod faults;
 pub mod sanitize;
 
-pub use faults::{FaultState, Faults};
+pub(crate) use faults::FaultState;
+pub use faults::Faults;
 pub use sanitize::sanitize_across_turns;

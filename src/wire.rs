@@ -242,7 +242,7 @@ pub enum InquiryAnswerReusePolicy {
 
 impl InquiryAnswerReusePolicy {
     /// `true` for the default, so serde can skip it (rule `WIRE-QUESTION-DEFAULTS`).
-    pub fn is_turn(&self) -> bool {
+    pub(crate) fn is_turn(&self) -> bool {
         matches!(self, InquiryAnswerReusePolicy::Turn)
     }
 }
@@ -1010,7 +1010,7 @@ impl RawEvent {
     }
 
     /// Types the event (rules `WIRE-EVENT-*`).
-    pub fn into_event(self) -> Result<Event, String> {
+    pub(crate) fn into_event(self) -> Result<Event, String> {
         type_fields(self.fields)
     }
 }

@@ -10,13 +10,14 @@ use super::diagnostic::one_line;
 use super::rules::{self, Finding, OpenCallRef, QuestionFacts, Severity};
 use super::shape::Shape;
 use super::{Diagnostic, FileSummary, Profile, ProfileMode, TurnsByProfile};
+use crate::rule::Rule;
 use crate::stream::{PairStep, Pairer};
 use crate::wire::{Event, EventKind, FieldsRef, InquiryId, InquiryResponse, RawEvent, type_fields};
 
 /// At most this many unanswered requests of finished turns are remembered
 /// for `CHECK-TURN-SCOPED`, oldest dropped first, so memory stays bounded
 /// whatever the stream.
-pub const CARRY_LIMIT: usize = 1024;
+pub(crate) const CARRY_LIMIT: usize = 1024;
 
 /// Gate of a finding whose rule applies only to some writers (decided when
 /// the turn's profile is known, at its end).
@@ -622,7 +623,7 @@ impl Checker {
     }
 
     /// Feeds the next event with its on-disk shape.
-    pub fn push_shaped(&mut self, event: &Event, shape: &Shape) -> Vec<Diagnostic> {
+    pub(crate) fn push_shaped(&mut self, event: &Event, shape: &Shape) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let content = match &event.kind {
             EventKind::ToolCallResponse(r) => r.content.as_ref().map(crate::wire::Opaque::get),
@@ -995,7 +996,7 @@ impl Checker {
     ) {
         if let Some(first_request) = repeat_of {
             let finding = Finding {
-                rule: rules::TURN_UNIQUE_ID,
+                rule: Rule::CheckTurnUniqueId,
                 severity: Severity::Error,
                 ids: vec![id.to_string()],
                 message: format!(
@@ -1217,7 +1218,7 @@ impl Checker {
                 match before {
                     Some(resp) => {
                         let finding = Finding {
-                            rule: rules::RESPONSE_AFTER_REQUEST,
+                            rule: Rule::CheckResponseAfterRequest,
                             severity: Severity::Error,
                             ids: vec![id.to_string()],
                             message: format!(
@@ -1258,14 +1259,14 @@ impl Checker {
                     // A request of the ID came later in the turn: this
                     // response came before it.
                     _ if before => (
-                        rules::RESPONSE_AFTER_REQUEST,
+                        Rule::CheckResponseAfterRequest,
                         format!(
                             "inquiry response `{id}` comes before its request; a response \
                              follows its request"
                         ),
                     ),
                     (Some(at), _) => (
-                        rules::PAIRED,
+                        Rule::CheckPaired,
                         format!(
                             "inquiry response `{id}` answers no waiting request: its request \
                              was answered at event {at}"
@@ -1274,7 +1275,7 @@ impl Checker {
                     (None, Some(pos)) => {
                         let c = self.carried.remove(pos).expect("position is in range");
                         (
-                            rules::TURN_SCOPED,
+                            Rule::CheckTurnScoped,
                             format!(
                                 "inquiry response `{id}` answers the request at event {} of \
                                  turn {}; a pair never crosses a turn boundary",
@@ -1283,7 +1284,7 @@ impl Checker {
                         )
                     }
                     (None, None) => (
-                        rules::PAIRED,
+                        Rule::CheckPaired,
                         format!("inquiry response `{id}` answers no request in its turn"),
                     ),
                 };
@@ -1358,7 +1359,7 @@ impl Checker {
                 // A legacy writer's known gap (RFD 082 "Motivation"): a
                 // warning in a turn a legacy writer recorded.
                 (Deferred::Unanswered, Some(id)) => Finding {
-                    rule: rules::PAIRED,
+                    rule: Rule::CheckPaired,
                     severity: if legacy_shown {
                         Severity::Warning
                     } else {

@@ -72,7 +72,7 @@ impl fmt::Display for Diagnostic {
 /// whatever the turn's length. Findings are flushed when their turn ends, so
 /// a diagnostic about an event further back than this in a longer turn
 /// carries no position.
-pub const POSITION_WINDOW: usize = 1 << 16;
+pub(crate) const POSITION_WINDOW: usize = 1 << 16;
 
 /// The positions of the last [`POSITION_WINDOW`] events read, by event index.
 pub(super) struct Positions {

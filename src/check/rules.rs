@@ -17,100 +17,72 @@ use crate::wire::{
     InquiryResponse, InquirySource,
 };
 
-/// `CHECK-PAIRED`: [`Rule::CheckPaired`].
-pub const PAIRED: Rule = Rule::CheckPaired;
-/// `CHECK-RESPONSE-AFTER-REQUEST`: [`Rule::CheckResponseAfterRequest`].
-pub const RESPONSE_AFTER_REQUEST: Rule = Rule::CheckResponseAfterRequest;
-/// `CHECK-TURN-SCOPED`: [`Rule::CheckTurnScoped`].
-pub const TURN_SCOPED: Rule = Rule::CheckTurnScoped;
-/// `CHECK-PLACEMENT`: [`Rule::CheckPlacement`].
-pub const PLACEMENT: Rule = Rule::CheckPlacement;
-/// `CHECK-PLACEMENT-SOURCE`: [`Rule::CheckPlacementSource`].
-pub const PLACEMENT_SOURCE: Rule = Rule::CheckPlacementSource;
-/// `CHECK-PLACEMENT-CLOSED`: [`Rule::CheckPlacementClosed`].
-pub const PLACEMENT_CLOSED: Rule = Rule::CheckPlacementClosed;
-/// `CHECK-TURN-UNIQUE-ID`: [`Rule::CheckTurnUniqueId`].
-pub const TURN_UNIQUE_ID: Rule = Rule::CheckTurnUniqueId;
-/// `CHECK-ID-FORMAT`: [`Rule::CheckIdFormat`].
-pub const ID_FORMAT: Rule = Rule::CheckIdFormat;
-/// `CHECK-ID-ATTEMPT`: [`Rule::CheckIdAttempt`].
-pub const ID_ATTEMPT: Rule = Rule::CheckIdAttempt;
-/// `CHECK-TURN-ONE-WRITER`: [`Rule::CheckTurnOneWriter`].
-pub const TURN_ONE_WRITER: Rule = Rule::CheckTurnOneWriter;
-/// `CHECK-TOOL-PAIRED`: [`Rule::CheckToolPaired`].
-pub const TOOL_PAIRED: Rule = Rule::CheckToolPaired;
-/// `CHECK-TOOL-ADJACENT`: [`Rule::CheckToolAdjacent`].
-pub const TOOL_ADJACENT: Rule = Rule::CheckToolAdjacent;
-/// `CHECK-SECRET-NOT-ANSWERED`: [`Rule::CheckSecretNotAnswered`].
-pub const SECRET_NOT_ANSWERED: Rule = Rule::CheckSecretNotAnswered;
-/// `CHECK-REDACTED-NO-ANSWER`: [`Rule::CheckRedactedNoAnswer`].
-pub const REDACTED_NO_ANSWER: Rule = Rule::CheckRedactedNoAnswer;
-/// `CHECK-CANCELLED-NO-ANSWER`: [`Rule::CheckCancelledNoAnswer`].
-pub const CANCELLED_NO_ANSWER: Rule = Rule::CheckCancelledNoAnswer;
-/// `CHECK-REDACTED-ONLY-SECRET`: [`Rule::CheckRedactedOnlySecret`].
-pub const REDACTED_ONLY_SECRET: Rule = Rule::CheckRedactedOnlySecret;
-/// `CHECK-REASON-HUMAN-ONLY`: [`Rule::CheckReasonHumanOnly`].
-pub const REASON_HUMAN_ONLY: Rule = Rule::CheckReasonHumanOnly;
-/// `CHECK-REASON-BACKEND-ERROR`: [`Rule::CheckReasonBackendError`].
-pub const REASON_BACKEND_ERROR: Rule = Rule::CheckReasonBackendError;
-/// `CHECK-REASON-INVALID-STATIC`: [`Rule::CheckReasonInvalidStatic`].
-pub const REASON_INVALID_STATIC: Rule = Rule::CheckReasonInvalidStatic;
-/// `CHECK-REASON-KNOWN`: [`Rule::CheckReasonKnown`].
-pub const REASON_KNOWN: Rule = Rule::CheckReasonKnown;
-/// `CHECK-SECRET-LEAK`: [`Rule::CheckSecretLeak`].
-pub const SECRET_LEAK: Rule = Rule::CheckSecretLeak;
-/// `CHECK-ANSWER-FITS`: [`Rule::CheckAnswerFits`].
-pub const ANSWER_FITS: Rule = Rule::CheckAnswerFits;
-/// `CHECK-ASK-USER-SHAPE`: [`Rule::CheckAskUserShape`].
-pub const ASK_USER_SHAPE: Rule = Rule::CheckAskUserShape;
-/// `CHECK-ASK-USER-RECORD`: [`Rule::CheckAskUserRecord`].
-pub const ASK_USER_RECORD: Rule = Rule::CheckAskUserRecord;
-/// `CHECK-PROVENANCE`: [`Rule::CheckProvenance`].
-pub const PROVENANCE: Rule = Rule::CheckProvenance;
-/// `CHECK-REASON-FAILS-TOOL`: [`Rule::CheckReasonFailsTool`].
-pub const REASON_FAILS_TOOL: Rule = Rule::CheckReasonFailsTool;
-/// `CHECK-ONE-QUESTION`: [`Rule::CheckOneQuestion`].
-pub const ONE_QUESTION: Rule = Rule::CheckOneQuestion;
-/// `CHECK-WRITER-FIELDS`: [`Rule::CheckWriterFields`].
-pub const WRITER_FIELDS: Rule = Rule::CheckWriterFields;
-/// `CHECK-PROFILE-SHAPE`: [`Rule::CheckProfileShape`].
-pub const PROFILE_SHAPE: Rule = Rule::CheckProfileShape;
-/// `CHECK-RESPONSE-TAGGED`: [`Rule::CheckResponseTagged`].
-pub const RESPONSE_TAGGED: Rule = Rule::CheckResponseTagged;
-
 /// Every `CHECK-*` rule this module judges, with its short title
 /// ([`Rule::title`]; the rule's text is [`Rule::description`]).
 pub const ALL: [(Rule, &str); 30] = [
-    (PAIRED, PAIRED.title()),
-    (RESPONSE_AFTER_REQUEST, RESPONSE_AFTER_REQUEST.title()),
-    (TURN_SCOPED, TURN_SCOPED.title()),
-    (PLACEMENT, PLACEMENT.title()),
-    (PLACEMENT_SOURCE, PLACEMENT_SOURCE.title()),
-    (PLACEMENT_CLOSED, PLACEMENT_CLOSED.title()),
-    (TURN_UNIQUE_ID, TURN_UNIQUE_ID.title()),
-    (ID_FORMAT, ID_FORMAT.title()),
-    (ID_ATTEMPT, ID_ATTEMPT.title()),
-    (TURN_ONE_WRITER, TURN_ONE_WRITER.title()),
-    (TOOL_PAIRED, TOOL_PAIRED.title()),
-    (TOOL_ADJACENT, TOOL_ADJACENT.title()),
-    (SECRET_NOT_ANSWERED, SECRET_NOT_ANSWERED.title()),
-    (REDACTED_NO_ANSWER, REDACTED_NO_ANSWER.title()),
-    (CANCELLED_NO_ANSWER, CANCELLED_NO_ANSWER.title()),
-    (REDACTED_ONLY_SECRET, REDACTED_ONLY_SECRET.title()),
-    (REASON_HUMAN_ONLY, REASON_HUMAN_ONLY.title()),
-    (REASON_BACKEND_ERROR, REASON_BACKEND_ERROR.title()),
-    (REASON_INVALID_STATIC, REASON_INVALID_STATIC.title()),
-    (REASON_KNOWN, REASON_KNOWN.title()),
-    (SECRET_LEAK, SECRET_LEAK.title()),
-    (ANSWER_FITS, ANSWER_FITS.title()),
-    (ASK_USER_SHAPE, ASK_USER_SHAPE.title()),
-    (ASK_USER_RECORD, ASK_USER_RECORD.title()),
-    (PROVENANCE, PROVENANCE.title()),
-    (REASON_FAILS_TOOL, REASON_FAILS_TOOL.title()),
-    (ONE_QUESTION, ONE_QUESTION.title()),
-    (WRITER_FIELDS, WRITER_FIELDS.title()),
-    (PROFILE_SHAPE, PROFILE_SHAPE.title()),
-    (RESPONSE_TAGGED, RESPONSE_TAGGED.title()),
+    (Rule::CheckPaired, Rule::CheckPaired.title()),
+    (
+        Rule::CheckResponseAfterRequest,
+        Rule::CheckResponseAfterRequest.title(),
+    ),
+    (Rule::CheckTurnScoped, Rule::CheckTurnScoped.title()),
+    (Rule::CheckPlacement, Rule::CheckPlacement.title()),
+    (
+        Rule::CheckPlacementSource,
+        Rule::CheckPlacementSource.title(),
+    ),
+    (
+        Rule::CheckPlacementClosed,
+        Rule::CheckPlacementClosed.title(),
+    ),
+    (Rule::CheckTurnUniqueId, Rule::CheckTurnUniqueId.title()),
+    (Rule::CheckIdFormat, Rule::CheckIdFormat.title()),
+    (Rule::CheckIdAttempt, Rule::CheckIdAttempt.title()),
+    (Rule::CheckTurnOneWriter, Rule::CheckTurnOneWriter.title()),
+    (Rule::CheckToolPaired, Rule::CheckToolPaired.title()),
+    (Rule::CheckToolAdjacent, Rule::CheckToolAdjacent.title()),
+    (
+        Rule::CheckSecretNotAnswered,
+        Rule::CheckSecretNotAnswered.title(),
+    ),
+    (
+        Rule::CheckRedactedNoAnswer,
+        Rule::CheckRedactedNoAnswer.title(),
+    ),
+    (
+        Rule::CheckCancelledNoAnswer,
+        Rule::CheckCancelledNoAnswer.title(),
+    ),
+    (
+        Rule::CheckRedactedOnlySecret,
+        Rule::CheckRedactedOnlySecret.title(),
+    ),
+    (
+        Rule::CheckReasonHumanOnly,
+        Rule::CheckReasonHumanOnly.title(),
+    ),
+    (
+        Rule::CheckReasonBackendError,
+        Rule::CheckReasonBackendError.title(),
+    ),
+    (
+        Rule::CheckReasonInvalidStatic,
+        Rule::CheckReasonInvalidStatic.title(),
+    ),
+    (Rule::CheckReasonKnown, Rule::CheckReasonKnown.title()),
+    (Rule::CheckSecretLeak, Rule::CheckSecretLeak.title()),
+    (Rule::CheckAnswerFits, Rule::CheckAnswerFits.title()),
+    (Rule::CheckAskUserShape, Rule::CheckAskUserShape.title()),
+    (Rule::CheckAskUserRecord, Rule::CheckAskUserRecord.title()),
+    (Rule::CheckProvenance, Rule::CheckProvenance.title()),
+    (
+        Rule::CheckReasonFailsTool,
+        Rule::CheckReasonFailsTool.title(),
+    ),
+    (Rule::CheckOneQuestion, Rule::CheckOneQuestion.title()),
+    (Rule::CheckWriterFields, Rule::CheckWriterFields.title()),
+    (Rule::CheckProfileShape, Rule::CheckProfileShape.title()),
+    (Rule::CheckResponseTagged, Rule::CheckResponseTagged.title()),
 ];
 
 /// How bad a finding is (decision "Oracle checks: severity").
@@ -223,10 +195,10 @@ fn outcome_name(r: &InquiryResponse) -> &'static str {
 /// lifecycle" step 5): a secret answer is recorded `redacted`, a refused one
 /// `cancelled`; `answered` would put the secret on disk. The message never
 /// repeats the answer.
-pub fn secret_not_answered(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
+pub(crate) fn secret_not_answered(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
     match r {
         InquiryResponse::Answered { id, .. } if q.secret => Some(Finding::new(
-            SECRET_NOT_ANSWERED,
+            Rule::CheckSecretNotAnswered,
             vec![id.to_string()],
             format!(
                 "the response to secret question `{id}` is `answered`, so the secret is on disk; \
@@ -242,10 +214,10 @@ pub fn secret_not_answered(q: QuestionFacts, r: &InquiryResponse) -> Option<Find
 /// CHECK-REDACTED-ONLY-SECRET (RFD 082 "Secret questions", effect 2): every
 /// path records `Redacted` only where a non-secret question would record
 /// `Answered`.
-pub fn redacted_only_secret(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
+pub(crate) fn redacted_only_secret(q: QuestionFacts, r: &InquiryResponse) -> Option<Finding> {
     match r {
         InquiryResponse::Redacted { id } if !q.secret => Some(Finding::new(
-            REDACTED_ONLY_SECRET,
+            Rule::CheckRedactedOnlySecret,
             vec![id.to_string()],
             format!(
                 "inquiry response `{id}` is `redacted` but its question is not secret; \
@@ -262,13 +234,13 @@ pub fn redacted_only_secret(q: QuestionFacts, r: &InquiryResponse) -> Option<Fin
 /// "`InquiryResponse` serialization": `Redacted` carries only `id`,
 /// `Cancelled` only `id` and `reason`): judged on the raw shape, since the
 /// typed value drops the stray field. The message never repeats the value.
-pub fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
+pub(crate) fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
     if !shape.answer_on_disk {
         return None;
     }
     match r {
         InquiryResponse::Redacted { id } => Some(Finding::new(
-            REDACTED_NO_ANSWER,
+            Rule::CheckRedactedNoAnswer,
             vec![id.to_string()],
             format!(
                 "`redacted` response `{id}` carries an `answer` on disk; \
@@ -276,7 +248,7 @@ pub fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
             ),
         )),
         InquiryResponse::Cancelled { id, .. } => Some(Finding::new(
-            CANCELLED_NO_ANSWER,
+            Rule::CheckCancelledNoAnswer,
             vec![id.to_string()],
             format!(
                 "`cancelled` response `{id}` carries an `answer` on disk; \
@@ -293,7 +265,7 @@ pub fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
 /// human-only questions, and human-only questions never reach the inquiry
 /// backend, so never fail there. `user` and unknown reasons are legal for any
 /// question (unknown tags are read-only landing pads, RFD 082).
-pub fn reason_for_question(
+pub(crate) fn reason_for_question(
     profile: Profile,
     q: QuestionFacts,
     r: &InquiryResponse,
@@ -314,7 +286,7 @@ pub fn reason_for_question(
                 "secret"
             };
             Some(Finding::new(
-                REASON_HUMAN_ONLY,
+                Rule::CheckReasonHumanOnly,
                 vec![id.to_string()],
                 format!(
                     "inquiry `{id}` is cancelled with `{reason}`, which only the routing guard of a \
@@ -324,7 +296,7 @@ pub fn reason_for_question(
             ))
         }
         ClosesQuestions::NeverHumanOnly if q.human_only(profile) => Some(Finding::new(
-            REASON_BACKEND_ERROR,
+            Rule::CheckReasonBackendError,
             vec![id.to_string()],
             format!(
                 "inquiry `{id}` is cancelled with `{reason}`, but it closes {}, \
@@ -343,7 +315,7 @@ pub fn reason_for_question(
 /// landing pad for a newer writer's variant), but no writer of an explicit
 /// profile writes it, so it is an error there; under auto the stream may
 /// come from a newer writer, so it is a warning.
-pub fn reason_known(mode: ProfileMode, r: &InquiryResponse) -> Option<Finding> {
+pub(crate) fn reason_known(mode: ProfileMode, r: &InquiryResponse) -> Option<Finding> {
     let (id, tag) = match r {
         InquiryResponse::Cancelled {
             id,
@@ -354,7 +326,7 @@ pub fn reason_known(mode: ProfileMode, r: &InquiryResponse) -> Option<Finding> {
         | InquiryResponse::Redacted { .. } => return None,
     };
     let finding = Finding::new(
-        REASON_KNOWN,
+        Rule::CheckReasonKnown,
         vec![id.to_string()],
         format!(
             "inquiry `{id}` is cancelled with reason `{tag}`, which no RFD names; a writer never \
@@ -369,13 +341,13 @@ pub fn reason_known(mode: ProfileMode, r: &InquiryResponse) -> Option<Finding> {
 
 /// CHECK-REASON-INVALID-STATIC (RFD 083 step 7 adds the variant): a writer
 /// before RFD 083 cannot produce `invalid_static_answer`.
-pub fn reason_for_profile(profile: Profile, r: &InquiryResponse) -> Option<Finding> {
+pub(crate) fn reason_for_profile(profile: Profile, r: &InquiryResponse) -> Option<Finding> {
     match r {
         InquiryResponse::Cancelled {
             id,
             reason: CancellationReason::InvalidStaticAnswer,
         } if !profile.has_invalid_static_answer() => Some(Finding::new(
-            REASON_INVALID_STATIC,
+            Rule::CheckReasonInvalidStatic,
             vec![id.to_string()],
             format!(
                 "inquiry `{id}` is cancelled with `invalid_static_answer`, a reason RFD 083 adds; \
@@ -391,7 +363,7 @@ pub fn reason_for_profile(profile: Profile, r: &InquiryResponse) -> Option<Findi
 /// CHECK-PROFILE-SHAPE for a request (RFD 082 "Secret questions" adds
 /// `secret`; RFD 083 "Propagating to the persisted shape" adds `context`,
 /// `exclusive`, `persistence`): only judged under an explicit profile.
-pub fn request_shape(
+pub(crate) fn request_shape(
     mode: ProfileMode,
     id: &InquiryId,
     q: QuestionFacts,
@@ -404,7 +376,7 @@ pub fn request_shape(
     let mut out = Vec::new();
     if q.secret && !profile.has_secret_type() {
         out.push(Finding::new(
-            PROFILE_SHAPE,
+            Rule::CheckProfileShape,
             vec![id.to_string()],
             format!(
                 "inquiry request `{id}` has answer type `secret`, which RFD 082 adds; \
@@ -419,7 +391,7 @@ pub fn request_shape(
             .collect();
         if !fields.is_empty() {
             out.push(Finding::new(
-                PROFILE_SHAPE,
+                Rule::CheckProfileShape,
                 vec![id.to_string()],
                 format!(
                     "inquiry request `{id}` writes {} on its question, which RFD 083 adds; \
@@ -444,7 +416,7 @@ pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> 
     let id = r.id();
     match (shape.tagged, profile.has_tagged_responses()) {
         (true, false) => Some(Finding::new(
-            PROFILE_SHAPE,
+            Rule::CheckProfileShape,
             vec![id.to_string()],
             format!(
                 "inquiry response `{id}` is tagged (`outcome: {}`), a shape RFD 082 adds; \
@@ -453,7 +425,7 @@ pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> 
             ),
         )),
         (false, true) => Some(Finding::new(
-            RESPONSE_TAGGED,
+            Rule::CheckResponseTagged,
             vec![id.to_string()],
             format!(
                 "inquiry response `{id}` is in the legacy flat form (no `outcome`); \
@@ -470,9 +442,9 @@ pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> 
 /// the provider's view, RFD 082 "What changes for stream readers"): the
 /// call `call_id` requested at event `request` is still open at a chat
 /// event, which the provider would see between the call and its result.
-pub fn tool_adjacent(call_id: &str, request: usize, chat: &str) -> Finding {
+pub(crate) fn tool_adjacent(call_id: &str, request: usize, chat: &str) -> Finding {
     Finding::new(
-        TOOL_ADJACENT,
+        Rule::CheckToolAdjacent,
         vec![call_id.to_owned()],
         format!(
             "a `{chat}` comes between tool call `{call_id}` (event {request}) and its response; \
@@ -484,7 +456,7 @@ pub fn tool_adjacent(call_id: &str, request: usize, chat: &str) -> Finding {
 /// Whether `id` starts with `call` and a dot, as every writer builds an
 /// inquiry ID from its call's ID (RFD 082 "Inquiry ID format": pre-082
 /// `<tool_call_id>.<question_id>`, RFD 082 `<tool_call_id>.<question_id>.<attempt>`).
-pub fn id_names_call(id: &InquiryId, call: &str) -> bool {
+pub(crate) fn id_names_call(id: &InquiryId, call: &str) -> bool {
     id.as_str()
         .strip_prefix(call)
         .is_some_and(|rest| rest.starts_with('.'))
@@ -495,11 +467,11 @@ pub fn id_names_call(id: &InquiryId, call: &str) -> bool {
 /// the tool its source names), so it names a closed call or another tool's
 /// call. Both ID forms start with the asking call's ID (RFD 082 "Inquiry
 /// ID format"), so no writer records it.
-pub fn id_names_no_call(id: &InquiryId, calls: &[&str]) -> Finding {
+pub(crate) fn id_names_no_call(id: &InquiryId, calls: &[&str]) -> Finding {
     let mut ids = vec![id.to_string()];
     ids.extend(calls.iter().map(|c| (*c).to_owned()));
     Finding::new(
-        ID_FORMAT,
+        Rule::CheckIdFormat,
         ids,
         format!(
             "inquiry ID `{id}` does not start with the ID of the call that asked ({}); every \
@@ -515,7 +487,7 @@ pub fn id_names_no_call(id: &InquiryId, calls: &[&str]) -> Finding {
 
 /// Where a request sits: the open tool calls it may belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenCallRef<'a> {
+pub(crate) struct OpenCallRef<'a> {
     /// The call's `tool_call_request` event index.
     pub index: usize,
     /// The tool-call ID.
@@ -531,7 +503,7 @@ pub struct OpenCallRef<'a> {
 /// named tool, or every open call when the source names none or names a
 /// tool with no open call) and the finding, if any. IDs are not consulted:
 /// they are opaque to readers.
-pub fn placement<'a>(
+pub(crate) fn placement<'a>(
     id: &InquiryId,
     source: &InquirySource,
     open: &[OpenCallRef<'a>],
@@ -555,7 +527,7 @@ pub fn placement<'a>(
             (
                 open.to_vec(),
                 Some(Finding::new(
-                    PLACEMENT_SOURCE,
+                    Rule::CheckPlacementSource,
                     ids,
                     format!(
                         "inquiry request `{id}` has source tool `{name}`, but no call of `{name}` \
@@ -575,7 +547,7 @@ pub fn placement<'a>(
 /// [`placement`] finds when `open` is empty).
 pub fn unplaced(id: &InquiryId) -> Finding {
     Finding::new(
-        PLACEMENT,
+        Rule::CheckPlacement,
         vec![id.to_string()],
         format!(
             "inquiry request `{id}` is not inside an open tool call; an inquiry sits between a \
@@ -586,9 +558,9 @@ pub fn unplaced(id: &InquiryId) -> Finding {
 
 /// CHECK-PLACEMENT-CLOSED: the response came after the `tool_call_response`
 /// (at `closed_at`) of the last call it could belong to.
-pub fn placement_closed(id: &InquiryId, call_id: &str, closed_at: usize) -> Finding {
+pub(crate) fn placement_closed(id: &InquiryId, call_id: &str, closed_at: usize) -> Finding {
     Finding::new(
-        PLACEMENT_CLOSED,
+        Rule::CheckPlacementClosed,
         vec![id.to_string(), call_id.to_owned()],
         format!(
             "inquiry response `{id}` comes after its tool call `{call_id}` ended \
@@ -629,7 +601,7 @@ pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
         let mut ids = vec![s.to_owned()];
         ids.extend(calls.iter().map(|c| (*c).to_owned()));
         Finding::new(
-            ID_FORMAT,
+            Rule::CheckIdFormat,
             ids,
             format!("inquiry ID `{id}` is not `<tool_call_id>.<question_id>.<attempt>`: {why}"),
         )
@@ -663,7 +635,7 @@ pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
 
 /// Whether `id` is a conforming `<call>.<question_id>.<attempt>` ID of the
 /// call `call` (the calls that could hold a request, by its ID).
-pub fn id_holds(id: &InquiryId, call: &str) -> bool {
+pub(crate) fn id_holds(id: &InquiryId, call: &str) -> bool {
     let s = id.as_str();
     s.len() > call.len() + 1
         && s.starts_with(call)
@@ -725,7 +697,7 @@ fn split_for<'a>(s: &'a str, call: &str) -> Result<(&'a str, u32), IdFault> {
 /// which writer recorded a turn (decision "Oracle checks: a turn's writer is
 /// read from its request IDs"), never for pairing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdStyle {
+pub(crate) enum IdStyle {
     /// `<call>.<question_id>`: a pre-082 writer (RFD 082 "Pre-082 streams use
     /// the legacy two-segment form").
     TwoSegment,
@@ -736,7 +708,7 @@ pub enum IdStyle {
 }
 
 /// The [`IdStyle`] of `id` for the open calls `calls`.
-pub fn id_style(id: &InquiryId, calls: &[&str]) -> IdStyle {
+pub(crate) fn id_style(id: &InquiryId, calls: &[&str]) -> IdStyle {
     // `id_format(id, calls).is_ok()`, without wording the finding.
     let three = calls.iter().any(|c| id_holds(id, c));
     match (three, two_segment(id.as_str(), calls)) {
@@ -763,7 +735,7 @@ fn two_segment(s: &str, calls: &[&str]) -> bool {
 /// shape only an RFD 082 writer records, and that writer gives the requests
 /// it records three-segment IDs. Judged where a turn mixes ID forms (an
 /// unmixed turn's two-segment IDs are judged by [`id_format`]).
-pub fn legacy_id_closed_by_082(resp: &InquiryResponse) -> Option<Finding> {
+pub(crate) fn legacy_id_closed_by_082(resp: &InquiryResponse) -> Option<Finding> {
     let shape = match resp {
         InquiryResponse::Answered { .. } => return None,
         InquiryResponse::Cancelled { .. } => "cancelled",
@@ -771,7 +743,7 @@ pub fn legacy_id_closed_by_082(resp: &InquiryResponse) -> Option<Finding> {
     };
     let id = resp.id();
     Some(Finding::new(
-        ID_FORMAT,
+        Rule::CheckIdFormat,
         vec![id.to_string()],
         format!(
             "inquiry `{id}` has a pre-082 two-segment ID but is closed `{shape}`, which only an \
@@ -783,7 +755,7 @@ pub fn legacy_id_closed_by_082(resp: &InquiryResponse) -> Option<Finding> {
 /// CHECK-TURN-ONE-WRITER (RFD 082 "Inquiry ID format": "Only new writes use
 /// the three-segment form"): the requests of one turn are recorded by one
 /// writer. `first` is the ID of the request where the turn switched form.
-pub fn turn_one_writer(first: &InquiryId, upgrade: bool, mode: ProfileMode) -> Finding {
+pub(crate) fn turn_one_writer(first: &InquiryId, upgrade: bool, mode: ProfileMode) -> Finding {
     let how = if upgrade {
         "two-segment (pre-082) requests are followed by three-segment (RFD 082) ones: the turn \
          was resumed across an upgrade"
@@ -792,7 +764,7 @@ pub fn turn_one_writer(first: &InquiryId, upgrade: bool, mode: ProfileMode) -> F
          writer and no upgrade produces"
     };
     let finding = Finding::new(
-        TURN_ONE_WRITER,
+        Rule::CheckTurnOneWriter,
         vec![first.to_string()],
         format!("inquiry request `{first}` switches the turn's ID form: {how}"),
     );
@@ -819,7 +791,7 @@ pub fn id_attempt(id: &InquiryId, parts: &IdParts, previous: Option<u32>) -> Opt
         return None;
     }
     Some(Finding::new(
-        ID_ATTEMPT,
+        Rule::CheckIdAttempt,
         vec![id.to_string(), parts.tool_call_id.clone()],
         format!(
             "inquiry ID `{id}` has attempt {}, after attempt {last} of question `{}` in call \
@@ -831,7 +803,7 @@ pub fn id_attempt(id: &InquiryId, parts: &IdParts, previous: Option<u32>) -> Opt
 
 /// How a `tool_call_response` failed to pair (CHECK-TOOL-PAIRED).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolUnpaired {
+pub(crate) enum ToolUnpaired {
     /// A call of its ID opens later in the turn and gets no other response:
     /// the response came first (at the request's event index).
     BeforeRequest(usize),
@@ -852,7 +824,7 @@ pub enum ToolUnpaired {
 /// CHECK-TOOL-PAIRED for a response (RFD 082 Phase 3: tool-call repair, like
 /// inquiry repair, works "within each turn's event window"; pairs match by
 /// order where IDs repeat).
-pub fn tool_response_unpaired(id: &str, how: &ToolUnpaired) -> Finding {
+pub(crate) fn tool_response_unpaired(id: &str, how: &ToolUnpaired) -> Finding {
     let why = match how {
         ToolUnpaired::BeforeRequest(at) => format!(
             "comes before its tool_call_request (event {at}); a response follows its request"
@@ -868,16 +840,16 @@ pub fn tool_response_unpaired(id: &str, how: &ToolUnpaired) -> Finding {
         ToolUnpaired::NoRequest => "answers no tool_call_request of its turn".to_owned(),
     };
     Finding::new(
-        TOOL_PAIRED,
+        Rule::CheckToolPaired,
         vec![id.to_owned()],
         format!("tool_call_response `{id}` {why}"),
     )
 }
 
 /// CHECK-TOOL-PAIRED for a call left without a response in its turn.
-pub fn tool_call_unanswered(id: &str) -> Finding {
+pub(crate) fn tool_call_unanswered(id: &str) -> Finding {
     Finding::new(
-        TOOL_PAIRED,
+        Rule::CheckToolPaired,
         vec![id.to_owned()],
         format!("tool_call_request `{id}` has no tool_call_response in its turn"),
     )
@@ -887,7 +859,7 @@ pub fn tool_call_unanswered(id: &str) -> Finding {
 /// forward compatibility), an error under an explicit profile (its writer
 /// writes no such field).
 fn leak(mode: ProfileMode, id: &InquiryId, what: String) -> Finding {
-    let f = Finding::new(SECRET_LEAK, vec![id.to_string()], what);
+    let f = Finding::new(Rule::CheckSecretLeak, vec![id.to_string()], what);
     match mode {
         ProfileMode::Auto => f.warning(),
         ProfileMode::Fixed(_) => f,
@@ -899,7 +871,7 @@ fn leak(mode: ProfileMode, id: &InquiryId, what: String) -> Finding {
 /// field"): a `redacted` response with a `reason`, or a secret question's
 /// response with a field no writer writes. A stray `answer` is
 /// CHECK-REDACTED-NO-ANSWER's. The message names no value.
-pub fn secret_leak_response(
+pub(crate) fn secret_leak_response(
     mode: ProfileMode,
     secret: bool,
     r: &InquiryResponse,
@@ -935,7 +907,7 @@ pub fn secret_leak_response(
 
 /// CHECK-SECRET-LEAK on a request (RFD 082 "Secret questions": the answer
 /// never reaches disk): an `answer` on a secret question's request.
-pub fn secret_leak_request(
+pub(crate) fn secret_leak_request(
     mode: ProfileMode,
     id: &InquiryId,
     q: QuestionFacts,
@@ -958,7 +930,7 @@ pub fn secret_leak_request(
 /// and the backend's schema fixes the type): an `answered` value is a
 /// boolean for a boolean question, a string for a text question, one of the
 /// options for a select. A secret's `answered` is CHECK-SECRET-NOT-ANSWERED.
-pub fn answer_fits(
+pub(crate) fn answer_fits(
     q: QuestionFacts,
     options: Option<&[serde_json::Value]>,
     r: &InquiryResponse,
@@ -980,7 +952,7 @@ pub fn answer_fits(
         }
     };
     Some(Finding::new(
-        ANSWER_FITS,
+        Rule::CheckAnswerFits,
         vec![id.to_string()],
         format!("inquiry response `{id}` cannot be the answer to its question: {why}"),
     ))
@@ -992,7 +964,7 @@ pub fn answer_fits(
 /// with options, and a default that fits (of the answer type; among the
 /// options for a select): [`predicates::ask_user_question`], the predicate
 /// `ask_user` itself authors by.
-pub fn ask_user_shape(id: &InquiryId, q: &InquiryQuestion) -> Option<Finding> {
+pub(crate) fn ask_user_shape(id: &InquiryId, q: &InquiryQuestion) -> Option<Finding> {
     let why = match predicates::ask_user_question(q).err()? {
         AskUserShapeFault::NotExclusive => "it is not `exclusive`",
         AskUserShapeFault::Remembered => "its `persistence` is not `none`",
@@ -1005,7 +977,7 @@ pub fn ask_user_shape(id: &InquiryId, q: &InquiryQuestion) -> Option<Finding> {
         }
     };
     Some(Finding::new(
-        ASK_USER_SHAPE,
+        Rule::CheckAskUserShape,
         vec![id.to_string()],
         format!(
             "inquiry request `{id}` has source `assistant` (the `ask_user` built-in), but {why}, \
@@ -1016,7 +988,7 @@ pub fn ask_user_shape(id: &InquiryId, q: &InquiryQuestion) -> Option<Finding> {
 
 /// What an `ask_user` call's inquiry recorded (CHECK-ASK-USER-RECORD).
 #[derive(Debug, Clone, PartialEq)]
-pub enum AskUserOutcome {
+pub(crate) enum AskUserOutcome {
     /// `answered`, with the value and the question's answer kind.
     Answered(serde_json::Value, AnswerKind),
     /// `cancelled` or `redacted`: no answer reached the tool.
@@ -1039,7 +1011,7 @@ fn kind_name(kind: AnswerKind) -> &'static str {
 /// question ID of an `ask_user` request, read for its call (`parts`), is
 /// `answer`, and the call asks no question after one was answered (its
 /// second invocation returns `Outcome::Success`).
-pub fn ask_user_question(
+pub(crate) fn ask_user_question(
     id: &InquiryId,
     parts: Option<&IdParts>,
     answered: bool,
@@ -1059,7 +1031,7 @@ pub fn ask_user_question(
         }
     };
     Some(Finding::new(
-        ASK_USER_RECORD,
+        Rule::CheckAskUserRecord,
         vec![id.to_string()],
         format!("`ask_user` inquiry request `{id}` is not what the built-in records: {why}"),
     ))
@@ -1070,7 +1042,7 @@ pub fn ask_user_question(
 /// holding that object as JSON, directly or base64-encoded (real streams
 /// store tool contents base64-encoded); anything else is not such a body.
 /// `content` is the JSON text of the response's `content` field.
-pub fn ask_user_body(content: &str) -> Option<(String, serde_json::Value)> {
+pub(crate) fn ask_user_body(content: &str) -> Option<(String, serde_json::Value)> {
     let Ok(serde_json::Value::String(text)) = serde_json::from_str(content) else {
         return None;
     };
@@ -1123,7 +1095,7 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 /// the call and carries its answer and answer type. `outcome` is what the
 /// call's inquiry recorded (`None`: the call asked nothing); `body` the
 /// response's body, if it is one.
-pub fn ask_user_result(
+pub(crate) fn ask_user_result(
     call_id: &str,
     outcome: Option<&AskUserOutcome>,
     body: Option<&(String, serde_json::Value)>,
@@ -1142,7 +1114,7 @@ pub fn ask_user_result(
         }
     };
     Some(Finding::new(
-        ASK_USER_RECORD,
+        Rule::CheckAskUserRecord,
         vec![call_id.to_owned()],
         format!("`ask_user` call `{call_id}` succeeds with an answer body, but {why}"),
     ))
@@ -1186,7 +1158,7 @@ pub fn provenance(
         }
     };
     let finding = Finding::new(
-        PROVENANCE,
+        Rule::CheckProvenance,
         vec![id.to_string()],
         format!("inquiry request `{id}` has a forged source: {why}"),
     );
@@ -1207,7 +1179,7 @@ pub fn provenance(
 /// as read-only landing pads. Judged in turns judged RFD 083's (an error),
 /// a warning in other auto turns (`Gate::Rfd083`); the explicit legacy and
 /// rfd082 profiles already refuse every non-tool source in [`provenance`].
-pub fn provenance_083(
+pub(crate) fn provenance_083(
     mode: ProfileMode,
     id: &InquiryId,
     source: &InquirySource,
@@ -1226,7 +1198,7 @@ pub fn provenance_083(
         }
     };
     Some(Finding::new(
-        PROVENANCE,
+        Rule::CheckProvenance,
         vec![id.to_string()],
         format!(
             "inquiry request `{id}` has {what}, which no RFD 083 writer records: tools record \
@@ -1249,9 +1221,9 @@ pub fn fails_tool(reason: &CancellationReason) -> bool {
 /// CHECK-REASON-FAILS-TOOL: the call whose inquiry `inquiry` was cancelled
 /// with `reason` (a reason that fails the tool) ended with a successful
 /// `tool_call_response`.
-pub fn reason_fails_tool(call_id: &str, inquiry: &InquiryId, reason: &str) -> Finding {
+pub(crate) fn reason_fails_tool(call_id: &str, inquiry: &InquiryId, reason: &str) -> Finding {
     Finding::new(
-        REASON_FAILS_TOOL,
+        Rule::CheckReasonFailsTool,
         vec![call_id.to_owned(), inquiry.to_string()],
         format!(
             "tool call `{call_id}` ends with a successful response, but its inquiry `{inquiry}` \
@@ -1279,7 +1251,7 @@ pub fn one_question(
         ),
     };
     Finding::new(
-        ONE_QUESTION,
+        Rule::CheckOneQuestion,
         vec![id.to_string(), call_id.to_owned()],
         format!("inquiry request `{id}` asks again in call `{call_id}`, but {why}"),
     )
@@ -1290,7 +1262,11 @@ pub fn one_question(
 /// answer }`; RFD 083 "Propagating to the persisted shape": the RFD 083
 /// fields are skipped at their defaults): only under an explicit rfd082 or
 /// rfd083 profile, since a reader fills the defaults in.
-pub fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
+pub(crate) fn writer_fields(
+    mode: ProfileMode,
+    r: &InquiryResponse,
+    shape: &Shape,
+) -> Option<Finding> {
     let ProfileMode::Fixed(Profile::Rfd082 | Profile::Rfd083) = mode else {
         return None;
     };
@@ -1301,7 +1277,7 @@ pub fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> O
     // writer never writes it.
     if shape.null_on_disk {
         return Some(Finding::new(
-            WRITER_FIELDS,
+            Rule::CheckWriterFields,
             vec![id.to_string()],
             format!(
                 "inquiry response `{id}` is not what an {mode} writer writes: it writes `null` \
@@ -1324,7 +1300,7 @@ pub fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> O
         | InquiryResponse::Redacted { .. } => return None,
     };
     Some(Finding::new(
-        WRITER_FIELDS,
+        Rule::CheckWriterFields,
         vec![id.to_string()],
         format!("inquiry response `{id}` is not what an {mode} writer writes: {why}"),
     ))
@@ -1332,7 +1308,7 @@ pub fn writer_fields(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> O
 
 /// CHECK-WRITER-FIELDS for a request under an explicit rfd083 profile: an
 /// RFD 083 question field written at its default.
-pub fn writer_question_defaults(
+pub(crate) fn writer_question_defaults(
     mode: ProfileMode,
     id: &InquiryId,
     shape: &Shape,
@@ -1348,7 +1324,7 @@ pub fn writer_question_defaults(
         .collect();
     (!fields.is_empty()).then(|| {
         Finding::new(
-            WRITER_FIELDS,
+            Rule::CheckWriterFields,
             vec![id.to_string()],
             format!(
                 "inquiry request `{id}` writes {} at the default; an rfd083 writer skips the \

@@ -22,7 +22,7 @@ use crate::wire::{
 
 /// The RFD 083 question fields ("Propagating to the persisted shape"), in the
 /// order [`Shape::question_083`] reports them.
-pub const QUESTION_083_FIELDS: [&str; 3] = ["context", "exclusive", "persistence"];
+pub(crate) const QUESTION_083_FIELDS: [&str; 3] = ["context", "exclusive", "persistence"];
 
 /// Which of [`QUESTION_083_FIELDS`] a question object names, and whether
 /// each is written at its default (`context: null`, `exclusive: false`,
@@ -242,7 +242,7 @@ impl Shape {
     }
 
     /// The RFD 083 question fields this event writes, by name.
-    pub fn question_083_fields(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub(crate) fn question_083_fields(&self) -> impl Iterator<Item = &'static str> + '_ {
         QUESTION_083_FIELDS
             .iter()
             .zip(self.question_083)

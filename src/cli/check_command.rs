@@ -34,7 +34,7 @@ from 1, SEVERITY `error` or `warning`), \
 followed by one status line per file and a total. Exit 1 on errors; on warnings \
 (legal but suspect, or a known gap of the writer) only with --strict. Files that cannot be read are reported on stderr with the event, line \
 and column, and the other files are still checked.")]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Stream files (JSON array or JSON Lines), folders, or `-` for stdin.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -690,7 +690,7 @@ impl<R: BufRead> BufRead for Progress<R> {
 }
 
 /// Runs `check`; returns the exit code.
-pub fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 {
+pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 {
     let mode = args.profile;
     let selection = Selection {
         include: args.include,

@@ -27,11 +27,11 @@ pub use output::{junit, xml_escape};
 include!(concat!(env!("OUT_DIR"), "/builtin_vectors.rs"));
 
 /// The version of the `conform --format json` document.
-pub const CONFORM_JSON_VERSION: u32 = 1;
+pub(crate) const CONFORM_JSON_VERSION: u32 = 1;
 
 /// How `conform` reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ConformFormat {
+pub(crate) enum ConformFormat {
     /// For a person: per kind of failure a count and the smallest example.
     Text,
     /// One JSON document (versioned).
@@ -53,7 +53,7 @@ Exit 0: every scenario passed; 1: a divergence or an implementation failure; \
 vectors cannot be read, the harness could not judge a scenario (the \
 generator failed or the model refused it), the run was stopped before \
 finding a failure, nothing was run, or a usage error.")]
-pub struct ConformArgs {
+pub(crate) struct ConformArgs {
     /// The adapter command line (run by `sh -c`).
     #[arg(long, value_name = "CMD")]
     adapter: String,
@@ -183,13 +183,13 @@ pub struct Header {
 }
 
 /// Runs `conform`; returns the exit code.
-pub fn conform_command(args: ConformArgs, global: &super::GlobalArgs) -> i32 {
+pub(crate) fn conform_command(args: ConformArgs, global: &super::GlobalArgs) -> i32 {
     conform_with_stop(args, global, &subprocess::interrupted)
 }
 
 /// `conform`, stopped between scenarios (and shrink steps) as soon as
 /// `stop` says so; what ran is reported.
-pub fn conform_with_stop(
+pub(crate) fn conform_with_stop(
     args: ConformArgs,
     global: &super::GlobalArgs,
     stop: &dyn Fn() -> bool,

@@ -51,16 +51,17 @@ mod invariants_command;
 mod run_command;
 mod vectors_command;
 
-pub use diff_command::{DiffArgs, diff_command};
-pub use explain_command::{CatalogRow, ExplainArgs, catalog, explain_command, title};
-pub use explore_command::{ExploreArgs, explore_command};
-pub use invariants_command::{InvariantsArgs, invariants_command};
-pub use run_command::{RunArgs, run_command};
-pub use vectors_command::{VectorsArgs, vectors_command};
+pub(crate) use diff_command::{DiffArgs, diff_command};
+pub use explain_command::{CatalogRow, catalog, title};
+pub(crate) use explain_command::{ExplainArgs, explain_command};
+pub(crate) use explore_command::{ExploreArgs, explore_command};
+pub(crate) use invariants_command::{InvariantsArgs, invariants_command};
+pub(crate) use run_command::{RunArgs, run_command};
+pub(crate) use vectors_command::{VectorsArgs, vectors_command};
 
 /// Output formats of the amendment tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
+pub(crate) enum ReportFormat {
     /// Per class, the smallest scenario and both traces side by side.
     Text,
     /// A table to paste into an RFD discussion.

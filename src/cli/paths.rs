@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// One input of `check`, after folders are expanded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CheckInput {
+pub(crate) enum CheckInput {
     /// Standard input (`-`).
     Stdin,
     /// A file to read.
@@ -41,7 +41,7 @@ impl CheckInput {
 /// (decision "Oracle checks: a folder yields the files that look like
 /// streams").
 #[derive(Debug, Clone, Default)]
-pub struct Selection {
+pub(crate) struct Selection {
     /// Files read whatever their name and shape.
     pub include: Vec<String>,
     /// Files and folders never read; wins over `include` and the defaults.
@@ -50,7 +50,7 @@ pub struct Selection {
 
 /// What a list of paths expands to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Expansion {
+pub(crate) struct Expansion {
     /// The inputs, in argument order, each folder's files sorted.
     pub inputs: Vec<CheckInput>,
     /// Files under the folders given that were not read because they are
@@ -61,7 +61,7 @@ pub struct Expansion {
 
 /// Expands `check`'s paths with the default selection (see
 /// [`expand_check_paths_with`]).
-pub fn expand_check_paths(paths: &[PathBuf]) -> Vec<CheckInput> {
+pub(crate) fn expand_check_paths(paths: &[PathBuf]) -> Vec<CheckInput> {
     expand_check_paths_with(paths, &Selection::default()).inputs
 }
 
@@ -75,7 +75,7 @@ pub fn expand_check_paths(paths: &[PathBuf]) -> Vec<CheckInput> {
 /// `.svn`, `.jj`) and cache folders (holding a `CACHEDIR.TAG`, as cargo's
 /// `target/`) are not entered. Each folder's files come sorted; a folder
 /// with none is unusable.
-pub fn expand_check_paths_with(paths: &[PathBuf], selection: &Selection) -> Expansion {
+pub(crate) fn expand_check_paths_with(paths: &[PathBuf], selection: &Selection) -> Expansion {
     let mut out = Expansion::default();
     for p in paths {
         if p.as_os_str() == "-" {

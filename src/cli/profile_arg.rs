@@ -13,7 +13,7 @@ use crate::profile::ProfileName;
 use crate::profile_file::{self, RuleSet};
 
 /// Reads a profile argument: a built-in name, else a file.
-pub fn read_rule_set(value: &str) -> Result<RuleSet, String> {
+pub(crate) fn read_rule_set(value: &str) -> Result<RuleSet, String> {
     if let Ok(p) = value.parse::<ProfileName>() {
         return Ok(p.into());
     }
@@ -53,7 +53,7 @@ fn builtins() -> impl Iterator<Item = PossibleValue> {
 
 /// The parser of `run`, `diff-profiles` and `invariants`.
 #[derive(Debug, Clone, Copy)]
-pub struct RuleSetParser;
+pub(crate) struct RuleSetParser;
 
 impl TypedValueParser for RuleSetParser {
     type Value = RuleSet;
@@ -78,7 +78,7 @@ impl TypedValueParser for RuleSetParser {
 /// differ from that built-in's is named on stderr with the switches the
 /// oracle judges as the built-in's.
 #[derive(Debug, Clone, Copy)]
-pub struct CheckProfileParser;
+pub(crate) struct CheckProfileParser;
 
 impl TypedValueParser for CheckProfileParser {
     type Value = ProfileMode;
@@ -128,7 +128,7 @@ impl TypedValueParser for CheckProfileParser {
 /// names, so a profile file is accepted when its switches are a built-in's,
 /// and refused otherwise (naming the switches no adapter can be told).
 #[derive(Debug, Clone, Copy)]
-pub struct ConformProfileParser;
+pub(crate) struct ConformProfileParser;
 
 impl TypedValueParser for ConformProfileParser {
     type Value = ProfileName;

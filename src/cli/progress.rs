@@ -26,7 +26,7 @@ pub struct Progress {
 impl Progress {
     /// Starts counting `total` items of `what` (e.g. `explore`), each an
     /// `unit` (e.g. `scenarios`).
-    pub fn start(global: &GlobalArgs, what: &str, total: u64, unit: &str) -> Progress {
+    pub(crate) fn start(global: &GlobalArgs, what: &str, total: u64, unit: &str) -> Progress {
         use std::io::IsTerminal;
         let terminal = io::stderr().is_terminal();
         let (target, template) = if !global.progress_on() {
@@ -57,7 +57,7 @@ impl Progress {
     }
 
     /// Counts `n` more items done.
-    pub fn inc(&self, n: u64) {
+    pub(crate) fn inc(&self, n: u64) {
         self.bar.inc(n);
     }
 

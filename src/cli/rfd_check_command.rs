@@ -22,7 +22,7 @@ IDs; a table or row the model cannot map is listed as not checked.\n\n\
 Exit 0: at least one row or example checked, none disagrees; 1: a row or \
 example disagrees; 2: unusable input, or nothing checked (no table row the \
 model decides and no example).")]
-pub struct RfdCheckArgs {
+pub(crate) struct RfdCheckArgs {
     /// The RFD's Markdown text.
     pub rfd: PathBuf,
     /// The profile to check against (a built-in or a profile file).
@@ -34,7 +34,7 @@ pub struct RfdCheckArgs {
 }
 
 /// Runs `rfd-check`; returns the exit code.
-pub fn rfd_check_command(args: RfdCheckArgs) -> i32 {
+pub(crate) fn rfd_check_command(args: RfdCheckArgs) -> i32 {
     let origin = args.rfd.display().to_string();
     let text = match std::fs::read_to_string(&args.rfd) {
         Ok(t) => t,

@@ -25,7 +25,7 @@ goes to stderr: a line per removed or injected event, then a summary line \
 (`--report json`: one JSON document, version 1). Exit 0: nothing to repair \
 (the stream is written back unchanged); 1: the stream was repaired; 2: \
 unusable input or output.")]
-pub struct SanitizeArgs {
+pub(crate) struct SanitizeArgs {
     /// The stream (JSON array or JSON Lines), or `-` for stdin.
     #[arg(value_name = "PATH")]
     path: PathBuf,
@@ -104,7 +104,7 @@ fn redact_secret_answers(events: &mut [crate::wire::Event]) -> Vec<Scrubbed> {
 }
 
 /// Runs `inquiry-model sanitize`.
-pub fn sanitize_command(args: SanitizeArgs) -> i32 {
+pub(crate) fn sanitize_command(args: SanitizeArgs) -> i32 {
     let name = origin(&args.path);
     let input = match open(&args.path) {
         Ok(r) => r,

@@ -26,7 +26,7 @@ Folders are searched as `check` searches them: a folder holding an `events.json`
 yields only that file, any other folder every `*.json` and `*.jsonl` beneath it.\n\n\
 Exit 0: every input read; 2: an input was unusable (reported on stderr with the \
 event, line and column; the others are still summarised).")]
-pub struct SummaryArgs {
+pub(crate) struct SummaryArgs {
     /// Stream files (JSON array or JSON Lines), folders, or `-` for stdin.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -38,7 +38,7 @@ pub struct SummaryArgs {
 }
 
 /// Runs `summary`; returns the exit code.
-pub fn summary_command(args: SummaryArgs, _global: &super::GlobalArgs) -> i32 {
+pub(crate) fn summary_command(args: SummaryArgs, _global: &super::GlobalArgs) -> i32 {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let mut code = EXIT_OK;
@@ -73,7 +73,7 @@ pub fn summary_command(args: SummaryArgs, _global: &super::GlobalArgs) -> i32 {
 
 /// One input's summary: what `summary` prints for it, as text or JSON.
 #[derive(Debug, Clone, Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// The input's name.
     pub path: String,
     /// Events read.
@@ -90,7 +90,7 @@ pub struct Summary {
 
 /// One inquiry request and its response.
 #[derive(Debug, Clone, Serialize)]
-pub struct SummaryPair {
+pub(crate) struct SummaryPair {
     /// The 0-based turn.
     pub turn: usize,
     /// The inquiry ID.
@@ -105,7 +105,7 @@ pub struct SummaryPair {
 
 /// A request or a response without its other half in its turn.
 #[derive(Debug, Clone, Serialize)]
-pub struct Unpaired {
+pub(crate) struct Unpaired {
     /// The 0-based turn.
     pub turn: usize,
     /// `request` or `response`.
@@ -150,7 +150,7 @@ impl Summary {
 
 /// The summary of one input; the error names the input and, for a read
 /// error, the event, line and column.
-pub fn summarize(input: &CheckInput) -> Result<Summary, String> {
+pub(crate) fn summarize(input: &CheckInput) -> Result<Summary, String> {
     let (reader, _) = open_input(input)?;
     let name = input.origin();
     let mut kinds: indexmap::IndexMap<String, usize> = indexmap::IndexMap::new();

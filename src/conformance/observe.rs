@@ -168,7 +168,7 @@ pub fn comparable(event: &Value) -> Option<Value> {
 /// `Secret`, RFD 082 "Secret questions"), the label (RFD 083 Phase 1
 /// step 4), echo (RFD 082) and the remember affordance (RFD 082/083). The
 /// question's own strings are shown verbatim by any prompter and left out.
-pub fn compared_presentation(presentation: &Value) -> Value {
+pub(crate) fn compared_presentation(presentation: &Value) -> Value {
     let keep = ["input", "label", "echo", "remember_affordance"];
     let m: Map<String, Value> = keep
         .iter()
@@ -287,7 +287,7 @@ impl Recorder {
     }
 
     /// The inquiry backend was called; only a chosen `model` is recorded.
-    pub fn inquired(&mut self, tool_call_id: &str, question_id: &str, model: Option<&str>) {
+    pub(crate) fn inquired(&mut self, tool_call_id: &str, question_id: &str, model: Option<&str>) {
         if let Some(model) = model {
             self.observed.inquiry_models.push(InquiryModel {
                 tool_call_id: tool_call_id.to_owned(),

@@ -130,7 +130,7 @@ impl fmt::Display for Pin {
 /// The decisions a run's expected behaviour rests on, sorted: what the run
 /// did, not what the scenario could do (a reply never consumed pins
 /// nothing).
-pub fn pins_of(scenario: &Scenario, trace: &Trace) -> Vec<Pin> {
+pub(crate) fn pins_of(scenario: &Scenario, trace: &Trace) -> Vec<Pin> {
     let mut out = Vec::new();
     for r in &trace.tool_responses {
         match r.kind {

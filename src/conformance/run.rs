@@ -200,7 +200,7 @@ pub struct Limits {
 }
 
 /// Generated scenarios per profile: the generator a run draws from.
-pub type Generator<'a> = &'a dyn Fn(ProfileName) -> BoxedStrategy<Scenario>;
+pub(crate) type Generator<'a> = &'a dyn Fn(ProfileName) -> BoxedStrategy<Scenario>;
 
 /// A run in progress: add vectors and generated cases, then [`Run::finish`]
 /// groups and shrinks.
@@ -356,7 +356,7 @@ impl<'a> Run<'a> {
 
     /// Runs generated cases `indices` of `profile` seeded `seed` (one case
     /// replays a failure by the index the report named).
-    pub fn generated_cases(
+    pub(crate) fn generated_cases(
         &mut self,
         profile: ProfileName,
         indices: std::ops::Range<u32>,

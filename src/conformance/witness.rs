@@ -168,7 +168,7 @@ impl Capabilities {
 
 /// `observed` with the entry kinds outside `observes` blanked (applied to
 /// both sides before comparing, so a kind not observed is not compared).
-pub fn restrict(mut observed: Observed, observes: &BTreeSet<EntryKind>) -> Observed {
+pub(crate) fn restrict(mut observed: Observed, observes: &BTreeSet<EntryKind>) -> Observed {
     for kind in EntryKind::ALL {
         if observes.contains(&kind) {
             continue;

@@ -121,12 +121,12 @@ impl Footprint {
     }
 
     /// The same pending step (its call and kind).
-    pub fn same_step(&self, other: &Footprint) -> bool {
+    pub(crate) fn same_step(&self, other: &Footprint) -> bool {
         self.call == other.call && self.kind == other.kind
     }
 
     /// Whether the order of the two steps can matter.
-    pub fn dependent(&self, other: &Footprint) -> bool {
+    pub(crate) fn dependent(&self, other: &Footprint) -> bool {
         self.call == other.call
             || self.global
             || other.global
@@ -320,7 +320,7 @@ pub fn search(
 
 /// A step named within its run: its call, its kind, and how many steps of
 /// that call and kind came before it, plus one.
-pub type StepName = (usize, StepKind, usize);
+pub(crate) type StepName = (usize, StepKind, usize);
 
 /// A run's equivalence class under the independence: its steps (each named
 /// by its call, kind and how many steps of that call and kind came before),

@@ -197,7 +197,7 @@ pub fn decide(bytes: &[u8]) -> Decision {
 }
 
 /// The RFD's decision on a parsed top level.
-pub fn decide_top(top: &Top) -> Decision {
+pub(crate) fn decide_top(top: &Top) -> Decision {
     let fields = match top {
         Top::Object(fields) => fields,
         Top::Other => return Err(Rejection::NotObject),

@@ -54,7 +54,7 @@ pub const RFD082_TAGGED: [&str; 7] = [
 pub const RFD082_LEGACY: &str = "{\n  \"id\": \"call_1.answer\",\n  \"answer\": true\n}";
 
 /// Responses at the edges of the read rules, named.
-pub const RESPONSE_EDGES: [(&str, &str); 27] = [
+pub(crate) const RESPONSE_EDGES: [(&str, &str); 27] = [
     (
         "answered-null",
         r#"{"outcome":"answered","id":"x","answer":null}"#,

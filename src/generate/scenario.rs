@@ -92,7 +92,7 @@ pub fn core_scenario_under(
 /// a cancellation token fired with a cause becomes the backend error
 /// `cancelled`, and the backend's keyed replies, chosen models, delivery
 /// prompts, `enable` and `-t`/`-T` toggles are dropped.
-pub fn into_core(mut s: Scenario) -> Scenario {
+pub(crate) fn into_core(mut s: Scenario) -> Scenario {
     let local: Vec<String> = s
         .tools
         .iter()
@@ -364,7 +364,7 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
 /// (tool `alpha` asking `x.1`, tool `alpha.x` asking `1`: both
 /// `alpha.x.1`). An empty ID is not drawn: a scenario refuses it
 /// (`scenario::validate`).
-pub const UNUSUAL_QUESTION_IDS: [[[&str; 2]; 2]; 2] =
+pub(crate) const UNUSUAL_QUESTION_IDS: [[[&str; 2]; 2]; 2] =
     [[["x.1", ".x."], ["1", "x."]], [["1", "x."], ["x.1", ".x."]]];
 
 /// The most calls a scenario holds (2 turns of 2 cycles of 2 calls).
@@ -550,7 +550,7 @@ fn local_tool(c: &mut impl Choices) -> ToolSetup {
 
 /// The tools calls pick from: two scripted tools, `ask_user`, a local
 /// program, and `ask_user`'s program under the alias `ask`.
-pub const TOOLS: [&str; 5] = ["alpha", "beta", "ask_user", "gamma", "ask"];
+pub(crate) const TOOLS: [&str; 5] = ["alpha", "beta", "ask_user", "gamma", "ask"];
 
 fn call(c: &mut impl Choices, index: usize) -> Call {
     let tool = c.pick(&TOOLS);

@@ -3,8 +3,9 @@
 //! hand). The generators are written once against [`Choices`] in [`draw`];
 //! here they are driven by proptest (the strategies [`stream`],
 //! [`clean_stream`], [`loose_event`], …, each a thin wrapper of the
-//! generator of the same name), fuzz bytes ([`from_bytes`],
-//! [`clean_from_bytes`]) and a seed ([`sample`], [`sample_clean`]). [`flat`]
+//! generator of the same name), fuzz bytes ([`from_bytes`]) and a seed
+//! ([`sample`]); the unit tests also drive [`clean_stream`]'s generator
+//! with fuzz bytes and a seed. [`flat`]
 //! is the stream encoding of the `sanitize` fuzz target (with fuzz bytes,
 //! one byte per event, as the hand-written seeds are).
 //!
@@ -22,7 +23,6 @@
 //! draws randomness of its own.
 
 use arbitrary::Unstructured;
-use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::choice::{self, Bytes, Choices, Seeded};
@@ -35,13 +35,13 @@ pub mod draw;
 
 /// The tool-call ID pool: three IDs, so reuse across cycles and turns is
 /// common.
-pub const TOOL_CALL_IDS: [&str; 3] = ["call_a", "call_b", "call_c"];
+pub(crate) const TOOL_CALL_IDS: [&str; 3] = ["call_a", "call_b", "call_c"];
 
 /// The question ID pool.
-pub const QUESTION_IDS: [&str; 2] = ["apply_changes", "path"];
+pub(crate) const QUESTION_IDS: [&str; 2] = ["apply_changes", "path"];
 
 /// The tool every generated call names.
-pub const TOOL_NAME: &str = "fs_modify_file";
+pub(crate) const TOOL_NAME: &str = "fs_modify_file";
 
 fn opaque(v: Value) -> Opaque {
     Opaque::from_value(&v)
@@ -172,19 +172,6 @@ strategies! {
     clean_stream -> Vec<Event> = CLEAN_STREAM_CHOICES;
 }
 
-/// An inquiry ID for the given tool call: legacy two-segment (collides on
-/// every re-ask) or new three-segment with attempt 1 or 2
-/// ([`draw::inquiry_id_for`]).
-pub fn inquiry_id_for(tool_call_id: String) -> impl Strategy<Value = InquiryId> {
-    choice::strategy(2, 2, move |c| draw::inquiry_id_for(c, &tool_call_id))
-}
-
-/// Any `inquiry_response` payload for `id`: every outcome, every known
-/// cancellation reason and an unknown one ([`draw::response_for`]).
-pub fn response_for(id: InquiryId) -> impl Strategy<Value = InquiryResponse> {
-    choice::strategy(2, 2, move |c| draw::response_for(c, id.clone()))
-}
-
 /// Assembles a stream: an optional implicit leading turn, then turns each
 /// opened by a marker and usually a `chat_request`; optionally timestamps
 /// every event in increasing order.
@@ -224,7 +211,8 @@ pub fn from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
 
 /// A stream with no orphan decoded from fuzz bytes ([`draw::clean_stream`]
 /// under the [`Bytes`] driver).
-pub fn clean_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
+#[cfg(test)]
+fn clean_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
     draw::clean_stream(&mut Bytes::new(u))
 }
 
@@ -236,12 +224,13 @@ pub fn sample(count: usize, seed: u64) -> Vec<Vec<Event>> {
 
 /// `count` streams with no orphan sampled with `seed`
 /// ([`draw::clean_stream`] under the [`Seeded`] driver).
-pub fn sample_clean(count: usize, seed: u64) -> Vec<Vec<Event>> {
+#[cfg(test)]
+fn sample_clean(count: usize, seed: u64) -> Vec<Vec<Event>> {
     choice::sample(count, seed, |c: &mut Seeded| draw::clean_stream(c))
 }
 
 /// The most events [`flat`] generates.
-pub const MAX_FLAT_EVENTS: usize = 128;
+pub(crate) const MAX_FLAT_EVENTS: usize = 128;
 
 /// A flat stream of turn markers, chat events, unknown kinds, tool calls
 /// and inquiries whose IDs come from the small pools above, so collisions
@@ -325,8 +314,9 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::check::{ProfileMode, check_bytes, rules as r};
+    use crate::check::{ProfileMode, check_bytes};
     use crate::generate::choice::exhaust;
+    use crate::rule::Rule;
     use crate::stream::{Orphan, sanitize};
     use crate::wire::Stream;
 
@@ -669,10 +659,10 @@ mod tests {
             .collect();
         assert_eq!(distinct.len(), family.len(), "no stream twice");
         let pairing = [
-            r::TOOL_PAIRED,
-            r::PAIRED,
-            r::TURN_SCOPED,
-            r::RESPONSE_AFTER_REQUEST,
+            Rule::CheckToolPaired,
+            Rule::CheckPaired,
+            Rule::CheckTurnScoped,
+            Rule::CheckResponseAfterRequest,
         ];
         for events in family {
             let s = Stream::new(events.clone());

@@ -54,9 +54,9 @@ pub fn sample(count: usize, seed: u64) -> Vec<Event> {
 /// more reads 0 past the end, its simplest choices.
 mod budget {
     /// A string, an ID, a tag, a timestamp.
-    pub const SMALL: usize = 64;
+    pub(crate) const SMALL: usize = 64;
     /// A JSON value, a select option, an answer type, a reason.
-    pub const VALUE: usize = 256;
+    pub(crate) const VALUE: usize = 256;
     /// A question, a request, a response, an event kind, an event.
     pub const EVENT: usize = 768;
 }
@@ -125,18 +125,9 @@ strategies! {
     mutation -> Mutation = budget::SMALL;
 }
 
-/// Zero to three opaque extra fields for `kind` ([`draw::extra_fields`]).
-pub fn extra_fields(kind: &EventKind) -> BoxedStrategy<Vec<(String, Opaque)>> {
-    let kind = kind.clone();
-    choice::strategy(budget::EVENT, budget::EVENT, move |c| {
-        draw::extra_fields(c, &kind)
-    })
-    .boxed()
-}
-
 /// The field names a kind types (besides `type` and `timestamp`): an extra
 /// field with one of these names would be read back as the typed field.
-pub fn typed_field_names(kind: &EventKind) -> &'static [&'static str] {
+pub(crate) fn typed_field_names(kind: &EventKind) -> &'static [&'static str] {
     match kind {
         EventKind::TurnStart
         | EventKind::ChatRequest

@@ -277,7 +277,7 @@ impl Feature {
     }
 
     /// The feature of a profile.
-    pub fn of_profile(p: ProfileName) -> Feature {
+    pub(crate) fn of_profile(p: ProfileName) -> Feature {
         match p {
             ProfileName::Legacy => Feature::ProfileLegacy,
             ProfileName::Rfd082 => Feature::ProfileRfd082,
@@ -286,7 +286,7 @@ impl Feature {
     }
 
     /// The feature of a prompter reply.
-    pub fn of_prompter(r: &PrompterReply) -> Feature {
+    pub(crate) fn of_prompter(r: &PrompterReply) -> Feature {
         match r {
             PrompterReply::Answer { .. } => Feature::PrompterAnswer,
             PrompterReply::CtrlC => Feature::PrompterCtrlC,
@@ -300,7 +300,7 @@ impl Feature {
     }
 
     /// The feature of a backend reply.
-    pub fn of_backend(r: &BackendReply) -> Feature {
+    pub(crate) fn of_backend(r: &BackendReply) -> Feature {
         match r {
             BackendReply::Answer { .. } => Feature::BackendAnswer,
             BackendReply::Raw { .. } => Feature::BackendRaw,
@@ -323,7 +323,7 @@ impl Feature {
     }
 
     /// The feature of a tool kind.
-    pub fn of_kind(k: ToolSource) -> Feature {
+    pub(crate) fn of_kind(k: ToolSource) -> Feature {
         match k {
             ToolSource::Builtin {
                 hook: BuiltinHook::Default,

@@ -65,7 +65,7 @@ pub struct StepInfo<'a> {
 
 /// A run of a scenario that stops wherever work pends (the caller picks,
 /// [`Machine::take`]) and can be cloned there.
-pub struct Machine<'s> {
+pub(crate) struct Machine<'s> {
     driver: Driver<'s, 'static>,
     phase: Phase,
     calls: Vec<CallState<'s>>,
@@ -131,18 +131,8 @@ impl<'s> Machine<'s> {
         })
     }
 
-    /// The coordinator.
-    pub fn coordinator(&self) -> &Coordinator {
-        &self.driver.coordinator
-    }
-
-    /// The trace so far.
-    pub fn trace(&self) -> &Trace {
-        &self.driver.trace
-    }
-
     /// The finished (or stopped) run's trace.
-    pub fn into_trace(self) -> Trace {
+    pub(crate) fn into_trace(self) -> Trace {
         self.driver.trace
     }
 
@@ -198,7 +188,7 @@ impl<'s> Machine<'s> {
     /// Runs on until pending work is to be picked (returns how many pieces
     /// pend, one or more) or the end of the run (returns `None`), calling
     /// `observe` after every input the coordinator handled.
-    pub fn advance(
+    pub(crate) fn advance(
         &mut self,
         observe: &mut dyn FnMut(&Coordinator, &Trace),
     ) -> Result<Option<usize>, ScenarioError> {

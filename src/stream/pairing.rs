@@ -431,7 +431,7 @@ impl Pairer {
 
     /// The index of the last response that paired with a request of `id` in
     /// the current turn.
-    pub fn last_paired(&self, id: &InquiryId) -> Option<usize> {
+    pub(crate) fn last_paired(&self, id: &InquiryId) -> Option<usize> {
         self.keys
             .find(id.as_str())
             .map(|k| self.last_paired.get(k))
@@ -477,7 +477,7 @@ impl Pairer {
 
     /// Bytes the pairer holds on the heap for the current turn (rule
     /// `PERF-TURN-MEMORY`): the distinct IDs, the waiting queues and the log.
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         self.keys.heap_bytes()
             + self.firsts.heap_bytes()
             + self.last_paired.heap_bytes()

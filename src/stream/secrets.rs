@@ -23,7 +23,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use serde_json::Value;
 
 /// What a secret answer is printed as.
-pub const MASK: &str = "<secret>";
+pub(crate) const MASK: &str = "<secret>";
 
 /// The string values to print as [`MASK`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -61,7 +61,7 @@ impl Secrets {
     /// does, rule `STREAM-PAIR-ORDER`) contributes every string of its
     /// `answer`, in the tagged RFD 082 form (`"outcome": "answered"`) and the
     /// flat pre-082 form (`{id, answer}`) alike.
-    pub fn of_events(events: &[Value]) -> Self {
+    pub(crate) fn of_events(events: &[Value]) -> Self {
         let mut out = BTreeSet::new();
         let mut waiting: HashMap<String, VecDeque<bool>> = HashMap::new();
         for e in events {
@@ -105,7 +105,7 @@ impl Secrets {
     }
 
     /// Every string of `v` equal to a secret replaced by [`MASK`].
-    pub fn mask_value(&self, v: &mut Value) {
+    pub(crate) fn mask_value(&self, v: &mut Value) {
         if self.is_empty() {
             return;
         }
@@ -120,7 +120,7 @@ impl Secrets {
     /// `text` with every JSON-quoted secret (`"hunter2"`, as event lines,
     /// diagrams and JSON texts write an answer) replaced by the quoted
     /// [`MASK`].
-    pub fn mask_text(&self, text: &str) -> String {
+    pub(crate) fn mask_text(&self, text: &str) -> String {
         let mut out = text.to_owned();
         for s in &self.0 {
             let quoted = Value::String(s.clone()).to_string();

@@ -51,7 +51,7 @@ fn is_marker(kind: &EventKind) -> bool {
 /// `STREAM-TURNS`): the first event of a stream always does (its marker's
 /// turn, or the implicit leading turn), and so does every later
 /// `turn_start`. The one place the boundary is decided.
-pub fn opens_turn(index: usize, kind: &EventKind) -> bool {
+pub(crate) fn opens_turn(index: usize, kind: &EventKind) -> bool {
     index == 0 || is_marker(kind)
 }
 

@@ -103,7 +103,7 @@ impl Faults {
 /// many of the events the coordinator counted as persisted never reached
 /// the stream.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct FaultState {
+pub(crate) struct FaultState {
     /// Held-back inquiry requests, with the call that asked.
     held: Vec<(usize, Event)>,
     /// Requests and responses left out of the stream.
@@ -120,7 +120,7 @@ impl FaultState {
 
 /// One step of the coordinator under `faults`: the effects are appended to
 /// `fx`, as [`Coordinator::handle_into`] does.
-pub fn handle_into(
+pub(crate) fn handle_into(
     faults: Faults,
     state: &mut FaultState,
     c: &mut Coordinator,

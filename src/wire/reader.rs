@@ -691,7 +691,7 @@ impl Stream {
     /// Reads a whole stream and says which layout it had, so that a tool
     /// that writes it back can keep that layout (`[]` has only the array
     /// form).
-    pub fn read_with_format<R: BufRead>(
+    pub(crate) fn read_with_format<R: BufRead>(
         inner: R,
         origin: &str,
     ) -> Result<(Stream, Format), ReadError> {

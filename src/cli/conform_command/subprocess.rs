@@ -28,7 +28,7 @@ use crate::profile::ProfileName;
 use crate::scenario::Scenario;
 
 /// The protocol name and version sent in `init`.
-pub const PROTOCOL: &str = "inquiry-model-conform/1";
+pub(crate) const PROTOCOL: &str = "inquiry-model-conform/1";
 
 /// Set by SIGINT or SIGTERM.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -107,7 +107,7 @@ fn exited_within(child: &mut Child, grace: Duration) -> bool {
 
 /// Why an adapter cannot be used at all (exit 2 of `conform`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unusable(pub String);
+pub(crate) struct Unusable(pub String);
 
 impl std::fmt::Display for Unusable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -125,7 +125,7 @@ struct Process {
 }
 
 /// An adapter command, started on demand and restarted after it dies.
-pub struct Subprocess {
+pub(crate) struct Subprocess {
     command: String,
     timeout: Duration,
     process: Option<Process>,

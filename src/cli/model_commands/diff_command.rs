@@ -11,7 +11,7 @@ difference: events recorded or not, response outcomes and reasons, ID and \
 response shapes, tool invocations and the answers tools saw, prompts, backend \
 calls, and the tool response text. Per class: how many scenarios show it and \
 the smallest one.")]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// The old rule set (a built-in or a profile file).
     #[arg(long, value_parser = profile_parser())]
     pub from: RuleSet,
@@ -39,7 +39,7 @@ pub struct DiffArgs {
 }
 
 /// `diff-profiles`.
-pub fn diff_command(args: DiffArgs, global: &GlobalArgs) -> i32 {
+pub(crate) fn diff_command(args: DiffArgs, global: &GlobalArgs) -> i32 {
     let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
     // Each scenario runs three times: the comparison, then the invariants
     // under each profile.

@@ -4,7 +4,7 @@ use super::*;
 
 /// `inquiry-model explain`.
 #[derive(Args, Debug)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// A rule ID from spec/RULES.md, e.g. LIFE-RECORD-FIRST or CHECK-PAIRED.
     #[arg(required_unless_present = "list")]
     pub rule: Option<String>,
@@ -68,7 +68,7 @@ pub fn catalog(markdown: &str) -> Vec<CatalogRow> {
 }
 
 /// `explain`: prints a rule, its source and its tests.
-pub fn explain_command(args: ExplainArgs) -> i32 {
+pub(crate) fn explain_command(args: ExplainArgs) -> i32 {
     let rows = catalog(RULES_MD);
     let json = args.format == TextOrJson::Json;
     let Some(rule) = args.rule.filter(|_| !args.list) else {

@@ -15,7 +15,7 @@ exploration. `--states` searches instead every interleaving of each root \
 scenario (the scope's scenarios without their scheduler picks) as a state \
 graph, not expanding a state already expanded; it reports the distinct \
 states and shards by root.")]
-pub struct ExploreArgs {
+pub(crate) struct ExploreArgs {
     /// Check only every Nth scenario (1: the complete enumeration; at
     /// least 1).
     #[arg(long, default_value_t = 1, value_parser = crate::cli::at_least_one::<usize>)]
@@ -79,7 +79,7 @@ fn planned(sizes: impl Iterator<Item = usize>, plan: explore::Plan) -> usize {
 }
 
 /// `explore`: the exhaustive small-scope enumeration.
-pub fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
+pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
     let start = Instant::now();
     let families: &[Family] = match args.scope.as_str() {
         "big" => &[Family::Single, Family::Pairs, Family::Triples],

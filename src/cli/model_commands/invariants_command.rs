@@ -11,7 +11,7 @@ that violate it under the profile, and the smallest counterexample. \
 spec/invariants.md instead.\n\n\
 Exit 0: every invariant holds (and always with `--matrix`); 1: an invariant \
 is violated under the profile; 2: unusable input or usage.")]
-pub struct InvariantsArgs {
+pub(crate) struct InvariantsArgs {
     /// The profile to judge (a built-in or a profile file).
     #[arg(long, value_parser = profile_parser(), required_unless_present = "matrix")]
     pub profile: Option<RuleSet>,
@@ -33,7 +33,7 @@ pub struct InvariantsArgs {
 }
 
 /// `invariants`.
-pub fn invariants_command(args: InvariantsArgs, global: &GlobalArgs) -> i32 {
+pub(crate) fn invariants_command(args: InvariantsArgs, global: &GlobalArgs) -> i32 {
     if args.matrix {
         out_raw!("{}", amend::committed_matrix());
         return EXIT_OK;

@@ -12,7 +12,7 @@ received, every prompt shown, every inquiry-backend call, how each question \
 was resolved, the remembered keys at each turn's end, and every tool \
 response. An answer a tool received for a `secret` question is printed \
 `<secret>` wherever it would appear, in both formats.")]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The scenario file (or a conformance vector, whose `scenario` is run),
     /// or `-` for stdin.
     pub scenario: PathBuf,
@@ -28,7 +28,7 @@ pub struct RunArgs {
 
 /// Output formats of `run`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RunFormat {
+pub(crate) enum RunFormat {
     /// The trace as JSON.
     Json,
     /// A Mermaid sequence diagram.
@@ -36,7 +36,7 @@ pub enum RunFormat {
 }
 
 /// `run`: prints the trace of a scenario as JSON.
-pub fn run_command(args: RunArgs) -> i32 {
+pub(crate) fn run_command(args: RunArgs) -> i32 {
     let name = if args.scenario.as_os_str() == "-" {
         "<stdin>".to_owned()
     } else {

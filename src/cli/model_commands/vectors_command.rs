@@ -12,7 +12,7 @@ guard and cancellation reason; `--count` generated ones follow, drawn with \
 of those profiles and inside the core scenario language (what a `conform` \
 adapter declaring them runs). The output is deterministic for its arguments; \
 the committed set in spec/vectors/ is `--seed 1 --count 20`.")]
-pub struct VectorsArgs {
+pub(crate) struct VectorsArgs {
     /// The folder to write to (created if missing).
     #[arg(long)]
     pub out: PathBuf,
@@ -33,7 +33,7 @@ pub struct VectorsArgs {
 
 /// How much of the scenario language the written vectors may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Language {
+pub(crate) enum Language {
     /// All of it.
     Full,
     /// The core language only (`conformance::core_scenario`).
@@ -41,7 +41,7 @@ pub enum Language {
 }
 
 /// `vectors`: writes the conformance vectors.
-pub fn vectors_command(args: VectorsArgs) -> i32 {
+pub(crate) fn vectors_command(args: VectorsArgs) -> i32 {
     let vectors = match conformance::vectors(args.seed, args.count) {
         Ok(v) => v,
         Err(e) => {

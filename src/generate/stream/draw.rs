@@ -25,29 +25,29 @@ use crate::wire::{CancellationReason, Event, InquiryId, InquiryResponse};
 
 /// The choices one segment of a turn takes, whatever its kind: its kind,
 /// then at most a damaged exchange's 25 + 12.
-pub const SEGMENT_WIDTH: usize = 38;
+pub(crate) const SEGMENT_WIDTH: usize = 38;
 
 /// The choices one segment of a clean turn takes: its kind, then at most
 /// an exchange's 25.
-pub const CLEAN_SEGMENT_WIDTH: usize = 26;
+pub(crate) const CLEAN_SEGMENT_WIDTH: usize = 26;
 
 /// The choices a turn's body takes: seven segment slots.
-pub const TURN_WIDTH: usize = 7 * (1 + SEGMENT_WIDTH);
+pub(crate) const TURN_WIDTH: usize = 7 * (1 + SEGMENT_WIDTH);
 
 /// The choices a clean turn's body takes: seven segment slots.
-pub const CLEAN_TURN_WIDTH: usize = 7 * (1 + CLEAN_SEGMENT_WIDTH);
+pub(crate) const CLEAN_TURN_WIDTH: usize = 7 * (1 + CLEAN_SEGMENT_WIDTH);
 
 /// The choices a stream takes: the timestamps coin, the leading turn's
 /// coin and body, four turn slots of a coin, the `chat_request` choice and
 /// a body.
-pub const STREAM_WIDTH: usize = 2 + TURN_WIDTH + 4 * (2 + TURN_WIDTH);
+pub(crate) const STREAM_WIDTH: usize = 2 + TURN_WIDTH + 4 * (2 + TURN_WIDTH);
 
 /// The choices a clean stream takes.
-pub const CLEAN_STREAM_WIDTH: usize = 2 + CLEAN_TURN_WIDTH + 4 * (2 + CLEAN_TURN_WIDTH);
+pub(crate) const CLEAN_STREAM_WIDTH: usize = 2 + CLEAN_TURN_WIDTH + 4 * (2 + CLEAN_TURN_WIDTH);
 
 /// The choices one loose event takes at most: its kind, then at most a
 /// response's call, question, attempt, outcome and detail.
-pub const LOOSE_WIDTH: usize = 6;
+pub(crate) const LOOSE_WIDTH: usize = 6;
 
 /// A tool-call ID from [`TOOL_CALL_IDS`].
 pub fn tool_call_id(c: &mut impl Choices) -> String {
@@ -57,7 +57,7 @@ pub fn tool_call_id(c: &mut impl Choices) -> String {
 /// An inquiry ID for the given tool call, with a question of `questions`:
 /// legacy two-segment (collides on every re-ask) or new three-segment with
 /// attempt 1 or 2.
-pub fn inquiry_id_in(c: &mut impl Choices, call: &str, questions: &[&str]) -> InquiryId {
+pub(crate) fn inquiry_id_in(c: &mut impl Choices, call: &str, questions: &[&str]) -> InquiryId {
     let q = c.pick(questions);
     match c.choose(3) {
         0 => InquiryId::legacy(call, q),
@@ -67,7 +67,7 @@ pub fn inquiry_id_in(c: &mut impl Choices, call: &str, questions: &[&str]) -> In
 
 /// An inquiry ID for the given tool call, with a question of
 /// [`QUESTION_IDS`].
-pub fn inquiry_id_for(c: &mut impl Choices, call: &str) -> InquiryId {
+pub(crate) fn inquiry_id_for(c: &mut impl Choices, call: &str) -> InquiryId {
     inquiry_id_in(c, call, &QUESTION_IDS)
 }
 
@@ -89,7 +89,7 @@ fn reason(k: usize) -> CancellationReason {
 /// Any `inquiry_response` payload for `id`: every outcome (answered three
 /// times in five), both boolean answers, every known cancellation reason
 /// and an unknown one.
-pub fn response_for(c: &mut impl Choices, id: InquiryId) -> InquiryResponse {
+pub(crate) fn response_for(c: &mut impl Choices, id: InquiryId) -> InquiryResponse {
     match c.weighted(&[3, 1, 1]) {
         0 => InquiryResponse::Answered {
             id,
@@ -138,7 +138,7 @@ pub fn exchange(c: &mut impl Choices) -> Vec<Event> {
 /// with probability 3/10, the pattern repeating after): orphans on either
 /// side, and inquiry pairs left outside their tool call. Takes 37 choices
 /// at most.
-pub fn damaged_exchange(c: &mut impl Choices) -> Vec<Event> {
+pub(crate) fn damaged_exchange(c: &mut impl Choices) -> Vec<Event> {
     let events = exchange(c);
     let drop: Vec<bool> = (0..12).map(|_| c.weighted(&[7, 3]) == 1).collect();
     events
@@ -168,7 +168,7 @@ fn loose_of(c: &mut impl Choices, kind: usize, calls: &[&str], questions: &[&str
 /// A single inquiry or tool-call event with an ID from `calls` and
 /// `questions`, outside any structure. Takes [`LOOSE_WIDTH`] choices at
 /// most.
-pub fn loose_event_in(c: &mut impl Choices, calls: &[&str], questions: &[&str]) -> Event {
+pub(crate) fn loose_event_in(c: &mut impl Choices, calls: &[&str], questions: &[&str]) -> Event {
     let kind = c.choose(4);
     loose_of(c, kind, calls, questions)
 }
@@ -176,7 +176,7 @@ pub fn loose_event_in(c: &mut impl Choices, calls: &[&str], questions: &[&str]) 
 /// A single inquiry or tool-call event with a pooled ID, outside any
 /// structure: an orphan, a response before its request, or a partner of a
 /// loose event elsewhere in the turn or in another turn.
-pub fn loose_event(c: &mut impl Choices) -> Event {
+pub(crate) fn loose_event(c: &mut impl Choices) -> Event {
     loose_event_in(c, &TOOL_CALL_IDS, &QUESTION_IDS)
 }
 
@@ -193,7 +193,7 @@ fn filler_of(k: usize) -> Event {
 
 /// A chat event or an event of a kind providers never see (chat responses
 /// twice as often as each other one). One choice.
-pub fn filler(c: &mut impl Choices) -> Event {
+pub(crate) fn filler(c: &mut impl Choices) -> Event {
     filler_of(c.choose(5))
 }
 
@@ -209,7 +209,7 @@ fn loose_or_filler(c: &mut impl Choices) -> Event {
 /// A short burst of one to five loose events and fillers: dense local
 /// collisions such as two requests sharing an ID with a chat event before
 /// their one response. Takes 35 choices at most.
-pub fn scramble(c: &mut impl Choices) -> Vec<Event> {
+pub(crate) fn scramble(c: &mut impl Choices) -> Vec<Event> {
     slots(c, 1, 5, |c, _| {
         block(c, LOOSE_WIDTH, |c| loose_or_filler(c))
     })
@@ -259,13 +259,13 @@ fn clean_segment(c: &mut impl Choices) -> Vec<Event> {
 
 /// The events of a turn after its marker, with orphans of every kind: up
 /// to seven segments, each in a block of [`SEGMENT_WIDTH`] choices.
-pub fn turn_body(c: &mut impl Choices) -> Vec<Event> {
+pub(crate) fn turn_body(c: &mut impl Choices) -> Vec<Event> {
     kept(c, 7, SEGMENT_WIDTH, |c| segment(c)).concat()
 }
 
 /// The events of a turn after its marker, with no orphan: up to seven
 /// segments, each in a block of [`CLEAN_SEGMENT_WIDTH`] choices.
-pub fn clean_turn_body(c: &mut impl Choices) -> Vec<Event> {
+pub(crate) fn clean_turn_body(c: &mut impl Choices) -> Vec<Event> {
     kept(c, 7, CLEAN_SEGMENT_WIDTH, |c| clean_segment(c)).concat()
 }
 

@@ -41,7 +41,7 @@ const DIGITS: &[u8] = b"0123456789";
 /// the quote and backslash it escapes, DEL, the two line separators
 /// JavaScript does not allow in strings, a byte-order mark, the replacement
 /// character, the last BMP and the last Unicode scalar values.
-pub const SPECIAL_CHARS: [char; 10] = [
+pub(crate) const SPECIAL_CHARS: [char; 10] = [
     '"',
     '\\',
     '/',
@@ -66,7 +66,7 @@ pub fn word(c: &mut impl Choices, alphabet: &[u8], lo: usize, hi: usize) -> Stri
 /// Any Unicode scalar value, by class: printable ASCII most often, then C0
 /// controls, [`SPECIAL_CHARS`], the rest of the BMP below and above the
 /// surrogates, and the supplementary planes.
-pub fn any_char(c: &mut impl Choices) -> char {
+pub(crate) fn any_char(c: &mut impl Choices) -> char {
     let code = match c.weighted(&[8, 2, 2, 2, 1, 1]) {
         0 => 0x20 + c.choose(95) as u32,
         1 => c.choose(0x20) as u32,
@@ -80,14 +80,14 @@ pub fn any_char(c: &mut impl Choices) -> char {
 }
 
 /// Any string of up to 24 characters ([`any_char`]).
-pub fn any_string(c: &mut impl Choices) -> String {
+pub(crate) fn any_string(c: &mut impl Choices) -> String {
     let n = c.count(0, 24);
     (0..n).map(|_| any_char(c)).collect()
 }
 
 /// Strings, weighted towards the ones that stress a JSON writer: quotes,
 /// backslashes, brackets, control characters, non-ASCII text.
-pub fn json_string(c: &mut impl Choices) -> String {
+pub(crate) fn json_string(c: &mut impl Choices) -> String {
     match c.weighted(&[4, 1, 1, 1, 1]) {
         0 => any_string(c),
         1 => String::new(),
@@ -108,7 +108,7 @@ fn bytes<const N: usize>(c: &mut impl Choices) -> [u8; N] {
 
 /// Any `i64`: small ones (zigzag, 0 first), the edges of `i32` and `i64`,
 /// or all 64 bits.
-pub fn any_i64(c: &mut impl Choices) -> i64 {
+pub(crate) fn any_i64(c: &mut impl Choices) -> i64 {
     match c.weighted(&[2, 1, 2]) {
         0 => {
             let v = c.choose(256) as i64;
@@ -129,7 +129,7 @@ pub fn any_i64(c: &mut impl Choices) -> i64 {
 /// Any `u64`: small ones, the edges around `i64::MAX` and `u64::MAX`, or
 /// all 64 bits (half of them above `i64::MAX`, which JSON readers must
 /// keep unsigned).
-pub fn any_u64(c: &mut impl Choices) -> u64 {
+pub(crate) fn any_u64(c: &mut impl Choices) -> u64 {
     match c.weighted(&[2, 1, 2]) {
         0 => c.choose(256) as u64,
         1 => c.pick(&[
@@ -150,7 +150,7 @@ pub fn any_u64(c: &mut impl Choices) -> u64 {
 /// (without it some 16- and 17-digit floats read back one ulp off); with
 /// it, wider floats would round-trip too, and widening the range is a
 /// separate change (see `spec/DECISIONS.md`, "Wire: float round-trips").
-pub fn json_float(c: &mut impl Choices) -> Value {
+pub(crate) fn json_float(c: &mut impl Choices) -> Value {
     let f = match c.choose(3) {
         0 => 0.0,
         1 => -0.0,
@@ -168,7 +168,7 @@ pub fn json_float(c: &mut impl Choices) -> Value {
 /// JSON scalars: `null`, booleans, integers over the whole `i64` and `u64`
 /// ranges, finite floats ([`json_float`]: JSON has no NaN or infinity) and
 /// strings.
-pub fn json_scalar(c: &mut impl Choices) -> Value {
+pub(crate) fn json_scalar(c: &mut impl Choices) -> Value {
     match c.choose(6) {
         0 => Value::Null,
         1 => Value::Bool(c.flip()),
@@ -181,11 +181,11 @@ pub fn json_scalar(c: &mut impl Choices) -> Value {
 
 /// How deep [`json_value`] nests arrays and objects (well under
 /// serde_json's recursion limit of 128).
-pub const JSON_DEPTH: usize = 4;
+pub(crate) const JSON_DEPTH: usize = 4;
 
 /// Any JSON value, arrays and objects of up to three members nested up to
 /// [`JSON_DEPTH`] levels (an object's repeated key keeps its last value).
-pub fn json_value(c: &mut impl Choices) -> Value {
+pub(crate) fn json_value(c: &mut impl Choices) -> Value {
     json_value_within(c, JSON_DEPTH)
 }
 
@@ -271,7 +271,7 @@ pub fn inquiry_source(c: &mut impl Choices) -> InquirySource {
 }
 
 /// A persisted select option, with and without a description.
-pub fn select_option(c: &mut impl Choices) -> SelectOption {
+pub(crate) fn select_option(c: &mut impl Choices) -> SelectOption {
     let value = json_value(c);
     let description = maybe(c, json_string);
     SelectOption::new(value, description)
@@ -362,7 +362,7 @@ pub fn unknown_reason_tag(c: &mut impl Choices) -> String {
 }
 
 /// A known reason (any of [`CancellationReason::KNOWN`]).
-pub fn known_reason(c: &mut impl Choices) -> CancellationReason {
+pub(crate) fn known_reason(c: &mut impl Choices) -> CancellationReason {
     c.pick(&CancellationReason::KNOWN)
 }
 
@@ -418,7 +418,7 @@ pub fn tool_call_response(c: &mut impl Choices) -> ToolCallResponse {
 /// An event kind this build does not type: `config_delta` (in every real
 /// stream), `conversation_summary`, `[a-z][a-z_]{0,15}` and arbitrary
 /// strings, never a known kind (one is suffixed).
-pub fn other_kind_tag(c: &mut impl Choices) -> String {
+pub(crate) fn other_kind_tag(c: &mut impl Choices) -> String {
     let tag = match c.choose(4) {
         0 => "config_delta".to_owned(),
         1 => "conversation_summary".to_owned(),
@@ -449,7 +449,7 @@ pub fn event_kind(c: &mut impl Choices) -> EventKind {
 /// Names for extra fields: the ones real streams carry (`content`,
 /// `message`, `reasoning`, `metadata`, `delta`), `[a-z_]{1,10}` and
 /// arbitrary ones.
-pub fn extra_field_name(c: &mut impl Choices) -> String {
+pub(crate) fn extra_field_name(c: &mut impl Choices) -> String {
     const REAL: [&str; 5] = ["content", "message", "reasoning", "metadata", "delta"];
     match c.choose(REAL.len() + 2) {
         k if k < REAL.len() => REAL[k].to_owned(),
@@ -460,7 +460,7 @@ pub fn extra_field_name(c: &mut impl Choices) -> String {
 
 /// Zero to three opaque extra fields for `kind`, with distinct names that
 /// are neither `type`, `timestamp` nor a field the kind types.
-pub fn extra_fields(c: &mut impl Choices, kind: &EventKind) -> Vec<(String, Opaque)> {
+pub(crate) fn extra_fields(c: &mut impl Choices, kind: &EventKind) -> Vec<(String, Opaque)> {
     let typed = typed_field_names(kind);
     let n = c.count(0, 3);
     let mut out: Vec<(String, Opaque)> = Vec::with_capacity(n);

@@ -5,7 +5,7 @@
 use crate::check_support;
 
 use check_support::*;
-use inquiry_model::check::rules as r;
+use inquiry_model::rule::Rule;
 use serde_json::{Value, json};
 
 fn ask_user_q(extra: Value) -> Value {
@@ -59,9 +59,9 @@ fn secret_leak_reports_fields_beside_a_redaction() {
         s.ask("c1.pass.1", q).redact("c1.pass.1")
     });
     for (s, at) in [(extra, 3), (reason, 3), (on_request, 2), (in_question, 2)] {
-        assert_eq!(found(&s, AUTO), [(r::SECRET_LEAK, W, 0, at)]);
-        assert_eq!(found(&s, R082), [(r::SECRET_LEAK, E, 0, at)]);
-        assert_eq!(found(&s, R083), [(r::SECRET_LEAK, E, 0, at)]);
+        assert_eq!(found(&s, AUTO), [(Rule::CheckSecretLeak, W, 0, at)]);
+        assert_eq!(found(&s, R082), [(Rule::CheckSecretLeak, E, 0, at)]);
+        assert_eq!(found(&s, R083), [(Rule::CheckSecretLeak, E, 0, at)]);
         assert!(!lines(&run(&s, AUTO)).contains("hunter2"));
     }
 }
@@ -76,8 +76,8 @@ fn secret_leak_reports_an_extra_field_on_a_cancelled_secret() {
             .push(json!({"type": "inquiry_response",
             "outcome": "cancelled", "id": "c1.pass.1", "reason": "user", "value": "hunter2"}))
     });
-    assert_eq!(found(&s, AUTO), [(r::SECRET_LEAK, W, 0, 3)]);
-    assert_eq!(found(&s, R082), [(r::SECRET_LEAK, E, 0, 3)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckSecretLeak, W, 0, 3)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckSecretLeak, E, 0, 3)]);
     assert!(!lines(&run(&s, AUTO)).contains("hunter2"));
 }
 
@@ -114,13 +114,25 @@ fn answer_fits_reports_answers_that_cannot_fit() {
     ];
     for (q, a) in cases {
         let s = in_call(|s| s.ask("c1.q.1", q.clone()).answer("c1.q.1", a.clone()));
-        assert_eq!(found(&s, R083), [(r::ANSWER_FITS, E, 0, 3)], "{q} {a}");
-        assert_eq!(found(&s, AUTO), [(r::ANSWER_FITS, W, 0, 3)], "{q} {a}");
+        assert_eq!(
+            found(&s, R083),
+            [(Rule::CheckAnswerFits, E, 0, 3)],
+            "{q} {a}"
+        );
+        assert_eq!(
+            found(&s, AUTO),
+            [(Rule::CheckAnswerFits, W, 0, 3)],
+            "{q} {a}"
+        );
         clean(&s, R082);
         let mut q083 = q.clone();
         q083["exclusive"] = json!(true);
         let s = in_call(|s| s.ask("c1.q.1", q083).answer("c1.q.1", a.clone()));
-        assert_eq!(found(&s, AUTO), [(r::ANSWER_FITS, E, 0, 3)], "{q} {a}");
+        assert_eq!(
+            found(&s, AUTO),
+            [(Rule::CheckAnswerFits, E, 0, 3)],
+            "{q} {a}"
+        );
     }
 }
 
@@ -170,7 +182,10 @@ fn ask_user_shape_reports_questions_the_builtin_cannot_produce() {
         });
         for mode in [AUTO, R083] {
             let got: Vec<_> = found(&s, mode).into_iter().map(|f| f.0).collect();
-            assert!(got.contains(&r::ASK_USER_SHAPE), "{mode} {q}: {got:?}");
+            assert!(
+                got.contains(&Rule::CheckAskUserShape),
+                "{mode} {q}: {got:?}"
+            );
         }
     }
 }
@@ -211,18 +226,18 @@ fn provenance_reports_forged_sources() {
         s.ask_from("c1.q.1", assistant(), ask_user_q(json!({})))
             .cancel("c1.q.1", "user")
     });
-    assert_eq!(found(&forged, AUTO), [(r::PROVENANCE, W, 0, 2)]);
-    assert_eq!(found(&forged, R083), [(r::PROVENANCE, E, 0, 2)]);
+    assert_eq!(found(&forged, AUTO), [(Rule::CheckProvenance, W, 0, 2)]);
+    assert_eq!(found(&forged, R083), [(Rule::CheckProvenance, E, 0, 2)]);
     let user = in_call(|s| {
         s.ask_from("c1.q.1", json!({"source": "user"}), boolean())
             .answer("c1.q.1", json!(true))
     });
-    assert_eq!(found(&user, R082), [(r::PROVENANCE, E, 0, 2)]);
+    assert_eq!(found(&user, R082), [(Rule::CheckProvenance, E, 0, 2)]);
     let asked = in_ask_user(|s| {
         s.ask_from("c1.q.1", assistant(), boolean())
             .answer("c1.q.1", json!(true))
     });
-    assert_eq!(found(&asked, R082), [(r::PROVENANCE, E, 0, 2)]);
+    assert_eq!(found(&asked, R082), [(Rule::CheckProvenance, E, 0, 2)]);
 }
 
 /// Rule: CHECK-PROVENANCE — an `ask_user` call's assistant question and a
@@ -265,7 +280,7 @@ fn reason_fails_tool_reports_successful_tool_after_failure() {
             .push(json!({"type": "tool_call_response", "id": "c1", "content": "ok", "is_error": false}));
         assert_eq!(
             found(&ok, AUTO),
-            [(r::REASON_FAILS_TOOL, E, 0, 4)],
+            [(Rule::CheckReasonFailsTool, E, 0, 4)],
             "{reason}"
         );
         let failed = S::new()
@@ -292,7 +307,7 @@ fn one_question_reports_asking_twice_at_once() {
             .answer("c1.a.1", json!(true))
             .answer("c1.b.1", json!(true))
     });
-    assert_eq!(found(&twice, AUTO), [(r::ONE_QUESTION, E, 0, 3)]);
+    assert_eq!(found(&twice, AUTO), [(Rule::CheckOneQuestion, E, 0, 3)]);
     let after_guard = S::new()
         .turn()
         .call("c1", "fs")
@@ -301,7 +316,10 @@ fn one_question_reports_asking_twice_at_once() {
         .ask("c1.q.1", boolean())
         .answer("c1.q.1", json!(true))
         .failed("c1");
-    assert_eq!(found(&after_guard, AUTO), [(r::ONE_QUESTION, E, 0, 4)]);
+    assert_eq!(
+        found(&after_guard, AUTO),
+        [(Rule::CheckOneQuestion, E, 0, 4)]
+    );
 }
 
 /// Rule: CHECK-ONE-QUESTION — questions one after another in a call, and
@@ -348,15 +366,15 @@ fn writer_fields_reports_what_an_explicit_writer_never_writes() {
         )
     });
     for s in [&no_reason, &with_reason] {
-        assert_eq!(found(s, R082), [(r::WRITER_FIELDS, E, 0, 3)]);
-        assert_eq!(found(s, R083), [(r::WRITER_FIELDS, E, 0, 3)]);
+        assert_eq!(found(s, R082), [(Rule::CheckWriterFields, E, 0, 3)]);
+        assert_eq!(found(s, R083), [(Rule::CheckWriterFields, E, 0, 3)]);
         clean(s, AUTO);
     }
     let mut q = boolean();
     q["exclusive"] = json!(false);
     q["persistence"] = json!("turn");
     let defaults = in_call(|s| s.ask("c1.q.1", q).answer("c1.q.1", json!(true)));
-    assert_eq!(found(&defaults, R083), [(r::WRITER_FIELDS, E, 0, 2)]);
+    assert_eq!(found(&defaults, R083), [(Rule::CheckWriterFields, E, 0, 2)]);
     clean(&defaults, AUTO);
     let mut q = boolean();
     q["exclusive"] = json!(true);
@@ -381,7 +399,10 @@ fn response_before_request_is_reported_as_such() {
             .ask("c1.q.1", boolean())
             .answer("c1.q.1", json!(true))
     });
-    assert_eq!(found(&s, AUTO), [(r::RESPONSE_AFTER_REQUEST, E, 0, 2)]);
+    assert_eq!(
+        found(&s, AUTO),
+        [(Rule::CheckResponseAfterRequest, E, 0, 2)]
+    );
 }
 
 /// Rule: CHECK-PAIRED — control and bidirectional characters in IDs (U+2028,
@@ -442,7 +463,7 @@ fn placement_closed_reads_the_call_from_a_conforming_id() {
         .done("c1")
         .answer("c1.q.1", json!(true))
         .done("c2");
-    assert_eq!(found(&s, AUTO), [(r::PLACEMENT_CLOSED, E, 0, 5)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckPlacementClosed, E, 0, 5)]);
     let s = S::new()
         .turn()
         .call("a", "fs")
@@ -451,5 +472,5 @@ fn placement_closed_reads_the_call_from_a_conforming_id() {
         .done("a")
         .answer("a.b.1", json!(true))
         .done("a.b");
-    assert_eq!(found(&s, AUTO), [(r::PLACEMENT_CLOSED, E, 0, 5)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckPlacementClosed, E, 0, 5)]);
 }

@@ -5,7 +5,7 @@
 use crate::check_support;
 
 use check_support::*;
-use inquiry_model::check::rules as r;
+use inquiry_model::rule::Rule;
 use serde_json::{Value, json};
 
 /// An RFD 083 question (its `context` shows an RFD 083 writer under auto).
@@ -34,13 +34,25 @@ fn provenance_reports_user_and_other_sources_under_rfd083() {
             s.ask_from("c1.q.1", source.clone(), q083())
                 .answer("c1.q.1", json!(true))
         });
-        assert_eq!(found(&s, R083), [(r::PROVENANCE, E, 0, 2)], "{source}");
-        assert_eq!(found(&s, AUTO), [(r::PROVENANCE, E, 0, 2)], "{source}");
+        assert_eq!(
+            found(&s, R083),
+            [(Rule::CheckProvenance, E, 0, 2)],
+            "{source}"
+        );
+        assert_eq!(
+            found(&s, AUTO),
+            [(Rule::CheckProvenance, E, 0, 2)],
+            "{source}"
+        );
         let plain = in_call(|s| {
             s.ask_from("c1.q.1", source.clone(), boolean())
                 .answer("c1.q.1", json!(true))
         });
-        assert_eq!(found(&plain, AUTO), [(r::PROVENANCE, W, 0, 2)], "{source}");
+        assert_eq!(
+            found(&plain, AUTO),
+            [(Rule::CheckProvenance, W, 0, 2)],
+            "{source}"
+        );
     }
     let tool = in_call(|s| s.ask("c1.q.1", q083()).answer("c1.q.1", json!(true)));
     clean(&tool, R083);
@@ -70,8 +82,8 @@ fn writer_fields_reports_null_reason_and_outcome_under_explicit_profiles() {
         )
     });
     for s in [&null_reason, &null_outcome] {
-        assert_eq!(found(s, R082), [(r::WRITER_FIELDS, E, 0, 3)]);
-        assert_eq!(found(s, R083), [(r::WRITER_FIELDS, E, 0, 3)]);
+        assert_eq!(found(s, R082), [(Rule::CheckWriterFields, E, 0, 3)]);
+        assert_eq!(found(s, R083), [(Rule::CheckWriterFields, E, 0, 3)]);
         clean(s, AUTO);
     }
     let tagged = in_call(|s| s.ask("c1.q.1", boolean()).cancel("c1.q.1", "user"));
@@ -99,8 +111,8 @@ fn one_question_reports_a_question_after_backend_error() {
         .ask("c1.q.2", boolean())
         .answer("c1.q.2", json!(true))
         .failed("c1");
-    assert_eq!(found(&s, AUTO), [(r::ONE_QUESTION, E, 0, 4)]);
-    assert_eq!(found(&s, R082), [(r::ONE_QUESTION, E, 0, 4)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckOneQuestion, E, 0, 4)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckOneQuestion, E, 0, 4)]);
     let user = S::new()
         .turn()
         .call("c1", "fs")
@@ -135,7 +147,11 @@ fn tool_adjacent_reports_a_chat_event_inside_a_call() {
             .push(chat.clone())
             .done("c1");
         for mode in [AUTO, LEGACY, R082, R083] {
-            assert_eq!(found(&s, mode), [(r::TOOL_ADJACENT, E, 0, 2)], "{chat}");
+            assert_eq!(
+                found(&s, mode),
+                [(Rule::CheckToolAdjacent, E, 0, 2)],
+                "{chat}"
+            );
         }
     }
     // An interrupted call followed by the turn's chat: unanswered, and
@@ -143,7 +159,10 @@ fn tool_adjacent_reports_a_chat_event_inside_a_call() {
     let open = S::new().turn().call("c1", "fs").reply();
     assert_eq!(
         found(&open, AUTO),
-        [(r::TOOL_PAIRED, E, 0, 1), (r::TOOL_ADJACENT, E, 0, 2)]
+        [
+            (Rule::CheckToolPaired, E, 0, 1),
+            (Rule::CheckToolAdjacent, E, 0, 2)
+        ]
     );
 }
 
@@ -260,7 +279,7 @@ fn answer_fits_judges_an_answer_against_options_of_every_shape() {
             .iter()
             .map(|d| (d.rule, d.event_index))
             .collect();
-        assert_eq!(rules, [(r::ANSWER_FITS, 3)], "{stray}");
+        assert_eq!(rules, [(Rule::CheckAnswerFits, 3)], "{stray}");
     }
 }
 
@@ -343,22 +362,26 @@ fn ask_user_record_reports_results_that_contradict_the_record() {
     ] {
         assert_eq!(
             found(s, R083),
-            [(r::ASK_USER_RECORD, E, 0, at)],
+            [(Rule::CheckAskUserRecord, E, 0, at)],
             "{:?}",
             s.0
         );
         assert_eq!(
             found(s, AUTO),
-            [(r::ASK_USER_RECORD, E, 0, at)],
+            [(Rule::CheckAskUserRecord, E, 0, at)],
             "{:?}",
             s.0
         );
         // `ask_user` arrives with RFD 083: not judged under rfd082.
-        assert!(found(s, R082).iter().all(|f| f.0 != r::ASK_USER_RECORD));
+        assert!(
+            found(s, R082)
+                .iter()
+                .all(|f| f.0 != Rule::CheckAskUserRecord)
+        );
     }
     let unasked = succeeds(call(), &body("text", json!("main")));
-    assert_eq!(found(&unasked, R083), [(r::ASK_USER_RECORD, E, 0, 2)]);
-    assert_eq!(found(&unasked, AUTO), [(r::ASK_USER_RECORD, W, 0, 2)]);
+    assert_eq!(found(&unasked, R083), [(Rule::CheckAskUserRecord, E, 0, 2)]);
+    assert_eq!(found(&unasked, AUTO), [(Rule::CheckAskUserRecord, W, 0, 2)]);
 }
 
 /// Rule: CHECK-ASK-USER-RECORD — the built-in's own records are clean: its
@@ -417,8 +440,8 @@ fn id_format_reports_an_id_naming_another_call_without_writer_evidence() {
         .done("a")
         .done("b");
     for (s, at) in [(&closed, 4), (&other_tool, 3)] {
-        assert_eq!(found(s, AUTO), [(r::ID_FORMAT, E, 0, at)]);
-        assert_eq!(found(s, LEGACY), [(r::ID_FORMAT, E, 0, at)]);
+        assert_eq!(found(s, AUTO), [(Rule::CheckIdFormat, E, 0, at)]);
+        assert_eq!(found(s, LEGACY), [(Rule::CheckIdFormat, E, 0, at)]);
     }
     let own = S::new()
         .turn()
@@ -449,5 +472,5 @@ fn ask_user_shape_reports_a_whitespace_only_question() {
             .answer("c1.answer.1", json!("main")),
         "ok",
     );
-    assert_eq!(found(&s, R083), [(r::ASK_USER_SHAPE, E, 0, 2)]);
+    assert_eq!(found(&s, R083), [(Rule::CheckAskUserShape, E, 0, 2)]);
 }

@@ -148,7 +148,7 @@ fn lines(c: &Checked) -> String {
 fn paired_reports_request_without_response() {
     let s = in_call(|s| s.ask("c1.q.1", boolean()));
     for mode in [AUTO, LEGACY, R082, R083] {
-        assert_eq!(found(&s, mode), [(r::PAIRED, 0, 2)], "{mode}");
+        assert_eq!(found(&s, mode), [(Rule::CheckPaired, 0, 2)], "{mode}");
     }
 }
 
@@ -180,7 +180,7 @@ fn paired_message_names_the_legacy_gap() {
     ] {
         let c = run(s, mode);
         assert_eq!(c.diagnostics.len(), 1, "{}", lines(&c));
-        assert_eq!(c.diagnostics[0].rule, r::PAIRED);
+        assert_eq!(c.diagnostics[0].rule, Rule::CheckPaired);
         assert_eq!(
             c.diagnostics[0].message.contains(gap),
             named,
@@ -194,7 +194,7 @@ fn paired_message_names_the_legacy_gap() {
 #[test]
 fn paired_reports_response_without_request() {
     let s = in_call(|s| s.answer("c1.q.1", json!(true)));
-    assert_eq!(found(&s, R082), [(r::PAIRED, 0, 2)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckPaired, 0, 2)]);
 }
 
 /// Rule: CHECK-PAIRED — a second response to an answered request is reported.
@@ -205,7 +205,7 @@ fn paired_reports_second_response() {
             .answer("c1.q.1", json!(true))
             .answer("c1.q.1", json!(false))
     });
-    assert_eq!(found(&s, R082), [(r::PAIRED, 0, 4)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckPaired, 0, 4)]);
 }
 
 /// Rule: CHECK-PAIRED — answered, redacted and cancelled all close a request.
@@ -233,8 +233,8 @@ fn paired_accepts_every_outcome() {
 #[test]
 fn response_after_request_reports_early_response() {
     let s = in_call(|s| s.answer("c1.q.1", json!(true)).ask("c1.q.1", boolean()));
-    assert_eq!(found(&s, R082), [(r::RESPONSE_AFTER_REQUEST, 0, 2)]);
-    assert_eq!(found(&s, AUTO), [(r::RESPONSE_AFTER_REQUEST, 0, 2)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckResponseAfterRequest, 0, 2)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckResponseAfterRequest, 0, 2)]);
 }
 
 /// Rule: CHECK-RESPONSE-AFTER-REQUEST — the same pair in order is clean.
@@ -257,7 +257,10 @@ fn turn_scoped_reports_pair_across_turns() {
         .call("c1", "fs")
         .answer("c1.q.1", json!(true))
         .done("c1");
-    assert_eq!(found(&s, R082), [(r::PAIRED, 0, 2), (r::TURN_SCOPED, 1, 6)]);
+    assert_eq!(
+        found(&s, R082),
+        [(Rule::CheckPaired, 0, 2), (Rule::CheckTurnScoped, 1, 6)]
+    );
 }
 
 /// Rule: CHECK-TURN-SCOPED — every request a turn leaves unanswered is
@@ -283,10 +286,10 @@ fn turn_scoped_reports_each_request_carried_from_the_turn_before() {
     assert_eq!(
         found(&s, R082),
         [
-            (r::PAIRED, 0, 3),
-            (r::PAIRED, 0, 4),
-            (r::TURN_SCOPED, 1, 10),
-            (r::TURN_SCOPED, 1, 11)
+            (Rule::CheckPaired, 0, 3),
+            (Rule::CheckPaired, 0, 4),
+            (Rule::CheckTurnScoped, 1, 10),
+            (Rule::CheckTurnScoped, 1, 11)
         ]
     );
 }
@@ -314,7 +317,7 @@ fn placement_reports_request_outside_call() {
         .turn()
         .ask("c1.q.1", boolean())
         .answer("c1.q.1", json!(true));
-    assert_eq!(found(&s, R082), [(r::PLACEMENT, 0, 1)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckPlacement, 0, 1)]);
 }
 
 /// Rule: CHECK-PLACEMENT — a call left open in the previous turn does not
@@ -329,7 +332,7 @@ fn placement_reports_call_open_in_previous_turn() {
         .answer("c1.q.1", json!(true));
     assert_eq!(
         found(&s, AUTO),
-        [(r::TOOL_PAIRED, 0, 1), (r::PLACEMENT, 1, 3)]
+        [(Rule::CheckToolPaired, 0, 1), (Rule::CheckPlacement, 1, 3)]
     );
 }
 
@@ -356,7 +359,7 @@ fn placement_source_reports_wrong_tool() {
         )
         .answer("c1.q.1", json!(true))
         .done("c1");
-    assert_eq!(found(&s, R082), [(r::PLACEMENT_SOURCE, 0, 2)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckPlacementSource, 0, 2)]);
 }
 
 /// Rule: CHECK-PLACEMENT-SOURCE — with parallel calls open, the call of the
@@ -394,7 +397,7 @@ fn placement_closed_reports_response_after_call_end() {
         .ask("c1.q.1", boolean())
         .done("c1")
         .answer("c1.q.1", json!(true));
-    assert_eq!(found(&s, R082), [(r::PLACEMENT_CLOSED, 0, 4)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckPlacementClosed, 0, 4)]);
     let c = run(&s, R082);
     assert_eq!(c.diagnostics[0].ids, ["c1.q.1", "c1"]);
 }
@@ -418,7 +421,11 @@ fn placement_closed_waits_for_the_last_call_a_request_could_belong_to() {
         };
         clean(&first_ended().answer(id, json!(true)).done("c2"), mode);
         let late = first_ended().done("c2").answer(id, json!(true));
-        assert_eq!(found(&late, mode), [(r::PLACEMENT_CLOSED, 0, 6)], "{id}");
+        assert_eq!(
+            found(&late, mode),
+            [(Rule::CheckPlacementClosed, 0, 6)],
+            "{id}"
+        );
         assert_eq!(run(&late, mode).diagnostics[0].ids, [id, "c2"]);
     }
 }
@@ -439,9 +446,9 @@ fn repeated(answer: fn(S, &str) -> S, id: &str) -> S {
 #[test]
 fn turn_unique_id_reports_repeat_under_rfd082() {
     let s = repeated(|s, id| s.answer(id, json!(true)), "c1.q.1");
-    assert_eq!(found(&s, R082), [(r::TURN_UNIQUE_ID, 0, 4)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckTurnUniqueId, 0, 4)]);
     // Tagged responses make auto judge the turn as RFD 082's.
-    assert_eq!(found(&s, AUTO), [(r::TURN_UNIQUE_ID, 0, 4)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckTurnUniqueId, 0, 4)]);
 }
 
 /// Rule: CHECK-TURN-UNIQUE-ID — legacy streams may repeat two-segment IDs;
@@ -468,8 +475,8 @@ fn id_format_reports_malformed_ids() {
         "c2.q.1", "c1.q.0", "c1.q.01", "c1..1", "c1.q.x", "c1.q.", "c1.q.+1", "c1.", "c1",
     ] {
         let s = in_call(|s| s.ask(id, boolean()).answer(id, json!(true)));
-        assert_eq!(found(&s, R082), [(r::ID_FORMAT, 0, 2)], "{id}");
-        assert_eq!(found(&s, R083), [(r::ID_FORMAT, 0, 2)], "{id}");
+        assert_eq!(found(&s, R082), [(Rule::CheckIdFormat, 0, 2)], "{id}");
+        assert_eq!(found(&s, R083), [(Rule::CheckIdFormat, 0, 2)], "{id}");
     }
 }
 
@@ -526,7 +533,7 @@ fn id_attempt_reports_an_attempt_that_does_not_grow() {
     ] {
         let f = r::id_attempt(&id, &parts, previous);
         assert_eq!(f.is_some(), finding, "after {previous:?}");
-        assert!(f.is_none_or(|f| f.rule == r::ID_ATTEMPT));
+        assert!(f.is_none_or(|f| f.rule == Rule::CheckIdAttempt));
     }
 }
 
@@ -542,8 +549,8 @@ fn id_attempt_reports_attempt_that_goes_back() {
             .ask("c1.q.1", boolean())
             .answer("c1.q.1", json!(true))
     });
-    assert_eq!(found(&back, R082), [(r::ID_ATTEMPT, 0, 4)]);
-    assert_eq!(found(&back, AUTO), [(r::ID_ATTEMPT, 0, 4)]);
+    assert_eq!(found(&back, R082), [(Rule::CheckIdAttempt, 0, 4)]);
+    assert_eq!(found(&back, AUTO), [(Rule::CheckIdAttempt, 0, 4)]);
     let gap = in_call(|s| {
         s.ask("c1.q.1", boolean())
             .answer("c1.q.1", json!(true))
@@ -597,9 +604,12 @@ fn secret_not_answered_reports_answered_secret() {
         let want = match mode {
             // Before RFD 082 there is no secret type: the question is out of profile.
             ProfileMode::Fixed(Profile::Legacy) => {
-                vec![(r::PROFILE_SHAPE, 0, 2), (r::SECRET_NOT_ANSWERED, 0, 3)]
+                vec![
+                    (Rule::CheckProfileShape, 0, 2),
+                    (Rule::CheckSecretNotAnswered, 0, 3),
+                ]
             }
-            _ => vec![(r::SECRET_NOT_ANSWERED, 0, 3)],
+            _ => vec![(Rule::CheckSecretNotAnswered, 0, 3)],
         };
         assert_eq!(found(s, mode), want, "{mode}");
         assert!(!lines(&c).contains("hunter2"), "the secret leaked");
@@ -607,7 +617,10 @@ fn secret_not_answered_reports_answered_secret() {
     // An explicit RFD 082 writer also owes the tagged form.
     assert_eq!(
         found(&flat, R082),
-        [(r::RESPONSE_TAGGED, 0, 3), (r::SECRET_NOT_ANSWERED, 0, 3)]
+        [
+            (Rule::CheckResponseTagged, 0, 3),
+            (Rule::CheckSecretNotAnswered, 0, 3)
+        ]
     );
 }
 
@@ -639,7 +652,7 @@ fn redacted_no_answer_reports_answer_on_disk() {
         )
     });
     for mode in [AUTO, R082, R083] {
-        assert_eq!(found(&s, mode), [(r::REDACTED_NO_ANSWER, 0, 3)]);
+        assert_eq!(found(&s, mode), [(Rule::CheckRedactedNoAnswer, 0, 3)]);
         assert!(!lines(&run(&s, mode)).contains("hunter2"));
     }
 }
@@ -662,7 +675,7 @@ fn cancelled_no_answer_reports_answer_on_disk() {
             json!({"type": "inquiry_response", "outcome": "cancelled", "id": "c1.q.1", "reason": "user", "answer": true}),
         )
     });
-    assert_eq!(found(&s, R082), [(r::CANCELLED_NO_ANSWER, 0, 3)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckCancelledNoAnswer, 0, 3)]);
 }
 
 /// Rule: CHECK-CANCELLED-NO-ANSWER — a `cancelled` event with only a reason
@@ -685,7 +698,7 @@ fn cancelled_no_answer_accepts_reason_only() {
 #[test]
 fn redacted_only_secret_reports_redacted_boolean() {
     let s = in_call(|s| s.ask("c1.q.1", boolean()).redact("c1.q.1"));
-    assert_eq!(found(&s, R082), [(r::REDACTED_ONLY_SECRET, 0, 3)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckRedactedOnlySecret, 0, 3)]);
 }
 
 /// Rule: CHECK-REDACTED-ONLY-SECRET — a secret question's `redacted` is clean.
@@ -710,7 +723,7 @@ fn reason_human_only_reports_guard_reason_on_plain_question() {
         for mode in [AUTO, R082, R083] {
             assert_eq!(
                 found(&s, mode),
-                [(r::REASON_HUMAN_ONLY, 0, 3)],
+                [(Rule::CheckReasonHumanOnly, 0, 3)],
                 "{reason} {mode}"
             );
         }
@@ -723,7 +736,10 @@ fn reason_human_only_reports_guard_reason_on_plain_question() {
     });
     assert_eq!(
         found(&s, R082),
-        [(r::PROFILE_SHAPE, 0, 2), (r::REASON_HUMAN_ONLY, 0, 3)]
+        [
+            (Rule::CheckProfileShape, 0, 2),
+            (Rule::CheckReasonHumanOnly, 0, 3)
+        ]
     );
 }
 
@@ -762,13 +778,13 @@ fn reason_backend_error_reports_human_only_question() {
         s.ask("c1.pass.1", secret())
             .cancel("c1.pass.1", "backend_error")
     });
-    assert_eq!(found(&s, R082), [(r::REASON_BACKEND_ERROR, 0, 3)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckReasonBackendError, 0, 3)]);
     let s = in_call(|s| {
         s.ask("c1.keep.1", exclusive())
             .cancel("c1.keep.1", "backend_error")
     });
-    assert_eq!(found(&s, R083), [(r::REASON_BACKEND_ERROR, 0, 3)]);
-    assert_eq!(found(&s, AUTO), [(r::REASON_BACKEND_ERROR, 0, 3)]);
+    assert_eq!(found(&s, R083), [(Rule::CheckReasonBackendError, 0, 3)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckReasonBackendError, 0, 3)]);
 }
 
 /// Rule: CHECK-REASON-BACKEND-ERROR — `backend_error` on a plain question is
@@ -783,7 +799,7 @@ fn reason_backend_error_accepts_plain_question_and_unknown_reasons() {
         .done("c2");
     for mode in [AUTO, R082, R083] {
         // The unknown tag is judged by CHECK-REASON-KNOWN alone.
-        assert_eq!(found(&s, mode), [(r::REASON_KNOWN, 0, 7)]);
+        assert_eq!(found(&s, mode), [(Rule::CheckReasonKnown, 0, 7)]);
     }
 }
 
@@ -795,7 +811,7 @@ fn reason_invalid_static_reports_before_rfd083() {
         s.ask("c1.q.1", boolean())
             .cancel("c1.q.1", "invalid_static_answer")
     });
-    assert_eq!(found(&s, R082), [(r::REASON_INVALID_STATIC, 0, 3)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckReasonInvalidStatic, 0, 3)]);
 }
 
 /// Rule: CHECK-REASON-INVALID-STATIC — under RFD 083, and under auto (which
@@ -825,15 +841,18 @@ fn reason_invalid_static_accepts_rfd083() {
 #[test]
 fn profile_shape_reports_newer_shapes() {
     let tagged = in_call(|s| s.ask("c1.q", boolean()).answer("c1.q", json!(true)));
-    assert_eq!(found(&tagged, LEGACY), [(r::PROFILE_SHAPE, 0, 3)]);
+    assert_eq!(found(&tagged, LEGACY), [(Rule::CheckProfileShape, 0, 3)]);
     let secret_q = in_call(|s| s.ask("c1.q", secret()).flat("c1.q", json!("x")));
     assert_eq!(
         found(&secret_q, LEGACY),
-        [(r::PROFILE_SHAPE, 0, 2), (r::SECRET_NOT_ANSWERED, 0, 3)]
+        [
+            (Rule::CheckProfileShape, 0, 2),
+            (Rule::CheckSecretNotAnswered, 0, 3)
+        ]
     );
     let defaults = json!({"text": "t", "answer_type": {"type": "text"}, "context": "c", "persistence": "turn"});
     let fields = in_call(|s| s.ask("c1.q.1", defaults).answer("c1.q.1", json!("a")));
-    assert_eq!(found(&fields, R082), [(r::PROFILE_SHAPE, 0, 2)]);
+    assert_eq!(found(&fields, R082), [(Rule::CheckProfileShape, 0, 2)]);
     assert!(
         run(&fields, R082).diagnostics[0]
             .message
@@ -861,8 +880,8 @@ fn profile_shape_accepts_shapes_of_the_profile() {
 #[test]
 fn response_tagged_reports_flat_response() {
     let s = in_call(|s| s.ask("c1.q.1", boolean()).flat("c1.q.1", json!(true)));
-    assert_eq!(found(&s, R082), [(r::RESPONSE_TAGGED, 0, 3)]);
-    assert_eq!(found(&s, R083), [(r::RESPONSE_TAGGED, 0, 3)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckResponseTagged, 0, 3)]);
+    assert_eq!(found(&s, R083), [(Rule::CheckResponseTagged, 0, 3)]);
 }
 
 /// Rule: CHECK-RESPONSE-TAGGED — under auto and legacy the flat form is clean.
@@ -906,7 +925,10 @@ fn auto_judges_each_turn_by_what_it_shows() {
     );
     assert_eq!(
         found(&s, R082),
-        [(r::ID_FORMAT, 0, 2), (r::RESPONSE_TAGGED, 0, 3)]
+        [
+            (Rule::CheckIdFormat, 0, 2),
+            (Rule::CheckResponseTagged, 0, 3)
+        ]
     );
 }
 
@@ -919,14 +941,17 @@ fn auto_turn_without_evidence_inherits_previous_turn() {
         .call("c2", "fs")
         .ask("c2.q.x", boolean())
         .done("c2");
-    assert_eq!(found(&s, AUTO), [(r::ID_FORMAT, 1, 7), (r::PAIRED, 1, 7)]);
+    assert_eq!(
+        found(&s, AUTO),
+        [(Rule::CheckIdFormat, 1, 7), (Rule::CheckPaired, 1, 7)]
+    );
     // The same orphan after a legacy turn is judged legacy: no format rule.
     let s = in_call(|s| s.ask("c1.q", boolean()).flat("c1.q", json!(true)))
         .turn()
         .call("c2", "fs")
         .ask("c2.q.x", boolean())
         .done("c2");
-    assert_eq!(found(&s, AUTO), [(r::PAIRED, 1, 7)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckPaired, 1, 7)]);
 }
 
 /// Rule: CHECK-TURN-UNIQUE-ID — a legacy turn after an RFD 082 turn (an older
@@ -971,7 +996,7 @@ fn turns_count_from_the_implicit_leading_turn() {
         .ask("c1.q.1", boolean())
         .done("c1");
     let c = run(&s, AUTO);
-    assert_eq!(found(&s, AUTO), [(r::PAIRED, 1, 3)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckPaired, 1, 3)]);
     assert_eq!(c.summary.turns, 2);
     assert_eq!(c.summary.events, 5);
 }
@@ -993,7 +1018,7 @@ fn read_error_keeps_earlier_findings() {
         .iter()
         .map(|d| (d.rule, d.turn, d.event_index))
         .collect();
-    assert_eq!(got, [(r::REDACTED_ONLY_SECRET, 0, 3)]);
+    assert_eq!(got, [(Rule::CheckRedactedOnlySecret, 0, 3)]);
     assert_eq!(c.summary.events, 7);
 }
 
@@ -1086,13 +1111,15 @@ fn fixtures_fail_an_explicit_rfd082_profile() {
                 Some("inquiry_request") => {
                     let first = seen.insert((turn_of(&events, i), e["id"].as_str().unwrap()));
                     let rule = if first {
-                        r::ID_FORMAT
+                        Rule::CheckIdFormat
                     } else {
-                        r::TURN_UNIQUE_ID
+                        Rule::CheckTurnUniqueId
                     };
                     Some((rule, turn_of(&events, i), i))
                 }
-                Some("inquiry_response") => Some((r::RESPONSE_TAGGED, turn_of(&events, i), i)),
+                Some("inquiry_response") => {
+                    Some((Rule::CheckResponseTagged, turn_of(&events, i), i))
+                }
                 _ => None,
             })
             .collect();
@@ -1117,10 +1144,10 @@ fn fixtures_fail_an_explicit_rfd082_profile() {
     assert_eq!(
         got,
         [
-            (r::ID_FORMAT, 1, 17),
-            (r::RESPONSE_TAGGED, 1, 18),
-            (r::ID_FORMAT, 1, 22),
-            (r::RESPONSE_TAGGED, 1, 23)
+            (Rule::CheckIdFormat, 1, 17),
+            (Rule::CheckResponseTagged, 1, 18),
+            (Rule::CheckIdFormat, 1, 22),
+            (Rule::CheckResponseTagged, 1, 23)
         ]
     );
 }
@@ -1229,7 +1256,7 @@ fn damaged_fixture_orphaned_request() {
         let resp = first(&events, "inquiry_response");
         let req = first(&events, "inquiry_request");
         events.remove(resp);
-        let want = [(r::PAIRED, turn_of(&events, req), req)];
+        let want = [(Rule::CheckPaired, turn_of(&events, req), req)];
         assert_eq!(damaged_findings(&events, AUTO), want);
         assert_eq!(damaged_findings(&events, LEGACY), want);
     }
@@ -1245,7 +1272,7 @@ fn damaged_fixture_duplicated_id_under_rfd082() {
         assert!(is(&events[req + 1], "inquiry_response"));
         let pair = [events[req].clone(), events[req + 1].clone()];
         events.splice(req + 2..req + 2, pair);
-        let want = [(r::TURN_UNIQUE_ID, turn_of(&events, req + 2), req + 2)];
+        let want = [(Rule::CheckTurnUniqueId, turn_of(&events, req + 2), req + 2)];
         assert_eq!(damaged_findings(&events, R082), want);
     }
 }
@@ -1258,7 +1285,11 @@ fn damaged_fixture_secret_answered() {
         let mut events = healed(&src);
         let req = first(&events, "inquiry_request");
         events[req]["question"]["answer_type"] = json!({"type": "secret"});
-        let want = [(r::SECRET_NOT_ANSWERED, turn_of(&events, req + 1), req + 1)];
+        let want = [(
+            Rule::CheckSecretNotAnswered,
+            turn_of(&events, req + 1),
+            req + 1,
+        )];
         assert_eq!(damaged_findings(&events, AUTO), want);
         assert_eq!(damaged_findings(&events, R082), want);
     }
@@ -1599,14 +1630,14 @@ fn deferred_findings_flush_in_event_order_with_their_own_ids() {
         .map(|d| (d.rule, d.turn, d.event_index, d.ids.join(",")))
         .collect();
     let want: Vec<(Rule, usize, usize, String)> = vec![
-        (r::RESPONSE_AFTER_REQUEST, 0, 1, "x.q.1".into()),
-        (r::PLACEMENT, 0, 2, "a.q.1".into()),
-        (r::PAIRED, 0, 2, "a.q.1".into()),
-        (r::PLACEMENT, 0, 3, "x.q.1".into()),
-        (r::PLACEMENT, 0, 8, "b.q.1".into()),
-        (r::PAIRED, 0, 8, "b.q.1".into()),
-        (r::PLACEMENT, 1, 10, "a.q.1".into()),
-        (r::PAIRED, 1, 10, "a.q.1".into()),
+        (Rule::CheckResponseAfterRequest, 0, 1, "x.q.1".into()),
+        (Rule::CheckPlacement, 0, 2, "a.q.1".into()),
+        (Rule::CheckPaired, 0, 2, "a.q.1".into()),
+        (Rule::CheckPlacement, 0, 3, "x.q.1".into()),
+        (Rule::CheckPlacement, 0, 8, "b.q.1".into()),
+        (Rule::CheckPaired, 0, 8, "b.q.1".into()),
+        (Rule::CheckPlacement, 1, 10, "a.q.1".into()),
+        (Rule::CheckPaired, 1, 10, "a.q.1".into()),
     ];
     assert_eq!(got, want);
     assert!(
@@ -1647,7 +1678,7 @@ fn diagnostics_carry_the_position_of_their_event() {
     let paired = c
         .diagnostics
         .iter()
-        .find(|d| d.rule == r::PAIRED)
+        .find(|d| d.rule == Rule::CheckPaired)
         .expect("the request is unanswered");
     assert_eq!(paired.event_index, 2);
     assert_eq!(paired.position, Some(Position { line: 4, column: 5 }));

@@ -2,18 +2,18 @@
 //! whatever a stream's damage, `sanitize`'s output pairs every
 //! tool call and every inquiry within its turn, and the oracle agrees.
 
-use inquiry_model::check::rules as r;
 use inquiry_model::check::{ProfileMode, check_bytes};
 use inquiry_model::generate::stream as arb;
+use inquiry_model::rule::Rule;
 use inquiry_model::stream::sanitize;
 use inquiry_model::wire::{EventKind, Stream};
 use proptest::prelude::*;
 
 const PAIRING: [inquiry_model::check::Rule; 4] = [
-    r::TOOL_PAIRED,
-    r::PAIRED,
-    r::TURN_SCOPED,
-    r::RESPONSE_AFTER_REQUEST,
+    Rule::CheckToolPaired,
+    Rule::CheckPaired,
+    Rule::CheckTurnScoped,
+    Rule::CheckResponseAfterRequest,
 ];
 
 fn pairing_findings(events: Vec<inquiry_model::wire::Event>) -> Vec<String> {
@@ -64,6 +64,6 @@ proptest! {
         let mut events = events;
         events.remove(responses[pick.index(responses.len())]);
         let found = pairing_findings(events);
-        prop_assert!(found.iter().any(|d| d.contains(r::TOOL_PAIRED.id())), "{found:#?}");
+        prop_assert!(found.iter().any(|d| d.contains(Rule::CheckToolPaired.id())), "{found:#?}");
     }
 }

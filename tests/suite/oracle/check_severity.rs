@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 
 use check_support::*;
 use inquiry_model::check::rules as r;
+use inquiry_model::rule::Rule;
 use serde_json::{Value, json};
 
 /// A legacy turn whose inquiry-backend call failed: one flat pair, and a
@@ -27,15 +28,15 @@ fn legacy_backend_failure() -> S {
 #[test]
 fn legacy_unanswered_request_is_a_warning_and_rfd082_one_an_error() {
     let s = legacy_backend_failure();
-    assert_eq!(found(&s, AUTO), [(r::PAIRED, W, 0, 4)]);
-    assert_eq!(found(&s, LEGACY), [(r::PAIRED, W, 0, 4)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckPaired, W, 0, 4)]);
+    assert_eq!(found(&s, LEGACY), [(Rule::CheckPaired, W, 0, 4)]);
     let s = in_call(|s| {
         s.ask("c1.apply.1", boolean())
             .answer("c1.apply.1", json!(true))
             .ask("c1.other.1", boolean())
     });
-    assert_eq!(found(&s, AUTO), [(r::PAIRED, E, 0, 4)]);
-    assert_eq!(found(&s, R082), [(r::PAIRED, E, 0, 4)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckPaired, E, 0, 4)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckPaired, E, 0, 4)]);
 }
 
 /// Rule: CHECK-REASON-KNOWN — an unknown cancellation tag is an error under
@@ -47,9 +48,9 @@ fn reason_known_is_an_error_under_explicit_profiles_and_a_warning_under_auto() {
         s.ask("c1.q.1", boolean())
             .cancel("c1.q.1", "some_future_variant")
     });
-    assert_eq!(found(&s, AUTO), [(r::REASON_KNOWN, W, 0, 3)]);
-    assert_eq!(found(&s, R082), [(r::REASON_KNOWN, E, 0, 3)]);
-    assert_eq!(found(&s, R083), [(r::REASON_KNOWN, E, 0, 3)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckReasonKnown, W, 0, 3)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckReasonKnown, E, 0, 3)]);
+    assert_eq!(found(&s, R083), [(Rule::CheckReasonKnown, E, 0, 3)]);
     for known in ["user", "backend_error"] {
         let s = S::new()
             .turn()

@@ -4,7 +4,7 @@
 use crate::check_support;
 
 use check_support::*;
-use inquiry_model::check::rules as r;
+use inquiry_model::rule::Rule;
 
 /// Rule: CHECK-TOOL-PAIRED — a call with no response in its turn is reported
 /// at the request, under every profile (a call never carries over a turn).
@@ -13,7 +13,11 @@ use inquiry_model::check::rules as r;
 fn tool_paired_reports_unanswered_call() {
     let s = S::new().turn().chat().call("c1", "fs");
     for mode in [AUTO, LEGACY, R082, R083] {
-        assert_eq!(found(&s, mode), [(r::TOOL_PAIRED, E, 0, 2)], "{mode}");
+        assert_eq!(
+            found(&s, mode),
+            [(Rule::CheckToolPaired, E, 0, 2)],
+            "{mode}"
+        );
     }
 }
 
@@ -22,7 +26,7 @@ fn tool_paired_reports_unanswered_call() {
 #[test]
 fn tool_paired_reports_response_before_request() {
     let s = S::new().turn().done("c1").call("c1", "fs");
-    assert_eq!(found(&s, AUTO), [(r::TOOL_PAIRED, E, 0, 1)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckToolPaired, E, 0, 1)]);
     let c = run(&s, AUTO);
     assert!(
         c.diagnostics[0]
@@ -38,7 +42,7 @@ fn tool_paired_reports_response_before_request() {
 #[test]
 fn tool_paired_reports_duplicate_response() {
     let s = S::new().turn().call("c1", "fs").done("c1").done("c1");
-    assert_eq!(found(&s, AUTO), [(r::TOOL_PAIRED, E, 0, 3)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckToolPaired, E, 0, 3)]);
     assert!(
         run(&s, AUTO).diagnostics[0]
             .message
@@ -53,7 +57,10 @@ fn tool_paired_reports_response_in_another_turn() {
     let s = S::new().turn().call("c1", "fs").turn().done("c1");
     assert_eq!(
         found(&s, AUTO),
-        [(r::TOOL_PAIRED, E, 0, 1), (r::TOOL_PAIRED, E, 1, 3)]
+        [
+            (Rule::CheckToolPaired, E, 0, 1),
+            (Rule::CheckToolPaired, E, 1, 3)
+        ]
     );
     assert!(run(&s, AUTO).diagnostics[1].message.contains("of turn 0"));
 }
@@ -81,14 +88,14 @@ fn tool_paired_accepts_repeated_ids_by_order_and_parallel_calls() {
     }
     // Two open calls of one ID, one response: the second call is unanswered.
     let s = S::new().turn().call("c1", "fs").call("c1", "fs").done("c1");
-    assert_eq!(found(&s, AUTO), [(r::TOOL_PAIRED, E, 0, 2)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckToolPaired, E, 0, 2)]);
 }
 
 /// Rule: CHECK-TOOL-PAIRED — a response with no call of its ID anywhere.
 #[test]
 fn tool_paired_reports_response_without_request() {
     let s = S::new().turn().call("c1", "fs").done("c1").done("zz");
-    assert_eq!(found(&s, AUTO), [(r::TOOL_PAIRED, E, 0, 3)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckToolPaired, E, 0, 3)]);
 }
 
 /// Rule: CHECK-TOOL-PAIRED — every real stream in the fixture folder (when
@@ -123,7 +130,10 @@ fn tool_paired_matches_an_early_response_only_to_a_later_call_of_its_id() {
     let s = S::new().turn().done("a").call("b", "fs");
     assert_eq!(
         found(&s, AUTO),
-        [(r::TOOL_PAIRED, E, 0, 1), (r::TOOL_PAIRED, E, 0, 2)]
+        [
+            (Rule::CheckToolPaired, E, 0, 1),
+            (Rule::CheckToolPaired, E, 0, 2)
+        ]
     );
     let c = run(&s, AUTO);
     assert!(
@@ -155,10 +165,10 @@ fn tool_paired_carries_every_unanswered_call_of_a_turn() {
     assert_eq!(
         found(&s, AUTO),
         [
-            (r::TOOL_PAIRED, E, 0, 1),
-            (r::TOOL_PAIRED, E, 0, 2),
-            (r::TOOL_PAIRED, E, 1, 4),
-            (r::TOOL_PAIRED, E, 1, 5)
+            (Rule::CheckToolPaired, E, 0, 1),
+            (Rule::CheckToolPaired, E, 0, 2),
+            (Rule::CheckToolPaired, E, 1, 4),
+            (Rule::CheckToolPaired, E, 1, 5)
         ]
     );
     let c = run(&s, AUTO);

@@ -7,8 +7,8 @@ use crate::binary;
 use crate::check_support;
 
 use check_support::*;
-use inquiry_model::check::rules as r;
 use inquiry_model::check::{Profile, TurnsByProfile};
+use inquiry_model::rule::Rule;
 use serde_json::json;
 
 /// A legacy turn as an RFD 082 writer re-saves it: tagged `answered`
@@ -79,10 +79,10 @@ fn sanitized_legacy_example_checks_clean_through_the_cli() {
 #[test]
 fn two_segment_id_in_a_turn_only_rfd082_records_is_id_format() {
     let s = in_call(|s| s.ask("c1.q", boolean()).cancel("c1.q", "user"));
-    assert_eq!(found(&s, AUTO), [(r::ID_FORMAT, E, 0, 2)]);
-    assert_eq!(found(&s, R082), [(r::ID_FORMAT, E, 0, 2)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckIdFormat, E, 0, 2)]);
+    assert_eq!(found(&s, R082), [(Rule::CheckIdFormat, E, 0, 2)]);
     let s = in_call(|s| s.ask("c1.pass", secret()).redact("c1.pass"));
-    assert_eq!(found(&s, AUTO), [(r::ID_FORMAT, E, 0, 2)]);
+    assert_eq!(found(&s, AUTO), [(Rule::CheckIdFormat, E, 0, 2)]);
 }
 
 /// Rule: CHECK-ID-FORMAT — a turn a legacy writer saved (a flat response)
@@ -93,7 +93,10 @@ fn flat_turn_under_rfd082_still_reports_its_ids() {
     let s = in_call(|s| s.ask("c1.q", boolean()).flat("c1.q", json!(true)));
     assert_eq!(
         found(&s, R082),
-        [(r::ID_FORMAT, E, 0, 2), (r::RESPONSE_TAGGED, E, 0, 3)]
+        [
+            (Rule::CheckIdFormat, E, 0, 2),
+            (Rule::CheckResponseTagged, E, 0, 3)
+        ]
     );
     clean(&s, AUTO);
 }
@@ -112,7 +115,10 @@ fn turn_mixing_id_forms_is_one_finding_at_the_switch() {
             .answer("c1.b", json!(true))
     });
     for mode in [AUTO, R082, R083] {
-        assert_eq!(found(&downgrade, mode), [(r::TURN_ONE_WRITER, E, 0, 4)]);
+        assert_eq!(
+            found(&downgrade, mode),
+            [(Rule::CheckTurnOneWriter, E, 0, 4)]
+        );
     }
     let upgrade = in_call(|s| {
         s.ask("c1.a", boolean())
@@ -120,10 +126,13 @@ fn turn_mixing_id_forms_is_one_finding_at_the_switch() {
             .ask("c1.b.1", boolean())
             .answer("c1.b.1", json!(true))
     });
-    assert_eq!(found(&upgrade, AUTO), [(r::TURN_ONE_WRITER, W, 0, 4)]);
+    assert_eq!(found(&upgrade, AUTO), [(Rule::CheckTurnOneWriter, W, 0, 4)]);
     assert_eq!(
         found(&upgrade, R082),
-        [(r::RESPONSE_TAGGED, E, 0, 3), (r::TURN_ONE_WRITER, E, 0, 4)]
+        [
+            (Rule::CheckResponseTagged, E, 0, 3),
+            (Rule::CheckTurnOneWriter, E, 0, 4)
+        ]
     );
     // More requests of the new form after the switch: still one finding, at
     // the first of them ("the request where the turn switched form").
@@ -137,7 +146,7 @@ fn turn_mixing_id_forms_is_one_finding_at_the_switch() {
             .ask("c1.d.1", boolean())
             .answer("c1.d.1", json!(true))
     });
-    assert_eq!(found(&longer, R082), [(r::TURN_ONE_WRITER, E, 0, 4)]);
+    assert_eq!(found(&longer, R082), [(Rule::CheckTurnOneWriter, E, 0, 4)]);
 }
 
 /// Rule: CHECK-ID-FORMAT — IDs are read against the open call only to tell
@@ -210,11 +219,17 @@ fn two_segment_request_closed_cancelled_in_an_upgraded_turn_is_id_format() {
     });
     assert_eq!(
         found(&upgrade, AUTO),
-        [(r::ID_FORMAT, E, 0, 2), (r::TURN_ONE_WRITER, W, 0, 4)]
+        [
+            (Rule::CheckIdFormat, E, 0, 2),
+            (Rule::CheckTurnOneWriter, W, 0, 4)
+        ]
     );
     assert_eq!(
         found(&upgrade, R082),
-        [(r::ID_FORMAT, E, 0, 2), (r::TURN_ONE_WRITER, E, 0, 4)]
+        [
+            (Rule::CheckIdFormat, E, 0, 2),
+            (Rule::CheckTurnOneWriter, E, 0, 4)
+        ]
     );
     // Answered, the same turn is only the upgrade warning.
     let answered = in_call(|s| {
@@ -223,5 +238,8 @@ fn two_segment_request_closed_cancelled_in_an_upgraded_turn_is_id_format() {
             .ask("c1.b.1", boolean())
             .answer("c1.b.1", json!(true))
     });
-    assert_eq!(found(&answered, AUTO), [(r::TURN_ONE_WRITER, W, 0, 4)]);
+    assert_eq!(
+        found(&answered, AUTO),
+        [(Rule::CheckTurnOneWriter, W, 0, 4)]
+    );
 }
