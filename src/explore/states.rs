@@ -18,18 +18,21 @@
 //! stream and every record), so a state must hold everything the rest of the
 //! run and the verdict depend on. At a choice, [`Dedup::Full`] hashes:
 //!
-//! - the coordinator's moving part ([`Coordinator::debug_moving`]; the
+//! - the coordinator's moving part ([`Coordinator::state_key`]; the
 //!   fixed part is the root's, and states are compared within one root),
-//! - the driver's moving parts (the [`ChoicePoint`]'s `Debug`: turn, cycle,
+//! - the driver's moving parts ([`ChoicePoint::state_key`]: turn, cycle,
 //!   pending work, each call's script state, how much of each reply list is
-//!   left, the token, the step count),
-//! - the incremental checker's state ([`StepChecker`]'s `Debug`),
+//!   left, the token, the step count, the fault wrapper's state),
+//! - the incremental checker's state ([`StepChecker::state_key`]),
 //! - the findings so far,
 //! - the trace so far, every record of every list (a running digest per
 //!   list, so where the run is cut into digests does not matter).
 //!
+//! Every part is hashed structurally, JSON values and records by their
+//! serialization; nothing goes through `Debug` text.
+//!
 //! The digest is 128 bits: two SipHash lanes with distinct domain
-//! separators, over a length-delimited encoding. Two states are taken for
+//! separators, over length- and variant-delimited keys. Two states are taken for
 //! equal when their digests are; the chance that two of `n` distinct states
 //! of one root collide is at most `n² / 2^129` (under 10^-26 for a million
 //! states), which the argument accepts instead of keeping every state.
