@@ -26,11 +26,11 @@ use crate::config::{
     self, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
     PartialToolConfig, Toggle, ToolConfig,
 };
+use crate::coordinator::state_key::hash_serialized;
 use crate::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken, RunPolicy,
     ToolSpec,
 };
-use crate::coordinator::state_key::hash_serialized;
 use crate::inquiry::BackendCall;
 use crate::profile::{ProfileName, ResponseForm, Rules, SeparatorPolicy};
 use crate::prompt::Presentation;
@@ -1012,10 +1012,11 @@ impl ChoicePoint<'_> {
         for c in calls.iter() {
             let CallState {
                 call,
-                script: ScriptState {
-                    accepted,
-                    rejections,
-                },
+                script:
+                    ScriptState {
+                        accepted,
+                        rejections,
+                    },
                 invocations,
             } = c;
             hash_serialized(call, h);
