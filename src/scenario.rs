@@ -908,8 +908,8 @@ pub trait Scheduler {
 }
 
 /// The driver's whole state at a scheduler choice, for a scheduler to read
-/// (and a state search to hash): the coordinator, the trace so far, and the
-/// driver's own moving parts, which its `Debug` shows.
+/// (and a state search to hash, [`ChoicePoint::state_key`]): the
+/// coordinator, the trace so far, and the driver's own moving parts.
 pub struct ChoicePoint<'a> {
     coordinator: &'a Coordinator,
     trace: &'a Trace,
