@@ -604,17 +604,30 @@ pub fn apply_toggles(
     configs: &IndexMap<String, ToolConfig>,
     toggles: &[Toggle],
 ) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
+    let mut out = configs.clone();
+    toggle_in_place(&mut out, toggles)?;
+    Ok(out)
+}
+
+/// [`apply_toggles`] on configurations the caller owns: no copy of them is
+/// made (every run of a scenario resolves its tools).
+fn toggle_in_place(
+    configs: &mut IndexMap<String, ToolConfig>,
+    toggles: &[Toggle],
+) -> Result<(), ConfigError> {
+    if toggles.is_empty() {
+        return Ok(());
+    }
     let enables = configs
         .iter()
         .map(|(name, c)| (name.clone(), c.enable))
         .collect();
-    let mut out = configs.clone();
     for (name, enable) in toggle_enables(&enables, toggles)? {
-        if let Some(config) = out.get_mut(&name) {
+        if let Some(config) = configs.get_mut(&name) {
             config.enable = enable;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// [`apply_toggles`] on the `enable` fields alone (what a scenario's tools
@@ -674,11 +687,12 @@ pub fn effective_tools(
     user: &IndexMap<String, PartialToolConfig>,
     toggles: &[Toggle],
 ) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
-    let resolved = layer_builtins(user)
+    let mut resolved = layer_builtins(user)
         .iter()
         .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
         .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
-    apply_toggles(&resolved, toggles)
+    toggle_in_place(&mut resolved, toggles)?;
+    Ok(resolved)
 }
 
 /// A configuration that cannot be used, with the tool it concerns.

@@ -13,12 +13,16 @@
 //! protocol and the cache is re-exported.
 
 mod protocol;
+pub(crate) mod state_key;
 mod turn_cache;
 
 pub use protocol::{Call, CoordinatorError, Effect, Input, ResponseKind, RouteTaken};
 pub use turn_cache::{TurnCache, TurnState};
 
+use state_key::hash_serialized;
+
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -220,51 +224,6 @@ pub struct Coordinator {
     executing: Vec<ExecutingTool>,
 }
 
-/// The part of the coordinator's `Debug` that no step changes: the rules,
-/// the TTY and the tools ([`Coordinator::debug_fixed`]).
-pub struct FixedView<'c>(&'c Coordinator);
-
-/// The part of the coordinator's `Debug` that steps change: the persisted
-/// count, the turn and the executing calls ([`Coordinator::debug_moving`]).
-pub struct MovingView<'c>(&'c Coordinator);
-
-impl fmt::Debug for FixedView<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Destructured so that a new field must be placed in one view.
-        let Coordinator {
-            rules,
-            tty,
-            tools,
-            persisted: _,
-            turn: _,
-            executing: _,
-        } = self.0;
-        f.debug_struct("Coordinator")
-            .field("rules", rules)
-            .field("tty", tty)
-            .field("tools", tools)
-            .finish_non_exhaustive()
-    }
-}
-
-impl fmt::Debug for MovingView<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Coordinator {
-            rules: _,
-            tty: _,
-            tools: _,
-            persisted,
-            turn,
-            executing,
-        } = self.0;
-        f.debug_struct("Coordinator")
-            .field("persisted", persisted)
-            .field("turn", turn)
-            .field("executing", executing)
-            .finish_non_exhaustive()
-    }
-}
-
 impl Coordinator {
     /// A coordinator under `rules`, with a TTY or not, knowing `tools`.
     pub fn new(rules: Rules, tty: bool, tools: IndexMap<String, ToolSpec>) -> Self {
@@ -278,18 +237,99 @@ impl Coordinator {
         }
     }
 
-    /// The fields of the `Debug` output that are set at construction and
-    /// never change (the rules, the TTY, the tools). With
-    /// [`Coordinator::debug_moving`] it covers every field of the `Debug`
-    /// output, so the part a step changes can be shown (and hashed) alone.
-    pub fn debug_fixed(&self) -> FixedView<'_> {
-        FixedView(self)
-    }
-
-    /// The fields of the `Debug` output a step can change (the persisted
-    /// count, the turn state, the executing calls).
-    pub fn debug_moving(&self) -> MovingView<'_> {
-        MovingView(self)
+    /// Hashes the state a step can change (the persisted count, the turn
+    /// state, the executing calls with their held answers and what they
+    /// wait on), structurally: a state search compares states of one root,
+    /// whose rules, TTY and tools are fixed. Held secret answers are hashed
+    /// too (the key never leaves memory), so the key is never coarser than
+    /// the state.
+    pub fn state_key<H: Hasher>(&self, h: &mut H) {
+        // Destructured so that a new field must be placed here.
+        let Coordinator {
+            rules: _,
+            tty: _,
+            tools: _,
+            persisted,
+            turn,
+            executing,
+        } = self;
+        persisted.hash(h);
+        match turn {
+            None => h.write_u8(0),
+            Some(TurnState { attempts, cache }) => {
+                h.write_u8(1);
+                h.write_usize(attempts.len());
+                for (key, n) in attempts {
+                    key.hash(h);
+                    n.hash(h);
+                }
+                let maps: [&IndexMap<String, Value>; 2] = match cache {
+                    TurnCache::Split {
+                        remembered_tool_answers,
+                        remembered_permission_decisions,
+                    } => {
+                        h.write_u8(0);
+                        [remembered_tool_answers, remembered_permission_decisions]
+                    }
+                    TurnCache::Combined {
+                        persisted_inquiry_responses,
+                    } => {
+                        h.write_u8(1);
+                        [persisted_inquiry_responses, persisted_inquiry_responses]
+                    }
+                };
+                for map in maps {
+                    h.write_usize(map.len());
+                    for (key, value) in map {
+                        key.hash(h);
+                        hash_serialized(value, h);
+                    }
+                }
+            }
+        }
+        h.write_usize(executing.len());
+        for t in executing {
+            let ExecutingTool {
+                call,
+                accumulated_answers,
+                status,
+            } = t;
+            hash_serialized(call, h);
+            h.write_usize(accumulated_answers.len());
+            for (id, Held { value, secret }) in accumulated_answers {
+                id.hash(h);
+                secret.hash(h);
+                hash_serialized(value, h);
+            }
+            match status {
+                Status::AwaitingPermission => h.write_u8(0),
+                Status::Running => h.write_u8(1),
+                Status::AwaitingPrompt {
+                    inquiry_id,
+                    question,
+                } => {
+                    h.write_u8(2);
+                    inquiry_id.hash(h);
+                    hash_serialized(question, h);
+                }
+                Status::AwaitingBackend {
+                    inquiry_id,
+                    question,
+                    answer_type,
+                } => {
+                    h.write_u8(3);
+                    inquiry_id.hash(h);
+                    hash_serialized(question, h);
+                    hash_serialized(answer_type, h);
+                }
+                Status::AwaitingDelivery { content, kind } => {
+                    h.write_u8(4);
+                    content.hash(h);
+                    kind.hash(h);
+                }
+                Status::Done => h.write_u8(5),
+            }
+        }
     }
 
     /// Visits every text the coordinator holds that no step changes: the

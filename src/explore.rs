@@ -772,6 +772,17 @@ pub(crate) fn search_one_por(
 /// threaded as [`explore_states`]. `distinct_states` counts the choices
 /// met (a forking search keeps no set of states).
 pub fn explore_por(families: &[Family], plan: Plan, reduction: por::Reduction) -> Report {
+    explore_por_with(families, plan, reduction, &|| {})
+}
+
+/// [`explore_por`], calling `done` after each root is searched (from the
+/// worker threads; for a progress count).
+pub fn explore_por_with(
+    families: &[Family],
+    plan: Plan,
+    reduction: por::Reduction,
+    done: &(dyn Fn() + Sync),
+) -> Report {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
     let worker = |w: usize| {
@@ -781,6 +792,7 @@ pub fn explore_por(families: &[Family], plan: Plan, reduction: por::Reduction) -
             let root = root_at(f, i);
             let options = RunOptions::default();
             search_one_por(&root, f, reduction, options, &mut report, &mut memo);
+            done();
         }
         report
     };
@@ -811,6 +823,12 @@ pub struct PorCheck {
 /// ([`por::fault_matrix`]): the reduced search must find exactly the
 /// invariants violated that every interleaving finds ([`por::agreement`]).
 pub fn compare_por(families: &[Family], plan: Plan) -> PorCheck {
+    compare_por_with(families, plan, &|| {})
+}
+
+/// [`compare_por`], calling `done` after each root is compared under every
+/// row (from the worker threads; for a progress count).
+pub fn compare_por_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync)) -> PorCheck {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
     let rows = por::fault_matrix();
@@ -840,6 +858,7 @@ pub fn compare_por(families: &[Family], plan: Plan) -> PorCheck {
                     Err(e) => check.errors.push(format!("{} root {i}: {e}", f.name())),
                 }
             }
+            done();
         }
         check
     };

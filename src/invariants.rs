@@ -271,6 +271,41 @@ impl StepChecker {
         StepChecker::default()
     }
 
+    /// Hashes the checker's state structurally, for a state search's key
+    /// (the request index's map in sorted order, its own order being
+    /// arbitrary).
+    pub fn state_key<H: std::hash::Hasher>(&self, h: &mut H) {
+        use std::hash::Hash;
+        // Destructured so that a new field must be placed here.
+        let StepChecker {
+            invocations_seen,
+            secrets,
+            texts,
+            texts_scanned_for,
+            fixed_scanned_for,
+            seen:
+                Seen {
+                    prompts,
+                    backend_calls,
+                    invocations,
+                },
+            requests:
+                RequestIndex {
+                    at,
+                    indexed,
+                    tracker,
+                    turn,
+                },
+        } = self;
+        (invocations_seen, secrets, texts).hash(h);
+        (texts_scanned_for, fixed_scanned_for).hash(h);
+        (prompts, backend_calls, invocations).hash(h);
+        let mut entries: Vec<_> = at.iter().collect();
+        entries.sort_unstable();
+        entries.hash(h);
+        (indexed, tracker, turn).hash(h);
+    }
+
     /// Every invariant [`check_step`] judges, after one more step of the run.
     pub fn step(&mut self, coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
         let mut out = self.secrets(coordinator, trace);

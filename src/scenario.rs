@@ -16,6 +16,7 @@ pub mod machine;
 use std::collections::VecDeque;
 use std::fmt;
 use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,7 @@ use crate::config::{
     self, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
     PartialToolConfig, Toggle, ToolConfig,
 };
+use crate::coordinator::state_key::hash_serialized;
 use crate::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken, RunPolicy,
     ToolSpec,
@@ -907,8 +909,8 @@ pub(crate) trait Scheduler {
 }
 
 /// The driver's whole state at a scheduler choice, for a scheduler to read
-/// (and a state search to hash): the coordinator, the trace so far, and the
-/// driver's own moving parts, which its `Debug` shows.
+/// (and a state search to hash, [`ChoicePoint::state_key`]): the
+/// coordinator, the trace so far, and the driver's own moving parts.
 pub(crate) struct ChoicePoint<'a> {
     #[cfg(feature = "testkit")]
     coordinator: &'a Coordinator,
@@ -917,6 +919,9 @@ pub(crate) struct ChoicePoint<'a> {
     work: &'a [Work],
     calls: &'a [CallState<'a>],
     driver: DriverMoving<'a>,
+    /// What the faulty coordinator carries between steps.
+    #[cfg(feature = "testkit")]
+    fault_state: &'a crate::testkit::FaultState,
 }
 
 /// The driver's fields a step changes. The remaining replies are shown by
@@ -948,6 +953,103 @@ impl ChoicePoint<'_> {
     /// The trace so far.
     pub fn trace(&self) -> &Trace {
         self.trace
+    }
+
+    /// Hashes the driver's state at this choice but the coordinator and the
+    /// trace (which have their own keys): the turn and cycle, the pending
+    /// work, each call's script state, how much of each reply list is left,
+    /// the token, the local programs' output counts, the step count, and
+    /// the fault wrapper's state. Structural: JSON values and wire types by
+    /// their serialization, nothing by `Debug`.
+    pub fn state_key<H: Hasher>(&self, h: &mut H) {
+        // Destructured so that a new field must be placed here.
+        let ChoicePoint {
+            coordinator: _,
+            trace: _,
+            at: At { turn, cycle },
+            work,
+            calls,
+            driver,
+            #[cfg(feature = "testkit")]
+            fault_state,
+        } = self;
+        (turn, cycle).hash(h);
+        h.write_usize(work.len());
+        for w in work.iter() {
+            match w {
+                Work::Invoke { call, answers } => {
+                    h.write_u8(0);
+                    call.hash(h);
+                    h.write_usize(answers.len());
+                    for (id, value) in answers {
+                        id.hash(h);
+                        hash_serialized(value, h);
+                    }
+                }
+                Work::Prompt {
+                    call,
+                    inquiry_id,
+                    presentation,
+                } => {
+                    h.write_u8(1);
+                    call.hash(h);
+                    inquiry_id.hash(h);
+                    hash_serialized(presentation, h);
+                }
+                Work::Inquire { call, backend } => {
+                    h.write_u8(2);
+                    call.hash(h);
+                    hash_serialized(backend, h);
+                }
+                Work::Permission { call } => {
+                    h.write_u8(3);
+                    call.hash(h);
+                }
+                Work::Delivery { call } => {
+                    h.write_u8(4);
+                    call.hash(h);
+                }
+            }
+        }
+        h.write_usize(calls.len());
+        for c in calls.iter() {
+            let CallState {
+                call,
+                script:
+                    ScriptState {
+                        accepted,
+                        rejections,
+                    },
+                invocations,
+            } = c;
+            hash_serialized(call, h);
+            accepted.hash(h);
+            h.write_usize(rejections.len());
+            for (id, n) in rejections {
+                (id, n).hash(h);
+            }
+            invocations.hash(h);
+        }
+        let DriverMoving {
+            prompter_left,
+            backend_left,
+            backend_by_id_left,
+            permissions_left,
+            deliveries_left,
+            schedule_left,
+            stop,
+            local_printed,
+            steps,
+        } = driver;
+        (prompter_left, backend_left, backend_by_id_left).hash(h);
+        (permissions_left, deliveries_left, schedule_left).hash(h);
+        (stop, steps).hash(h);
+        h.write_usize(local_printed.len());
+        for (name, n) in local_printed.iter() {
+            (name, n).hash(h);
+        }
+        #[cfg(feature = "testkit")]
+        fault_state.state_key(h);
     }
 }
 
@@ -1288,6 +1390,8 @@ impl<'s, 'o> Driver<'s, 'o> {
                                     local_printed: &self.local_printed,
                                     steps: self.steps,
                                 },
+                                #[cfg(feature = "testkit")]
+                                fault_state: &self.fault_state,
                             };
                             let pick = scheduler.pick(&choice);
                             self.scheduler = Some(scheduler);

@@ -18,18 +18,21 @@
 //! stream and every record), so a state must hold everything the rest of the
 //! run and the verdict depend on. At a choice, [`Dedup::Full`] hashes:
 //!
-//! - the coordinator's moving part ([`Coordinator::debug_moving`]; the
+//! - the coordinator's moving part ([`Coordinator::state_key`]; the
 //!   fixed part is the root's, and states are compared within one root),
-//! - the driver's moving parts (the [`ChoicePoint`]'s `Debug`: turn, cycle,
+//! - the driver's moving parts ([`ChoicePoint::state_key`]: turn, cycle,
 //!   pending work, each call's script state, how much of each reply list is
-//!   left, the token, the step count),
-//! - the incremental checker's state ([`StepChecker`]'s `Debug`),
+//!   left, the token, the step count, the fault wrapper's state),
+//! - the incremental checker's state ([`StepChecker::state_key`]),
 //! - the findings so far,
 //! - the trace so far, every record of every list (a running digest per
 //!   list, so where the run is cut into digests does not matter).
 //!
+//! Every part is hashed structurally, JSON values and records by their
+//! serialization; nothing goes through `Debug` text.
+//!
 //! The digest is 128 bits: two SipHash lanes with distinct domain
-//! separators, over a length-delimited encoding. Two states are taken for
+//! separators, over length- and variant-delimited keys. Two states are taken for
 //! equal when their digests are; the chance that two of `n` distinct states
 //! of one root collide is at most `n² / 2^129` (under 10^-26 for a million
 //! states), which the argument accepts instead of keeping every state.
@@ -41,11 +44,13 @@
 
 use std::cell::RefCell;
 use std::collections::HashSet;
-use std::fmt::{self, Write as _};
-use std::hash::{DefaultHasher, Hasher};
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use serde::Serialize;
 
 use crate::check::Diagnostic;
 use crate::coordinator::Coordinator;
+use crate::coordinator::state_key::hash_serialized;
 use crate::invariants::{StepChecker, StreamMemo, check_trace_memo};
 use crate::scenario::{self, ChoicePoint, RunOptions, Scenario, ScenarioError, Scheduler, Trace};
 
@@ -121,35 +126,28 @@ impl Lanes {
         Lanes([a, b])
     }
 
-    fn finish(&self) -> u128 {
+    fn finish128(&self) -> u128 {
         (u128::from(self.0[0].finish()) << 64) | u128::from(self.0[1].finish())
     }
 
-    /// One component: a tag, then its `Debug` text, then the text's length
-    /// (so consecutive components cannot run into each other).
-    fn component(&mut self, tag: u8, value: &dyn fmt::Debug) {
-        for h in &mut self.0 {
-            h.write_u8(tag);
-        }
-        let mut w = Counting(self, 0);
-        // Writing into hashers cannot fail.
-        let _ = write!(w, "{value:?}");
-        let n = w.1;
-        for h in &mut self.0 {
-            h.write_usize(n);
-        }
+    /// One component: a tag, then what `key` writes (each key writes its
+    /// lengths and variants, so consecutive components cannot run into each
+    /// other).
+    fn component(&mut self, tag: u8, key: impl FnOnce(&mut Lanes)) {
+        self.write_u8(tag);
+        key(self);
     }
 }
 
-struct Counting<'a>(&'a mut Lanes, usize);
+impl Hasher for Lanes {
+    fn finish(&self) -> u64 {
+        self.0[0].finish()
+    }
 
-impl fmt::Write for Counting<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        for h in &mut self.0.0 {
-            h.write(s.as_bytes());
+    fn write(&mut self, bytes: &[u8]) {
+        for h in &mut self.0 {
+            h.write(bytes);
         }
-        self.1 += s.len();
-        Ok(())
     }
 }
 
@@ -171,9 +169,15 @@ impl TraceDigest {
         }
     }
 
-    fn feed<T: fmt::Debug>(slot: &mut (Lanes, usize), items: &[T]) {
+    /// Feeds the records added since the last call, each by its
+    /// serialization (the trace's own, RFD 082's wire form for events)
+    /// and what `extra` adds of the fields the serialization leaves out.
+    fn feed<T: Serialize>(slot: &mut (Lanes, usize), items: &[T], extra: impl Fn(&T, &mut Lanes)) {
         for item in &items[slot.1.min(items.len())..] {
-            slot.0.component(b'r', item);
+            slot.0.component(b'r', |h| {
+                hash_serialized(item, h);
+                extra(item, h);
+            });
         }
         slot.1 = items.len();
     }
@@ -196,18 +200,20 @@ impl TraceDigest {
             interrupted,
         } = trace;
         let l = &mut self.lists;
-        Self::feed(&mut l[0], stream);
-        Self::feed(&mut l[1], invocations);
-        Self::feed(&mut l[2], prompts);
-        Self::feed(&mut l[3], permission_prompts);
-        Self::feed(&mut l[4], delivery_prompts);
-        Self::feed(&mut l[5], backend_calls);
-        Self::feed(&mut l[6], resolutions);
-        Self::feed(&mut l[7], remembered);
-        Self::feed(&mut l[8], tool_responses);
-        into.component(b'p', &(profile, rules, interrupted));
+        fn none<T>(_: &T, _: &mut Lanes) {}
+        Self::feed(&mut l[0], stream, none);
+        Self::feed(&mut l[1], invocations, none);
+        Self::feed(&mut l[2], prompts, none);
+        Self::feed(&mut l[3], permission_prompts, none);
+        Self::feed(&mut l[4], delivery_prompts, none);
+        Self::feed(&mut l[5], backend_calls, none);
+        Self::feed(&mut l[6], resolutions, none);
+        Self::feed(&mut l[7], remembered, none);
+        // The response's kind is left out of the serialized trace.
+        Self::feed(&mut l[8], tool_responses, |r, h| r.kind.hash(h));
+        into.component(b'p', |h| (profile, rules, interrupted).hash(h));
         for (lanes, n) in l.iter() {
-            into.component(b'l', &(lanes.finish(), n));
+            into.component(b'l', |h| (lanes.finish128(), n).hash(h));
         }
     }
 }
@@ -246,18 +252,23 @@ struct Dfs<'a> {
 impl Dfs<'_> {
     fn state(&mut self, choice: &ChoicePoint<'_>) -> u128 {
         let mut lanes = Lanes::new(b's');
-        lanes.component(b'c', &choice.coordinator().debug_moving());
+        lanes.component(b'c', |h| choice.coordinator().state_key(h));
         match self.dedup {
             Dedup::Full => {
                 let observed = self.observed.borrow();
-                lanes.component(b'd', choice);
-                lanes.component(b'k', &observed.checker);
-                lanes.component(b'f', &observed.found);
+                lanes.component(b'd', |h| choice.state_key(h));
+                lanes.component(b'k', |h| observed.checker.state_key(h));
+                lanes.component(b'f', |h| {
+                    h.write_usize(observed.found.len());
+                    for d in &observed.found {
+                        hash_serialized(d, h);
+                    }
+                });
                 self.trace_digest.digest(choice.trace(), &mut lanes);
             }
             Dedup::Coordinator | Dedup::Off => {}
         }
-        lanes.finish()
+        lanes.finish128()
     }
 }
 

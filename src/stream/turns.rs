@@ -106,7 +106,7 @@ pub enum Step {
 }
 
 /// The turn boundary for readers that see one event at a time.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Hash)]
 pub struct Tracker {
     /// Events pushed so far.
     seen: usize,

@@ -111,6 +111,18 @@ pub(crate) struct FaultState {
 }
 
 impl FaultState {
+    /// Hashes the state structurally (the held requests by their wire
+    /// serialization), for a state search's key.
+    pub(crate) fn state_key<H: std::hash::Hasher>(&self, h: &mut H) {
+        let FaultState { held, dropped } = self;
+        h.write_usize(held.len());
+        for (call, event) in held {
+            h.write_usize(*call);
+            crate::coordinator::state_key::hash_serialized(event, h);
+        }
+        h.write_usize(*dropped);
+    }
+
     /// How many persisted events the coordinator counted that the stream
     /// does not hold (yet).
     fn offset(&self) -> usize {

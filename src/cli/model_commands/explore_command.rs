@@ -97,7 +97,7 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
         threads,
     };
     if args.por_check {
-        return por_check(families, plan);
+        return por_check(families, plan, global);
     }
     let (what, unit) = if args.states {
         ("explore --states", "root scenarios")
@@ -123,7 +123,7 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
             "off" => explore::por::Reduction::Off,
             _ => explore::por::Reduction::SleepSets,
         };
-        explore::explore_por(families, plan, reduction)
+        explore::explore_por_with(families, plan, reduction, &done)
     } else if args.states {
         let dedup = match args.dedup.as_str() {
             "off" => explore::states::Dedup::Off,
@@ -252,9 +252,17 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
 
 /// `explore --states --por --por-check`: the reduced search against every
 /// interleaving, root by root, under every row of the fault matrix.
-fn por_check(families: &[Family], plan: explore::Plan) -> i32 {
+fn por_check(families: &[Family], plan: explore::Plan, global: &GlobalArgs) -> i32 {
     let start = Instant::now();
-    let check = explore::compare_por(families, plan);
+    let roots = families.iter().map(|&f| explore::root_indices(f).len());
+    let progress = Progress::start(
+        global,
+        "explore --por-check",
+        planned(roots, plan) as u64,
+        "root scenarios",
+    );
+    let check = explore::compare_por_with(families, plan, &|| progress.inc(1));
+    progress.finish();
     let secs = start.elapsed().as_secs_f64().max(1e-9);
     out!(
         "por check: {} roots x {} fault rows in {:.1} s: every interleaving {} runs, reduced {} runs (reduction factor {:.2}); {} (root, fault) pairs with violations, found alike; disagreements: {}",

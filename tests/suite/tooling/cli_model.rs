@@ -347,6 +347,35 @@ fn progress_counts_on_stderr_and_never_touches_stdout() {
             .is_some_and(|l| l.starts_with("explore: 10/10 scenarios")),
         "{err}"
     );
+    // The forking search and its check count roots as they finish (the
+    // pairs family strided by 4 999 has 20 roots).
+    let por = [
+        "explore",
+        "--scope",
+        "pairs",
+        "--states",
+        "--stride",
+        "4999",
+        "--threads",
+        "1",
+        "--por",
+        "--progress",
+        "always",
+    ];
+    for (extra, what) in [
+        (&[][..], "explore --states"),
+        (&["--por-check"][..], "explore --por-check"),
+    ] {
+        let o = bin(&[&por[..], extra].concat());
+        assert_eq!(o.status.code(), Some(0), "{extra:?}");
+        let err = stderr(&o);
+        assert!(
+            counting_lines(&err, what)
+                .last()
+                .is_some_and(|l| l.starts_with(&format!("{what}: 20/20 root scenarios"))),
+            "{extra:?}: {err}"
+        );
+    }
     let o = bin(&[
         "diff-profiles",
         "--from",
