@@ -54,7 +54,9 @@ use std::time::{Duration, Instant};
 use inquiry_model::check::{self, ProfileMode};
 use inquiry_model::explore::{self, Family};
 use inquiry_model::generate::scenario::scenario_under;
-use inquiry_model::invariants::{StepChecker, StreamMemo, check_trace, check_trace_memo};
+use inquiry_model::invariants::{
+    StepChecker, StreamMemo, check_trace, check_trace_memo, known_violation,
+};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, RunOptions};
 use inquiry_model::stream::sanitize;
@@ -943,7 +945,13 @@ fn model(cfg: &Config, table: &mut Table) {
         timed(|| {
             for s in draw(cases) {
                 let trace = scenario::run(&s).expect("generated scenarios are valid");
-                assert!(check_trace(&trace, &s).is_empty());
+                // As the property judges: the known violations (RFD 082's
+                // separator flaw on IDs holding the separator) are excused.
+                assert!(check_trace(&trace, &s).iter().all(|d| known_violation(
+                    &s,
+                    &trace.rules,
+                    d.rule
+                )));
             }
         })
     };

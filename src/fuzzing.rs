@@ -18,6 +18,7 @@
 pub mod response_oracle;
 pub mod seeds;
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 
 use arbitrary::Unstructured;
@@ -29,8 +30,8 @@ use crate::check::{self, Profile, ProfileMode};
 use crate::scenario::RunOptions;
 use crate::stream::{self, Sanitized};
 use crate::wire::{
-    CancellationReason, Event, EventReader, InquiryRequest, InquiryResponse, RawEvent, ReadError,
-    ReadErrorKind, Stream,
+    CancellationReason, Event, EventKind, EventReader, InquiryRequest, InquiryResponse, RawEvent,
+    ReadError, ReadErrorKind, Stream,
 };
 
 /// One fuzz target: its cargo-fuzz name (also its corpus folder) and entry.
@@ -849,9 +850,12 @@ fn sanitize_checks(input: Vec<Event>, sanitize: fn(Vec<Event>) -> Sanitized) {
 
     // An unchanged output is the input (the account and the kept events
     // say so above); a changed one must come from an input with an orphan.
+    // Clean means no orphan of either kind and no tool call open at a chat
+    // event (rule `STREAM-SANITIZE-ADJACENT`: such a call is interrupted
+    // and repaired, even if a response of its ID follows later in the turn).
     if !out.is_unchanged() {
         assert!(
-            !(stream::pair(&input).is_complete() && stream::pair_tool_calls(&input).is_complete()),
+            !(stream::pair(&input).is_complete() && tool_calls_close_in_their_cycle(&input)),
             "STREAM-SANITIZE-CLEAN-IDENTITY: a clean stream changed"
         );
     }
@@ -862,6 +866,10 @@ fn sanitize_checks(input: Vec<Event>, sanitize: fn(Vec<Event>) -> Sanitized) {
     assert!(
         stream::pair_tool_calls(&out.events).is_complete(),
         "STREAM-SANITIZE-NO-ORPHANS: tool-call orphans left"
+    );
+    assert!(
+        tool_calls_close_in_their_cycle(&out.events),
+        "STREAM-SANITIZE-ADJACENT: a tool call left open across a chat event"
     );
 
     // Idempotent: the second output is the first, event by event.
@@ -882,6 +890,50 @@ fn sanitize_checks(input: Vec<Event>, sanitize: fn(Vec<Event>) -> Sanitized) {
         same,
         "STREAM-SANITIZE-IDEMPOTENT: a second sanitize changed the stream"
     );
+}
+
+/// Whether every tool call of `events` is answered within its cycle, the
+/// events between two chat events (`chat_request`, `chat_response`) or turn
+/// boundaries (rules `STREAM-SANITIZE-ADJACENT`, `STREAM-TURNS`): each
+/// `tool_call_response` answers an open request of its ID earlier in the
+/// cycle, and no request is still open when the cycle ends. Pairing by ID
+/// and order only needs a count of open requests per ID. Written here, apart
+/// from `stream`'s pairer, as the fuzz oracle's own reading of the RFD
+/// 004/005 draft's "immediately followed by tool call responses".
+fn tool_calls_close_in_their_cycle(events: &[Event]) -> bool {
+    let mut open: HashMap<&str, usize> = HashMap::new();
+    for (i, e) in events.iter().enumerate() {
+        let ends_cycle = stream::turns::opens_turn(i, &e.kind)
+            || match &e.kind {
+                EventKind::ChatRequest | EventKind::ChatResponse => true,
+                EventKind::TurnStart
+                | EventKind::ToolCallRequest(_)
+                | EventKind::ToolCallResponse(_)
+                | EventKind::InquiryRequest(_)
+                | EventKind::InquiryResponse(_)
+                | EventKind::Other(_) => false,
+            };
+        if ends_cycle && open.values().any(|&n| n > 0) {
+            return false;
+        }
+        if ends_cycle {
+            open.clear();
+        }
+        match &e.kind {
+            EventKind::ToolCallRequest(r) => *open.entry(r.id.as_str()).or_default() += 1,
+            EventKind::ToolCallResponse(r) => match open.get_mut(r.id.as_str()) {
+                Some(n) if *n > 0 => *n -= 1,
+                Some(_) | None => return false,
+            },
+            EventKind::TurnStart
+            | EventKind::ChatRequest
+            | EventKind::ChatResponse
+            | EventKind::InquiryRequest(_)
+            | EventKind::InquiryResponse(_)
+            | EventKind::Other(_) => {}
+        }
+    }
+    open.values().all(|&n| n == 0)
 }
 
 /// Target `scenario` (rules `FUZZ-MODEL-INVARIANTS`, `INV-DETERMINISTIC`):
@@ -1122,6 +1174,57 @@ mod tests {
                 .is_some_and(|m| m.contains("STREAM-SANITIZE-NO-ORPHANS")),
             "{msg:?}"
         );
+    }
+
+    /// A tool call answered only after a chat event of its turn: whole-turn
+    /// pairing calls it paired, but its cycle ends at the chat event.
+    const SPANS_CHAT: &str = r#"[
+      {"type": "tool_call_request", "id": "call_a", "name": "fs", "arguments": {}},
+      {"type": "chat_request", "content": "aGVsbG8="},
+      {"type": "tool_call_response", "id": "call_a", "content": "ZG9uZQ==", "is_error": false},
+      {"type": "chat_response", "message": "b2s="}
+    ]"#;
+
+    /// Rules: STREAM-SANITIZE-CLEAN-IDENTITY, STREAM-SANITIZE-ADJACENT — a
+    /// stream whose only fault is a tool call open across a chat event is
+    /// not clean: sanitize closes the call before the chat event and drops
+    /// the late response (decision "Stream: a synthetic response goes
+    /// before its cycle's chat event"), and the `sanitize` target accepts
+    /// that repair. Its first fuzz finding (the bytes below decode to such
+    /// a stream, kept as `fuzz/corpus/sanitize/regression-call-spans-chat`)
+    /// failed the target with "a clean stream changed", because the target
+    /// paired tool calls over the whole turn. The cycle check finds the
+    /// fault, and fails a repair that leaves it (plain `sanitize` across
+    /// the chat event is what whole-turn pairing would have allowed).
+    #[test]
+    fn a_tool_call_open_across_a_chat_event_is_not_clean() {
+        let input = events(SPANS_CHAT);
+        assert!(stream::pair_tool_calls(&input).is_complete());
+        assert!(!tool_calls_close_in_their_cycle(&input));
+        assert!(tool_calls_close_in_their_cycle(&events(CLEAN)));
+        assert!(!tool_calls_close_in_their_cycle(&events(OPEN_CALL)));
+        let out = stream::sanitize(input.clone());
+        assert_eq!(out.injected.len(), 1, "the interrupted call's response");
+        assert_eq!(out.removed.len(), 1, "the late response");
+        assert_eq!(panic_of(|| sanitize_checks(input, stream::sanitize)), None);
+        assert_eq!(panic_of(|| sanitize(&[1, 4, 1, 1, 1, 5, 2])), None);
+        // A repair that leaves the call open across the chat event.
+        let msg = panic_of(|| sanitize_checks(events(SPANS_CHAT), leaves_as_is));
+        assert!(
+            msg.as_deref()
+                .is_some_and(|m| m.contains("STREAM-SANITIZE-ADJACENT")),
+            "{msg:?}"
+        );
+    }
+
+    /// Returns the input untouched, with an empty report.
+    fn leaves_as_is(events: Vec<Event>) -> Sanitized {
+        Sanitized {
+            origin: (0..events.len()).map(Some).collect(),
+            events,
+            removed: Vec::new(),
+            injected: Vec::new(),
+        }
     }
 
     /// Rule: FUZZ-READER-CHUNKING — typing the raw events already read
