@@ -16,6 +16,7 @@ pub mod machine;
 use std::collections::VecDeque;
 use std::fmt;
 use std::fmt::Write as _;
+#[cfg(feature = "testkit")]
 use std::hash::{Hash, Hasher};
 
 use indexmap::IndexMap;
@@ -27,6 +28,7 @@ use crate::config::{
     self, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
     PartialToolConfig, Toggle, ToolConfig,
 };
+#[cfg(feature = "testkit")]
 use crate::coordinator::state_key::hash_serialized;
 use crate::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken, RunPolicy,
@@ -961,10 +963,12 @@ impl ChoicePoint<'_> {
     /// the token, the local programs' output counts, the step count, and
     /// the fault wrapper's state. Structural: JSON values and wire types by
     /// their serialization, nothing by `Debug`.
+    #[cfg(feature = "testkit")]
     pub fn state_key<H: Hasher>(&self, h: &mut H) {
         // Destructured so that a new field must be placed here.
         let ChoicePoint {
-            coordinator: _,
+            #[cfg(feature = "testkit")]
+                coordinator: _,
             trace: _,
             at: At { turn, cycle },
             work,
