@@ -11,6 +11,7 @@
 
 pub mod features;
 pub mod machine;
+pub mod strip;
 
 use std::collections::VecDeque;
 use std::fmt;

@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::{
-    CHECK_JSON_VERSION, CheckInput, EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, SARIF_SCHEMA,
+    CHECK_JSON_VERSION, CheckInput, EXIT_OK, count, EXIT_UNUSABLE, EXIT_VIOLATIONS, SARIF_SCHEMA,
     open_input,
     paths::{Selection, expand_check_paths_with, skipped_files},
 };
@@ -294,15 +294,6 @@ impl Reporter for TextReporter {
             t.unusable,
             count(t.errors, "violation")
         )
-    }
-}
-
-/// `1 turn`, `2 turns`.
-fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("{n} {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }
 
