@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::{
-    CHECK_JSON_VERSION, CheckInput, EXIT_OK, count, EXIT_UNUSABLE, EXIT_VIOLATIONS, SARIF_SCHEMA,
+    CHECK_JSON_VERSION, CheckInput, EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, SARIF_SCHEMA, count,
     open_input,
     paths::{Selection, expand_check_paths_with, skipped_files},
 };

@@ -27,8 +27,8 @@ use super::{Failure, Implementation, Vector, Verdict, check_one, judge};
 use crate::generate::scenario::size;
 use crate::profile::ProfileName;
 use crate::scenario::Scenario;
-pub use crate::scenario::strip::unused_tools;
 use crate::scenario::strip::strip;
+pub use crate::scenario::strip::unused_tools;
 
 /// Which case: a vector by name, or a generated case by profile, seed and
 /// index (drawn again alone by [`draw`]).

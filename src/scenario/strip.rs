@@ -18,32 +18,17 @@ use super::Scenario;
 /// the tools no call uses, if `judge` still accepts it without them (all at
 /// once, else one at a time); then without each turn, and each prompter,
 /// backend, permission and delivery reply, schedule pick and call, one at a
-/// time from the last, where `judge` still accepts the scenario without it.
-/// `judge` returns the failure of a candidate if it fails the same way.
-/// Returns the smallest failure accepted and the tools dropped.
+/// time from the last, where `judge` still accepts the scenario without it;
+/// then without the tools only the removed calls used. `judge` returns the
+/// failure of a candidate if it fails the same way. Returns the smallest
+/// failure accepted and the tools dropped.
 pub fn strip<T>(
     best: T,
     scenario_of: impl Fn(&T) -> &Scenario,
     mut judge: impl FnMut(&Scenario) -> Option<T>,
 ) -> (T, Vec<String>) {
-    let unused = unused_tools(scenario_of(&best));
-    let mut best = best;
     let mut dropped = Vec::new();
-    let mut attempts: Vec<Vec<String>> = vec![unused.clone()];
-    if unused.len() > 1 {
-        attempts.extend(unused.iter().map(|t| vec![t.clone()]));
-    }
-    for tools in attempts {
-        if tools.is_empty() || tools.iter().any(|t| dropped.contains(t)) {
-            continue;
-        }
-        let mut s = scenario_of(&best).clone();
-        s.tools.retain(|t, _| !tools.contains(t));
-        if let Some(f) = judge(&s) {
-            best = f;
-            dropped.extend(tools);
-        }
-    }
+    let mut best = drop_unused_tools(best, &scenario_of, &mut judge, &mut dropped);
     for list in List::ALL {
         let mut k = list.len(scenario_of(&best));
         while k > 0 {
@@ -55,7 +40,38 @@ pub fn strip<T>(
             }
         }
     }
+    best = drop_unused_tools(best, &scenario_of, &mut judge, &mut dropped);
     (best, dropped)
+}
+
+/// `best` without its unused tools where `judge` accepts it without them:
+/// all at once, else one at a time; each tool dropped is added to
+/// `dropped`.
+fn drop_unused_tools<T>(
+    mut best: T,
+    scenario_of: &impl Fn(&T) -> &Scenario,
+    judge: &mut impl FnMut(&Scenario) -> Option<T>,
+    dropped: &mut Vec<String>,
+) -> T {
+    let unused = unused_tools(scenario_of(&best));
+    let mut attempts: Vec<Vec<String>> = vec![unused.clone()];
+    if unused.len() > 1 {
+        attempts.extend(unused.iter().map(|t| vec![t.clone()]));
+    }
+    let mut gone: Vec<String> = Vec::new();
+    for tools in attempts {
+        if tools.is_empty() || tools.iter().any(|t| gone.contains(t)) {
+            continue;
+        }
+        let mut s = scenario_of(&best).clone();
+        s.tools.retain(|t, _| !tools.contains(t));
+        if let Some(f) = judge(&s) {
+            best = f;
+            gone.extend(tools);
+        }
+    }
+    dropped.extend(gone);
+    best
 }
 
 /// [`strip`] for a judge that only says yes or no: the smallest scenario
