@@ -380,6 +380,15 @@ fn check_and_conform_take_profile_files() {
         "{}",
         stderr(&o)
     );
+    // `-q` says nothing on stderr but errors, wherever it stands.
+    for args in [
+        &["-q", "check", "--profile", dropped, "spec/examples"][..],
+        &["check", "--profile", dropped, "spec/examples", "-q"],
+    ] {
+        let o = run(args);
+        assert_eq!(stdout(&o), stdout(&by_name), "{args:?}");
+        assert!(stderr(&o).is_empty(), "{args:?}: {}", stderr(&o));
+    }
     let o = run(&["conform", "--adapter", "true", "--profile", dropped]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("secret_type = false"), "{}", stderr(&o));
