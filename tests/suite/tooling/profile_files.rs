@@ -324,7 +324,7 @@ fn readme_example_file_diffs_as_the_builtin() {
     };
     let (a, b) = (args(EXAMPLE), args("rfd083"));
     assert_eq!(code(&a), 0, "{}", stderr(&a));
-    let (mut va, vb): (Value, Value) = (
+    let (mut va, mut vb): (Value, Value) = (
         serde_json::from_str(&stdout(&a)).expect("JSON"),
         serde_json::from_str(&stdout(&b)).expect("JSON"),
     );
