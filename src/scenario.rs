@@ -11,7 +11,7 @@
 
 pub mod features;
 pub mod machine;
-pub mod strip;
+pub(crate) mod strip;
 
 use std::collections::VecDeque;
 use std::fmt;

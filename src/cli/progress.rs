@@ -43,9 +43,15 @@ impl Progress {
     }
 
     /// Starts counting the bytes of `total` that `what` reads (e.g.
-    /// `check`), shown in binary units (`512 B`, `1.50 MiB`) with the rate; `about` follows the count
-    /// (e.g. the file being read, through [`Progress::set_message`]).
-    pub fn start_bytes(global: &GlobalArgs, what: &str, total: u64, about: &str) -> Progress {
+    /// `check`), shown in binary units (`512 B`, `1.50 MiB`) with the rate;
+    /// `about` follows the count (e.g. the file being read, through
+    /// [`Progress::set_message`]).
+    pub(crate) fn start_bytes(
+        global: &GlobalArgs,
+        what: &str,
+        total: u64,
+        about: &str,
+    ) -> Progress {
         Progress::with_templates(
             global,
             what,
@@ -98,17 +104,17 @@ impl Progress {
 
     /// Whether the count is drawn or summed up at the end (else counting is
     /// wasted work).
-    pub fn shown(&self) -> bool {
+    pub(crate) fn shown(&self) -> bool {
         self.verbose || !self.bar.is_hidden()
     }
 
     /// Sets what follows the count (e.g. the file being read).
-    pub fn set_message(&self, message: String) {
+    pub(crate) fn set_message(&self, message: String) {
         self.bar.set_message(message);
     }
 
     /// Runs `f` (which writes to stderr) with the bar out of its way.
-    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+    pub(crate) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         self.bar.suspend(f)
     }
 

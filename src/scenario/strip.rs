@@ -74,15 +74,6 @@ fn drop_unused_tools<T>(
     best
 }
 
-/// [`strip`] for a judge that only says yes or no: the smallest scenario
-/// `keeps` accepts, and the tools dropped.
-pub fn strip_scenario(
-    s: Scenario,
-    mut keeps: impl FnMut(&Scenario) -> bool,
-) -> (Scenario, Vec<String>) {
-    strip(s, |s| s, |s| keeps(s).then(|| s.clone()))
-}
-
 /// The lists of a scenario the pass removes items from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum List {
