@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::check::Diagnostic;
 use crate::coordinator::RouteTaken;
 use crate::explore::{self, Family};
 use crate::generate::scenario as strategy;
@@ -19,10 +20,12 @@ use crate::invariants::{INVARIANTS, check_step, check_trace};
 pub use crate::mermaid::event_line;
 use crate::profile::ProfileName;
 use crate::profile_file::RuleSet;
+use crate::scenario::strip::strip;
 use crate::scenario::{self, RunOptions, Scenario, Trace};
 use crate::stream;
 use crate::stream::secrets::Secrets;
 use crate::wire::{EventKind, InquiryResponse};
+use crate::words;
 
 /// A kind of behavioural difference between two runs of one scenario.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -607,8 +610,16 @@ pub struct ClassReport {
     pub switches: Vec<String>,
     /// The catalog rules that decide it.
     pub rules: Vec<String>,
-    /// The smallest scenario that shows it.
+    /// The smallest scenario that shows it, stripped of what the
+    /// difference does not need (rule `AMEND-MINIMAL`) and labelled with
+    /// `to`'s profile.
     pub smallest: Scenario,
+    /// The command that replays `smallest` (saved as [`REPLAY_FILE`]) under
+    /// `from`.
+    pub replay_from: String,
+    /// The command that replays it under `to`: the two traces differ in
+    /// this class.
+    pub replay_to: String,
     /// Its trace under `from`.
     pub from: TraceView,
     /// Its trace under `to`.
@@ -732,6 +743,25 @@ pub(crate) fn diff_profiles_with(
             }
         }
     }
+    // Each class's smallest scenario without what the difference does not
+    // need: the model judges every removal (AMEND-MINIMAL).
+    let by_class: Vec<_> = by_class
+        .into_iter()
+        .map(|(c, (n, s, a, b, evidence))| {
+            let ((s, a, b, evidence), _) = strip(
+                (s, a, b, evidence),
+                |(s, ..)| s,
+                |s| {
+                    let (Ok(a), Ok(b)) = (run_under(s, &from), run_under(s, &to)) else {
+                        return None;
+                    };
+                    let evidence = classify(&a, &b).remove(&c)?;
+                    Some((s.clone(), a, b, evidence))
+                },
+            );
+            (c, (n, s, a, b, evidence))
+        })
+        .collect();
     let flipped = crate::profile_file::differing(&from.rules, &to.rules);
     DiffReport {
         from: from.label.clone(),
@@ -763,7 +793,11 @@ pub(crate) fn diff_profiles_with(
                         }
                     },
                     rules: c.rules().iter().map(|r| (*r).to_owned()).collect(),
-                    smallest: under(&s, &from),
+                    // Labelled with the side under review: run as it
+                    // is, a built-in `to` shows the change.
+                    smallest: under(&s, &to),
+                    replay_from: replay_command(&from),
+                    replay_to: replay_command(&to),
                     from: raw_view(&a).masked(&secrets),
                     to: raw_view(&b).masked(&secrets),
                 }
@@ -810,17 +844,18 @@ impl Verdict {
         };
         let scenario = serde_json::to_string(s).unwrap_or_default();
         let diagram = self.diagram.clone().unwrap_or_default();
+        let violating = words::count(self.violating, "scenario");
+        let replay = self.replay.clone().unwrap_or_default();
         if markdown {
             format!(
-                "#### `{}`: violated in {} scenarios\n\nSmallest counterexample: {d}\n\n{}\n<details><summary>scenario</summary>\n\n```json\n{scenario}\n```\n\n</details>\n",
+                "#### `{}`: violated in {violating}\n\nSmallest counterexample: {d}\n\n{}\n<details><summary>scenario</summary>\n\n```json\n{scenario}\n```\n\nReplay, with the scenario saved as `{REPLAY_FILE}`: `{replay}`\n\n</details>\n",
                 self.rule,
-                self.violating,
                 crate::mermaid::fenced(&diagram)
             )
         } else {
             format!(
-                "{} violated in {} scenarios; smallest counterexample:\n  {d}\n  scenario: {scenario}\n{diagram}",
-                self.rule, self.violating
+                "{} violated in {violating}; smallest counterexample:\n  {d}\n  scenario: {scenario}\n  replay (the scenario saved as {REPLAY_FILE}): {replay}\n{diagram}",
+                self.rule
             )
         }
     }
@@ -860,9 +895,12 @@ impl DiffReport {
             s.push('\n');
         }
         s.push_str(&format!(
-            "{} scenarios run under both; {} differ.\n\n\
+            "{} run under both; {} differ.\n\n\
              | class | what changes | scenarios | smallest example (`{}` → `{}`) |\n| --- | --- | ---: | --- |\n",
-            self.scenarios, self.differing, self.from, self.to
+            words::count(self.scenarios, "scenario"),
+            self.differing,
+            self.from,
+            self.to
         ));
         for c in &self.classes {
             s.push_str(&format!(
@@ -901,10 +939,10 @@ impl DiffReport {
         }
         if left_out > 0 {
             s.push_str(&format!(
-                "\n_The diagrams of the last {left_out} of {} classes are left out to keep this \
+                "\n_The diagrams of the last {left_out} of {} are left out to keep this \
                  report under {} characters (a pull-request comment holds 65 536); \
                  `--max-chars 0` prints them all, `--format text` shows every class's traces._\n",
-                self.classes.len(),
+                words::count(self.classes.len(), "class"),
                 limit.unwrap_or_default()
             ));
         }
@@ -965,12 +1003,14 @@ impl DiffReport {
             let details = format!(
                 "\n<details><summary>diagrams and scenario</summary>\n\n\
                  <table><tr><th><code>{}</code></th><th><code>{}</code></th></tr><tr><td>\n\n{}\n</td><td>\n\n{}\n</td></tr></table>\n\
-                 \n```json\n{}\n```\n\n</details>\n",
+                 \n```json\n{}\n```\n\nReplay, with the scenario saved as `{REPLAY_FILE}`: `{}` and `{}`.\n\n</details>\n",
                 self.from,
                 self.to,
                 draw(from),
                 draw(to),
-                serde_json::to_string(&c.smallest).unwrap_or_default()
+                serde_json::to_string(&c.smallest).unwrap_or_default(),
+                c.replay_from,
+                c.replay_to,
             );
             classes.push((line, details));
         }
@@ -990,21 +1030,27 @@ impl DiffReport {
             }
         }
         s.push_str(&format!(
-            "{} -> {}: {} scenarios, {} differ, {} classes\n",
+            "{} -> {}: {}, {} differ, {}\n",
             self.from,
             self.to,
-            self.scenarios,
+            words::count(self.scenarios, "scenario"),
             self.differing,
-            self.classes.len()
+            words::count(self.classes.len(), "class")
         ));
         for c in &self.classes {
             s.push_str(&format!(
-                "\n== {} ({} scenarios): {}\n",
-                c.class, c.scenarios, c.description
+                "\n== {} ({}): {}\n",
+                c.class,
+                words::count(c.scenarios, "scenario"),
+                c.description
             ));
             s.push_str(&format!(
                 "scenario: {}\n",
                 serde_json::to_string(&c.smallest).unwrap_or_default()
+            ));
+            s.push_str(&format!(
+                "replay (the scenario saved as {REPLAY_FILE}): {} | {}\n",
+                c.replay_from, c.replay_to
             ));
             s.push_str(&side_by_side(
                 &self.from.to_string(),
@@ -1097,8 +1143,13 @@ pub struct Verdict {
     pub rule: String,
     /// Scenarios that violate it.
     pub violating: usize,
-    /// The smallest violating scenario.
+    /// The smallest violating scenario, stripped of what the violation does
+    /// not need (rule `AMEND-MINIMAL`) and labelled with the profile's
+    /// built-in.
     pub smallest: Option<Scenario>,
+    /// The command that replays `smallest` (saved as [`REPLAY_FILE`]) under
+    /// the profile that violates the invariant.
+    pub replay: Option<String>,
     /// The first diagnostic of that scenario for this rule.
     pub example: Option<String>,
     /// The smallest counterexample's run as a Mermaid sequence diagram.
@@ -1123,13 +1174,9 @@ pub(crate) fn invariants_with(
     for s in scenarios {
         done();
         let s = under(s, &profile);
-        let mut diags = Vec::new();
-        let Ok(t) = scenario::run_under(&s, profile.rules, RunOptions::default(), &mut |c, t| {
-            diags.extend(check_step(c, t))
-        }) else {
+        let Some(diags) = diagnostics(&s, &profile) else {
             continue;
         };
-        diags.extend(check_trace(&t, &s));
         let mut seen = BTreeSet::new();
         for d in diags {
             if !seen.insert(d.rule.id()) {
@@ -1151,6 +1198,18 @@ pub(crate) fn invariants_with(
         .into_iter()
         .map(|rule| match found.remove(&rule) {
             Some((n, s, d)) => {
+                // The smallest scenario without what the violation does not
+                // need: the model judges every removal (AMEND-MINIMAL).
+                let ((s, d), _) = strip(
+                    (s, d),
+                    |(s, _)| s,
+                    |c| {
+                        let d = diagnostics(c, &profile)?
+                            .into_iter()
+                            .find(|d| d.rule.id() == rule)?;
+                        Some((c.clone(), d.to_string()))
+                    },
+                );
                 // The diagram (and a diagnostic) may print answers: those of
                 // secret questions masked (rule `CLI-NO-SECRET`).
                 let secrets = run_under(&s, &profile)
@@ -1163,6 +1222,7 @@ pub(crate) fn invariants_with(
                         .ok()
                         .map(|g| secrets.mask_diagram(&g)),
                     smallest: Some(s),
+                    replay: Some(replay_command(&profile)),
                     example: Some(secrets.mask_text(&d)),
                 }
             }
@@ -1170,11 +1230,52 @@ pub(crate) fn invariants_with(
                 rule,
                 violating: 0,
                 smallest: None,
+                replay: None,
                 example: None,
                 diagram: None,
             },
         })
         .collect()
+}
+
+/// Every invariant and oracle diagnostic of `s`'s run under `profile`
+/// (labelled with it), in the order found; `None` if the model refuses
+/// the scenario.
+fn diagnostics(s: &Scenario, profile: &RuleSet) -> Option<Vec<Diagnostic>> {
+    let s = under(s, profile);
+    let mut diags = Vec::new();
+    let t = scenario::run_under(&s, profile.rules, RunOptions::default(), &mut |c, t| {
+        diags.extend(check_step(c, t))
+    })
+    .ok()?;
+    diags.extend(check_trace(&t, &s));
+    Some(diags)
+}
+
+/// The file name the replay commands give a counterexample's scenario.
+pub const REPLAY_FILE: &str = "scenario.json";
+
+/// The command line that runs a counterexample, saved as [`REPLAY_FILE`],
+/// under `set`: a profile file's switches are not in the scenario (its
+/// `profile` names a built-in), so the command names the rule set.
+pub fn replay_command(set: &RuleSet) -> String {
+    format!(
+        "inquiry-model run --profile {} {REPLAY_FILE}",
+        shell_word(&set.label)
+    )
+}
+
+/// `w` as one word of a POSIX shell command line: as it is when it holds
+/// only characters no shell treats specially, else single-quoted.
+fn shell_word(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:=@+,%".contains(c));
+    if plain {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
 }
 
 /// The scenario set of the committed matrix: stride, sample size, seed.

@@ -145,14 +145,7 @@ where
     }
 }
 
-/// `1 turn`, `2 turns`: a count and its noun, singular for exactly one.
-pub fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("{n} {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
+pub use crate::words::count;
 
 #[derive(Subcommand, Debug)]
 enum Command {

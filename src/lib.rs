@@ -178,6 +178,7 @@ pub mod stream;
 pub mod testkit;
 pub mod tool;
 pub mod wire;
+mod words;
 
 #[cfg(feature = "cli")]
 #[doc(hidden)]

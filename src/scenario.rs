@@ -12,6 +12,7 @@
 pub mod features;
 #[cfg(feature = "testkit")]
 pub mod machine;
+pub(crate) mod strip;
 
 use std::collections::VecDeque;
 use std::fmt;

@@ -5,15 +5,15 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::{
-    CHECK_JSON_VERSION, CheckInput, EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, SARIF_SCHEMA,
+    CHECK_JSON_VERSION, CheckInput, EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, SARIF_SCHEMA, count,
     open_input,
     paths::{Selection, expand_check_paths_with, skipped_files},
+    progress::Progress,
 };
 use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode, Severity};
 use crate::wire::{EventReader, ReadError};
@@ -44,7 +44,7 @@ pub(crate) struct CheckArgs {
     /// A profile file is judged as the writer of its built-in (see
     /// `diff-profiles`).
     #[arg(long, value_parser = super::profile_arg::CheckProfileParser, default_value = "auto")]
-    profile: ProfileMode,
+    profile: super::profile_arg::CheckProfile,
     /// `text`: one line per diagnostic; `json`: one document (version 1)
     /// with every file, its diagnostics and a summary; `sarif`: a SARIF 2.1.0
     /// log for CI code-scanning annotations.
@@ -294,15 +294,6 @@ impl Reporter for TextReporter {
             t.unusable,
             count(t.errors, "violation")
         )
-    }
-}
-
-/// `1 turn`, `2 turns`.
-fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("{n} {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }
 
@@ -606,92 +597,66 @@ fn status(summary: Option<&FileSummary>, error: Option<&InputError>, strict: boo
     }
 }
 
-/// Shows progress on stderr for long runs when stderr is a terminal: a
-/// `BufRead` wrapper that counts the bytes the reader consumes.
-struct Progress<R> {
+/// A `BufRead` wrapper that counts the bytes the reader consumes into the
+/// shared [`Progress`], in steps of [`Counted::STEP`] (and the rest when
+/// dropped), so the count costs an addition per read.
+struct Counted<'a, R> {
     inner: R,
-    origin: String,
-    total: Option<u64>,
-    read: u64,
-    next_look: u64,
-    start: Instant,
-    last: Option<Instant>,
+    progress: &'a Progress,
+    pending: u64,
 }
 
-impl<R> Progress<R> {
-    const STEP: u64 = 1 << 22;
+impl<'a, R> Counted<'a, R> {
+    const STEP: u64 = 1 << 16;
 
-    fn new(inner: R, origin: String, total: Option<u64>) -> Self {
-        Progress {
+    fn new(inner: R, progress: &'a Progress) -> Self {
+        Counted {
             inner,
-            origin,
-            total,
-            read: 0,
-            next_look: Self::STEP,
-            start: Instant::now(),
-            last: None,
+            progress,
+            pending: 0,
         }
     }
 
-    fn tick(&mut self) {
-        if self.read < self.next_look {
-            return;
+    fn add(&mut self, n: usize) {
+        self.pending += n as u64;
+        if self.pending >= Self::STEP {
+            self.progress.inc(self.pending);
+            self.pending = 0;
         }
-        self.next_look = self.read + Self::STEP;
-        let now = Instant::now();
-        let due = match self.last {
-            None => now - self.start >= Duration::from_secs(1),
-            Some(last) => now - last >= Duration::from_millis(250),
-        };
-        if !due {
-            return;
-        }
-        self.last = Some(now);
-        let mb = |b: u64| b as f64 / 1_048_576.0;
-        let of = self
-            .total
-            .map(|t| format!(" of {:.0} MB", mb(t)))
-            .unwrap_or_default();
-        eprint!(
-            "\r\x1b[2K{}: {:.0} MB{of} checked",
-            self.origin,
-            mb(self.read)
-        );
     }
 }
 
-impl<R> Drop for Progress<R> {
+impl<R> Drop for Counted<'_, R> {
     fn drop(&mut self) {
-        if self.last.is_some() {
-            eprint!("\r\x1b[2K");
-        }
+        self.progress.inc(self.pending);
     }
 }
 
-impl<R: Read> Read for Progress<R> {
+impl<R: Read> Read for Counted<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.read += n as u64;
-        self.tick();
+        self.add(n);
         Ok(n)
     }
 }
 
-impl<R: BufRead> BufRead for Progress<R> {
+impl<R: BufRead> BufRead for Counted<'_, R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         self.inner.fill_buf()
     }
 
     fn consume(&mut self, amt: usize) {
         self.inner.consume(amt);
-        self.read += amt as u64;
-        self.tick();
+        self.add(amt);
     }
 }
 
 /// Runs `check`; returns the exit code.
 pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 {
-    let mode = args.profile;
+    let mode = args.profile.mode;
+    if let (Some(note), false) = (&args.profile.note, global.quiet) {
+        eprintln!("inquiry-model: note: {note}");
+    }
     let selection = Selection {
         include: args.include,
         exclude: args.exclude,
@@ -714,18 +679,29 @@ pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 
             args.rules_uri.unwrap_or_else(default_rules_uri),
         )),
     };
-    let show_progress = global.progress_on();
+    // The bytes of the files named or found (standard input's are counted
+    // as read, its size unknown).
+    let total = inputs
+        .iter()
+        .map(|i| match i {
+            CheckInput::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            CheckInput::Stdin | CheckInput::Unusable { .. } => 0,
+        })
+        .sum();
+    let progress = Progress::start_bytes(global, "check", total, "");
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    match check_inputs(
+    let result = check_inputs(
         &inputs,
         expansion.skipped,
         mode,
         strict,
-        show_progress,
+        &progress,
         reporter.as_mut(),
         &mut out,
-    ) {
+    );
+    progress.finish();
+    match result {
         Ok(code) => code,
         // A closed stdout (e.g. piped into `head`) ends the run quietly.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_UNUSABLE,
@@ -741,7 +717,7 @@ fn check_inputs(
     skipped: usize,
     mode: ProfileMode,
     strict: bool,
-    show_progress: bool,
+    progress: &Progress,
     reporter: &mut dyn Reporter,
     out: &mut dyn Write,
 ) -> io::Result<i32> {
@@ -753,10 +729,11 @@ fn check_inputs(
     reporter.begin(out)?;
     for input in inputs {
         let origin = input.origin();
+        progress.set_message(origin.clone());
         reporter.file_begin(out, &origin)?;
         let (summary, error) = match open_input(input) {
             Err(message) => (None, Some(InputError::plain(message))),
-            Ok((reader, size)) => {
+            Ok((reader, _)) => {
                 let mut write_error = None;
                 let mut sink = |d: Diagnostic| {
                     *totals.by_rule.entry(d.rule.id()).or_default() += 1;
@@ -764,8 +741,8 @@ fn check_inputs(
                         write_error = reporter.diagnostic(out, &d).err();
                     }
                 };
-                let (summary, read_error) = if show_progress {
-                    let reader = Progress::new(reader, origin.clone(), size);
+                let (summary, read_error) = if progress.shown() {
+                    let reader = Counted::new(reader, progress);
                     check::check_reader(reader, &origin, mode, &mut sink)
                 } else {
                     check::check_reader(reader, &origin, mode, &mut sink)
@@ -780,7 +757,7 @@ fn check_inputs(
             }
         };
         if let Some(e) = &error {
-            eprintln!("{}", e.message);
+            progress.suspend(|| eprintln!("{}", e.message));
         }
         totals.files += 1;
         totals.diagnostics += summary.as_ref().map_or(0, |s| s.diagnostics);
@@ -793,6 +770,7 @@ fn check_inputs(
         }
         reporter.file_end(out, &origin, summary.as_ref(), error.as_ref())?;
     }
+    progress.set_message(count(totals.files, "file"));
     totals.exit_code = totals.exit_code();
     reporter.end(out, &totals)?;
     out.flush()?;

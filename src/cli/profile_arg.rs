@@ -75,22 +75,37 @@ impl TypedValueParser for RuleSetParser {
 /// The parser of `check --profile`: `auto`, a built-in, or a profile file,
 /// judged as the writer of the built-in it is judged as (the oracle knows
 /// three writers; decision "Reviewers"). A file whose switches
-/// differ from that built-in's is named on stderr with the switches the
-/// oracle judges as the built-in's.
+/// differ from that built-in's gets a note naming the switches the oracle
+/// judges as the built-in's ([`CheckProfile::note`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CheckProfileParser;
 
+/// `check --profile` as parsed: the mode the oracle judges with, and the
+/// note for stderr when a profile file's switches differ from the writer's
+/// it is judged as (printed by the command, which knows `-q`; a parser
+/// runs before the global flags are read).
+#[derive(Debug, Clone)]
+pub struct CheckProfile {
+    /// The writer the streams are judged as.
+    pub mode: ProfileMode,
+    /// The note, without the `inquiry-model: note: ` prefix.
+    pub note: Option<String>,
+}
+
 impl TypedValueParser for CheckProfileParser {
-    type Value = ProfileMode;
+    type Value = CheckProfile;
 
     fn parse_ref(
         &self,
         cmd: &clap::Command,
         arg: Option<&clap::Arg>,
         value: &OsStr,
-    ) -> Result<ProfileMode, clap::Error> {
+    ) -> Result<CheckProfile, clap::Error> {
         if value == "auto" {
-            return Ok(ProfileMode::Auto);
+            return Ok(CheckProfile {
+                mode: ProfileMode::Auto,
+                note: None,
+            });
         }
         let set = read_rule_set(&value.to_string_lossy()).map_err(|why| {
             invalid(
@@ -101,9 +116,9 @@ impl TypedValueParser for CheckProfileParser {
             )
         })?;
         let unjudged = profile_file::differing(&set.judged_as.rules(), &set.rules);
-        if !unjudged.is_empty() {
-            eprintln!(
-                "inquiry-model: note: {} is judged as the {} writer; the oracle judges its switches {} as {}'s",
+        let note = (!unjudged.is_empty()).then(|| {
+            format!(
+                "{} is judged as the {} writer; the oracle judges its switches {} as {}'s",
                 set.label,
                 set.judged_as,
                 unjudged
@@ -112,9 +127,12 @@ impl TypedValueParser for CheckProfileParser {
                     .collect::<Vec<_>>()
                     .join(", "),
                 set.judged_as
-            );
-        }
-        Ok(ProfileMode::Fixed(set.judged_as))
+            )
+        });
+        Ok(CheckProfile {
+            mode: ProfileMode::Fixed(set.judged_as),
+            note,
+        })
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {

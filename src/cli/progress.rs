@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
+use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 use super::GlobalArgs;
 
@@ -21,25 +21,70 @@ pub struct Progress {
     terminal: bool,
     /// `-v`: the final count and time on stderr, progress shown or not.
     verbose: bool,
+    /// The count is of bytes (shown `12.00 MiB`), not of items.
+    bytes: bool,
 }
 
 impl Progress {
     /// Starts counting `total` items of `what` (e.g. `explore`), each an
     /// `unit` (e.g. `scenarios`).
     pub(crate) fn start(global: &GlobalArgs, what: &str, total: u64, unit: &str) -> Progress {
+        Progress::with_templates(
+            global,
+            what,
+            total,
+            unit,
+            [
+                "{prefix}: [{bar:30}] {human_pos}/{human_len} {msg} ({per_sec}, {eta} left)",
+                "{prefix}: {pos}/{len} {msg} ({per_sec}, {eta} left)",
+            ],
+            false,
+        )
+    }
+
+    /// Starts counting the bytes of `total` that `what` reads (e.g.
+    /// `check`), shown in binary units (`512 B`, `1.50 MiB`) with the rate;
+    /// `about` follows the count (e.g. the file being read, through
+    /// [`Progress::set_message`]).
+    pub(crate) fn start_bytes(
+        global: &GlobalArgs,
+        what: &str,
+        total: u64,
+        about: &str,
+    ) -> Progress {
+        Progress::with_templates(
+            global,
+            what,
+            total,
+            about,
+            [
+                "{prefix}: [{bar:30}] {bytes}/{total_bytes} {msg} ({bytes_per_sec}, {eta} left)",
+                "{prefix}: {bytes}/{total_bytes} {msg} ({bytes_per_sec}, {eta} left)",
+            ],
+            true,
+        )
+    }
+
+    /// [`Progress::start`] with the templates for a terminal and for plain
+    /// lines.
+    fn with_templates(
+        global: &GlobalArgs,
+        what: &str,
+        total: u64,
+        unit: &str,
+        [on_terminal, in_lines]: [&str; 2],
+        bytes: bool,
+    ) -> Progress {
         use std::io::IsTerminal;
         let terminal = io::stderr().is_terminal();
         let (target, template) = if !global.progress_on() {
             (ProgressDrawTarget::hidden(), "")
         } else if terminal {
-            (
-                ProgressDrawTarget::stderr_with_hz(10),
-                "{prefix}: [{bar:30}] {human_pos}/{human_len} {msg} ({per_sec}, {eta} left)",
-            )
+            (ProgressDrawTarget::stderr_with_hz(10), on_terminal)
         } else {
             (
                 ProgressDrawTarget::term_like(Box::new(Lines::default())),
-                "{prefix}: {pos}/{len} {msg} ({per_sec}, {eta} left)",
+                in_lines,
             )
         };
         let style = ProgressStyle::with_template(template)
@@ -53,7 +98,24 @@ impl Progress {
             bar,
             terminal,
             verbose: global.verbose > 0 && !global.quiet,
+            bytes,
         }
+    }
+
+    /// Whether the count is drawn or summed up at the end (else counting is
+    /// wasted work).
+    pub(crate) fn shown(&self) -> bool {
+        self.verbose || !self.bar.is_hidden()
+    }
+
+    /// Sets what follows the count (e.g. the file being read).
+    pub(crate) fn set_message(&self, message: String) {
+        self.bar.set_message(message);
+    }
+
+    /// Runs `f` (which writes to stderr) with the bar out of its way.
+    pub(crate) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
     }
 
     /// Counts `n` more items done.
@@ -78,11 +140,15 @@ impl Progress {
             self.bar.abandon();
         }
         if self.verbose || !(self.terminal || self.bar.is_hidden()) {
+            let (done, total) = (self.bar.position(), self.bar.length().unwrap_or(0));
+            let (done, total) = if self.bytes {
+                (HumanBytes(done).to_string(), HumanBytes(total).to_string())
+            } else {
+                (done.to_string(), total.to_string())
+            };
             eprintln!(
-                "{}: {}/{} {} in {:.1} s",
+                "{}: {done}/{total} {} in {:.1} s",
                 self.bar.prefix(),
-                self.bar.position(),
-                self.bar.length().unwrap_or(0),
                 self.bar.message(),
                 self.bar.elapsed().as_secs_f64()
             );

@@ -27,6 +27,8 @@ use super::{Failure, Implementation, Vector, Verdict, check_one, judge};
 use crate::generate::scenario::size;
 use crate::profile::ProfileName;
 use crate::scenario::Scenario;
+use crate::scenario::strip::strip;
+pub use crate::scenario::strip::unused_tools;
 
 /// Which case: a vector by name, or a generated case by profile, seed and
 /// index (drawn again alone by [`draw`]).
@@ -541,134 +543,24 @@ impl<'a> Run<'a> {
         )
     }
 
-    /// `failure` without the tools no call uses, if it still fails the same
-    /// way without them (all at once, else one at a time); then without
-    /// each reply, schedule pick and call it still fails the same way
-    /// without (one at a time, from the last). Every candidate is run
-    /// again: a removal is kept only if the kind stays (rule
-    /// `CONF-SHRINK-KEEPS-KIND`).
+    /// `failure` after the strip pass ([`crate::scenario::strip::strip`]):
+    /// without the tools no call uses, then without each turn, reply,
+    /// schedule pick and call it still fails the same way without. Every
+    /// candidate is run again: a removal is kept only if the kind stays
+    /// (rule `CONF-SHRINK-KEEPS-KIND`).
     fn after_shrinking(
         &mut self,
         name: &str,
         failure: Failure,
         kind: &str,
     ) -> (Failure, Vec<String>) {
-        let unused = unused_tools(&failure.scenario);
-        let mut best = failure;
-        let mut dropped = Vec::new();
-        let mut attempts: Vec<Vec<String>> = vec![unused.clone()];
-        if unused.len() > 1 {
-            attempts.extend(unused.iter().map(|t| vec![t.clone()]));
-        }
-        for tools in attempts {
-            if tools.is_empty() || tools.iter().any(|t| dropped.contains(t)) {
-                continue;
-            }
-            let mut s = best.scenario.clone();
-            s.tools.retain(|t, _| !tools.contains(t));
-            if let Some(f) = self.same_kind(name, &s, kind) {
-                best = f;
-                dropped.extend(tools);
-            }
-        }
-        for list in List::ALL {
-            let mut k = list.len(&best.scenario);
-            while k > 0 {
-                k -= 1;
-                let mut s = best.scenario.clone();
-                list.remove(&mut s, k);
-                if let Some(f) = self.same_kind(name, &s, kind) {
-                    best = f;
-                }
-            }
-        }
-        (best, dropped)
+        strip(failure, |f| &f.scenario, |s| self.same_kind(name, s, kind))
     }
 
     /// `s`'s failure, if it fails as `kind`.
     fn same_kind(&mut self, name: &str, s: &Scenario, kind: &str) -> Option<Failure> {
         check_one(&mut *self.imp, name, s).filter(|f| f.verdict.kind() == kind)
     }
-}
-
-/// The lists of a scenario the pass after shrinking removes items from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum List {
-    Prompter,
-    Backend,
-    Permissions,
-    Deliveries,
-    Schedule,
-    Calls,
-}
-
-impl List {
-    const ALL: [List; 6] = [
-        List::Prompter,
-        List::Backend,
-        List::Permissions,
-        List::Deliveries,
-        List::Schedule,
-        List::Calls,
-    ];
-
-    fn len(self, s: &Scenario) -> usize {
-        match self {
-            List::Prompter => s.prompter.len(),
-            List::Backend => s.backend.len(),
-            List::Permissions => s.permissions.len(),
-            List::Deliveries => s.deliveries.len(),
-            List::Schedule => s.schedule.len(),
-            List::Calls => s.turns.iter().flat_map(|t| &t.cycles).map(Vec::len).sum(),
-        }
-    }
-
-    /// Removes item `k`; a cycle left without calls, and a turn left
-    /// without cycles, go too.
-    fn remove(self, s: &mut Scenario, k: usize) {
-        match self {
-            List::Prompter => drop(s.prompter.remove(k)),
-            List::Backend => drop(s.backend.remove(k)),
-            List::Permissions => drop(s.permissions.remove(k)),
-            List::Deliveries => drop(s.deliveries.remove(k)),
-            List::Schedule => drop(s.schedule.remove(k)),
-            List::Calls => {
-                let mut k = k;
-                let mut at = None;
-                for (ti, t) in s.turns.iter().enumerate() {
-                    for (ci, c) in t.cycles.iter().enumerate() {
-                        if at.is_none() {
-                            if k < c.len() {
-                                at = Some((ti, ci, k));
-                            } else {
-                                k -= c.len();
-                            }
-                        }
-                    }
-                }
-                if let Some((ti, ci, k)) = at {
-                    s.turns[ti].cycles[ci].remove(k);
-                    s.turns[ti].cycles.retain(|c| !c.is_empty());
-                    s.turns.retain(|t| !t.cycles.is_empty());
-                }
-            }
-        }
-    }
-}
-
-/// The tools of `s` no call names, in the scenario's order.
-pub fn unused_tools(s: &Scenario) -> Vec<String> {
-    let called: std::collections::BTreeSet<&str> = s
-        .turns
-        .iter()
-        .flat_map(|t| t.cycles.iter().flatten())
-        .map(|c| c.tool.as_str())
-        .collect();
-    s.tools
-        .keys()
-        .filter(|name| !called.contains(name.as_str()))
-        .cloned()
-        .collect()
 }
 
 /// What "size" counts ([`size`]), for reports.

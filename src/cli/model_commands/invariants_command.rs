@@ -82,11 +82,13 @@ pub(crate) fn invariants_command(args: InvariantsArgs, global: &GlobalArgs) -> i
             for v in &verdicts {
                 match (&v.smallest, &v.example) {
                     (Some(s), Some(d)) => out!(
-                        "  {:<32} violated in {}; smallest:\n      {}\n      {}",
+                        "  {:<32} violated in {}; smallest:\n      {}\n      {}\n      replay (the scenario saved as {}): {}",
                         v.rule,
                         crate::cli::count(v.violating, "scenario"),
                         d,
-                        serde_json::to_string(s).unwrap_or_default()
+                        serde_json::to_string(s).unwrap_or_default(),
+                        amend::REPLAY_FILE,
+                        v.replay.as_deref().unwrap_or_default()
                     ),
                     _ => out!("  {:<32} holds", v.rule),
                 }

@@ -185,3 +185,120 @@ fn the_committed_invariant_matrix_is_current() {
     assert!(now.contains("| `INV-PAIRED` | violated"), "{now}");
     assert!(now.contains("| `INV-RECORD-ALL` | violated"), "{now}");
 }
+
+/// `s` with what no difference needs: a tool no call uses, and a first turn
+/// that calls a tool asking nothing (used by no other call).
+fn padded(s: &str) -> Scenario {
+    let mut v: serde_json::Value = serde_json::from_str(s).expect("JSON");
+    let quiet = serde_json::json!({
+        "program": {"kind": "script", "asks": [], "finish": {"with": "succeed"}},
+        "run": "unattended"
+    });
+    v["tools"]["unused"] = quiet.clone();
+    v["tools"]["quiet"] = quiet;
+    let turns = v["turns"].as_array_mut().expect("turns");
+    turns.insert(
+        0,
+        serde_json::json!({"user": "first", "cycles": [[{"id": "c0", "tool": "quiet", "arguments": {}}]]}),
+    );
+    serde_json::from_value(v).expect("a scenario")
+}
+
+/// A local tool asking the user a boolean question, one turn: `legacy`
+/// records no prompter-answered round-trip, `rfd082` does.
+const ASKS_THE_USER: &str = r#"{"tty": true, "tools": {"t": {"source": {"kind": "local"},
+  "program": {"kind": "script", "asks": [{"question": {"id": "q", "text": "Question q?",
+  "answer_type": {"type": "boolean"}}}], "finish": {"with": "succeed"}},
+  "questions": {"q": {"target": "user"}}, "run": "unattended"}},
+  "turns": [{"user": "go", "cycles": [[{"id": "c1", "tool": "t", "arguments": {}}]]}],
+  "prompter": [{"reply": "answer", "value": true, "remember": false}]}"#;
+
+/// A built-in's secret question routed to the assistant, refused once:
+/// under `legacy` the backend's failure leaves the request unpaired.
+const BACKEND_FAILS: &str = r#"{"tty": true, "tools": {"t": {"source": {"kind": "builtin", "hook": "default"},
+  "program": {"kind": "script", "asks": [{"question": {"id": "q", "text": "Question q?",
+  "answer_type": {"type": "secret"}}, "reject_first": 1}], "finish": {"with": "succeed"}},
+  "questions": {"q": {"target": "assistant"}}, "run": "unattended"}},
+  "turns": [{"user": "go", "cycles": [[{"id": "c1", "tool": "t", "arguments": {}}]]}]}"#;
+
+fn tool_names(s: &Scenario) -> Vec<&str> {
+    s.tools.keys().map(String::as_str).collect()
+}
+
+/// Rule: AMEND-MINIMAL — a class's smallest scenario and an invariant's
+/// smallest counterexample come out without the tool no call uses and the
+/// turn no difference needs (padding added by hand to a scenario that shows
+/// them), and still show the same class or violate the same invariant.
+#[test]
+fn counterexamples_come_out_without_unused_tools_and_turns() {
+    let s = padded(ASKS_THE_USER);
+    let mut names = tool_names(&s);
+    names.sort_unstable();
+    assert_eq!(names, ["quiet", "t", "unused"]);
+    let r = diff_profiles(Legacy, Rfd082, std::slice::from_ref(&s));
+    let c = r
+        .classes
+        .iter()
+        .find(|c| c.class == "prompter_answer_recorded")
+        .expect("the class shows");
+    assert_eq!(tool_names(&c.smallest), ["t"], "{:?}", c.smallest);
+    assert_eq!(c.smallest.turns.len(), 1, "{:?}", c.smallest);
+    assert_eq!(c.smallest.turns[0].cycles[0][0].tool, "t");
+    let run = |p: ProfileName| {
+        scenario::run(&Scenario {
+            profile: p,
+            ..c.smallest.clone()
+        })
+        .expect("runs")
+    };
+    let again = amend::classify(&run(Legacy), &run(Rfd082));
+    assert!(again.keys().any(|k| k.name() == c.class), "{again:?}");
+    // Labelled with the profile under review, `to`.
+    assert_eq!(c.smallest.profile, Rfd082);
+
+    let s = padded(BACKEND_FAILS);
+    let verdicts = invariants(Legacy, std::slice::from_ref(&s));
+    let v = verdicts
+        .iter()
+        .find(|v| v.rule == "INV-PAIRED")
+        .expect("a verdict");
+    assert_eq!(v.violating, 1);
+    let smallest = v.smallest.as_ref().expect("a counterexample");
+    assert_eq!(tool_names(smallest), ["t"], "{smallest:?}");
+    assert_eq!(smallest.turns.len(), 1, "{smallest:?}");
+    assert_eq!(smallest.profile, Legacy);
+    // Still unpaired when run as printed: more requests than responses.
+    let t = scenario::run(smallest).expect("runs");
+    let count =
+        |f: &dyn Fn(&inquiry_model::wire::Event) -> bool| t.stream.iter().filter(|e| f(e)).count();
+    assert!(
+        count(&|e| matches!(e.kind, inquiry_model::wire::EventKind::InquiryRequest(_)))
+            > count(&|e| e.as_inquiry_response().is_some()),
+        "{smallest:?}"
+    );
+}
+
+/// The reports say `1 scenario`, not `1 scenarios`: the diff's totals and
+/// class headings, and an invariant violated once (text and Markdown).
+#[test]
+fn reports_count_one_in_the_singular() {
+    let r = diff_profiles(Legacy, Rfd082, &[padded(ASKS_THE_USER)]);
+    let text = r.text();
+    assert!(text.contains(": 1 scenario, 1 differ,"), "{text}");
+    assert!(
+        text.contains("== prompter_answer_recorded (1 scenario):"),
+        "{text}"
+    );
+    assert!(r.markdown().contains("1 scenario run under both"));
+    let verdicts = invariants(Legacy, &[padded(BACKEND_FAILS)]);
+    let v = verdicts
+        .iter()
+        .find(|v| v.rule == "INV-PAIRED")
+        .expect("a verdict");
+    assert_eq!(v.violating, 1);
+    assert!(
+        v.describe(false)
+            .contains("INV-PAIRED violated in 1 scenario;")
+    );
+    assert!(v.describe(true).contains("violated in 1 scenario\n"));
+}

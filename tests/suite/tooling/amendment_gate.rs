@@ -141,7 +141,8 @@ fn invariants_of_a_file_draw_each_counterexample() {
         "--sample",
         "0",
     ]);
-    assert_eq!(code(&o), 1, "violations found: {}", stderr(&o));
+    // Violations are findings: exit 1 (README, `invariants --help`).
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     let out = stdout(&o);
     for rule in ["INV-SECRET-NEVER-PERSISTED", "INV-HUMAN-ONLY-NEVER-BACKEND"] {
         assert!(
@@ -153,4 +154,103 @@ fn invariants_of_a_file_draw_each_counterexample() {
     }
     // A rule that holds gets no diagram.
     assert!(!out.contains("counterexample of INV-WIRE-ROUNDTRIP"));
+}
+
+/// The outcomes of the persisted `inquiry_response`s of a trace printed by
+/// `run` (read from its JSON, not through the model).
+fn response_outcomes(trace: &str) -> Vec<String> {
+    let t: serde_json::Value = serde_json::from_str(trace).expect("a trace");
+    t["stream"]
+        .as_array()
+        .expect("a stream")
+        .iter()
+        .filter(|e| e["type"] == "inquiry_response")
+        .map(|e| e["outcome"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+/// Runs a printed replay command (`inquiry-model run --profile P
+/// scenario.json`) with `scenario.json` standing for `file`.
+fn replay(command: &str, file: &std::path::Path) -> String {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(words.first(), Some(&"inquiry-model"), "{command}");
+    let file = file.to_str().expect("a UTF-8 path");
+    let args: Vec<&str> = words[1..]
+        .iter()
+        .map(|w| if *w == amend::REPLAY_FILE { file } else { w })
+        .collect();
+    let o = run(&args);
+    assert_eq!(code(&o), 0, "{command}: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// Rule: AMEND-MINIMAL — a counterexample printed by `diff-profiles` replays
+/// as printed: its scenario saved as `scenario.json` and run with the
+/// printed command under the profile file shows the violation (the secret
+/// answer persisted `answered`, never `redacted`), where the scenario alone
+/// — labelled with the file's built-in, which has the secret type — does
+/// not; and each class's two commands show its difference (here the
+/// `redacted` responses).
+#[test]
+fn printed_counterexamples_replay_with_the_printed_command() {
+    let o = run(&[
+        "diff-profiles",
+        "--from",
+        "rfd082",
+        "--to",
+        DROPPED,
+        "--stride",
+        "300",
+        "--sample",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let dir = std::env::temp_dir().join(format!("inquiry-model-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let file = dir.join(amend::REPLAY_FILE);
+
+    let broken = report["broken_invariants"]
+        .as_array()
+        .expect("broken invariants")
+        .iter()
+        .find(|v| v["rule"] == "INV-SECRET-NEVER-PERSISTED")
+        .expect("the secret rule is broken");
+    std::fs::write(&file, broken["smallest"].to_string()).expect("written");
+    let command = broken["replay"].as_str().expect("a replay command");
+    assert!(command.contains(DROPPED), "{command}");
+    let under_file = response_outcomes(&replay(command, &file));
+    assert!(under_file.iter().any(|o| o == "answered"), "{under_file:?}");
+    assert!(
+        !under_file.iter().any(|o| o == "redacted"),
+        "{under_file:?}"
+    );
+    // The scenario's own label is the file's built-in: not enough alone.
+    let as_labelled = response_outcomes(&replay("inquiry-model run scenario.json", &file));
+    assert!(
+        as_labelled.iter().any(|o| o == "redacted"),
+        "{as_labelled:?}"
+    );
+
+    let class = report["classes"]
+        .as_array()
+        .expect("classes")
+        .iter()
+        .find(|c| c["class"] == "redacted_recorded")
+        .expect("the redacted responses differ");
+    std::fs::write(&file, class["smallest"].to_string()).expect("written");
+    let redacted = |command: &serde_json::Value| {
+        response_outcomes(&replay(command.as_str().expect("a command"), &file))
+            .iter()
+            .filter(|o| *o == "redacted")
+            .count()
+    };
+    assert_ne!(
+        redacted(&class["replay_from"]),
+        redacted(&class["replay_to"]),
+        "{class}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -904,6 +904,44 @@ fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     out
 }
 
+/// Rule: CLI-PROGRESS — `check --progress always` counts the bytes it
+/// reads on stderr, ending with the whole count and the number of files;
+/// `-v` prints that last count without `--progress`; `-q` silences it; stdout
+/// and the exit code are the same in every case.
+#[test]
+fn check_counts_bytes_on_stderr() {
+    let dir = TempDir::new("progress");
+    let text = stream(false);
+    dir.write("bad.jsonl", &text);
+    let n = text.len();
+    // Under 1 KiB a count is shown in bytes (`512 B`).
+    assert!(n < 1024, "{n}");
+    let plain = run_in(&dir.0, &["check", "bad.jsonl"]);
+    let shown = run_in(&dir.0, &["check", "--progress", "always", "bad.jsonl"]);
+    let quiet = run_in(
+        &dir.0,
+        &["check", "--progress", "always", "-q", "bad.jsonl"],
+    );
+    let verbose = run_in(&dir.0, &["check", "-v", "bad.jsonl"]);
+    assert_eq!(code(&plain), 1);
+    for o in [&shown, &quiet, &verbose] {
+        assert_eq!(code(o), code(&plain));
+        assert_eq!(o.stdout, plain.stdout, "stdout is the same");
+    }
+    assert!(plain.stderr.is_empty(), "{}", stderr(&plain));
+    assert!(quiet.stderr.is_empty(), "-q: {}", stderr(&quiet));
+    let whole = format!("check: {n} B/{n} B 1 file in ");
+    for o in [&shown, &verbose] {
+        let err = stderr(o);
+        assert!(
+            err.lines()
+                .last()
+                .is_some_and(|l| l.starts_with(&whole) && l.ends_with(" s")),
+            "{err}"
+        );
+    }
+}
+
 /// Rule: CLI-COLOR — `check`'s severities are coloured with `--color
 /// always` and with `CLICOLOR_FORCE` into a pipe, and not with `auto` into
 /// a pipe, `--color never`, or `NO_COLOR` (which wins over

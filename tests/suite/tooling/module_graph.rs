@@ -21,6 +21,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("profile", 1),
     ("cache_key", 1),
     ("predicates", 1),
+    ("words", 1),
     ("tool", 2),
     ("stream", 2),
     ("check", 3),
