@@ -70,7 +70,7 @@ pub(crate) fn expand_check_paths(paths: &[PathBuf]) -> Vec<CheckInput> {
 /// a folder yields the files that look like streams"): in a folder holding
 /// `events.json` only that file; elsewhere every `*.jsonl` and every
 /// `*.json` shaped like a persisted stream (a JSON array whose first event
-/// object starts with its `type` tag), plus what `include` names, minus
+/// object has a top-level `type` key), plus what `include` names, minus
 /// what `exclude` names. Symlinked folders, VCS folders (`.git`, `.hg`,
 /// `.svn`, `.jj`) and cache folders (holding a `CACHEDIR.TAG`, as cargo's
 /// `target/`) are not entered. Each folder's files come sorted; a folder
@@ -183,10 +183,11 @@ fn stream_files_under(root: &Path, selection: &Selection) -> Result<(Vec<PathBuf
 }
 
 /// Whether a `*.json` file starts as a persisted stream does: a JSON array
-/// whose first element is an event object with its `type` tag first (RFD
-/// 082's events are internally tagged by `type`, and a writer serializes
-/// the tag first). Reads at most the first 4 KiB; a file that cannot be
-/// opened counts as a stream, so its error is reported rather than hidden.
+/// whose first element is an event object with a top-level `type` key (RFD
+/// 082's events are internally tagged by `type`; a real writer may put
+/// `timestamp` before it). Reads at most the first 4 KiB; a file that
+/// cannot be opened, or whose first object is still open at 4 KiB, counts
+/// as a stream, so its error is reported rather than a real stream hidden.
 fn looks_like_stream(path: &Path) -> bool {
     use std::io::Read;
     let Ok(f) = File::open(path) else {
@@ -197,10 +198,66 @@ fn looks_like_stream(path: &Path) -> bool {
         return true;
     }
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
-    let mut rest = head.iter().copied().filter(|b| !b.is_ascii_whitespace());
-    rest.next() == Some(b'[')
-        && rest.next() == Some(b'{')
-        && rest.take(6).eq(b"\"type\"".iter().copied())
+    first_object_has_type(head)
+}
+
+/// Whether `head` opens an array whose first element is an object with a
+/// top-level `"type"` key; `true` when `head` ends inside that object
+/// before the question is settled.
+fn first_object_has_type(head: &[u8]) -> bool {
+    let skip_ws = |mut i: usize| {
+        while head.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    let i = skip_ws(0);
+    if head.get(i) != Some(&b'[') {
+        return false;
+    }
+    let mut i = skip_ws(i + 1);
+    if head.get(i) != Some(&b'{') {
+        return false;
+    }
+    i += 1;
+    // Depth 1 is the first object itself; a key is a string met at depth 1
+    // right after `{` or `,`.
+    let (mut depth, mut expect_key) = (1usize, true);
+    while let Some(&b) = head.get(i) {
+        match b {
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                loop {
+                    match head.get(j) {
+                        None => return true,
+                        Some(b'\\') => j += 2,
+                        Some(b'"') => break,
+                        Some(_) => j += 1,
+                    }
+                }
+                if depth == 1 && expect_key {
+                    if &head[start..j] == b"type" {
+                        return true;
+                    }
+                    expect_key = false;
+                }
+                i = j + 1;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return false;
+                }
+            }
+            b',' if depth == 1 => expect_key = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Whether `glob` matches the `/`-separated relative path `path`; a glob

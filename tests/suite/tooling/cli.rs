@@ -319,6 +319,11 @@ fn cli_check_folder_argument() {
     dir.write("conversations/b/events.json", stream(false));
     dir.write("loose/x.json", array(true));
     dir.write("loose/deeper/y.jsonl", stream(true));
+    // A real writer may write `timestamp` before `type`: still a stream.
+    dir.write(
+        "loose/timestamp-first.json",
+        r#"[{"timestamp": "2026-04-10 17:04:20.531233", "type": "turn_start"}]"#,
+    );
     dir.write("loose/notes.md", "not json");
     dir.write("loose/config.json", r#"{"name": "not a stream"}"#);
     dir.write(
@@ -358,10 +363,12 @@ fn cli_check_folder_argument() {
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("loose/x.json: clean") && text.contains("loose/deeper/y.jsonl: clean"),
+        text.contains("loose/x.json: clean")
+            && text.contains("loose/deeper/y.jsonl: clean")
+            && text.contains("loose/timestamp-first.json: clean"),
         "{text}"
     );
-    assert!(text.contains("checked 2 files:"), "{text}");
+    assert!(text.contains("checked 3 files:"), "{text}");
     assert!(
         text.contains("skipped 3 files that are not streams"),
         "{text}"
