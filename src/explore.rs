@@ -712,13 +712,28 @@ pub(crate) fn explore_states_with(
     dedup: states::Dedup,
     done: &(dyn Fn() + Sync),
 ) -> Report {
+    over_roots(families, plan, done, &|root, f, report, memo| {
+        search_one(root, f, dedup, report, memo)
+    })
+}
+
+/// `plan`'s shard of the families' roots (`k` modulo `n` over the strided
+/// root order), each given to `search` on one of `plan.threads` workers
+/// with that worker's report and stream memo, `done` called after each;
+/// the workers' reports summed.
+fn over_roots(
+    families: &[Family],
+    plan: Plan,
+    done: &(dyn Fn() + Sync),
+    search: &(dyn Fn(&Scenario, Family, &mut Report, &mut StreamMemo) + Sync),
+) -> Report {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
     let worker = |w: usize| {
         let mut report = Report::new();
         let mut memo = StreamMemo::new();
         for &(f, i) in work.iter().skip(w).step_by(threads) {
-            search_one(&root_at(f, i), f, dedup, &mut report, &mut memo);
+            search(&root_at(f, i), f, &mut report, &mut memo);
             done();
         }
         report
@@ -783,20 +798,9 @@ pub fn explore_por_with(
     reduction: por::Reduction,
     done: &(dyn Fn() + Sync),
 ) -> Report {
-    let threads = plan.threads.max(1);
-    let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
-    let worker = |w: usize| {
-        let mut report = Report::new();
-        let mut memo = StreamMemo::new();
-        for &(f, i) in work.iter().skip(w).step_by(threads) {
-            let root = root_at(f, i);
-            let options = RunOptions::default();
-            search_one_por(&root, f, reduction, options, &mut report, &mut memo);
-            done();
-        }
-        report
-    };
-    in_threads(threads, &worker)
+    over_roots(families, plan, done, &|root, f, report, memo| {
+        search_one_por(root, f, reduction, RunOptions::default(), report, memo)
+    })
 }
 
 /// The reduced search held to every interleaving ([`compare_por`]).

@@ -54,13 +54,7 @@ fn example_line(g: &Group) -> String {
     }
 }
 
-fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("{n} {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
+use crate::words::count;
 
 /// The text report: what ran, then per kind of failure its count and
 /// smallest example, the harness errors, the list of failing scenarios and
