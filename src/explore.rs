@@ -569,6 +569,11 @@ pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
 
 /// [`check_one`], remembering the stream invariants' results in `memo`.
 pub fn check_one_with(s: &Scenario, family: Family, report: &mut Report, memo: &mut StreamMemo) {
+    check_named(s, family.name(), report, memo);
+}
+
+/// [`check_one_with`], counting the scenario under `name`.
+fn check_named(s: &Scenario, name: &str, report: &mut Report, memo: &mut StreamMemo) {
     let mut found: Vec<Diagnostic> = Vec::new();
     let mut steps = 0usize;
     let mut checker = StepChecker::new();
@@ -578,7 +583,7 @@ pub fn check_one_with(s: &Scenario, family: Family, report: &mut Report, memo: &
     });
     *report
         .scenarios
-        .entry(family.name().to_owned())
+        .entry(name.to_owned())
         .or_default() += 1;
     *report.per_profile.entry(s.profile.to_string()).or_default() += 1;
     report.steps += steps;
@@ -663,7 +668,7 @@ pub fn root_at(family: Family, n: usize) -> Scenario {
 /// run's schedule, which replays it).
 pub(crate) fn search_one(
     root: &Scenario,
-    family: Family,
+    family: &str,
     dedup: states::Dedup,
     report: &mut Report,
     memo: &mut StreamMemo,
@@ -676,12 +681,12 @@ pub(crate) fn search_one(
         });
     });
     report.distinct_streams += memo.misses - misses;
-    *report.roots.entry(family.name().to_owned()).or_default() += 1;
+    *report.roots.entry(family.to_owned()).or_default() += 1;
     match result {
         Ok(stats) => {
             *report
                 .scenarios
-                .entry(family.name().to_owned())
+                .entry(family.to_owned())
                 .or_default() += stats.paths;
             *report
                 .per_profile
@@ -713,7 +718,7 @@ pub(crate) fn explore_states_with(
     done: &(dyn Fn() + Sync),
 ) -> Report {
     over_roots(families, plan, done, &|root, f, report, memo| {
-        search_one(root, f, dedup, report, memo)
+        search_one(root, f.name(), dedup, report, memo)
     })
 }
 
@@ -746,7 +751,7 @@ fn over_roots(
 /// [`search_one`] does (each complete run counts as a scenario).
 pub(crate) fn search_one_por(
     root: &Scenario,
-    family: Family,
+    family: &str,
     reduction: por::Reduction,
     options: RunOptions,
     report: &mut Report,
@@ -760,13 +765,13 @@ pub(crate) fn search_one_por(
         });
     });
     report.distinct_streams += memo.misses - misses;
-    *report.roots.entry(family.name().to_owned()).or_default() += 1;
+    *report.roots.entry(family.to_owned()).or_default() += 1;
     let counted = por::interleavings(root, options);
     match (result, counted) {
         (Ok(stats), Ok(n)) => {
             *report
                 .scenarios
-                .entry(family.name().to_owned())
+                .entry(family.to_owned())
                 .or_default() += stats.runs;
             *report
                 .per_profile
@@ -799,7 +804,7 @@ pub fn explore_por_with(
     done: &(dyn Fn() + Sync),
 ) -> Report {
     over_roots(families, plan, done, &|root, f, report, memo| {
-        search_one_por(root, f, reduction, RunOptions::default(), report, memo)
+        search_one_por(root, f.name(), reduction, RunOptions::default(), report, memo)
     })
 }
 
@@ -842,26 +847,8 @@ pub fn compare_por_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync
             ..PorCheck::default()
         };
         for &(f, i) in work.iter().skip(w).step_by(threads) {
-            let root = root_at(f, i);
-            check.roots += 1;
-            for (name, options) in &rows {
-                match por::agreement(&root, *options) {
-                    Ok(a) => {
-                        check.full_runs += a.runs.0;
-                        check.reduced_runs += a.runs.1;
-                        check.violating += usize::from(!a.rules.0.is_empty());
-                        if !a.agrees() {
-                            check.disagreements.push(format!(
-                                "fault {name}, {} root {i}: every interleaving {:?}, reduced {:?}",
-                                f.name(),
-                                a.rules.0,
-                                a.rules.1
-                            ));
-                        }
-                    }
-                    Err(e) => check.errors.push(format!("{} root {i}: {e}", f.name())),
-                }
-            }
+            let label = format!("{} root {i}", f.name());
+            compare_root(&root_at(f, i), &label, &rows, &mut check);
             done();
         }
         check
@@ -892,6 +879,87 @@ pub fn compare_por_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync
         all.errors.extend(p.errors);
     }
     all
+}
+
+/// Compares the full and the reduced search of one root under every row of
+/// `rows` (the fault matrix), adding to `check`; `label` names the root in
+/// the disagreements and errors.
+fn compare_root(
+    root: &Scenario,
+    label: &str,
+    rows: &[(String, RunOptions)],
+    check: &mut PorCheck,
+) {
+    check.roots += 1;
+    for (name, options) in rows {
+        match por::agreement(root, *options) {
+            Ok(a) => {
+                check.full_runs += a.runs.0;
+                check.reduced_runs += a.runs.1;
+                check.violating += usize::from(!a.rules.0.is_empty());
+                if !a.agrees() {
+                    check.disagreements.push(format!(
+                        "fault {name}, {label}: every interleaving {:?}, reduced {:?}",
+                        a.rules.0, a.rules.1
+                    ));
+                }
+            }
+            Err(e) => check.errors.push(format!("{label}: {e}")),
+        }
+    }
+}
+
+/// [`compare_por`] on one given root (`explore --scenario FILE
+/// --states --por --por-check`): under no fault and every fault of the
+/// fault matrix, the reduced search against every interleaving.
+pub fn compare_given(root: &Scenario, label: &str) -> PorCheck {
+    let rows = por::fault_matrix();
+    let mut check = PorCheck {
+        rows: rows.len(),
+        ..PorCheck::default()
+    };
+    let root = Scenario {
+        schedule: Vec::new(),
+        ..root.clone()
+    };
+    compare_root(&root, label, &rows, &mut check);
+    check
+}
+
+/// How `explore --scenario FILE` searches its one scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GivenSearch {
+    /// The scenario as given, with its own schedule: one run.
+    Scheduled,
+    /// Every interleaving as a state graph ([`states::search`]).
+    States(states::Dedup),
+    /// Every interleaving by forking ([`por::search`]), reduced or not.
+    Forking(por::Reduction),
+}
+
+/// Explores one given scenario as `how` says (its schedule ignored but for
+/// [`GivenSearch::Scheduled`]), counting it under `name`; the report reads
+/// as the families' do.
+pub fn explore_given(s: &Scenario, name: &str, how: GivenSearch) -> Report {
+    let mut report = Report::new();
+    let mut memo = StreamMemo::new();
+    let root = Scenario {
+        schedule: Vec::new(),
+        ..s.clone()
+    };
+    match how {
+        GivenSearch::Scheduled => check_named(s, name, &mut report, &mut memo),
+        GivenSearch::States(dedup) => search_one(&root, name, dedup, &mut report, &mut memo),
+        GivenSearch::Forking(reduction) => search_one_por(
+            &root,
+            name,
+            reduction,
+            RunOptions::default(),
+            &mut report,
+            &mut memo,
+        ),
+    }
+    report
 }
 
 /// `plan`'s shard of the families' items as (family, index), in

@@ -52,6 +52,7 @@
 //! (Mazurkiewicz trace) of the independence, and cuts a prefix whose every
 //! pending step sleeps ([`Stats::blocked`]).
 
+use crate::cache_key::CacheKey;
 use crate::check::Diagnostic;
 use crate::invariants::{StepChecker, StreamMemo, check_trace_memo};
 use crate::scenario::machine::{Machine, StepInfo, StepKind};
@@ -79,6 +80,38 @@ pub enum Queue {
     Delivery,
 }
 
+/// Which independence the reduction uses: the one derived from what each
+/// step touches, or (kept to show a test failing, never used by a command)
+/// the former one derived from tool identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Independence {
+    /// Concrete keys, reply lists and call IDs (the module documentation).
+    Touched,
+    /// Keys per tool name and calls by their index in the cycle: unsound
+    /// where tools `a` and `a.b` share a key, or two calls of a cycle share
+    /// an ID. Test-only.
+    #[doc(hidden)]
+    ToolIdentity,
+}
+
+/// A fingerprint of a string a step touches (a turn-cache key, an inquiry
+/// ID's stem, a call ID, a local program's name). Two equal strings have
+/// equal fingerprints; two different strings that happen to share one only
+/// make two steps dependent that are not, which costs reduction, never
+/// soundness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Touched(u64);
+
+impl Touched {
+    fn of(text: &str) -> Touched {
+        use std::hash::{Hash, Hasher};
+        // SipHash with fixed keys: the same fingerprint in every run.
+        let mut h = std::hash::DefaultHasher::new();
+        text.hash(&mut h);
+        Touched(h.finish())
+    }
+}
+
 /// What one step reads and writes beyond its own call (see the module
 /// documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -88,12 +121,22 @@ pub struct Footprint {
     /// The kind of work: with the call, the step's identity among the
     /// pending work.
     pub kind: StepKind,
-    /// The tool's index among the scenario's tools (the turn cache's keys
-    /// and a local program's output are per tool).
-    pub tool: usize,
-    /// The step may write the tool's turn-cache keys or take its next
-    /// output.
-    pub writes_tool: bool,
+    /// The call's ID: calls of one cycle that share it share their attempt
+    /// counters, their inquiry IDs and their tool-call pairing, so their
+    /// steps are dependent.
+    pub call_id: Touched,
+    /// The turn-cache key (`<tool_name>.<question_id>` or
+    /// `<tool_name>.__permission__`, as the cache spells it) the step may
+    /// read or write.
+    pub key: Option<Touched>,
+    /// The step may write `key` (every step that resolves a question or a
+    /// permission may remember it).
+    pub writes_key: bool,
+    /// The stem `<tool_call_id>.<question_id>` of the inquiry IDs the step
+    /// may record: equal stems give equal IDs, which the oracle pairs by.
+    pub stem: Option<Touched>,
+    /// A local program's output list (per tool name) the step takes from.
+    pub output: Option<Touched>,
     /// The reply list it takes from.
     pub queue: Option<Queue>,
     /// It fires the turn's token: dependent with every step.
@@ -101,8 +144,55 @@ pub struct Footprint {
 }
 
 impl Footprint {
-    /// The footprint of a pending step of `root`'s run.
-    pub fn of(root: &Scenario, step: &StepInfo<'_>) -> Footprint {
+    /// The footprint of a pending step of a run, from the keys and lists it
+    /// touches.
+    pub fn of(step: &StepInfo<'_>) -> Footprint {
+        let tool = step.tool;
+        let question = step.question.as_deref();
+        let (queue, key) = match step.kind {
+            StepKind::Invoke => (None, question.map(|q| CacheKey::answer(tool, q).key())),
+            StepKind::Prompt => (
+                Some(Queue::Prompter),
+                question.map(|q| CacheKey::answer(tool, q).key()),
+            ),
+            StepKind::Inquire => (
+                Some(Queue::Backend),
+                question.map(|q| CacheKey::answer(tool, q).key()),
+            ),
+            StepKind::Permission => (
+                Some(Queue::Permission),
+                Some(CacheKey::permission(tool).key()),
+            ),
+            StepKind::Delivery => (Some(Queue::Delivery), None),
+        };
+        let output = match (step.kind, step.local_program) {
+            (StepKind::Invoke, true) => Some(Touched::of(tool)),
+            (StepKind::Invoke, false)
+            | (
+                StepKind::Prompt | StepKind::Inquire | StepKind::Permission | StepKind::Delivery,
+                _,
+            ) => None,
+        };
+        Footprint {
+            call: step.call,
+            kind: step.kind,
+            call_id: Touched::of(step.call_id),
+            key: key.as_deref().map(Touched::of),
+            writes_key: key.is_some(),
+            stem: question.map(|q| Touched::of(&format!("{}.{q}", step.call_id))),
+            output,
+            queue,
+            global: step.fires_token,
+        }
+    }
+
+    /// The footprint the reduction used before it read what a step
+    /// touches: the tool's identity stands for its keys (`key` is the
+    /// tool's name, written by every step but a script's run), the call's
+    /// index for the call, no inquiry stems. Kept for the test that shows
+    /// it unsound on the shapes [`Footprint::of`] covers.
+    #[doc(hidden)]
+    pub fn by_tool_identity(step: &StepInfo<'_>) -> Footprint {
         let (queue, writes_tool) = match step.kind {
             StepKind::Invoke => (None, step.local_program),
             StepKind::Prompt => (Some(Queue::Prompter), true),
@@ -113,8 +203,11 @@ impl Footprint {
         Footprint {
             call: step.call,
             kind: step.kind,
-            tool: root.tools.get_index_of(step.tool).unwrap_or(usize::MAX),
-            writes_tool,
+            call_id: Touched(step.call as u64),
+            key: Some(Touched::of(step.tool)),
+            writes_key: writes_tool,
+            stem: None,
+            output: None,
             queue,
             global: step.fires_token,
         }
@@ -127,11 +220,15 @@ impl Footprint {
 
     /// Whether the order of the two steps can matter.
     pub(crate) fn dependent(&self, other: &Footprint) -> bool {
+        let both = |a: Option<Touched>, b: Option<Touched>| a.is_some() && a == b;
         self.call == other.call
+            || self.call_id == other.call_id
             || self.global
             || other.global
             || (self.queue.is_some() && self.queue == other.queue)
-            || (self.tool == other.tool && (self.writes_tool || other.writes_tool))
+            || both(self.output, other.output)
+            || both(self.stem, other.stem)
+            || (both(self.key, other.key) && (self.writes_key || other.writes_key))
     }
 }
 
@@ -193,6 +290,7 @@ struct Node<'s> {
 struct Walk<'r, 'l> {
     root: &'r Scenario,
     reduction: Reduction,
+    independence: Independence,
     memo: &'r mut StreamMemo,
     run: &'l mut dyn FnMut(Run<'_>),
     stats: Stats,
@@ -234,12 +332,11 @@ impl Walk<'_, '_> {
         if n > 1 {
             self.stats.choices += 1;
         }
-        let root = self.root;
-        let options: Vec<Footprint> = node
-            .machine
-            .pending()
-            .map(|s| Footprint::of(root, &s))
-            .collect();
+        let footprint = match self.independence {
+            Independence::Touched => Footprint::of,
+            Independence::ToolIdentity => Footprint::by_tool_identity,
+        };
+        let options: Vec<Footprint> = node.machine.pending().map(|s| footprint(&s)).collect();
         let awake: Vec<usize> = (0..n)
             .filter(|&i| !sleep.iter().any(|u| u.same_step(&options[i])))
             .collect();
@@ -301,6 +398,19 @@ pub fn search(
     memo: &mut StreamMemo,
     run: &mut dyn FnMut(Run<'_>),
 ) -> Result<Stats, ScenarioError> {
+    search_under(root, options, reduction, Independence::Touched, memo, run)
+}
+
+/// [`search`] under a chosen independence (the tests hold the former one,
+/// [`Independence::ToolIdentity`], to what it misses).
+pub fn search_under(
+    root: &Scenario,
+    options: RunOptions,
+    reduction: Reduction,
+    independence: Independence,
+    memo: &mut StreamMemo,
+    run: &mut dyn FnMut(Run<'_>),
+) -> Result<Stats, ScenarioError> {
     let node = Node {
         machine: Machine::new(root, options)?,
         checker: StepChecker::new(),
@@ -310,6 +420,7 @@ pub fn search(
     let mut walk = Walk {
         root,
         reduction,
+        independence,
         memo,
         run,
         stats: Stats::default(),
@@ -454,9 +565,19 @@ impl Agreement {
 /// schedule, which is what every violating interleaving shrinks to under
 /// the schedule).
 pub fn agreement(root: &Scenario, options: RunOptions) -> Result<Agreement, ScenarioError> {
+    agreement_under(root, options, Independence::Touched)
+}
+
+/// [`agreement`] with the reduced search under `independence`.
+pub fn agreement_under(
+    root: &Scenario,
+    options: RunOptions,
+    independence: Independence,
+) -> Result<Agreement, ScenarioError> {
     let found = |reduction| {
         let mut rules = std::collections::BTreeSet::new();
-        let stats = search(root, options, reduction, &mut StreamMemo::new(), &mut |r| {
+        let mut memo = StreamMemo::new();
+        let stats = search_under(root, options, reduction, independence, &mut memo, &mut |r| {
             rules.extend(r.findings.iter().map(|d| d.rule.id()));
         })?;
         Ok::<_, ScenarioError>((stats.runs, rules))

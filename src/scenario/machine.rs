@@ -10,6 +10,8 @@
 //! `crate::explore::por`) holds it to [`super::run`] on every interleaving
 //! it produces.
 
+use std::borrow::Cow;
+
 use super::*;
 
 /// Where the machine is in the run loop.
@@ -47,14 +49,22 @@ pub enum StepKind {
 
 /// A pending step as a search needs to know it before taking it: whose it
 /// is, what it reads and writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StepInfo<'a> {
     /// The call's index in the cycle.
     pub call: usize,
+    /// The call's ID as the scenario gives it (two calls of one cycle may
+    /// share it: they then share attempt counters and inquiry IDs).
+    pub call_id: &'a str,
     /// The kind of work.
     pub kind: StepKind,
     /// The called tool's name (the turn cache's keys start with it).
     pub tool: &'a str,
+    /// The question this step is about: for a prompt or a backend call the
+    /// one it answers; for a tool run the one the tool asks next if it asks
+    /// (its turn-cache key is read there); `None` for a permission or a
+    /// delivery prompt and for a run that asks nothing.
+    pub question: Option<std::borrow::Cow<'a, str>>,
     /// The tool is a local program (its output list is per tool, not per
     /// call).
     pub local_program: bool,
@@ -159,7 +169,17 @@ impl<'s> Machine<'s> {
             Work::Permission { call } => (*call, StepKind::Permission),
             Work::Delivery { call } => (*call, StepKind::Delivery),
         };
+        let call_id = self.calls[call].call.id.as_str();
         let tool = self.calls[call].call.tool.as_str();
+        let question = match w {
+            Work::Invoke { answers, .. } => self.asks_next(call, answers).map(Cow::Owned),
+            Work::Prompt { .. } | Work::Inquire { .. } => self
+                .driver
+                .coordinator
+                .awaited_question(call)
+                .map(|q| Cow::Borrowed(q.id.as_str())),
+            Work::Permission { .. } | Work::Delivery { .. } => None,
+        };
         let local_program = matches!(
             self.driver.scenario.tools.get(tool).map(|t| &t.program),
             Some(Program::Local { .. })
@@ -178,10 +198,36 @@ impl<'s> Machine<'s> {
         };
         StepInfo {
             call,
+            call_id,
             kind,
             tool,
+            question,
             local_program,
             fires_token,
+        }
+    }
+
+    /// The ID of the question `call`'s tool would ask if run now with
+    /// `answers` (the same pure programs `perform` runs, on copies: a
+    /// script's state, a local program's next line, `ask_user`'s
+    /// arguments), or `None` when the run would not ask.
+    fn asks_next(&self, call: usize, answers: &Answers) -> Option<String> {
+        let state = &self.calls[call];
+        let name = state.call.tool.as_str();
+        let setup = self.driver.scenario.tools.get(name)?;
+        let outcome = match &setup.program {
+            Program::Script { asks, finish } => {
+                run_script(name, asks, *finish, answers, &mut state.script.clone())
+            }
+            Program::AskUser => ask_user::execute(&state.call.arguments, answers),
+            Program::Local { stdout } => {
+                let n = self.driver.local_printed.get(name).copied().unwrap_or(0);
+                local_outcome(stdout.get(n).map(String::as_str).unwrap_or(""))
+            }
+        };
+        match outcome {
+            Outcome::NeedsInput { question } => Some(question.id),
+            Outcome::Success { .. } | Outcome::Error { .. } => None,
         }
     }
 

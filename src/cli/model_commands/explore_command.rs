@@ -14,8 +14,16 @@ checks the k-th of n disjoint parts (k from 0), for CI jobs that split one \
 exploration. `--states` searches instead every interleaving of each root \
 scenario (the scope's scenarios without their scheduler picks) as a state \
 graph, not expanding a state already expanded; it reports the distinct \
-states and shards by root.")]
+states and shards by root. `--scenario FILE` explores one given scenario \
+instead of the scope: as scheduled, or with `--states` every interleaving of \
+it (its `schedule` ignored), `--por` reduced, `--por-check` the reduced \
+search against every interleaving under every fault; exit 2 if the file is \
+not a scenario the model runs.")]
 pub(crate) struct ExploreArgs {
+    /// Explore this scenario file (JSON, as `run` takes; `-` for stdin)
+    /// instead of the scope's families.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
     /// Check only every Nth scenario (1: the complete enumeration; at
     /// least 1).
     #[arg(long, default_value_t = 1, value_parser = crate::cli::at_least_one::<usize>)]
@@ -96,6 +104,9 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
         shard: args.shard,
         threads,
     };
+    if let Some(path) = &args.scenario {
+        return given(path, &args);
+    }
     if args.por_check {
         return por_check(families, plan, global);
     }
@@ -135,6 +146,19 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
     };
     progress.finish();
     let secs = start.elapsed().as_secs_f64().max(1e-9);
+    let names: Vec<&str> = families.iter().map(|f| f.name()).collect();
+    print_report(&args, &names, threads, &report, secs)
+}
+
+/// Prints an exploration's report (text or JSON) and returns its exit
+/// code: 1 if any scenario violated an invariant or was refused.
+fn print_report(
+    args: &ExploreArgs,
+    names: &[&str],
+    threads: usize,
+    report: &explore::Report,
+    secs: f64,
+) -> i32 {
     let total = report.total();
     let code = if report.violations.is_empty() && report.errors.is_empty() {
         EXIT_OK
@@ -161,12 +185,12 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
     out!(
         "checked {} ({}; stride {}, shard {}/{}, {}) and {} in {:.1} s: {:.0} scenarios/s",
         crate::cli::count(total, "scenario"),
-        families
+        names
             .iter()
             .map(|f| format!(
                 "{} {}",
-                report.scenarios.get(f.name()).copied().unwrap_or(0),
-                f.name()
+                report.scenarios.get(*f).copied().unwrap_or(0),
+                f
             ))
             .collect::<Vec<_>>()
             .join(", "),
@@ -250,6 +274,70 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
     code
 }
 
+/// `explore --scenario FILE`: reads the scenario (exit 2 with the file,
+/// line and column if it is not one, or with the model's reason if the
+/// model refuses it) and explores it as the other flags say.
+fn given(path: &PathBuf, args: &ExploreArgs) -> i32 {
+    let start = Instant::now();
+    let name = if path.as_os_str() == "-" {
+        "<stdin>".to_owned()
+    } else {
+        path.display().to_string()
+    };
+    let text = match read_input(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("inquiry-model: {e}");
+            return EXIT_UNUSABLE;
+        }
+    };
+    let s: Scenario = match serde_json::from_str(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            let msg = e.to_string();
+            let msg = msg.rfind(" at line ").map_or(msg.as_str(), |i| &msg[..i]);
+            eprintln!(
+                "inquiry-model: {name}: line {}, column {}: not a scenario: {msg}",
+                e.line(),
+                e.column(),
+            );
+            return EXIT_UNUSABLE;
+        }
+    };
+    match scenario::run(&Scenario {
+        schedule: Vec::new(),
+        ..s.clone()
+    }) {
+        Ok(_) => {}
+        Err(ScenarioError::Unacceptable(m)) => {
+            eprintln!("inquiry-model: {name}: the scenario cannot run: {m}");
+            return EXIT_UNUSABLE;
+        }
+        Err(ScenarioError::Crash(m)) => {
+            eprintln!(
+                "inquiry-model: {name}: the model crashed on this scenario (a bug in \
+                 inquiry-model, not in the scenario): {m}"
+            );
+            return EXIT_UNUSABLE;
+        }
+    }
+    if args.por_check {
+        let check = explore::compare_given(&s, &name);
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        return print_por_check(&check, secs);
+    }
+    let how = match (args.states, args.por, args.dedup.as_str()) {
+        (false, _, _) => explore::GivenSearch::Scheduled,
+        (true, true, "off") => explore::GivenSearch::Forking(explore::por::Reduction::Off),
+        (true, true, _) => explore::GivenSearch::Forking(explore::por::Reduction::SleepSets),
+        (true, false, "off") => explore::GivenSearch::States(explore::states::Dedup::Off),
+        (true, false, _) => explore::GivenSearch::States(explore::states::Dedup::Full),
+    };
+    let report = explore::explore_given(&s, &name, how);
+    let secs = start.elapsed().as_secs_f64().max(1e-9);
+    print_report(args, &[name.as_str()], 1, &report, secs)
+}
+
 /// `explore --states --por --por-check`: the reduced search against every
 /// interleaving, root by root, under every row of the fault matrix.
 fn por_check(families: &[Family], plan: explore::Plan, global: &GlobalArgs) -> i32 {
@@ -264,6 +352,12 @@ fn por_check(families: &[Family], plan: explore::Plan, global: &GlobalArgs) -> i
     let check = explore::compare_por_with(families, plan, &|| progress.inc(1));
     progress.finish();
     let secs = start.elapsed().as_secs_f64().max(1e-9);
+    print_por_check(&check, secs)
+}
+
+/// Prints a comparison of the reduced search with every interleaving; exit
+/// 1 on a disagreement, else 2 if a root could not be searched, else 0.
+fn print_por_check(check: &explore::PorCheck, secs: f64) -> i32 {
     out!(
         "por check: {} roots x {} fault rows in {:.1} s: every interleaving {} runs, reduced {} runs (reduction factor {:.2}); {} (root, fault) pairs with violations, found alike; disagreements: {}",
         check.roots,
