@@ -813,6 +813,12 @@ pub fn explore_por_with(
 pub struct PorCheck {
     /// Roots searched.
     pub roots: usize,
+    /// Roots skipped for having more interleavings than the cap (the
+    /// drawn-root comparison only).
+    pub skipped: usize,
+    /// Every interleaving of the roots searched, by the multinomial count
+    /// ([`por::interleavings`]; the drawn-root comparison only).
+    pub interleavings: u64,
     /// Rows of the fault matrix each root was searched under.
     pub rows: usize,
     /// Runs of the full searches, and of the reduced ones.
@@ -853,6 +859,161 @@ pub fn compare_por_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync
         }
         check
     };
+    sum_checks(threads, rows.len(), &worker)
+}
+
+/// How many roots the language family holds ([`language_root`]).
+pub const LANGUAGE_ROOTS: usize = 2 * 3 * 5 * 2 * 2 * 3;
+
+/// The language family's root `n` (`n < LANGUAGE_ROOTS`): the shapes of the
+/// scenario language the pairs and triples families leave out, each a
+/// digit of `n` ([`Radix`]): tool names `t1`/`t2` asking `q`, or `a`/`a.b`
+/// asking `b.c`/`c` (one turn-cache key, `a.b.c`); call IDs `c1`,`c2`, or
+/// `c1` twice in one cycle, or `c1`,`c2` then `c1` again in a second cycle;
+/// the inquiry backend answering the first tool's assistant-targeted
+/// question, or the token fired by each cause (hard quit, aborted turn,
+/// restart, tool cancel); the prompter remembering or not; alone, or with
+/// an `ask_user` call in the cycle beside a permission prompt (the first
+/// tool runs on `ask`) and a delivery prompt (the second tool's result on
+/// `ask`); each profile. No schedule: the searches pick.
+pub fn language_root(n: usize) -> Scenario {
+    let mut r = Radix::new(n);
+    let dotted = r.flip();
+    let ids = r.choose(3);
+    let backend = r.choose(5);
+    let remember = r.flip();
+    let extras = r.flip();
+    let profile = r.pick(&PROFILES);
+    let (names, questions) = match dotted {
+        true => (["a", "a.b"], ["b.c", "c"]),
+        false => (["t1", "t2"], ["q", "q"]),
+    };
+    let tool = |i: usize| {
+        let mut t = json!({
+            "source": {"kind": "local"},
+            "run": "unattended",
+            "program": {"kind": "script", "asks": [{"question": {
+                "id": questions[i], "text": "Proceed?", "answer_type": {"type": "boolean"}}}]},
+        });
+        if i == 0 {
+            t["questions"] = json!({questions[0]: {"target": "assistant"}});
+        }
+        if extras && i == 0 {
+            t["run"] = json!("ask");
+        }
+        if extras && i == 1 {
+            t["result"] = json!("ask");
+        }
+        t
+    };
+    let second = match ids {
+        1 => "c1",
+        _ => "c2",
+    };
+    let mut cycle = vec![
+        json!({"id": "c1", "tool": names[0]}),
+        json!({"id": second, "tool": names[1]}),
+    ];
+    if extras {
+        cycle.push(json!({"id": "c3", "tool": "ask_user",
+            "arguments": {"question": "Proceed?", "answer_type": "boolean"}}));
+    }
+    let mut cycles = vec![json!(cycle)];
+    if ids == 2 {
+        cycles.push(json!([{"id": "c1", "tool": names[1]}]));
+    }
+    let reply = match backend {
+        0 => json!({"reply": "answer", "value": true}),
+        k => json!({"reply": "cancelled", "cause":
+            ["hard_quit", "aborted_turn", "restart", "tool_cancel"][k - 1]}),
+    };
+    let value = json!({
+        "profile": profile,
+        "tools": {names[0]: tool(0), names[1]: tool(1),
+            "ask_user": {"program": {"kind": "ask_user"}}},
+        "turns": [{"user": "go", "cycles": cycles}],
+        "prompter": (0..4).map(|i| json!({"reply": "answer", "value": i % 2 == 0, "remember": remember})).collect::<Vec<_>>(),
+        "backend": [reply, {"reply": "answer", "value": false}],
+        "permissions": [{"reply": "allow", "remember": remember}],
+        "deliveries": [{"reply": "deliver"}],
+    });
+    match serde_json::from_value(value) {
+        Ok(s) => s,
+        Err(e) => unreachable!("the language family builds scenarios: {e}"),
+    }
+}
+
+/// The seed of the full scenario generator's roots in the drawn-root
+/// comparison ([`compare_drawn`]).
+pub const DRAWN_SEED: u64 = 0x0082_0083;
+
+/// How many roots the drawn-root comparison draws from the full scenario
+/// generator ([`crate::generate::scenario::sample`]).
+pub const DRAWN_ROOTS: usize = 1_000;
+
+/// A drawn root with more interleavings than this (by
+/// [`por::interleavings`]) is skipped, and counted as skipped.
+pub const DRAWN_CAP: u64 = 2_000;
+
+/// The roots of the drawn-root comparison, labelled: every root of the
+/// language family, then [`DRAWN_ROOTS`] scenarios of the full scenario
+/// generator drawn with [`DRAWN_SEED`], each without its schedule.
+pub fn drawn_roots() -> Vec<(String, Scenario)> {
+    let language = (0..LANGUAGE_ROOTS).map(|n| (format!("language root {n}"), language_root(n)));
+    let drawn = generated::sample(DRAWN_ROOTS, DRAWN_SEED)
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let root = Scenario {
+                schedule: Vec::new(),
+                ..s
+            };
+            (format!("drawn root {i} (seed {DRAWN_SEED:#x})"), root)
+        });
+    language.chain(drawn).collect()
+}
+
+/// The reduced search against every interleaving on `plan`'s shard of the
+/// drawn roots ([`drawn_roots`], every `stride`-th, then `k` modulo `n`),
+/// under no fault and every fault of the fault matrix; roots above
+/// [`DRAWN_CAP`] interleavings are skipped. `done` is called after each
+/// root.
+pub fn compare_drawn(plan: Plan, done: &(dyn Fn() + Sync)) -> PorCheck {
+    let rows = por::fault_matrix();
+    let roots = drawn_roots();
+    let stride = plan.stride.max(1);
+    let (k, n) = (plan.shard.0, plan.shard.1.max(1));
+    let mine: Vec<&(String, Scenario)> = roots
+        .iter()
+        .step_by(stride)
+        .enumerate()
+        .filter(|(g, _)| g % n == k)
+        .map(|(_, x)| x)
+        .collect();
+    let threads = plan.threads.max(1);
+    let worker = |w: usize| {
+        let mut check = PorCheck {
+            rows: rows.len(),
+            ..PorCheck::default()
+        };
+        for (label, root) in mine.iter().skip(w).step_by(threads) {
+            match por::interleavings(root, RunOptions::default()) {
+                Ok(count) if count > DRAWN_CAP => check.skipped += 1,
+                Ok(count) => {
+                    check.interleavings += count;
+                    compare_root(root, label, &rows, &mut check);
+                }
+                Err(e) => check.errors.push(format!("{label}: {e}")),
+            }
+            done();
+        }
+        check
+    };
+    sum_checks(threads, rows.len(), &worker)
+}
+
+/// Runs `worker(0..threads)` and sums their comparisons.
+fn sum_checks(threads: usize, rows: usize, worker: &(dyn Fn(usize) -> PorCheck + Sync)) -> PorCheck {
     let parts: Vec<PorCheck> = if threads == 1 {
         vec![worker(0)]
     } else {
@@ -867,11 +1028,13 @@ pub fn compare_por_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync
         })
     };
     let mut all = PorCheck {
-        rows: rows.len(),
+        rows,
         ..PorCheck::default()
     };
     for p in parts {
         all.roots += p.roots;
+        all.skipped += p.skipped;
+        all.interleavings += p.interleavings;
         all.full_runs += p.full_runs;
         all.reduced_runs += p.reduced_runs;
         all.violating += p.violating;

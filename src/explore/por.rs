@@ -6,30 +6,47 @@
 //! each option from its own copy. No prefix is run twice; the replaying
 //! search ([`super::states`]) runs each prefix again from the root.
 //!
-//! **Independence** (spec/DECISIONS.md "Exploration reduces interleavings by
-//! sleep sets over an independence of calls"). A step is one piece of
-//! pending work of one call of the cycle; its [`Footprint`] is what it reads
-//! and writes beyond its own call:
+//! **Independence** (spec/DECISIONS.md "Exploration: forking search reduced
+//! by sleep sets over an independence of calls"). A step is one piece of pending
+//! work of one call of the cycle; its [`Footprint`] is what it reads and
+//! writes beyond its own call, read from the concrete strings it touches,
+//! never from whose tool it is:
 //!
 //! - a reply list it takes the next reply of (prompter, inquiry backend,
 //!   permission, delivery): two steps that take from one list are
 //!   dependent (the order decides who gets which reply);
-//! - the turn cache under its tool's name (keys are
-//!   `<tool_name>.<question_id>` and `<tool_name>.__permission__`, RFD 082
-//!   "Splitting the turn-cache state"): a step that resolves an inquiry or a
-//!   permission may write it, a tool run reads it (its question is routed
-//!   through it) and a local program's run also takes its tool's next
-//!   output; two steps of one tool are dependent when either writes;
+//! - the turn-cache key it may read or write, as the cache spells it
+//!   (`<tool_name>.<question_id>`, `<tool_name>.__permission__`, RFD 082
+//!   "Splitting the turn-cache state"): a tool run reads the key of the
+//!   question it asks next (and may write it: a refusal or an invalid
+//!   static answer resolves it), a prompt or a backend call writes the key
+//!   of the question it answers, a permission prompt its tool's permission
+//!   key. Keys are compared as strings, so tools `a` and `a.b` asking `b.c`
+//!   and `c` share `a.b.c`, and a permission key equals a question
+//!   `__permission__`'s (one combined map before RFD 082): two steps are
+//!   dependent when they touch one key and either may write it;
+//! - the stem `<tool_call_id>.<question_id>` of the inquiry IDs it may
+//!   record (equal IDs have equal stems: the attempt segment holds no
+//!   separator): the oracle pairs inquiry events by ID, so two steps that
+//!   may record one ID are dependent;
+//! - the call's ID: calls of one cycle that share it share their attempt
+//!   counters (keyed by call ID and question ID) and their tool-call
+//!   pairing in the stream, so their steps are dependent, as two steps of
+//!   one call are;
+//! - a local program's output list, per tool name: its runs take the next
+//!   line in turn;
 //! - the turn's token: a backend reply that cancels (hard quit, aborted
-//!   turn, restart) changes what every other pending step does, so that
-//!   step is dependent with every step.
+//!   turn, restart, tool cancel) changes what every other pending step
+//!   does, so that step is dependent with every step.
 //!
-//! Two steps of one call are always dependent. Everything else a step
-//! changes is its own call's: its executing state and attempt counter
-//! (keyed by the call's ID), its script state, its records in the trace,
-//! and its events in the persisted stream, whose order relative to another
-//! call's events is the one thing that differs between two interleavings
-//! of a class. RFD 082 fixes no order between calls (the conformance
+//! Strings are compared by a 64-bit fingerprint ([`Touched`]): two equal
+//! strings always match, and two different ones that collide only make a
+//! pair dependent, which costs reduction, never soundness. Everything
+//! else a step changes is its own call's: its executing state (by the
+//! call's index), its script state, its records in the trace, and its
+//! events in the persisted stream, whose order relative to another call's
+//! events is the one thing that differs between two interleavings of a
+//! class. RFD 082 fixes no order between calls (the conformance
 //! comparison's partial order, rule `CONF-PARTIAL-ORDER`: per turn, each
 //! call's own events in order), and every invariant's verdict reads only
 //! that: each judges a call's own events and records in their order
@@ -37,11 +54,14 @@
 //! set over the turn (unique IDs and cache keys, secrets never persisted,
 //! cache hygiene at every step: a cached secret or cancelled answer stays
 //! cached for the turn once written), or events outside a cycle's parallel
-//! work (turn and chat events, which are not choices). What does read the
-//! order across calls is the findings' *text*: event indices and counts in
-//! messages. So a class's verdict is compared per rule ID, and the
-//! property test `every_interleaving_of_a_class_gives_the_same_verdict`
-//! (rule `INV-EXPLORE-POR`) checks it on generated roots under every fault.
+//! work (turn and chat events, which are not choices); the oracle pairs by
+//! ID, and equal IDs are dependent above. What does read the order across
+//! calls is the findings' *text*: event indices and counts in messages. So
+//! a class's verdict is compared per rule ID, and the property test
+//! `every_interleaving_of_a_class_gives_the_same_verdict` (rule
+//! `INV-EXPLORE-POR`) checks it on generated roots under every fault; the
+//! drawn-root property checks the reduced search against every
+//! interleaving on roots of the full scenario generator.
 //!
 //! **Sleep sets** (Godefroid, "Partial-Order Methods for the Verification of
 //! Concurrent Systems", 1996, ch. 5): at a choice, the options are taken in

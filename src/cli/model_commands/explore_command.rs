@@ -29,8 +29,10 @@ pub(crate) struct ExploreArgs {
     #[arg(long, default_value_t = 1, value_parser = crate::cli::at_least_one::<usize>)]
     pub stride: usize,
     /// `small` (single and pairs, 680 448 scenarios), `big` (small and
-    /// triples), or one family alone: `single`, `pairs`, `triples`.
-    #[arg(long, default_value = "small", value_parser = ["small", "big", "single", "pairs", "triples"])]
+    /// triples), or one family alone: `single`, `pairs`, `triples`. With
+    /// `--states --por --por-check` also `drawn`: the language family's
+    /// 360 roots and 1 000 roots of the full scenario generator.
+    #[arg(long, default_value = "small", value_parser = ["small", "big", "single", "pairs", "triples", "drawn"])]
     pub scope: String,
     /// Check only part k of n (`k/n`, 0 <= k < n).
     #[arg(long, default_value = "0/1", value_parser = parse_shard)]
@@ -106,6 +108,26 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
     };
     if let Some(path) = &args.scenario {
         return given(path, &args);
+    }
+    if args.scope == "drawn" {
+        if !args.por_check {
+            eprintln!(
+                "inquiry-model: --scope drawn compares the reduced search with every \
+                 interleaving: it needs --states --por --por-check"
+            );
+            return EXIT_UNUSABLE;
+        }
+        let roots = explore::drawn_roots().len();
+        let progress = Progress::start(
+            global,
+            "explore --scope drawn --por-check",
+            planned(std::iter::once(roots), plan) as u64,
+            "root scenarios",
+        );
+        let check = explore::compare_drawn(plan, &|| progress.inc(1));
+        progress.finish();
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        return print_por_check(&check, secs);
     }
     if args.por_check {
         return por_check(families, plan, global);
@@ -369,6 +391,15 @@ fn print_por_check(check: &explore::PorCheck, secs: f64) -> i32 {
         check.violating,
         check.disagreements.len()
     );
+    if check.skipped > 0 || check.interleavings > 0 {
+        out!(
+            "roots compared: {} of {} interleavings (counted); roots skipped above {} interleavings: {}",
+            check.roots,
+            check.interleavings,
+            explore::DRAWN_CAP,
+            check.skipped
+        );
+    }
     for d in check.disagreements.iter().take(5) {
         out!("disagreement: {d}");
     }

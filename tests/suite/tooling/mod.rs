@@ -10,6 +10,7 @@ mod cli_model;
 mod clusterfuzzlite;
 mod docs_complete;
 mod explore_sample;
+mod explore_por;
 mod explore_states;
 mod fuzz_corpus_replay;
 mod generator_reach;
