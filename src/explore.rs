@@ -922,17 +922,20 @@ pub fn language_root(n: usize) -> Scenario {
     if ids == 2 {
         cycles.push(json!([{"id": "c1", "tool": names[1]}]));
     }
+    const CAUSES: [&str; 4] = ["hard_quit", "aborted_turn", "restart", "tool_cancel"];
     let reply = match backend {
         0 => json!({"reply": "answer", "value": true}),
-        k => json!({"reply": "cancelled", "cause":
-            ["hard_quit", "aborted_turn", "restart", "tool_cancel"][k - 1]}),
+        k => json!({"reply": "cancelled", "cause": CAUSES[(k - 1) % CAUSES.len()]}),
     };
+    let prompter: Vec<Value> = (0..4)
+        .map(|i| json!({"reply": "answer", "value": i % 2 == 0, "remember": remember}))
+        .collect();
     let value = json!({
         "profile": profile,
         "tools": {names[0]: tool(0), names[1]: tool(1),
             "ask_user": {"program": {"kind": "ask_user"}}},
         "turns": [{"user": "go", "cycles": cycles}],
-        "prompter": (0..4).map(|i| json!({"reply": "answer", "value": i % 2 == 0, "remember": remember})).collect::<Vec<_>>(),
+        "prompter": prompter,
         "backend": [reply, {"reply": "answer", "value": false}],
         "permissions": [{"reply": "allow", "remember": remember}],
         "deliveries": [{"reply": "deliver"}],

@@ -483,7 +483,9 @@ pub fn class_of(steps: &[Footprint]) -> Vec<(StepName, StepName)> {
 /// How many interleavings `root` has, counted from one run without
 /// searching: per cycle, the multinomial number of ways to interleave the
 /// calls' sequences of work (invocations, prompts, backend calls,
-/// permission and delivery prompts). Exact where no call's amount of work
+/// permission and delivery prompts), each call by its index in the cycle
+/// (a permission or delivery prompt by its call's ID and tool: two calls
+/// of one cycle with one ID and one tool count as one). Exact where no call's amount of work
 /// depends on the order (the pairs and triples families' roots: their
 /// calls ask different tools, so no remembered answer of one serves
 /// another); the reduction factor is set against it.
@@ -496,34 +498,38 @@ pub fn interleavings(root: &Scenario, options: RunOptions) -> Result<u64, Scenar
         },
         options,
     )?;
-    let mut work: BTreeMap<(usize, usize), BTreeMap<String, u64>> = BTreeMap::new();
-    let mut add = |at: crate::scenario::At, call: &String| {
+    // Work per cycle, per call by its index in the cycle (two calls of a
+    // cycle may share an ID); a permission or delivery prompt names its
+    // call by ID and tool, found in the root's cycle.
+    let mut work: BTreeMap<(usize, usize), BTreeMap<usize, u64>> = BTreeMap::new();
+    let mut add = |at: crate::scenario::At, call: usize| {
         *work
             .entry((at.turn, at.cycle))
             .or_default()
-            .entry(call.clone())
+            .entry(call)
             .or_default() += 1;
     };
-    trace
-        .invocations
-        .iter()
-        .for_each(|r| add(r.at, &r.tool_call_id));
-    trace
-        .prompts
-        .iter()
-        .for_each(|r| add(r.at, &r.tool_call_id));
+    let index_of = |at: crate::scenario::At, id: &str, tool: &str| {
+        root.turns
+            .get(at.turn)
+            .and_then(|t| t.cycles.get(at.cycle))
+            .and_then(|c| c.iter().position(|call| call.id == id && call.tool == tool))
+            .unwrap_or(usize::MAX)
+    };
+    trace.invocations.iter().for_each(|r| add(r.at, r.call_index));
+    trace.prompts.iter().for_each(|r| add(r.at, r.call_index));
     trace
         .backend_calls
         .iter()
-        .for_each(|r| add(r.at, &r.tool_call_id));
+        .for_each(|r| add(r.at, r.call_index));
     trace
         .permission_prompts
         .iter()
-        .for_each(|r| add(r.at, &r.tool_call_id));
+        .for_each(|r| add(r.at, index_of(r.at, &r.tool_call_id, &r.tool)));
     trace
         .delivery_prompts
         .iter()
-        .for_each(|r| add(r.at, &r.tool_call_id));
+        .for_each(|r| add(r.at, index_of(r.at, &r.tool_call_id, &r.tool)));
     let mut total: u64 = 1;
     for calls in work.values() {
         // (a + b + …)! / (a! b! …), one binomial at a time.
