@@ -581,10 +581,7 @@ fn check_named(s: &Scenario, name: &str, report: &mut Report, memo: &mut StreamM
         steps += 1;
         found.extend(checker.step(c, t));
     });
-    *report
-        .scenarios
-        .entry(name.to_owned())
-        .or_default() += 1;
+    *report.scenarios.entry(name.to_owned()).or_default() += 1;
     *report.per_profile.entry(s.profile.to_string()).or_default() += 1;
     report.steps += steps;
     let trace = match result {
@@ -684,10 +681,7 @@ pub(crate) fn search_one(
     *report.roots.entry(family.to_owned()).or_default() += 1;
     match result {
         Ok(stats) => {
-            *report
-                .scenarios
-                .entry(family.to_owned())
-                .or_default() += stats.paths;
+            *report.scenarios.entry(family.to_owned()).or_default() += stats.paths;
             *report
                 .per_profile
                 .entry(root.profile.to_string())
@@ -769,10 +763,7 @@ pub(crate) fn search_one_por(
     let counted = por::interleavings(root, options);
     match (result, counted) {
         (Ok(stats), Ok(n)) => {
-            *report
-                .scenarios
-                .entry(family.to_owned())
-                .or_default() += stats.runs;
+            *report.scenarios.entry(family.to_owned()).or_default() += stats.runs;
             *report
                 .per_profile
                 .entry(root.profile.to_string())
@@ -804,7 +795,14 @@ pub fn explore_por_with(
     done: &(dyn Fn() + Sync),
 ) -> Report {
     over_roots(families, plan, done, &|root, f, report, memo| {
-        search_one_por(root, f.name(), reduction, RunOptions::default(), report, memo)
+        search_one_por(
+            root,
+            f.name(),
+            reduction,
+            RunOptions::default(),
+            report,
+            memo,
+        )
     })
 }
 
@@ -1016,7 +1014,11 @@ pub fn compare_drawn(plan: Plan, done: &(dyn Fn() + Sync)) -> PorCheck {
 }
 
 /// Runs `worker(0..threads)` and sums their comparisons.
-fn sum_checks(threads: usize, rows: usize, worker: &(dyn Fn(usize) -> PorCheck + Sync)) -> PorCheck {
+fn sum_checks(
+    threads: usize,
+    rows: usize,
+    worker: &(dyn Fn(usize) -> PorCheck + Sync),
+) -> PorCheck {
     let parts: Vec<PorCheck> = if threads == 1 {
         vec![worker(0)]
     } else {
@@ -1050,12 +1052,7 @@ fn sum_checks(threads: usize, rows: usize, worker: &(dyn Fn(usize) -> PorCheck +
 /// Compares the full and the reduced search of one root under every row of
 /// `rows` (the fault matrix), adding to `check`; `label` names the root in
 /// the disagreements and errors.
-fn compare_root(
-    root: &Scenario,
-    label: &str,
-    rows: &[(String, RunOptions)],
-    check: &mut PorCheck,
-) {
+fn compare_root(root: &Scenario, label: &str, rows: &[(String, RunOptions)], check: &mut PorCheck) {
     check.roots += 1;
     for (name, options) in rows {
         match por::agreement(root, *options) {

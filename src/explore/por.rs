@@ -516,7 +516,10 @@ pub fn interleavings(root: &Scenario, options: RunOptions) -> Result<u64, Scenar
             .and_then(|c| c.iter().position(|call| call.id == id && call.tool == tool))
             .unwrap_or(usize::MAX)
     };
-    trace.invocations.iter().for_each(|r| add(r.at, r.call_index));
+    trace
+        .invocations
+        .iter()
+        .for_each(|r| add(r.at, r.call_index));
     trace.prompts.iter().for_each(|r| add(r.at, r.call_index));
     trace
         .backend_calls
@@ -603,9 +606,16 @@ pub fn agreement_under(
     let found = |reduction| {
         let mut rules = std::collections::BTreeSet::new();
         let mut memo = StreamMemo::new();
-        let stats = search_under(root, options, reduction, independence, &mut memo, &mut |r| {
-            rules.extend(r.findings.iter().map(|d| d.rule.id()));
-        })?;
+        let stats = search_under(
+            root,
+            options,
+            reduction,
+            independence,
+            &mut memo,
+            &mut |r| {
+                rules.extend(r.findings.iter().map(|d| d.rule.id()));
+            },
+        )?;
         Ok::<_, ScenarioError>((stats.runs, rules))
     };
     let (full_runs, full) = found(Reduction::Off)?;

@@ -209,11 +209,7 @@ fn print_report(
         crate::cli::count(total, "scenario"),
         names
             .iter()
-            .map(|f| format!(
-                "{} {}",
-                report.scenarios.get(*f).copied().unwrap_or(0),
-                f
-            ))
+            .map(|f| format!("{} {}", report.scenarios.get(*f).copied().unwrap_or(0), f))
             .collect::<Vec<_>>()
             .join(", "),
         args.stride,

@@ -68,15 +68,18 @@ fn the_tool_identity_footprint_misses_what_every_interleaving_finds() {
         let root = load(file);
         let mut missed = Vec::new();
         for (name, options) in por::fault_matrix() {
-            let old = por::agreement_under(&root, options, Independence::ToolIdentity)
-                .expect("runs");
+            let old =
+                por::agreement_under(&root, options, Independence::ToolIdentity).expect("runs");
             let new = por::agreement(&root, options).expect("runs");
             assert!(new.agrees(), "{file}, {name}: {new:?}");
             if !old.agrees() {
                 missed.push((name, old.rules.0.difference(&old.rules.1).count()));
             }
         }
-        assert!(!missed.is_empty(), "{file}: the old footprint agreed everywhere");
+        assert!(
+            !missed.is_empty(),
+            "{file}: the old footprint agreed everywhere"
+        );
         if file.contains("shared-cache-key") {
             assert!(missed.iter().any(|(n, _)| n == "none"), "{missed:?}");
         }
