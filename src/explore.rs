@@ -47,6 +47,17 @@
 //! equivalence class of independent steps ([`por`], sleep sets), and
 //! [`compare_por`] holds it to every interleaving under every fault.
 //!
+//! Beside the families, the **language** roots ([`language_root`], 360)
+//! reach the parts of the scenario language the families leave out (tools
+//! `a` and `a.b` sharing a turn-cache key, a call ID twice in a cycle and
+//! again in a later one, every cause of the cancellation token, `ask_user`
+//! beside a permission and a delivery prompt in one cycle); with roots of
+//! the full scenario generator they are the drawn roots
+//! ([`compare_drawn`]), where the reduced search is held to every
+//! interleaving under every fault (`make explore-por-drawn`).
+//! [`explore_given`] and [`compare_given`] do the same searches on one
+//! given scenario (`explore --scenario FILE`).
+//!
 //! The legacy profile is held to the invariants it keeps; the ones RFD 082
 //! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.
 
