@@ -109,8 +109,7 @@ pub enum Independence {
     Touched,
     /// Keys per tool name and calls by their index in the cycle: unsound
     /// where tools `a` and `a.b` share a key, or two calls of a cycle share
-    /// an ID. Test-only.
-    #[doc(hidden)]
+    /// an ID. For tests only.
     ToolIdentity,
 }
 
