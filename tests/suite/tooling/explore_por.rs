@@ -189,3 +189,62 @@ fn the_reduced_search_agrees_with_every_interleaving_on_drawn_roots() {
     assert!(check.roots >= 10, "{check:?}");
     assert!(check.violating > 0, "{check:?}");
 }
+
+/// Rule: INV-EXPLORE-POR — `explore --scenario FILE` on a file that is not
+/// a scenario exits 2 naming the file, line and column; on a scenario the
+/// model refuses it exits 2 with the model's reason; on a committed shape
+/// searched by every interleaving it reports the violations it finds
+/// (exit 1: a call ID twice in a cycle writes streams the oracle rejects).
+#[test]
+fn explore_scenario_reads_a_file_and_refuses_bad_input_clearly() {
+    let dir =
+        std::env::temp_dir().join(format!("inquiry-model-explore-por-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\n  \"tools\": {},\n  \"turns\": [ 1 ]\n}\n").expect("writes");
+    let o = bin(&[
+        "explore",
+        "--scenario",
+        bad.to_str().expect("utf-8"),
+        "--states",
+        "--por",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bad.json: line 3, column 14: not a scenario"),
+        "{err}"
+    );
+    let refused = dir.join("refused.json");
+    std::fs::write(
+        &refused,
+        r#"{"tools": {"m": {"source": {"kind": "mcp"}, "program": {"kind": "script", "asks":
+            [{"question": {"id": "q", "text": "?", "answer_type": {"type": "boolean"}}}]}}},
+            "turns": []}"#,
+    )
+    .expect("writes");
+    let o = bin(&[
+        "explore",
+        "--scenario",
+        refused.to_str().expect("utf-8"),
+        "--states",
+        "--por",
+        "--por-check",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("the scenario cannot run: tool `m`"), "{err}");
+    let o = bin(&[
+        "explore",
+        "--scenario",
+        SHAPES[1],
+        "--states",
+        "--por",
+        "--dedup",
+        "off",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("CHECK-PLACEMENT-CLOSED"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
