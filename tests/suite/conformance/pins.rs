@@ -44,6 +44,10 @@ fn curated_vectors_pin_exactly_the_listed_decisions() {
             vec![Pin::DisabledToolUnknown],
         ),
         ("config-merge-layers", vec![Pin::DisabledToolUnknown]),
+        (
+            "permission-no-terminal",
+            vec![Pin::PermissionPromptNoTerminal],
+        ),
     ]
     .into_iter()
     .collect();
@@ -91,7 +95,7 @@ fn skipping_pins_counts_per_decision() {
     );
     let every: Vec<Pin> = PINS.iter().map(|p| p.pin).collect();
     let rfd_only = skip_pinned(all, &every);
-    assert_eq!(rfd_only.skipped_vectors, 8);
+    assert_eq!(rfd_only.skipped_vectors, 9);
     assert!(rfd_only.kept.iter().all(|v| v.pins.is_empty()));
 }
 
