@@ -550,7 +550,7 @@ fn blank_one(cover: &Cover, o: &mut super::Observed) {
         let mut k = kept.iter();
         o.stream.retain(|_| *k.next().unwrap_or(&true));
     };
-    let truncate = |v: &mut Vec<String>, keep: &BTreeMap<String, usize>, only: &Option<String>| {
+    let truncate = |v: &[String], keep: &BTreeMap<String, usize>, only: &Option<String>| {
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         v.iter()
             .map(|c| {
@@ -586,10 +586,10 @@ fn blank_one(cover: &Cover, o: &mut super::Observed) {
                 o,
             );
             let ids: Vec<String> = o.tool_responses.iter().map(|r| r.tool_call_id.clone()).collect();
-            let mut k = truncate(&mut ids.clone(), responses, only).into_iter();
+            let mut k = truncate(&ids, responses, only).into_iter();
             o.tool_responses.retain(|_| k.next().unwrap_or(true));
             let ids: Vec<String> = o.invocations.iter().map(|r| r.tool_call_id.clone()).collect();
-            let mut k = truncate(&mut ids.clone(), invocations, only).into_iter();
+            let mut k = truncate(&ids, invocations, only).into_iter();
             o.invocations.retain(|_| k.next().unwrap_or(true));
             let mut n = 0;
             o.prompts.retain(|p| {
@@ -671,7 +671,8 @@ pub fn alternative(skip: &BTreeSet<Pin>, scenario: &Scenario) -> Option<Scenario
         .map(Vec::len)
         .sum();
     let mut s = scenario.clone();
-    s.permissions = vec![PermissionReply::Allow { remember: false }; calls];
+    // More than a run can ask: a restarted tool may be asked again.
+    s.permissions = vec![PermissionReply::Allow { remember: false }; 4 * calls.max(1)];
     Some(s)
 }
 
