@@ -334,7 +334,11 @@ impl Cover {
                     None => "every entry".to_owned(),
                 },
                 turn(*t),
-                if *later_turns { " and every later turn" } else { "" }
+                if *later_turns {
+                    " and every later turn"
+                } else {
+                    ""
+                }
             ),
             Cover::Call { turn: t, call, .. } => {
                 format!("call {call} in {} after its request", turn(*t))
@@ -417,13 +421,12 @@ pub fn covers(skip: &BTreeSet<Pin>, scenario: &Scenario, trace: &Trace) -> Vec<C
     for r in &trace.tool_responses {
         let n = seen.entry(&r.tool_call_id).or_default();
         match r.kind {
-            ResponseKind::ResultWithheld if skip.contains(&Pin::DeliveryWithheldResponse) => {
-                out.push(Cover::Response {
+            ResponseKind::ResultWithheld if skip.contains(&Pin::DeliveryWithheldResponse) => out
+                .push(Cover::Response {
                     pin: Pin::DeliveryWithheldResponse,
                     call: r.tool_call_id.clone(),
                     n: *n,
-                })
-            }
+                }),
             ResponseKind::UnknownTool
                 if scenario.tools.contains_key(&r.tool)
                     && skip.contains(&Pin::DisabledToolUnknown) =>
@@ -447,7 +450,8 @@ pub fn covers(skip: &BTreeSet<Pin>, scenario: &Scenario, trace: &Trace) -> Vec<C
         }
         *n += 1;
     }
-    if skip.contains(&Pin::BackendModelChoice) && trace.backend_calls.iter().any(|b| b.model.is_some())
+    if skip.contains(&Pin::BackendModelChoice)
+        && trace.backend_calls.iter().any(|b| b.model.is_some())
     {
         out.push(Cover::InquiryModels {
             pin: Pin::BackendModelChoice,
@@ -495,7 +499,11 @@ pub fn covers(skip: &BTreeSet<Pin>, scenario: &Scenario, trace: &Trace) -> Vec<C
             }
         }
         let mut invocations: BTreeMap<String, usize> = BTreeMap::new();
-        for i in trace.invocations.iter().filter(|i| i.stream_position < point) {
+        for i in trace
+            .invocations
+            .iter()
+            .filter(|i| i.stream_position < point)
+        {
             *invocations.entry(i.tool_call_id.clone()).or_default() += 1;
         }
         let prompts = trace
@@ -520,7 +528,11 @@ pub fn covers(skip: &BTreeSet<Pin>, scenario: &Scenario, trace: &Trace) -> Vec<C
 
 /// `observed` with what `covers` cover removed. Prompts without a call ID
 /// are attributed by `model` first (the k-th to the model's k-th).
-pub fn blank(covers: &[Cover], model: &super::Observed, observed: &super::Observed) -> super::Observed {
+pub fn blank(
+    covers: &[Cover],
+    model: &super::Observed,
+    observed: &super::Observed,
+) -> super::Observed {
     let mut o = observed.clone();
     if covers.is_empty() {
         return o;
@@ -585,10 +597,18 @@ fn blank_one(cover: &Cover, o: &mut super::Observed) {
                 },
                 o,
             );
-            let ids: Vec<String> = o.tool_responses.iter().map(|r| r.tool_call_id.clone()).collect();
+            let ids: Vec<String> = o
+                .tool_responses
+                .iter()
+                .map(|r| r.tool_call_id.clone())
+                .collect();
             let mut k = truncate(&ids, responses, only).into_iter();
             o.tool_responses.retain(|_| k.next().unwrap_or(true));
-            let ids: Vec<String> = o.invocations.iter().map(|r| r.tool_call_id.clone()).collect();
+            let ids: Vec<String> = o
+                .invocations
+                .iter()
+                .map(|r| r.tool_call_id.clone())
+                .collect();
             let mut k = truncate(&ids, invocations, only).into_iter();
             o.invocations.retain(|_| k.next().unwrap_or(true));
             let mut n = 0;
@@ -660,7 +680,10 @@ pub fn alternative(skip: &BTreeSet<Pin>, scenario: &Scenario) -> Option<Scenario
     use crate::scenario::PermissionReply;
     if !skip.contains(&Pin::PermissionPromptNoTerminal)
         || scenario.tty
-        || !scenario.tools.values().any(|t| matches!(t.run, Some(RunPolicy::Ask)))
+        || !scenario
+            .tools
+            .values()
+            .any(|t| matches!(t.run, Some(RunPolicy::Ask)))
     {
         return None;
     }

@@ -249,11 +249,7 @@ type Place = (usize, String, usize);
 /// place.
 fn places(stream: &[Value]) -> (Vec<Place>, HashMap<Place, usize>) {
     let (_, at) = compare::turns(stream);
-    let index = at
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.clone(), i))
-        .collect();
+    let index = at.iter().enumerate().map(|(i, p)| (p.clone(), i)).collect();
     (at, index)
 }
 
@@ -306,7 +302,11 @@ fn prompt_pairs(actual: &Observed, model: &Observed) -> Vec<(String, usize, usiz
 /// and anchors are matched by their place in their call (a run whose calls'
 /// events differ is `compare`'s to report); an anchor the model has not yet
 /// persisted when it persisted the read is out of order.
-pub fn log_order(model: &Observed, actual: &Observed, observes: &BTreeSet<EntryKind>) -> Option<Divergence> {
+pub fn log_order(
+    model: &Observed,
+    actual: &Observed,
+    observes: &BTreeSet<EntryKind>,
+) -> Option<Divergence> {
     let model = restrict(model.clone(), observes);
     let actual = restrict(actual.clone(), observes);
     let (mine, mine_at) = places(&model.stream);
@@ -334,7 +334,11 @@ pub fn log_order(model: &Observed, actual: &Observed, observes: &BTreeSet<EntryK
         if let Some(x) = anchors_before(j, *t, call).into_iter().find(|x| late(k, x)) {
             return Some(Divergence {
                 kind: "log_order".to_owned(),
-                at: format!("{}, call {call:?}, event #{} of that call", turn_label(*t), n - 1),
+                at: format!(
+                    "{}, call {call:?}, event #{} of that call",
+                    turn_label(*t),
+                    n - 1
+                ),
                 expected: format!(
                     "routed before event #{} of call {:?} is persisted",
                     x.2 - 1,
@@ -383,7 +387,8 @@ pub fn explains(
     actual: &Observed,
     observes: &BTreeSet<EntryKind>,
 ) -> Option<Divergence> {
-    compare_observed(scenario, model, actual, observes).or_else(|| log_order(model, actual, observes))
+    compare_observed(scenario, model, actual, observes)
+        .or_else(|| log_order(model, actual, observes))
 }
 
 /// What a witness search found.

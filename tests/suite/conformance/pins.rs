@@ -230,7 +230,10 @@ for line in sys.stdin:
         .find(|l| l.contains("not compared:"))
         .unwrap_or_else(|| panic!("no not-compared line in:\n{out}"));
     for p in PINS {
-        assert!(line.contains(&format!("because pin {}", p.pin.id())), "{line}");
+        assert!(
+            line.contains(&format!("because pin {}", p.pin.id())),
+            "{line}"
+        );
     }
     let ran = |text: &str| -> usize {
         // `vectors (built-in): N run, ...`
@@ -354,13 +357,14 @@ fn responds_after_hard_quit(_: &Scenario, mut o: Observed) -> Observed {
     o.stream.push(serde_json::json!({
         "type": "tool_call_response", "id": "call_1", "is_error": true, "content": "cancelled"
     }));
-    o.tool_responses.push(inquiry_model::conformance::ToolResponse {
-        tool_call_id: "call_1".to_owned(),
-        tool: "fs".to_owned(),
-        is_error: true,
-        kind: ResponseKind::CancelledByUser,
-        content: "cancelled".to_owned(),
-    });
+    o.tool_responses
+        .push(inquiry_model::conformance::ToolResponse {
+            tool_call_id: "call_1".to_owned(),
+            tool: "fs".to_owned(),
+            is_error: true,
+            kind: ResponseKind::CancelledByUser,
+            content: "cancelled".to_owned(),
+        });
     o
 }
 
@@ -397,7 +401,10 @@ fn a_skipped_pin_leaves_only_its_fields_uncompared() {
     assert_eq!(listed[0].0, Pin::HardQuitAftermath);
     let line = conformance::pins::not_compared_summary(&skip).unwrap();
     assert!(line.contains("because pin hard-quit-aftermath"), "{line}");
-    assert_eq!(conformance::pins::not_compared_summary(&Default::default()), None);
+    assert_eq!(
+        conformance::pins::not_compared_summary(&Default::default()),
+        None
+    );
 }
 
 /// Without a terminal, every permission prompt allowed: the `run = ask`
@@ -405,7 +412,8 @@ fn a_skipped_pin_leaves_only_its_fields_uncompared() {
 fn unasked_without_terminal(s: &Scenario) -> Scenario {
     let mut s = s.clone();
     if !s.tty {
-        s.permissions = vec![serde_json::from_value(serde_json::json!({"reply": "allow"})).unwrap(); 64];
+        s.permissions =
+            vec![serde_json::from_value(serde_json::json!({"reply": "allow"})).unwrap(); 64];
     }
     s
 }

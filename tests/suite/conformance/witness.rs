@@ -304,7 +304,8 @@ fn cached_parallel() -> Scenario {
         .find(|v| v.name == "route-cached-parallel")
         .expect("the vector route-cached-parallel");
     let mut s = v.scenario;
-    s.prompter.push(serde_json::from_value(json!({"reply": "answer", "value": true})).unwrap());
+    s.prompter
+        .push(serde_json::from_value(json!({"reply": "answer", "value": true})).unwrap());
     s
 }
 
@@ -369,9 +370,7 @@ struct IgnoresCycleCache;
 
 impl Implementation for IgnoresCycleCache {
     fn run(&mut self, s: &Scenario) -> Result<Observed, ImplementationError> {
-        Model::default()
-            .run(&routed_first(s))
-            .map(last_call_first)
+        Model::default().run(&routed_first(s)).map(last_call_first)
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -423,8 +422,8 @@ fn a_call_that_ignores_its_cycles_remembered_answer_fails_when_free() {
     let d = witness::log_order(&routed_first, &actual, &all_kinds()).expect("out of order");
     assert_eq!(d.kind, "log_order", "{d:?}");
     assert!(d.at.contains("call \"call_1\""), "{d:?}");
-    let f = inquiry_model::conformance::check_one(&mut IgnoresCycleCache, "cached", &s)
-        .expect("fails");
+    let f =
+        inquiry_model::conformance::check_one(&mut IgnoresCycleCache, "cached", &s).expect("fails");
     assert!(
         matches!(f.verdict, Verdict::DivergedEverySchedule { .. }),
         "{}",
