@@ -544,10 +544,12 @@ pub fn blank(
     o
 }
 
+/// An event's place in its turn: `(turn, call, events of that call so far)`.
+type Place = (usize, String, usize);
+
 fn blank_one(cover: &Cover, o: &mut super::Observed) {
     let (_, at) = super::compare::turns(&o.stream);
-    let keep_stream = |keep: &dyn Fn(usize, &Value, &(usize, String, usize)) -> bool,
-                       o: &mut super::Observed| {
+    let keep_stream = |keep: &dyn Fn(usize, &Value, &Place) -> bool, o: &mut super::Observed| {
         // Prompts keep their place among the events kept.
         let kept: Vec<bool> = o
             .stream
