@@ -63,7 +63,7 @@ fn main() {
                 .current();
             let actual = FreeModel::default().run(&s).expect("the model runs");
             let expected = Observed::of(&scenario::run(&s).expect("the model runs"));
-            if witness::compare_observed(&s, &expected, &actual, &observes).is_none() {
+            if witness::explains(&s, &expected, &actual, &observes).is_none() {
                 continue;
             }
             searched += 1;
@@ -71,6 +71,7 @@ fn main() {
                 observes: observes.clone(),
                 budget,
                 cut: true,
+                skip_pins: Default::default(),
             };
             let (outcome, stats) = witness::search(&s, &actual, &how).expect("the model runs");
             if !matches!(outcome, Outcome::Found { .. }) {
@@ -87,6 +88,7 @@ fn main() {
             if no_cut {
                 let how = Search {
                     cut: false,
+                    skip_pins: Default::default(),
                     budget: 1_000_000,
                     ..how
                 };

@@ -32,7 +32,7 @@ pub use compare::{Divergence, MARKS, Mark, compare, side_by_side};
 pub use curated::curated;
 pub use observe::{Invocation, Observed, Prompt, Record, Recorder, Remembered, ToolResponse};
 pub(crate) use pins::pins_of;
-pub use pins::{PINS, Pin, PinFilter, skip_pinned};
+pub use pins::{Cover, PINS, Pin, PinFilter, not_compared, skip_pinned};
 pub use witness::{Capabilities, EntryKind, SchedulerCapability};
 
 use std::fmt;
@@ -299,7 +299,27 @@ fn judge_with(
     let (verdict, side) = match actual {
         Err(e) => (Verdict::ImplementationFailed { error: e.0 }, String::new()),
         Ok(actual) => {
-            let d = witness::compare_observed(scenario, expected, &actual, &caps.observes)?;
+            // What a skipped pin covers is compared on neither side (rule
+            // `CONF-PINS`).
+            let (mine, theirs) = pins::blanked(&caps.skip_pins, scenario, model, expected, &actual);
+            let d = match caps.scheduler {
+                SchedulerCapability::Steered => {
+                    witness::compare_observed(scenario, &mine, &theirs, &caps.observes)
+                }
+                // A free implementation's log also witnesses an order
+                // across calls (rule `CONF-WITNESS-ORDER`).
+                SchedulerCapability::Free => {
+                    witness::explains(scenario, &mine, &theirs, &caps.observes)
+                }
+            };
+            let d = match d {
+                None => return None,
+                // The other outcome a skipped decision allows.
+                Some(d) => match pins::alternative_passes(name, scenario, &actual, caps) {
+                    true => return None,
+                    false => d,
+                },
+            };
             let verdict = match caps.scheduler {
                 SchedulerCapability::Steered => Verdict::Diverged(d),
                 SchedulerCapability::Free => {
@@ -307,6 +327,7 @@ fn judge_with(
                         observes: caps.observes.clone(),
                         budget: caps.witness_budget,
                         cut: true,
+                        skip_pins: caps.skip_pins.clone(),
                     };
                     match witness::search(scenario, &actual, &how) {
                         Err(e) => Verdict::ModelRefused {

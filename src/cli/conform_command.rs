@@ -276,10 +276,10 @@ pub(crate) fn conform_with_stop(
         true => conformance::PINS.iter().map(|p| p.pin).collect(),
         false => args.skip_pin.clone(),
     };
-    let pinned = conformance::skip_pinned(vectors, &skip);
-    header.pinned_summary = pinned.summary();
-    header.skipped_pinned = pinned.skipped_names.clone();
-    let vectors = pinned.kept;
+    // Pins cover fields, not vectors: every vector and generated scenario
+    // runs, and what a skipped pin covers is compared on neither side.
+    imp.capabilities.skip_pins = skip.iter().copied().collect();
+    header.pinned_summary = conformance::pins::not_compared_summary(&imp.capabilities.skip_pins);
     let total = vectors.len() + header.generated.0 as usize * profiles.len();
     if total == 0 {
         eprintln!("inquiry-model conform: nothing was run (no vectors or profiles selected)");

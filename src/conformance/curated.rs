@@ -76,6 +76,19 @@ pub fn curated() -> Result<Vec<Vector>, String> {
                 "prompter": [{"reply": "answer", "value": true, "remember": true}]}),
         ),
         (
+            "route-cached-parallel",
+            "A boolean remembered with Y by one call answers the same question of a parallel call of its cycle routed after it, without a prompt.",
+            &[
+                "LIFE-CACHE-WRITE",
+                "LIFE-RECORD-ALL",
+                "LIFE-RESOLUTION-ORDER",
+            ],
+            json!({"tools": {"fs": tool(json!([boolean("confirm")]))},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}, {"id": "call_2", "tool": "fs"}]]}],
+                "prompter": [{"reply": "answer", "value": true, "remember": true}],
+                "schedule": [0, 1]}),
+        ),
+        (
             "route-static",
             "A configured static answer is recorded and reaches the tool on its second invocation.",
             &["LIFE-STATIC", "LIFE-NO-PRESEED"],
@@ -372,6 +385,16 @@ pub fn curated() -> Result<Vec<Vector>, String> {
                 "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}], [{"id": "call_2", "tool": "fs"}]]}],
                 "permissions": [{"reply": "allow", "remember": true}],
                 "prompter": [{"reply": "answer", "value": true}, {"reply": "answer", "value": false}]}),
+        ),
+        (
+            "permission-no-terminal",
+            "Without a terminal a run = ask tool is still asked for permission (the model's rule; RFD 082's Non-Goals leave RunTool prompts out) and the denial answers the call.",
+            &["LIFE-CACHE-SPLIT", "CONF-PINS"],
+            json!({"tty": false,
+                "tools": {"fs": with(tool(json!([boolean("confirm")])), json!({"run": "ask"}))},
+                "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}]]}],
+                "permissions": [{"reply": "deny"}],
+                "backend": [{"reply": "answer", "value": true}]}),
         ),
         (
             "legacy-backend-answered",

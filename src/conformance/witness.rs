@@ -18,17 +18,23 @@
 //! takes the next option beyond it, and is cut as soon as what the model
 //! has done so far cannot be the start of the observation (each call's
 //! persisted events, invocations and responses so far a prefix of the
-//! implementation's, the prompts so far those it showed first). The search
+//! implementation's, the prompts so far those it showed first, no question
+//! routed or prompt shown before what the log has before it, [`log_order`]).
+//! A witness also keeps the order the log witnesses across calls: an
+//! answer or a tool response the log persisted before another call's
+//! question was routed (or its prompt shown) comes before it in the
+//! witness too ([`explains`]). The search
 //! is deterministic for a scenario and an observation, and runs at most
 //! `budget` schedules.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::compare::{self, Divergence};
-use super::observe::Observed;
+use super::observe::{Observed, Prompt};
+use super::pins::Pin;
 use crate::coordinator::ResponseKind;
 use crate::scenario::{self, ChoicePoint, RunOptions, Scenario, ScenarioError, Scheduler};
 
@@ -108,6 +114,11 @@ pub struct Capabilities {
     /// The most schedules of the model tried to explain one observation of
     /// a free implementation (the harness's side, not the adapter's).
     pub witness_budget: usize,
+    /// The model's decisions not compared (`--rfd-only`, `--skip-pin`; the
+    /// harness's side): what each covers in a run is blanked on both sides
+    /// ([`super::pins::covers`]), or the other outcome is accepted
+    /// ([`super::pins::alternative`]).
+    pub skip_pins: BTreeSet<Pin>,
 }
 
 impl Default for Capabilities {
@@ -116,6 +127,7 @@ impl Default for Capabilities {
             scheduler: SchedulerCapability::Steered,
             observes: EntryKind::ALL.into_iter().collect(),
             witness_budget: DEFAULT_WITNESS_BUDGET,
+            skip_pins: BTreeSet::new(),
         }
     }
 }
@@ -211,6 +223,174 @@ pub fn compare_observed(
     compare::compare(scenario, &expected, &actual)
 }
 
+/// Whether a persisted event of the log is a happens-before anchor: the
+/// end of a call's work on shared state (an `inquiry_response`: an answer
+/// resolved, and remembered when asked to be; a `tool_call_response`: the
+/// call done). An entry of another call logged after it happened after it
+/// (spec/DECISIONS.md "Witness search: the log's order across calls").
+fn is_anchor(event: &Value) -> bool {
+    matches!(
+        event.get("type").and_then(Value::as_str),
+        Some("inquiry_response" | "tool_call_response")
+    )
+}
+
+/// Whether a persisted event reads the shared state: an `inquiry_request`
+/// is recorded when its question is routed, which consults the turn's
+/// remembered answers (RFD 082 steps 2 and 3).
+fn is_read(event: &Value) -> bool {
+    event.get("type").and_then(Value::as_str) == Some("inquiry_request")
+}
+
+/// An event's place in its call: `(turn, call, events of that call so far)`.
+type Place = (usize, String, usize);
+
+/// The places of a stream's events, by position, and the position of each
+/// place.
+fn places(stream: &[Value]) -> (Vec<Place>, HashMap<Place, usize>) {
+    let (_, at) = compare::turns(stream);
+    let index = at.iter().enumerate().map(|(i, p)| (p.clone(), i)).collect();
+    (at, index)
+}
+
+/// A turn as a reader counts it (`turn 0` is the first `turn_start`).
+fn turn_label(t: usize) -> String {
+    match t {
+        0 => "before the first turn_start".to_owned(),
+        n => format!("turn {}", n - 1),
+    }
+}
+
+/// The prompts of `actual` paired with those of `model`: each prompt's
+/// call (attributed by `model` when not reported), its position in the
+/// implementation's log and in the model's run. Prompts of one call pair in
+/// order; those without a partner are left out (`compare` reports them).
+fn prompt_pairs(actual: &Observed, model: &Observed) -> Vec<(String, usize, usize)> {
+    let mut named: Vec<Prompt> = actual.prompts.clone();
+    for (p, m) in named.iter_mut().zip(&model.prompts) {
+        if p.tool_call_id.is_empty() {
+            p.tool_call_id = m.tool_call_id.clone();
+        }
+    }
+    let mut theirs: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for p in &model.prompts {
+        theirs
+            .entry(&p.tool_call_id)
+            .or_default()
+            .push(p.stream_position);
+    }
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut out = Vec::new();
+    for p in &named {
+        if p.tool_call_id.is_empty() {
+            continue;
+        }
+        let n = seen.entry(&p.tool_call_id).or_default();
+        if let Some(&m) = theirs.get(p.tool_call_id.as_str()).and_then(|v| v.get(*n)) {
+            out.push((p.tool_call_id.clone(), p.stream_position, m));
+        }
+        *n += 1;
+    }
+    out
+}
+
+/// The first read of the implementation's log (a question routed, a prompt
+/// shown) that the model's run (complete or a start of one) puts before an
+/// anchor of another call of its turn which the log has before it: a
+/// difference in the order the log witnesses across calls (rule
+/// `CONF-WITNESS-ORDER`). `None` when every such order holds so far. Reads
+/// and anchors are matched by their place in their call (a run whose calls'
+/// events differ is `compare`'s to report); an anchor the model has not yet
+/// persisted when it persisted the read is out of order.
+pub fn log_order(
+    model: &Observed,
+    actual: &Observed,
+    observes: &BTreeSet<EntryKind>,
+) -> Option<Divergence> {
+    let model = restrict(model.clone(), observes);
+    let actual = restrict(actual.clone(), observes);
+    let (mine, mine_at) = places(&model.stream);
+    let (theirs, theirs_at) = places(&actual.stream);
+    let stream = &actual.stream;
+    // The log's anchors before position `j` of turn `t` not of `call`, each
+    // with its place.
+    let anchors_before = |j: usize, t: usize, call: &str| -> Vec<&Place> {
+        theirs[..j.min(theirs.len())]
+            .iter()
+            .enumerate()
+            .filter(|(i, (ti, ci, _))| {
+                *ti == t && !ci.is_empty() && ci != call && is_anchor(&stream[*i])
+            })
+            .map(|(_, p)| p)
+            .collect()
+    };
+    let late = |read_at: usize, x: &Place| mine_at.get(x).is_none_or(|&i| i >= read_at);
+    for (k, y) in mine.iter().enumerate() {
+        let (t, call, n) = y;
+        if call.is_empty() || !is_read(&model.stream[k]) {
+            continue;
+        }
+        let Some(&j) = theirs_at.get(y) else { continue };
+        if let Some(x) = anchors_before(j, *t, call).into_iter().find(|x| late(k, x)) {
+            return Some(Divergence {
+                kind: "log_order".to_owned(),
+                at: format!(
+                    "{}, call {call:?}, event #{} of that call",
+                    turn_label(*t),
+                    n - 1
+                ),
+                expected: format!(
+                    "routed before event #{} of call {:?} is persisted",
+                    x.2 - 1,
+                    x.1
+                ),
+                actual: format!(
+                    "routed after event #{} of call {:?} (log position {j})",
+                    x.2 - 1,
+                    x.1
+                ),
+            });
+        }
+    }
+    for (call, p, q) in prompt_pairs(&actual, &model) {
+        let t = match p.checked_sub(1).and_then(|i| theirs.get(i)) {
+            Some((t, _, _)) => *t,
+            None => continue,
+        };
+        if let Some(x) = anchors_before(p, t, &call).into_iter().find(|x| late(q, x)) {
+            return Some(Divergence {
+                kind: "log_order".to_owned(),
+                at: format!("{}, call {call:?}, a prompt", turn_label(t)),
+                expected: format!(
+                    "shown before event #{} of call {:?} is persisted",
+                    x.2 - 1,
+                    x.1
+                ),
+                actual: format!(
+                    "shown after event #{} of call {:?} (after {p} events)",
+                    x.2 - 1,
+                    x.1
+                ),
+            });
+        }
+    }
+    None
+}
+
+/// Whether the model's run `model` (of the schedule tried) explains the
+/// implementation's observation `actual`: equal under `compare` on
+/// `observes` ([`compare_observed`]) and in the order the log witnesses
+/// across calls ([`log_order`]). The first difference, or `None`.
+pub fn explains(
+    scenario: &Scenario,
+    model: &Observed,
+    actual: &Observed,
+    observes: &BTreeSet<EntryKind>,
+) -> Option<Divergence> {
+    compare_observed(scenario, model, actual, observes)
+        .or_else(|| log_order(model, actual, observes))
+}
+
 /// What a witness search found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -246,8 +426,11 @@ pub struct Search {
     /// The most schedules to try.
     pub budget: usize,
     /// Cut a run as soon as its start cannot explain the observation (on
-    /// by default; off only to measure what cutting saves).
+    /// by default; off only to measure what cutting saves). Off by itself
+    /// where a skipped pin may blank part of a run.
     pub cut: bool,
+    /// The model's decisions not compared ([`Capabilities::skip_pins`]).
+    pub skip_pins: BTreeSet<Pin>,
 }
 
 /// Searches the model's schedules of `scenario` for one whose observation
@@ -261,6 +444,8 @@ pub fn search(
     how: &Search,
 ) -> Result<(Outcome, Stats), ScenarioError> {
     let target = Target::new(actual, &how.observes);
+    // A cut compares a run's start unblanked: not where a pin may blank.
+    let cut = how.cut && !super::pins::may_cover(&how.skip_pins, scenario);
     let mut stats = Stats::default();
     // Option taken (counted from the scenario's pick) at every choice of
     // the run to replay.
@@ -274,7 +459,7 @@ pub fn search(
             scenario,
             prefix: &prefix,
             path: Vec::new(),
-            target: how.cut.then_some(&target),
+            target: cut.then_some(&target),
             cut: false,
         };
         let trace =
@@ -285,7 +470,10 @@ pub fn search(
         } else {
             stats.complete += 1;
             let expected = Observed::of(&trace);
-            if compare_observed(scenario, &expected, actual, &how.observes).is_none() {
+            let covers = super::pins::covers(&how.skip_pins, scenario, &trace);
+            let theirs = super::pins::blank(&covers, &expected, actual);
+            let expected = super::pins::blank(&covers, &expected, &expected);
+            if explains(scenario, &expected, &theirs, &how.observes).is_none() {
                 let schedule = path.iter().map(|c| c.pick as u32).collect();
                 return Ok((Outcome::Found { schedule }, stats));
             }
@@ -357,6 +545,8 @@ struct Target {
     /// their order across calls is free, so no cut is sound).
     prompts: Option<Vec<Value>>,
     remembered: Vec<super::observe::Remembered>,
+    /// The whole observation, for the order its log witnesses.
+    actual: Observed,
 }
 
 impl Target {
@@ -394,7 +584,8 @@ impl Target {
             invocations,
             responses,
             prompts,
-            remembered: actual.remembered,
+            remembered: actual.remembered.clone(),
+            actual,
         }
     }
 
@@ -450,6 +641,7 @@ impl Target {
         }
         partial.remembered.len() <= self.remembered.len()
             && partial.remembered[..] == self.remembered[..partial.remembered.len()]
+            && log_order(&partial, &self.actual, &self.observes).is_none()
     }
 }
 

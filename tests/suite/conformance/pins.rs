@@ -6,8 +6,11 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 use inquiry_model::conformance::{
-    self, Observed, PINS, Pin, ResponseKind, Vector, compare, skip_pinned,
+    self, Capabilities, Implementation, ImplementationError, Model, Observed, PINS, Pin,
+    ResponseKind, Vector, Verdict, check_generated, check_vectors, compare, skip_pinned,
 };
+use inquiry_model::profile::ProfileName;
+use inquiry_model::scenario::{BackendReply, Scenario};
 use serde_json::Value;
 
 fn curated() -> Vec<Vector> {
@@ -44,6 +47,10 @@ fn curated_vectors_pin_exactly_the_listed_decisions() {
             vec![Pin::DisabledToolUnknown],
         ),
         ("config-merge-layers", vec![Pin::DisabledToolUnknown]),
+        (
+            "permission-no-terminal",
+            vec![Pin::PermissionPromptNoTerminal],
+        ),
     ]
     .into_iter()
     .collect();
@@ -91,7 +98,7 @@ fn skipping_pins_counts_per_decision() {
     );
     let every: Vec<Pin> = PINS.iter().map(|p| p.pin).collect();
     let rfd_only = skip_pinned(all, &every);
-    assert_eq!(rfd_only.skipped_vectors, 8);
+    assert_eq!(rfd_only.skipped_vectors, 9);
     assert!(rfd_only.kept.iter().all(|v| v.pins.is_empty()));
 }
 
@@ -181,11 +188,11 @@ fn divergences_read_as_labelled_fields() {
     assert_eq!(d.expected, "tool: fs, answers: {\"confirm\":true}");
 }
 
-/// Rule: CONF-PINS — `conform --rfd-only` skips the committed vectors that
-/// pin a decision and says how many and which; `--skip-pin` names one, an
-/// unknown ID is a usage error.
+/// Rule: CONF-PINS — `conform --rfd-only` runs every committed vector (pins
+/// cover fields, not vectors) and says what it did not compare, naming
+/// every pin; `--skip-pin` names one, an unknown ID is a usage error.
 #[test]
-fn conform_rfd_only_skips_the_pinned_vectors() {
+fn conform_rfd_only_runs_every_vector_and_says_what_it_left_uncompared() {
     if Command::new("python3").arg("--version").output().is_err() {
         println!("SKIPPED: python3 is not available; the --rfd-only CLI test did not run");
         return;
@@ -215,23 +222,18 @@ for line in sys.stdin:
     };
     let (code, all, _) = run(&[]);
     assert_eq!(code, Some(1), "{all}");
-    assert!(!all.contains("pin a model decision"), "{all}");
+    assert!(!all.contains("not compared:"), "{all}");
     let (code, out, _) = run(&["--rfd-only"]);
     assert_eq!(code, Some(1), "{out}");
     let line = out
         .lines()
-        .find(|l| l.contains("skipped (pin a model decision:"))
-        .unwrap_or_else(|| panic!("no pin line in:\n{out}"));
-    let skipped: usize = line
-        .trim_start_matches("vectors: ")
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(skipped >= 8, "{line}");
+        .find(|l| l.contains("not compared:"))
+        .unwrap_or_else(|| panic!("no not-compared line in:\n{out}"));
     for p in PINS {
-        assert!(line.contains(p.pin.id()), "{line}");
+        assert!(
+            line.contains(&format!("because pin {}", p.pin.id())),
+            "{line}"
+        );
     }
     let ran = |text: &str| -> usize {
         // `vectors (built-in): N run, ...`
@@ -244,29 +246,207 @@ for line in sys.stdin:
             .parse()
             .unwrap()
     };
-    assert_eq!(ran(&out) + skipped, ran(&all));
+    assert_eq!(ran(&out), ran(&all));
     let (code, _, err) = run(&["--skip-pin", "no-such-pin"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("restart-reruns-tool"), "{err}");
-    // How many committed vectors pin the restart decision, read from the
-    // files themselves (the generated ones change with the generator).
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
-    let restart = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name() != "index.json")
-        .filter(|e| {
-            let v: Value =
-                serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap();
-            v["pins"]
-                .as_array()
-                .is_some_and(|p| p.iter().any(|p| p == "restart-reruns-tool"))
-        })
-        .count();
-    assert!(restart >= 1);
     let (_, one, _) = run(&["--skip-pin", "restart-reruns-tool"]);
-    let want = format!(
-        "vectors: {restart} skipped (pin a model decision: restart-reruns-tool ×{restart})"
+    let line = one.lines().find(|l| l.contains("not compared:")).unwrap();
+    assert!(line.contains("because pin restart-reruns-tool"), "{line}");
+    assert!(!line.contains("because pin hard-quit-aftermath"), "{line}");
+    assert_eq!(ran(&one), ran(&all));
+}
+
+/// Every decision of the table: what `conform --rfd-only` skips.
+fn every_pin() -> std::collections::BTreeSet<Pin> {
+    PINS.iter().map(|p| p.pin).collect()
+}
+
+/// The model (steered) with its run's scenario and observation rewritten,
+/// judged with the given pins skipped.
+struct Rewritten {
+    scenario: fn(&Scenario) -> Scenario,
+    observed: fn(&Scenario, Observed) -> Observed,
+    skip: std::collections::BTreeSet<Pin>,
+}
+
+impl Implementation for Rewritten {
+    fn run(&mut self, s: &Scenario) -> Result<Observed, ImplementationError> {
+        let o = Model::default().run(&(self.scenario)(s))?;
+        Ok((self.observed)(s, o))
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            skip_pins: self.skip.clone(),
+            ..Capabilities::default()
+        }
+    }
+}
+
+fn committed() -> Vec<Vector> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
+    inquiry_model::cli::conform_command::read_vectors(&dir).unwrap()
+}
+
+/// The response of every inquiry the cancellation token ended (its backend
+/// call's reply is `cancelled` with a cause) recorded with reason
+/// `backend_error` instead of `user`.
+fn token_as_backend_error(s: &Scenario, mut o: Observed) -> Observed {
+    let trace = inquiry_model::scenario::run(s).unwrap();
+    let ended: Vec<String> = trace
+        .backend_calls
+        .iter()
+        .filter(|b| matches!(b.reply, BackendReply::Cancelled { .. }))
+        .map(|b| b.call.inquiry_id.clone())
+        .collect();
+    for e in &mut o.stream {
+        if e["type"] == "inquiry_response"
+            && e["reason"] == "user"
+            && ended.iter().any(|id| e["id"] == id.as_str())
+        {
+            e["reason"] = Value::from("backend_error");
+        }
+    }
+    o
+}
+
+/// Rule: CONF-PINS — pins cover fields, not vectors: an implementation
+/// that records `backend_error` when the cancellation token fires (RFD 082
+/// step 6 table: "`InquiryError::Cancelled` (cancellation token fired —
+/// user restart, tool cancel, hard quit) | `User`") fails under
+/// `--rfd-only` (every pin skipped) on each vector that reaches a hard
+/// quit, a restart and an aborted turn, though each pins the aftermath,
+/// and on generated scenarios; the model itself passes every committed
+/// vector with every pin skipped.
+#[test]
+fn a_token_recorded_as_backend_error_fails_under_rfd_only() {
+    let vectors = committed();
+    let mut wrong = Rewritten {
+        scenario: Scenario::clone,
+        observed: token_as_backend_error,
+        skip: every_pin(),
+    };
+    let failures = check_vectors(&mut wrong, &vectors);
+    for name in ["token-hard-quit", "token-restart", "token-aborted-turn"] {
+        let f = failures
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("{name} passes"));
+        let Verdict::Diverged(d) = &f.verdict else {
+            panic!("{}", f.verdict)
+        };
+        assert_eq!(d.kind, "stream/inquiry_response", "{f}");
+        assert!(d.actual.contains("backend_error"), "{f}");
+    }
+    let r = check_generated(&mut wrong, ProfileName::Rfd083, 300, 1);
+    let f = r.failure.expect("a generated scenario reaches a token");
+    assert!(f.verdict.kind().contains("inquiry_response"), "{f}");
+    let mut right = Rewritten {
+        scenario: Scenario::clone,
+        observed: |_, o| o,
+        skip: every_pin(),
+    };
+    let failures = check_vectors(&mut right, &vectors);
+    assert!(failures.is_empty(), "{}", failures[0]);
+}
+
+/// After a hard quit, a tool response for the quitting call (the pinned
+/// aftermath says none is written).
+fn responds_after_hard_quit(_: &Scenario, mut o: Observed) -> Observed {
+    o.stream.push(serde_json::json!({
+        "type": "tool_call_response", "id": "call_1", "is_error": true, "content": "cancelled"
+    }));
+    o.tool_responses
+        .push(inquiry_model::conformance::ToolResponse {
+            tool_call_id: "call_1".to_owned(),
+            tool: "fs".to_owned(),
+            is_error: true,
+            kind: ResponseKind::CancelledByUser,
+            content: "cancelled".to_owned(),
+        });
+    o
+}
+
+/// Rule: CONF-PINS — what a skipped pin covers is not compared: after a
+/// hard quit, an implementation that still answers the quitting call
+/// passes `token-hard-quit` with `hard-quit-aftermath` skipped, and fails
+/// it with the pin kept; the list of what was not compared names the pin.
+#[test]
+fn a_skipped_pin_leaves_only_its_fields_uncompared() {
+    let v = committed()
+        .into_iter()
+        .find(|v| v.name == "token-hard-quit")
+        .unwrap();
+    let skip: std::collections::BTreeSet<Pin> = [Pin::HardQuitAftermath].into();
+    let mut skipped = Rewritten {
+        scenario: Scenario::clone,
+        observed: responds_after_hard_quit,
+        skip: skip.clone(),
+    };
+    let failures = check_vectors(&mut skipped, std::slice::from_ref(&v));
+    assert!(failures.is_empty(), "{}", failures[0]);
+    let mut kept = Rewritten {
+        scenario: Scenario::clone,
+        observed: responds_after_hard_quit,
+        skip: Default::default(),
+    };
+    assert_eq!(check_vectors(&mut kept, std::slice::from_ref(&v)).len(), 1);
+    let trace = inquiry_model::scenario::run(&v.scenario).unwrap();
+    let covers = conformance::pins::covers(&skip, &v.scenario, &trace);
+    assert_eq!(covers.len(), 1, "{covers:?}");
+    assert_eq!(covers[0].pin(), Pin::HardQuitAftermath);
+    let listed = conformance::not_compared(&skip);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].0, Pin::HardQuitAftermath);
+    let line = conformance::pins::not_compared_summary(&skip).unwrap();
+    assert!(line.contains("because pin hard-quit-aftermath"), "{line}");
+    assert_eq!(
+        conformance::pins::not_compared_summary(&Default::default()),
+        None
     );
-    assert!(one.contains(&want), "{want}\n{one}");
+}
+
+/// Without a terminal, every permission prompt allowed: the `run = ask`
+/// tools run unasked.
+fn unasked_without_terminal(s: &Scenario) -> Scenario {
+    let mut s = s.clone();
+    if !s.tty {
+        s.permissions =
+            vec![serde_json::from_value(serde_json::json!({"reply": "allow"})).unwrap(); 64];
+    }
+    s
+}
+
+/// Rule: CONF-PINS — the pin for a permission prompt without a terminal:
+/// an implementation that runs `run = ask` tools unasked without a
+/// terminal passes every committed vector and generated scenarios of every
+/// profile under `--rfd-only`, and fails `permission-no-terminal` (and
+/// some generated scenarios) with the pin kept.
+#[test]
+fn running_ask_tools_unasked_without_a_terminal_passes_under_rfd_only() {
+    let vectors = committed();
+    let mut unasked = Rewritten {
+        scenario: unasked_without_terminal,
+        observed: |_, o| o,
+        skip: every_pin(),
+    };
+    let failures = check_vectors(&mut unasked, &vectors);
+    assert!(failures.is_empty(), "{}", failures[0]);
+    for p in ProfileName::ALL {
+        let r = check_generated(&mut unasked, p, 150, 9);
+        assert!(r.passed(), "{p}: {}", r.failure.unwrap());
+    }
+    let mut pinned = Rewritten {
+        scenario: unasked_without_terminal,
+        observed: |_, o| o,
+        skip: Default::default(),
+    };
+    let failures = check_vectors(&mut pinned, &vectors);
+    assert!(
+        failures.iter().any(|f| f.name == "permission-no-terminal"),
+        "permission-no-terminal passes with the pin kept"
+    );
+    let r = check_generated(&mut pinned, ProfileName::Rfd083, 300, 9);
+    assert!(!r.passed(), "no generated scenario reaches the pin");
 }

@@ -263,6 +263,7 @@ fn cutting_never_loses_a_witness() {
                 observes: all_kinds(),
                 budget: 100_000,
                 cut,
+                skip_pins: Default::default(),
             };
             let (a, sa) = witness::search(s, &actual, &how(true)).unwrap();
             let (b, sb) = witness::search(s, &actual, &how(false)).unwrap();
@@ -290,4 +291,201 @@ fn cutting_never_loses_a_witness() {
     assert!(searched >= 20, "only {searched} searches");
     assert!(exhausted >= 5, "only {exhausted} searches found nothing");
     assert!(with_cut < without);
+}
+
+/// The scenario of the vector `route-cached-parallel` (two parallel calls
+/// of one tool asking the same rememberable question), with a second
+/// prompter reply so that an implementation that prompts twice is
+/// answered.
+fn cached_parallel() -> Scenario {
+    let v = inquiry_model::conformance::curated()
+        .unwrap()
+        .into_iter()
+        .find(|v| v.name == "route-cached-parallel")
+        .expect("the vector route-cached-parallel");
+    let mut s = v.scenario;
+    s.prompter
+        .push(serde_json::from_value(json!({"reply": "answer", "value": true})).unwrap());
+    s
+}
+
+/// The call an event of the test scenarios belongs to (`call_1.…` → `call_1`).
+fn call_of(e: &serde_json::Value) -> String {
+    let id = e["id"].as_str().unwrap_or("");
+    id.split('.').next().unwrap_or("").to_owned()
+}
+
+/// `o` (one turn of one cycle) as the log of an implementation that ran
+/// each call to its end, the last call first: the turn's requests first,
+/// then every other event call by call; each prompt after the same events
+/// of its own call as before, reported without its call ID.
+fn last_call_first(mut o: Observed) -> Observed {
+    let head = o
+        .stream
+        .iter()
+        .take_while(|e| matches!(e["type"].as_str(), Some("turn_start" | "tool_call_request")))
+        .count();
+    let mut calls: Vec<String> = Vec::new();
+    for e in &o.stream[head..] {
+        let c = call_of(e);
+        if !calls.contains(&c) {
+            calls.push(c);
+        }
+    }
+    let mut order: Vec<usize> = (0..head).collect();
+    for c in calls.iter().rev() {
+        order.extend((head..o.stream.len()).filter(|&i| call_of(&o.stream[i]) == *c));
+    }
+    let new_place = |old: usize| order.iter().position(|&i| i == old).unwrap();
+    for p in &mut o.prompts {
+        // The last event of its own call persisted before it.
+        let before = (0..p.stream_position)
+            .rev()
+            .find(|&i| call_of(&o.stream[i]) == p.tool_call_id);
+        p.stream_position = before.map_or(0, |i| new_place(i) + 1);
+        p.tool_call_id.clear();
+    }
+    o.prompts.sort_by_key(|p| p.stream_position);
+    o.stream = order.iter().map(|&i| o.stream[i].clone()).collect();
+    o
+}
+
+/// `s` with the schedule that routes both calls' questions first, then
+/// answers the later call's prompt first (picks: the first call, the
+/// second, the second prompt).
+fn routed_first(s: &Scenario) -> Scenario {
+    let mut s = s.clone();
+    s.schedule = vec![0, 0, 1];
+    s
+}
+
+/// A free implementation that routes every question of a cycle as if the
+/// cycle had remembered nothing: what it did is the model's run with every
+/// question routed before any is answered ([`routed_first`]), and
+/// its log shows it ran the calls one after another, the last first: call 2
+/// answered (remembered) and done before call 1's question was routed, yet
+/// call 1 prompted again (RFD 082 step 3: a cached answer, "No prompt is
+/// shown").
+struct IgnoresCycleCache;
+
+impl Implementation for IgnoresCycleCache {
+    fn run(&mut self, s: &Scenario) -> Result<Observed, ImplementationError> {
+        Model::default().run(&routed_first(s)).map(last_call_first)
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        FreeModel::default().capabilities()
+    }
+}
+
+/// A free implementation that runs the calls of a cycle one after another,
+/// the last first, each to its end, and reads the answers the cycle
+/// remembered: correct.
+struct LastCallFirst;
+
+impl Implementation for LastCallFirst {
+    fn run(&mut self, s: &Scenario) -> Result<Observed, ImplementationError> {
+        let mut newest_first = s.clone();
+        // Two pieces of work are pending at most: 1 picks the newer.
+        newest_first.schedule = vec![1; 16];
+        let mut o = Model::default().run(&newest_first)?;
+        for p in &mut o.prompts {
+            p.tool_call_id.clear();
+        }
+        Ok(o)
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        FreeModel::default().capabilities()
+    }
+}
+
+/// Rule: CONF-WITNESS-ORDER — a free implementation whose log shows call 2
+/// answered with remember and done before call 1's question was routed,
+/// yet call 1 prompted again, fails under every schedule: each call's own
+/// events equal a schedule of the model where both questions are routed
+/// first (so matching each call alone passes it), but no schedule routes
+/// call 1 after call 2's answer and still prompts. A correct implementation
+/// running the calls in that same order (call 1 answered from the cache)
+/// passes.
+#[test]
+fn a_call_that_ignores_its_cycles_remembered_answer_fails_when_free() {
+    let s = cached_parallel();
+    let actual = IgnoresCycleCache.run(&s).unwrap();
+    assert_eq!(actual.prompts.len(), 2);
+    let routed_first = Model::default().run(&routed_first(&s)).unwrap();
+    assert_eq!(
+        witness::compare_observed(&s, &routed_first, &actual, &all_kinds()),
+        None,
+        "each call alone matches the run that routes both first"
+    );
+    let d = witness::log_order(&routed_first, &actual, &all_kinds()).expect("out of order");
+    assert_eq!(d.kind, "log_order", "{d:?}");
+    assert!(d.at.contains("call \"call_1\""), "{d:?}");
+    let f =
+        inquiry_model::conformance::check_one(&mut IgnoresCycleCache, "cached", &s).expect("fails");
+    assert!(
+        matches!(f.verdict, Verdict::DivergedEverySchedule { .. }),
+        "{}",
+        f.verdict
+    );
+    let right = LastCallFirst.run(&s).unwrap();
+    assert_eq!(right.prompts.len(), 1, "call 1 is answered from the cache");
+    assert_eq!(
+        inquiry_model::conformance::check_one(&mut LastCallFirst, "cached", &s),
+        None
+    );
+}
+
+/// Rule: CONF-WITNESS — the cut on a tool response prunes: three parallel
+/// calls of a tool that asks nothing, the implementation's response to
+/// `call_1` of another kind (`result_withheld`, still not an error, so the
+/// stream is the model's). A run where `call_1` is not the last to finish
+/// is cut at the next choice, which also prunes the runs below that choice
+/// (5 runs, 3 cut); the two where it is last run to the end and differ.
+/// Without the cut all 3! = 6 run to the end.
+#[test]
+fn the_cut_on_a_tool_response_prunes() {
+    let s: Scenario = serde_json::from_value(json!({
+        "tools": {"t": {"source": {"kind": "local"}, "run": "unattended",
+            "program": {"kind": "script", "asks": []}}},
+        "turns": [{"user": "go", "cycles": [[
+            {"id": "call_1", "tool": "t"}, {"id": "call_2", "tool": "t"}, {"id": "call_3", "tool": "t"}
+        ]]}]
+    }))
+    .unwrap();
+    let mut actual = Model::default().run(&s).unwrap();
+    let r = actual
+        .tool_responses
+        .iter_mut()
+        .find(|r| r.tool_call_id == "call_1")
+        .unwrap();
+    assert!(!r.is_error);
+    r.kind = inquiry_model::conformance::ResponseKind::ResultWithheld;
+    let how = |cut| Search {
+        observes: all_kinds(),
+        budget: 100,
+        cut,
+        skip_pins: Default::default(),
+    };
+    let (outcome, stats) = witness::search(&s, &actual, &how(true)).unwrap();
+    assert_eq!(outcome, Outcome::Exhausted);
+    assert_eq!(
+        stats,
+        witness::Stats {
+            schedules: 5,
+            cut: 3,
+            complete: 2
+        }
+    );
+    let (outcome, stats) = witness::search(&s, &actual, &how(false)).unwrap();
+    assert_eq!(outcome, Outcome::Exhausted);
+    assert_eq!(
+        stats,
+        witness::Stats {
+            schedules: 6,
+            cut: 0,
+            complete: 6
+        }
+    );
 }
