@@ -9,7 +9,8 @@ use std::cell::Cell;
 use std::time::Duration;
 
 use inquiry_model::conformance::run::{
-    CaseId, CaseResult, Limits, Progress, Run, RunReport, ShrinkEnd, draw, unused_tools,
+    CaseId, CaseResult, Limits, Progress, Run, RunReport, ShrinkEnd, ShrinkRuns, draw,
+    unused_tools, without_unused,
 };
 use inquiry_model::conformance::{self, Model, Vector, core_scenario, core_scenarios};
 use inquiry_model::generate::scenario::{scenario_under, size};
@@ -38,6 +39,7 @@ fn full(p: ProfileName) -> BoxedStrategy<Scenario> {
 const LIMITS: Limits = Limits {
     shrink_steps: 2000,
     scenario_time: Duration::from_secs(60),
+    shrink_runs: ShrinkRuns::AsTheRun,
 };
 
 /// Runs `imp` on `vectors` and `n` generated cases of rfd083 (seed 3).
@@ -100,21 +102,26 @@ fn any_number_of_core_cases_can_be_drawn() {
     }
 }
 
-/// Rule: CONF-RUN-TO-THE-END — an implementation with two independent
-/// faults, on the committed vectors and 300 generated cases: every case
-/// runs; each kind of first difference is one group whose count is the
-/// number of failing cases of that kind; both faults' kinds are there;
-/// each example still fails as its kind when run again, generated
-/// examples are shrunk (no larger than drawn) and keep no tool that no
-/// call uses.
+/// Rule: CONF-RUN-TO-THE-END, CONF-GROUP-SIGNATURE — an implementation
+/// with two independent faults, on the committed vectors and 300 generated
+/// cases: every case runs; each signature is one group whose count is the
+/// number of failing cases with that signature; both faults' kinds are
+/// there; each example still fails with its signature when run again,
+/// generated examples are shrunk (no larger than drawn) and keep no tool
+/// that no call uses.
 #[test]
-fn a_run_goes_to_the_end_and_groups_failures_by_kind() {
+fn a_run_goes_to_the_end_and_groups_failures_by_signature() {
     let vectors = conformance::vectors(conformance::COMMITTED.0, 0).unwrap();
     let r = run_with(&mut two_faults(), &full, LIMITS, &|| false, &vectors, 300);
     assert_eq!(r.outcomes.len(), vectors.len() + 300);
+    assert_eq!(r.adapter_runs, r.outcomes.len() as u64);
     assert!(!r.stopped);
     assert_eq!(r.harness_errors(), 0);
-    let kinds: Vec<&str> = r.groups.iter().map(|g| g.kind.as_str()).collect();
+    let kinds: Vec<&str> = r
+        .groups
+        .iter()
+        .flat_map(|g| g.kinds.iter().map(|(k, _)| k.as_str()))
+        .collect();
     // `record_after_routing` shows as a prompt shown too early;
     // `persist_secret` as a different inquiry_response event.
     assert!(kinds.contains(&"diverged:prompts"), "{kinds:?}");
@@ -127,22 +134,30 @@ fn a_run_goes_to_the_end_and_groups_failures_by_kind() {
         let failing = r
             .outcomes
             .iter()
-            .filter(|o| matches!(&o.result, CaseResult::Failed(f) if f.verdict.kind() == g.kind))
+            .filter(|o| {
+                matches!(&o.result, CaseResult::Failed(f) if f.verdict.signature() == g.signature)
+            })
             .count();
-        assert_eq!(g.cases.len(), failing, "{}", g.kind);
+        assert_eq!(g.cases.len(), failing, "{}", g.signature);
+        assert_eq!(
+            g.kinds.iter().map(|(_, n)| n).sum::<usize>(),
+            failing,
+            "{}",
+            g.signature
+        );
         total += failing;
         let again = conformance::check_one(&mut two_faults(), "again", &g.example.scenario)
             .expect("the example still fails");
-        assert_eq!(again.verdict.kind(), g.kind);
+        assert_eq!(again.verdict.signature(), g.signature);
         if let Some(s) = &g.shrink {
             assert!(matches!(g.example_case, CaseId::Generated { .. }));
-            assert!(size(&g.example.scenario) <= s.from_size, "{}", g.kind);
+            assert!(size(&g.example.scenario) <= s.from_size, "{}", g.signature);
             assert!(s.steps > 0 && s.steps <= LIMITS.shrink_steps);
-            assert!(
-                unused_tools(&g.example.scenario).is_empty() || !s.dropped_tools.is_empty(),
-                "{}: {:?}",
-                g.kind,
-                unused_tools(&g.example.scenario)
+            assert_eq!(
+                unused_tools(&g.example.scenario),
+                Vec::<String>::new(),
+                "{}",
+                g.signature
             );
         }
     }
@@ -172,8 +187,8 @@ fn a_stopped_run_reports_what_it_found() {
 
 /// Rule: CONF-RUN-TO-THE-END — shrinking keeps to its limits: switched off
 /// it tries nothing and the example is the case as drawn (drawn again by
-/// its index alone); with a budget of 3 steps it tries at most 3; with no
-/// time left it tries none.
+/// its index alone) without what nothing uses; with a budget of 3 steps it
+/// tries at most 3; with no time left it tries none.
 #[test]
 fn shrinking_keeps_to_its_budget_and_time_limit() {
     let off = Limits {
@@ -188,13 +203,16 @@ fn shrinking_keeps_to_its_budget_and_time_limit() {
         let CaseId::Generated { seed, index, .. } = g.example_case else {
             panic!("{:?}", g.example_case)
         };
-        let drawn = draw(&full(ProfileName::Rfd083), seed, index).unwrap();
-        let mut example = g.example.scenario.clone();
-        // Only unused tools may have been dropped from the drawn case.
-        let mut drawn = drawn.current();
-        drawn.tools.retain(|t, _| !s.dropped_tools.contains(t));
-        example.tools.retain(|t, _| !s.dropped_tools.contains(t));
-        assert_eq!(example, drawn, "{}", g.kind);
+        let drawn = draw(&full(ProfileName::Rfd083), seed, index)
+            .unwrap()
+            .current();
+        // Only what nothing uses may have been removed from the drawn case.
+        let expected = if s.unused_removed.is_empty() {
+            drawn
+        } else {
+            without_unused(&drawn).0
+        };
+        assert_eq!(g.example.scenario, expected, "{}", g.signature);
     }
     let three = Limits {
         shrink_steps: 3,
@@ -204,7 +222,10 @@ fn shrinking_keeps_to_its_budget_and_time_limit() {
     for g in &r.groups {
         let s = g.shrink.as_ref().expect("a generated example");
         assert!(s.steps <= 3, "{}", s.steps);
-        assert!(matches!(s.end, ShrinkEnd::StepBudget | ShrinkEnd::Done));
+        assert!(matches!(
+            s.end,
+            ShrinkEnd::StepBudget | ShrinkEnd::Done | ShrinkEnd::RunBudget
+        ));
     }
     let no_time = Limits {
         scenario_time: Duration::ZERO,
