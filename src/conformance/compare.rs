@@ -459,7 +459,11 @@ fn kind_name(kind: &ResponseKind) -> String {
 /// The root cause of two differing tool-response classes.
 fn response_root(x: &ResponseClass, y: &ResponseClass) -> String {
     if x.1 != y.1 {
-        format!("tool response kind: {} → {}", kind_name(&x.1), kind_name(&y.1))
+        format!(
+            "tool response kind: {} → {}",
+            kind_name(&x.1),
+            kind_name(&y.1)
+        )
     } else if x.0 != y.0 {
         format!(
             "tool response {}: is_error {} → {}",
@@ -504,8 +508,12 @@ fn call_root(
     if let Some((x, y)) = pair("inquiry_response") {
         return Some(event_root(&x, &y));
     }
-    let invocations =
-        |o: &Observed| o.invocations.iter().filter(|i| i.tool_call_id == call).count();
+    let invocations = |o: &Observed| {
+        o.invocations
+            .iter()
+            .filter(|i| i.tool_call_id == call)
+            .count()
+    };
     if events(at, "tool_call_request").len() < events(et, "tool_call_request").len()
         || invocations(actual) < invocations(expected)
     {
@@ -688,10 +696,7 @@ fn first_difference(
                     return Some((
                         Divergence {
                             kind: format!("stream/{ty}"),
-                            at: format!(
-                                "{}, call {call:?}, event #{i} of that call",
-                                turn_name(t)
-                            ),
+                            at: format!("{}, call {call:?}, event #{i} of that call", turn_name(t)),
                             expected: show(x.get(i)),
                             actual: show(y.get(i)),
                             signature: Signature::of(presence(ty, x.get(i), y.get(i), event_root)),

@@ -28,13 +28,13 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde::Serialize;
 
 use super::{
-    Failure, ImplementationError, Implementation, Observed, Signature, Vector, Verdict,
-    check_one, judge,
+    Failure, Implementation, ImplementationError, Observed, Signature, Vector, Verdict, check_one,
+    judge,
 };
 use crate::generate::scenario::size;
 use crate::profile::ProfileName;
 use crate::scenario::Scenario;
-use crate::scenario::strip::strip;
+use crate::scenario::strip::{strip, strip_candidates};
 pub use crate::scenario::strip::{unused_tools, without_unused};
 
 /// Which case: a vector by name, or a generated case by profile, seed and
@@ -454,11 +454,7 @@ impl<'a> Run<'a> {
                     error,
                     scenario: None,
                 },
-                Ok(tree) => result_of(check_one(
-                    &mut self.imp,
-                    &case.to_string(),
-                    &tree.current(),
-                )),
+                Ok(tree) => result_of(check_one(&mut self.imp, &case.to_string(), &tree.current())),
             };
             self.record(case, started, result);
         }
@@ -615,8 +611,13 @@ impl<'a> Run<'a> {
         if allowance > 0 && self.go_on() {
             best = self.unused_removed(&name, best, signature, &mut shrink.unused_removed);
         }
-        // One run kept back for the last removal of unused parts.
+        // One run kept back for the last removal of unused parts, and up to
+        // half of the rest for the strip pass, which removes whole turns,
+        // replies and calls in a few runs where the generator's shrinking
+        // lowers one choice at a time.
         let loop_allowance = allowance.saturating_sub(1);
+        let reserve = (strip_candidates(&best.scenario) as u64).min(loop_allowance / 2);
+        let generator_allowance = loop_allowance - reserve;
         let strategy = (self.generator)(*profile);
         let mut steps = 0u32;
         shrink.end = if self.limits.shrink_steps == 0 {
@@ -629,7 +630,8 @@ impl<'a> Run<'a> {
                     let mut end = ShrinkEnd::Done;
                     let mut more = tree.simplify();
                     while more {
-                        if let Some(e) = self.must_stop(steps, runs0, loop_allowance, deadline) {
+                        if let Some(e) = self.must_stop(steps, runs0, generator_allowance, deadline)
+                        {
                             end = e;
                             break;
                         }
@@ -648,7 +650,10 @@ impl<'a> Run<'a> {
                 }
             }
         };
-        if matches!(shrink.end, ShrinkEnd::Done | ShrinkEnd::StepBudget) {
+        if matches!(
+            shrink.end,
+            ShrinkEnd::Done | ShrinkEnd::StepBudget | ShrinkEnd::RunBudget
+        ) {
             let mut end = None;
             let (stripped, _) = strip(
                 best,
@@ -669,7 +674,13 @@ impl<'a> Run<'a> {
                 // The strip pass's own step budget does not change why the
                 // generator's shrinking ended.
                 Some(ShrinkEnd::StepBudget) | None => {}
-                Some(e) => shrink.end = e,
+                Some(
+                    e @ (ShrinkEnd::RunBudget
+                    | ShrinkEnd::TimeLimit
+                    | ShrinkEnd::Stopped
+                    | ShrinkEnd::Done
+                    | ShrinkEnd::Off),
+                ) => shrink.end = e,
             }
         }
         if self.imp.runs - runs0 < allowance && !self.stopped {
@@ -711,7 +722,12 @@ impl<'a> Run<'a> {
     }
 
     /// `s`'s failure, if it fails with `signature`.
-    fn same_signature(&mut self, name: &str, s: &Scenario, signature: &Signature) -> Option<Failure> {
+    fn same_signature(
+        &mut self,
+        name: &str,
+        s: &Scenario,
+        signature: &Signature,
+    ) -> Option<Failure> {
         check_one(&mut self.imp, name, s).filter(|f| f.verdict.signature() == *signature)
     }
 }

@@ -41,11 +41,9 @@ pub fn without_unused(s: &Scenario) -> (Scenario, Vec<String>) {
     let unused = unused_tools(&best);
     if unused.len() > 1 {
         let all = unused.clone();
-        attempt(
-            &mut best,
-            format!("tools {}", all.join(", ")),
-            &|c| c.tools.retain(|t, _| !all.contains(t)),
-        );
+        attempt(&mut best, format!("tools {}", all.join(", ")), &|c| {
+            c.tools.retain(|t, _| !all.contains(t))
+        });
     }
     for t in unused_tools(&best) {
         attempt(&mut best, format!("tool {t}"), &|c| {
@@ -92,7 +90,9 @@ pub fn without_unused(s: &Scenario) -> (Scenario, Vec<String>) {
             c.backend_by_id.shift_remove(&id);
         });
     }
-    attempt(&mut best, "inquiry_model".to_owned(), &|c| c.inquiry_model = None);
+    attempt(&mut best, "inquiry_model".to_owned(), &|c| {
+        c.inquiry_model = None
+    });
     for k in (0..best.toggles.len()).rev() {
         attempt(&mut best, format!("toggles[{k}]"), &|c| {
             c.toggles.remove(k);
@@ -264,6 +264,14 @@ impl List {
             }
         }
     }
+}
+
+/// How many candidates the strip pass ([`strip`]) judges at most for `s`:
+/// one per turn, reply, schedule pick and call, and one per unused tool
+/// (with the removal of all of them at once).
+pub fn strip_candidates(s: &Scenario) -> usize {
+    let unused = unused_tools(s).len();
+    List::ALL.iter().map(|l| l.len(s)).sum::<usize>() + unused + usize::from(unused > 1)
 }
 
 /// The tools of `s` no call names, in the scenario's order.

@@ -49,11 +49,7 @@ fn example_line(g: &Group) -> String {
                 let _ = write!(line, "; tools dropped: {}", s.dropped_tools.join(", "));
             }
             if !s.unused_removed.is_empty() {
-                let _ = write!(
-                    line,
-                    "; unused, removed: {}",
-                    s.unused_removed.join(", ")
-                );
+                let _ = write!(line, "; unused, removed: {}", s.unused_removed.join(", "));
             }
             line
         }
@@ -359,14 +355,14 @@ fn shrink_properties(r: &RunReport) -> String {
     let mut o = String::from("    <properties>\n");
     for (name, value) in [
         ("run.adapter_runs", r.adapter_runs.to_string()),
-        ("shrinking.adapter_runs", r.shrinking.adapter_runs.to_string()),
+        (
+            "shrinking.adapter_runs",
+            r.shrinking.adapter_runs.to_string(),
+        ),
         ("shrinking.budget", r.shrinking.budget.to_string()),
         ("shrinking.seconds", format!("{:.3}", r.shrinking.seconds)),
     ] {
-        let _ = writeln!(
-            o,
-            "      <property name=\"{name}\" value=\"{value}\"/>"
-        );
+        let _ = writeln!(o, "      <property name=\"{name}\" value=\"{value}\"/>");
     }
     o.push_str("    </properties>\n");
     o

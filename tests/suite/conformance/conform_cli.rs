@@ -146,10 +146,11 @@ fn the_broken_python_adapter_fails_with_a_shrunk_scenario() {
     let (again, _) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{again}");
     assert!(
-        again.lines().any(|l| l
-            .starts_with(&format!("  generated rfd083 seed 3 case {k}: "))
-            && l.ends_with(")")
-            && l.contains(" (diverged:")),
+        again.lines().any(
+            |l| l.starts_with(&format!("  generated rfd083 seed 3 case {k}: "))
+                && l.ends_with(")")
+                && l.contains(" (diverged:")
+        ),
         "{again}"
     );
     assert!(again.contains("not shrunk"), "{again}");
@@ -389,7 +390,9 @@ fn two_bugs_in_one_kind_are_two_groups_in_text_json_and_junit() {
             .find(|(s, _, _)| s == sig)
             .unwrap_or_else(|| panic!("no group {sig}: {groups:?}"));
         assert!(
-            kinds.iter().any(|k| k == "diverged:stream/inquiry_response"),
+            kinds
+                .iter()
+                .any(|k| k == "diverged:stream/inquiry_response"),
             "{kinds:?}"
         );
     }

@@ -391,7 +391,11 @@ fn two_unrelated_bugs_in_one_kind_are_two_groups() {
         assert!(!g.example.verdict.signature().0.contains("secret"));
     }
     // Sorted largest first.
-    assert!(r.groups.windows(2).all(|w| w[0].cases.len() >= w[1].cases.len()));
+    assert!(
+        r.groups
+            .windows(2)
+            .all(|w| w[0].cases.len() >= w[1].cases.len())
+    );
 }
 
 /// Rule: CONF-GROUP-SIGNATURE — one bug (a reused call ID never run) that
@@ -416,12 +420,13 @@ fn one_bug_in_several_kinds_is_one_group() {
     );
     let g = never[0];
     assert!(g.kinds.len() >= 2, "{:?}", g.kinds);
-    assert_eq!(
-        g.kinds.iter().map(|(_, n)| n).sum::<usize>(),
-        g.cases.len()
-    );
+    assert_eq!(g.kinds.iter().map(|(_, n)| n).sum::<usize>(), g.cases.len());
     // The largest group: most of the bug's failures show as it.
-    assert_eq!(r.groups[0].signature, g.signature, "{:?}", r.groups[0].kinds);
+    assert_eq!(
+        r.groups[0].signature, g.signature,
+        "{:?}",
+        r.groups[0].kinds
+    );
 }
 
 /// Rule: CONF-SHRINK-BUDGET — by default all shrinking together spends at
@@ -514,5 +519,8 @@ fn no_example_keeps_an_unused_tool() {
     assert!(!stripped.tools.contains_key("spare"), "{gone:?}");
     assert!(stripped.tools.contains_key("fs"));
     assert_eq!(stripped.prompter.len(), 1, "{gone:?}");
-    assert_eq!(scenario::run(&stripped).unwrap(), scenario::run(&s).unwrap());
+    assert_eq!(
+        scenario::run(&stripped).unwrap(),
+        scenario::run(&s).unwrap()
+    );
 }
