@@ -32,7 +32,8 @@ pub(crate) const CONFORM_JSON_VERSION: u32 = 1;
 /// How `conform` reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ConformFormat {
-    /// For a person: per kind of failure a count and the smallest example.
+    /// For a person: per root cause of failure a count and the smallest
+    /// example.
     Text,
     /// One JSON document (versioned).
     Json,
