@@ -28,7 +28,7 @@ pub mod pins;
 pub mod run;
 pub mod witness;
 
-pub use compare::{Divergence, MARKS, Mark, compare, side_by_side};
+pub use compare::{Divergence, MARKS, Mark, Signature, compare, side_by_side};
 pub use curated::curated;
 pub use observe::{Invocation, Observed, Prompt, Record, Recorder, Remembered, ToolResponse};
 pub(crate) use pins::pins_of;
@@ -151,6 +151,24 @@ impl Verdict {
                 format!("diverged:{}", divergence.kind)
             }
             Verdict::NoWitness { .. } => "no_witness".to_owned(),
+        }
+    }
+
+    /// The root cause a run groups this failure by and shrinking keeps
+    /// (rule `CONF-GROUP-SIGNATURE`): a divergence's [`compare::Signature`]
+    /// (under every schedule or the scenario's own), else the category.
+    pub fn signature(&self) -> compare::Signature {
+        match self {
+            Verdict::Diverged(d) | Verdict::DivergedEverySchedule { divergence: d, .. } => {
+                d.signature.clone()
+            }
+            Verdict::NoWitness { divergence, .. } => {
+                compare::Signature(format!("no witness: {}", divergence.signature))
+            }
+            Verdict::ImplementationFailed { .. } => {
+                compare::Signature("implementation failed".to_owned())
+            }
+            Verdict::ModelRefused { .. } => compare::Signature("model refused".to_owned()),
         }
     }
 }

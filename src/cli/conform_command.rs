@@ -1,8 +1,8 @@
 //! `inquiry-model conform`: runs an implementation in any language, as a
 //! subprocess speaking JSON Lines (`spec/conform-protocol.md`), on the
 //! conformance vectors (built into the binary, or `--vectors DIR`) and on
-//! generated scenarios; runs every scenario, groups the failures by kind,
-//! shrinks one example per kind, and reports as text, JSON or JUnit XML
+//! generated scenarios; runs every scenario, groups the failures by root
+//! cause, shrinks one example per group, and reports as text, JSON or JUnit XML
 //! (rules `CLI-CONFORM`, `CONF-RUN-TO-THE-END`).
 
 use std::io::Write;
@@ -16,7 +16,7 @@ mod output;
 mod subprocess;
 
 use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
-use crate::conformance::run::{Limits, Progress, Run, RunReport};
+use crate::conformance::run::{Limits, Progress, Run, RunReport, ShrinkRuns};
 use crate::conformance::{self, Vector};
 use crate::profile::ProfileName;
 use crate::scenario::Scenario;
@@ -32,7 +32,8 @@ pub(crate) const CONFORM_JSON_VERSION: u32 = 1;
 /// How `conform` reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ConformFormat {
-    /// For a person: per kind of failure a count and the smallest example.
+    /// For a person: per root cause of failure a count and the smallest
+    /// example.
     Text,
     /// One JSON document (versioned).
     Json,
@@ -47,7 +48,8 @@ The adapter command is run with `sh -c`; it reads one JSON message per line \
 on stdin and answers each with one line on stdout (spec/conform-protocol.md). \
 Vectors of profiles the adapter does not list in `init_ok` (or not given with \
 --profile) are skipped and counted. Every scenario is run; failures are \
-grouped by the kind of their first difference, one example per kind shrunk. \
+grouped by root cause (the values that differ), one example per group shrunk \
+(by default, all shrinking spends at most the run's own adapter runs). \
 Exit 0: every scenario passed; 1: a divergence or an implementation failure; \
 2: the adapter is unusable (does not start or fails the handshake), the \
 vectors cannot be read, the harness could not judge a scenario (the \
@@ -92,9 +94,14 @@ pub(crate) struct ConformArgs {
     /// Scenarios tried, at most, when shrinking one kind's example.
     #[arg(long, value_name = "STEPS", default_value_t = 10000)]
     shrink_budget: u32,
-    /// Do not shrink: report each kind's smallest failure as drawn.
+    /// Do not shrink: report each group's smallest failure as drawn (what
+    /// nothing uses is still removed).
     #[arg(long)]
     no_shrink: bool,
+    /// Adapter runs all shrinking together may spend (default: as many as
+    /// the run's cases took), shared among the groups, largest first.
+    #[arg(long, value_name = "RUNS")]
+    shrink_runs: Option<u64>,
     /// Seconds one scenario may take, its shrinking included; shrinking
     /// stops there and reports the smallest failure found so far.
     #[arg(long, value_name = "SECONDS", default_value_t = 120)]
@@ -299,12 +306,16 @@ pub(crate) fn conform_with_stop(
             args.shrink_budget
         },
         scenario_time: Duration::from_secs(args.scenario_time_limit),
+        shrink_runs: match args.shrink_runs {
+            None => ShrinkRuns::AsTheRun,
+            Some(n) => ShrinkRuns::AtMost(n),
+        },
     };
     let line = super::progress::Progress::start(global, "conform", total as u64, "cases");
     let mut progress = |p: Progress| {
         let what = match p.shrinking {
             None => String::new(),
-            Some(k) => format!("; shrinking kind {k}"),
+            Some(k) => format!("; shrinking group {k}"),
         };
         line.set(
             p.done as u64,
@@ -373,9 +384,8 @@ mod tests {
     fn report(results: Vec<CaseResult>, stopped: bool) -> RunReport {
         RunReport {
             outcomes: results.into_iter().map(outcome).collect(),
-            groups: Vec::new(),
             stopped,
-            seconds: 0.0,
+            ..RunReport::default()
         }
     }
 

@@ -148,6 +148,32 @@ pub struct Divergence {
     pub expected: String,
     /// What the implementation did there.
     pub actual: String,
+    /// The root cause it is grouped by ([`Signature`]): the differing
+    /// values, not where they first show.
+    pub signature: Signature,
+}
+
+/// A divergence's root cause, as the values that differ (model → implementation):
+/// `inquiry_response reason: user → backend_error`, `call never run`,
+/// `tool response kind: cancelled_by_user → inquiry_failed`,
+/// `inquiry_request missing`. It names no call, tool, question or answer, so
+/// the same bug has the same signature in every scenario, and never holds an
+/// answer value (rule `CONF-GROUP-SIGNATURE`; `spec/conform-protocol.md`
+/// "Groups").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Signature(pub String);
+
+impl std::fmt::Display for Signature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Signature {
+    fn of(s: impl Into<String>) -> Signature {
+        Signature(s.into())
+    }
 }
 
 fn show<T: Serialize>(x: Option<&T>) -> String {
@@ -311,7 +337,8 @@ fn first_in_groups<T: PartialEq>(
     a: &BTreeMap<String, Vec<T>>,
     b: &BTreeMap<String, Vec<T>>,
     label: impl Fn(&T) -> String,
-) -> Option<Divergence> {
+    root: impl Fn(Option<&T>, Option<&T>) -> String,
+) -> Option<(Divergence, Option<String>)> {
     let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     for k in keys {
         let (x, y) = (
@@ -320,16 +347,190 @@ fn first_in_groups<T: PartialEq>(
         );
         for i in 0..x.len().max(y.len()) {
             if x.get(i) != y.get(i) {
-                return Some(Divergence {
-                    kind: kind.to_owned(),
-                    at: format!("call {k}, #{i}"),
-                    expected: shown(x.get(i), &label),
-                    actual: shown(y.get(i), &label),
-                });
+                return Some((
+                    Divergence {
+                        kind: kind.to_owned(),
+                        at: format!("call {k}, #{i}"),
+                        expected: shown(x.get(i), &label),
+                        actual: shown(y.get(i), &label),
+                        signature: Signature::of(root(x.get(i), y.get(i))),
+                    },
+                    Some(k.clone()),
+                ));
             }
         }
     }
     None
+}
+
+/// `what missing` / `what extra` where one side has nothing, else
+/// `differs(x, y)`.
+fn presence<T>(
+    what: &str,
+    x: Option<&T>,
+    y: Option<&T>,
+    differs: impl Fn(&T, &T) -> String,
+) -> String {
+    match (x, y) {
+        (Some(x), Some(y)) => differs(x, y),
+        (Some(_), None) => format!("{what} missing"),
+        (None, Some(_)) => format!("{what} extra"),
+        (None, None) => format!("{what} differs"),
+    }
+}
+
+/// The names of the top-level fields two JSON objects differ in, sorted.
+fn differing_fields(x: &Value, y: &Value) -> String {
+    let empty = serde_json::Map::new();
+    let (a, b) = (
+        x.as_object().unwrap_or(&empty),
+        y.as_object().unwrap_or(&empty),
+    );
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let differ: Vec<&str> = keys
+        .into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(String::as_str)
+        .collect();
+    match differ.as_slice() {
+        [] => "differs".to_owned(),
+        [one] => format!("{one} differs"),
+        many => format!("{} differ", many.join(", ")),
+    }
+}
+
+fn str_field<'v>(v: &'v Value, field: &str) -> &'v str {
+    v.get(field).and_then(Value::as_str).unwrap_or("?")
+}
+
+/// An `inquiry_response`'s outcome as a signature shows it: `answered`,
+/// `redacted`, `cancelled (reason)`.
+fn outcome_label(v: &Value) -> String {
+    match str_field(v, "outcome") {
+        "cancelled" => format!("cancelled ({})", str_field(v, "reason")),
+        other => other.to_owned(),
+    }
+}
+
+/// The root cause of two differing events of one call, by their values:
+/// an `inquiry_response`'s outcome or reason, a `tool_call_response`'s
+/// `is_error`, another event's differing field names.
+fn event_root(x: &Value, y: &Value) -> String {
+    let (tx, ty) = (str_field(x, "type"), str_field(y, "type"));
+    if tx != ty {
+        return format!("event {tx} → {ty}");
+    }
+    match tx {
+        "inquiry_response" => {
+            let (ox, oy) = (str_field(x, "outcome"), str_field(y, "outcome"));
+            if ox != oy {
+                format!(
+                    "inquiry_response outcome: {} → {}",
+                    outcome_label(x),
+                    outcome_label(y)
+                )
+            } else if ox == "cancelled" && x.get("reason") != y.get("reason") {
+                format!(
+                    "inquiry_response reason: {} → {}",
+                    str_field(x, "reason"),
+                    str_field(y, "reason")
+                )
+            } else {
+                format!("inquiry_response {}", differing_fields(x, y))
+            }
+        }
+        "tool_call_response" if x.get("is_error") != y.get("is_error") => format!(
+            "tool_call_response is_error: {} → {}",
+            show(x.get("is_error")),
+            show(y.get("is_error"))
+        ),
+        other => format!("{other} {}", differing_fields(x, y)),
+    }
+}
+
+/// A tool response's kind as JSON names it (`cancelled_by_user`).
+fn kind_name(kind: &ResponseKind) -> String {
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| format!("{kind:?}"))
+}
+
+/// The root cause of two differing tool-response classes.
+fn response_root(x: &ResponseClass, y: &ResponseClass) -> String {
+    if x.1 != y.1 {
+        format!(
+            "tool response kind: {} → {}",
+            kind_name(&x.1),
+            kind_name(&y.1)
+        )
+    } else if x.0 != y.0 {
+        format!(
+            "tool response {}: is_error {} → {}",
+            kind_name(&x.1),
+            show(x.0.as_ref()),
+            show(y.0.as_ref())
+        )
+    } else {
+        format!("tool response {}: body differs", kind_name(&x.1))
+    }
+}
+
+/// The root cause found on the call where the first difference is, in
+/// this order, whatever kind of entry showed it first: the first of its
+/// `inquiry_response` events both sides persisted that differ (outcome,
+/// reason); a run of it the implementation never ran (fewer
+/// `tool_call_request` events or fewer invocations than the model's);
+/// the first of its tool responses both sides gave that differ. `None`:
+/// the divergence's own root stands.
+fn call_root(
+    scenario: &Scenario,
+    (et, at): (&[Turn], &[Turn]),
+    expected: &Observed,
+    actual: &Observed,
+    call: &str,
+) -> Option<String> {
+    let events = |turns: &[Turn], ty: &str| -> Vec<Value> {
+        turns
+            .iter()
+            .filter_map(|t| t.calls.get(call))
+            .flatten()
+            .filter(|e| e.get("type").and_then(Value::as_str) == Some(ty))
+            .cloned()
+            .collect()
+    };
+    let pair = |ty: &str| {
+        events(et, ty)
+            .into_iter()
+            .zip(events(at, ty))
+            .find(|(x, y)| x != y)
+    };
+    if let Some((x, y)) = pair("inquiry_response") {
+        return Some(event_root(&x, &y));
+    }
+    let invocations = |o: &Observed| {
+        o.invocations
+            .iter()
+            .filter(|i| i.tool_call_id == call)
+            .count()
+    };
+    if events(at, "tool_call_request").len() < events(et, "tool_call_request").len()
+        || invocations(actual) < invocations(expected)
+    {
+        return Some("call never run".to_owned());
+    }
+    let classes = |o: &Observed| -> Vec<ResponseClass> {
+        o.tool_responses
+            .iter()
+            .filter(|r| r.tool_call_id == call)
+            .map(|r| response_class(scenario, r))
+            .collect()
+    };
+    classes(expected)
+        .into_iter()
+        .zip(classes(actual))
+        .find(|(x, y)| x != y)
+        .map(|(x, y)| response_root(&x, &y))
 }
 
 /// Whether this call's tool is the `ask_user` built-in in the scenario.
@@ -420,28 +621,67 @@ fn without_denied_is_error(stream: &[Value], expected: &Observed) -> Vec<Value> 
 }
 
 /// Compares an observation with the expected one on [`MARKS`]; the first
-/// divergence, or `None`.
+/// divergence, or `None`. Its [`Signature`] is the root cause found on the
+/// call where it is ([`call_root`]), else the differing values at the
+/// place itself.
 pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> Option<Divergence> {
+    let (mut d, call) = first_difference(scenario, expected, actual)?;
+    if let Some(call) = call {
+        let (et, _) = turns(&without_denied_is_error(&expected.stream, expected));
+        let (at, _) = turns(&without_denied_is_error(&actual.stream, expected));
+        if let Some(root) = call_root(scenario, (&et, &at), expected, actual, &call) {
+            d.signature = Signature(root);
+        }
+    }
+    Some(d)
+}
+
+/// The first divergence and the call it is on, if on one; its signature
+/// the differing values at that place.
+fn first_difference(
+    scenario: &Scenario,
+    expected: &Observed,
+    actual: &Observed,
+) -> Option<(Divergence, Option<String>)> {
     let (et, eat) = turns(&without_denied_is_error(&expected.stream, expected));
     let (at_, aat) = turns(&without_denied_is_error(&actual.stream, expected));
     if et.len() != at_.len() {
-        return Some(Divergence {
-            kind: "stream/turns".to_owned(),
-            at: "stream".to_owned(),
-            expected: format!("{} turn_start events", et.len() - 1),
-            actual: format!("{} turn_start events", at_.len() - 1),
-        });
+        return Some((
+            Divergence {
+                kind: "stream/turns".to_owned(),
+                at: "stream".to_owned(),
+                expected: format!("{} turn_start events", et.len() - 1),
+                actual: format!("{} turn_start events", at_.len() - 1),
+                signature: Signature::of(if at_.len() < et.len() {
+                    "turn_start missing"
+                } else {
+                    "turn_start extra"
+                }),
+            },
+            None,
+        ));
     }
     for (t, (e, a)) in et.iter().zip(&at_).enumerate() {
         let ek: Vec<&String> = e.calls.keys().collect();
         let ak: Vec<&String> = a.calls.keys().collect();
         if ek != ak {
-            return Some(Divergence {
-                kind: "stream/calls".to_owned(),
-                at: format!("turn {t}"),
-                expected: format!("events of calls {ek:?}"),
-                actual: format!("events of calls {ak:?}"),
-            });
+            let missing = ek.iter().find(|c| !a.calls.contains_key(**c));
+            let extra = ak.iter().find(|c| !e.calls.contains_key(**c));
+            let (call, root) = match (missing, extra) {
+                (Some(c), _) => ((*c).clone(), "call's events missing from a turn"),
+                (None, Some(c)) => ((*c).clone(), "call's events extra in a turn"),
+                (None, None) => (String::new(), "calls of a turn differ"),
+            };
+            return Some((
+                Divergence {
+                    kind: "stream/calls".to_owned(),
+                    at: turn_name(t),
+                    expected: format!("events of calls {ek:?}"),
+                    actual: format!("events of calls {ak:?}"),
+                    signature: Signature::of(root),
+                },
+                Some(call),
+            ));
         }
         for (call, x) in &e.calls {
             let y = &a.calls[call];
@@ -453,12 +693,16 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
                         .and_then(|v| v.get("type"))
                         .and_then(Value::as_str)
                         .unwrap_or("event");
-                    return Some(Divergence {
-                        kind: format!("stream/{ty}"),
-                        at: format!("{}, call {call:?}, event #{i} of that call", turn_name(t)),
-                        expected: show(x.get(i)),
-                        actual: show(y.get(i)),
-                    });
+                    return Some((
+                        Divergence {
+                            kind: format!("stream/{ty}"),
+                            at: format!("{}, call {call:?}, event #{i} of that call", turn_name(t)),
+                            expected: show(x.get(i)),
+                            actual: show(y.get(i)),
+                            signature: Signature::of(presence(ty, x.get(i), y.get(i), event_root)),
+                        },
+                        Some(call.clone()),
+                    ));
                 }
             }
         }
@@ -477,6 +721,15 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
         &inv(expected),
         &inv(actual),
         label_invocation,
+        |x, y| {
+            presence("invocation", x, y, |x, y| {
+                if x.0 != y.0 {
+                    "invocation tool differs".to_owned()
+                } else {
+                    "invocation answers differ".to_owned()
+                }
+            })
+        },
     ) {
         return Some(d);
     }
@@ -494,9 +747,11 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
         &resp(expected),
         &resp(actual),
         label_response,
+        |x, y| presence("tool response", x, y, response_root),
     ) {
-        if d.expected.contains("kind: tool_success") && d.actual.contains("kind: tool_success") {
-            d.kind = "tool_responses/body".to_owned();
+        if d.0.expected.contains("kind: tool_success") && d.0.actual.contains("kind: tool_success")
+        {
+            d.0.kind = "tool_responses/body".to_owned();
         }
         return Some(d);
     }
@@ -517,6 +772,17 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
         &prompts(expected, &eat),
         &prompts(actual, &aat),
         label_prompt,
+        |x, y| {
+            presence("prompt", x, y, |x, y| {
+                if x.0 > y.0 {
+                    "prompt shown with fewer of its call's events persisted".to_owned()
+                } else if x.0 < y.0 {
+                    "prompt shown with more of its call's events persisted".to_owned()
+                } else {
+                    format!("prompt presentation {}", differing_fields(&x.1, &y.1))
+                }
+            })
+        },
     ) {
         return Some(d);
     }
@@ -540,20 +806,40 @@ pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> O
                 .collect::<Vec<_>>()
                 .join("; "),
         };
-        return Some(Divergence {
-            kind: "inquiry_models".to_owned(),
-            at: "backend calls".to_owned(),
-            expected: label(&x),
-            actual: label(&y),
-        });
+        return Some((
+            Divergence {
+                kind: "inquiry_models".to_owned(),
+                at: "backend calls".to_owned(),
+                expected: label(&x),
+                actual: label(&y),
+                signature: Signature::of("inquiry models differ"),
+            },
+            None,
+        ));
     }
     let (x, y) = (&expected.remembered, &actual.remembered);
     (0..x.len().max(y.len())).find_map(|i| {
-        (x.get(i) != y.get(i)).then(|| Divergence {
-            kind: "remembered".to_owned(),
-            at: format!("turn {i}"),
-            expected: shown(x.get(i), label_remembered),
-            actual: shown(y.get(i), label_remembered),
+        (x.get(i) != y.get(i)).then(|| {
+            let root = presence("remembered turn", x.get(i), y.get(i), |x, y| {
+                let mut maps = Vec::new();
+                if x.tool_answers != y.tool_answers {
+                    maps.push("tool_answers");
+                }
+                if x.permission_decisions != y.permission_decisions {
+                    maps.push("permission_decisions");
+                }
+                format!("remembered {} keys differ", maps.join(", "))
+            });
+            (
+                Divergence {
+                    kind: "remembered".to_owned(),
+                    at: format!("turn {i}"),
+                    expected: shown(x.get(i), label_remembered),
+                    actual: shown(y.get(i), label_remembered),
+                    signature: Signature::of(root),
+                },
+                None,
+            )
         })
     })
 }

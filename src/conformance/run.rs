@@ -1,8 +1,12 @@
 //! A conformance run that goes to the end: every vector and every generated
-//! case is run (none hides another), failures are grouped by the kind of
-//! their first difference ([`Verdict::kind`]), and one representative per
-//! group is shrunk, within a budget of steps and a per-scenario time limit,
-//! to a small scenario that fails the same way (rule `CONF-RUN-TO-THE-END`).
+//! case is run (none hides another), failures are grouped by their root
+//! cause ([`Verdict::signature`], rule `CONF-GROUP-SIGNATURE`), and one
+//! representative per group is shrunk to a small scenario that fails with
+//! the same signature (rule `CONF-RUN-TO-THE-END`). Shrinking first removes
+//! what nothing uses, always; then, largest groups first, it spends at most
+//! as many adapter runs in all as the run itself did (by default), within a
+//! budget of steps per group and a per-scenario time limit (rule
+//! `CONF-SHRINK-BUDGET`).
 //!
 //! Each generated case is drawn from its own random source, seeded by the
 //! run's seed and the case's index, so a failing case is named by profile,
@@ -23,12 +27,15 @@ use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde::Serialize;
 
-use super::{Failure, Implementation, Vector, Verdict, check_one, judge};
+use super::{
+    Failure, Implementation, ImplementationError, Observed, Signature, Vector, Verdict, check_one,
+    judge,
+};
 use crate::generate::scenario::size;
 use crate::profile::ProfileName;
 use crate::scenario::Scenario;
-use crate::scenario::strip::strip;
-pub use crate::scenario::strip::unused_tools;
+use crate::scenario::strip::{strip, strip_candidates};
+pub use crate::scenario::strip::{unused_tools, without_unused};
 
 /// Which case: a vector by name, or a generated case by profile, seed and
 /// index (drawn again alone by [`draw`]).
@@ -105,6 +112,9 @@ pub enum ShrinkEnd {
     StepBudget,
     /// The per-scenario time limit ran out.
     TimeLimit,
+    /// The group's share of the run's shrinking budget (adapter runs) ran
+    /// out ([`Limits::shrink_runs`]).
+    RunBudget,
     /// The run was told to stop.
     Stopped,
     /// Shrinking was switched off (`shrink_steps` 0).
@@ -116,20 +126,48 @@ pub enum ShrinkEnd {
 pub struct Shrink {
     /// [`size`] of the scenario as first drawn.
     pub from_size: usize,
-    /// Scenarios tried while shrinking.
+    /// Smaller scenarios tried while shrinking (the generator's and the
+    /// strip pass's), each one adapter run.
     pub steps: u32,
-    /// Tools no call uses that were dropped after shrinking (the scenario
-    /// still failing the same way without them).
+    /// Adapter runs spent on this example, the checks of the removal of
+    /// unused parts included.
+    pub adapter_runs: u64,
+    /// The adapter runs this group was allowed (its share of the run's
+    /// shrinking budget).
+    pub allowance: u64,
+    /// Wall time spent shrinking it, in seconds.
+    pub seconds: f64,
+    /// The tools of the drawn scenario the example no longer has.
     pub dropped_tools: Vec<String>,
+    /// What nothing used and was removed ([`without_unused`]), each
+    /// removal confirmed by the implementation failing with the same
+    /// signature.
+    pub unused_removed: Vec<String>,
     /// Why it stopped.
     pub end: ShrinkEnd,
 }
 
-/// Failures of one kind of first difference.
+/// What all shrinking together spent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct ShrinkSpent {
+    /// Adapter runs spent shrinking.
+    pub adapter_runs: u64,
+    /// The most it could spend ([`Limits::shrink_runs`]).
+    pub budget: u64,
+    /// Wall time spent shrinking, in seconds.
+    pub seconds: f64,
+}
+
+/// Failures of one root cause.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Group {
-    /// The kind ([`Verdict::kind`]).
+    /// The root cause ([`Verdict::signature`]).
+    pub signature: Signature,
+    /// The kind of the example's first difference ([`Verdict::kind`]).
     pub kind: String,
+    /// The kinds of first difference its failures showed, with how many
+    /// showed each, in the order first seen.
+    pub kinds: Vec<(String, usize)>,
     /// The failing cases, in the order they ran.
     pub cases: Vec<CaseId>,
     /// The case the example comes from.
@@ -142,12 +180,17 @@ pub struct Group {
 }
 
 /// What a run found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RunReport {
     /// Every case run, in order.
     pub outcomes: Vec<Outcome>,
-    /// The failures grouped by kind, in the order each kind first failed.
+    /// The failures grouped by root cause, largest group first (ties: the
+    /// group that failed first).
     pub groups: Vec<Group>,
+    /// Adapter runs the cases took (shrinking not included).
+    pub adapter_runs: u64,
+    /// What shrinking spent.
+    pub shrinking: ShrinkSpent,
     /// Whether the run was stopped before its end (what ran is reported).
     pub stopped: bool,
     /// Wall time of the whole run, shrinking included, in seconds.
@@ -190,11 +233,24 @@ pub struct Progress {
     pub shrinking: Option<usize>,
 }
 
+/// How many adapter runs all shrinking together may spend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShrinkRuns {
+    /// As many as the run's cases took (the default).
+    AsTheRun,
+    /// At most this many.
+    AtMost(u64),
+}
+
 /// The limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Scenarios tried per shrink, at most; 0 switches shrinking off.
+    /// Scenarios tried per shrink, at most; 0 switches the generator's
+    /// shrinking and the strip pass off (unused parts are still removed).
     pub shrink_steps: u32,
+    /// Adapter runs all shrinking together may spend; shared among the
+    /// groups, largest first, each a fair share of what is left.
+    pub shrink_runs: ShrinkRuns,
     /// One scenario's time, its shrinking included: shrinking stops at it
     /// (a single run is bounded by the implementation, e.g. the adapter's
     /// reply timeout).
@@ -207,7 +263,7 @@ pub(crate) type Generator<'a> = &'a dyn Fn(ProfileName) -> BoxedStrategy<Scenari
 /// A run in progress: add vectors and generated cases, then [`Run::finish`]
 /// groups and shrinks.
 pub struct Run<'a> {
-    imp: &'a mut dyn Implementation,
+    imp: Counted<'a>,
     generator: Generator<'a>,
     limits: Limits,
     stop: &'a dyn Fn() -> bool,
@@ -218,6 +274,24 @@ pub struct Run<'a> {
     failures: usize,
     shrinking: Option<usize>,
     stopped: bool,
+}
+
+/// An implementation whose runs are counted (what shrinking spends is
+/// measured in adapter runs).
+struct Counted<'a> {
+    imp: &'a mut dyn Implementation,
+    runs: u64,
+}
+
+impl Implementation for Counted<'_> {
+    fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError> {
+        self.runs += 1;
+        self.imp.run(scenario)
+    }
+
+    fn capabilities(&self) -> super::Capabilities {
+        self.imp.capabilities()
+    }
 }
 
 /// The random source of generated case `index` of a run seeded `seed`:
@@ -283,7 +357,7 @@ impl<'a> Run<'a> {
         total: usize,
     ) -> Self {
         Run {
-            imp,
+            imp: Counted { imp, runs: 0 },
             generator,
             limits,
             stop,
@@ -380,45 +454,56 @@ impl<'a> Run<'a> {
                     error,
                     scenario: None,
                 },
-                Ok(tree) => result_of(check_one(
-                    &mut *self.imp,
-                    &case.to_string(),
-                    &tree.current(),
-                )),
+                Ok(tree) => result_of(check_one(&mut self.imp, &case.to_string(), &tree.current())),
             };
             self.record(case, started, result);
         }
     }
 
-    /// Groups the failures by kind and shrinks one example per group.
+    /// Groups the failures by root cause ([`group_failures`]) and shrinks
+    /// one example per group, largest group first, within the run's
+    /// shrinking budget ([`Limits::shrink_runs`]): each group may spend a
+    /// fair share of what is left of it (what a group leaves unspent goes
+    /// to the groups after it).
     pub fn finish(mut self) -> RunReport {
-        let mut groups: IndexMap<String, Vec<(CaseId, Failure, f64)>> = IndexMap::new();
-        for o in &self.outcomes {
-            if let CaseResult::Failed(f) = &o.result {
-                groups.entry(f.verdict.kind()).or_default().push((
-                    o.case.clone(),
-                    f.clone(),
-                    o.seconds,
-                ));
-            }
-        }
+        let ran = self.imp.runs;
+        let budget = match self.limits.shrink_runs {
+            ShrinkRuns::AsTheRun => ran,
+            ShrinkRuns::AtMost(n) => n,
+        };
+        let pending = group_failures(&self.outcomes);
+        let started = Instant::now();
+        let count = pending.len();
         let mut out = Vec::new();
-        for (k, (kind, failures)) in groups.into_iter().enumerate() {
+        for (k, p) in pending.into_iter().enumerate() {
             self.shrinking = Some(k + 1);
             self.report();
-            out.extend(self.group(kind, failures));
+            let left = budget.saturating_sub(self.imp.runs - ran);
+            let allowance = left / (count - k) as u64;
+            out.extend(self.group(p, allowance));
         }
         RunReport {
             outcomes: self.outcomes,
             groups: out,
             stopped: self.stopped,
             seconds: self.started.elapsed().as_secs_f64(),
+            adapter_runs: ran,
+            shrinking: ShrinkSpent {
+                adapter_runs: self.imp.runs - ran,
+                budget,
+                seconds: started.elapsed().as_secs_f64(),
+            },
         }
     }
 
     /// One group: its smallest vector, or its smallest generated case
-    /// shrunk, whichever ends smaller.
-    fn group(&mut self, kind: String, failures: Vec<(CaseId, Failure, f64)>) -> Option<Group> {
+    /// shrunk within `allowance` adapter runs, whichever ends smaller.
+    fn group(&mut self, p: Pending, allowance: u64) -> Option<Group> {
+        let Pending {
+            signature,
+            kinds,
+            failures,
+        } = p;
         let cases: Vec<CaseId> = failures.iter().map(|(c, _, _)| c.clone()).collect();
         let smallest = |generated: bool| {
             failures
@@ -429,7 +514,7 @@ impl<'a> Run<'a> {
         };
         let vector = smallest(false);
         let generated = smallest(true).map(|(case, f, seconds)| {
-            let (f, shrink) = self.shrink(&case, f, &kind, seconds);
+            let (f, shrink) = self.shrink(&case, f, &signature, seconds, allowance);
             (case, f, shrink)
         });
         let (example_case, example, shrink) = match (vector, generated) {
@@ -445,7 +530,9 @@ impl<'a> Run<'a> {
             (None, None) => return None,
         };
         Some(Group {
-            kind,
+            signature,
+            kind: example.verdict.kind(),
+            kinds,
             cases,
             example_case,
             example,
@@ -453,34 +540,66 @@ impl<'a> Run<'a> {
         })
     }
 
-    /// Shrinks generated case `case` failing as `failure` (of `kind`),
-    /// keeping the kind (rule `CONF-SHRINK-KEEPS-KIND`), within the step
-    /// budget and what is left of the case's time limit after its first run
-    /// (`spent` seconds); then drops the tools no call uses if it still
-    /// fails the same way without them.
+    /// Why shrinking must stop now, if it must: the step budget, the
+    /// group's adapter runs (`allowance` since `runs0`), the time limit, a
+    /// stop.
+    fn must_stop(
+        &mut self,
+        steps: u32,
+        runs0: u64,
+        allowance: u64,
+        deadline: Instant,
+    ) -> Option<ShrinkEnd> {
+        if steps >= self.limits.shrink_steps {
+            Some(ShrinkEnd::StepBudget)
+        } else if self.imp.runs - runs0 >= allowance {
+            Some(ShrinkEnd::RunBudget)
+        } else if Instant::now() >= deadline {
+            Some(ShrinkEnd::TimeLimit)
+        } else if !self.go_on() {
+            Some(ShrinkEnd::Stopped)
+        } else {
+            None
+        }
+    }
+
+    /// Shrinks generated case `case` failing as `failure` with `signature`,
+    /// keeping the signature (rule `CONF-SHRINK-KEEPS-KIND`), spending at
+    /// most `allowance` adapter runs: first without what nothing uses
+    /// ([`without_unused`], one run to confirm), whatever the other
+    /// limits; then along the generator's shrinking (each candidate without
+    /// what nothing uses before it runs) and the strip pass, within the
+    /// step budget and what is left of the case's time limit after its
+    /// first run (`spent` seconds), one run kept back to remove what the
+    /// strip pass left unused.
     fn shrink(
         &mut self,
         case: &CaseId,
         failure: Failure,
-        kind: &str,
+        signature: &Signature,
         spent: f64,
+        allowance: u64,
     ) -> (Failure, Shrink) {
-        let from_size = size(&failure.scenario);
+        let started = Instant::now();
+        let runs0 = self.imp.runs;
+        let drawn = failure.scenario.clone();
+        let mut shrink = Shrink {
+            from_size: size(&drawn),
+            steps: 0,
+            adapter_runs: 0,
+            allowance,
+            seconds: 0.0,
+            dropped_tools: Vec::new(),
+            unused_removed: Vec::new(),
+            end: ShrinkEnd::Off,
+        };
         let CaseId::Generated {
             profile,
             seed,
             index,
         } = case
         else {
-            return (
-                failure,
-                Shrink {
-                    from_size,
-                    steps: 0,
-                    dropped_tools: Vec::new(),
-                    end: ShrinkEnd::Off,
-                },
-            );
+            return (failure, shrink);
         };
         let name = case.to_string();
         let deadline = Instant::now()
@@ -489,9 +608,19 @@ impl<'a> Run<'a> {
                 .scenario_time
                 .saturating_sub(Duration::from_secs_f64(spent));
         let mut best = failure;
-        let mut steps = 0u32;
+        if allowance > 0 && self.go_on() {
+            best = self.unused_removed(&name, best, signature, &mut shrink.unused_removed);
+        }
+        // One run kept back for the last removal of unused parts, and up to
+        // half of the rest for the strip pass, which removes whole turns,
+        // replies and calls in a few runs where the generator's shrinking
+        // lowers one choice at a time.
+        let loop_allowance = allowance.saturating_sub(1);
+        let reserve = (strip_candidates(&best.scenario) as u64).min(loop_allowance / 2);
+        let generator_allowance = loop_allowance - reserve;
         let strategy = (self.generator)(*profile);
-        let end = if self.limits.shrink_steps == 0 {
+        let mut steps = 0u32;
+        shrink.end = if self.limits.shrink_steps == 0 {
             ShrinkEnd::Off
         } else {
             match draw(&strategy, *seed, *index) {
@@ -501,66 +630,146 @@ impl<'a> Run<'a> {
                     let mut end = ShrinkEnd::Done;
                     let mut more = tree.simplify();
                     while more {
-                        if steps >= self.limits.shrink_steps {
-                            end = ShrinkEnd::StepBudget;
-                            break;
-                        }
-                        if Instant::now() >= deadline {
-                            end = ShrinkEnd::TimeLimit;
-                            break;
-                        }
-                        if !self.go_on() {
-                            end = ShrinkEnd::Stopped;
+                        if let Some(e) = self.must_stop(steps, runs0, generator_allowance, deadline)
+                        {
+                            end = e;
                             break;
                         }
                         steps += 1;
                         self.report();
-                        match check_one(&mut *self.imp, &name, &tree.current()) {
-                            Some(f) if f.verdict.kind() == kind => {
+                        let (candidate, _) = without_unused(&tree.current());
+                        match self.same_signature(&name, &candidate, signature) {
+                            Some(f) => {
                                 best = f;
                                 more = tree.simplify();
                             }
-                            Some(_) | None => more = tree.complicate(),
+                            None => more = tree.complicate(),
                         }
                     }
                     end
                 }
             }
         };
-        let (best, dropped_tools) = match end {
-            // Switched off, out of time or stopped: as far as it got.
-            ShrinkEnd::Off | ShrinkEnd::TimeLimit | ShrinkEnd::Stopped => (best, Vec::new()),
-            ShrinkEnd::Done | ShrinkEnd::StepBudget => self.after_shrinking(&name, best, kind),
-        };
-        (
-            best,
-            Shrink {
-                from_size,
-                steps,
-                dropped_tools,
-                end,
-            },
-        )
+        if matches!(
+            shrink.end,
+            ShrinkEnd::Done | ShrinkEnd::StepBudget | ShrinkEnd::RunBudget
+        ) {
+            let mut end = None;
+            let (stripped, _) = strip(
+                best,
+                |f| &f.scenario,
+                |s| {
+                    if end.is_none() {
+                        end = self.must_stop(steps, runs0, loop_allowance, deadline);
+                    }
+                    if end.is_some() {
+                        return None;
+                    }
+                    steps += 1;
+                    self.same_signature(&name, s, signature)
+                },
+            );
+            best = stripped;
+            match end {
+                // The strip pass's own step budget does not change why the
+                // generator's shrinking ended.
+                Some(ShrinkEnd::StepBudget) | None => {}
+                Some(
+                    e @ (ShrinkEnd::RunBudget
+                    | ShrinkEnd::TimeLimit
+                    | ShrinkEnd::Stopped
+                    | ShrinkEnd::Done
+                    | ShrinkEnd::Off),
+                ) => shrink.end = e,
+            }
+        }
+        if self.imp.runs - runs0 < allowance && !self.stopped {
+            best = self.unused_removed(&name, best, signature, &mut shrink.unused_removed);
+        }
+        shrink.steps = steps;
+        shrink.dropped_tools = drawn
+            .tools
+            .keys()
+            .filter(|t| !best.scenario.tools.contains_key(*t))
+            .cloned()
+            .collect();
+        shrink.adapter_runs = self.imp.runs - runs0;
+        shrink.seconds = started.elapsed().as_secs_f64();
+        (best, shrink)
     }
 
-    /// `failure` after the strip pass ([`crate::scenario::strip::strip`]):
-    /// without the tools no call uses, then without each turn, reply,
-    /// schedule pick and call it still fails the same way without. Every
-    /// candidate is run again: a removal is kept only if the kind stays
-    /// (rule `CONF-SHRINK-KEEPS-KIND`).
-    fn after_shrinking(
+    /// `failure` without what nothing uses ([`without_unused`]), if the
+    /// implementation still fails with `signature` without it (one adapter
+    /// run; none when nothing is unused); what went is added to `removed`.
+    fn unused_removed(
         &mut self,
         name: &str,
         failure: Failure,
-        kind: &str,
-    ) -> (Failure, Vec<String>) {
-        strip(failure, |f| &f.scenario, |s| self.same_kind(name, s, kind))
+        signature: &Signature,
+        removed: &mut Vec<String>,
+    ) -> Failure {
+        let (s, gone) = without_unused(&failure.scenario);
+        if gone.is_empty() {
+            return failure;
+        }
+        match self.same_signature(name, &s, signature) {
+            Some(f) => {
+                removed.extend(gone);
+                f
+            }
+            None => failure,
+        }
     }
 
-    /// `s`'s failure, if it fails as `kind`.
-    fn same_kind(&mut self, name: &str, s: &Scenario, kind: &str) -> Option<Failure> {
-        check_one(&mut *self.imp, name, s).filter(|f| f.verdict.kind() == kind)
+    /// `s`'s failure, if it fails with `signature`.
+    fn same_signature(
+        &mut self,
+        name: &str,
+        s: &Scenario,
+        signature: &Signature,
+    ) -> Option<Failure> {
+        check_one(&mut self.imp, name, s).filter(|f| f.verdict.signature() == *signature)
     }
+}
+
+/// The failures of one root cause, before shrinking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pending {
+    /// Their signature ([`Verdict::signature`]).
+    pub signature: Signature,
+    /// The kinds of first difference they showed, with counts, in the
+    /// order first seen.
+    pub kinds: Vec<(String, usize)>,
+    /// Each failing case, its failure and its run's seconds, in the order
+    /// the cases were run.
+    pub failures: Vec<(CaseId, Failure, f64)>,
+}
+
+/// The failures among `outcomes` grouped by signature (rule
+/// `CONF-GROUP-SIGNATURE`), largest group first (ties: the group that
+/// failed first). Takes the finished list of outcomes, in case order, so
+/// any loop that runs the cases can feed it.
+pub fn group_failures(outcomes: &[Outcome]) -> Vec<Pending> {
+    let mut groups: IndexMap<Signature, Pending> = IndexMap::new();
+    for o in outcomes {
+        if let CaseResult::Failed(f) = &o.result {
+            let signature = f.verdict.signature();
+            let p = groups.entry(signature.clone()).or_insert_with(|| Pending {
+                signature,
+                kinds: Vec::new(),
+                failures: Vec::new(),
+            });
+            let kind = f.verdict.kind();
+            match p.kinds.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => *n += 1,
+                None => p.kinds.push((kind, 1)),
+            }
+            p.failures.push((o.case.clone(), f.clone(), o.seconds));
+        }
+    }
+    let mut out: Vec<Pending> = groups.into_values().collect();
+    out.sort_by_key(|p| std::cmp::Reverse(p.failures.len()));
+    out
 }
 
 /// What "size" counts ([`size`]), for reports.

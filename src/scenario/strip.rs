@@ -12,7 +12,116 @@
 
 use std::collections::BTreeSet;
 
-use super::Scenario;
+use super::{Scenario, Trace};
+
+/// `s` without what nothing uses: the parts whose removal leaves the
+/// model's run of it exactly as it was (the same [`Trace`]) — tools no call
+/// names, a tool's configuration (question, assistant-target, `run`,
+/// `result` and `enable` entries), backend replies by ID, the dedicated
+/// inquiry model, toggles, and the prompter, backend, permission, delivery
+/// and schedule entries past the last one the run consumes. Each candidate
+/// is judged by the model alone (no implementation is run); a scenario the
+/// model refuses comes back unchanged. Returns the scenario and what went,
+/// as a reader names it (rule `CONF-SHRINK-UNUSED-FIRST`).
+pub fn without_unused(s: &Scenario) -> (Scenario, Vec<String>) {
+    let Ok(base) = super::run(s) else {
+        return (s.clone(), Vec::new());
+    };
+    let same = |c: &Scenario| super::run(c).is_ok_and(|t: Trace| t == base);
+    let mut best = s.clone();
+    let mut gone = Vec::new();
+    let mut attempt = |best: &mut Scenario, what: String, edit: &dyn Fn(&mut Scenario)| {
+        let mut c = best.clone();
+        edit(&mut c);
+        if c != *best && same(&c) {
+            *best = c;
+            gone.push(what);
+        }
+    };
+    let unused = unused_tools(&best);
+    if unused.len() > 1 {
+        let all = unused.clone();
+        attempt(&mut best, format!("tools {}", all.join(", ")), &|c| {
+            c.tools.retain(|t, _| !all.contains(t))
+        });
+    }
+    for t in unused_tools(&best) {
+        attempt(&mut best, format!("tool {t}"), &|c| {
+            c.tools.shift_remove(&t);
+        });
+    }
+    let tools: Vec<String> = best.tools.keys().cloned().collect();
+    for t in &tools {
+        let questions: Vec<String> = best.tools[t].questions.keys().cloned().collect();
+        for q in questions {
+            attempt(&mut best, format!("tools.{t}.questions.{q}"), &|c| {
+                if let Some(x) = c.tools.get_mut(t) {
+                    x.questions.shift_remove(&q);
+                }
+            });
+        }
+        let assistant: Vec<String> = best.tools[t].assistant.keys().cloned().collect();
+        for q in assistant {
+            attempt(&mut best, format!("tools.{t}.assistant.{q}"), &|c| {
+                if let Some(x) = c.tools.get_mut(t) {
+                    x.assistant.shift_remove(&q);
+                }
+            });
+        }
+        attempt(&mut best, format!("tools.{t}.run"), &|c| {
+            if let Some(x) = c.tools.get_mut(t) {
+                x.run = None;
+            }
+        });
+        attempt(&mut best, format!("tools.{t}.result"), &|c| {
+            if let Some(x) = c.tools.get_mut(t) {
+                x.result = None;
+            }
+        });
+        attempt(&mut best, format!("tools.{t}.enable"), &|c| {
+            if let Some(x) = c.tools.get_mut(t) {
+                x.enable = None;
+            }
+        });
+    }
+    let by_id: Vec<String> = best.backend_by_id.keys().cloned().collect();
+    for id in by_id {
+        attempt(&mut best, format!("backend_by_id.{id}"), &|c| {
+            c.backend_by_id.shift_remove(&id);
+        });
+    }
+    attempt(&mut best, "inquiry_model".to_owned(), &|c| {
+        c.inquiry_model = None
+    });
+    for k in (0..best.toggles.len()).rev() {
+        attempt(&mut best, format!("toggles[{k}]"), &|c| {
+            c.toggles.remove(k);
+        });
+    }
+    for list in [
+        List::Prompter,
+        List::Backend,
+        List::Permissions,
+        List::Deliveries,
+        List::Schedule,
+    ] {
+        let from = list.len(&best);
+        let mut k = from;
+        while k > 0 {
+            let mut c = best.clone();
+            list.remove(&mut c, k - 1);
+            if !same(&c) {
+                break;
+            }
+            best = c;
+            k -= 1;
+        }
+        if k < from {
+            gone.push(format!("{} from #{k}", list.name()));
+        }
+    }
+    (best, gone)
+}
 
 /// `best` (a failure, carrying its scenario: `scenario_of` reads it) without
 /// the tools no call uses, if `judge` still accepts it without them (all at
@@ -98,6 +207,19 @@ impl List {
         List::Calls,
     ];
 
+    /// The list's name in a scenario.
+    fn name(self) -> &'static str {
+        match self {
+            List::Turns => "turns",
+            List::Prompter => "prompter",
+            List::Backend => "backend",
+            List::Permissions => "permissions",
+            List::Deliveries => "deliveries",
+            List::Schedule => "schedule",
+            List::Calls => "calls",
+        }
+    }
+
     fn len(self, s: &Scenario) -> usize {
         match self {
             List::Turns => s.turns.len(),
@@ -142,6 +264,14 @@ impl List {
             }
         }
     }
+}
+
+/// How many candidates the strip pass ([`strip`]) judges at most for `s`:
+/// one per turn, reply, schedule pick and call, and one per unused tool
+/// (with the removal of all of them at once).
+pub fn strip_candidates(s: &Scenario) -> usize {
+    let unused = unused_tools(s).len();
+    List::ALL.iter().map(|l| l.len(s)).sum::<usize>() + unused + usize::from(unused > 1)
 }
 
 /// The tools of `s` no call names, in the scenario's order.

@@ -17,6 +17,7 @@ fn end_text(end: ShrinkEnd) -> &'static str {
         ShrinkEnd::Done => "no smaller scenario fails the same way",
         ShrinkEnd::StepBudget => "the shrink budget ran out",
         ShrinkEnd::TimeLimit => "the scenario's time limit ran out",
+        ShrinkEnd::RunBudget => "its share of the shrinking budget (adapter runs) ran out",
         ShrinkEnd::Stopped => "the run was stopped",
         ShrinkEnd::Off => "shrinking is off",
     }
@@ -36,22 +37,44 @@ fn example_line(g: &Group) -> String {
         }
         Some(s) => {
             let mut line = format!(
-                "smallest example: {}, shrunk from size {} to size {n} in {} steps ({})",
+                "smallest example: {}, shrunk from size {} to size {n} in {} ({}, {:.1} s; {})",
                 g.example_case,
                 s.from_size,
-                s.steps,
+                count(s.steps as usize, "step"),
+                count(s.adapter_runs as usize, "adapter run"),
+                s.seconds,
                 end_text(s.end)
             );
             if !s.dropped_tools.is_empty() {
-                let _ = write!(
-                    line,
-                    "; unused tools dropped: {}",
-                    s.dropped_tools.join(", ")
-                );
+                let _ = write!(line, "; tools dropped: {}", s.dropped_tools.join(", "));
+            }
+            if !s.unused_removed.is_empty() {
+                let _ = write!(line, "; unused, removed: {}", s.unused_removed.join(", "));
             }
             line
         }
     }
+}
+
+/// What a group's failures showed first: `stream/inquiry_request 3,
+/// invocations 1`.
+fn kinds_line(g: &Group) -> String {
+    g.kinds
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What shrinking spent, in one line.
+fn shrink_spent_line(r: &RunReport) -> String {
+    format!(
+        "shrinking spent {} of a budget of {} ({:.1} s); the cases took {}",
+        count(r.shrinking.adapter_runs as usize, "adapter run"),
+        r.shrinking.budget,
+        r.shrinking.seconds,
+        count(r.adapter_runs as usize, "adapter run")
+    )
 }
 
 use crate::words::count;
@@ -105,8 +128,8 @@ pub fn text(h: &Header, r: &RunReport) -> String {
     if !r.groups.is_empty() {
         let _ = writeln!(
             o,
-            "\n{} of failure (size counts {SIZE_MEANS}):",
-            count(r.groups.len(), "kind")
+            "\n{} of failure, one per root cause, largest first (size counts {SIZE_MEANS}):",
+            count(r.groups.len(), "group")
         );
     }
     for g in &r.groups {
@@ -117,11 +140,12 @@ pub fn text(h: &Header, r: &RunReport) -> String {
             .count();
         let _ = writeln!(
             o,
-            "\n== {}: {} ({}, {} generated)",
-            g.kind,
+            "\n== {}: {} ({}, {} generated; first difference: {})",
+            g.signature,
             count(g.cases.len(), "failure"),
             count(vectors, "vector"),
-            g.cases.len() - vectors
+            g.cases.len() - vectors,
+            kinds_line(g)
         );
         let _ = writeln!(o, "{}", example_line(g));
         let _ = writeln!(o, "FAIL {}", g.example);
@@ -154,8 +178,16 @@ pub fn text(h: &Header, r: &RunReport) -> String {
     if !failing.is_empty() {
         let _ = writeln!(o, "\nfailing scenarios:");
         for (case, f) in &failing {
-            let _ = writeln!(o, "  {case}: {}", f.verdict.kind());
+            let _ = writeln!(
+                o,
+                "  {case}: {} ({})",
+                f.verdict.signature(),
+                f.verdict.kind()
+            );
         }
+    }
+    if !r.groups.is_empty() {
+        let _ = writeln!(o, "\n{}", shrink_spent_line(r));
     }
     if r.stopped {
         let _ = writeln!(
@@ -205,7 +237,11 @@ fn shrink_json(s: &Shrink) -> Value {
     json!({
         "from_size": s.from_size,
         "steps": s.steps,
+        "adapter_runs": s.adapter_runs,
+        "allowance": s.allowance,
+        "seconds": s.seconds,
         "dropped_tools": s.dropped_tools,
+        "unused_removed": s.unused_removed,
         "end": s.end,
     })
 }
@@ -218,7 +254,9 @@ pub fn json(h: &Header, r: &RunReport) -> String {
         .iter()
         .map(|g| {
             json!({
+                "signature": g.signature,
                 "kind": g.kind,
+                "kinds": g.kinds.iter().map(|(k, n)| json!({"kind": k, "count": n})).collect::<Vec<_>>(),
                 "count": g.cases.len(),
                 "cases": g.cases,
                 "example": {
@@ -233,7 +271,9 @@ pub fn json(h: &Header, r: &RunReport) -> String {
         })
         .collect();
     let failing: Vec<Value> = failures(r)
-        .map(|(case, f)| json!({"case": case, "kind": f.verdict.kind()}))
+        .map(|(case, f)| {
+            json!({"case": case, "signature": f.verdict.signature(), "kind": f.verdict.kind()})
+        })
         .collect();
     let harness: Vec<Value> = r
         .outcomes
@@ -268,6 +308,12 @@ pub fn json(h: &Header, r: &RunReport) -> String {
             "harness_errors": r.harness_errors(),
             "stopped": r.stopped,
             "seconds": r.seconds,
+            "adapter_runs": r.adapter_runs,
+        },
+        "shrinking": {
+            "adapter_runs": r.shrinking.adapter_runs,
+            "budget": r.shrinking.budget,
+            "seconds": r.shrinking.seconds,
         },
         "groups": groups,
         "failing": failing,
@@ -303,6 +349,25 @@ pub fn xml_escape(s: &str) -> String {
 /// why).
 type Suite<'a> = (String, Vec<&'a Outcome>, Vec<(String, &'static str)>);
 
+/// The run's adapter runs and what shrinking spent, as a `<testsuite>`'s
+/// `<properties>`.
+fn shrink_properties(r: &RunReport) -> String {
+    let mut o = String::from("    <properties>\n");
+    for (name, value) in [
+        ("run.adapter_runs", r.adapter_runs.to_string()),
+        (
+            "shrinking.adapter_runs",
+            r.shrinking.adapter_runs.to_string(),
+        ),
+        ("shrinking.budget", r.shrinking.budget.to_string()),
+        ("shrinking.seconds", format!("{:.3}", r.shrinking.seconds)),
+    ] {
+        let _ = writeln!(o, "      <property name=\"{name}\" value=\"{value}\"/>");
+    }
+    o.push_str("    </properties>\n");
+    o
+}
+
 /// One `<testcase>` element.
 fn testcase(o: &mut String, suite: &str, name: &str, seconds: f64, body: &str) {
     let _ = write!(
@@ -320,8 +385,10 @@ fn testcase(o: &mut String, suite: &str, name: &str, seconds: f64, body: &str) {
 
 /// The JUnit XML report: one `<testsuite>` for the vectors and one per
 /// generated profile, one `<testcase>` per vector or generated scenario
-/// (skipped vectors as skipped cases). A failure's `<failure>` carries its
-/// kind, verdict, scenario and both sides; the case a group's example was
+/// (skipped vectors as skipped cases); every `<testsuite>` carries the
+/// run's adapter runs and what shrinking spent as properties. A failure's
+/// `<failure>` is typed by its signature (its group) and carries its
+/// verdict (its kind on the message's first line), scenario and both sides; the case a group's example was
 /// shrunk from also carries the shrunk scenario. A harness error is an
 /// `<error>`.
 pub fn junit(h: &Header, r: &RunReport) -> String {
@@ -395,6 +462,7 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
             outcomes.len() + skipped.len(),
             skipped.len()
         );
+        o.push_str(&shrink_properties(r));
         for out in outcomes {
             let name = match &out.case {
                 CaseId::Vector { name } => name.clone(),
@@ -416,7 +484,7 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
                     let first = first.lines().next().unwrap_or_default();
                     format!(
                         "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
-                        xml_escape(&f.verdict.kind()),
+                        xml_escape(&f.verdict.signature().0),
                         xml_escape(first),
                         xml_escape(&text)
                     )

@@ -3,6 +3,7 @@
 //! `spec/conform-protocol.md`; exit 0 pass, 1 failure, 2 unusable adapter
 //! or usage. The Python tests skip, saying so, when `python3` is absent.
 
+use std::collections::BTreeSet;
 use std::process::{Command, Output};
 
 fn conform(args: &[&str]) -> Output {
@@ -145,7 +146,11 @@ fn the_broken_python_adapter_fails_with_a_shrunk_scenario() {
     let (again, _) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{again}");
     assert!(
-        again.contains(&format!("  generated rfd083 seed 3 case {k}: diverged:")),
+        again.lines().any(
+            |l| l.starts_with(&format!("  generated rfd083 seed 3 case {k}: "))
+                && l.ends_with(")")
+                && l.contains(" (diverged:")
+        ),
         "{again}"
     );
     assert!(again.contains("not shrunk"), "{again}");
@@ -181,40 +186,95 @@ fn two_fault_run(format: &str) -> (Output, String) {
     (o, out)
 }
 
-const KINDS: [&str; 2] = ["diverged:stream/tool_call_response", "diverged:prompts"];
+/// The groups of a JSON report: signature, count, kinds.
+fn json_groups(doc: &serde_json::Value) -> Vec<(String, u64, Vec<String>)> {
+    doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["signature"].as_str().unwrap().to_owned(),
+                g["count"].as_u64().unwrap(),
+                g["kinds"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|k| k["kind"].as_str().unwrap().to_owned())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Every group of the JSON report is in the text report (`== <signature>:
+/// <count> failures`, and as many failing lines naming it) and in the
+/// JUnit report (as many `<failure type="<signature>">`); what shrinking
+/// spent is in all three and at most the run's own adapter runs.
+fn groups_agree(text: &str, doc: &serde_json::Value, junit: &str) {
+    let groups = json_groups(doc);
+    assert!(
+        text.contains(&format!(
+            "{} groups of failure, one per root cause",
+            groups.len()
+        )),
+        "{text}"
+    );
+    for (sig, n, _) in &groups {
+        let head = format!("== {sig}: {n} failure");
+        assert!(text.lines().any(|l| l.starts_with(&head)), "{head}\n{text}");
+        let listed = text
+            .lines()
+            .filter(|l| l.starts_with("  ") && l.contains(&format!(": {sig} (")))
+            .count();
+        assert_eq!(*n, listed as u64, "{sig}:\n{text}");
+    }
+    let spent = doc["shrinking"]["adapter_runs"].as_u64().unwrap();
+    let ran = doc["summary"]["adapter_runs"].as_u64().unwrap();
+    assert!(spent <= ran, "{spent} > {ran}");
+    assert!(
+        text.contains(&format!("shrinking spent {spent} adapter run")),
+        "{text}"
+    );
+    let xml = roxmltree::Document::parse(junit).expect("well-formed XML");
+    let root = xml.root_element();
+    let failures: Vec<_> = root
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .collect();
+    for (sig, n, _) in &groups {
+        let typed = failures
+            .iter()
+            .filter(|f| f.attribute("type") == Some(sig.as_str()))
+            .count();
+        assert_eq!(typed as u64, *n, "{sig}");
+    }
+    assert_eq!(
+        failures.len() as u64,
+        groups.iter().map(|(_, n, _)| n).sum::<u64>()
+    );
+    let property = |name: &str| {
+        root.descendants()
+            .find(|n| n.has_tag_name("property") && n.attribute("name") == Some(name))
+            .and_then(|n| n.attribute("value").map(str::to_owned))
+    };
+    assert_eq!(property("shrinking.adapter_runs"), Some(spent.to_string()));
+    assert_eq!(property("run.adapter_runs"), Some(ran.to_string()));
+}
 
 /// Rule: CONF-RUN-TO-THE-END — an adapter with two independent faults:
-/// one run reports both kinds of failure, each with its count, in text,
+/// one run reports both root causes, each with its count, in text,
 /// JSON (version 1: summary, groups, failing list) and JUnit XML (read by
 /// an XML parser independent of the writer: one test case per vector,
 /// skipped vector or generated scenario, one `<failure>` per failing case
-/// typed by its kind).
+/// typed by its signature).
 #[test]
 fn two_kinds_of_failure_are_reported_in_text_json_and_junit() {
     if !python3() {
         return;
     }
-    let (o, out) = two_fault_run("text");
-    assert_eq!(o.status.code(), Some(1), "{out}");
-    assert!(out.contains("2 kinds of failure"), "{out}");
-    for kind in KINDS {
-        let head = out
-            .lines()
-            .find(|l| l.starts_with(&format!("== {kind}: ")))
-            .unwrap_or_else(|| panic!("no group {kind}:\n{out}"));
-        let n: usize = head
-            .split(": ")
-            .nth(1)
-            .and_then(|s| s.split(' ').next())
-            .and_then(|s| s.parse().ok())
-            .expect("a count");
-        let listed = out
-            .lines()
-            .filter(|l| l.starts_with("  ") && l.ends_with(&format!(": {kind}")))
-            .count();
-        assert_eq!(n, listed, "{kind}:\n{out}");
-    }
-
+    let (o, text) = two_fault_run("text");
+    assert_eq!(o.status.code(), Some(1), "{text}");
     let (o, out) = two_fault_run("json");
     assert_eq!(o.status.code(), Some(1), "{out}");
     let doc: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
@@ -226,11 +286,14 @@ fn two_kinds_of_failure_are_reported_in_text_json_and_junit() {
         summary["passed"].as_u64().unwrap() + failed
     );
     let groups = doc["groups"].as_array().unwrap();
-    let kinds: Vec<&str> = groups.iter().map(|g| g["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds.len(), 2, "{kinds:?}");
-    for kind in KINDS {
-        assert!(kinds.contains(&kind), "{kinds:?}");
+    let kinds: BTreeSet<String> = json_groups(&doc)
+        .into_iter()
+        .flat_map(|(_, _, k)| k)
+        .collect();
+    for kind in ["diverged:stream/tool_call_response", "diverged:prompts"] {
+        assert!(kinds.contains(kind), "{kinds:?}");
     }
+    assert_eq!(groups.len(), 2, "{:?}", json_groups(&doc));
     let mut sum = 0;
     for g in groups {
         let n = g["count"].as_u64().unwrap();
@@ -245,6 +308,7 @@ fn two_kinds_of_failure_are_reported_in_text_json_and_junit() {
 
     let (o, out) = two_fault_run("junit");
     assert_eq!(o.status.code(), Some(1), "{out}");
+    groups_agree(&text, &doc, &out);
     let xml = roxmltree::Document::parse(&out).expect("well-formed XML");
     let root = xml.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
@@ -267,14 +331,6 @@ fn two_kinds_of_failure_are_reported_in_text_json_and_junit() {
         .filter(|n| n.has_tag_name("failure"))
         .collect();
     assert_eq!(failures.len() as u64, failed);
-    for kind in KINDS {
-        let n = failures
-            .iter()
-            .filter(|f| f.attribute("type") == Some(kind))
-            .count();
-        let g = groups.iter().find(|g| g["kind"] == kind).unwrap();
-        assert_eq!(n as u64, g["count"].as_u64().unwrap(), "{kind}");
-    }
     // A failure carries the scenario as JSON.
     let body = failures[0].text().unwrap_or_default();
     assert!(body.contains("scenario: {"), "{body}");
@@ -285,6 +341,62 @@ fn two_kinds_of_failure_are_reported_in_text_json_and_junit() {
         ),
         "generated cases are test cases"
     );
+}
+
+/// The Python adapter with two unrelated bugs that both first show in
+/// `stream/inquiry_response`: it persists a `user` cancellation as
+/// `backend_error`, and a `no_prompt_backend` one as `user`.
+const TWO_REASON_BUGS: &str = "python3 examples/conform_adapter.py \
+     | sed -u -e 's/\"reason\": \"user\"/\"reason\": \"backend_error\"/g' \
+     -e 's/\"reason\": \"no_prompt_backend\"/\"reason\": \"user\"/g'";
+
+/// Rule: CONF-GROUP-SIGNATURE, CONF-SHRINK-BUDGET — two unrelated bugs in
+/// the same kind of first difference are two groups, named by their
+/// differing reasons, in text, JSON and JUnit alike (grouped by kind, the
+/// wrong grouping, they would be one: both groups show the kind); what
+/// shrinking spent is reported in all three and is at most the run's own
+/// adapter runs.
+#[test]
+fn two_bugs_in_one_kind_are_two_groups_in_text_json_and_junit() {
+    if !python3() {
+        return;
+    }
+    let run = |format: &str| {
+        let o = conform(&[
+            "--adapter",
+            TWO_REASON_BUGS,
+            "--generated",
+            "20",
+            "--seed",
+            "3",
+            "--profile",
+            "rfd083",
+            "--format",
+            format,
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let text = run("text");
+    let doc: serde_json::Value = serde_json::from_str(&run("json")).expect("one JSON document");
+    let junit = run("junit");
+    let groups = json_groups(&doc);
+    for sig in [
+        "inquiry_response reason: user → backend_error",
+        "inquiry_response reason: no_prompt_backend → user",
+    ] {
+        let (_, _, kinds) = groups
+            .iter()
+            .find(|(s, _, _)| s == sig)
+            .unwrap_or_else(|| panic!("no group {sig}: {groups:?}"));
+        assert!(
+            kinds
+                .iter()
+                .any(|k| k == "diverged:stream/inquiry_response"),
+            "{kinds:?}"
+        );
+    }
+    groups_agree(&text, &doc, &junit);
 }
 
 /// Rule: CONF-RUN-TO-THE-END — the JUnit writer's escaper: hostile text

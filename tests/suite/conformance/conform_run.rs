@@ -9,9 +9,12 @@ use std::cell::Cell;
 use std::time::Duration;
 
 use inquiry_model::conformance::run::{
-    CaseId, CaseResult, Limits, Progress, Run, RunReport, ShrinkEnd, draw, unused_tools,
+    CaseId, CaseResult, Limits, Progress, Run, RunReport, ShrinkEnd, ShrinkRuns, draw,
+    unused_tools, without_unused,
 };
-use inquiry_model::conformance::{self, Model, Vector, core_scenario, core_scenarios};
+use inquiry_model::conformance::{
+    self, ImplementationError, Model, Observed, Vector, core_scenario, core_scenarios,
+};
 use inquiry_model::generate::scenario::{scenario_under, size};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, Scenario};
@@ -38,6 +41,7 @@ fn full(p: ProfileName) -> BoxedStrategy<Scenario> {
 const LIMITS: Limits = Limits {
     shrink_steps: 2000,
     scenario_time: Duration::from_secs(60),
+    shrink_runs: ShrinkRuns::AsTheRun,
 };
 
 /// Runs `imp` on `vectors` and `n` generated cases of rfd083 (seed 3).
@@ -100,21 +104,26 @@ fn any_number_of_core_cases_can_be_drawn() {
     }
 }
 
-/// Rule: CONF-RUN-TO-THE-END — an implementation with two independent
-/// faults, on the committed vectors and 300 generated cases: every case
-/// runs; each kind of first difference is one group whose count is the
-/// number of failing cases of that kind; both faults' kinds are there;
-/// each example still fails as its kind when run again, generated
-/// examples are shrunk (no larger than drawn) and keep no tool that no
-/// call uses.
+/// Rule: CONF-RUN-TO-THE-END, CONF-GROUP-SIGNATURE — an implementation
+/// with two independent faults, on the committed vectors and 300 generated
+/// cases: every case runs; each signature is one group whose count is the
+/// number of failing cases with that signature; both faults' kinds are
+/// there; each example still fails with its signature when run again,
+/// generated examples are shrunk (no larger than drawn) and keep no tool
+/// that no call uses.
 #[test]
-fn a_run_goes_to_the_end_and_groups_failures_by_kind() {
+fn a_run_goes_to_the_end_and_groups_failures_by_signature() {
     let vectors = conformance::vectors(conformance::COMMITTED.0, 0).unwrap();
     let r = run_with(&mut two_faults(), &full, LIMITS, &|| false, &vectors, 300);
     assert_eq!(r.outcomes.len(), vectors.len() + 300);
+    assert_eq!(r.adapter_runs, r.outcomes.len() as u64);
     assert!(!r.stopped);
     assert_eq!(r.harness_errors(), 0);
-    let kinds: Vec<&str> = r.groups.iter().map(|g| g.kind.as_str()).collect();
+    let kinds: Vec<&str> = r
+        .groups
+        .iter()
+        .flat_map(|g| g.kinds.iter().map(|(k, _)| k.as_str()))
+        .collect();
     // `record_after_routing` shows as a prompt shown too early;
     // `persist_secret` as a different inquiry_response event.
     assert!(kinds.contains(&"diverged:prompts"), "{kinds:?}");
@@ -127,22 +136,30 @@ fn a_run_goes_to_the_end_and_groups_failures_by_kind() {
         let failing = r
             .outcomes
             .iter()
-            .filter(|o| matches!(&o.result, CaseResult::Failed(f) if f.verdict.kind() == g.kind))
+            .filter(|o| {
+                matches!(&o.result, CaseResult::Failed(f) if f.verdict.signature() == g.signature)
+            })
             .count();
-        assert_eq!(g.cases.len(), failing, "{}", g.kind);
+        assert_eq!(g.cases.len(), failing, "{}", g.signature);
+        assert_eq!(
+            g.kinds.iter().map(|(_, n)| n).sum::<usize>(),
+            failing,
+            "{}",
+            g.signature
+        );
         total += failing;
         let again = conformance::check_one(&mut two_faults(), "again", &g.example.scenario)
             .expect("the example still fails");
-        assert_eq!(again.verdict.kind(), g.kind);
+        assert_eq!(again.verdict.signature(), g.signature);
         if let Some(s) = &g.shrink {
             assert!(matches!(g.example_case, CaseId::Generated { .. }));
-            assert!(size(&g.example.scenario) <= s.from_size, "{}", g.kind);
+            assert!(size(&g.example.scenario) <= s.from_size, "{}", g.signature);
             assert!(s.steps > 0 && s.steps <= LIMITS.shrink_steps);
-            assert!(
-                unused_tools(&g.example.scenario).is_empty() || !s.dropped_tools.is_empty(),
-                "{}: {:?}",
-                g.kind,
-                unused_tools(&g.example.scenario)
+            assert_eq!(
+                unused_tools(&g.example.scenario),
+                Vec::<String>::new(),
+                "{}",
+                g.signature
             );
         }
     }
@@ -172,8 +189,8 @@ fn a_stopped_run_reports_what_it_found() {
 
 /// Rule: CONF-RUN-TO-THE-END — shrinking keeps to its limits: switched off
 /// it tries nothing and the example is the case as drawn (drawn again by
-/// its index alone); with a budget of 3 steps it tries at most 3; with no
-/// time left it tries none.
+/// its index alone) without what nothing uses; with a budget of 3 steps it
+/// tries at most 3; with no time left it tries none.
 #[test]
 fn shrinking_keeps_to_its_budget_and_time_limit() {
     let off = Limits {
@@ -188,13 +205,16 @@ fn shrinking_keeps_to_its_budget_and_time_limit() {
         let CaseId::Generated { seed, index, .. } = g.example_case else {
             panic!("{:?}", g.example_case)
         };
-        let drawn = draw(&full(ProfileName::Rfd083), seed, index).unwrap();
-        let mut example = g.example.scenario.clone();
-        // Only unused tools may have been dropped from the drawn case.
-        let mut drawn = drawn.current();
-        drawn.tools.retain(|t, _| !s.dropped_tools.contains(t));
-        example.tools.retain(|t, _| !s.dropped_tools.contains(t));
-        assert_eq!(example, drawn, "{}", g.kind);
+        let drawn = draw(&full(ProfileName::Rfd083), seed, index)
+            .unwrap()
+            .current();
+        // Only what nothing uses may have been removed from the drawn case.
+        let expected = if s.unused_removed.is_empty() {
+            drawn
+        } else {
+            without_unused(&drawn).0
+        };
+        assert_eq!(g.example.scenario, expected, "{}", g.signature);
     }
     let three = Limits {
         shrink_steps: 3,
@@ -204,7 +224,10 @@ fn shrinking_keeps_to_its_budget_and_time_limit() {
     for g in &r.groups {
         let s = g.shrink.as_ref().expect("a generated example");
         assert!(s.steps <= 3, "{}", s.steps);
-        assert!(matches!(s.end, ShrinkEnd::StepBudget | ShrinkEnd::Done));
+        assert!(matches!(
+            s.end,
+            ShrinkEnd::StepBudget | ShrinkEnd::Done | ShrinkEnd::RunBudget
+        ));
     }
     let no_time = Limits {
         scenario_time: Duration::ZERO,
@@ -260,4 +283,244 @@ fn a_generated_case_is_drawn_again_by_its_index() {
         index: 41,
     };
     assert_eq!(id.to_string(), "generated rfd083 seed 7 case 41");
+}
+
+/// The model with a second bug beside `faults`: every `user` cancellation
+/// it persists is written as `backend_error` (prompter failures recorded
+/// as backend errors), in the stream only.
+struct UserAsBackendError(Model);
+
+impl conformance::Implementation for UserAsBackendError {
+    fn run(&mut self, s: &Scenario) -> Result<Observed, ImplementationError> {
+        let mut o = self.0.run(s)?;
+        for e in &mut o.stream {
+            if e.get("type").and_then(|t| t.as_str()) == Some("inquiry_response")
+                && e.get("reason").and_then(|r| r.as_str()) == Some("user")
+            {
+                e["reason"] = serde_json::json!("backend_error");
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// The model, except that a call whose ID an earlier call of the scenario
+/// already used is never run (dropped from its cycle).
+struct ReusedIdNeverRun;
+
+impl conformance::Implementation for ReusedIdNeverRun {
+    fn run(&mut self, s: &Scenario) -> Result<Observed, ImplementationError> {
+        let mut s = s.clone();
+        let mut seen = std::collections::BTreeSet::new();
+        for t in &mut s.turns {
+            for c in &mut t.cycles {
+                c.retain(|call| seen.insert(call.id.clone()));
+            }
+            t.cycles.retain(|c| !c.is_empty());
+        }
+        Model::default().run(&s)
+    }
+}
+
+/// Counts the runs of the implementation it wraps.
+struct Counting<I> {
+    imp: I,
+    runs: u64,
+}
+
+impl<I: conformance::Implementation> conformance::Implementation for Counting<I> {
+    fn run(&mut self, s: &Scenario) -> Result<Observed, ImplementationError> {
+        self.runs += 1;
+        self.imp.run(s)
+    }
+}
+
+fn run_dyn(
+    imp: &mut dyn conformance::Implementation,
+    limits: Limits,
+    vectors: &[Vector],
+    n: u32,
+) -> RunReport {
+    let mut progress = |_: Progress| {};
+    let mut run = Run::new(
+        imp,
+        &full,
+        limits,
+        &|| false,
+        &mut progress,
+        vectors.len() + n as usize,
+    );
+    run.vectors(vectors);
+    run.generated(ProfileName::Rfd083, n, 3);
+    run.finish()
+}
+
+/// Rule: CONF-GROUP-SIGNATURE — two unrelated bugs that first show in the
+/// same kind (`stream/inquiry_response`: a secret answer persisted, and a
+/// `user` cancellation written as `backend_error`) are two groups, each
+/// named by its differing values; grouped by kind (the wrong grouping)
+/// they would be one, as the shared kind shows. Each example fails again
+/// with its own signature.
+#[test]
+fn two_unrelated_bugs_in_one_kind_are_two_groups() {
+    let vectors = conformance::vectors(conformance::COMMITTED.0, 0).unwrap();
+    let mut imp = UserAsBackendError(Model {
+        faults: Faults {
+            persist_secret: true,
+            ..Faults::default()
+        },
+    });
+    let r = run_dyn(&mut imp, LIMITS, &vectors, 100);
+    let sigs: Vec<&str> = r.groups.iter().map(|g| g.signature.0.as_str()).collect();
+    let secret = r
+        .groups
+        .iter()
+        .find(|g| g.signature.0 == "inquiry_response outcome: redacted → answered")
+        .unwrap_or_else(|| panic!("{sigs:?}"));
+    let reason = r
+        .groups
+        .iter()
+        .find(|g| g.signature.0 == "inquiry_response reason: user → backend_error")
+        .unwrap_or_else(|| panic!("{sigs:?}"));
+    let kind = "diverged:stream/inquiry_response";
+    for g in [secret, reason] {
+        assert!(g.kinds.iter().any(|(k, _)| k == kind), "{:?}", g.kinds);
+        let again = conformance::check_one(&mut imp, "again", &g.example.scenario)
+            .expect("the example still fails");
+        assert_eq!(again.verdict.signature(), g.signature);
+        assert!(!g.example.verdict.signature().0.contains("secret"));
+    }
+    // Sorted largest first.
+    assert!(
+        r.groups
+            .windows(2)
+            .all(|w| w[0].cases.len() >= w[1].cases.len())
+    );
+}
+
+/// Rule: CONF-GROUP-SIGNATURE — one bug (a reused call ID never run) that
+/// first shows in several kinds (a missing request in one scenario, a
+/// call missing from a turn in another) is one group, `call never run`,
+/// holding every kind it showed as; grouped by kind (the wrong grouping)
+/// it would be split, as its several kinds show.
+#[test]
+fn one_bug_in_several_kinds_is_one_group() {
+    let vectors = conformance::vectors(conformance::COMMITTED.0, 0).unwrap();
+    let r = run_dyn(&mut ReusedIdNeverRun, LIMITS, &vectors, 300);
+    let never: Vec<_> = r
+        .groups
+        .iter()
+        .filter(|g| g.signature.0 == "call never run")
+        .collect();
+    assert_eq!(
+        never.len(),
+        1,
+        "{:?}",
+        r.groups.iter().map(|g| &g.signature).collect::<Vec<_>>()
+    );
+    let g = never[0];
+    assert!(g.kinds.len() >= 2, "{:?}", g.kinds);
+    assert_eq!(g.kinds.iter().map(|(_, n)| n).sum::<usize>(), g.cases.len());
+    // The largest group: most of the bug's failures show as it.
+    assert_eq!(
+        r.groups[0].signature, g.signature,
+        "{:?}",
+        r.groups[0].kinds
+    );
+}
+
+/// Rule: CONF-SHRINK-BUDGET — by default all shrinking together spends at
+/// most as many adapter runs as the run's cases took, counted by a wrapper
+/// around the implementation (every run it makes, cases and shrinking);
+/// the report's figures are those runs, per group and in all. Given a
+/// budget far larger (the old unbounded shrinking), the same run spends
+/// more than its cases took: the bound is what holds it.
+#[test]
+fn default_shrinking_spends_at_most_the_runs_of_the_run() {
+    let mut imp = Counting {
+        imp: two_faults(),
+        runs: 0,
+    };
+    let r = run_dyn(&mut imp, LIMITS, &[], 150);
+    assert!(r.groups.len() >= 2, "{}", r.groups.len());
+    assert_eq!(r.adapter_runs, 150);
+    assert_eq!(imp.runs, r.adapter_runs + r.shrinking.adapter_runs);
+    assert!(
+        r.shrinking.adapter_runs <= r.adapter_runs,
+        "{:?}",
+        r.shrinking
+    );
+    assert_eq!(r.shrinking.budget, r.adapter_runs);
+    let per_group: u64 = r
+        .groups
+        .iter()
+        .filter_map(|g| g.shrink.as_ref())
+        .map(|s| s.adapter_runs)
+        .sum();
+    assert_eq!(per_group, r.shrinking.adapter_runs);
+    for g in &r.groups {
+        let s = g.shrink.as_ref().expect("generated");
+        assert!(s.adapter_runs <= s.allowance, "{}: {s:?}", g.signature);
+    }
+    let unbounded = Limits {
+        shrink_runs: ShrinkRuns::AtMost(u64::MAX),
+        ..LIMITS
+    };
+    let mut imp = Counting {
+        imp: two_faults(),
+        runs: 0,
+    };
+    let r = run_dyn(&mut imp, unbounded, &[], 150);
+    assert!(
+        r.shrinking.adapter_runs > r.adapter_runs,
+        "{:?}",
+        r.shrinking
+    );
+}
+
+/// Rule: CONF-SHRINK-UNUSED-FIRST — what nothing uses goes whatever the
+/// other limits: with shrinking off, no generated example keeps a tool no
+/// call names; and `without_unused` removes an unused tool, its
+/// configuration and replies past the last consumed while the model's run
+/// stays exactly the same.
+#[test]
+fn no_example_keeps_an_unused_tool() {
+    let off = Limits {
+        shrink_steps: 0,
+        ..LIMITS
+    };
+    let r = run_with(&mut two_faults(), &full, off, &|| false, &[], 200);
+    assert!(!r.groups.is_empty());
+    for g in &r.groups {
+        assert_eq!(
+            unused_tools(&g.example.scenario),
+            Vec::<String>::new(),
+            "{}",
+            g.signature
+        );
+    }
+    let s: Scenario = serde_json::from_value(serde_json::json!({
+        "tools": {
+            "fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
+                {"question": {"id": "q", "text": "?", "answer_type": {"type": "boolean"}}}],
+                "finish": {"with": "succeed"}}},
+            "spare": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [],
+                "finish": {"with": "succeed"}}}
+        },
+        "turns": [{"user": "go", "cycles": [[{"id": "c", "tool": "fs", "arguments": {}}]]}],
+        "prompter": [
+            {"reply": "answer", "value": true},
+            {"reply": "answer", "value": false},
+            {"reply": "eof"}
+        ]
+    }))
+    .unwrap();
+    let (stripped, gone) = without_unused(&s);
+    assert!(!stripped.tools.contains_key("spare"), "{gone:?}");
+    assert!(stripped.tools.contains_key("fs"));
+    assert_eq!(stripped.prompter.len(), 1, "{gone:?}");
+    assert_eq!(
+        scenario::run(&stripped).unwrap(),
+        scenario::run(&s).unwrap()
+    );
 }

@@ -565,3 +565,67 @@ fn the_example_adapter_passes() {
         assert!(r.passed(), "{p}: {}", r.failure.unwrap());
     }
 }
+
+fn committed_named(name: &str) -> Vector {
+    committed()
+        .into_iter()
+        .find(|v| v.name == name)
+        .unwrap_or_else(|| panic!("no vector {name}"))
+}
+
+/// Rule: CONF-EXACT-CLASS, CONF-GROUP-SIGNATURE — two `ask_user`
+/// successes whose bodies differ are a `tool_responses/body` divergence
+/// (RFD 083: "The success body is a stable JSON shape"), with the signature
+/// `tool response tool_success: body differs`; a response of another kind
+/// is a `tool_responses/class` divergence named by both kinds. Labelling
+/// the first `class` (or the second `body`) fails here.
+#[test]
+fn a_success_body_difference_is_labelled_body_and_a_kind_difference_class() {
+    let v = committed_named("ask-user-prompter");
+    let mut body = v.expected.clone();
+    body.tool_responses[0].content = r#"{"answer_type":"select","answer":"restore"}"#.to_owned();
+    let d = conformance::compare(&v.scenario, &v.expected, &body).expect("a divergence");
+    assert_eq!(d.kind, "tool_responses/body", "{d:?}");
+    assert_eq!(d.signature.0, "tool response tool_success: body differs");
+    let mut class = v.expected.clone();
+    class.tool_responses[0].kind = ResponseKind::CancelledByUser;
+    let d = conformance::compare(&v.scenario, &v.expected, &class).expect("a divergence");
+    assert_eq!(d.kind, "tool_responses/class", "{d:?}");
+    assert_eq!(
+        d.signature.0,
+        "tool response kind: tool_success → cancelled_by_user"
+    );
+}
+
+/// Rule: CONF-RUN-TO-THE-END — every place names a turn as the side by
+/// side and the remembered keys do, from `turn 0` for the first
+/// `turn_start`: a call missing from the second turn is at `turn 1`
+/// (`stream/calls`), an event differing there at `turn 1, call …`, its
+/// remembered keys at `turn 1`.
+#[test]
+fn places_name_turns_alike() {
+    let v = committed_named("attempt-turn-reset");
+    let second = v
+        .expected
+        .stream
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e["type"] == "turn_start")
+        .map(|(i, _)| i)
+        .nth(1)
+        .expect("two turns");
+    let mut calls = v.expected.clone();
+    calls.stream.truncate(second + 1);
+    let d = conformance::compare(&v.scenario, &v.expected, &calls).expect("a divergence");
+    assert_eq!((d.kind.as_str(), d.at.as_str()), ("stream/calls", "turn 1"));
+    let mut event = v.expected.clone();
+    event.stream[second + 1]["name"] = Value::String("other".to_owned());
+    let d = conformance::compare(&v.scenario, &v.expected, &event).expect("a divergence");
+    assert!(d.at.starts_with("turn 1, call "), "{}", d.at);
+    let mut remembered = v.expected.clone();
+    remembered.remembered[1].tool_answers.push("k".to_owned());
+    let d = conformance::compare(&v.scenario, &v.expected, &remembered).expect("a divergence");
+    assert_eq!((d.kind.as_str(), d.at.as_str()), ("remembered", "turn 1"));
+    let side = conformance::side_by_side(&v.expected, &calls);
+    assert!(side.contains("-- turn 1 --"), "{side}");
+}
