@@ -73,6 +73,13 @@ pub fn text(h: &Header, r: &RunReport) -> String {
         h.language,
         h.scheduler
     );
+    if let Some(shard) = h.shard {
+        let _ = writeln!(
+            o,
+            "shard {shard}: the cases at positions {} mod {} of the whole run",
+            shard.index, shard.count
+        );
+    }
     if let Some(from) = &h.vectors_from {
         let (run, failed) = tally(r, |c| matches!(c, CaseId::Vector { .. }));
         let _ = writeln!(
@@ -131,9 +138,19 @@ pub fn text(h: &Header, r: &RunReport) -> String {
         .iter()
         .filter_map(|o| match &o.result {
             CaseResult::HarnessError { error, scenario } => Some((&o.case, error, scenario)),
-            CaseResult::Passed | CaseResult::Failed(_) => None,
+            CaseResult::Passed | CaseResult::Failed(_) | CaseResult::Unsupported { .. } => None,
         })
         .collect();
+    let declined: Vec<_> = unsupported(r).collect();
+    if !declined.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nskipped, unsupported by the adapter's environment (not passed):"
+        );
+        for (case, reason) in &declined {
+            let _ = writeln!(o, "SKIP {case}: {reason}");
+        }
+    }
     if !harness.is_empty() {
         let _ = writeln!(
             o,
@@ -164,9 +181,21 @@ pub fn text(h: &Header, r: &RunReport) -> String {
             r.outcomes.len()
         );
     }
+    if !h.not_run.is_empty() {
+        let _ = writeln!(
+            o,
+            "not run: {} ({})",
+            count(h.not_run.len(), "case"),
+            h.not_run_why.as_deref().unwrap_or("the run was stopped")
+        );
+    }
+    let skipped = match r.unsupported() {
+        0 => String::new(),
+        n => format!(", {n} skipped (unsupported)"),
+    };
     let _ = writeln!(
         o,
-        "\n{} run: {} passed, {} failed, {} ({:.1} s)",
+        "\n{} run: {} passed, {} failed{skipped}, {} ({:.1} s)",
         r.outcomes.len(),
         r.passed(),
         r.failed(),
@@ -179,6 +208,8 @@ pub fn text(h: &Header, r: &RunReport) -> String {
         let _ = writeln!(o, "FAILED: {}", r.failed());
     } else if r.stopped {
         let _ = writeln!(o, "STOPPED");
+    } else if r.passed() == 0 {
+        let _ = writeln!(o, "NO VERDICT: every case was skipped");
     } else {
         let _ = writeln!(o, "PASS");
     }
@@ -197,7 +228,17 @@ fn tally(r: &RunReport, which: impl Fn(&CaseId) -> bool) -> (usize, usize) {
 fn failures(r: &RunReport) -> impl Iterator<Item = (&CaseId, &Failure)> {
     r.outcomes.iter().filter_map(|o| match &o.result {
         CaseResult::Failed(f) => Some((&o.case, f)),
-        CaseResult::Passed | CaseResult::HarnessError { .. } => None,
+        CaseResult::Passed | CaseResult::HarnessError { .. } | CaseResult::Unsupported { .. } => {
+            None
+        }
+    })
+}
+
+/// The cases declined as unsupported, with why.
+fn unsupported(r: &RunReport) -> impl Iterator<Item = (&CaseId, &str)> {
+    r.outcomes.iter().filter_map(|o| match &o.result {
+        CaseResult::Unsupported { reason } => Some((&o.case, reason.as_str())),
+        CaseResult::Passed | CaseResult::HarnessError { .. } | CaseResult::Failed(_) => None,
     })
 }
 
@@ -242,8 +283,11 @@ pub fn json(h: &Header, r: &RunReport) -> String {
             CaseResult::HarnessError { error, scenario } => {
                 Some(json!({"case": o.case, "error": error, "scenario": scenario}))
             }
-            CaseResult::Passed | CaseResult::Failed(_) => None,
+            CaseResult::Passed | CaseResult::Failed(_) | CaseResult::Unsupported { .. } => None,
         })
+        .collect();
+    let declined: Vec<Value> = unsupported(r)
+        .map(|(case, reason)| json!({"case": case, "reason": reason}))
         .collect();
     let doc = json!({
         "version": CONFORM_JSON_VERSION,
@@ -260,18 +304,23 @@ pub fn json(h: &Header, r: &RunReport) -> String {
             "skipped_pinned": h.skipped_pinned,
         })),
         "generated": {"per_profile": h.generated.0, "seed": h.generated.1},
+        "shard": h.shard.map(|s| s.to_string()),
         "size_counts": SIZE_MEANS,
         "summary": {
             "run": r.outcomes.len(),
             "passed": r.passed(),
             "failed": r.failed(),
             "harness_errors": r.harness_errors(),
+            "unsupported": r.unsupported(),
+            "not_run": h.not_run.len(),
             "stopped": r.stopped,
             "seconds": r.seconds,
         },
         "groups": groups,
         "failing": failing,
         "harness_errors": harness,
+        "unsupported": declined,
+        "not_run": {"why": h.not_run_why, "cases": h.not_run},
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }
@@ -297,6 +346,14 @@ pub fn xml_escape(s: &str) -> String {
         }
     }
     out
+}
+
+/// The `<skipped>` message of a case that did not run.
+fn not_run_message(h: &Header) -> &'static str {
+    match h.not_run_why.as_deref() {
+        Some(why) if why.starts_with("given up") => "not run: the run gave up on the adapter",
+        Some(_) | None => "not run: the run was stopped",
+    }
 }
 
 /// A `<testsuite>`: its name, its cases run, its skipped vectors (name,
@@ -343,6 +400,11 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
                     .map(|n| (n.clone(), "pins a model decision the run opted out of")),
             )
             .collect();
+        let mut skipped: Vec<(String, &'static str)> = skipped;
+        skipped.extend(h.not_run.iter().filter_map(|c| match c {
+            CaseId::Vector { name } => Some((name.clone(), not_run_message(h))),
+            CaseId::Generated { .. } => None,
+        }));
         suites.push((
             "vectors".to_owned(),
             r.outcomes
@@ -362,7 +424,15 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
                         |o| matches!(&o.case, CaseId::Generated { profile, .. } if profile == p),
                     )
                     .collect(),
-                Vec::new(),
+                h.not_run
+                    .iter()
+                    .filter_map(|c| match c {
+                        CaseId::Generated { profile, index, .. } if profile == p => {
+                            Some((format!("case {index}"), not_run_message(h)))
+                        }
+                        CaseId::Generated { .. } | CaseId::Vector { .. } => None,
+                    })
+                    .collect(),
             ));
         }
     }
@@ -373,7 +443,8 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
         r.outcomes.len()
             + h.skipped_profile.len()
             + h.skipped_language.len()
-            + h.skipped_pinned.len(),
+            + h.skipped_pinned.len()
+            + h.not_run.len(),
         r.failed(),
         r.harness_errors(),
         r.seconds
@@ -387,13 +458,17 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
             .iter()
             .filter(|o| matches!(o.result, CaseResult::HarnessError { .. }))
             .count();
+        let declined = outcomes
+            .iter()
+            .filter(|o| matches!(o.result, CaseResult::Unsupported { .. }))
+            .count();
         let time: f64 = outcomes.iter().map(|o| o.seconds).sum();
         let _ = writeln!(
             o,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"{errors}\" skipped=\"{}\" time=\"{time:.3}\">",
             xml_escape(suite),
             outcomes.len() + skipped.len(),
-            skipped.len()
+            skipped.len() + declined
         );
         for out in outcomes {
             let name = match &out.case {
@@ -421,6 +496,12 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
                         xml_escape(&text)
                     )
                 }
+                CaseResult::Unsupported { reason } => format!(
+                    "      <skipped message=\"{}\"/>\n",
+                    xml_escape(&format!(
+                        "unsupported by the adapter's environment: {reason}"
+                    ))
+                ),
                 CaseResult::HarnessError { error, scenario } => {
                     let mut text = error.clone();
                     if let Some(s) = scenario {
