@@ -81,10 +81,11 @@ pub fn text(h: &Header, r: &RunReport) -> String {
         );
     }
     if let Some(from) = &h.vectors_from {
-        let (run, failed) = tally(r, |c| matches!(c, CaseId::Vector { .. }));
+        let (run, failed, declined) = tally_skipped(r, |c| matches!(c, CaseId::Vector { .. }));
         let _ = writeln!(
             o,
-            "vectors ({from}): {run} run, {failed} failed, {} skipped (profile), {} skipped (outside the core language)",
+            "vectors ({from}): {run} run, {failed} failed{}, {} skipped (profile), {} skipped (outside the core language)",
+            declined_note(declined),
             h.skipped_profile.len(),
             h.skipped_language.len()
         );
@@ -95,16 +96,21 @@ pub fn text(h: &Header, r: &RunReport) -> String {
     let (n, seed) = h.generated;
     if n > 0 {
         for p in &h.profiles {
-            let (run, failed) = tally(
+            let (run, failed, declined) = tally_skipped(
                 r,
                 |c| matches!(c, CaseId::Generated { profile, .. } if profile == p),
             );
-            if failed == 0 && run == n as usize {
+            if failed == 0 && declined == 0 && run == n as usize && h.shard.is_none() {
                 let _ = writeln!(o, "generated {p}: {run} passed (seed {seed})");
             } else {
+                let of = match h.shard {
+                    None => format!(" of {n}"),
+                    Some(shard) => format!(" of {n} (shard {shard})"),
+                };
                 let _ = writeln!(
                     o,
-                    "generated {p}: {run} of {n} run, {failed} failed (seed {seed})"
+                    "generated {p}: {run}{of} run, {failed} failed{} (seed {seed})",
+                    declined_note(declined)
                 );
             }
         }
@@ -189,10 +195,7 @@ pub fn text(h: &Header, r: &RunReport) -> String {
             h.not_run_why.as_deref().unwrap_or("the run was stopped")
         );
     }
-    let skipped = match r.unsupported() {
-        0 => String::new(),
-        n => format!(", {n} skipped (unsupported)"),
-    };
+    let skipped = declined_note(r.unsupported());
     let _ = writeln!(
         o,
         "\n{} run: {} passed, {} failed{skipped}, {} ({:.1} s)",
@@ -216,13 +219,26 @@ pub fn text(h: &Header, r: &RunReport) -> String {
     o
 }
 
-fn tally(r: &RunReport, which: impl Fn(&CaseId) -> bool) -> (usize, usize) {
+/// Cases run, failed and declined as unsupported, of those `which` holds.
+fn tally_skipped(r: &RunReport, which: impl Fn(&CaseId) -> bool) -> (usize, usize, usize) {
     let of: Vec<_> = r.outcomes.iter().filter(|o| which(&o.case)).collect();
     let failed = of
         .iter()
         .filter(|o| matches!(o.result, CaseResult::Failed(_)))
         .count();
-    (of.len(), failed)
+    let declined = of
+        .iter()
+        .filter(|o| matches!(o.result, CaseResult::Unsupported { .. }))
+        .count();
+    (of.len(), failed, declined)
+}
+
+/// `, N skipped (unsupported)` when N > 0.
+fn declined_note(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        n => format!(", {n} skipped (unsupported)"),
+    }
 }
 
 fn failures(r: &RunReport) -> impl Iterator<Item = (&CaseId, &Failure)> {
