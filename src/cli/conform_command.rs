@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use proptest::strategy::{BoxedStrategy, Just, Strategy};
+use proptest::strategy::BoxedStrategy;
 
 mod output;
 mod subprocess;
@@ -351,16 +351,7 @@ pub(crate) fn conform_with_stop(
     }
     let environment = imp.environment.clone();
     let generator = move |p: ProfileName| -> BoxedStrategy<Scenario> {
-        let env = environment.clone();
-        if core_only {
-            conformance::core_scenarios(p)
-                .prop_map(move |s| conformance::environment::fit(&env, s))
-                .boxed()
-        } else {
-            crate::generate::scenario::scenario_under(Just(p))
-                .prop_map(move |s| conformance::environment::fit(&env, s))
-                .boxed()
-        }
+        conformance::environment::conform_scenarios(p, core_only, &environment)
     };
     let limits = Limits {
         shrink_steps: if args.no_shrink {

@@ -13,8 +13,10 @@
 //! `backend_errors` (spec/DECISIONS.md "Conform: only what the environment
 //! can produce").
 
+use proptest::strategy::{BoxedStrategy, Just, Strategy, ValueTree};
 use serde_json::{Value, json};
 
+use crate::profile::ProfileName;
 use crate::prompt::InputKind;
 use crate::routing::{InquiryErrorKind, TokenCause};
 use crate::scenario::{self, BackendReply, PrompterReply, Scenario};
@@ -254,6 +256,89 @@ pub fn fits(env: &Environment, s: &Scenario) -> bool {
             })
         });
     backend_ok && prompts_ok
+}
+
+/// The scenarios `conform` generates for `profile`: inside the core
+/// language when `core` (rule `CONF-CORE-BY-CONSTRUCTION`), two in three
+/// turned towards the prompter ([`towards_prompt`], rule
+/// `CONF-PROMPTS-EXERCISED`), fitted to `env` ([`fit`]). The turn is a
+/// drawn flag that shrinks to off, so shrinking can reach the scenario as
+/// first drawn.
+pub fn conform_scenarios(
+    profile: ProfileName,
+    core: bool,
+    env: &Environment,
+) -> BoxedStrategy<Scenario> {
+    let env = env.clone();
+    let drawn = if core {
+        super::core_scenarios(profile).boxed()
+    } else {
+        crate::generate::scenario::scenario_under(Just(profile)).boxed()
+    };
+    (drawn, proptest::bool::weighted(2.0 / 3.0))
+        .prop_map(move |(s, towards)| {
+            fit(
+                &env,
+                match towards {
+                    true => towards_prompt(s),
+                    false => s,
+                },
+            )
+        })
+        .boxed()
+}
+
+/// `s` with a terminal and every tool's questions routed to the user
+/// (no static answer, no assistant target; prompt labels kept): whatever
+/// its calls ask reaches the prompter, so prompt attribution is exercised.
+pub fn towards_prompt(mut s: Scenario) -> Scenario {
+    s.tty = true;
+    for tool in s.tools.values_mut() {
+        for config in tool.questions.values_mut() {
+            config.target = crate::tool::QuestionTarget::User;
+            config.answer = None;
+        }
+    }
+    s
+}
+
+/// Of `cases` generated cases per profile of `profiles` seeded `seed` drawn
+/// from `strategy`, how many have a terminal and how many show the user a
+/// question prompt in the model's run (a measure of how much prompt
+/// attribution a run exercises).
+pub fn prompt_share(
+    strategy: impl Fn(ProfileName) -> BoxedStrategy<Scenario>,
+    profiles: &[ProfileName],
+    cases: u32,
+    seed: u64,
+) -> PromptShare {
+    let mut share = PromptShare::default();
+    for &p in profiles {
+        let st = strategy(p);
+        for index in 0..cases {
+            let Ok(tree) = super::run::draw(&st, seed, index) else {
+                continue;
+            };
+            let s = tree.current();
+            share.drawn += 1;
+            share.tty += usize::from(s.tty);
+            if scenario::run(&s).is_ok_and(|t| !t.prompts.is_empty()) {
+                share.prompted += 1;
+            }
+        }
+    }
+    share
+}
+
+/// What [`prompt_share`] counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PromptShare {
+    /// Scenarios drawn.
+    pub drawn: usize,
+    /// Of them, with a terminal.
+    pub tty: usize,
+    /// Of them, showing a question prompt.
+    pub prompted: usize,
 }
 
 #[cfg(test)]
