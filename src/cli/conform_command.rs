@@ -484,6 +484,29 @@ mod tests {
         }
     }
 
+    /// Rule: CONF-GIVE-UP — at the default settings the waiting for a
+    /// silent adapter (consecutive timeouts until the run gives up) stays
+    /// within a minute, and giving up takes more than one timeout.
+    #[test]
+    fn a_silent_adapter_is_given_up_on_within_a_minute_by_default() {
+        assert!(DEFAULT_GIVE_UP > 1);
+        assert!(DEFAULT_TIMEOUT * u64::from(DEFAULT_GIVE_UP) <= 50);
+    }
+
+    /// Rule: CONF-UNSUPPORTED — a run in which every case was declined
+    /// (nothing passed, nothing failed) is no pass: exit 2.
+    #[test]
+    fn only_declined_cases_exit_2() {
+        let declined = || CaseResult::Unsupported {
+            reason: "no".to_owned(),
+        };
+        assert_eq!(exit_code(&report(vec![declined(), declined()], false)), 2);
+        assert_eq!(
+            exit_code(&report(vec![declined(), CaseResult::Passed], false)),
+            0
+        );
+    }
+
     /// Rule: CONF-HARNESS-ERROR — a case the harness could not judge exits
     /// 2 even beside a failure; a failure alone exits 1; a run stopped
     /// before finding one exits 2; a whole passing run exits 0.
