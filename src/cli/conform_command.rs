@@ -240,6 +240,10 @@ pub(crate) fn conform_with_stop(
     );
     let mut imp = match started {
         Ok(s) => s,
+        Err(_) if stop() => {
+            eprintln!("inquiry-model conform: interrupted before the adapter was ready");
+            return EXIT_UNUSABLE;
+        }
         Err(e) => {
             eprintln!("inquiry-model conform: unusable adapter: {e}");
             return EXIT_UNUSABLE;

@@ -702,9 +702,9 @@ fn a_profile_the_adapter_does_not_run_is_refused_by_name() {
 /// whether it failed.
 fn junit_cases(xml: &str) -> Vec<(String, String, bool)> {
     let mut out = Vec::new();
-    for part in xml.split("<testcase ").skip(1) {
+    for part in xml.split("<testcase").skip(1) {
         let attr = |name: &str| {
-            let from = part.find(&format!("{name}=\"")).expect("attribute") + name.len() + 2;
+            let from = part.find(&format!(" {name}=\"")).expect("attribute") + name.len() + 3;
             let len = part[from..].find('"').expect("closed");
             part[from..from + len].to_owned()
         };
@@ -738,10 +738,31 @@ fn two_shards_are_the_whole_run() {
         let o = conform(&args);
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(1), "{shard:?}: {err}");
-        junit_cases(&out)
+        out
     };
     let whole = run(None);
     let (a, b) = (run(Some("0/2")), run(Some("1/2")));
+    // The shards' reports merged by the documented script are the whole
+    // run's cases, each once.
+    let dir = std::env::temp_dir().join(format!("conform-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (pa, pb) = (dir.join("shard-0.xml"), dir.join("shard-1.xml"));
+    std::fs::write(&pa, &a).unwrap();
+    std::fs::write(&pb, &b).unwrap();
+    let merged = Command::new("python3")
+        .arg("scripts/merge-junit.py")
+        .args([&pa, &pb])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("python3 runs");
+    assert!(merged.status.success(), "{}", text(&merged).1);
+    let mut merged = junit_cases(&text(&merged).0);
+    let mut all = junit_cases(&whole);
+    merged.sort();
+    all.sort();
+    assert_eq!(merged, all);
+    let _ = std::fs::remove_dir_all(&dir);
+    let (whole, a, b) = (junit_cases(&whole), junit_cases(&a), junit_cases(&b));
     // Skipped vectors are listed in every shard: compare the cases run.
     let ran = |cases: &[(String, String, bool)]| -> std::collections::BTreeSet<_> {
         cases.iter().cloned().collect()
@@ -856,7 +877,10 @@ fn a_silent_adapter_is_given_up_on() {
                 "{doc}"
             );
         } else {
-            assert!(out.contains("not run: the run gave up on the adapter"), "{out}");
+            assert!(
+                out.contains("not run: the run gave up on the adapter"),
+                "{out}"
+            );
         }
     }
     let started = std::time::Instant::now();
@@ -889,17 +913,27 @@ fn sigint_never_records_a_failing_case() {
         return;
     }
     let tries = [
-        ("text", "1", 700),
-        ("json", "2", 900),
-        ("junit", "1", 1100),
-        ("json", "2", 1300),
+        ("text", "1", 0),
+        ("json", "2", 120),
+        ("junit", "1", 270),
+        ("json", "2", 410),
     ];
-    for (format, jobs, after_ms) in tries {
+    let dir = std::env::temp_dir().join(format!("conform-sigint-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (k, (format, jobs, after_ms)) in tries.into_iter().enumerate() {
+        // The adapter's replies are copied to a file: the signal is sent
+        // once it has answered a few runs, mid-run.
+        let replies = dir.join(format!("replies-{k}"));
+        let adapter = format!(
+            "python3 examples/conform_adapter.py | tee -a {}",
+            replies.display()
+        );
+        let started = std::time::Instant::now();
         let child = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
             .args([
                 "conform",
                 "--adapter",
-                "python3 examples/conform_adapter.py",
+                &adapter,
                 "--generated",
                 "500",
                 "--format",
@@ -913,6 +947,10 @@ fn sigint_never_records_a_failing_case() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("the binary runs");
+        while std::fs::read_to_string(&replies).map_or(true, |r| r.lines().count() < 4) {
+            assert!(started.elapsed().as_secs() < 60, "the adapter did not run");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         std::thread::sleep(std::time::Duration::from_millis(after_ms));
         let interrupt = Command::new("kill")
             .args(["-INT", &child.id().to_string()])
@@ -934,7 +972,10 @@ fn sigint_never_records_a_failing_case() {
                 assert_eq!(doc["summary"]["failed"], 0, "{what}: {out}");
                 assert_eq!(doc["summary"]["harness_errors"], 0, "{what}: {out}");
                 assert!(doc["summary"]["run"].as_u64().unwrap_or(0) > 0, "{what}");
-                assert!(doc["summary"]["not_run"].as_u64().unwrap_or(0) > 0, "{what}");
+                assert!(
+                    doc["summary"]["not_run"].as_u64().unwrap_or(0) > 0,
+                    "{what}"
+                );
             }
             _ => {
                 assert!(!out.contains("<failure"), "{what}: {out}");
@@ -943,6 +984,7 @@ fn sigint_never_records_a_failing_case() {
             }
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Rule: CONF-UNSUPPORTED — a vector the adapter's environment cannot set
@@ -975,7 +1017,9 @@ fn unsupported_is_counted_as_skipped() {
     };
     let out = run("text");
     assert!(
-        out.contains("SKIP vector reason-user-cancellation-token: this backend cannot raise 'cancelled'"),
+        out.contains(
+            "SKIP vector reason-user-cancellation-token: this backend cannot raise 'cancelled'"
+        ),
         "{out}"
     );
     assert!(out.contains("1 skipped (unsupported)"), "{out}");
