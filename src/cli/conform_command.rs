@@ -493,8 +493,17 @@ mod tests {
     /// within a minute, and giving up takes more than one timeout.
     #[test]
     fn a_silent_adapter_is_given_up_on_within_a_minute_by_default() {
-        assert!(DEFAULT_GIVE_UP > 1);
-        assert!(DEFAULT_TIMEOUT * u64::from(DEFAULT_GIVE_UP) <= 50);
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            conform: ConformArgs,
+        }
+        let cli =
+            <Cli as clap::Parser>::try_parse_from(["conform", "--adapter", "x"]).expect("parses");
+        let args = cli.conform;
+        assert!(args.give_up_after > 1, "{}", args.give_up_after);
+        let waiting = Duration::from_secs(args.timeout) * args.give_up_after;
+        assert!(waiting <= Duration::from_secs(50), "{waiting:?}");
     }
 
     /// Rule: CONF-UNSUPPORTED — a run in which every case was declined
