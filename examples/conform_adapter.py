@@ -24,15 +24,45 @@ so (`"scheduler": "free"`, `"observes"` without `turn_ended`), and
 Set CONFORM_BREAK=cancel_is_error to make it answer a cancelled prompt with
 an error response (the bug RFD 082 step 6 rules out); the conformance run
 then fails with a shrunk scenario.
+
+Its environment is scripted, so it can give every reply a scenario says. Set
+CONFORM_ENVIRONMENT to a JSON declaration (spec/conform-protocol.md
+"Environment", e.g. '{}' for the default: typed prompter answers, no backend
+`cancelled` error) to make it behave as a real environment: it declares that
+in `init_ok` and answers `unsupported` to a scenario that needs a reply
+outside it. Set CONFORM_DELAY to a number of seconds to make it wait that
+long before each `run` reply (a slow implementation).
 """
 
 import json
 import os
 import sys
+import time
 
 PROFILES = ["rfd082", "rfd083"]
 BREAK = os.environ.get("CONFORM_BREAK", "")
 FREE = "--free" in sys.argv[1:]
+DELAY = float(os.environ.get("CONFORM_DELAY", "0") or 0)
+# None: a scripted environment, which can give anything.
+ENVIRONMENT = (json.loads(os.environ["CONFORM_ENVIRONMENT"])
+               if os.environ.get("CONFORM_ENVIRONMENT") else None)
+BACKEND_RAISES = ["provider", "missing_structured_data", "answer_extraction", "other"]
+
+
+class Unsupported(Exception):
+    """The scenario needs a reply this environment cannot give."""
+
+
+def environment_gives_answer(answer_type, value):
+    if ENVIRONMENT is None or ENVIRONMENT.get("prompter_answers", "typed") == "any":
+        return True
+    return fits(answer_type, value)
+
+
+def environment_raises(error):
+    if ENVIRONMENT is None:
+        return True
+    return error in ENVIRONMENT.get("backend_errors", BACKEND_RAISES)
 
 
 def fits(answer_type, value):
@@ -246,6 +276,10 @@ class Run:
                 prompted["tool_call_id"] = self.calls[i]["id"]
             self.log.append({"prompted": prompted})
             reply = self.prompter.pop(0) if self.prompter else {"reply": "eof"}
+            if reply["reply"] == "answer" and not environment_gives_answer(q["answer_type"],
+                                                                           reply["value"]):
+                raise Unsupported("this prompter cannot type %s at a %s prompt"
+                                  % (json.dumps(reply["value"]), q["answer_type"]["type"]))
             if reply["reply"] == "answer":
                 self.answered(i, q, iid, reply["value"], reply.get("remember", False))
             else:
@@ -253,6 +287,8 @@ class Run:
         elif kind == "inquire":
             q, iid = item[2], item[3]
             reply = self.backend.pop(0) if self.backend else {"reply": "error", "error": "other"}
+            if reply["reply"] == "error" and not environment_raises(reply["error"]):
+                raise Unsupported("this backend cannot raise %r" % reply["error"])
             if reply["reply"] == "error":
                 reason = "user" if reply["error"] == "cancelled" else "backend_error"
                 return self.fail(i, iid, reason, "inquiry_failed")
@@ -368,15 +404,21 @@ def main():
             reply = {"type": "init_ok", "in_reply_to": msg["id"],
                      "name": "python example adapter" + (" (broken: %s)" % BREAK if BREAK else ""),
                      "profiles": PROFILES, "language": "core"}
+            if ENVIRONMENT is not None:
+                reply["environment"] = ENVIRONMENT
             if FREE:
                 reply["name"] += " (free scheduler)"
                 reply["scheduler"] = "free"
                 reply["observes"] = ["persisted", "invoked", "prompted", "responded",
                                      "inquired"]
         elif msg.get("type") == "run":
+            if DELAY:
+                time.sleep(DELAY)
             try:
                 log = Run(msg["scenario"]).run()
                 reply = {"type": "run_ok", "in_reply_to": msg["id"], "log": log}
+            except Unsupported as e:
+                reply = {"type": "unsupported", "in_reply_to": msg["id"], "text": str(e)}
             except Exception as e:  # the implementation failed, not diverged
                 reply = {"type": "error", "in_reply_to": msg["id"], "text": repr(e)}
         else:

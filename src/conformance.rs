@@ -22,7 +22,11 @@
 
 pub mod compare;
 mod curated;
+#[cfg(feature = "testkit")]
+pub mod environment;
 pub mod observe;
+#[cfg(feature = "testkit")]
+pub mod parallel;
 pub mod pins;
 #[cfg(feature = "testkit")]
 pub mod run;
@@ -77,6 +81,23 @@ pub trait Implementation {
     fn capabilities(&self) -> Capabilities {
         Capabilities::default()
     }
+
+    /// Runs `scenario`, or declines it as one its environment cannot set
+    /// up (rule `CONF-UNSUPPORTED`): a declined scenario is skipped, never
+    /// passed. By default every scenario is attempted ([`Implementation::run`]).
+    fn attempt(&mut self, scenario: &Scenario) -> Attempt {
+        Attempt::Ran(self.run(scenario))
+    }
+}
+
+/// What an implementation did with a scenario it was given.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attempt {
+    /// It ran it (or failed to).
+    Ran(Result<Observed, ImplementationError>),
+    /// Its environment cannot set the scenario up (the adapter's
+    /// `unsupported` reply), with why: skipped, never passed.
+    Unsupported(String),
 }
 
 /// The model, as an implementation, optionally with faults injected (the
@@ -293,7 +314,7 @@ impl fmt::Display for Failure {
 /// scenario's own `schedule`), on the entry kinds the implementation
 /// observes; a free scheduler's observation that differs is searched for a
 /// witness among the model's other schedules (rule `CONF-WITNESS`).
-fn judge(
+pub(crate) fn judge(
     name: &str,
     scenario: &Scenario,
     expected: &Observed,
@@ -306,7 +327,7 @@ fn judge(
 /// [`judge`], given the model's run of the scenario when it is at hand (its
 /// secret answers are masked in the failure; without it, a failure runs the
 /// model once more to find them).
-fn judge_with(
+pub(crate) fn judge_with(
     name: &str,
     scenario: &Scenario,
     expected: &Observed,

@@ -10,17 +10,18 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use proptest::strategy::{BoxedStrategy, Just, Strategy};
+use proptest::strategy::BoxedStrategy;
 
 mod output;
 mod subprocess;
 
 use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
-use crate::conformance::run::{Limits, Progress, Run, RunReport, ShrinkRuns};
+use crate::conformance::parallel::{self, Shard, Stops};
+use crate::conformance::run::{CaseId, Limits, Progress, Run, RunReport, ShrinkRuns};
 use crate::conformance::{self, Vector};
 use crate::profile::ProfileName;
 use crate::scenario::Scenario;
-use subprocess::Subprocess;
+use subprocess::{Subprocess, Watch};
 
 pub use output::{junit, xml_escape};
 
@@ -89,8 +90,22 @@ pub(crate) struct ConformArgs {
     #[arg(long, value_name = "PROFILE", value_parser = super::profile_arg::ConformProfileParser)]
     profile: Vec<ProfileName>,
     /// Seconds to wait for each reply (at least 1).
-    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = super::at_least_one::<u64>)]
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT, value_parser = super::at_least_one::<u64>)]
     timeout: u64,
+    /// Give up on the adapter after this many consecutive replies did not
+    /// come in time (exit 2; the cases left are reported as not run).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_GIVE_UP, value_parser = super::at_least_one::<u32>)]
+    give_up_after: u32,
+    /// Adapter processes run at once (1 to 64); the report is the same as
+    /// with one, in the same order.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = jobs_arg)]
+    jobs: usize,
+    /// Run only part K of N of the whole run (`K/N`, 0 <= K < N): the
+    /// cases at positions K, K+N, K+2N, … of the vectors followed by each
+    /// profile's generated cases. The N parts are disjoint and together
+    /// are the whole run.
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+    shard: Option<Shard>,
     /// Scenarios tried, at most, when shrinking one kind's example.
     #[arg(long, value_name = "STEPS", default_value_t = 10000)]
     shrink_budget: u32,
@@ -114,6 +129,23 @@ pub(crate) struct ConformArgs {
     /// within them fails the scenario as "no witness".
     #[arg(long, value_name = "N", default_value_t = conformance::witness::DEFAULT_WITNESS_BUDGET)]
     witness_budget: usize,
+}
+
+/// The default `--timeout`, in seconds.
+pub(crate) const DEFAULT_TIMEOUT: u64 = 15;
+
+/// The default `--give-up-after`: with [`DEFAULT_TIMEOUT`], a silent
+/// adapter is given up on within a minute (45 s of waiting).
+pub(crate) const DEFAULT_GIVE_UP: u32 = 3;
+
+fn jobs_arg(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=subprocess::MAX_JOBS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{s:?}: --jobs is a number from 1 to {}",
+            subprocess::MAX_JOBS
+        )),
+    }
 }
 
 fn pin_arg(s: &str) -> Result<conformance::Pin, String> {
@@ -187,6 +219,12 @@ pub struct Header {
     pub pinned_summary: Option<String>,
     /// Generated scenarios per profile, and their seed.
     pub generated: (u32, u64),
+    /// The part of the whole run this run is (`--shard`), if one.
+    pub shard: Option<Shard>,
+    /// The cases of this run (or shard) that did not run, in order.
+    pub not_run: Vec<CaseId>,
+    /// Why they did not run, when some did not.
+    pub not_run_why: Option<String>,
 }
 
 /// Runs `conform`; returns the exit code.
@@ -199,10 +237,20 @@ pub(crate) fn conform_command(args: ConformArgs, global: &super::GlobalArgs) -> 
 pub(crate) fn conform_with_stop(
     args: ConformArgs,
     global: &super::GlobalArgs,
-    stop: &dyn Fn() -> bool,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> i32 {
-    let mut imp = match Subprocess::start(&args.adapter, Duration::from_secs(args.timeout)) {
+    let watch = Watch::new(args.give_up_after);
+    let started = Subprocess::start(
+        &args.adapter,
+        Duration::from_secs(args.timeout),
+        std::sync::Arc::clone(&watch),
+    );
+    let mut imp = match started {
         Ok(s) => s,
+        Err(_) if stop() => {
+            eprintln!("inquiry-model conform: interrupted before the adapter was ready");
+            return EXIT_UNUSABLE;
+        }
         Err(e) => {
             eprintln!("inquiry-model conform: unusable adapter: {e}");
             return EXIT_UNUSABLE;
@@ -251,6 +299,9 @@ pub(crate) fn conform_with_stop(
             },
             args.seed,
         ),
+        shard: args.shard,
+        not_run: Vec::new(),
+        not_run_why: None,
     };
     let mut vectors = Vec::new();
     if !args.no_vectors && args.case.is_none() {
@@ -287,17 +338,31 @@ pub(crate) fn conform_with_stop(
     // runs, and what a skipped pin covers is compared on neither side.
     imp.capabilities.skip_pins = skip.iter().copied().collect();
     header.pinned_summary = conformance::pins::not_compared_summary(&imp.capabilities.skip_pins);
-    let total = vectors.len() + header.generated.0 as usize * profiles.len();
+    let cases = match args.case {
+        None => 0..args.generated,
+        Some(k) => k..k.saturating_add(1),
+    };
+    let plan = parallel::plan(
+        vectors.len(),
+        &profiles,
+        cases,
+        args.seed,
+        args.shard.unwrap_or(Shard::WHOLE),
+    );
+    let total = plan.len();
     if total == 0 {
-        eprintln!("inquiry-model conform: nothing was run (no vectors or profiles selected)");
+        eprintln!(
+            "inquiry-model conform: nothing was run (no vectors or profiles selected{})",
+            match args.shard {
+                Some(s) => format!(", or none in shard {s}"),
+                None => String::new(),
+            }
+        );
         return EXIT_UNUSABLE;
     }
+    let environment = imp.environment.clone();
     let generator = move |p: ProfileName| -> BoxedStrategy<Scenario> {
-        if core_only {
-            conformance::core_scenarios(p).boxed()
-        } else {
-            crate::generate::scenario::scenario_under(Just(p)).boxed()
-        }
+        conformance::environment::conform_scenarios(p, core_only, &environment)
     };
     let limits = Limits {
         shrink_steps: if args.no_shrink {
@@ -312,6 +377,44 @@ pub(crate) fn conform_with_stop(
         },
     };
     let line = super::progress::Progress::start(global, "conform", total as u64, "cases");
+    let gave_up = || watch.gave_up();
+    let halt = || stop() || gave_up();
+    let interrupted = || stop();
+    let loop_started = std::time::Instant::now();
+    let mut siblings: Vec<Subprocess> = (1..args.jobs).map(|_| imp.sibling()).collect();
+    let ran = {
+        let mut imps: Vec<&mut (dyn conformance::Implementation + Send)> = Vec::new();
+        imps.push(&mut imp);
+        for s in &mut siblings {
+            imps.push(s);
+        }
+        parallel::run_planned(
+            &mut imps,
+            &vectors,
+            &plan,
+            &generator,
+            &Stops {
+                stop: &halt,
+                interrupted: &interrupted,
+            },
+            &mut |done, failures| {
+                line.set(done as u64, format!("cases, {failures} failed so far"));
+            },
+        )
+    };
+    drop(siblings);
+    if !ran.not_run.is_empty() {
+        header.not_run_why = Some(if gave_up() {
+            format!(
+                "given up on the adapter after {} consecutive replies did not come within {} s",
+                watch.limit(),
+                args.timeout
+            )
+        } else {
+            "the run was interrupted".to_owned()
+        });
+    }
+    header.not_run = ran.not_run;
     let mut progress = |p: Progress| {
         let what = match p.shrinking {
             None => String::new(),
@@ -322,14 +425,9 @@ pub(crate) fn conform_with_stop(
             format!("cases, {} failed so far{what}", p.failures),
         );
     };
-    let mut run = Run::new(&mut imp, &generator, limits, stop, &mut progress, total);
-    run.vectors(&vectors);
-    for p in &profiles {
-        match args.case {
-            None => run.generated(*p, args.generated, args.seed),
-            Some(k) => run.generated_cases(*p, k..k.saturating_add(1), args.seed),
-        }
-    }
+    let mut run = Run::new(&mut imp, &generator, limits, &halt, &mut progress, total);
+    let stopped = !header.not_run.is_empty();
+    run.extend(loop_started, ran.outcomes, stopped);
     let report = run.finish();
     line.finish();
     let text = match args.format {
@@ -342,9 +440,19 @@ pub(crate) fn conform_with_stop(
     }
     if stop() {
         // The case in flight may have failed only because the adapter was
-        // killed: an interrupted run is never a verdict on the adapter.
+        // killed: it is not recorded, and an interrupted run is never a
+        // verdict on the adapter.
         eprintln!(
             "inquiry-model conform: interrupted (the adapter was killed); what ran is reported above"
+        );
+        return EXIT_UNUSABLE;
+    }
+    if watch.gave_up() {
+        eprintln!(
+            "inquiry-model conform: gave up on the adapter: {} consecutive replies did not come within {} s; {} not run",
+            watch.limit(),
+            args.timeout,
+            crate::words::count(header.not_run.len(), "case")
         );
         return EXIT_UNUSABLE;
     }
@@ -352,13 +460,14 @@ pub(crate) fn conform_with_stop(
 }
 
 /// 2 when the harness could not judge a scenario, else 1 when one failed,
-/// else 2 when the run was stopped early, else 0.
+/// else 2 when the run was stopped early or nothing passed (every case
+/// declined as unsupported), else 0.
 fn exit_code(report: &RunReport) -> i32 {
     if report.harness_errors() > 0 {
         EXIT_UNUSABLE
     } else if report.failed() > 0 {
         EXIT_VIOLATIONS
-    } else if report.stopped {
+    } else if report.stopped || report.passed() == 0 {
         EXIT_UNUSABLE
     } else {
         EXIT_OK
@@ -387,6 +496,38 @@ mod tests {
             stopped,
             ..RunReport::default()
         }
+    }
+
+    /// Rule: CONF-GIVE-UP — at the default settings the waiting for a
+    /// silent adapter (consecutive timeouts until the run gives up) stays
+    /// within a minute, and giving up takes more than one timeout.
+    #[test]
+    fn a_silent_adapter_is_given_up_on_within_a_minute_by_default() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            conform: ConformArgs,
+        }
+        let cli =
+            <Cli as clap::Parser>::try_parse_from(["conform", "--adapter", "x"]).expect("parses");
+        let args = cli.conform;
+        assert!(args.give_up_after > 1, "{}", args.give_up_after);
+        let waiting = Duration::from_secs(args.timeout) * args.give_up_after;
+        assert!(waiting <= Duration::from_secs(50), "{waiting:?}");
+    }
+
+    /// Rule: CONF-UNSUPPORTED — a run in which every case was declined
+    /// (nothing passed, nothing failed) is no pass: exit 2.
+    #[test]
+    fn only_declined_cases_exit_2() {
+        let declined = || CaseResult::Unsupported {
+            reason: "no".to_owned(),
+        };
+        assert_eq!(exit_code(&report(vec![declined(), declined()], false)), 2);
+        assert_eq!(
+            exit_code(&report(vec![declined(), CaseResult::Passed], false)),
+            0
+        );
     }
 
     /// Rule: CONF-HARNESS-ERROR — a case the harness could not judge exits

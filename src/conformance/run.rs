@@ -87,6 +87,12 @@ pub enum CaseResult {
         /// The scenario, when one was drawn.
         scenario: Option<Scenario>,
     },
+    /// The implementation declined the scenario as one its environment
+    /// cannot set up (rule `CONF-UNSUPPORTED`): skipped, never passed.
+    Unsupported {
+        /// Why, as the adapter said.
+        reason: String,
+    },
 }
 
 /// One case run.
@@ -211,6 +217,11 @@ impl RunReport {
     /// Cases the harness could not judge.
     pub fn harness_errors(&self) -> usize {
         self.count(|r| matches!(r, CaseResult::HarnessError { .. }))
+    }
+
+    /// Cases the implementation declined as unsupported (skipped).
+    pub fn unsupported(&self) -> usize {
+        self.count(|r| matches!(r, CaseResult::Unsupported { .. }))
     }
 
     fn count(&self, f: impl Fn(&CaseResult) -> bool) -> usize {
@@ -380,15 +391,31 @@ impl<'a> Run<'a> {
     }
 
     fn record(&mut self, case: CaseId, started: Instant, result: CaseResult) {
-        match result {
-            CaseResult::Passed => {}
-            CaseResult::Failed(_) | CaseResult::HarnessError { .. } => self.failures += 1,
-        }
-        self.outcomes.push(Outcome {
+        self.push(Outcome {
             case,
             seconds: started.elapsed().as_secs_f64(),
             result,
         });
+        self.report();
+    }
+
+    fn push(&mut self, outcome: Outcome) {
+        match outcome.result {
+            CaseResult::Passed | CaseResult::Unsupported { .. } => {}
+            CaseResult::Failed(_) | CaseResult::HarnessError { .. } => self.failures += 1,
+        }
+        self.outcomes.push(outcome);
+    }
+
+    /// Takes the outcomes of cases run elsewhere (the parallel case loop,
+    /// [`super::parallel`]), in case order, begun at `started`; `stopped`:
+    /// that loop was stopped before its end.
+    pub fn extend(&mut self, started: Instant, outcomes: Vec<Outcome>, stopped: bool) {
+        self.started = self.started.min(started);
+        self.stopped |= stopped;
+        for o in outcomes {
+            self.push(o);
+        }
         self.report();
     }
 

@@ -96,11 +96,19 @@ pub fn text(h: &Header, r: &RunReport) -> String {
         h.language,
         h.scheduler
     );
-    if let Some(from) = &h.vectors_from {
-        let (run, failed) = tally(r, |c| matches!(c, CaseId::Vector { .. }));
+    if let Some(shard) = h.shard {
         let _ = writeln!(
             o,
-            "vectors ({from}): {run} run, {failed} failed, {} skipped (profile), {} skipped (outside the core language)",
+            "shard {shard}: the cases at positions {} mod {} of the whole run",
+            shard.index, shard.count
+        );
+    }
+    if let Some(from) = &h.vectors_from {
+        let (run, failed, declined) = tally_skipped(r, |c| matches!(c, CaseId::Vector { .. }));
+        let _ = writeln!(
+            o,
+            "vectors ({from}): {run} run, {failed} failed{}, {} skipped (profile), {} skipped (outside the core language)",
+            declined_note(declined),
             h.skipped_profile.len(),
             h.skipped_language.len()
         );
@@ -111,16 +119,21 @@ pub fn text(h: &Header, r: &RunReport) -> String {
     let (n, seed) = h.generated;
     if n > 0 {
         for p in &h.profiles {
-            let (run, failed) = tally(
+            let (run, failed, declined) = tally_skipped(
                 r,
                 |c| matches!(c, CaseId::Generated { profile, .. } if profile == p),
             );
-            if failed == 0 && run == n as usize {
+            if failed == 0 && declined == 0 && run == n as usize && h.shard.is_none() {
                 let _ = writeln!(o, "generated {p}: {run} passed (seed {seed})");
             } else {
+                let of = match h.shard {
+                    None => format!(" of {n}"),
+                    Some(shard) => format!(" of {n} (shard {shard})"),
+                };
                 let _ = writeln!(
                     o,
-                    "generated {p}: {run} of {n} run, {failed} failed (seed {seed})"
+                    "generated {p}: {run}{of} run, {failed} failed{} (seed {seed})",
+                    declined_note(declined)
                 );
             }
         }
@@ -155,9 +168,19 @@ pub fn text(h: &Header, r: &RunReport) -> String {
         .iter()
         .filter_map(|o| match &o.result {
             CaseResult::HarnessError { error, scenario } => Some((&o.case, error, scenario)),
-            CaseResult::Passed | CaseResult::Failed(_) => None,
+            CaseResult::Passed | CaseResult::Failed(_) | CaseResult::Unsupported { .. } => None,
         })
         .collect();
+    let declined: Vec<_> = unsupported(r).collect();
+    if !declined.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nskipped, unsupported by the adapter's environment (not passed):"
+        );
+        for (case, reason) in &declined {
+            let _ = writeln!(o, "SKIP {case}: {reason}");
+        }
+    }
     if !harness.is_empty() {
         let _ = writeln!(
             o,
@@ -196,9 +219,18 @@ pub fn text(h: &Header, r: &RunReport) -> String {
             r.outcomes.len()
         );
     }
+    if !h.not_run.is_empty() {
+        let _ = writeln!(
+            o,
+            "not run: {} ({})",
+            count(h.not_run.len(), "case"),
+            h.not_run_why.as_deref().unwrap_or("the run was stopped")
+        );
+    }
+    let skipped = declined_note(r.unsupported());
     let _ = writeln!(
         o,
-        "\n{} run: {} passed, {} failed, {} ({:.1} s)",
+        "\n{} run: {} passed, {} failed{skipped}, {} ({:.1} s)",
         r.outcomes.len(),
         r.passed(),
         r.failed(),
@@ -211,25 +243,50 @@ pub fn text(h: &Header, r: &RunReport) -> String {
         let _ = writeln!(o, "FAILED: {}", r.failed());
     } else if r.stopped {
         let _ = writeln!(o, "STOPPED");
+    } else if r.passed() == 0 {
+        let _ = writeln!(o, "NO VERDICT: every case was skipped");
     } else {
         let _ = writeln!(o, "PASS");
     }
     o
 }
 
-fn tally(r: &RunReport, which: impl Fn(&CaseId) -> bool) -> (usize, usize) {
+/// Cases run, failed and declined as unsupported, of those `which` holds.
+fn tally_skipped(r: &RunReport, which: impl Fn(&CaseId) -> bool) -> (usize, usize, usize) {
     let of: Vec<_> = r.outcomes.iter().filter(|o| which(&o.case)).collect();
     let failed = of
         .iter()
         .filter(|o| matches!(o.result, CaseResult::Failed(_)))
         .count();
-    (of.len(), failed)
+    let declined = of
+        .iter()
+        .filter(|o| matches!(o.result, CaseResult::Unsupported { .. }))
+        .count();
+    (of.len(), failed, declined)
+}
+
+/// `, N skipped (unsupported)` when N > 0.
+fn declined_note(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        n => format!(", {n} skipped (unsupported)"),
+    }
 }
 
 fn failures(r: &RunReport) -> impl Iterator<Item = (&CaseId, &Failure)> {
     r.outcomes.iter().filter_map(|o| match &o.result {
         CaseResult::Failed(f) => Some((&o.case, f)),
-        CaseResult::Passed | CaseResult::HarnessError { .. } => None,
+        CaseResult::Passed | CaseResult::HarnessError { .. } | CaseResult::Unsupported { .. } => {
+            None
+        }
+    })
+}
+
+/// The cases declined as unsupported, with why.
+fn unsupported(r: &RunReport) -> impl Iterator<Item = (&CaseId, &str)> {
+    r.outcomes.iter().filter_map(|o| match &o.result {
+        CaseResult::Unsupported { reason } => Some((&o.case, reason.as_str())),
+        CaseResult::Passed | CaseResult::HarnessError { .. } | CaseResult::Failed(_) => None,
     })
 }
 
@@ -282,8 +339,11 @@ pub fn json(h: &Header, r: &RunReport) -> String {
             CaseResult::HarnessError { error, scenario } => {
                 Some(json!({"case": o.case, "error": error, "scenario": scenario}))
             }
-            CaseResult::Passed | CaseResult::Failed(_) => None,
+            CaseResult::Passed | CaseResult::Failed(_) | CaseResult::Unsupported { .. } => None,
         })
+        .collect();
+    let declined: Vec<Value> = unsupported(r)
+        .map(|(case, reason)| json!({"case": case, "reason": reason}))
         .collect();
     let doc = json!({
         "version": CONFORM_JSON_VERSION,
@@ -300,12 +360,15 @@ pub fn json(h: &Header, r: &RunReport) -> String {
             "skipped_pinned": h.skipped_pinned,
         })),
         "generated": {"per_profile": h.generated.0, "seed": h.generated.1},
+        "shard": h.shard.map(|s| s.to_string()),
         "size_counts": SIZE_MEANS,
         "summary": {
             "run": r.outcomes.len(),
             "passed": r.passed(),
             "failed": r.failed(),
             "harness_errors": r.harness_errors(),
+            "unsupported": r.unsupported(),
+            "not_run": h.not_run.len(),
             "stopped": r.stopped,
             "seconds": r.seconds,
             "adapter_runs": r.adapter_runs,
@@ -318,6 +381,8 @@ pub fn json(h: &Header, r: &RunReport) -> String {
         "groups": groups,
         "failing": failing,
         "harness_errors": harness,
+        "unsupported": declined,
+        "not_run": {"why": h.not_run_why, "cases": h.not_run},
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }
@@ -343,6 +408,14 @@ pub fn xml_escape(s: &str) -> String {
         }
     }
     out
+}
+
+/// The `<skipped>` message of a case that did not run.
+fn not_run_message(h: &Header) -> &'static str {
+    match h.not_run_why.as_deref() {
+        Some(why) if why.starts_with("given up") => "not run: the run gave up on the adapter",
+        Some(_) | None => "not run: the run was stopped",
+    }
 }
 
 /// A `<testsuite>`: its name, its cases run, its skipped vectors (name,
@@ -410,6 +483,11 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
                     .map(|n| (n.clone(), "pins a model decision the run opted out of")),
             )
             .collect();
+        let mut skipped: Vec<(String, &'static str)> = skipped;
+        skipped.extend(h.not_run.iter().filter_map(|c| match c {
+            CaseId::Vector { name } => Some((name.clone(), not_run_message(h))),
+            CaseId::Generated { .. } => None,
+        }));
         suites.push((
             "vectors".to_owned(),
             r.outcomes
@@ -429,7 +507,15 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
                         |o| matches!(&o.case, CaseId::Generated { profile, .. } if profile == p),
                     )
                     .collect(),
-                Vec::new(),
+                h.not_run
+                    .iter()
+                    .filter_map(|c| match c {
+                        CaseId::Generated { profile, index, .. } if profile == p => {
+                            Some((format!("case {index}"), not_run_message(h)))
+                        }
+                        CaseId::Generated { .. } | CaseId::Vector { .. } => None,
+                    })
+                    .collect(),
             ));
         }
     }
@@ -440,7 +526,8 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
         r.outcomes.len()
             + h.skipped_profile.len()
             + h.skipped_language.len()
-            + h.skipped_pinned.len(),
+            + h.skipped_pinned.len()
+            + h.not_run.len(),
         r.failed(),
         r.harness_errors(),
         r.seconds
@@ -454,13 +541,17 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
             .iter()
             .filter(|o| matches!(o.result, CaseResult::HarnessError { .. }))
             .count();
+        let declined = outcomes
+            .iter()
+            .filter(|o| matches!(o.result, CaseResult::Unsupported { .. }))
+            .count();
         let time: f64 = outcomes.iter().map(|o| o.seconds).sum();
         let _ = writeln!(
             o,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\" errors=\"{errors}\" skipped=\"{}\" time=\"{time:.3}\">",
             xml_escape(suite),
             outcomes.len() + skipped.len(),
-            skipped.len()
+            skipped.len() + declined
         );
         o.push_str(&shrink_properties(r));
         for out in outcomes {
@@ -489,6 +580,12 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
                         xml_escape(&text)
                     )
                 }
+                CaseResult::Unsupported { reason } => format!(
+                    "      <skipped message=\"{}\"/>\n",
+                    xml_escape(&format!(
+                        "unsupported by the adapter's environment: {reason}"
+                    ))
+                ),
                 CaseResult::HarnessError { error, scenario } => {
                     let mut text = error.clone();
                     if let Some(s) = scenario {

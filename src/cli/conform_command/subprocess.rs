@@ -16,14 +16,17 @@
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Once;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Once};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::conformance::{Capabilities, Implementation, ImplementationError, Observed, Record};
+use crate::conformance::environment::Environment;
+use crate::conformance::{
+    Attempt, Capabilities, Implementation, ImplementationError, Observed, Record,
+};
 use crate::profile::ProfileName;
 use crate::scenario::Scenario;
 
@@ -33,8 +36,32 @@ pub(crate) const PROTOCOL: &str = "inquiry-model-conform/1";
 /// Set by SIGINT or SIGTERM.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// The running adapter's process group (0: none), for the signal handler.
-static ADAPTER_GROUP: AtomicI32 = AtomicI32::new(0);
+/// The most adapter processes run at once (`conform --jobs`).
+pub(crate) const MAX_JOBS: usize = 64;
+
+/// The running adapters' process groups (0: a free slot), for the signal
+/// handler, which can only walk a fixed array.
+static ADAPTER_GROUPS: [AtomicI32; MAX_JOBS] = [const { AtomicI32::new(0) }; MAX_JOBS];
+
+/// Records `group` in a free slot (every slot taken: none, and a signal
+/// then kills it through [`Subprocess::stop`] at exit only).
+fn register_group(group: i32) {
+    for slot in &ADAPTER_GROUPS {
+        if slot
+            .compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+/// Frees `group`'s slot.
+fn unregister_group(group: i32) {
+    for slot in &ADAPTER_GROUPS {
+        let _ = slot.compare_exchange(group, 0, Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
 
 /// Whether `conform` was sent SIGINT or SIGTERM: the run loop stops and
 /// reports what it found so far. (A second signal ends the process at
@@ -46,15 +73,21 @@ pub fn interrupted() -> bool {
 /// The SIGINT/SIGTERM handler: only async-signal-safe calls (atomics,
 /// `kill`, `signal`, `raise`).
 extern "C" fn on_signal(signal: libc::c_int) {
-    let group = ADAPTER_GROUP.swap(0, Ordering::SeqCst);
-    if group > 0 {
-        // SAFETY: kill(2) is async-signal-safe; a negative pid names the
-        // adapter's process group, which holds nothing of ours.
-        unsafe {
-            libc::kill(-group, libc::SIGKILL);
+    // The flag first, the kill after: whoever sees an adapter die of this
+    // signal then also sees the flag, and does not take the death for the
+    // adapter's failure (rule `CONF-INTERRUPT-NOT-A-VERDICT`).
+    let second = INTERRUPTED.swap(true, Ordering::SeqCst);
+    for slot in &ADAPTER_GROUPS {
+        let group = slot.swap(0, Ordering::SeqCst);
+        if group > 0 {
+            // SAFETY: kill(2) is async-signal-safe; a negative pid names
+            // an adapter's process group, which holds nothing of ours.
+            unsafe {
+                libc::kill(-group, libc::SIGKILL);
+            }
         }
     }
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+    if second {
         // SAFETY: signal(2) and raise(3) are async-signal-safe: the second
         // signal takes its default action (ends the process).
         unsafe {
@@ -117,6 +150,48 @@ impl std::fmt::Display for Unusable {
 
 impl std::error::Error for Unusable {}
 
+/// Consecutive replies that did not come in time, counted across every
+/// adapter process of one run (`--jobs`): at `limit` of them in a row the
+/// run gives up on the adapter (rule `CONF-GIVE-UP`); any reply that comes
+/// starts the count again.
+#[derive(Debug)]
+pub(crate) struct Watch {
+    consecutive: AtomicU32,
+    limit: u32,
+    gave_up: AtomicBool,
+}
+
+impl Watch {
+    /// A watch giving up after `limit` consecutive timeouts (at least 1).
+    pub fn new(limit: u32) -> Arc<Watch> {
+        Arc::new(Watch {
+            consecutive: AtomicU32::new(0),
+            limit: limit.max(1),
+            gave_up: AtomicBool::new(false),
+        })
+    }
+
+    /// Whether the run gave up on the adapter.
+    pub fn gave_up(&self) -> bool {
+        self.gave_up.load(Ordering::SeqCst)
+    }
+
+    /// The consecutive timeouts it gives up after.
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    fn timed_out(&self) {
+        if self.consecutive.fetch_add(1, Ordering::SeqCst) + 1 >= self.limit {
+            self.gave_up.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn answered(&self) {
+        self.consecutive.store(0, Ordering::SeqCst);
+    }
+}
+
 /// A running adapter process.
 struct Process {
     child: Child,
@@ -128,6 +203,7 @@ struct Process {
 pub(crate) struct Subprocess {
     command: String,
     timeout: Duration,
+    watch: Arc<Watch>,
     process: Option<Process>,
     next_id: u64,
     /// The adapter's name, from `init_ok`.
@@ -141,20 +217,30 @@ pub(crate) struct Subprocess {
     /// What the adapter lets the harness steer and see (`init_ok`'s
     /// `scheduler` and `observes`), and the witness budget `conform` sets.
     pub capabilities: Capabilities,
+    /// What the adapter's environment can produce (`init_ok`'s
+    /// `environment`).
+    pub environment: Environment,
 }
 
 impl Subprocess {
-    /// Starts `command` (run by `sh -c`) and performs the handshake.
-    pub fn start(command: &str, timeout: Duration) -> Result<Subprocess, Unusable> {
+    /// Starts `command` (run by `sh -c`) and performs the handshake; its
+    /// timeouts are counted by `watch`.
+    pub fn start(
+        command: &str,
+        timeout: Duration,
+        watch: Arc<Watch>,
+    ) -> Result<Subprocess, Unusable> {
         let mut s = Subprocess {
             command: command.to_owned(),
             timeout,
+            watch,
             process: None,
             next_id: 0,
             name: String::new(),
             profiles: ProfileName::ALL.to_vec(),
             core_only: false,
             capabilities: Capabilities::default(),
+            environment: Environment::default(),
         };
         install_signal_handlers();
         let reply = s.spawn().map_err(|e| Unusable(e.0))?;
@@ -172,6 +258,7 @@ impl Subprocess {
             })?;
         }
         s.capabilities = Capabilities::from_init_ok(&reply).map_err(Unusable)?;
+        s.environment = Environment::from_init_ok(&reply).map_err(Unusable)?;
         s.core_only = match reply.get("language") {
             None => false,
             Some(Value::String(l)) if l == "full" => false,
@@ -185,12 +272,36 @@ impl Subprocess {
         Ok(s)
     }
 
+    /// Another process of the same adapter, as this one declared itself,
+    /// started at its first scenario (`--jobs`), its timeouts counted by
+    /// the same watch.
+    pub fn sibling(&self) -> Subprocess {
+        Subprocess {
+            command: self.command.clone(),
+            timeout: self.timeout,
+            watch: Arc::clone(&self.watch),
+            process: None,
+            next_id: 0,
+            name: self.name.clone(),
+            profiles: self.profiles.clone(),
+            core_only: self.core_only,
+            capabilities: self.capabilities.clone(),
+            environment: self.environment.clone(),
+        }
+    }
+
     /// Spawns the process and returns its `init_ok`.
     fn spawn(&mut self) -> Result<Value, ImplementationError> {
         if interrupted() {
             return Err(ImplementationError(
                 "interrupted: the adapter is not restarted".to_owned(),
             ));
+        }
+        if self.watch.gave_up() {
+            return Err(ImplementationError(format!(
+                "given up on the adapter after {} consecutive replies did not come in time",
+                self.watch.limit
+            )));
         }
         let mut child = Command::new("sh")
             .arg("-c")
@@ -204,7 +315,7 @@ impl Subprocess {
             .spawn()
             .map_err(|e| ImplementationError(format!("cannot start `{}`: {e}", self.command)))?;
         let group = i32::try_from(child.id()).unwrap_or(0);
-        ADAPTER_GROUP.store(group, Ordering::SeqCst);
+        register_group(group);
         if interrupted() {
             // A signal between the check above and the store: the handler
             // did not see this group.
@@ -265,6 +376,7 @@ impl Subprocess {
                 Ok(Ok(l)) => break Ok(l),
                 Ok(Err(e)) => break Err(format!("the adapter's stdout: {e}")),
                 Err(RecvTimeoutError::Timeout) => {
+                    self.watch.timed_out();
                     break Err(format!("no reply within {} s", timeout.as_secs_f32()));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
@@ -290,7 +402,7 @@ impl Subprocess {
     fn stop(&mut self) {
         if let Some(mut p) = self.process.take() {
             let group = i32::try_from(p.child.id()).unwrap_or(0);
-            let _ = ADAPTER_GROUP.compare_exchange(group, 0, Ordering::SeqCst, Ordering::SeqCst);
+            unregister_group(group);
             drop(p.stdin);
             if !exited_within(&mut p.child, Duration::from_millis(100)) {
                 kill_group(group, libc::SIGTERM);
@@ -314,34 +426,71 @@ impl Implementation for Subprocess {
     }
 
     fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError> {
+        match self.attempt(scenario) {
+            Attempt::Ran(r) => r,
+            Attempt::Unsupported(why) => Err(ImplementationError(format!(
+                "the adapter cannot set the scenario up (unsupported): {why}"
+            ))),
+        }
+    }
+
+    fn attempt(&mut self, scenario: &Scenario) -> Attempt {
+        Attempt::Ran(match self.exchange_run(scenario) {
+            Ok(Reply::Observed(o)) => Ok(o),
+            Ok(Reply::Unsupported(why)) => return Attempt::Unsupported(why),
+            Err(e) => Err(e),
+        })
+    }
+}
+
+/// An adapter's reply to `run`.
+enum Reply {
+    /// `run_ok`.
+    Observed(Observed),
+    /// `unsupported` (rule `CONF-UNSUPPORTED`).
+    Unsupported(String),
+}
+
+impl Subprocess {
+    /// Sends `run` and reads its reply: `run_ok`, `unsupported`, or an
+    /// error (`error`, or anything else).
+    fn exchange_run(&mut self, scenario: &Scenario) -> Result<Reply, ImplementationError> {
         if self.process.is_none() {
             self.spawn()?;
         }
         let id = self.fresh_id();
         let reply = self.exchange(json!({"type": "run", "id": id, "scenario": scenario}))?;
+        // A reply to `run` (not `init`, which a silent adapter still
+        // answers) starts the count of consecutive timeouts again.
+        self.watch.answered();
         if reply.get("in_reply_to") != Some(&json!(id)) {
             return Err(ImplementationError(format!(
                 "reply to `run` {id} has in_reply_to {}",
                 reply.get("in_reply_to").unwrap_or(&Value::Null)
             )));
         }
+        let text = || {
+            reply
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or("(no text)")
+                .to_owned()
+        };
         match reply.get("type").and_then(Value::as_str) {
             Some("run_ok") => {
                 let log = reply.get("log").cloned().unwrap_or(Value::Null);
                 let records: Vec<Record> = serde_json::from_value(log).map_err(|e| {
                     ImplementationError(format!("run_ok: `log` is not a list of records: {e}"))
                 })?;
-                Ok(Observed::from_records(records))
+                Ok(Reply::Observed(Observed::from_records(records)))
             }
+            Some("unsupported") => Ok(Reply::Unsupported(text())),
             Some("error") => Err(ImplementationError(format!(
                 "the adapter reported an error: {}",
-                reply
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .unwrap_or("(no text)")
+                text()
             ))),
             _ => Err(ImplementationError(format!(
-                "expected `run_ok` or `error`, got: {reply}"
+                "expected `run_ok`, `unsupported` or `error`, got: {reply}"
             ))),
         }
     }

@@ -785,6 +785,13 @@ fn sigint_kills_the_adapter_group() {
     assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
     assert!(err.contains("interrupted"), "{err}");
     for pid in std::fs::read_to_string(&pids).unwrap().split_whitespace() {
+        // SIGKILL is delivered asynchronously: a process of the group not
+        // reaped by `conform` (the background `sleep`) may take a moment
+        // to go on a loaded machine.
+        let killed = std::time::Instant::now();
+        while alive(pid) && killed.elapsed().as_secs() < 2 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         assert!(!alive(pid), "adapter process {pid} outlived conform");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -810,4 +817,370 @@ fn a_profile_the_adapter_does_not_run_is_refused_by_name() {
         err.contains("the adapter runs rfd083; --profile names legacy"),
         "{err}"
     );
+}
+
+/// The `(suite, case)` of every `<testcase>` of a JUnit report, and
+/// whether it failed.
+fn junit_cases(xml: &str) -> Vec<(String, String, bool)> {
+    let mut out = Vec::new();
+    for part in xml.split("<testcase").skip(1) {
+        let attr = |name: &str| {
+            let from = part.find(&format!(" {name}=\"")).expect("attribute") + name.len() + 3;
+            let len = part[from..].find('"').expect("closed");
+            part[from..from + len].to_owned()
+        };
+        let head = part.split("</testcase>").next().unwrap_or_default();
+        out.push((attr("classname"), attr("name"), head.contains("<failure")));
+    }
+    out
+}
+
+/// Rule: CONF-SHARD — `--shard 0/2` and `--shard 1/2` run disjoint sets
+/// of cases (vectors and generated) that together are exactly the whole
+/// run's, each case with the whole run's verdict.
+#[test]
+fn two_shards_are_the_whole_run() {
+    if !python3() {
+        return;
+    }
+    let run = |shard: Option<&str>| {
+        let mut args = vec![
+            "--adapter",
+            TWO_FAULTS,
+            "--generated",
+            "12",
+            "--no-shrink",
+            "--format",
+            "junit",
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        let o = conform(&args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{shard:?}: {err}");
+        out
+    };
+    let whole = run(None);
+    let (a, b) = (run(Some("0/2")), run(Some("1/2")));
+    // The shards' reports merged by the documented script are the whole
+    // run's cases, each once.
+    let dir = std::env::temp_dir().join(format!("conform-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (pa, pb) = (dir.join("shard-0.xml"), dir.join("shard-1.xml"));
+    std::fs::write(&pa, &a).unwrap();
+    std::fs::write(&pb, &b).unwrap();
+    let merged = Command::new("python3")
+        .arg("scripts/merge-junit.py")
+        .args([&pa, &pb])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("python3 runs");
+    assert!(merged.status.success(), "{}", text(&merged).1);
+    let mut merged = junit_cases(&text(&merged).0);
+    let mut all = junit_cases(&whole);
+    merged.sort();
+    all.sort();
+    assert_eq!(merged, all);
+    let _ = std::fs::remove_dir_all(&dir);
+    let (whole, a, b) = (junit_cases(&whole), junit_cases(&a), junit_cases(&b));
+    // Skipped vectors are listed in every shard: compare the cases run.
+    let ran = |cases: &[(String, String, bool)]| -> std::collections::BTreeSet<_> {
+        cases.iter().cloned().collect()
+    };
+    let (whole, a, b) = (ran(&whole), ran(&a), ran(&b));
+    let skipped: std::collections::BTreeSet<_> = a.intersection(&b).cloned().collect();
+    assert!(
+        skipped
+            .iter()
+            .all(|(suite, _, failed)| suite == "vectors" && !failed),
+        "{skipped:?}"
+    );
+    let union: std::collections::BTreeSet<_> = a.union(&b).cloned().collect();
+    assert_eq!(union, whole);
+    assert!(a.len() > skipped.len() + 20 && b.len() > skipped.len() + 20);
+    assert!(whole.iter().any(|(_, _, failed)| *failed));
+}
+
+/// The JSON document with every `seconds` field zeroed.
+fn without_seconds(mut v: serde_json::Value) -> serde_json::Value {
+    fn walk(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    if k == "seconds" {
+                        *x = serde_json::json!(0);
+                    } else {
+                        walk(x);
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut v);
+    v
+}
+
+/// Rule: CONF-JOBS — `--jobs 2` gives the report of `--jobs 1`: the same
+/// JSON document (wall times aside), failures, groups and examples in the
+/// same order.
+#[test]
+fn two_jobs_give_the_verdicts_of_one() {
+    if !python3() {
+        return;
+    }
+    let run = |jobs: &str| {
+        let o = conform(&[
+            "--adapter",
+            TWO_FAULTS,
+            "--generated",
+            "40",
+            "--no-shrink",
+            "--format",
+            "json",
+            "--jobs",
+            jobs,
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        without_seconds(serde_json::from_str(&out).expect("JSON"))
+    };
+    let one = run("1");
+    assert!(one["summary"]["failed"].as_u64().unwrap_or(0) > 0);
+    assert_eq!(one, run("2"));
+}
+
+/// An adapter that answers `init` and then never answers a `run`.
+const SILENT_AFTER_INIT: &str = "python3 -c \"import json, sys\nfor l in sys.stdin:\n    m = json.loads(l)\n    if m['type'] == 'init':\n        print(json.dumps({'type': 'init_ok', 'in_reply_to': m['id'], 'profiles': ['rfd083']}), flush=True)\"";
+
+/// Rule: CONF-GIVE-UP — an adapter that answers `init` and then stops
+/// answering is given up on after `--give-up-after` (3) consecutive
+/// timeouts: exit 2 within a few timeouts, those cases failed as
+/// implementation failures, every other case reported as not run (text,
+/// JSON, JUnit). Without giving up (the wrong harness, `--give-up-after`
+/// large) every case waits out its timeout.
+#[test]
+fn a_silent_adapter_is_given_up_on() {
+    if !python3() {
+        return;
+    }
+    for format in ["json", "junit"] {
+        let started = std::time::Instant::now();
+        let o = conform(&[
+            "--adapter",
+            SILENT_AFTER_INIT,
+            "--timeout",
+            "1",
+            "--generated",
+            "20",
+            "--jobs",
+            "2",
+            "--format",
+            format,
+        ]);
+        let took = started.elapsed();
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+        assert!(err.contains("gave up on the adapter"), "{err}");
+        assert!(took.as_secs() < 15, "took {took:?}");
+        if format == "json" {
+            let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+            let failed = doc["summary"]["failed"].as_u64().unwrap_or(0);
+            let not_run = doc["summary"]["not_run"].as_u64().unwrap_or(0);
+            assert!((3..=4).contains(&failed), "{failed}");
+            assert!(not_run > 30, "{not_run}");
+            assert!(
+                doc["not_run"]["why"]
+                    .as_str()
+                    .is_some_and(|w| w.contains("given up")),
+                "{doc}"
+            );
+        } else {
+            assert!(
+                out.contains("not run: the run gave up on the adapter"),
+                "{out}"
+            );
+        }
+    }
+    let started = std::time::Instant::now();
+    let o = conform(&[
+        "--adapter",
+        SILENT_AFTER_INIT,
+        "--timeout",
+        "1",
+        "--no-vectors",
+        "--generated",
+        "4",
+        "--give-up-after",
+        "1000",
+        "--no-shrink",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        started.elapsed().as_secs() >= 4,
+        "without giving up every case waits"
+    );
+}
+
+/// Rule: CONF-INTERRUPT-NOT-A-VERDICT — SIGINT to `conform` in the middle
+/// of a run of a slow adapter, four times (text, JSON, JUnit; one and two
+/// jobs; at different moments), never records a failing case: exit 2,
+/// "interrupted", no failure in the report, the cases left not run.
+#[test]
+fn sigint_never_records_a_failing_case() {
+    if !python3() {
+        return;
+    }
+    let tries = [
+        ("text", "1", 0),
+        ("json", "2", 120),
+        ("junit", "1", 270),
+        ("json", "2", 410),
+    ];
+    let dir = std::env::temp_dir().join(format!("conform-sigint-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (k, (format, jobs, after_ms)) in tries.into_iter().enumerate() {
+        // The adapter's replies are copied to a file: the signal is sent
+        // once it has answered a few runs, mid-run.
+        let replies = dir.join(format!("replies-{k}"));
+        let adapter = format!(
+            "python3 examples/conform_adapter.py | tee -a {}",
+            replies.display()
+        );
+        let started = std::time::Instant::now();
+        let child = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+            .args([
+                "conform",
+                "--adapter",
+                &adapter,
+                "--generated",
+                "500",
+                "--format",
+                format,
+                "--jobs",
+                jobs,
+            ])
+            .env("CONFORM_DELAY", "0.05")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        while std::fs::read_to_string(&replies).map_or(true, |r| r.lines().count() < 4) {
+            assert!(started.elapsed().as_secs() < 60, "the adapter did not run");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(after_ms));
+        let interrupt = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(interrupt.success());
+        let o = child.wait_with_output().expect("conform ends");
+        let (out, err) = text(&o);
+        let what = format!("{format} jobs {jobs} after {after_ms} ms");
+        assert_eq!(o.status.code(), Some(2), "{what}: {out}\n{err}");
+        assert!(err.contains("interrupted"), "{what}: {err}");
+        match format {
+            "text" => {
+                assert!(!out.contains("FAIL"), "{what}: {out}");
+                assert!(out.contains("not run:"), "{what}: {out}");
+            }
+            "json" => {
+                let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+                assert_eq!(doc["summary"]["failed"], 0, "{what}: {out}");
+                assert_eq!(doc["summary"]["harness_errors"], 0, "{what}: {out}");
+                assert!(doc["summary"]["run"].as_u64().unwrap_or(0) > 0, "{what}");
+                assert!(
+                    doc["summary"]["not_run"].as_u64().unwrap_or(0) > 0,
+                    "{what}"
+                );
+            }
+            _ => {
+                assert!(!out.contains("<failure"), "{what}: {out}");
+                assert!(!out.contains("<error"), "{what}: {out}");
+                assert!(out.contains("not run: the run was stopped"), "{what}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Rule: CONF-UNSUPPORTED — a vector the adapter's environment cannot set
+/// up, answered `unsupported`, is counted as skipped and never as passed,
+/// in text, JSON and JUnit; generated scenarios are fitted to the declared
+/// environment, so none of them is declined.
+#[test]
+fn unsupported_is_counted_as_skipped() {
+    if !python3() {
+        return;
+    }
+    let run = |format: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+            .args([
+                "conform",
+                "--adapter",
+                "python3 examples/conform_adapter.py",
+                "--generated",
+                "100",
+                "--format",
+                format,
+            ])
+            .env("CONFORM_ENVIRONMENT", "{}")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("the binary runs");
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+        out
+    };
+    let out = run("text");
+    assert!(
+        out.contains(
+            "SKIP vector reason-user-cancellation-token: this backend cannot raise 'cancelled'"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("1 skipped (unsupported)"), "{out}");
+    assert!(out.contains("generated rfd083: 100 passed"), "{out}");
+    let doc: serde_json::Value = serde_json::from_str(&run("json")).expect("JSON");
+    let s = &doc["summary"];
+    assert_eq!(s["unsupported"], 1, "{doc}");
+    assert_eq!(
+        s["passed"].as_u64().unwrap_or(0) + 1,
+        s["run"].as_u64().unwrap_or(0),
+        "{doc}"
+    );
+    assert_eq!(
+        doc["unsupported"][0]["case"]["name"],
+        "reason-user-cancellation-token"
+    );
+    let xml = run("junit");
+    let case = xml
+        .split("<testcase ")
+        .find(|c| c.contains("name=\"reason-user-cancellation-token\""))
+        .expect("the vector's testcase");
+    assert!(
+        case.contains("<skipped message=\"unsupported by the adapter&apos;s environment"),
+        "{case}"
+    );
+}
+
+/// Rule: CONF-UNSUPPORTED — a run whose every case is declined is no
+/// verdict: exit 2, never a pass.
+#[test]
+fn a_run_of_only_declined_cases_is_no_pass() {
+    let o = conform(&[
+        "--adapter",
+        r#"read l; echo '{"type":"init_ok","in_reply_to":1,"profiles":["rfd083"]}'; i=2; while read l; do echo "{\"type\":\"unsupported\",\"in_reply_to\":$i,\"text\":\"no\"}"; i=$((i+1)); done"#,
+        "--no-vectors",
+        "--generated",
+        "3",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(out.contains("NO VERDICT"), "{out}");
+    assert!(!out.contains("PASS"), "{out}");
 }
