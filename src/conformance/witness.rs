@@ -349,6 +349,10 @@ pub fn log_order(
                     x.2 - 1,
                     x.1
                 ),
+                signature: super::compare::Signature(
+                    "log order: routed after another call's event the model routes it before"
+                        .to_owned(),
+                ),
             });
         }
     }
@@ -370,6 +374,10 @@ pub fn log_order(
                     "shown after event #{} of call {:?} (after {p} events)",
                     x.2 - 1,
                     x.1
+                ),
+                signature: super::compare::Signature(
+                    "log order: prompt shown after another call's event the model shows it before"
+                        .to_owned(),
                 ),
             });
         }
