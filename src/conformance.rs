@@ -23,6 +23,7 @@
 pub mod compare;
 mod curated;
 pub mod observe;
+mod own_bytes;
 pub mod pins;
 #[cfg(feature = "testkit")]
 pub mod run;
@@ -138,6 +139,27 @@ pub enum Verdict {
         /// The first difference under the scenario's own `schedule`.
         divergence: Divergence,
     },
+    /// The oracle (`check`, every `CHECK-*` rule under the scenario's
+    /// profile) finds the implementation's own persisted stream breaks a
+    /// rule, whatever the comparison with the model says (rule
+    /// `CONF-OWN-BYTES`).
+    OracleFinding {
+        /// The rule's ID (`CHECK-…`; `read` when the stream does not read
+        /// back as a whole).
+        rule: String,
+        /// Turn and persisted event.
+        at: String,
+        /// The oracle's message.
+        message: String,
+    },
+    /// A secret the scenario typed is in the implementation's persisted
+    /// stream, in a compared field or not (RFD 082 "Secret questions":
+    /// secret answers "never land on disk"; rule `CONF-OWN-BYTES`).
+    SecretPersisted {
+        /// The persisted event and the place in it (the value is not
+        /// printed).
+        at: String,
+    },
 }
 
 impl Verdict {
@@ -151,6 +173,8 @@ impl Verdict {
                 format!("diverged:{}", divergence.kind)
             }
             Verdict::NoWitness { .. } => "no_witness".to_owned(),
+            Verdict::OracleFinding { rule, .. } => format!("oracle:{rule}"),
+            Verdict::SecretPersisted { .. } => "secret_persisted".to_owned(),
         }
     }
 }
@@ -182,6 +206,14 @@ impl fmt::Display for Verdict {
                 f,
                 "no witness within {schedules} schedules (--witness-budget; schedules are left untried); under the scenario's own schedule: ({}) at {}\n  model:          {}\n  implementation: {}",
                 d.kind, d.at, d.expected, d.actual
+            ),
+            Verdict::OracleFinding { rule, at, message } => write!(
+                f,
+                "the oracle rejects the implementation's persisted stream: {rule} at {at}: {message}"
+            ),
+            Verdict::SecretPersisted { at } => write!(
+                f,
+                "a secret answer the scenario typed is in the implementation's persisted stream: {at}"
             ),
         }
     }
@@ -299,34 +331,36 @@ fn judge_with(
     let (verdict, side) = match actual {
         Err(e) => (Verdict::ImplementationFailed { error: e.0 }, String::new()),
         Ok(actual) => {
-            let d = witness::compare_observed(scenario, expected, &actual, &caps.observes)?;
-            let verdict = match caps.scheduler {
-                SchedulerCapability::Steered => Verdict::Diverged(d),
-                SchedulerCapability::Free => {
-                    let how = witness::Search {
-                        observes: caps.observes.clone(),
-                        budget: caps.witness_budget,
-                        cut: true,
-                    };
-                    match witness::search(scenario, &actual, &how) {
-                        Err(e) => Verdict::ModelRefused {
-                            error: e.to_string(),
-                        },
-                        Ok((witness::Outcome::Found { .. }, _)) => return None,
-                        Ok((witness::Outcome::Budget, stats)) => Verdict::NoWitness {
-                            schedules: stats.schedules,
-                            divergence: d,
-                        },
-                        Ok((witness::Outcome::Exhausted, stats)) => {
-                            Verdict::DivergedEverySchedule {
-                                schedules: stats.schedules,
-                                divergence: d,
-                            }
-                        }
+            let fresh;
+            let model = match model {
+                Some(t) => t,
+                None => match scenario::run(scenario) {
+                    Ok(t) => {
+                        fresh = t;
+                        &fresh
                     }
-                }
+                    Err(e) => {
+                        return Some(Failure {
+                            name: name.to_owned(),
+                            scenario: scenario.clone(),
+                            verdict: Verdict::ModelRefused {
+                                error: e.to_string(),
+                            },
+                            side_by_side: String::new(),
+                        });
+                    }
+                },
             };
-            let secrets = secrets_of(scenario, model, expected, &actual);
+            let verdict = match compared(scenario, expected, &actual, caps) {
+                Some(v) => v,
+                None => match own_bytes::judge(scenario, model, &actual)? {
+                    own_bytes::Finding::Oracle { rule, at, message } => {
+                        Verdict::OracleFinding { rule, at, message }
+                    }
+                    own_bytes::Finding::Secret { at } => Verdict::SecretPersisted { at },
+                },
+            };
+            let secrets = secrets_of(model, expected, &actual);
             (
                 masked(verdict, &secrets),
                 // Masked before the columns cut long events short.
@@ -345,22 +379,49 @@ fn judge_with(
     })
 }
 
+/// The comparison's verdict on a run (the model's run of the scenario's own
+/// `schedule`, or for a free scheduler a witness search), or `None` when
+/// the comparison passes.
+fn compared(
+    scenario: &Scenario,
+    expected: &Observed,
+    actual: &Observed,
+    caps: &Capabilities,
+) -> Option<Verdict> {
+    let d = witness::compare_observed(scenario, expected, actual, &caps.observes)?;
+    Some(match caps.scheduler {
+        SchedulerCapability::Steered => Verdict::Diverged(d),
+        SchedulerCapability::Free => {
+            let how = witness::Search {
+                observes: caps.observes.clone(),
+                budget: caps.witness_budget,
+                cut: true,
+            };
+            match witness::search(scenario, actual, &how) {
+                Err(e) => Verdict::ModelRefused {
+                    error: e.to_string(),
+                },
+                Ok((witness::Outcome::Found { .. }, _)) => return None,
+                Ok((witness::Outcome::Budget, stats)) => Verdict::NoWitness {
+                    schedules: stats.schedules,
+                    divergence: d,
+                },
+                Ok((witness::Outcome::Exhausted, stats)) => Verdict::DivergedEverySchedule {
+                    schedules: stats.schedules,
+                    divergence: d,
+                },
+            }
+        }
+    })
+}
+
 /// What a failure report must not print (rule `CLI-NO-SECRET`): the answers
 /// the model's tools received for `secret` questions, and the answers either
 /// stream persists for them. The scenario itself is input, printed as given.
-fn secrets_of(
-    scenario: &Scenario,
-    model: Option<&scenario::Trace>,
-    expected: &Observed,
-    actual: &Observed,
-) -> Secrets {
-    match model {
-        Some(t) => crate::invariants::trace_secrets(t),
-        None => scenario::run(scenario)
-            .map(|t| crate::invariants::trace_secrets(&t))
-            .unwrap_or_default(),
-    }
-    .union(Secrets::of_events(&expected.stream))
+fn secrets_of(model: &scenario::Trace, expected: &Observed, actual: &Observed) -> Secrets {
+    crate::invariants::trace_secrets(model)
+        .with(own_bytes::typed_secrets(model))
+        .union(Secrets::of_events(&expected.stream))
     .union(Secrets::of_events(&actual.stream))
 }
 
@@ -392,6 +453,14 @@ fn masked(verdict: Verdict, secrets: &Secrets) -> Verdict {
         } => Verdict::NoWitness {
             schedules,
             divergence: d(divergence),
+        },
+        Verdict::OracleFinding { rule, at, message } => Verdict::OracleFinding {
+            rule,
+            at: secrets.mask_text(&at),
+            message: secrets.mask_text(&message),
+        },
+        Verdict::SecretPersisted { at } => Verdict::SecretPersisted {
+            at: secrets.mask_text(&at),
         },
     }
 }
