@@ -219,6 +219,54 @@ impl fmt::Display for Verdict {
     }
 }
 
+/// One thing a run does not compare, and why (every report states these:
+/// rule `CONF-NOT-COMPARED`). Capabilities fill it ([`not_compared_by`]);
+/// so do the run's options that skip what a pin covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotCompared {
+    /// What is not compared.
+    pub what: String,
+    /// Why.
+    pub why: String,
+}
+
+impl fmt::Display for NotCompared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} — {}", self.what, self.why)
+    }
+}
+
+/// What an implementation's capabilities leave uncompared: each entry kind
+/// it does not observe, with what the persisted stream still compares of
+/// it (rule `CONF-CAPABILITIES`: a kind left out blanks only itself).
+pub fn not_compared_by(caps: &Capabilities) -> Vec<NotCompared> {
+    EntryKind::ALL
+        .into_iter()
+        .filter(|k| !caps.observes.contains(k))
+        .filter_map(|k| {
+            let what = match k {
+                EntryKind::Persisted => return None,
+                EntryKind::Invoked => "the answers each tool was handed (invocations)",
+                EntryKind::Prompted => {
+                    "the prompts shown: where each was shown and its presentation (prompts)"
+                }
+                EntryKind::Responded => {
+                    "the tool responses the LLM saw (tool_responses: kind; is_error and the ask_user success body are still compared in the persisted stream)"
+                }
+                EntryKind::TurnEnded => "the remembered keys at each turn's end (remembered)",
+                EntryKind::Inquired => "the model each backend call asked (inquiry_models)",
+            };
+            Some(NotCompared {
+                what: what.to_owned(),
+                why: format!(
+                    "the adapter does not observe `{}` (init_ok `observes`)",
+                    k.as_str()
+                ),
+            })
+        })
+        .collect()
+}
+
 /// A conformance vector: a scenario and the behaviour it must produce.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Vector {

@@ -180,6 +180,9 @@ pub struct Header {
     pub pinned_summary: Option<String>,
     /// Generated scenarios per profile, and their seed.
     pub generated: (u32, u64),
+    /// What the run does not compare, and why (capabilities, pins,
+    /// `--rfd-only`); every format states it.
+    pub not_compared: Vec<conformance::NotCompared>,
 }
 
 /// Runs `conform`; returns the exit code.
@@ -236,6 +239,7 @@ pub(crate) fn conform_with_stop(
         skipped_language: Vec::new(),
         skipped_pinned: Vec::new(),
         pinned_summary: None,
+        not_compared: conformance::not_compared_by(&imp.capabilities),
         generated: (
             if args.case.is_some() {
                 1

@@ -205,10 +205,7 @@ pub fn compare_observed(
     actual: &Observed,
     observes: &BTreeSet<EntryKind>,
 ) -> Option<Divergence> {
-    let expected = restrict(expected.clone(), observes);
-    let mut actual = restrict(actual.clone(), observes);
-    attribute(&mut actual, &expected);
-    compare::compare(scenario, &expected, &actual)
+    compare::compare_under(scenario, expected, actual, observes)
 }
 
 /// What a witness search found.

@@ -73,6 +73,9 @@ pub fn text(h: &Header, r: &RunReport) -> String {
         h.language,
         h.scheduler
     );
+    for n in &h.not_compared {
+        let _ = writeln!(o, "not compared: {n}");
+    }
     if let Some(from) = &h.vectors_from {
         let (run, failed) = tally(r, |c| matches!(c, CaseId::Vector { .. }));
         let _ = writeln!(
@@ -253,6 +256,7 @@ pub fn json(h: &Header, r: &RunReport) -> String {
             "language": h.language,
             "scheduler": h.scheduler,
         },
+        "not_compared": h.not_compared,
         "vectors": h.vectors_from.as_ref().map(|from| json!({
             "from": from,
             "skipped_profile": h.skipped_profile,
@@ -302,6 +306,23 @@ pub fn xml_escape(s: &str) -> String {
 /// A `<testsuite>`: its name, its cases run, its skipped vectors (name,
 /// why).
 type Suite<'a> = (String, Vec<&'a Outcome>, Vec<(String, &'static str)>);
+
+/// A suite's `<properties>`: one `not_compared` property per thing the
+/// run does not compare (none: no element).
+fn properties(o: &mut String, h: &Header) {
+    if h.not_compared.is_empty() {
+        return;
+    }
+    o.push_str("    <properties>\n");
+    for n in &h.not_compared {
+        let _ = writeln!(
+            o,
+            "      <property name=\"not_compared\" value=\"{}\"/>",
+            xml_escape(&n.to_string())
+        );
+    }
+    o.push_str("    </properties>\n");
+}
 
 /// One `<testcase>` element.
 fn testcase(o: &mut String, suite: &str, name: &str, seconds: f64, body: &str) {
@@ -395,6 +416,7 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
             outcomes.len() + skipped.len(),
             skipped.len()
         );
+        properties(&mut o, h);
         for out in outcomes {
             let name = match &out.case {
                 CaseId::Vector { name } => name.clone(),
