@@ -111,7 +111,7 @@ fn secret_in_response_field(t: &Trace, mut o: Observed) -> Observed {
 /// into the stream as an unknown event, or as an extra field on
 /// `tool_call_response`, passes the comparison but fails as
 /// `secret_persisted` (RFD 082: secret answers "never land on disk"), on
-/// the committed vectors and on generated scenarios; the report never
+/// the committed vectors and on generated scenarios; the verdict never
 /// prints the secret.
 #[test]
 fn a_secret_in_what_the_comparison_ignores_fails() {
@@ -143,8 +143,11 @@ fn a_secret_in_what_the_comparison_ignores_fails() {
             .find(|f| f.name == "secret-prompter-redacted")
             .unwrap_or_else(|| panic!("{name}: not caught"));
         assert_eq!(f.verdict.kind(), "secret_persisted", "{name}: {f}");
+        // The scenario is input and printed as given; the verdict and the
+        // streams never print the secret (rule `CLI-NO-SECRET`).
         for s in &typed {
-            assert!(!f.to_string().contains(s.as_str()), "{name}: printed\n{f}");
+            let said = format!("{}\n{}", f.verdict, f.side_by_side);
+            assert!(!said.contains(s.as_str()), "{name}: printed\n{said}");
         }
         let r = check_generated(&mut imp, ProfileName::Rfd083, 2000, 7);
         let f = r
