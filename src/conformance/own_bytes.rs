@@ -113,7 +113,8 @@ fn holds(v: &Value, secret: &str, path: &str) -> Option<String> {
         Value::Object(m) => m.iter().find_map(|(k, x)| {
             let here = format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
             if hit(k) {
-                Some(format!("{here} (the member name)"))
+                // The member's name is the secret: the path stops short of it.
+                Some(format!("{path}/, a member name"))
             } else {
                 holds(x, secret, &here)
             }
