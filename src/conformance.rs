@@ -470,7 +470,7 @@ fn secrets_of(model: &scenario::Trace, expected: &Observed, actual: &Observed) -
     crate::invariants::trace_secrets(model)
         .with(own_bytes::typed_secrets(model))
         .union(Secrets::of_events(&expected.stream))
-    .union(Secrets::of_events(&actual.stream))
+        .union(Secrets::of_events(&actual.stream))
 }
 
 /// The verdict with every secret in its texts printed as the mask.

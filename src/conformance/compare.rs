@@ -425,7 +425,10 @@ pub(crate) type ResponseKinds = BTreeMap<String, Vec<ResponseKind>>;
 pub(crate) fn response_kinds(expected: &Observed) -> ResponseKinds {
     let mut kinds = ResponseKinds::new();
     for r in &expected.tool_responses {
-        kinds.entry(r.tool_call_id.clone()).or_default().push(r.kind);
+        kinds
+            .entry(r.tool_call_id.clone())
+            .or_default()
+            .push(r.kind);
     }
     kinds
 }

@@ -103,7 +103,8 @@ fn strings(v: &Value, out: &mut BTreeSet<String>) {
 /// Where in `v` a string or member name holds `secret` (as a whole, or as
 /// a part when it is long enough), as a JSON pointer.
 fn holds(v: &Value, secret: &str, path: &str) -> Option<String> {
-    let hit = |s: &str| s == secret || (secret.chars().count() >= SUBSTRING_MIN && s.contains(secret));
+    let hit =
+        |s: &str| s == secret || (secret.chars().count() >= SUBSTRING_MIN && s.contains(secret));
     match v {
         Value::String(s) => hit(s).then(|| path.to_owned()),
         Value::Array(items) => items
@@ -178,8 +179,8 @@ fn oracle(scenario: &Scenario, model: &Trace, written: &[String]) -> Option<Find
         .collect();
     let event = |i: usize| events.get(i).unwrap_or(&Value::Null);
     let waived = |d: &check::Diagnostic| {
-        let is_request = event(d.event_index).get("type").and_then(Value::as_str)
-            == Some("tool_call_request");
+        let is_request =
+            event(d.event_index).get("type").and_then(Value::as_str) == Some("tool_call_request");
         d.severity == Severity::Warning
             || d.rule == Rule::CheckProvenance
             || (d.rule == Rule::CheckAnswerFits

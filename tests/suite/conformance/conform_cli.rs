@@ -760,9 +760,14 @@ fn every_format_says_what_was_not_compared() {
             .filter(|n| n.has_tag_name("property"))
             .any(|p| {
                 p.attribute("name") == Some("not_compared")
-                    && p.attribute("value").is_some_and(|v| v.contains("turn_ended"))
+                    && p.attribute("value")
+                        .is_some_and(|v| v.contains("turn_ended"))
             });
-        assert!(said, "suite {:?} does not say it:\n{out}", s.attribute("name"));
+        assert!(
+            said,
+            "suite {:?} does not say it:\n{out}",
+            s.attribute("name")
+        );
     }
 
     let o = conform(&[

@@ -264,7 +264,11 @@ fn a_wrong_ask_user_body_fails_without_responded() {
                 failures.iter().map(|f| &f.name).collect::<Vec<_>>()
             )
         });
-    assert_eq!(f.verdict.kind(), "diverged:stream/tool_call_response", "{f}");
+    assert_eq!(
+        f.verdict.kind(),
+        "diverged:stream/tool_call_response",
+        "{f}"
+    );
     assert!(f.to_string().contains("not what was typed"), "{f}");
 }
 
@@ -310,7 +314,10 @@ fn a_denial_as_success_passes_with_persisted_only() {
         rewrite: denial_as_success,
     };
     let o = imp.run(&v.scenario).unwrap();
-    assert_ne!(o.stream, v.expected.stream, "the rewrite changes the stream");
+    assert_ne!(
+        o.stream, v.expected.stream,
+        "the rewrite changes the stream"
+    );
     let failures = check_vectors(&mut imp, &vectors);
     assert!(failures.is_empty(), "{}", failures[0]);
     let mut all = wrong(denial_as_success);
@@ -351,7 +358,10 @@ fn plain_string_options_pass() {
         .unwrap();
     let mut imp = wrong(plain_options);
     let o = imp.run(&v.scenario).unwrap();
-    assert_ne!(o.stream, v.expected.stream, "the rewrite changes the stream");
+    assert_ne!(
+        o.stream, v.expected.stream,
+        "the rewrite changes the stream"
+    );
     let failures = check_vectors(&mut imp, &vectors);
     assert!(failures.is_empty(), "{}", failures[0]);
     let r = check_generated(&mut imp, ProfileName::Rfd083, 300, 5);
