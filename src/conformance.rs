@@ -19,6 +19,13 @@
 //! ([`ResponseKind`]); parallel work as the partial order the RFDs fix.
 //! Three outcomes are told apart ([`Verdict`]): the implementation diverged,
 //! the implementation failed to run, the model refused the scenario.
+//!
+//! The implementation's own bytes are judged too, after the comparison
+//! passes (rule `CONF-OWN-BYTES`): every persisted line it reports
+//! ([`Observed::written`]) by the oracle under the scenario's profile, and
+//! searched for every secret the scenario typed, fields and events the
+//! comparison ignores included ([`Verdict::OracleFinding`],
+//! [`Verdict::SecretPersisted`]).
 
 pub mod compare;
 mod curated;
