@@ -19,12 +19,20 @@
 //! ([`ResponseKind`]); parallel work as the partial order the RFDs fix.
 //! Three outcomes are told apart ([`Verdict`]): the implementation diverged,
 //! the implementation failed to run, the model refused the scenario.
+//!
+//! The implementation's own bytes are judged too, after the comparison
+//! passes (rule `CONF-OWN-BYTES`): every persisted line it reports
+//! ([`Observed::written`]) by the oracle under the scenario's profile, and
+//! searched for every secret the scenario typed, fields and events the
+//! comparison ignores included ([`Verdict::OracleFinding`],
+//! [`Verdict::SecretPersisted`]).
 
 pub mod compare;
 mod curated;
 #[cfg(feature = "testkit")]
 pub mod environment;
 pub mod observe;
+mod own_bytes;
 #[cfg(feature = "testkit")]
 pub mod parallel;
 pub mod pins;
@@ -159,6 +167,27 @@ pub enum Verdict {
         /// The first difference under the scenario's own `schedule`.
         divergence: Divergence,
     },
+    /// The oracle (`check`, every `CHECK-*` rule under the scenario's
+    /// profile) finds the implementation's own persisted stream breaks a
+    /// rule, whatever the comparison with the model says (rule
+    /// `CONF-OWN-BYTES`).
+    OracleFinding {
+        /// The rule's ID (`CHECK-…`; `read` when the stream does not read
+        /// back as a whole).
+        rule: String,
+        /// Turn and persisted event.
+        at: String,
+        /// The oracle's message.
+        message: String,
+    },
+    /// A secret the scenario typed is in the implementation's persisted
+    /// stream, in a compared field or not (RFD 082 "Secret questions":
+    /// secret answers "never land on disk"; rule `CONF-OWN-BYTES`).
+    SecretPersisted {
+        /// The persisted event and the place in it (the value is not
+        /// printed).
+        at: String,
+    },
 }
 
 impl Verdict {
@@ -172,6 +201,8 @@ impl Verdict {
                 format!("diverged:{}", divergence.kind)
             }
             Verdict::NoWitness { .. } => "no_witness".to_owned(),
+            Verdict::OracleFinding { rule, .. } => format!("oracle:{rule}"),
+            Verdict::SecretPersisted { .. } => "secret_persisted".to_owned(),
         }
     }
 
@@ -190,6 +221,11 @@ impl Verdict {
                 compare::Signature("implementation failed".to_owned())
             }
             Verdict::ModelRefused { .. } => compare::Signature("model refused".to_owned()),
+            // The rule is the root cause; where it fires is not.
+            Verdict::OracleFinding { rule, .. } => compare::Signature(format!("oracle {rule}")),
+            Verdict::SecretPersisted { .. } => {
+                compare::Signature("a typed secret persisted".to_owned())
+            }
         }
     }
 }
@@ -222,8 +258,64 @@ impl fmt::Display for Verdict {
                 "no witness within {schedules} schedules (--witness-budget; schedules are left untried); under the scenario's own schedule: ({}) at {}\n  model:          {}\n  implementation: {}",
                 d.kind, d.at, d.expected, d.actual
             ),
+            Verdict::OracleFinding { rule, at, message } => write!(
+                f,
+                "the oracle rejects the implementation's persisted stream: {rule} at {at}: {message}"
+            ),
+            Verdict::SecretPersisted { at } => write!(
+                f,
+                "a secret answer the scenario typed is in the implementation's persisted stream: {at}"
+            ),
         }
     }
+}
+
+/// One thing a run does not compare, and why (every report states these:
+/// rule `CONF-NOT-COMPARED`). Capabilities fill it ([`not_compared_by`]);
+/// so do the run's options that skip what a pin covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotCompared {
+    /// What is not compared.
+    pub what: String,
+    /// Why.
+    pub why: String,
+}
+
+impl fmt::Display for NotCompared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} — {}", self.what, self.why)
+    }
+}
+
+/// What an implementation's capabilities leave uncompared: each entry kind
+/// it does not observe, with what the persisted stream still compares of
+/// it (rule `CONF-CAPABILITIES`: a kind left out blanks only itself).
+pub fn not_compared_by(caps: &Capabilities) -> Vec<NotCompared> {
+    EntryKind::ALL
+        .into_iter()
+        .filter(|k| !caps.observes.contains(k))
+        .filter_map(|k| {
+            let what = match k {
+                EntryKind::Persisted => return None,
+                EntryKind::Invoked => "the answers each tool was handed (invocations)",
+                EntryKind::Prompted => {
+                    "the prompts shown: where each was shown and its presentation (prompts)"
+                }
+                EntryKind::Responded => {
+                    "the tool responses the LLM saw (tool_responses: kind; is_error and the ask_user success body are still compared in the persisted stream)"
+                }
+                EntryKind::TurnEnded => "the remembered keys at each turn's end (remembered)",
+                EntryKind::Inquired => "the model each backend call asked (inquiry_models)",
+            };
+            Some(NotCompared {
+                what: what.to_owned(),
+                why: format!(
+                    "the adapter does not observe `{}` (init_ok `observes`)",
+                    k.as_str()
+                ),
+            })
+        })
+        .collect()
 }
 
 /// A conformance vector: a scenario and the behaviour it must produce.
@@ -338,55 +430,36 @@ pub(crate) fn judge_with(
     let (verdict, side) = match actual {
         Err(e) => (Verdict::ImplementationFailed { error: e.0 }, String::new()),
         Ok(actual) => {
-            // What a skipped pin covers is compared on neither side (rule
-            // `CONF-PINS`).
-            let (mine, theirs) = pins::blanked(&caps.skip_pins, scenario, model, expected, &actual);
-            let d = match caps.scheduler {
-                SchedulerCapability::Steered => {
-                    witness::compare_observed(scenario, &mine, &theirs, &caps.observes)
-                }
-                // A free implementation's log also witnesses an order
-                // across calls (rule `CONF-WITNESS-ORDER`).
-                SchedulerCapability::Free => {
-                    witness::explains(scenario, &mine, &theirs, &caps.observes)
-                }
-            };
-            let d = match d {
-                None => return None,
-                // The other outcome a skipped decision allows.
-                Some(d) => match pins::alternative_passes(name, scenario, &actual, caps) {
-                    true => return None,
-                    false => d,
+            let fresh;
+            let model = match model {
+                Some(t) => t,
+                None => match scenario::run(scenario) {
+                    Ok(t) => {
+                        fresh = t;
+                        &fresh
+                    }
+                    Err(e) => {
+                        return Some(Failure {
+                            name: name.to_owned(),
+                            scenario: scenario.clone(),
+                            verdict: Verdict::ModelRefused {
+                                error: e.to_string(),
+                            },
+                            side_by_side: String::new(),
+                        });
+                    }
                 },
             };
-            let verdict = match caps.scheduler {
-                SchedulerCapability::Steered => Verdict::Diverged(d),
-                SchedulerCapability::Free => {
-                    let how = witness::Search {
-                        observes: caps.observes.clone(),
-                        budget: caps.witness_budget,
-                        cut: true,
-                        skip_pins: caps.skip_pins.clone(),
-                    };
-                    match witness::search(scenario, &actual, &how) {
-                        Err(e) => Verdict::ModelRefused {
-                            error: e.to_string(),
-                        },
-                        Ok((witness::Outcome::Found { .. }, _)) => return None,
-                        Ok((witness::Outcome::Budget, stats)) => Verdict::NoWitness {
-                            schedules: stats.schedules,
-                            divergence: d,
-                        },
-                        Ok((witness::Outcome::Exhausted, stats)) => {
-                            Verdict::DivergedEverySchedule {
-                                schedules: stats.schedules,
-                                divergence: d,
-                            }
-                        }
+            let verdict = match compared(name, scenario, model, expected, &actual, caps) {
+                Some(v) => v,
+                None => match own_bytes::judge(scenario, model, &actual)? {
+                    own_bytes::Finding::Oracle { rule, at, message } => {
+                        Verdict::OracleFinding { rule, at, message }
                     }
-                }
+                    own_bytes::Finding::Secret { at } => Verdict::SecretPersisted { at },
+                },
             };
-            let secrets = secrets_of(scenario, model, expected, &actual);
+            let secrets = secrets_of(model, expected, &actual);
             (
                 masked(verdict, &secrets),
                 // Masked before the columns cut long events short.
@@ -405,23 +478,67 @@ pub(crate) fn judge_with(
     })
 }
 
+/// The comparison's verdict on a run (the model's run of the scenario's own
+/// `schedule`, or for a free scheduler a witness search), or `None` when
+/// the comparison passes.
+fn compared(
+    name: &str,
+    scenario: &Scenario,
+    model: &scenario::Trace,
+    expected: &Observed,
+    actual: &Observed,
+    caps: &Capabilities,
+) -> Option<Verdict> {
+    // What a skipped pin covers is compared on neither side (rule
+    // `CONF-PINS`).
+    let (mine, theirs) = pins::blanked(&caps.skip_pins, scenario, Some(model), expected, actual);
+    let d = match caps.scheduler {
+        SchedulerCapability::Steered => {
+            witness::compare_observed(scenario, &mine, &theirs, &caps.observes)
+        }
+        // A free implementation's log also witnesses an order across calls
+        // (rule `CONF-WITNESS-ORDER`).
+        SchedulerCapability::Free => witness::explains(scenario, &mine, &theirs, &caps.observes),
+    }?;
+    // The other outcome a skipped decision allows.
+    if pins::alternative_passes(name, scenario, actual, caps) {
+        return None;
+    }
+    Some(match caps.scheduler {
+        SchedulerCapability::Steered => Verdict::Diverged(d),
+        SchedulerCapability::Free => {
+            let how = witness::Search {
+                observes: caps.observes.clone(),
+                budget: caps.witness_budget,
+                cut: true,
+                skip_pins: caps.skip_pins.clone(),
+            };
+            match witness::search(scenario, actual, &how) {
+                Err(e) => Verdict::ModelRefused {
+                    error: e.to_string(),
+                },
+                Ok((witness::Outcome::Found { .. }, _)) => return None,
+                Ok((witness::Outcome::Budget, stats)) => Verdict::NoWitness {
+                    schedules: stats.schedules,
+                    divergence: d,
+                },
+                Ok((witness::Outcome::Exhausted, stats)) => Verdict::DivergedEverySchedule {
+                    schedules: stats.schedules,
+                    divergence: d,
+                },
+            }
+        }
+    })
+}
+
 /// What a failure report must not print (rule `CLI-NO-SECRET`): the answers
 /// the model's tools received for `secret` questions, and the answers either
 /// stream persists for them. The scenario itself is input, printed as given.
-fn secrets_of(
-    scenario: &Scenario,
-    model: Option<&scenario::Trace>,
-    expected: &Observed,
-    actual: &Observed,
-) -> Secrets {
-    match model {
-        Some(t) => crate::invariants::trace_secrets(t),
-        None => scenario::run(scenario)
-            .map(|t| crate::invariants::trace_secrets(&t))
-            .unwrap_or_default(),
-    }
-    .union(Secrets::of_events(&expected.stream))
-    .union(Secrets::of_events(&actual.stream))
+fn secrets_of(model: &scenario::Trace, expected: &Observed, actual: &Observed) -> Secrets {
+    crate::invariants::trace_secrets(model)
+        .with(own_bytes::typed_secrets(model))
+        .union(Secrets::of_events(&expected.stream))
+        .union(Secrets::of_events(&actual.stream))
 }
 
 /// The verdict with every secret in its texts printed as the mask.
@@ -452,6 +569,14 @@ fn masked(verdict: Verdict, secrets: &Secrets) -> Verdict {
         } => Verdict::NoWitness {
             schedules,
             divergence: d(divergence),
+        },
+        Verdict::OracleFinding { rule, at, message } => Verdict::OracleFinding {
+            rule,
+            at: secrets.mask_text(&at),
+            message: secrets.mask_text(&message),
+        },
+        Verdict::SecretPersisted { at } => Verdict::SecretPersisted {
+            at: secrets.mask_text(&at),
         },
     }
 }

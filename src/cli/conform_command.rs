@@ -225,6 +225,9 @@ pub struct Header {
     pub not_run: Vec<CaseId>,
     /// Why they did not run, when some did not.
     pub not_run_why: Option<String>,
+    /// What the run does not compare, and why (capabilities, pins,
+    /// `--rfd-only`); every format states it.
+    pub not_compared: Vec<conformance::NotCompared>,
 }
 
 /// Runs `conform`; returns the exit code.
@@ -291,6 +294,7 @@ pub(crate) fn conform_with_stop(
         skipped_language: Vec::new(),
         skipped_pinned: Vec::new(),
         pinned_summary: None,
+        not_compared: conformance::not_compared_by(&imp.capabilities),
         generated: (
             if args.case.is_some() {
                 1
@@ -337,7 +341,19 @@ pub(crate) fn conform_with_stop(
     // Pins cover fields, not vectors: every vector and generated scenario
     // runs, and what a skipped pin covers is compared on neither side.
     imp.capabilities.skip_pins = skip.iter().copied().collect();
-    header.pinned_summary = conformance::pins::not_compared_summary(&imp.capabilities.skip_pins);
+    // Every format states what the skipped pins leave uncompared (rule
+    // `CONF-NOT-COMPARED`).
+    header.not_compared.extend(
+        conformance::pins::not_compared(&imp.capabilities.skip_pins)
+            .into_iter()
+            .map(|(pin, what)| conformance::NotCompared {
+                what: what.to_owned(),
+                why: format!(
+                    "because pin {} is skipped (--rfd-only or --skip-pin): the model's own decision",
+                    pin.id()
+                ),
+            }),
+    );
     let cases = match args.case {
         None => 0..args.generated,
         Some(k) => k..k.saturating_add(1),

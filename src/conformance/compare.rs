@@ -42,7 +42,7 @@ pub enum Mark {
 /// rests on an RFD sentence (`tests/suite/conformance/exact_marks.rs` lists them verbatim and
 /// finds each in the RFD texts), or is the model's own decision, named by
 /// the pin ([`super::PINS`]) that vectors resting on it carry.
-pub const MARKS: [(&str, Mark, &str); 18] = [
+pub const MARKS: [(&str, Mark, &str); 19] = [
     (
         "stream.turn_start",
         Mark::Exact,
@@ -64,9 +64,14 @@ pub const MARKS: [(&str, Mark, &str); 18] = [
         "RFD 082 step 6: \"existing wording\", not quoted; compared as tool_responses.kind",
     ),
     (
+        "stream.tool_call_response.content[ask_user success]",
+        Mark::Exact,
+        "RFD 083 \"ask_user\" success body {answer_type, answer}, compared as a JSON value from the persisted stream, whatever the adapter observes",
+    ),
+    (
         "stream.inquiry_request",
         Mark::Exact,
-        "RFD 082 \"Recording lifecycle\" step 2 (InquiryRequest { id, source, question }, the same answer_type) and RFD 083 \"Persisted recording\" fix every field (JSON value)",
+        "RFD 082 \"Recording lifecycle\" step 2 (InquiryRequest { id, source, question }, the same answer_type) and RFD 083 \"Persisted recording\" fix every field (JSON value; a select option as its value and description, in whichever shape it is written)",
     ),
     (
         "stream.inquiry_response",
@@ -230,7 +235,8 @@ fn label_remembered(r: &super::observe::Remembered) -> String {
 }
 
 /// The class projection of a persisted event: a tool-call response loses
-/// its text.
+/// its text; an inquiry request's select options are compared as the
+/// options they are ([`as_options`]).
 fn class_of(event: &Value) -> Value {
     match (event.get("type").and_then(Value::as_str), event.as_object()) {
         (Some("tool_call_response"), Some(m)) => {
@@ -238,7 +244,31 @@ fn class_of(event: &Value) -> Value {
             m.remove("content");
             Value::Object(m)
         }
+        (Some("inquiry_request"), Some(_)) => {
+            let mut e = event.clone();
+            if let Some(Value::Array(options)) = e.pointer_mut("/question/answer_type/options") {
+                options.iter_mut().for_each(as_option);
+            }
+            e
+        }
         _ => event.clone(),
+    }
+}
+
+/// A select option as the option it is, in one shape whatever shape it was
+/// written in: the `{value, description?}` object of its value and
+/// description as the crate's reader reads them (a plain string or number
+/// is its own value; spec/DECISIONS.md "Wire: a select option is read in
+/// the writer's shapes"). An entry that does not read as an option stays
+/// as written, so it still differs.
+fn as_option(option: &mut Value) {
+    if let Ok(o) = crate::wire::SelectOption::read(option.clone()) {
+        let mut m = serde_json::Map::new();
+        m.insert("value".to_owned(), o.value);
+        if let Some(d) = o.description {
+            m.insert("description".to_owned(), Value::String(d));
+        }
+        *option = Value::Object(m);
     }
 }
 
@@ -586,33 +616,64 @@ fn compared_is_error(kind: ResponseKind, is_error: bool) -> Option<bool> {
     }
 }
 
-/// `stream` with `is_error` dropped from the `tool_call_response` events
-/// whose response `expected` reports as a permission denial: the n-th
-/// response event of a call is the n-th tool response of that call.
-fn without_denied_is_error(stream: &[Value], expected: &Observed) -> Vec<Value> {
-    let mut kinds: BTreeMap<&str, Vec<ResponseKind>> = BTreeMap::new();
+/// The kind of every tool response of the model's own run, per call in
+/// order: what the stream's compared view of a response rests on, taken
+/// from the model's run whatever the implementation observes (rule
+/// `CONF-CAPABILITIES`: a kind left out blanks only itself).
+pub(crate) type ResponseKinds = BTreeMap<String, Vec<ResponseKind>>;
+
+/// [`ResponseKinds`] of an observation (the model's: its tool responses).
+pub(crate) fn response_kinds(expected: &Observed) -> ResponseKinds {
+    let mut kinds = ResponseKinds::new();
     for r in &expected.tool_responses {
-        kinds.entry(&r.tool_call_id).or_default().push(r.kind);
+        kinds
+            .entry(r.tool_call_id.clone())
+            .or_default()
+            .push(r.kind);
     }
+    kinds
+}
+
+/// `stream` as compared, by what the model's run says each response is
+/// (the n-th response event of a call is the model's n-th tool response of
+/// that call): a permission denial loses `is_error` (no RFD here fixes it);
+/// an `ask_user` success carries its body as a JSON value under `body`
+/// (RFD 083: "The success body is a stable JSON shape"), so the stream
+/// compares it even where `responded` is not observed.
+fn stream_view(scenario: &Scenario, stream: &[Value], kinds: &ResponseKinds) -> Vec<Value> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut tools: BTreeMap<String, String> = BTreeMap::new();
     stream
         .iter()
         .map(|e| {
-            let response = e.get("type").and_then(Value::as_str) == Some("tool_call_response");
+            let ty = e.get("type").and_then(Value::as_str);
             let id = e.get("id").and_then(Value::as_str);
-            match (response, id, e.as_object()) {
-                (true, Some(id), Some(m)) => {
+            if let (Some("tool_call_request"), Some(id), Some(name)) =
+                (ty, id, e.get("name").and_then(Value::as_str))
+            {
+                tools.insert(id.to_owned(), name.to_owned());
+            }
+            match (ty, id, e.as_object()) {
+                (Some("tool_call_response"), Some(id), Some(m)) => {
                     let n = seen.entry(id.to_owned()).or_default();
                     let kind = kinds.get(id).and_then(|k| k.get(*n)).copied();
                     *n += 1;
-                    match kind.map(|k| compared_is_error(k, false)) {
-                        Some(None) => {
-                            let mut m = m.clone();
-                            m.remove("is_error");
-                            Value::Object(m)
-                        }
-                        Some(Some(_)) | None => e.clone(),
+                    let mut m = m.clone();
+                    if let Some(None) = kind.map(|k| compared_is_error(k, false)) {
+                        m.remove("is_error");
                     }
+                    let ask_user = tools.get(id).is_some_and(|t| is_ask_user(scenario, t));
+                    if let (Some(ResponseKind::ToolSuccess), true) = (kind, ask_user) {
+                        let content = m.get("content").cloned().unwrap_or(Value::Null);
+                        let body = match &content {
+                            Value::String(text) => {
+                                serde_json::from_str::<Value>(text).unwrap_or(content)
+                            }
+                            _ => content,
+                        };
+                        m.insert("body".to_owned(), body);
+                    }
+                    Value::Object(m)
                 }
                 _ => e.clone(),
             }
@@ -620,15 +681,43 @@ fn without_denied_is_error(stream: &[Value], expected: &Observed) -> Vec<Value> 
         .collect()
 }
 
+/// Compares `actual` with `expected` on what `observes` covers: the kinds
+/// left out are blanked on both sides ([`super::witness::restrict`]),
+/// prompts without a call ID attributed by `expected`
+/// ([`super::witness::attribute`]); what the stream's view of a response
+/// rests on comes from `expected` whole, whatever is observed.
+pub(crate) fn compare_under(
+    scenario: &Scenario,
+    expected: &Observed,
+    actual: &Observed,
+    observes: &BTreeSet<super::witness::EntryKind>,
+) -> Option<Divergence> {
+    let kinds = response_kinds(expected);
+    let expected = super::witness::restrict(expected.clone(), observes);
+    let mut actual = super::witness::restrict(actual.clone(), observes);
+    super::witness::attribute(&mut actual, &expected);
+    compare_with(scenario, &expected, &actual, &kinds)
+}
+
 /// Compares an observation with the expected one on [`MARKS`]; the first
 /// divergence, or `None`. Its [`Signature`] is the root cause found on the
 /// call where it is ([`call_root`]), else the differing values at the
 /// place itself.
 pub fn compare(scenario: &Scenario, expected: &Observed, actual: &Observed) -> Option<Divergence> {
-    let (mut d, call) = first_difference(scenario, expected, actual)?;
+    compare_with(scenario, expected, actual, &response_kinds(expected))
+}
+
+/// [`compare`], the stream's view of each response resting on `kinds`.
+fn compare_with(
+    scenario: &Scenario,
+    expected: &Observed,
+    actual: &Observed,
+    kinds: &ResponseKinds,
+) -> Option<Divergence> {
+    let (mut d, call) = first_difference(scenario, expected, actual, kinds)?;
     if let Some(call) = call {
-        let (et, _) = turns(&without_denied_is_error(&expected.stream, expected));
-        let (at, _) = turns(&without_denied_is_error(&actual.stream, expected));
+        let (et, _) = turns(&stream_view(scenario, &expected.stream, kinds));
+        let (at, _) = turns(&stream_view(scenario, &actual.stream, kinds));
         if let Some(root) = call_root(scenario, (&et, &at), expected, actual, &call) {
             d.signature = Signature(root);
         }
@@ -642,9 +731,10 @@ fn first_difference(
     scenario: &Scenario,
     expected: &Observed,
     actual: &Observed,
+    kinds: &ResponseKinds,
 ) -> Option<(Divergence, Option<String>)> {
-    let (et, eat) = turns(&without_denied_is_error(&expected.stream, expected));
-    let (at_, aat) = turns(&without_denied_is_error(&actual.stream, expected));
+    let (et, eat) = turns(&stream_view(scenario, &expected.stream, kinds));
+    let (at_, aat) = turns(&stream_view(scenario, &actual.stream, kinds));
     if et.len() != at_.len() {
         return Some((
             Divergence {

@@ -95,6 +95,13 @@ pub struct Observed {
     /// reports one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inquiry_models: Vec<InquiryModel>,
+    /// Every persisted event that read back, as written (the exact line of
+    /// a `persisted_line`, the JSON text of a `persisted` value), in order:
+    /// the events and fields the comparison drops included. The
+    /// implementation's own bytes, judged by the oracle and searched for
+    /// typed secrets (rule `CONF-OWN-BYTES`); not part of a vector.
+    #[serde(skip)]
+    pub written: Vec<String>,
 }
 
 /// One thing that happened, as an adapter reports it (externally tagged:
@@ -223,7 +230,12 @@ impl Recorder {
     pub fn persisted_line(&mut self, line: &str) {
         match Stream::from_slice(line.as_bytes(), "implementation") {
             Ok(s) if s.events.len() == 1 => match serde_json::from_str::<Value>(line) {
-                Ok(v) => self.persisted(&v),
+                Ok(v) => {
+                    if let Some(c) = comparable(&v) {
+                        self.observed.stream.push(c);
+                    }
+                    self.observed.written.push(line.trim_end().to_owned());
+                }
                 Err(e) => self.unreadable(e.to_string()),
             },
             Ok(s) => self.unreadable(format!("one persisted line held {} events", s.events.len())),
@@ -240,11 +252,13 @@ impl Recorder {
     /// An event was persisted, given as a JSON value (it must still read as
     /// an event: it goes through [`Recorder::persisted_line`]'s reader).
     pub fn persisted(&mut self, event: &Value) {
-        match Stream::from_slice(event.to_string().as_bytes(), "implementation") {
+        let text = event.to_string();
+        match Stream::from_slice(text.as_bytes(), "implementation") {
             Ok(_) => {
                 if let Some(c) = comparable(event) {
                     self.observed.stream.push(c);
                 }
+                self.observed.written.push(text);
             }
             Err(e) => self.unreadable(e.to_string()),
         }

@@ -316,7 +316,9 @@ fn result_of(f: Option<Failure>) -> CaseResult {
             Verdict::Diverged(_)
             | Verdict::ImplementationFailed { .. }
             | Verdict::NoWitness { .. }
-            | Verdict::DivergedEverySchedule { .. } => CaseResult::Failed(f),
+            | Verdict::DivergedEverySchedule { .. }
+            | Verdict::OracleFinding { .. }
+            | Verdict::SecretPersisted { .. } => CaseResult::Failed(f),
         },
     }
 }

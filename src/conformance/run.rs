@@ -339,7 +339,9 @@ fn harness_error(v: &Verdict) -> bool {
         Verdict::Diverged(_)
         | Verdict::ImplementationFailed { .. }
         | Verdict::NoWitness { .. }
-        | Verdict::DivergedEverySchedule { .. } => false,
+        | Verdict::DivergedEverySchedule { .. }
+        | Verdict::OracleFinding { .. }
+        | Verdict::SecretPersisted { .. } => false,
         Verdict::ModelRefused { .. } => true,
     }
 }

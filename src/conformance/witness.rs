@@ -217,10 +217,7 @@ pub fn compare_observed(
     actual: &Observed,
     observes: &BTreeSet<EntryKind>,
 ) -> Option<Divergence> {
-    let expected = restrict(expected.clone(), observes);
-    let mut actual = restrict(actual.clone(), observes);
-    attribute(&mut actual, &expected);
-    compare::compare(scenario, &expected, &actual)
+    compare::compare_under(scenario, expected, actual, observes)
 }
 
 /// Whether a persisted event of the log is a happens-before anchor: the

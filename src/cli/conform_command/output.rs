@@ -96,6 +96,9 @@ pub fn text(h: &Header, r: &RunReport) -> String {
         h.language,
         h.scheduler
     );
+    for n in &h.not_compared {
+        let _ = writeln!(o, "not compared: {n}");
+    }
     if let Some(shard) = h.shard {
         let _ = writeln!(
             o,
@@ -353,6 +356,7 @@ pub fn json(h: &Header, r: &RunReport) -> String {
             "language": h.language,
             "scheduler": h.scheduler,
         },
+        "not_compared": h.not_compared,
         "vectors": h.vectors_from.as_ref().map(|from| json!({
             "from": from,
             "skipped_profile": h.skipped_profile,
@@ -422,10 +426,11 @@ fn not_run_message(h: &Header) -> &'static str {
 /// why).
 type Suite<'a> = (String, Vec<&'a Outcome>, Vec<(String, &'static str)>);
 
-/// The run's adapter runs and what shrinking spent, as a `<testsuite>`'s
-/// `<properties>`.
-fn shrink_properties(r: &RunReport) -> String {
-    let mut o = String::from("    <properties>\n");
+/// A suite's `<properties>`: the run's adapter runs and what shrinking
+/// spent, and one `not_compared` property per thing the run does not
+/// compare.
+fn properties(o: &mut String, h: &Header, r: &RunReport) {
+    o.push_str("    <properties>\n");
     for (name, value) in [
         ("run.adapter_runs", r.adapter_runs.to_string()),
         (
@@ -437,8 +442,14 @@ fn shrink_properties(r: &RunReport) -> String {
     ] {
         let _ = writeln!(o, "      <property name=\"{name}\" value=\"{value}\"/>");
     }
+    for n in &h.not_compared {
+        let _ = writeln!(
+            o,
+            "      <property name=\"not_compared\" value=\"{}\"/>",
+            xml_escape(&n.to_string())
+        );
+    }
     o.push_str("    </properties>\n");
-    o
 }
 
 /// One `<testcase>` element.
@@ -553,7 +564,7 @@ pub fn junit(h: &Header, r: &RunReport) -> String {
             outcomes.len() + skipped.len(),
             skipped.len() + declined
         );
-        o.push_str(&shrink_properties(r));
+        properties(&mut o, h, r);
         for out in outcomes {
             let name = match &out.case {
                 CaseId::Vector { name } => name.clone(),

@@ -1184,3 +1184,87 @@ fn a_run_of_only_declined_cases_is_no_pass() {
     assert!(out.contains("NO VERDICT"), "{out}");
     assert!(!out.contains("PASS"), "{out}");
 }
+
+/// Rule: CONF-NOT-COMPARED — every format states what was not compared
+/// and why: the free Python adapter leaves `turn_ended` out of `observes`,
+/// and the text header, the JSON `not_compared` field and every JUnit
+/// suite's properties say so; the adapter observing everything has no such
+/// line.
+#[test]
+fn every_format_says_what_was_not_compared() {
+    if !python3() {
+        return;
+    }
+    let free = "python3 examples/conform_adapter.py --free";
+    let args = |format: &'static str| {
+        [
+            "--adapter",
+            free,
+            "--profile",
+            "rfd083",
+            "--generated",
+            "2",
+            "--format",
+            format,
+        ]
+    };
+    let o = conform(&args("text"));
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("not compared: "))
+        .unwrap_or_else(|| panic!("no not-compared line:\n{out}"));
+    assert!(
+        line.contains("remembered") && line.contains("`turn_ended`"),
+        "{line}"
+    );
+    assert!(out.trim_end().ends_with("PASS"), "{out}");
+
+    let o = conform(&args("json"));
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let items = doc["not_compared"].as_array().expect("a list");
+    assert_eq!(items.len(), 1, "{out}");
+    assert!(
+        items[0]["why"].as_str().unwrap().contains("`turn_ended`"),
+        "{out}"
+    );
+
+    let o = conform(&args("junit"));
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let xml = roxmltree::Document::parse(&out).expect("well-formed");
+    let suites: Vec<_> = xml
+        .descendants()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    assert!(!suites.is_empty(), "{out}");
+    for s in suites {
+        let said = s
+            .descendants()
+            .filter(|n| n.has_tag_name("property"))
+            .any(|p| {
+                p.attribute("name") == Some("not_compared")
+                    && p.attribute("value")
+                        .is_some_and(|v| v.contains("turn_ended"))
+            });
+        assert!(
+            said,
+            "suite {:?} does not say it:\n{out}",
+            s.attribute("name")
+        );
+    }
+
+    let o = conform(&[
+        "--adapter",
+        "python3 examples/conform_adapter.py",
+        "--profile",
+        "rfd083",
+        "--generated",
+        "2",
+    ]);
+    let (out, _) = text(&o);
+    assert!(!out.contains("not compared:"), "{out}");
+}

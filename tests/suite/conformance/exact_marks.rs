@@ -17,7 +17,7 @@ use inquiry_model::conformance::{MARKS, Mark, PINS, Pin};
 
 /// `(field, RFD, quote)`: the sentences that make each exactly compared
 /// field exact.
-const QUOTES: [(&str, &str, &str); 15] = [
+const QUOTES: [(&str, &str, &str); 16] = [
     (
         "stream.turn_start",
         "RFD 082",
@@ -65,6 +65,11 @@ const QUOTES: [(&str, &str, &str); 15] = [
     ),
     (
         "tool_responses.content[ask_user success]",
+        "RFD 083",
+        "The success body is a stable JSON shape rather than the raw answer text",
+    ),
+    (
+        "stream.tool_call_response.content[ask_user success]",
         "RFD 083",
         "The success body is a stable JSON shape rather than the raw answer text",
     ),

@@ -4,6 +4,7 @@
 mod conform_cli;
 mod conform_run;
 mod exact_marks;
+mod own_bytes;
 mod parallel;
 mod pins;
 mod runner;

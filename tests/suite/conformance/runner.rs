@@ -444,7 +444,9 @@ fn shrinking_keeps_the_kind() {
             }
             Verdict::ModelRefused { .. }
             | Verdict::DivergedEverySchedule { .. }
-            | Verdict::NoWitness { .. } => panic!("{f}"),
+            | Verdict::NoWitness { .. }
+            | Verdict::OracleFinding { .. }
+            | Verdict::SecretPersisted { .. } => panic!("{f}"),
         }
     }
 }
