@@ -1111,17 +1111,25 @@ impl Checker {
         self.turn.tool_answered.insert(key, index);
         self.turn.calls.remove(&call);
         self.turn.sole_waiting.remove(&call);
-        if let Some(rec) = self.turn.ask_user_calls.remove(&call)
-            && is_error == Some(false)
-        {
-            let outcome = match (rec.asked, rec.outcome) {
-                (false, _) => None,
-                (true, Some(o)) => Some(o),
-                (true, None) => Some(rules::AskUserOutcome::NoAnswer),
-            };
-            let body = content.and_then(rules::ask_user_body);
-            let f = rules::ask_user_result(id, outcome.as_ref(), body.as_ref());
-            self.turn.find(index, Gate::Rfd083, f);
+        if let Some(rec) = self.turn.ask_user_calls.remove(&call) {
+            match is_error {
+                Some(false) => {
+                    let outcome = match (rec.asked, rec.outcome) {
+                        (false, _) => None,
+                        (true, Some(o)) => Some(o),
+                        (true, None) => Some(rules::AskUserOutcome::NoAnswer),
+                    };
+                    let body = content.and_then(rules::ask_user_body);
+                    let f = rules::ask_user_result(id, outcome.as_ref(), body.as_ref());
+                    self.turn.find(index, Gate::Rfd083, f);
+                }
+                Some(true) => {
+                    let body = content.and_then(rules::ask_user_body);
+                    let f = rules::ask_user_error_body(id, body.as_ref());
+                    self.turn.find(index, Gate::Rfd083, f);
+                }
+                None => {}
+            }
         }
         if let Some((inquiry, reason)) = self.turn.failed_calls.remove(&call)
             && is_error == Some(false)

@@ -1120,6 +1120,29 @@ pub(crate) fn ask_user_result(
     ))
 }
 
+/// CHECK-ASK-USER-RECORD for an `ask_user` call whose response is an
+/// error (RFD 083 "Execution flow": the second invocation "returns
+/// `Outcome::Success { content: <JSON-encoded answer> }`"): the
+/// `{"answer_type", "answer"}` body is the built-in's success, so an error
+/// response carrying it contradicts the built-in. An error with any other
+/// content (a tool-level failure) is not judged. `body` is the response's
+/// body, if it is one.
+pub(crate) fn ask_user_error_body(
+    call_id: &str,
+    body: Option<&(String, serde_json::Value)>,
+) -> Option<Finding> {
+    body?;
+    Some(Finding::new(
+        Rule::CheckAskUserRecord,
+        vec![call_id.to_owned()],
+        format!(
+            "`ask_user` call `{call_id}` carries an answer body in an error response \
+             (`is_error: true`), but the built-in returns its answer as \
+             `Outcome::Success {{ content: <JSON-encoded answer> }}` (RFD 083 \"Execution flow\")"
+        ),
+    ))
+}
+
 /// CHECK-PROVENANCE (RFD 082 "Source attribution": the source is resolved
 /// from the tool kind, "not user-overridable"; "082 itself ships no
 /// production overrides"; RFD 083: only `ask_user` overrides it to
