@@ -170,9 +170,17 @@ pub struct Checked {
 
 /// Checks a stream read from `reader` (JSON array or JSON Lines), handing
 /// each diagnostic to `sink` as soon as its turn ends. Memory is bounded by
-/// the largest turn, not by the stream. On a read or typing error the
-/// diagnostics found before it are still reported, and the error is returned
-/// with the summary of what was read.
+/// the largest turn, not by the stream.
+///
+/// An event that cannot be read or typed is a `CHECK-EVENT-WELL-FORMED`
+/// finding at the line and column where reading it failed; reading resumes
+/// past it ([`crate::wire::reader`]'s `resume`: the next line under JSON
+/// Lines, the next event object under the array layout) and the rest of the
+/// stream is judged, the bad event taken as absent. The input is unusable
+/// (the error is returned with the summary of what was read, and the
+/// diagnostics found before it are still reported) only when it cannot be
+/// read as a stream at all: no layout (`[` or `{`) at its start, reading it
+/// failed, or not one of its events reads as an event.
 pub fn check_reader<R: BufRead>(
     reader: R,
     origin: &str,
@@ -181,7 +189,9 @@ pub fn check_reader<R: BufRead>(
 ) -> (FileSummary, Option<ReadError>) {
     let mut checker = Checker::new(origin, mode);
     let mut error = None;
-    let mut events = EventReader::new(reader, origin);
+    let mut first_malformed: Option<ReadError> = None;
+    let mut good = 0usize;
+    let mut events = EventReader::new(crate::wire::Rewind::new(reader), origin);
     let positions = std::cell::RefCell::new(Positions::new());
     let mut located = |mut d: Diagnostic| {
         d.position = positions.borrow().get(d.event_index);
@@ -191,28 +201,60 @@ pub fn check_reader<R: BufRead>(
         positions.borrow_mut().push(line, column);
         checker.push_fields(fields, &mut located)
     }) {
-        let result = item.and_then(|(typed, line, column)| {
-            typed.map_err(|message| {
-                ReadError::new(
+        match item {
+            Ok((Ok(()), _, _)) => good += 1,
+            Ok((Err(message), line, column)) => {
+                // Read whole but not an event: its position is recorded.
+                let e = ReadError::new(
                     ReadErrorKind::Shape,
                     origin,
                     Some(checker.events()),
                     line,
                     column,
                     message,
-                )
-            })
-        });
-        if let Err(e) = result {
-            error = Some(e);
-            break;
+                );
+                checker.push_malformed(malformed_message(&e));
+                first_malformed.get_or_insert(e);
+            }
+            Err(e) => match events.resume(e.kind()) {
+                crate::wire::Resume::Unusable => {
+                    error = Some(e);
+                    break;
+                }
+                resume @ (crate::wire::Resume::Next
+                | crate::wire::Resume::End) => {
+                    positions.borrow_mut().push(e.line(), e.column());
+                    checker.push_malformed(malformed_message(&e));
+                    first_malformed.get_or_insert(e);
+                    if resume == crate::wire::Resume::End {
+                        break;
+                    }
+                }
+            },
         }
+    }
+    if error.is_none()
+        && good == 0
+        && let Some(e) = first_malformed
+    {
+        // Not one event read as an event: this is no stream.
+        return (Checker::new(origin, mode).summary(), Some(e));
     }
     match error {
         None => checker.finish_into(&mut located),
         Some(_) => checker.abandon_into(&mut located),
     }
     (checker.summary(), error)
+}
+
+/// The `CHECK-EVENT-WELL-FORMED` message for a read or typing error: its
+/// kind and message (its position is the diagnostic's).
+fn malformed_message(e: &ReadError) -> String {
+    format!(
+        "malformed event ({}): {}; reading resumed past it",
+        e.kind(),
+        e.message()
+    )
 }
 
 /// Checks a stream held in memory, collecting the diagnostics.

@@ -616,6 +616,21 @@ impl Checker {
         Ok(())
     }
 
+    /// Takes the place of an event that could not be read or typed (rule
+    /// `CHECK-EVENT-WELL-FORMED`): it gets the next event index, and its
+    /// finding is held with the current turn's findings; the event itself
+    /// is judged absent (a response lost this way leaves its request
+    /// unpaired). `message` says what was wrong.
+    pub(super) fn push_malformed(&mut self, message: String) {
+        let index = self.next_index;
+        self.next_index += 1;
+        self.turn.find(
+            index,
+            Gate::Always,
+            Some(Finding::new(Rule::CheckEventWellFormed, vec![], message)),
+        );
+    }
+
     /// Feeds the next event as this crate's writer would write it (for
     /// judging the model's traces).
     pub fn push_event(&mut self, event: &Event) -> Vec<Diagnostic> {

@@ -466,13 +466,13 @@ fn turn_unique_id_accepts_legacy_repeat() {
 // ---------------------------------------------------------------------------
 
 /// Rule: CHECK-ID-FORMAT — two-segment, wrong-call, zero, leading-zero,
-/// signed-attempt and empty-question IDs, and IDs that are only the call
-/// (with or without its dot), are each reported at the request under
-/// RFD 082 (the attempt is a number from 1 in its plain decimal form).
+/// and signed-attempt IDs, and IDs that are only the call (with or without
+/// its dot), are each reported at the request under RFD 082 (the attempt
+/// is a number from 1 in its plain decimal form).
 #[test]
 fn id_format_reports_malformed_ids() {
     for id in [
-        "c2.q.1", "c1.q.0", "c1.q.01", "c1..1", "c1.q.x", "c1.q.", "c1.q.+1", "c1.", "c1",
+        "c2.q.1", "c1.q.0", "c1.q.01", "c1.q.x", "c1.q.", "c1.q.+1", "c1.", "c1",
     ] {
         let s = in_call(|s| s.ask(id, boolean()).answer(id, json!(true)));
         assert_eq!(found(&s, R082), [(Rule::CheckIdFormat, 0, 2)], "{id}");
@@ -480,19 +480,46 @@ fn id_format_reports_malformed_ids() {
     }
 }
 
-/// Rule: CHECK-ID-FORMAT — an ID that is the call's ID and a dot, with
-/// nothing after, is not an ID of that call: the finding says so, and does
-/// not call it a pre-082 two-segment ID (which has a question ID).
+/// Rule: CHECK-ID-FORMAT — decision "Oracle checks: an attempt past
+/// `u32::MAX`": the attempt `u32::MAX` is conforming; one past it is
+/// reported under RFD 082 and RFD 083 with a message that says so, not as a
+/// malformed number.
 #[test]
-fn id_format_does_not_read_the_call_and_a_dot_as_a_two_segment_id() {
+fn id_format_reports_an_attempt_past_u32_max_as_such() {
+    let last = format!("c1.q.{}", u32::MAX);
+    let s = in_call(|s| s.ask(&last, boolean()).answer(&last, json!(true)));
+    clean(&s, R082);
+    clean(&s, R083);
+    let past = format!("c1.q.{}", u64::from(u32::MAX) + 1);
+    let s = in_call(|s| s.ask(&past, boolean()).answer(&past, json!(true)));
+    for mode in [R082, R083] {
+        assert_eq!(found(&s, mode), [(Rule::CheckIdFormat, 0, 2)]);
+        let c = run(&s, mode);
+        let message = &c.diagnostics[0].message;
+        assert!(
+            message.contains(&format!("is past {}", u32::MAX))
+                && !message.contains("leading zeros"),
+            "{message}"
+        );
+    }
+}
+
+/// Rule: CHECK-ID-FORMAT — an ID that is the call's ID and a dot is that
+/// call's pre-082 two-segment ID with an empty question ID (decision "IDs:
+/// an empty question ID runs": RFD 082's format does not forbid an empty
+/// part): under RFD 082 the finding says it lacks the attempt, and the
+/// legacy profile, which records that form, is clean.
+#[test]
+fn id_format_reads_the_call_and_a_dot_as_a_two_segment_id() {
     let s = in_call(|s| s.ask("c1.", boolean()).answer("c1.", json!(true)));
     let c = run(&s, R082);
     let message = &c.diagnostics[0].message;
     assert!(
-        message.contains("does not start with the ID of its open tool call")
-            && !message.contains("two-segment"),
+        message.contains("no `.<attempt>` (a pre-082 two-segment ID)"),
         "{message}"
     );
+    let legacy = in_call(|s| s.ask("c1.", boolean()).flat("c1.", json!(true)));
+    clean(&legacy, LEGACY);
 }
 
 /// Rule: CHECK-ID-FORMAT — conforming IDs, including dotted call and
@@ -506,6 +533,10 @@ fn id_format_accepts_conforming_ids() {
         .answer("call.a.ns.q.1", json!(true))
         .done("call.a");
     clean(&s, R082);
+    // An empty question ID (decision "IDs: an empty question ID runs").
+    let empty = in_call(|s| s.ask("c1..1", boolean()).answer("c1..1", json!(true)));
+    clean(&empty, R082);
+    clean(&empty, R083);
     let legacy = in_call(|s| s.ask("c1.q", boolean()).flat("c1.q", json!(true)));
     clean(&legacy, LEGACY);
 }
