@@ -2148,7 +2148,10 @@ mod tests {
             let clean = last.unwrap();
             assert_eq!(cache_hygiene(&clean, &t), vec![]);
             let messages = |c: &Coordinator| -> Vec<String> {
-                cache_hygiene(c, &t).into_iter().map(|d| d.message).collect()
+                cache_hygiene(c, &t)
+                    .into_iter()
+                    .map(|d| d.message)
+                    .collect()
             };
             // The permission decision moved into the tool-answer map.
             let mut moved = clean.clone();

@@ -512,3 +512,17 @@ fn ask_user_shape_reports_a_whitespace_only_question() {
     );
     assert_eq!(found(&s, R083), [(Rule::CheckAskUserShape, E, 0, 2)]);
 }
+
+/// Rule: CHECK-ID-FORMAT — decision "Oracle checks: the RFD 004 draft's
+/// example IDs are no writer's": a request with the draft's ID `inq_1`
+/// starts with no open call's ID, so it is an error under auto and legacy
+/// (every writer RFD 082 describes writes `<tool_call_id>.` first) — while
+/// pairing still reads the ID as opaque: the response with the same ID
+/// closes it (no CHECK-PAIRED).
+#[test]
+fn the_rfd_004_drafts_example_id_is_an_id_format_error_and_still_pairs() {
+    let s = in_call(|s| s.ask("inq_1", boolean()).flat("inq_1", json!(true)));
+    for mode in [AUTO, LEGACY] {
+        assert_eq!(found(&s, mode), [(Rule::CheckIdFormat, E, 0, 2)], "{mode}");
+    }
+}

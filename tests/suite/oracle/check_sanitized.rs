@@ -67,3 +67,33 @@ proptest! {
         prop_assert!(found.iter().any(|d| d.contains(Rule::CheckToolPaired.id())), "{found:#?}");
     }
 }
+
+/// Decision "Stream: sanitize writes back what it read, secrets included":
+/// `sanitize` repairs pairing only (RFD 082 "turn-scoped sanitize"), so a
+/// secret it finds beside a redaction (a `redacted` response carrying an
+/// `answer`) or answered on a secret request is written back as read, and
+/// `check` still reports both on the repaired stream (CHECK-REDACTED-NO-ANSWER,
+/// CHECK-SECRET-NOT-ANSWERED): the repair hides no leak.
+#[test]
+fn sanitize_writes_back_a_secret_and_check_still_reports_it() {
+    let bytes = br#"[
+      {"type": "turn_start"},
+      {"type": "tool_call_request", "id": "c1", "name": "fs", "arguments": {}},
+      {"type": "inquiry_request", "id": "c1.pw.1", "source": {"source": "tool", "name": "fs"},
+       "question": {"text": "Password?", "answer_type": {"type": "secret"}}},
+      {"type": "inquiry_response", "id": "c1.pw.1", "outcome": "redacted", "answer": "hunter2"},
+      {"type": "inquiry_request", "id": "c1.pw2.1", "source": {"source": "tool", "name": "fs"},
+       "question": {"text": "Again?", "answer_type": {"type": "secret"}}},
+      {"type": "inquiry_response", "id": "c1.pw2.1", "outcome": "answered", "answer": "hunter3"},
+      {"type": "tool_call_response", "id": "c1", "content": "done", "is_error": false}
+    ]"#;
+    let stream = Stream::from_slice(bytes, "s.json").unwrap();
+    let repaired = sanitize(stream.events.clone());
+    assert!(repaired.is_unchanged(), "nothing to repair in pairing");
+    let text = Stream::new(repaired.events).to_array_string();
+    assert!(text.contains("hunter2") && text.contains("hunter3"));
+    let c = check_bytes(text.as_bytes(), "s.json", ProfileMode::Auto);
+    let rules: Vec<Rule> = c.diagnostics.iter().map(|d| d.rule).collect();
+    assert!(rules.contains(&Rule::CheckRedactedNoAnswer), "{rules:?}");
+    assert!(rules.contains(&Rule::CheckSecretNotAnswered), "{rules:?}");
+}
