@@ -225,7 +225,11 @@ pub fn check_reader<R: BufRead>(
                     break;
                 }
                 resume @ (crate::wire::Resume::Next | crate::wire::Resume::End) => {
-                    positions.borrow_mut().push(e.line(), e.column());
+                    // An event left open is placed where it starts.
+                    let (line, column) = events
+                        .unterminated_start()
+                        .unwrap_or((e.line(), e.column()));
+                    positions.borrow_mut().push(line, column);
                     checker.push_malformed(malformed_message(&e));
                     let kind = e.kind();
                     first_malformed.get_or_insert(e);
@@ -361,17 +365,17 @@ mod tests {
                         break;
                     }
                     crate::wire::Resume::Next => {
-                        at.push(Position {
-                            line: e.line(),
-                            column: e.column(),
-                        });
+                        let (line, column) = reader
+                            .unterminated_start()
+                            .unwrap_or((e.line(), e.column()));
+                        at.push(Position { line, column });
                         e
                     }
                     crate::wire::Resume::End => {
-                        at.push(Position {
-                            line: e.line(),
-                            column: e.column(),
-                        });
+                        let (line, column) = reader
+                            .unterminated_start()
+                            .unwrap_or((e.line(), e.column()));
+                        at.push(Position { line, column });
                         checker.push_malformed(malformed_message(&e));
                         cut_short = e.kind() == ReadErrorKind::UnexpectedEnd;
                         first_malformed.get_or_insert(e);

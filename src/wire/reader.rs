@@ -74,6 +74,9 @@ pub struct EventReader<R> {
     resuming: bool,
     /// The array's closing `]` was read.
     closed: bool,
+    /// Error path only: where the event [`EventReader::resume`] last read
+    /// past without finding its end starts (line, column).
+    unterminated: Option<(usize, usize)>,
 }
 
 /// The bytes an event that failed to read took from the input, from its
@@ -328,6 +331,7 @@ impl<R: BufRead> EventReader<R> {
             failed: None,
             resuming: false,
             closed: false,
+            unterminated: None,
         }
     }
 
@@ -755,12 +759,16 @@ impl<R: BufRead> EventReader<Rewind<R>> {
         }
         self.done = false;
         self.resuming = false;
+        self.unterminated = None;
         match self.failed.take() {
             Some(Failed {
                 start,
                 taken,
                 ended,
             }) => {
+                if !ended {
+                    self.unterminated = Some((start.line, start.column));
+                }
                 let newline = memchr::memchr(b'\n', &taken);
                 match (format, ended, newline) {
                     (Format::Array, true, _) | (Format::JsonLines, true, None) => {
@@ -797,6 +805,13 @@ impl<R: BufRead> EventReader<Rewind<R>> {
                 },
             },
         }
+    }
+
+    /// After [`EventReader::resume`]: where the malformed event starts when
+    /// the input ended before its object did (its error is placed where the
+    /// input ends, lines further on), else `None`.
+    pub(crate) fn unterminated_start(&self) -> Option<(usize, usize)> {
+        self.unterminated
     }
 
     /// Under the array layout, skips lines until one starts an event, a `,`
