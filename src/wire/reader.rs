@@ -733,9 +733,9 @@ impl<R: BufRead> EventReader<Rewind<R>> {
     /// malformed event so that reading can go on (decision "Oracle checks:
     /// check reads past a malformed event"):
     ///
-    /// - an event whose object was found whole (braces balanced) is skipped
-    ///   as a whole, under the array layout, and under JSON Lines when it
-    ///   lies on one line;
+    /// - an event whose object was found whole (braces balanced) on one line
+    ///   is skipped as a whole (an extent across lines is not trusted: a
+    ///   brace left open balances against a later event's, or the array's);
     /// - otherwise reading resumes at the line after the one the event
     ///   starts on (the bytes the event took past that line are read
     ///   again); under the array layout, at the first later line that
@@ -771,8 +771,9 @@ impl<R: BufRead> EventReader<Rewind<R>> {
                 }
                 let newline = memchr::memchr(b'\n', &taken);
                 match (format, ended, newline) {
-                    (Format::Array, true, _) | (Format::JsonLines, true, None) => {
-                        // The object's extent is known and it was consumed.
+                    (Format::Array | Format::JsonLines, true, None) => {
+                        // The object's extent is known (on one line) and it
+                        // was consumed.
                         if format == Format::Array {
                             self.resuming = true;
                         }

@@ -68,8 +68,8 @@ proptest! {
     }
 }
 
-/// Decision "Stream: sanitize never writes a secret back": a secret found
-/// beside a redaction (a `redacted` response carrying an `answer`) or
+/// Decision "Stream: sanitize never writes a secret back": the `sanitize`
+/// command finding a secret beside a redaction (a `redacted` response carrying an `answer`) or
 /// answered on a secret request is not written out by the repair: the
 /// repaired stream holds neither value, and `check` finds neither
 /// CHECK-REDACTED-NO-ANSWER nor CHECK-SECRET-NOT-ANSWERED on it, while it
@@ -94,9 +94,15 @@ fn sanitize_never_writes_a_secret_back() {
     let before = rules_of(bytes);
     assert!(before.contains(&Rule::CheckRedactedNoAnswer), "{before:?}");
     assert!(before.contains(&Rule::CheckSecretNotAnswered), "{before:?}");
-    let stream = Stream::from_slice(bytes, "s.json").unwrap();
-    let repaired = sanitize(stream.events);
-    let text = Stream::new(repaired.events).to_array_string();
+    let path = std::env::temp_dir().join(format!("oracle-sanitize-{}.json", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+        .args(["sanitize", "-q", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(out.status.code(), Some(1), "repaired: {out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         !text.contains("hunter2") && !text.contains("hunter3"),
         "{text}"

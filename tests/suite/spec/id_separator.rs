@@ -359,8 +359,8 @@ fn rfd082_records_the_colliding_ids_too() {
 }
 
 /// Decision "IDs: an empty question ID runs" (RFD 082 does not forbid
-/// it): a scripted ask and a local program's `needs_input` line with an
-/// empty question ID run under rfd082 and rfd083; the request is recorded
+/// it): a scripted ask and a local program holding a `needs_input` line with
+/// an empty question ID run under rfd082 and rfd083; the request is recorded
 /// `call_1..1` (RFD 082 "Inquiry ID format", the parts joined as written),
 /// the oracle reads it back without a CHECK-ID-FORMAT finding under auto
 /// and the run's profile, and no invariant breaks (one call: nothing
@@ -390,24 +390,26 @@ fn an_empty_question_id_runs_and_checks_clean() {
     };
     for profile in [Rfd082, Rfd083] {
         let name = profile.to_string();
-        for s in [scripted(&name), local(&name)] {
-            let t = scenario::run(&s).expect("an empty question ID runs");
-            let ids: Vec<String> = t
-                .stream
-                .iter()
-                .filter_map(|e| e.as_inquiry_request().map(|r| r.id.to_string()))
-                .collect();
-            assert_eq!(ids, ["call_1..1"], "{name}");
-            assert_eq!(check_trace(&t, &s), vec![], "{name}");
-            let bytes = inquiry_model::wire::Stream::new(t.stream.clone()).to_array_string();
-            for mode in [
-                inquiry_model::check::ProfileMode::Auto,
-                inquiry_model::check::ProfileMode::Fixed(profile),
-            ] {
-                let c = inquiry_model::check::check_bytes(bytes.as_bytes(), "s.json", mode);
-                assert!(c.error.is_none(), "{name}");
-                assert_eq!(c.diagnostics, vec![], "{name} {mode}");
-            }
+        // The local program's first line is its output: it runs, asking
+        // nothing (what the refusal used to stop at scenario input).
+        assert!(scenario::run(&local(&name)).is_ok(), "{name}");
+        let s = scripted(&name);
+        let t = scenario::run(&s).expect("an empty question ID runs");
+        let ids: Vec<String> = t
+            .stream
+            .iter()
+            .filter_map(|e| e.as_inquiry_request().map(|r| r.id.to_string()))
+            .collect();
+        assert_eq!(ids, ["call_1..1"], "{name}");
+        assert_eq!(check_trace(&t, &s), vec![], "{name}");
+        let bytes = inquiry_model::wire::Stream::new(t.stream.clone()).to_array_string();
+        for mode in [
+            inquiry_model::check::ProfileMode::Auto,
+            inquiry_model::check::ProfileMode::Fixed(profile),
+        ] {
+            let c = inquiry_model::check::check_bytes(bytes.as_bytes(), "s.json", mode);
+            assert!(c.error.is_none(), "{name}");
+            assert_eq!(c.diagnostics, vec![], "{name} {mode}");
         }
     }
 }
