@@ -4,8 +4,9 @@
 //!
 //! The maps keep RFD 082's string keys (the pre-082 combined map holds both
 //! callers' keys side by side, and the traces show them as written), so this
-//! type is the one place that spells a key and the one place that reads back
-//! which caller a key belongs to.
+//! type is the one place that spells a key. Which caller a key belongs to is
+//! the map it is in, never its spelling (a tool question may be called
+//! `__permission__`).
 
 use std::fmt;
 
@@ -27,15 +28,6 @@ pub(crate) enum CacheKey<'a> {
         /// The tool's name (its configuration key).
         tool: &'a str,
     },
-}
-
-/// Which caller of the turn cache a key belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Caller {
-    /// The tool-question path (`Answer` keys).
-    ToolAnswer,
-    /// The permission prompt (`Permission` keys).
-    Permission,
 }
 
 impl<'a> CacheKey<'a> {
@@ -64,18 +56,6 @@ impl<'a> CacheKey<'a> {
         key.push_str(tail);
         key
     }
-
-    /// Which caller a stored key belongs to: a permission decision's key
-    /// ends in `.__permission__`, every other key is a tool answer's.
-    pub(crate) fn caller_of(key: &str) -> Caller {
-        match key
-            .strip_suffix(PERMISSION)
-            .and_then(|k| k.strip_suffix('.'))
-        {
-            Some(_) => Caller::Permission,
-            None => Caller::ToolAnswer,
-        }
-    }
 }
 
 impl fmt::Display for CacheKey<'_> {
@@ -92,18 +72,21 @@ mod tests {
     use super::*;
 
     /// RFD 082 "Splitting the turn-cache state" spells the keys
-    /// `<tool_name>.<question_id>` and `<tool_name>.__permission__`; each
-    /// reads back as its caller.
+    /// `<tool_name>.<question_id>` and `<tool_name>.__permission__`. Which
+    /// caller a key belongs to is read from the map it is in, not from this
+    /// spelling: a tool question whose ID is `__permission__` spells its
+    /// answer's key like the permission decision's.
     #[test]
-    fn keys_are_spelled_as_rfd_082_and_read_back_by_caller() {
+    fn keys_are_spelled_as_rfd_082() {
         let answer = CacheKey::answer("fs_modify_file", "apply");
         let permission = CacheKey::permission("fs_modify_file");
         assert_eq!(answer.key(), "fs_modify_file.apply");
         assert_eq!(permission.key(), "fs_modify_file.__permission__");
-        assert_eq!(CacheKey::caller_of(&answer.key()), Caller::ToolAnswer);
-        assert_eq!(CacheKey::caller_of(&permission.key()), Caller::Permission);
-        // A question ID that merely ends like the marker is an answer.
-        assert_eq!(CacheKey::caller_of("t.x__permission__"), Caller::ToolAnswer);
-        assert_eq!(CacheKey::caller_of("__permission__"), Caller::ToolAnswer);
+        assert_eq!(answer.to_string(), answer.key());
+        assert_eq!(permission.to_string(), permission.key());
+        assert_eq!(
+            CacheKey::answer("t", "__permission__").key(),
+            CacheKey::permission("t").key()
+        );
     }
 }

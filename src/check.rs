@@ -170,9 +170,17 @@ pub struct Checked {
 
 /// Checks a stream read from `reader` (JSON array or JSON Lines), handing
 /// each diagnostic to `sink` as soon as its turn ends. Memory is bounded by
-/// the largest turn, not by the stream. On a read or typing error the
-/// diagnostics found before it are still reported, and the error is returned
-/// with the summary of what was read.
+/// the largest turn, not by the stream.
+///
+/// An event that cannot be read or typed is a `CHECK-EVENT-WELL-FORMED`
+/// finding at the line and column where reading it failed; reading resumes
+/// past it ([`crate::wire::reader`]'s `resume`: the next line under JSON
+/// Lines, the next event object under the array layout) and the rest of the
+/// stream is judged, the bad event taken as absent. The input is unusable
+/// (the error is returned with the summary of what was read, and the
+/// diagnostics found before it are still reported) only when it cannot be
+/// read as a stream at all: no layout (`[` or `{`) at its start, reading it
+/// failed, or not one of its events reads as an event.
 pub fn check_reader<R: BufRead>(
     reader: R,
     origin: &str,
@@ -181,7 +189,12 @@ pub fn check_reader<R: BufRead>(
 ) -> (FileSummary, Option<ReadError>) {
     let mut checker = Checker::new(origin, mode);
     let mut error = None;
-    let mut events = EventReader::new(reader, origin);
+    let mut first_malformed: Option<ReadError> = None;
+    let mut good = 0usize;
+    // The input ended inside an event or the array: the last turn's unpaired
+    // events are not judged (the rest was never written or read).
+    let mut cut_short = false;
+    let mut events = EventReader::new(crate::wire::Rewind::new(reader), origin);
     let positions = std::cell::RefCell::new(Positions::new());
     let mut located = |mut d: Diagnostic| {
         d.position = positions.borrow().get(d.event_index);
@@ -191,28 +204,65 @@ pub fn check_reader<R: BufRead>(
         positions.borrow_mut().push(line, column);
         checker.push_fields(fields, &mut located)
     }) {
-        let result = item.and_then(|(typed, line, column)| {
-            typed.map_err(|message| {
-                ReadError::new(
+        match item {
+            Ok((Ok(()), _, _)) => good += 1,
+            Ok((Err(message), line, column)) => {
+                // Read whole but not an event: its position is recorded.
+                let e = ReadError::new(
                     ReadErrorKind::Shape,
                     origin,
                     Some(checker.events()),
                     line,
                     column,
                     message,
-                )
-            })
-        });
-        if let Err(e) = result {
-            error = Some(e);
-            break;
+                );
+                checker.push_malformed(malformed_message(&e));
+                first_malformed.get_or_insert(e);
+            }
+            Err(e) => match events.resume(e.kind()) {
+                crate::wire::Resume::Unusable => {
+                    error = Some(e);
+                    break;
+                }
+                resume @ (crate::wire::Resume::Next | crate::wire::Resume::End) => {
+                    // An event left open is placed where it starts.
+                    let (line, column) = events
+                        .unterminated_start()
+                        .unwrap_or((e.line(), e.column()));
+                    positions.borrow_mut().push(line, column);
+                    checker.push_malformed(malformed_message(&e));
+                    let kind = e.kind();
+                    first_malformed.get_or_insert(e);
+                    if resume == crate::wire::Resume::End {
+                        cut_short = kind == ReadErrorKind::UnexpectedEnd;
+                        break;
+                    }
+                }
+            },
         }
     }
-    match error {
-        None => checker.finish_into(&mut located),
-        Some(_) => checker.abandon_into(&mut located),
+    if error.is_none()
+        && good == 0
+        && let Some(e) = first_malformed
+    {
+        // Not one event read as an event: this is no stream.
+        return (Checker::new(origin, mode).summary(), Some(e));
+    }
+    match (&error, cut_short) {
+        (None, false) => checker.finish_into(&mut located),
+        (Some(_), _) | (None, true) => checker.abandon_into(&mut located),
     }
     (checker.summary(), error)
+}
+
+/// The `CHECK-EVENT-WELL-FORMED` message for a read or typing error: its
+/// kind and message (its position is the diagnostic's).
+fn malformed_message(e: &ReadError) -> String {
+    format!(
+        "malformed event ({}): {}; reading resumed past it",
+        e.kind(),
+        e.message()
+    )
 }
 
 /// Checks a stream held in memory, collecting the diagnostics.
@@ -277,39 +327,78 @@ mod tests {
 
     /// The checker fed the owned way: every event read whole by the public
     /// reader and judged by [`Checker::push_raw`] (what `check_reader` did
-    /// before it borrowed its events).
+    /// before it borrowed its events), reading past a malformed event the
+    /// same way.
     fn reference(bytes: &[u8], origin: &str, mode: ProfileMode) -> Checked {
         let mut checker = Checker::new(origin, mode);
         let mut diagnostics = Vec::new();
         let mut error = None;
+        let mut first_malformed = None;
+        let (mut good, mut cut_short) = (0usize, false);
         // Every event's position, kept whole (the streaming check keeps a
         // window of them).
         let mut at = Vec::new();
-        for item in EventReader::new(bytes, origin) {
-            let result = item.and_then(|(raw, line, column)| {
-                at.push(Position { line, column });
-                checker.push_raw(raw).map_err(|message| {
-                    ReadError::new(
-                        ReadErrorKind::Shape,
-                        origin,
-                        Some(checker.events()),
-                        line,
-                        column,
-                        message,
-                    )
-                })
-            });
-            match result {
-                Ok(found) => diagnostics.extend(found),
-                Err(e) => {
-                    error = Some(e);
-                    break;
+        let mut reader = EventReader::new(crate::wire::Rewind::new(bytes), origin);
+        while let Some(item) = reader.next() {
+            let e = match item {
+                Ok((raw, line, column)) => {
+                    at.push(Position { line, column });
+                    match checker.push_raw(raw) {
+                        Ok(found) => {
+                            good += 1;
+                            diagnostics.extend(found);
+                            continue;
+                        }
+                        Err(message) => ReadError::new(
+                            ReadErrorKind::Shape,
+                            origin,
+                            Some(checker.events()),
+                            line,
+                            column,
+                            message,
+                        ),
+                    }
                 }
-            }
+                Err(e) => match reader.resume(e.kind()) {
+                    crate::wire::Resume::Unusable => {
+                        error = Some(e);
+                        break;
+                    }
+                    crate::wire::Resume::Next => {
+                        let (line, column) = reader
+                            .unterminated_start()
+                            .unwrap_or((e.line(), e.column()));
+                        at.push(Position { line, column });
+                        e
+                    }
+                    crate::wire::Resume::End => {
+                        let (line, column) = reader
+                            .unterminated_start()
+                            .unwrap_or((e.line(), e.column()));
+                        at.push(Position { line, column });
+                        checker.push_malformed(malformed_message(&e));
+                        cut_short = e.kind() == ReadErrorKind::UnexpectedEnd;
+                        first_malformed.get_or_insert(e);
+                        break;
+                    }
+                },
+            };
+            checker.push_malformed(malformed_message(&e));
+            first_malformed.get_or_insert(e);
         }
-        diagnostics.extend(match error {
-            None => checker.finish(),
-            Some(_) => checker.abandon(),
+        if error.is_none()
+            && good == 0
+            && let Some(e) = first_malformed
+        {
+            return Checked {
+                summary: Checker::new(origin, mode).summary(),
+                diagnostics: vec![],
+                error: Some(e),
+            };
+        }
+        diagnostics.extend(match (&error, cut_short) {
+            (None, false) => checker.finish(),
+            (Some(_), _) | (None, true) => checker.abandon(),
         });
         for d in &mut diagnostics {
             d.position = at.get(d.event_index).copied();
@@ -442,7 +531,7 @@ mod tests {
         /// from the input, without copying the opaque values it never reads,
         /// exactly as `push_raw` judges the owned events: the same
         /// diagnostics, summary and error, for every writer's shapes and for
-        /// streams that stop at a typing error.
+        /// streams holding events that do not type.
         #[test]
         fn lean_check_agrees_with_push_raw(bytes in stream_bytes(), mode in mode()) {
             prop_assert_eq!(check_bytes(&bytes, "s", mode), reference(&bytes, "s", mode));

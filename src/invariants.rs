@@ -16,9 +16,9 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::cache_key::{CacheKey, Caller};
+use crate::cache_key::CacheKey;
 use crate::check::{self, Diagnostic, ProfileMode, Severity};
-use crate::coordinator::Coordinator;
+use crate::coordinator::{Coordinator, TurnCache};
 use crate::routing;
 use crate::rule::Rule;
 use crate::scenario::{InvocationRecord, Scenario, Trace};
@@ -1190,12 +1190,30 @@ pub(crate) fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
 /// `INV-CACHE-HYGIENE`: the remembered tool answers hold only answers to
 /// cache-eligible booleans (never a cancelled, secret or `persistence: none`
 /// one), and under the split cache the two maps never share a caller.
+///
+/// A key's caller is read from the map it is in, never from its spelling
+/// (RFD 082 "Splitting the turn-cache state": "Each caller owns one map;
+/// neither needs to know the other exists"): a tool question whose ID is
+/// `__permission__` is a tool answer in the tool-answer map. An entry is
+/// clean when a caller that writes its map justifies it: the tool-question
+/// path by a question asked under its key this turn that may be remembered,
+/// the permission prompt by a remembered decision for the tool whose
+/// permission key it is. Under the pre-082 combined cache both callers write
+/// the one map, so either may justify an entry (see spec/DECISIONS.md,
+/// "Invariants: the cache's caller is its map").
 pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
     let Some(state) = coordinator.turn_state() else {
         return vec![];
     };
     let rules = trace.profile.rules();
-    let turn = trace.invocations.last().map_or(0, |i| i.at.turn);
+    let turn = trace
+        .invocations
+        .last()
+        .map(|i| i.at.turn)
+        .into_iter()
+        .chain(trace.permission_prompts.last().map(|p| p.at.turn))
+        .max()
+        .unwrap_or(0);
     let at = trace.stream.len();
     // Every question each (tool, id) asked in this turn. An entry is
     // justified if one of them could be remembered: the cache is keyed by
@@ -1211,23 +1229,23 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
                 .push(q);
         }
     }
-    let mut out = Vec::new();
-    let split = matches!(rules.turn_cache, crate::profile::TurnCacheShape::Split);
-    for (key, value) in state.cache.tool_answers() {
-        if CacheKey::caller_of(key) == Caller::Permission {
-            if split {
-                out.push(diag(
-                    Rule::InvCacheHygiene,
-                    turn,
-                    at,
-                    vec![key.clone()],
-                    "a permission decision is in the tool-answer map".to_owned(),
-                ));
-            }
-            continue;
-        }
+    // The permission keys of the tools whose decision the user chose to
+    // remember in this turn.
+    let decided: std::collections::HashSet<String> = trace
+        .permission_prompts
+        .iter()
+        .filter(|p| p.at.turn == turn)
+        .filter(|p| match p.reply {
+            crate::scenario::PermissionReply::Allow { remember }
+            | crate::scenario::PermissionReply::Deny { remember } => remember,
+        })
+        .map(|p| CacheKey::permission(&p.tool).key())
+        .collect();
+    // Why the tool-question path could not have written `value` under
+    // `key`, or `None` if it could.
+    let as_answer = |key: &String, value: &Value| -> Option<&'static str> {
         let questions = asked_under.get(key).map(Vec::as_slice).unwrap_or_default();
-        let bad = match value {
+        match value {
             Value::Null => Some("a cancelled question's (null) answer is remembered"),
             _ if questions.is_empty() => {
                 Some("an answer is remembered for a question not asked in this turn")
@@ -1242,27 +1260,62 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
                 Some("an answer is remembered for a question that may not be remembered")
             }
             _ => None,
-        };
-        if let Some(why) = bad {
-            out.push(diag(
-                Rule::InvCacheHygiene,
-                turn,
-                at,
-                vec![key.clone()],
-                why.to_owned(),
-            ));
         }
-    }
-    if split {
-        for key in state.cache.permission_decisions().keys() {
-            if CacheKey::caller_of(key) != Caller::Permission {
-                out.push(diag(
-                    Rule::InvCacheHygiene,
-                    turn,
-                    at,
-                    vec![key.clone()],
-                    "a tool answer is in the permission-decision map".to_owned(),
-                ));
+    };
+    let mut out = Vec::new();
+    let mut report = |key: &String, why: &str| {
+        out.push(diag(
+            Rule::InvCacheHygiene,
+            turn,
+            at,
+            vec![key.clone()],
+            why.to_owned(),
+        ));
+    };
+    match &state.cache {
+        TurnCache::Split {
+            remembered_tool_answers,
+            remembered_permission_decisions,
+        } => {
+            for (key, value) in remembered_tool_answers {
+                if let Some(why) = as_answer(key, value) {
+                    // Named a permission decision only when no question was
+                    // asked under the key and a remembered decision was.
+                    let misplaced = !asked_under.contains_key(key) && decided.contains(key);
+                    report(
+                        key,
+                        if misplaced {
+                            "a permission decision is in the tool-answer map"
+                        } else {
+                            why
+                        },
+                    );
+                }
+            }
+            for key in remembered_permission_decisions.keys() {
+                if decided.contains(key) {
+                    continue;
+                }
+                report(
+                    key,
+                    if asked_under.contains_key(key) {
+                        "a tool answer is in the permission-decision map"
+                    } else {
+                        "a permission decision is remembered that no permission prompt of this turn chose to remember"
+                    },
+                );
+            }
+        }
+        TurnCache::Combined {
+            persisted_inquiry_responses,
+        } => {
+            for (key, value) in persisted_inquiry_responses {
+                if decided.contains(key) {
+                    continue;
+                }
+                if let Some(why) = as_answer(key, value) {
+                    report(key, why);
+                }
             }
         }
     }
@@ -1990,12 +2043,13 @@ mod tests {
         let mut checked = 0;
         for s in sample(3, 1000) {
             let _ = run_observed(&s, RunOptions::default(), &mut |c, t| {
-                let remembered = c.turn_state().map_or(0, |st| {
-                    st.cache
-                        .tool_answers()
-                        .keys()
-                        .filter(|k| CacheKey::caller_of(k) != Caller::Permission)
-                        .count()
+                // The split cache's tool-answer map holds tool answers only.
+                let remembered = c.turn_state().map_or(0, |st| match &st.cache {
+                    TurnCache::Split {
+                        remembered_tool_answers,
+                        ..
+                    } => remembered_tool_answers.len(),
+                    TurnCache::Combined { .. } => 0,
                 });
                 if remembered == 0 {
                     return;
@@ -2016,5 +2070,133 @@ mod tests {
             });
         }
         assert!(checked > 0, "some run remembers an answer");
+    }
+
+    /// A scenario with one `run = "ask"` tool `fs` asking one boolean
+    /// question `qid` in each of two cycles of one turn, both answered and
+    /// remembered, its permission allowed and remembered.
+    fn remembered_twice(profile: &str, qid: &str) -> Scenario {
+        serde_json::from_value(serde_json::json!({
+            "profile": profile,
+            "tty": true,
+            "tools": {"fs": {
+                "source": {"kind": "local"},
+                "program": {"kind": "script",
+                    "asks": [{"question": {"id": qid, "text": "Q?",
+                        "answer_type": {"type": "boolean"}}}],
+                    "finish": {"with": "succeed"}},
+                "run": "ask"}},
+            "turns": [{"user": "go", "cycles": [
+                [{"id": "call_1", "tool": "fs", "arguments": {}}],
+                [{"id": "call_2", "tool": "fs", "arguments": {}}]]}],
+            "prompter": [
+                {"reply": "answer", "value": true, "remember": true},
+                {"reply": "answer", "value": false, "remember": true}],
+            "backend": [],
+            "permissions": [{"reply": "allow", "remember": true}],
+            "schedule": []
+        }))
+        .unwrap()
+    }
+
+    /// Rule: INV-CACHE-HYGIENE — a key's caller is the map it is in (RFD
+    /// 082 "Splitting the turn-cache state": "Each caller owns one map;
+    /// neither needs to know the other exists"): a tool question whose ID is
+    /// `__permission__` is remembered in the tool-answer map beside the
+    /// tool's permission decision in its own map, and no step of the run is
+    /// a finding, under the split cache and the combined one.
+    #[test]
+    fn a_tool_question_called_permission_is_a_tool_answer() {
+        for profile in ["rfd082", "rfd083", "legacy"] {
+            let s = remembered_twice(profile, "__permission__");
+            let mut steps = 0;
+            let mut tool_keys = Vec::new();
+            let t = run_observed(&s, RunOptions::default(), &mut |c, t| {
+                assert_eq!(cache_hygiene(c, t), vec![], "{profile}");
+                steps += 1;
+                if let Some(st) = c.turn_state() {
+                    tool_keys = st.cache.tool_answers().keys().cloned().collect();
+                }
+            })
+            .unwrap();
+            assert!(steps > 0);
+            assert_eq!(tool_keys, ["fs.__permission__"], "{profile}");
+            let found: Vec<Diagnostic> = check_trace(&t, &s)
+                .into_iter()
+                .filter(|d| d.rule == Rule::InvCacheHygiene)
+                .collect();
+            assert_eq!(found, vec![], "{profile}");
+        }
+    }
+
+    /// Rule: INV-CACHE-HYGIENE — a permission decision really written into
+    /// the split cache's tool-answer map (planted in the coordinator's state
+    /// after a legal run) is reported as such, and a tool answer really
+    /// written into the permission-decision map as such, whatever the
+    /// question's ID is spelled.
+    #[test]
+    fn a_decision_in_the_other_map_is_caught() {
+        for qid in ["confirm", "__permission__"] {
+            let s = remembered_twice("rfd083", qid);
+            let mut last = None;
+            let t = run_observed(&s, RunOptions::default(), &mut |c, _| {
+                if c.turn_state().is_some() {
+                    last = Some(c.clone());
+                }
+            })
+            .unwrap();
+            let clean = last.unwrap();
+            assert_eq!(cache_hygiene(&clean, &t), vec![]);
+            let messages = |c: &Coordinator| -> Vec<String> {
+                cache_hygiene(c, &t)
+                    .into_iter()
+                    .map(|d| d.message)
+                    .collect()
+            };
+            // The permission decision moved into the tool-answer map.
+            let mut moved = clean.clone();
+            let st = moved.turn_state_mut().unwrap();
+            let (key, value) = st.cache.permission_decisions_mut().pop().unwrap();
+            assert_eq!(key, "fs.__permission__");
+            let tool_key = format!("fs.{qid}");
+            let answers = st.cache.tool_answers_mut();
+            answers.shift_remove(&tool_key);
+            answers.insert(key.clone(), value);
+            if qid == "confirm" {
+                assert_eq!(
+                    messages(&moved),
+                    ["a permission decision is in the tool-answer map"]
+                );
+            } else {
+                // Under one key both callers' entries look alike; what is
+                // missing is the decision in its own map.
+                assert_eq!(
+                    messages(&moved),
+                    [] as [&str; 0],
+                    "the tool answer under the same key is legal"
+                );
+            }
+            // The tool answer moved into the permission-decision map.
+            let mut moved = clean.clone();
+            let st = moved.turn_state_mut().unwrap();
+            let answer = st.cache.tool_answers_mut().shift_remove(&tool_key).unwrap();
+            let decisions = st.cache.permission_decisions_mut();
+            decisions.clear();
+            decisions.insert(tool_key.clone(), answer);
+            let expected = if qid == "confirm" {
+                "a tool answer is in the permission-decision map"
+            } else {
+                // Spelled like the decision, but the tool-answer map lacks
+                // the answer and the decision's value is a boolean: it is
+                // justified by the remembered decision, the tool answer is
+                // simply gone (no hygiene rule is broken by forgetting).
+                ""
+            };
+            if expected.is_empty() {
+                assert_eq!(messages(&moved), [] as [&str; 0]);
+            } else {
+                assert_eq!(messages(&moved), [expected]);
+            }
+        }
     }
 }

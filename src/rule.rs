@@ -108,6 +108,10 @@ pub enum Rule {
     /// `CHECK-RESPONSE-TAGGED`: under an explicit RFD 082/083 profile every
     /// response is written tagged.
     CheckResponseTagged,
+    /// `CHECK-EVENT-WELL-FORMED`: every event of the stream is JSON of an
+    /// event the RFDs describe; one that is not is reported where it starts
+    /// and reading resumes past it.
+    CheckEventWellFormed,
     /// `INV-PAIRED`: every inquiry request gets exactly one response with its
     /// ID, later in its turn.
     InvPaired,
@@ -158,7 +162,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in catalog order.
-    pub const ALL: [Rule; 46] = [
+    pub const ALL: [Rule; 47] = [
         Rule::CheckPaired,
         Rule::CheckResponseAfterRequest,
         Rule::CheckTurnScoped,
@@ -189,6 +193,7 @@ impl Rule {
         Rule::CheckWriterFields,
         Rule::CheckProfileShape,
         Rule::CheckResponseTagged,
+        Rule::CheckEventWellFormed,
         Rule::InvPaired,
         Rule::InvRecordAll,
         Rule::InvRecordedBeforeRouted,
@@ -240,6 +245,7 @@ impl Rule {
             Rule::CheckWriterFields => "CHECK-WRITER-FIELDS",
             Rule::CheckProfileShape => "CHECK-PROFILE-SHAPE",
             Rule::CheckResponseTagged => "CHECK-RESPONSE-TAGGED",
+            Rule::CheckEventWellFormed => "CHECK-EVENT-WELL-FORMED",
             Rule::InvPaired => "INV-PAIRED",
             Rule::InvRecordAll => "INV-RECORD-ALL",
             Rule::InvRecordedBeforeRouted => "INV-RECORDED-BEFORE-ROUTED",
@@ -337,6 +343,9 @@ impl Rule {
             Rule::CheckResponseTagged => {
                 "under an explicit RFD 082/083 profile every response is written tagged"
             }
+            Rule::CheckEventWellFormed => {
+                "every event is JSON of an event the RFDs describe (reading resumes past one that is not)"
+            }
             Rule::InvPaired => {
                 "every inquiry request gets exactly one response with its ID, later in its turn"
             }
@@ -424,7 +433,8 @@ impl Rule {
             | Rule::CheckOneQuestion
             | Rule::CheckWriterFields
             | Rule::CheckProfileShape
-            | Rule::CheckResponseTagged => false,
+            | Rule::CheckResponseTagged
+            | Rule::CheckEventWellFormed => false,
             Rule::InvPaired
             | Rule::InvRecordAll
             | Rule::InvRecordedBeforeRouted

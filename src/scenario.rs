@@ -1772,27 +1772,6 @@ pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
             }
             (Program::Script { .. } | Program::AskUser | Program::Local { .. }, _) => {}
         }
-        // An empty question ID would be recorded as `<call>..<attempt>`,
-        // which the model's own `check` rejects (CHECK-ID-FORMAT); refused
-        // here, where the model takes its input (spec/DECISIONS.md, "IDs:
-        // an empty question ID is refused as scenario input").
-        let empty = match &tool.program {
-            Program::Script { asks, .. } => asks.iter().position(|a| a.question.id.is_empty()),
-            Program::Local { stdout } => stdout.iter().position(|line| {
-                matches!(local_outcome(line), Outcome::NeedsInput { question } if question.id.is_empty())
-            }),
-            Program::AskUser => None,
-        };
-        if let Some(k) = empty {
-            let what = match &tool.program {
-                Program::Script { .. } => "ask",
-                Program::Local { .. } | Program::AskUser => "stdout line",
-            };
-            return Err(ScenarioError::Unacceptable(format!(
-                "tool `{name}`: {what} {k} asks a question with an empty ID; an inquiry ID \
-                 `<tool_call_id>.<question_id>.<attempt>` (RFD 082) needs a question ID"
-            )));
-        }
     }
     Ok(())
 }

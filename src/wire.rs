@@ -1558,3 +1558,4 @@ mod typing;
 pub(crate) use reader::FieldsRef;
 pub(crate) use reader::object_members;
 pub use reader::{EventReader, Format, ReadError, ReadErrorKind, Stream};
+pub(crate) use reader::{Resume, Rewind};

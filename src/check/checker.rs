@@ -616,6 +616,21 @@ impl Checker {
         Ok(())
     }
 
+    /// Takes the place of an event that could not be read or typed (rule
+    /// `CHECK-EVENT-WELL-FORMED`): it gets the next event index, and its
+    /// finding is held with the current turn's findings; the event itself
+    /// is judged absent (a response lost this way leaves its request
+    /// unpaired). `message` says what was wrong.
+    pub(super) fn push_malformed(&mut self, message: String) {
+        let index = self.next_index;
+        self.next_index += 1;
+        self.turn.find(
+            index,
+            Gate::Always,
+            Some(Finding::new(Rule::CheckEventWellFormed, vec![], message)),
+        );
+    }
+
     /// Feeds the next event as this crate's writer would write it (for
     /// judging the model's traces).
     pub fn push_event(&mut self, event: &Event) -> Vec<Diagnostic> {
@@ -1111,17 +1126,25 @@ impl Checker {
         self.turn.tool_answered.insert(key, index);
         self.turn.calls.remove(&call);
         self.turn.sole_waiting.remove(&call);
-        if let Some(rec) = self.turn.ask_user_calls.remove(&call)
-            && is_error == Some(false)
-        {
-            let outcome = match (rec.asked, rec.outcome) {
-                (false, _) => None,
-                (true, Some(o)) => Some(o),
-                (true, None) => Some(rules::AskUserOutcome::NoAnswer),
-            };
-            let body = content.and_then(rules::ask_user_body);
-            let f = rules::ask_user_result(id, outcome.as_ref(), body.as_ref());
-            self.turn.find(index, Gate::Rfd083, f);
+        if let Some(rec) = self.turn.ask_user_calls.remove(&call) {
+            match is_error {
+                Some(false) => {
+                    let outcome = match (rec.asked, rec.outcome) {
+                        (false, _) => None,
+                        (true, Some(o)) => Some(o),
+                        (true, None) => Some(rules::AskUserOutcome::NoAnswer),
+                    };
+                    let body = content.and_then(rules::ask_user_body);
+                    let f = rules::ask_user_result(id, outcome.as_ref(), body.as_ref());
+                    self.turn.find(index, Gate::Rfd083, f);
+                }
+                Some(true) => {
+                    let body = content.and_then(rules::ask_user_body);
+                    let f = rules::ask_user_error_body(id, body.as_ref());
+                    self.turn.find(index, Gate::Rfd083, f);
+                }
+                None => {}
+            }
         }
         if let Some((inquiry, reason)) = self.turn.failed_calls.remove(&call)
             && is_error == Some(false)

@@ -19,7 +19,7 @@ use crate::wire::{
 
 /// Every `CHECK-*` rule this module judges, with its short title
 /// ([`Rule::title`]; the rule's text is [`Rule::description`]).
-pub const ALL: [(Rule, &str); 30] = [
+pub const ALL: [(Rule, &str); 31] = [
     (Rule::CheckPaired, Rule::CheckPaired.title()),
     (
         Rule::CheckResponseAfterRequest,
@@ -83,6 +83,10 @@ pub const ALL: [(Rule, &str); 30] = [
     (Rule::CheckWriterFields, Rule::CheckWriterFields.title()),
     (Rule::CheckProfileShape, Rule::CheckProfileShape.title()),
     (Rule::CheckResponseTagged, Rule::CheckResponseTagged.title()),
+    (
+        Rule::CheckEventWellFormed,
+        Rule::CheckEventWellFormed.title(),
+    ),
 ];
 
 /// How bad a finding is (decision "Oracle checks: severity").
@@ -583,8 +587,9 @@ pub struct IdParts {
 /// CHECK-ID-FORMAT (RFD 082 "Inquiry ID format"): a conformance check of the
 /// WRITER, never used for pairing (readers treat IDs as opaque). The ID must
 /// be `<call>.<question_id>.<attempt>` for one of `calls` (the open calls the
-/// request may belong to), with a non-empty question ID and a decimal attempt
-/// from 1 without leading zeros. Every open call whose ID is a prefix is
+/// request may belong to), with a decimal attempt from 1 without leading
+/// zeros. The question ID may be empty (`c1..1`): RFD 082's format does not
+/// forbid it (spec/DECISIONS.md, "IDs: an empty question ID runs"). Every open call whose ID is a prefix is
 /// tried, the longest first: with calls `a` and `a.b` open, `a.b.1` is call
 /// `a`, question `b`, attempt 1 (as call `a.b` it would have no attempt),
 /// so a prefix-compatible call ID never causes a false alarm.
@@ -593,7 +598,7 @@ pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
     let mut prefixes: Vec<&str> = calls
         .iter()
         .copied()
-        .filter(|c| s.len() > c.len() + 1 && s.starts_with(*c) && s.as_bytes()[c.len()] == b'.')
+        .filter(|c| s.len() > c.len() && s.starts_with(*c) && s.as_bytes()[c.len()] == b'.')
         .collect();
     prefixes.sort_by_key(|c| std::cmp::Reverse(c.len()));
     prefixes.dedup();
@@ -650,10 +655,11 @@ pub(crate) fn id_holds(id: &InquiryId, call: &str) -> bool {
 enum IdFault {
     /// No `.<attempt>` after the call (a pre-082 two-segment ID).
     NoAttempt,
-    /// An empty question ID.
-    EmptyQuestion,
     /// The attempt is not a number from 1 without leading zeros.
     BadAttempt,
+    /// The attempt is such a number, past `u32::MAX` (decision "Oracle
+    /// checks: an attempt past `u32::MAX`").
+    AttemptTooLarge,
 }
 
 impl IdFault {
@@ -663,11 +669,18 @@ impl IdFault {
             IdFault::NoAttempt => {
                 format!("after `{call}.` it has no `.<attempt>` (a pre-082 two-segment ID)")
             }
-            IdFault::EmptyQuestion => "its question ID is empty".to_owned(),
             IdFault::BadAttempt => {
                 let attempt = s.rsplit_once('.').map_or("", |(_, a)| a);
                 format!(
                     "its attempt `{attempt}` is not a number from 1 written without leading zeros"
+                )
+            }
+            IdFault::AttemptTooLarge => {
+                let attempt = s.rsplit_once('.').map_or("", |(_, a)| a);
+                format!(
+                    "its attempt `{attempt}` is past {}, more re-asks of one question in one \
+                     turn than a writer's attempt counter counts",
+                    u32::MAX
                 )
             }
         }
@@ -682,13 +695,11 @@ fn split_for<'a>(s: &'a str, call: &str) -> Result<(&'a str, u32), IdFault> {
     let Some((question, attempt)) = rest.rsplit_once('.') else {
         return Err(IdFault::NoAttempt);
     };
-    if question.is_empty() {
-        return Err(IdFault::EmptyQuestion);
-    }
     let digits = !attempt.is_empty() && attempt.bytes().all(|b| b.is_ascii_digit());
     match (digits, attempt.starts_with('0'), attempt.parse::<u32>()) {
         (true, false, Ok(n)) => Ok((question, n)),
-        (true, true, _) | (true, false, Err(_)) | (false, _, _) => Err(IdFault::BadAttempt),
+        (true, false, Err(_)) => Err(IdFault::AttemptTooLarge),
+        (true, true, _) | (false, _, _) => Err(IdFault::BadAttempt),
     }
 }
 
@@ -703,7 +714,7 @@ pub(crate) enum IdStyle {
     TwoSegment,
     /// `<call>.<question_id>.<attempt>`: an RFD 082 writer.
     ThreeSegment,
-    /// Neither (no open call's ID as prefix, empty question, bad attempt).
+    /// Neither (no open call's ID as prefix, bad attempt).
     Other,
 }
 
@@ -719,10 +730,10 @@ pub(crate) fn id_style(id: &InquiryId, calls: &[&str]) -> IdStyle {
 }
 
 /// Whether `s` is `<call>.<question_id>` for one of `calls`, the question ID
-/// non-empty and without a dot.
+/// without a dot (empty allowed, as in the three-segment form).
 fn two_segment(s: &str, calls: &[&str]) -> bool {
     calls.iter().any(|c| {
-        s.len() > c.len() + 1
+        s.len() > c.len()
             && s.starts_with(*c)
             && s.as_bytes()[c.len()] == b'.'
             && !s[c.len() + 1..].contains('.')
@@ -1117,6 +1128,29 @@ pub(crate) fn ask_user_result(
         Rule::CheckAskUserRecord,
         vec![call_id.to_owned()],
         format!("`ask_user` call `{call_id}` succeeds with an answer body, but {why}"),
+    ))
+}
+
+/// CHECK-ASK-USER-RECORD for an `ask_user` call whose response is an
+/// error (RFD 083 "Execution flow": the second invocation "returns
+/// `Outcome::Success { content: <JSON-encoded answer> }`"): the
+/// `{"answer_type", "answer"}` body is the built-in's success, so an error
+/// response carrying it contradicts the built-in. An error with any other
+/// content (a tool-level failure) is not judged. `body` is the response's
+/// body, if it is one.
+pub(crate) fn ask_user_error_body(
+    call_id: &str,
+    body: Option<&(String, serde_json::Value)>,
+) -> Option<Finding> {
+    body?;
+    Some(Finding::new(
+        Rule::CheckAskUserRecord,
+        vec![call_id.to_owned()],
+        format!(
+            "`ask_user` call `{call_id}` carries an answer body in an error response \
+             (`is_error: true`), but the built-in returns its answer as \
+             `Outcome::Success {{ content: <JSON-encoded answer> }}` (RFD 083 \"Execution flow\")"
+        ),
     ))
 }
 

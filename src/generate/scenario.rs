@@ -362,8 +362,8 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
 /// they join into colliding inquiry IDs (call `c1` of `alpha` asking `x.1`,
 /// call `c1.x` of `beta` asking `1`: both `c1.x.1.1`) and turn-cache keys
 /// (tool `alpha` asking `x.1`, tool `alpha.x` asking `1`: both
-/// `alpha.x.1`). An empty ID is not drawn: a scenario refuses it
-/// (`scenario::validate`).
+/// `alpha.x.1`). An empty ID is not drawn here (a scenario runs it:
+/// `tests/suite/spec/id_separator.rs`).
 pub(crate) const UNUSUAL_QUESTION_IDS: [[[&str; 2]; 2]; 2] =
     [[["x.1", ".x."], ["1", "x."]], [["1", "x."], ["x.1", ".x."]]];
 

@@ -66,6 +66,102 @@ pub struct EventReader<R> {
     /// (an event inside one chunk is parsed where it lies).
     buf: Vec<u8>,
     done: bool,
+    /// Error path only: the bytes the last failed event took from `inner`,
+    /// for [`EventReader::resume`].
+    failed: Option<Failed>,
+    /// Error path only: under the array layout, the next event may start
+    /// without a `,` (reading resumed at an event object).
+    resuming: bool,
+    /// The array's closing `]` was read.
+    closed: bool,
+    /// Error path only: where the event [`EventReader::resume`] last read
+    /// past without finding its end starts (line, column).
+    unterminated: Option<(usize, usize)>,
+}
+
+/// The bytes an event that failed to read took from the input, from its
+/// first byte: to the end of the object when its extent was found
+/// (`ended`), else to the end of the input.
+#[derive(Debug)]
+struct Failed {
+    start: Pos,
+    taken: Vec<u8>,
+    ended: bool,
+}
+
+/// Where reading goes after a malformed event ([`EventReader::resume`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resume {
+    /// Reading goes on with the next event.
+    Next,
+    /// Nothing more can be read as events: the input ended, or what is left
+    /// follows the array's end.
+    End,
+    /// The input cannot be read as a stream at all (no layout was found, or
+    /// reading failed).
+    Unusable,
+}
+
+/// A [`BufRead`] that can be handed back bytes it already gave
+/// ([`Rewind::unread`]), for [`EventReader::resume`]: what an event that
+/// failed to read took past the line it starts on is read again.
+pub(crate) struct Rewind<R> {
+    front: Vec<u8>,
+    at: usize,
+    inner: R,
+}
+
+impl<R> Rewind<R> {
+    /// Reads `inner`, nothing handed back yet.
+    pub(crate) fn new(inner: R) -> Self {
+        Rewind {
+            front: Vec::new(),
+            at: 0,
+            inner,
+        }
+    }
+
+    /// Puts `bytes` before what is still to be read.
+    fn unread(&mut self, bytes: &[u8]) {
+        let mut front = Vec::with_capacity(bytes.len() + self.front.len() - self.at);
+        front.extend_from_slice(bytes);
+        front.extend_from_slice(&self.front[self.at..]);
+        self.front = front;
+        self.at = 0;
+    }
+}
+
+impl<R: io::Read> io::Read for Rewind<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at < self.front.len() {
+            let n = buf.len().min(self.front.len() - self.at);
+            buf[..n].copy_from_slice(&self.front[self.at..self.at + n]);
+            self.at += n;
+            return Ok(n);
+        }
+        self.inner.read(buf)
+    }
+}
+
+impl<R: BufRead> BufRead for Rewind<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at < self.front.len() {
+            return Ok(&self.front[self.at..]);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        if self.at < self.front.len() {
+            self.at += amt;
+            if self.at >= self.front.len() {
+                self.front.clear();
+                self.at = 0;
+            }
+        } else {
+            self.inner.consume(amt);
+        }
+    }
 }
 
 /// A 1-based line and column (in bytes).
@@ -232,6 +328,10 @@ impl<R: BufRead> EventReader<R> {
             pos: Pos { line: 1, column: 1 },
             buf: Vec::new(),
             done: false,
+            failed: None,
+            resuming: false,
+            closed: false,
+            unterminated: None,
         }
     }
 
@@ -340,6 +440,7 @@ impl<R: BufRead> EventReader<R> {
                     return match self.peek_non_ws()? {
                         Some(b']') => {
                             self.consume_byte(b']');
+                            self.closed = true;
                             self.expect_end()?;
                             Ok(None)
                         }
@@ -378,8 +479,13 @@ impl<R: BufRead> EventReader<R> {
             }
             (Some(Format::Array), Some(b']')) => {
                 self.consume_byte(b']');
+                self.closed = true;
                 self.expect_end()?;
                 Ok(None)
+            }
+            (Some(Format::Array), Some(b'{')) if self.resuming => {
+                self.resuming = false;
+                self.read_object(f)
             }
             (Some(Format::Array), Some(b)) => Err(self.err(
                 ReadErrorKind::Syntax,
@@ -489,6 +595,11 @@ impl<R: BufRead> EventReader<R> {
                 // Report where the input ends, not where the event began.
                 let start = self.pos;
                 self.pos.advance(&buf);
+                self.failed = Some(Failed {
+                    start: Pos { line, column },
+                    taken: buf.clone(),
+                    ended: false,
+                });
                 if let Some(quote) = open_string(&buf).filter(|_| scan.in_string) {
                     // Name the string left open where it opens too: the end
                     // of input may be lines further on.
@@ -538,13 +649,28 @@ impl<R: BufRead> EventReader<R> {
                 self.pos.advance(bytes);
                 nul = memchr::memchr(0, bytes).is_some();
                 let parsed = parse_event(bytes, |fields| f(fields, line, column));
+                if parsed.is_err() {
+                    self.failed = Some(Failed {
+                        start: Pos { line, column },
+                        taken: bytes.to_vec(),
+                        ended: true,
+                    });
+                }
                 self.inner.consume(end);
                 parsed
             }
             None => {
                 self.pos.advance(&self.buf);
                 nul = memchr::memchr(0, &self.buf).is_some();
-                parse_event(&self.buf, |fields| f(fields, line, column))
+                let parsed = parse_event(&self.buf, |fields| f(fields, line, column));
+                if parsed.is_err() {
+                    self.failed = Some(Failed {
+                        start: Pos { line, column },
+                        taken: self.buf.clone(),
+                        ended: true,
+                    });
+                }
+                parsed
             }
         };
         match parsed {
@@ -597,6 +723,144 @@ impl<R: BufRead> EventReader<R> {
             Err(e) => {
                 self.done = true;
                 Some(Err(e))
+            }
+        }
+    }
+}
+
+impl<R: BufRead> EventReader<Rewind<R>> {
+    /// After [`EventReader::next_with`] gave the error `kind`, moves past the
+    /// malformed event so that reading can go on (decision "Oracle checks:
+    /// check reads past a malformed event"):
+    ///
+    /// - an event whose object was found whole (braces balanced) on one line
+    ///   is skipped as a whole (an extent across lines is not trusted: a
+    ///   brace left open balances against a later event's, or the array's);
+    /// - otherwise reading resumes at the line after the one the event
+    ///   starts on (the bytes the event took past that line are read
+    ///   again); under the array layout, at the first later line that
+    ///   starts an event (`{`), a `,` or the closing `]`;
+    /// - an error between events (a stray byte, a missing `,`) skips the
+    ///   rest of its line, or under the array layout reads on at the `{`,
+    ///   `,` or `]` found there.
+    ///
+    /// Every call moves past at least one byte or ends reading, so a loop of
+    /// reads and resumes ends. Only the error path pays for this.
+    pub(crate) fn resume(&mut self, kind: ReadErrorKind) -> Resume {
+        let Some(format) = self.format else {
+            return Resume::Unusable;
+        };
+        match kind {
+            ReadErrorKind::Io => return Resume::Unusable,
+            ReadErrorKind::Syntax | ReadErrorKind::UnexpectedEnd | ReadErrorKind::Shape => {}
+        }
+        if self.closed {
+            return Resume::End;
+        }
+        self.done = false;
+        self.resuming = false;
+        self.unterminated = None;
+        match self.failed.take() {
+            Some(Failed {
+                start,
+                taken,
+                ended,
+            }) => {
+                if !ended {
+                    self.unterminated = Some((start.line, start.column));
+                }
+                let newline = memchr::memchr(b'\n', &taken);
+                match (format, ended, newline) {
+                    (Format::Array | Format::JsonLines, true, None) => {
+                        // The object's extent is known (on one line) and it
+                        // was consumed.
+                        if format == Format::Array {
+                            self.resuming = true;
+                        }
+                        Resume::Next
+                    }
+                    (_, _, Some(i)) => {
+                        self.inner.unread(&taken[i + 1..]);
+                        self.pos = Pos {
+                            line: start.line + 1,
+                            column: 1,
+                        };
+                        self.after_skip(format)
+                    }
+                    (_, false, None) => Resume::End,
+                }
+            }
+            None => match self.peek_non_ws() {
+                Err(_) => Resume::Unusable,
+                Ok(None) => Resume::End,
+                Ok(Some(b)) => match (format, b) {
+                    (Format::Array, b'{') => {
+                        self.resuming = true;
+                        Resume::Next
+                    }
+                    (Format::Array, b',' | b']') => Resume::Next,
+                    (Format::Array | Format::JsonLines, _) => match self.skip_line() {
+                        Ok(()) => self.after_skip(format),
+                        Err(_) => Resume::Unusable,
+                    },
+                },
+            },
+        }
+    }
+
+    /// After [`EventReader::resume`]: where the malformed event starts when
+    /// the input ended before its object did (its error is placed where the
+    /// input ends, lines further on), else `None`.
+    pub(crate) fn unterminated_start(&self) -> Option<(usize, usize)> {
+        self.unterminated
+    }
+
+    /// Under the array layout, skips lines until one starts an event, a `,`
+    /// or the `]`; under JSON Lines the next line is read as it is.
+    fn after_skip(&mut self, format: Format) -> Resume {
+        if format == Format::JsonLines {
+            return Resume::Next;
+        }
+        loop {
+            match self.peek_non_ws() {
+                Err(_) => return Resume::Unusable,
+                Ok(None) => return Resume::Next,
+                Ok(Some(b'{')) => {
+                    self.resuming = true;
+                    return Resume::Next;
+                }
+                Ok(Some(b',' | b']')) => return Resume::Next,
+                Ok(Some(_)) => {
+                    if self.skip_line().is_err() {
+                        return Resume::Unusable;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Consumes input up to and including the next `\n` (or to its end).
+    fn skip_line(&mut self) -> Result<(), ReadError> {
+        loop {
+            let chunk = match fill(&mut self.inner) {
+                Ok(c) => c,
+                Err(e) => return Err(self.io_err(e)),
+            };
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            match memchr::memchr(b'\n', chunk) {
+                Some(i) => {
+                    self.pos.line += 1;
+                    self.pos.column = 1;
+                    self.inner.consume(i + 1);
+                    return Ok(());
+                }
+                None => {
+                    let n = chunk.len();
+                    self.pos.column += n;
+                    self.inner.consume(n);
+                }
             }
         }
     }

@@ -212,6 +212,37 @@ fn ask_user_shape_accepts_the_builtins_questions() {
     }
 }
 
+/// Rule: CHECK-ASK-USER-SHAPE — decision "Oracle checks: what a single
+/// line is" (RFD 083 "Arguments": "`question` contains a newline" is
+/// refused, "Must be single-line"): a line feed, a CRLF and a lone carriage
+/// return each break the line a terminal prompt shows, and are reported;
+/// U+2028 and U+2029, which a terminal does not break on, pass.
+#[test]
+fn ask_user_shape_single_line_is_the_terminals_line() {
+    for (text, broken) in [
+        ("Which\nbranch?", true),
+        ("Which\r\nbranch?", true),
+        ("Which branch?\r", true),
+        ("Which\rbranch?", true),
+        ("Which\u{2028}branch?", false),
+        ("Which\u{2029}branch?", false),
+    ] {
+        let q = ask_user_q(json!({ "text": text }));
+        let s = in_ask_user(|s| {
+            s.ask_from("c1.answer.1", assistant(), q.clone())
+                .cancel("c1.answer.1", "user")
+        });
+        for mode in [AUTO, R083] {
+            let got: Vec<_> = found(&s, mode).into_iter().map(|f| f.0).collect();
+            assert_eq!(
+                got.contains(&Rule::CheckAskUserShape),
+                broken,
+                "{mode} {text:?}: {got:?}"
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // CHECK-PROVENANCE
 // ---------------------------------------------------------------------------

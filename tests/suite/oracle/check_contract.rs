@@ -411,6 +411,44 @@ fn ask_user_record_accepts_what_the_builtin_records() {
     }
 }
 
+/// An `ask_user` response with `content` persisted as an error.
+fn errs(s: S, content: &str) -> S {
+    s.push(json!({"type": "tool_call_response", "id": "c1", "content": content, "is_error": true}))
+}
+
+/// Rule: CHECK-ASK-USER-RECORD — RFD 083 "Execution flow": the second
+/// invocation "returns `Outcome::Success { content: <JSON-encoded answer>
+/// }`", so the answer body persisted with `is_error: true` (plain or
+/// base64, after an answered question or none) is an error under rfd083
+/// and under auto, and not judged under rfd082 (no `ask_user` there). An
+/// error response that is no answer body (a tool-level failure) stays
+/// clean.
+#[test]
+fn ask_user_record_reports_an_answer_body_persisted_as_an_error() {
+    let answered = || {
+        S::new()
+            .turn()
+            .call("c1", "ask_user")
+            .ask_from("c1.answer.1", assistant(), ask_user_q())
+            .answer("c1.answer.1", json!("main"))
+    };
+    for s in [
+        errs(answered(), &body("text", json!("main"))),
+        errs(answered(), MAIN_BODY_BASE64),
+    ] {
+        assert_eq!(found(&s, R083), [(Rule::CheckAskUserRecord, E, 0, 4)]);
+        assert_eq!(found(&s, AUTO), [(Rule::CheckAskUserRecord, E, 0, 4)]);
+        assert!(
+            found(&s, R082)
+                .iter()
+                .all(|f| f.0 != Rule::CheckAskUserRecord)
+        );
+    }
+    let failed = errs(answered(), "the terminal went away");
+    clean(&failed, R083);
+    clean(&failed, AUTO);
+}
+
 // ---------------------------------------------------------------------------
 // CHECK-ID-FORMAT without RFD 082 writer evidence
 // ---------------------------------------------------------------------------
@@ -473,4 +511,18 @@ fn ask_user_shape_reports_a_whitespace_only_question() {
         "ok",
     );
     assert_eq!(found(&s, R083), [(Rule::CheckAskUserShape, E, 0, 2)]);
+}
+
+/// Rule: CHECK-ID-FORMAT — decision "Oracle checks: the RFD 004 draft's
+/// example IDs are no writer's": a request with the draft's ID `inq_1`
+/// starts with no open call's ID, so it is an error under auto and legacy
+/// (every writer RFD 082 describes writes `<tool_call_id>.` first) — while
+/// pairing still reads the ID as opaque: the response with the same ID
+/// closes it (no CHECK-PAIRED).
+#[test]
+fn the_rfd_004_drafts_example_id_is_an_id_format_error_and_still_pairs() {
+    let s = in_call(|s| s.ask("inq_1", boolean()).flat("inq_1", json!(true)));
+    for mode in [AUTO, LEGACY] {
+        assert_eq!(found(&s, mode), [(Rule::CheckIdFormat, E, 0, 2)], "{mode}");
+    }
 }

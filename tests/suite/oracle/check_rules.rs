@@ -465,14 +465,13 @@ fn turn_unique_id_accepts_legacy_repeat() {
 // CHECK-ID-FORMAT
 // ---------------------------------------------------------------------------
 
-/// Rule: CHECK-ID-FORMAT — two-segment, wrong-call, zero, leading-zero,
-/// signed-attempt and empty-question IDs, and IDs that are only the call
-/// (with or without its dot), are each reported at the request under
-/// RFD 082 (the attempt is a number from 1 in its plain decimal form).
+/// Rule: CHECK-ID-FORMAT — wrong-call, zero, leading-zero, and
+/// signed-attempt IDs, and an ID that is only the call, are each reported at the request under RFD 082 (the attempt
+/// is a number from 1 in its plain decimal form).
 #[test]
 fn id_format_reports_malformed_ids() {
     for id in [
-        "c2.q.1", "c1.q.0", "c1.q.01", "c1..1", "c1.q.x", "c1.q.", "c1.q.+1", "c1.", "c1",
+        "c2.q.1", "c1.q.0", "c1.q.01", "c1.q.x", "c1.q.", "c1.q.+1", "c1",
     ] {
         let s = in_call(|s| s.ask(id, boolean()).answer(id, json!(true)));
         assert_eq!(found(&s, R082), [(Rule::CheckIdFormat, 0, 2)], "{id}");
@@ -480,19 +479,48 @@ fn id_format_reports_malformed_ids() {
     }
 }
 
-/// Rule: CHECK-ID-FORMAT — an ID that is the call's ID and a dot, with
-/// nothing after, is not an ID of that call: the finding says so, and does
-/// not call it a pre-082 two-segment ID (which has a question ID).
+/// Rule: CHECK-ID-FORMAT — decision "Oracle checks: an attempt past
+/// `u32::MAX`": the attempt `u32::MAX` is conforming; one past it is
+/// reported under RFD 082 and RFD 083 with a message that says so, not as a
+/// malformed number.
 #[test]
-fn id_format_does_not_read_the_call_and_a_dot_as_a_two_segment_id() {
+fn id_format_reports_an_attempt_past_u32_max_as_such() {
+    let last = format!("c1.q.{}", u32::MAX);
+    let s = in_call(|s| s.ask(&last, boolean()).answer(&last, json!(true)));
+    clean(&s, R082);
+    clean(&s, R083);
+    let past = format!("c1.q.{}", u64::from(u32::MAX) + 1);
+    let s = in_call(|s| s.ask(&past, boolean()).answer(&past, json!(true)));
+    for mode in [R082, R083] {
+        assert_eq!(found(&s, mode), [(Rule::CheckIdFormat, 0, 2)]);
+        let c = run(&s, mode);
+        let message = &c.diagnostics[0].message;
+        assert!(
+            message.contains(&format!("is past {}", u32::MAX))
+                && !message.contains("leading zeros"),
+            "{message}"
+        );
+    }
+}
+
+/// Rule: CHECK-ID-FORMAT — an ID that is the call's ID and a dot is that
+/// call's pre-082 two-segment ID with an empty question ID (decision "IDs:
+/// an empty question ID runs": RFD 082's format does not forbid an empty
+/// part), judged in every mode as the two-segment `c1.q` is (clean where
+/// the turn shows no RFD 082 writer: an RFD 082 writer re-saves legacy
+/// answers tagged).
+#[test]
+fn id_format_reads_the_call_and_a_dot_as_a_two_segment_id() {
     let s = in_call(|s| s.ask("c1.", boolean()).answer("c1.", json!(true)));
-    let c = run(&s, R082);
-    let message = &c.diagnostics[0].message;
-    assert!(
-        message.contains("does not start with the ID of its open tool call")
-            && !message.contains("two-segment"),
-        "{message}"
-    );
+    clean(&s, R082);
+    clean(&s, AUTO);
+    let legacy = in_call(|s| s.ask("c1.", boolean()).flat("c1.", json!(true)));
+    clean(&legacy, LEGACY);
+    let q = in_call(|s| s.ask("c1.q", boolean()).answer("c1.q", json!(true)));
+    for mode in [AUTO, R082, R083] {
+        let rules = |s: &S| -> Vec<Rule> { found(s, mode).into_iter().map(|f| f.0).collect() };
+        assert_eq!(rules(&s), rules(&q), "{mode}");
+    }
 }
 
 /// Rule: CHECK-ID-FORMAT — conforming IDs, including dotted call and
@@ -506,6 +534,10 @@ fn id_format_accepts_conforming_ids() {
         .answer("call.a.ns.q.1", json!(true))
         .done("call.a");
     clean(&s, R082);
+    // An empty question ID (decision "IDs: an empty question ID runs").
+    let empty = in_call(|s| s.ask("c1..1", boolean()).answer("c1..1", json!(true)));
+    clean(&empty, R082);
+    clean(&empty, R083);
     let legacy = in_call(|s| s.ask("c1.q", boolean()).flat("c1.q", json!(true)));
     clean(&legacy, LEGACY);
 }
@@ -1001,8 +1033,10 @@ fn turns_count_from_the_implicit_leading_turn() {
     assert_eq!(c.summary.events, 5);
 }
 
-/// Rule: CHECK-PAIRED — a stream cut by a read error still reports what was
-/// found before it, but not the unpaired requests of the unfinished turn.
+/// Rule: CHECK-PAIRED — a stream cut inside its last event reports what
+/// was found before the cut and the cut (CHECK-EVENT-WELL-FORMED, where the
+/// cut event starts), but not the unpaired requests of the unfinished turn
+/// (the rest was never written).
 #[test]
 fn read_error_keeps_earlier_findings() {
     let mut bytes = in_call(|s| s.ask("c1.q.1", boolean()).redact("c1.q.1"))
@@ -1011,19 +1045,26 @@ fn read_error_keeps_earlier_findings() {
         .bytes();
     bytes.extend_from_slice(b"{\"type\": \"inquiry_response\", \"id\": ");
     let c = check_bytes(&bytes, "cut.jsonl", R082);
-    let e = c.error.expect("the stream is cut");
-    assert_eq!(e.event_index(), Some(7));
+    assert_eq!(c.error, None, "read past the cut");
     let got: Vec<_> = c
         .diagnostics
         .iter()
         .map(|d| (d.rule, d.turn, d.event_index))
         .collect();
-    assert_eq!(got, [(Rule::CheckRedactedOnlySecret, 0, 3)]);
-    assert_eq!(c.summary.events, 7);
+    assert_eq!(
+        got,
+        [
+            (Rule::CheckRedactedOnlySecret, 0, 3),
+            (Rule::CheckEventWellFormed, 0, 7)
+        ]
+    );
+    assert_eq!(c.diagnostics[1].position.map(|p| p.line), Some(8));
+    assert_eq!(c.summary.events, 8);
 }
 
-/// An event that reads as JSON but not as an event
-/// (unknown outcome) is an error naming the event, not a finding.
+/// Rule: CHECK-EVENT-WELL-FORMED — an event that reads as JSON but not as
+/// an event (unknown outcome) is a finding naming the event, its line and
+/// the reader's reason.
 #[test]
 fn typing_error_names_the_event() {
     let mut bytes = in_call(|s| s.ask("c1.q.1", boolean())).bytes();
@@ -1031,12 +1072,19 @@ fn typing_error_names_the_event() {
         b"{\"type\":\"inquiry_response\",\"id\":\"c1.q.1\",\"outcome\":\"maybe\"}\n",
     );
     let c = check_bytes(&bytes, "bad.jsonl", AUTO);
-    let e = c.error.expect("unknown outcome is an error");
-    assert_eq!(e.event_index(), Some(4));
-    assert_eq!(e.line(), 5);
+    assert_eq!(c.error, None);
+    let bad = c
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == Rule::CheckEventWellFormed)
+        .expect("unknown outcome is a finding");
+    assert_eq!(bad.event_index, 4);
+    assert_eq!(bad.position.map(|p| p.line), Some(5));
     assert!(
-        e.message()
-            .contains("unknown inquiry_response outcome `maybe`")
+        bad.message
+            .contains("unknown inquiry_response outcome `maybe`"),
+        "{}",
+        bad.message
     );
 }
 
@@ -1540,6 +1588,13 @@ fn diagnostic_lines_read_well() {
             in_call(|s| {
                 s.ask("c1.q.1", boolean())
                     .push(json!({"type": "inquiry_response", "outcome": "cancelled", "id": "c1.q.1"}))
+            }),
+        ),
+        (
+            AUTO,
+            in_call(|s| {
+                s.ask("c1.q.1", boolean())
+                    .push(json!({"type": "inquiry_response", "outcome": "answered", "id": "c1.q.1"}))
             }),
         ),
     ];

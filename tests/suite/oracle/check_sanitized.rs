@@ -67,3 +67,47 @@ proptest! {
         prop_assert!(found.iter().any(|d| d.contains(Rule::CheckToolPaired.id())), "{found:#?}");
     }
 }
+
+/// Decision "Stream: sanitize never writes a secret back": the `sanitize`
+/// command finding a secret beside a redaction (a `redacted` response carrying an `answer`) or
+/// answered on a secret request is not written out by the repair: the
+/// repaired stream holds neither value, and `check` finds neither
+/// CHECK-REDACTED-NO-ANSWER nor CHECK-SECRET-NOT-ANSWERED on it, while it
+/// finds both on the input.
+#[test]
+fn sanitize_never_writes_a_secret_back() {
+    let bytes = br#"[
+      {"type": "turn_start"},
+      {"type": "tool_call_request", "id": "c1", "name": "fs", "arguments": {}},
+      {"type": "inquiry_request", "id": "c1.pw.1", "source": {"source": "tool", "name": "fs"},
+       "question": {"text": "Password?", "answer_type": {"type": "secret"}}},
+      {"type": "inquiry_response", "id": "c1.pw.1", "outcome": "redacted", "answer": "hunter2"},
+      {"type": "inquiry_request", "id": "c1.pw2.1", "source": {"source": "tool", "name": "fs"},
+       "question": {"text": "Again?", "answer_type": {"type": "secret"}}},
+      {"type": "inquiry_response", "id": "c1.pw2.1", "outcome": "answered", "answer": "hunter3"},
+      {"type": "tool_call_response", "id": "c1", "content": "done", "is_error": false}
+    ]"#;
+    let rules_of = |bytes: &[u8]| -> Vec<Rule> {
+        let c = check_bytes(bytes, "s.json", ProfileMode::Auto);
+        c.diagnostics.iter().map(|d| d.rule).collect()
+    };
+    let before = rules_of(bytes);
+    assert!(before.contains(&Rule::CheckRedactedNoAnswer), "{before:?}");
+    assert!(before.contains(&Rule::CheckSecretNotAnswered), "{before:?}");
+    let path = std::env::temp_dir().join(format!("oracle-sanitize-{}.json", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_inquiry-model"))
+        .args(["sanitize", "-q", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(out.status.code(), Some(1), "repaired: {out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.contains("hunter2") && !text.contains("hunter3"),
+        "{text}"
+    );
+    let after = rules_of(text.as_bytes());
+    assert!(!after.contains(&Rule::CheckRedactedNoAnswer), "{after:?}");
+    assert!(!after.contains(&Rule::CheckSecretNotAnswered), "{after:?}");
+}

@@ -181,11 +181,7 @@ fn cli_sarif_is_a_sarif_2_1_0_log() {
     let d = Dir::new("sarif");
     d.write("warn.jsonl", &legacy_backend_failure());
     d.write("err.jsonl", &in_call(|s| s.ask("c1.q.1", boolean())));
-    std::fs::write(
-        d.0.join("cut.jsonl"),
-        b"{\"type\":\"turn_start\"}\n{\"type\":",
-    )
-    .unwrap();
+    std::fs::write(d.0.join("cut.jsonl"), b"{\"type\":").unwrap();
     let out = cli(
         &d.0,
         &[

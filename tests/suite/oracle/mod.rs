@@ -4,6 +4,7 @@
 mod check_adversarial;
 mod check_contract;
 mod check_memory;
+mod check_recovery;
 mod check_rules;
 mod check_sanitized;
 mod check_severity;
