@@ -23,7 +23,6 @@ use crate::profile_file::RuleSet;
 use crate::scenario::strip::strip;
 use crate::scenario::{self, RunOptions, Scenario, Trace};
 use crate::stream;
-use crate::stream::secrets::Secrets;
 use crate::wire::{EventKind, InquiryResponse};
 use crate::words;
 
@@ -541,23 +540,10 @@ pub struct TraceView {
     pub prompts: Vec<String>,
 }
 
-impl TraceView {
-    /// The view with every secret printed as the mask (rule `CLI-NO-SECRET`).
-    pub fn masked(self, secrets: &Secrets) -> TraceView {
-        let mask = |lines: Vec<String>| lines.iter().map(|l| secrets.mask_text(l)).collect();
-        TraceView {
-            stream: mask(self.stream),
-            tool_responses: mask(self.tool_responses),
-            prompts: mask(self.prompts),
-        }
-    }
-}
-
-/// The view of a trace; an answer its tools received for a `secret`
-/// question, or its stream persists for one, is shown as `"<secret>"`
-/// (rule `CLI-NO-SECRET`).
+/// The view of a trace, every secret answer masked where it sits
+/// (`<secret n>`, rule `CLI-NO-SECRET`: [`crate::masks`]).
 pub fn view(t: &Trace) -> TraceView {
-    raw_view(t).masked(&crate::invariants::trace_secrets(t))
+    raw_view(&crate::masks::mask(t).trace)
 }
 
 fn raw_view(t: &Trace) -> TraceView {
@@ -772,14 +758,20 @@ pub(crate) fn diff_profiles_with(
         differing,
         classes: by_class
             .into_iter()
-            .map(|(c, (n, s, a, b, evidence))| {
-                let secrets = crate::invariants::trace_secrets(&a)
-                    .union(crate::invariants::trace_secrets(&b));
+            .map(|(c, (n, s, a, b, _))| {
+                // Both runs masked where their secret answers sit, one
+                // number per value across the two; the evidence read from
+                // the masked runs (rule `CLI-NO-SECRET`).
+                let a = crate::masks::mask(&a);
+                let b = crate::masks::mask_after(&b, a.masks.clone());
+                let (a, b) = (a.trace, b.trace);
                 ClassReport {
                     class: c.name(),
                     description: c.describe(),
                     scenarios: n,
-                    evidence: secrets.mask_text(&evidence),
+                    evidence: classify(&a, &b)
+                        .remove(&c)
+                        .unwrap_or_else(|| "(a difference in a secret answer)".to_owned()),
                     switches: {
                         let own: Vec<String> = flipped
                             .iter()
@@ -798,8 +790,8 @@ pub(crate) fn diff_profiles_with(
                     smallest: under(&s, &to),
                     replay_from: replay_command(&from),
                     replay_to: replay_command(&to),
-                    from: raw_view(&a).masked(&secrets),
-                    to: raw_view(&b).masked(&secrets),
+                    from: raw_view(&a),
+                    to: raw_view(&b),
                 }
             })
             .collect(),
@@ -987,17 +979,12 @@ impl DiffReport {
                 list_or_none(&c.switches),
                 list_or_none(&c.rules),
             );
-            // The diagrams print answers: those of secret questions masked.
-            let secrets = [from, to]
-                .into_iter()
-                .filter_map(|set| run_under(&c.smallest, set).ok())
-                .fold(Secrets::default(), |acc, t| {
-                    acc.union(crate::invariants::trace_secrets(&t))
-                });
+            // The diagrams print answers: those of secret questions masked
+            // where they sit.
             let draw = |set: &RuleSet| {
                 let sc = under(&c.smallest, set);
                 crate::mermaid::sequence(&sc, set.rules)
-                    .map(|d| crate::mermaid::fenced(&secrets.mask_diagram(&d)))
+                    .map(|d| crate::mermaid::fenced(&d))
                     .unwrap_or_else(|e| format!("(the scenario cannot run: {e})\n"))
             };
             let details = format!(
@@ -1210,20 +1197,16 @@ pub(crate) fn invariants_with(
                         Some((c.clone(), d.to_string()))
                     },
                 );
-                // The diagram (and a diagnostic) may print answers: those of
-                // secret questions masked (rule `CLI-NO-SECRET`).
-                let secrets = run_under(&s, &profile)
-                    .map(|t| crate::invariants::trace_secrets(&t))
-                    .unwrap_or_default();
+                // The diagram prints answers: those of secret questions
+                // masked where they sit (rule `CLI-NO-SECRET`); a
+                // diagnostic never quotes an answer.
                 Verdict {
                     rule,
                     violating: n,
-                    diagram: crate::mermaid::sequence(&s, profile.rules)
-                        .ok()
-                        .map(|g| secrets.mask_diagram(&g)),
+                    diagram: crate::mermaid::sequence(&s, profile.rules).ok(),
                     smallest: Some(s),
                     replay: Some(replay_command(&profile)),
-                    example: Some(secrets.mask_text(&d)),
+                    example: Some(d),
                 }
             }
             None => Verdict {
