@@ -70,6 +70,9 @@ pub enum Class {
     /// The same inquiry is recorded with another `InquirySource` (pre-082
     /// the tool's name, from RFD 082 Phase 1 the built-in's hook).
     ProvenanceSource,
+    /// The keys of the two remembered maps (tool answers, permission
+    /// decisions) at a turn's end differ.
+    RememberedKeys,
 }
 
 impl Class {
@@ -113,6 +116,10 @@ impl Class {
                 "the recorded source of the same inquiry (tool name vs the built-in's hook)"
                     .to_owned()
             }
+            Class::RememberedKeys => {
+                "the keys of the remembered maps (tool answers, permission decisions) at each turn's end"
+                    .to_owned()
+            }
         }
     }
 }
@@ -127,6 +134,15 @@ const ROUTED: &[&str] = &[
     "static_validation",
     "persistence_gate",
     "turn_cache",
+];
+
+/// The switches that change what the remembered maps hold at a turn's
+/// end: which map a key goes to, what is remembered, and the key's parts.
+const REMEMBERED: &[&str] = &[
+    "turn_cache",
+    "persistence_gate",
+    "secret_type",
+    "question_id_separator",
 ];
 
 /// [`ROUTED`] and the ID format (a scripted backend answers by ID).
@@ -224,6 +240,7 @@ impl Class {
                 "record",
             ],
             Class::ProvenanceSource => &["provenance"],
+            Class::RememberedKeys => REMEMBERED,
         }
     }
 
@@ -249,6 +266,7 @@ impl Class {
             Class::ToolInvocations => &["LIFE-ACCUMULATED", "LIFE-NO-PRESEED"],
             Class::ToolResponseText => &["LIFE-NON-ANSWER-RESPONSE"],
             Class::ProvenanceSource => &["LIFE-PROVENANCE", "LIFE-PROVENANCE-LEGACY"],
+            Class::RememberedKeys => &["LIFE-CACHE-SPLIT", "LIFE-CACHE-ELIGIBLE", "LIFE-REMEMBER"],
         }
     }
 }
@@ -525,6 +543,34 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
     when(wa != wb, Class::ToolResponseText, &|| {
         first_difference(&wa, &wb).unwrap_or_default()
     });
+    // Per turn both runs ended (a run that stops earlier compares only the
+    // turns both closed).
+    let maps = |t: &Trace| -> BTreeMap<usize, String> {
+        t.remembered
+            .iter()
+            .map(|r| {
+                (
+                    r.turn,
+                    format!(
+                        "tool answers [{}], permission decisions [{}]",
+                        r.tool_answers.join(", "),
+                        r.permission_decisions.join(", ")
+                    ),
+                )
+            })
+            .collect()
+    };
+    let (ma, mb) = (maps(a), maps(b));
+    let remembered = ma
+        .iter()
+        .find(|(turn, x)| mb.get(*turn).is_some_and(|y| y != *x));
+    when(remembered.is_some(), Class::RememberedKeys, &|| match remembered {
+        Some((turn, x)) => format!(
+            "turn {turn}: {x} → {}",
+            mb.get(turn).cloned().unwrap_or_default()
+        ),
+        None => String::new(),
+    });
     out
 }
 
@@ -643,6 +689,10 @@ pub struct DiffReport {
     /// counterexample under `to` (filled by [`regressions`]; the CI gate of
     /// `diff-profiles`, rule `AMEND-GATE`).
     pub broken_invariants: Vec<Verdict>,
+    /// Invariants `from` breaks that `to` keeps, each with its smallest
+    /// counterexample under `from` (filled by [`changes`]; rule
+    /// `AMEND-RESTORED`).
+    pub restored_invariants: Vec<Verdict>,
 }
 
 fn weight(s: &Scenario) -> (usize, usize) {
@@ -798,6 +848,7 @@ pub(crate) fn diff_profiles_with(
         flipped,
         sets: (from, to),
         broken_invariants: Vec::new(),
+        restored_invariants: Vec::new(),
     }
 }
 
@@ -805,26 +856,56 @@ pub(crate) fn diff_profiles_with(
 /// `AMEND-GATE`): every `INV-*`/`CHECK-*` rule with no violation under
 /// `from` and at least one under `to`, with `to`'s smallest counterexample.
 pub fn regressions(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
-    regressions_with(from, to, scenarios, &mut || {})
+    changes(from, to, scenarios, &mut || {}).broken
 }
 
-/// [`regressions`], calling `done` after each scenario run (twice per
+/// The invariants an amendment breaks and those it restores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changes {
+    /// Invariants `to` breaks that `from` keeps, with `to`'s smallest
+    /// counterexample ([`regressions`]).
+    pub broken: Vec<Verdict>,
+    /// Invariants `from` breaks that `to` keeps, with `from`'s smallest
+    /// counterexample (rule `AMEND-RESTORED`).
+    pub restored: Vec<Verdict>,
+}
+
+/// The invariants `to` restores over `scenarios`: every `INV-*`/`CHECK-*`
+/// rule with at least one violation under `from` and none under `to`, with
+/// `from`'s smallest counterexample (rule `AMEND-RESTORED`).
+pub fn restorations(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
+    changes(from, to, scenarios, &mut || {}).restored
+}
+
+/// Both directions of [`regressions`] from one run of the invariants under
+/// each rule set, calling `done` after each scenario run (twice per
 /// scenario: under `from`, then under `to`; for a progress count).
-pub(crate) fn regressions_with(
+pub fn changes(
     from: &RuleSet,
     to: &RuleSet,
     scenarios: &[Scenario],
     done: &mut dyn FnMut(),
-) -> Vec<Verdict> {
-    let kept: BTreeSet<String> = invariants_with(from.clone(), scenarios, done)
-        .into_iter()
-        .filter(|v| v.violating == 0)
-        .map(|v| v.rule)
-        .collect();
-    invariants_with(to.clone(), scenarios, done)
-        .into_iter()
-        .filter(|v| v.violating > 0 && kept.contains(&v.rule))
-        .collect()
+) -> Changes {
+    let under_from = invariants_with(from.clone(), scenarios, done);
+    let under_to = invariants_with(to.clone(), scenarios, done);
+    let holds = |verdicts: &[Verdict]| -> BTreeSet<String> {
+        verdicts
+            .iter()
+            .filter(|v| v.violating == 0)
+            .map(|v| v.rule.clone())
+            .collect()
+    };
+    let (kept_by_from, kept_by_to) = (holds(&under_from), holds(&under_to));
+    Changes {
+        broken: under_to
+            .into_iter()
+            .filter(|v| v.violating > 0 && kept_by_from.contains(&v.rule))
+            .collect(),
+        restored: under_from
+            .into_iter()
+            .filter(|v| v.violating > 0 && kept_by_to.contains(&v.rule))
+            .collect(),
+    }
 }
 
 impl Verdict {
@@ -909,6 +990,15 @@ impl DiffReport {
                 self.from, self.to
             ));
             for v in &self.broken_invariants {
+                s.push_str(&v.describe(true));
+            }
+        }
+        if !self.restored_invariants.is_empty() {
+            s.push_str(&format!(
+                "\n### Invariants `{}` breaks and `{}` restores\n\n",
+                self.from, self.to
+            ));
+            for v in &self.restored_invariants {
                 s.push_str(&v.describe(true));
             }
         }
@@ -1063,6 +1153,14 @@ impl DiffReport {
         for v in &self.broken_invariants {
             s.push_str(&format!(
                 "\n!! {} breaks an invariant {} keeps: {}",
+                self.to,
+                self.from,
+                v.describe(false)
+            ));
+        }
+        for v in &self.restored_invariants {
+            s.push_str(&format!(
+                "\n++ {} restores an invariant {} breaks: {}",
                 self.to,
                 self.from,
                 v.describe(false)

@@ -268,24 +268,69 @@ mod tests {
             json!({"type": "inquiry_response", "id": "t.pw", "answer": "not-paired"}),
         ];
         let s = Secrets::of_events(&events);
+        assert_eq!(s.iter().collect::<Vec<_>>(), ["s3cret-flat", "s3cret-one"]);
+    }
+
+    /// Rule: CLI-NO-SECRET — masking is by structure: the answer of a
+    /// response paired with a secret request (the `{"type": "secret"}` and
+    /// the bare `"secret"` answer type alike) is masked, numbered by value in
+    /// the order met; the same string as another question's option or
+    /// plain answer is printed as it is; fields beside a redaction and an
+    /// `answer` on a secret request are masked; a secret of at least
+    /// [`SCANNED`] characters found inside another string (the scan) is
+    /// masked there.
+    #[test]
+    fn masks_where_the_answer_sits() {
+        let tagged = json!({"text": "Password?", "answer_type": {"type": "secret"}});
+        let bare = json!({"text": "PIN?", "answer_type": "secret"});
+        let bare_text = json!({"text": "Name?", "answer_type": "text"});
+        let select = json!({"text": "Env?", "answer_type": {"type": "select", "options": ["a", "b"]}});
+        let mut events = vec![
+            json!({"type": "turn_start"}),
+            json!({"type": "inquiry_request", "id": "c.pw.1", "question": tagged}),
+            json!({"type": "inquiry_response", "outcome": "answered", "id": "c.pw.1", "answer": "a"}),
+            json!({"type": "inquiry_request", "id": "c.env.1", "question": select}),
+            json!({"type": "inquiry_response", "outcome": "answered", "id": "c.env.1", "answer": "a"}),
+            json!({"type": "inquiry_request", "id": "c.pin.1", "question": bare}),
+            json!({"type": "inquiry_response", "outcome": "answered", "id": "c.pin.1", "answer": "pin-123456"}),
+            json!({"type": "inquiry_request", "id": "c.name.1", "question": bare_text}),
+            json!({"type": "inquiry_response", "outcome": "answered", "id": "c.name.1", "answer": "a"}),
+            json!({"type": "inquiry_request", "id": "c.pw.2", "question": tagged, "answer": "pin-123456"}),
+            json!({"type": "inquiry_response", "outcome": "redacted", "id": "c.pw.2", "reason": "a"}),
+            json!({"type": "chat_response", "message": "your pin is pin-123456."}),
+        ];
+        let mut masks = Masks::default();
+        masks.mask_events(&mut events, &BTreeSet::new());
+        let answers: Vec<&Value> = events.iter().filter_map(|e| e.get("answer")).collect();
         assert_eq!(
-            s.0.iter().map(String::as_str).collect::<Vec<_>>(),
-            ["s3cret-flat", "s3cret-one"]
+            answers,
+            [
+                &json!("<secret 1>"),
+                &json!("a"),
+                &json!("<secret 2>"),
+                &json!("a"),
+                &json!("<secret 2>")
+            ]
         );
-        let mut v = Value::Array(events);
-        s.mask_value(&mut v);
-        let text = v.to_string();
-        assert!(
-            !text.contains("s3cret") && text.contains("plain-one"),
-            "{text}"
-        );
-        assert_eq!(
-            s.mask_text(r#"answered "s3cret-flat", "plain-one""#),
-            r#"answered "<secret>", "plain-one""#
-        );
-        assert_eq!(
-            s.mask_diagram("A->>B: answered \"s3cret-flat\"\nA->>B: answer \"s3cr…\n"),
-            "A->>B: answered \"#lt;secret#gt;\"\nA->>B: answer \"#lt;secret#gt;…\n"
-        );
+        assert_eq!(events[3]["question"]["answer_type"]["options"], json!(["a", "b"]));
+        assert_eq!(events[10]["reason"], json!("<secret 1>"));
+        assert_eq!(events[11]["message"], json!("your pin is <secret 2>."));
+        assert_eq!(masks.values(), [json!("a"), json!("pin-123456")]);
+        // A short secret is not searched for inside other strings.
+        let mut short = json!({"message": "a b c"});
+        assert!(!masks.mask_leaks(&mut short));
+        assert_eq!(short, json!({"message": "a b c"}));
+    }
+
+    /// The bare `"secret"` answer type asks a secret question and no other
+    /// bare type does.
+    #[test]
+    fn the_bare_secret_type_asks_a_secret() {
+        let ask = |t: Value| asks_secret(&json!({"question": {"answer_type": t}}));
+        assert!(ask(json!("secret")));
+        assert!(ask(json!({"type": "secret"})));
+        assert!(!ask(json!("text")));
+        assert!(!ask(json!({"type": "text"})));
+        assert!(!asks_secret(&json!({"question": {}})));
     }
 }
