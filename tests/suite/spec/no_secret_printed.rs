@@ -209,7 +209,7 @@ fn assert_no_explored_secret(what: &str, o: &Output) {
 
 /// Rule: CLI-NO-SECRET — `diff-profiles` (text, Markdown, JSON) from
 /// `legacy`, which persists a secret answer as text, to `rfd082`: the
-/// traces side by side, the evidence and the diagrams show `<secret>`, and
+/// traces side by side, the evidence and the diagrams show `<secret n>`, and
 /// only the printed scenarios (input) hold the answer.
 #[test]
 fn diff_profiles_never_prints_a_secret_answer() {
@@ -244,7 +244,7 @@ fn diff_profiles_never_prints_a_secret_answer() {
             .split_whitespace()
             .collect();
         assert!(out.contains(r#""answer_type":{"type":"secret"}"#));
-        masked |= String::from_utf8_lossy(&o.stdout).contains("#lt;secret#gt;");
+        masked |= String::from_utf8_lossy(&o.stdout).contains("#lt;secret 1#gt;");
         assert_no_explored_secret(&format!("diff-profiles {from} {to} --format {format}"), &o);
     }
     assert!(masked, "a secret answer is shown masked");
@@ -275,7 +275,7 @@ fn diff_profiles_never_prints_a_secret_answer() {
             "diff-profiles {what} prints the secret:\n{out}"
         );
     }
-    assert!(text.contains("<secret>"), "{text}");
+    assert!(text.contains("<secret 1>"), "{text}");
 }
 
 /// A one-call scenario under `profile` whose tool asks a `secret` question
@@ -306,7 +306,7 @@ fn secret_scenario(profile: &str, backend: bool) -> String {
 
 /// Rule: CLI-NO-SECRET — `invariants --profile legacy` (text, Markdown,
 /// JSON): the counterexample of INV-SECRET-NEVER-PERSISTED (its diagram
-/// draws the persisted secret answer) shows `<secret>`; only the printed
+/// draws the persisted secret answer) shows `<secret n>`; only the printed
 /// scenarios (input) hold the answer.
 #[test]
 fn invariants_never_prints_a_secret_answer() {
@@ -359,7 +359,7 @@ impl inquiry_model::conformance::Implementation for PersistsSecret {
 
 /// Rule: CLI-NO-SECRET — `conform`'s failure report (the verdict's
 /// expected/actual texts and the streams side by side, which `conform`
-/// prints in text, JSON and JUnit) shows `<secret>` for an answer an
+/// prints in text, JSON and JUnit) shows `<secret n>` for an answer an
 /// implementation persists for a secret question; the scenario (input) is
 /// printed as given.
 #[test]
@@ -376,14 +376,14 @@ fn conform_failure_never_prints_a_secret_answer() {
     );
     assert!(f.verdict.kind().contains("inquiry_response"), "{report}");
     assert!(!report.contains(SECRET), "{report}");
-    assert!(report.contains("<secret>"), "{report}");
+    assert!(report.contains("<secret 1>"), "{report}");
 }
 
 /// Rule: CLI-NO-SECRET — `conform` (text, JSON, JUnit) against the example
 /// adapter with a bug: it persists every secret answer (`answered` with
 /// [`SECRET`] where it writes `redacted`). The failures it reports (the
 /// divergence and the streams side by side, whose columns cut long events
-/// short) show `<secret>`, never the answer.
+/// short) show `<secret n>`, never the answer.
 #[test]
 fn conform_cli_never_prints_a_persisted_secret() {
     let adapter = format!(
@@ -400,7 +400,7 @@ fn conform_cli_never_prints_a_persisted_secret() {
         assert_no_secret(&format!("conform --format {format}"), &o);
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(
-            out.contains("<secret>") || out.contains("&lt;secret&gt;"),
+            out.contains("<secret 1>") || out.contains("&lt;secret 1&gt;"),
             "{format}: {out}"
         );
     }
@@ -524,7 +524,7 @@ fn run_masks_where_the_answer_sits() {
         let masked = run(&["run", &f, "--profile", profile, "--format", "mermaid"]);
         assert_no_secret("run --format mermaid", &masked);
         assert!(String::from_utf8_lossy(&masked.stdout)
-            .contains(r#"answers {"pw":"#lt;secret 2#gt;","env":"a"}"#));
+            .contains(r##"answers {"pw":"#lt;secret 2#gt;","env":"a"}"##));
     }
     // Legacy persists the secret answer as text (flat): masked where it
     // sits, the option and the plain answer `a` as they are.
