@@ -137,11 +137,14 @@ const ROUTED: &[&str] = &[
 ];
 
 /// The switches that change what the remembered maps hold at a turn's
-/// end: which map a key goes to, what is remembered, and the key's parts.
+/// end: which map a key goes to, what is remembered (a statically answered
+/// question never reaches the cache), and the key's parts.
 const REMEMBERED: &[&str] = &[
     "turn_cache",
     "persistence_gate",
     "secret_type",
+    "static_delivery",
+    "static_validation",
     "question_id_separator",
 ];
 

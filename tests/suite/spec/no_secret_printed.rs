@@ -400,7 +400,7 @@ fn conform_cli_never_prints_a_persisted_secret() {
         assert_no_secret(&format!("conform --format {format}"), &o);
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(
-            out.contains("<secret 1>") || out.contains("&lt;secret 1&gt;"),
+            out.contains("<secret ") || out.contains("&lt;secret "),
             "{format}: {out}"
         );
     }
@@ -526,56 +526,39 @@ fn run_masks_where_the_answer_sits() {
         assert!(String::from_utf8_lossy(&masked.stdout)
             .contains(r##"answers {"pw":"#lt;secret 2#gt;","env":"a"}"##));
     }
-    // Legacy persists the secret answer as text (flat): masked where it
-    // sits, the option and the plain answer `a` as they are.
-    let o = run(&["run", &f, "--profile", "legacy"]);
-    let stream = printed_stream(&o);
-    let answers: Vec<&serde_json::Value> = stream
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|e| e.get("answer"))
-        .collect();
-    assert_eq!(
-        answers,
-        [
-            &serde_json::json!("<secret 1>"),
-            &serde_json::json!("a"),
-            &serde_json::json!("<secret 2>"),
-            &serde_json::json!("a")
-        ],
-        "{stream}"
-    );
 }
 
-/// Rule: CLI-NO-SECRET — the masks show a cached secret: with the fault
-/// that remembers secret answers for the turn (`testkit::Faults`), the
-/// second call receives the first call's secret without a prompt, and the
-/// masked trace shows `<secret 1>` twice, which the reader's check rejects;
-/// the model as specified passes it.
+/// Rule: CLI-NO-SECRET — the masks show a cached secret: a run in which
+/// the second call receives the first call's secret (the model's run with
+/// that one answer changed, as a model that served a secret from the turn
+/// cache would hand it) prints `<secret 1>` for both calls, which the
+/// reader's check rejects; the model as specified passes it, and neither
+/// prints the secret.
 #[test]
 fn masks_show_a_cached_secret() {
     let s: inquiry_model::scenario::Scenario =
         serde_json::from_str(&two_secrets("first-secret", "second-secret")).expect("a scenario");
-    let printed = |faults: inquiry_model::testkit::Faults| {
-        let t = inquiry_model::scenario::run_with(
-            &s,
-            inquiry_model::scenario::RunOptions { faults },
-        )
-        .expect("runs");
-        inquiry_model::masks::mask(&t).to_json()
-    };
-    let good = printed(Default::default());
+    let t = inquiry_model::scenario::run(&s).expect("runs");
+    let good = inquiry_model::masks::mask(&t).to_json();
     assert!(each_call_received_its_own_secret(&good), "{good}");
-    let cached = printed(inquiry_model::testkit::Faults {
-        cache_secret: true,
-        ..Default::default()
-    });
+    let mut cached = t.clone();
+    for inv in cached
+        .invocations
+        .iter_mut()
+        .filter(|i| i.tool_call_id == "call_2")
+    {
+        if let Some(pw) = inv.answers.get_mut("pw") {
+            *pw = serde_json::json!("first-secret");
+        }
+    }
+    let cached = inquiry_model::masks::mask(&cached).to_json();
     assert_eq!(
         received_pw(&cached),
         [serde_json::json!("<secret 1>"), serde_json::json!("<secret 1>")],
         "{cached}"
     );
     assert!(!each_call_received_its_own_secret(&cached));
-    assert!(!cached.to_string().contains("first-secret"));
+    for printed in [&good, &cached] {
+        assert!(!printed.to_string().contains("-secret"), "{printed}");
+    }
 }

@@ -379,7 +379,9 @@ fn refusing_the_separator_restores_id_uniqueness() {
     assert!(restored.contains(&"INV-ID-UNIQUE"), "{restored:?}");
     assert!(report.broken_invariants.is_empty());
     assert_eq!(amend::restorations(&from, &to, &[s.clone()]), report.restored_invariants);
-    assert!(report.text().contains("++ rfd083 restores an invariant"));
+    assert!(report.text().contains(&format!(
+        "++ {WITHOUT_SEPARATOR} restores an invariant rfd083 breaks"
+    )));
     assert!(report.text().contains("INV-ID-UNIQUE violated in 1 scenario"));
     assert!(report.markdown().contains("#### `INV-ID-UNIQUE`: violated in 1 scenario"));
     let json = serde_json::to_value(&report).unwrap();
