@@ -567,13 +567,17 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
     let remembered = ma
         .iter()
         .find(|(turn, x)| mb.get(*turn).is_some_and(|y| y != *x));
-    when(remembered.is_some(), Class::RememberedKeys, &|| match remembered {
-        Some((turn, x)) => format!(
-            "turn {turn}: {x} → {}",
-            mb.get(turn).cloned().unwrap_or_default()
-        ),
-        None => String::new(),
-    });
+    when(
+        remembered.is_some(),
+        Class::RememberedKeys,
+        &|| match remembered {
+            Some((turn, x)) => format!(
+                "turn {turn}: {x} → {}",
+                mb.get(turn).cloned().unwrap_or_default()
+            ),
+            None => String::new(),
+        },
+    );
     out
 }
 

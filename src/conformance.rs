@@ -362,7 +362,10 @@ fn masked_pair(
         None => scenario::run(scenario).ok(),
     };
     let (mut masks, secret) = match model.or(run.as_ref()) {
-        Some(t) => (crate::masks::mask(t).masks, crate::masks::secret_questions_by_tool(t)),
+        Some(t) => (
+            crate::masks::mask(t).masks,
+            crate::masks::secret_questions_by_tool(t),
+        ),
         None => (Masks::default(), Default::default()),
     };
     let mut pair = [expected.clone(), actual.clone()];
@@ -383,11 +386,7 @@ fn masked_pair(
 /// The verdict as printed: its divergence read from the masked
 /// observations (`again`; where masking hides the difference, the texts say
 /// so), an error text with every leak the scan finds masked.
-fn masked(
-    verdict: Verdict,
-    masks: &Masks,
-    again: impl Fn() -> Option<Divergence>,
-) -> Verdict {
+fn masked(verdict: Verdict, masks: &Masks, again: impl Fn() -> Option<Divergence>) -> Verdict {
     let d = |d: Divergence| match again() {
         Some(m) if m.kind == d.kind => m,
         Some(_) | None => Divergence {
@@ -403,9 +402,9 @@ fn masked(
     };
     match verdict {
         Verdict::Diverged(x) => Verdict::Diverged(d(x)),
-        Verdict::ImplementationFailed { error } => Verdict::ImplementationFailed {
-            error: text(error),
-        },
+        Verdict::ImplementationFailed { error } => {
+            Verdict::ImplementationFailed { error: text(error) }
+        }
         Verdict::ModelRefused { error } => Verdict::ModelRefused { error: text(error) },
         Verdict::DivergedEverySchedule {
             schedules,
@@ -753,4 +752,3 @@ pub fn vector_files(vectors: &[Vector]) -> Vec<(String, String)> {
 /// The committed vector set (`spec/vectors/`): curated plus 20 generated
 /// with seed 1.
 pub const COMMITTED: (u64, usize) = (1, 20);
-

@@ -83,7 +83,9 @@ pub fn secret_questions_by_tool(t: &Trace) -> BTreeSet<(String, String)> {
 fn secret_request_events(t: &Trace) -> BTreeSet<usize> {
     t.invocations
         .iter()
-        .filter(|inv| matches!(&inv.outcome, Outcome::NeedsInput { question } if question.is_secret()))
+        .filter(
+            |inv| matches!(&inv.outcome, Outcome::NeedsInput { question } if question.is_secret()),
+        )
         .filter_map(|inv| inv.request_event)
         .collect()
 }

@@ -186,7 +186,9 @@ impl Masks {
             .iter()
             .enumerate()
             .filter_map(|(i, x)| match x {
-                Value::String(s) if s.chars().count() >= SCANNED => Some((s.as_str(), label(i + 1))),
+                Value::String(s) if s.chars().count() >= SCANNED => {
+                    Some((s.as_str(), label(i + 1)))
+                }
                 _ => None,
             })
             .collect();
@@ -284,7 +286,8 @@ mod tests {
         let tagged = json!({"text": "Password?", "answer_type": {"type": "secret"}});
         let bare = json!({"text": "PIN?", "answer_type": "secret"});
         let bare_text = json!({"text": "Name?", "answer_type": "text"});
-        let select = json!({"text": "Env?", "answer_type": {"type": "select", "options": ["a", "b"]}});
+        let select =
+            json!({"text": "Env?", "answer_type": {"type": "select", "options": ["a", "b"]}});
         let mut events = vec![
             json!({"type": "turn_start"}),
             json!({"type": "inquiry_request", "id": "c.pw.1", "question": tagged}),
@@ -312,7 +315,10 @@ mod tests {
                 &json!("<secret 2>")
             ]
         );
-        assert_eq!(events[3]["question"]["answer_type"]["options"], json!(["a", "b"]));
+        assert_eq!(
+            events[3]["question"]["answer_type"]["options"],
+            json!(["a", "b"])
+        );
         assert_eq!(events[10]["reason"], json!("<secret 1>"));
         assert_eq!(events[11]["message"], json!("your pin is <secret 2>."));
         assert_eq!(masks.values(), [json!("a"), json!("pin-123456")]);

@@ -463,15 +463,13 @@ fn printed_stream(o: &Output) -> serde_json::Value {
 /// string equal to a typed secret, wherever it is, replaced by `<secret>`.
 fn replaced_everywhere(v: &mut serde_json::Value, secrets: &[&str]) {
     match v {
-        serde_json::Value::String(s) if secrets.contains(&s.as_str()) => {
-            *s = "<secret>".to_owned()
-        }
+        serde_json::Value::String(s) if secrets.contains(&s.as_str()) => *s = "<secret>".to_owned(),
         serde_json::Value::Array(items) => items
             .iter_mut()
             .for_each(|i| replaced_everywhere(i, secrets)),
-        serde_json::Value::Object(m) => m
-            .values_mut()
-            .for_each(|i| replaced_everywhere(i, secrets)),
+        serde_json::Value::Object(m) => {
+            m.values_mut().for_each(|i| replaced_everywhere(i, secrets))
+        }
         _ => {}
     }
 }
@@ -498,7 +496,12 @@ fn run_masks_where_the_answer_sits() {
         assert_no_secret(&format!("run --profile {profile}"), &masked);
         let stream = printed_stream(&masked);
         assert_eq!(stream, printed_stream(&revealed), "{profile}");
-        assert!(stream.to_string().contains(r#"[{"value":"a"},{"value":"b"}]"#), "{stream}");
+        assert!(
+            stream
+                .to_string()
+                .contains(r#"[{"value":"a"},{"value":"b"}]"#),
+            "{stream}"
+        );
         assert!(stream.to_string().contains(r#""answer":"a""#), "{stream}");
         // The wrong masking changes the stream it prints.
         let mut wrong: serde_json::Value = serde_json::from_slice(&revealed.stdout).unwrap();
@@ -508,7 +511,10 @@ fn run_masks_where_the_answer_sits() {
         let m: serde_json::Value = serde_json::from_slice(&masked.stdout).unwrap();
         assert_eq!(
             received_pw(&m),
-            [serde_json::json!("<secret 1>"), serde_json::json!("<secret 2>")]
+            [
+                serde_json::json!("<secret 1>"),
+                serde_json::json!("<secret 2>")
+            ]
         );
         assert!(each_call_received_its_own_secret(&m), "{m}");
         // One mask for every secret: the check cannot be made.
@@ -518,13 +524,26 @@ fn run_masks_where_the_answer_sits() {
             received_pw(&r),
             [serde_json::json!("a"), serde_json::json!(SECRET)]
         );
-        let diagram = run(&["run", &f, "--profile", profile, "--format", "mermaid", "--reveal-secrets"]);
+        let diagram = run(&[
+            "run",
+            &f,
+            "--profile",
+            profile,
+            "--format",
+            "mermaid",
+            "--reveal-secrets",
+        ]);
         let diagram = String::from_utf8_lossy(&diagram.stdout);
-        assert!(diagram.contains(&format!(r#"answers {{"pw":"{SECRET}","env":"a"}}"#)), "{diagram}");
+        assert!(
+            diagram.contains(&format!(r#"answers {{"pw":"{SECRET}","env":"a"}}"#)),
+            "{diagram}"
+        );
         let masked = run(&["run", &f, "--profile", profile, "--format", "mermaid"]);
         assert_no_secret("run --format mermaid", &masked);
-        assert!(String::from_utf8_lossy(&masked.stdout)
-            .contains(r##"answers {"pw":"#lt;secret 2#gt;","env":"a"}"##));
+        assert!(
+            String::from_utf8_lossy(&masked.stdout)
+                .contains(r##"answers {"pw":"#lt;secret 2#gt;","env":"a"}"##)
+        );
     }
 }
 
@@ -554,7 +573,10 @@ fn masks_show_a_cached_secret() {
     let cached = inquiry_model::masks::mask(&cached).to_json();
     assert_eq!(
         received_pw(&cached),
-        [serde_json::json!("<secret 1>"), serde_json::json!("<secret 1>")],
+        [
+            serde_json::json!("<secret 1>"),
+            serde_json::json!("<secret 1>")
+        ],
         "{cached}"
     );
     assert!(!each_call_received_its_own_secret(&cached));

@@ -66,7 +66,10 @@ fn dropping_the_secret_type_breaks_secret_never_persisted() {
         "the diagram is the counterexample's run under the file, secrets masked"
     );
     assert!(diagram.contains(" answered "), "{diagram}");
-    assert!(diagram.contains("answered \"#lt;secret 1#gt;\""), "{diagram}");
+    assert!(
+        diagram.contains("answered \"#lt;secret 1#gt;\""),
+        "{diagram}"
+    );
     assert!(!diagram.contains(" redacted"), "{diagram}");
     // Directed.
     assert!(regressions(&Rfd082.into(), &Rfd083.into(), &c).is_empty());
@@ -302,7 +305,11 @@ fn joining_the_remembered_maps_is_a_class_and_splitting_them_restores_hygiene() 
         hygiene.violating,
         class.scenarios
     );
-    assert!(class.evidence.starts_with("turn 0: tool answers ["), "{}", class.evidence);
+    assert!(
+        class.evidence.starts_with("turn 0: tool answers ["),
+        "{}",
+        class.evidence
+    );
     assert!(report.text().contains("== remembered_keys"));
     assert!(report.markdown().contains("| `remembered_keys` |"));
     let json = serde_json::to_value(&report).unwrap();
@@ -324,13 +331,18 @@ fn joining_the_remembered_maps_is_a_class_and_splitting_them_restores_hygiene() 
         .map(|v| v.rule.as_str())
         .collect();
     assert!(restored.contains(&"INV-CACHE-HYGIENE"), "{restored:?}");
-    assert!(back.broken_invariants.is_empty(), "{:?}", back.broken_invariants);
+    assert!(
+        back.broken_invariants.is_empty(),
+        "{:?}",
+        back.broken_invariants
+    );
     assert!(back
         .text()
         .contains("++ rfd082 restores an invariant turn-cache-combined.json breaks: INV-CACHE-HYGIENE violated in"));
-    assert!(back
-        .markdown()
-        .contains("### Invariants `turn-cache-combined.json` breaks and `rfd082` restores"));
+    assert!(
+        back.markdown()
+            .contains("### Invariants `turn-cache-combined.json` breaks and `rfd082` restores")
+    );
     let json = serde_json::to_value(&back).unwrap();
     assert!(
         json["restored_invariants"]
@@ -340,7 +352,11 @@ fn joining_the_remembered_maps_is_a_class_and_splitting_them_restores_hygiene() 
             .any(|v| v["rule"] == "INV-CACHE-HYGIENE" && v["smallest"].is_object())
     );
     // Restored is the other direction of broken, never both.
-    assert!(report.restored_invariants.is_empty(), "{:?}", report.restored_invariants);
+    assert!(
+        report.restored_invariants.is_empty(),
+        "{:?}",
+        report.restored_invariants
+    );
     let same = full_report(&from, &from, &c);
     assert!(same.broken_invariants.is_empty() && same.restored_invariants.is_empty());
 }
@@ -354,8 +370,11 @@ const WITHOUT_SEPARATOR: &str = "spec/profiles/examples/question-id-without-sepa
 /// format, and not as broken.
 #[test]
 fn refusing_the_separator_restores_id_uniqueness() {
-    let text = std::fs::read_to_string(format!("{}/{WITHOUT_SEPARATOR}", env!("CARGO_MANIFEST_DIR")))
-        .expect("the example file");
+    let text = std::fs::read_to_string(format!(
+        "{}/{WITHOUT_SEPARATOR}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("the example file");
     let to = profile_file::parse(WITHOUT_SEPARATOR, &text).expect("reads");
     let asker = |id: &str| {
         serde_json::json!({"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script",
@@ -378,16 +397,41 @@ fn refusing_the_separator_restores_id_uniqueness() {
         .collect();
     assert!(restored.contains(&"INV-ID-UNIQUE"), "{restored:?}");
     assert!(report.broken_invariants.is_empty());
-    assert_eq!(amend::restorations(&from, &to, &[s.clone()]), report.restored_invariants);
+    assert_eq!(
+        amend::restorations(&from, &to, &[s.clone()]),
+        report.restored_invariants
+    );
     assert!(report.text().contains(&format!(
         "++ {WITHOUT_SEPARATOR} restores an invariant rfd083 breaks"
     )));
-    assert!(report.text().contains("INV-ID-UNIQUE violated in 1 scenario"));
-    assert!(report.markdown().contains("#### `INV-ID-UNIQUE`: violated in 1 scenario"));
+    assert!(
+        report
+            .text()
+            .contains("INV-ID-UNIQUE violated in 1 scenario")
+    );
+    assert!(
+        report
+            .markdown()
+            .contains("#### `INV-ID-UNIQUE`: violated in 1 scenario")
+    );
     let json = serde_json::to_value(&report).unwrap();
-    assert!(json["restored_invariants"].as_array().unwrap().iter().any(|v| v["rule"] == "INV-ID-UNIQUE"));
+    assert!(
+        json["restored_invariants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["rule"] == "INV-ID-UNIQUE")
+    );
     // The other direction breaks it: the gate's list, not this one.
     let back = full_report(&to, &from, &[s]);
-    assert!(back.restored_invariants.iter().all(|v| v.rule != "INV-ID-UNIQUE"));
-    assert!(back.broken_invariants.iter().any(|v| v.rule == "INV-ID-UNIQUE"));
+    assert!(
+        back.restored_invariants
+            .iter()
+            .all(|v| v.rule != "INV-ID-UNIQUE")
+    );
+    assert!(
+        back.broken_invariants
+            .iter()
+            .any(|v| v.rule == "INV-ID-UNIQUE")
+    );
 }
