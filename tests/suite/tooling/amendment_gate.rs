@@ -398,7 +398,7 @@ fn refusing_the_separator_restores_id_uniqueness() {
     assert!(restored.contains(&"INV-ID-UNIQUE"), "{restored:?}");
     assert!(report.broken_invariants.is_empty());
     assert_eq!(
-        amend::restorations(&from, &to, &[s.clone()]),
+        amend::restorations(&from, &to, std::slice::from_ref(&s)),
         report.restored_invariants
     );
     assert!(report.text().contains(&format!(
