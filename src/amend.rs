@@ -23,7 +23,6 @@ use crate::profile_file::RuleSet;
 use crate::scenario::strip::strip;
 use crate::scenario::{self, RunOptions, Scenario, Trace};
 use crate::stream;
-use crate::stream::secrets::Secrets;
 use crate::wire::{EventKind, InquiryResponse};
 use crate::words;
 
@@ -71,6 +70,9 @@ pub enum Class {
     /// The same inquiry is recorded with another `InquirySource` (pre-082
     /// the tool's name, from RFD 082 Phase 1 the built-in's hook).
     ProvenanceSource,
+    /// The keys of the two remembered maps (tool answers, permission
+    /// decisions) at a turn's end differ.
+    RememberedKeys,
 }
 
 impl Class {
@@ -114,6 +116,10 @@ impl Class {
                 "the recorded source of the same inquiry (tool name vs the built-in's hook)"
                     .to_owned()
             }
+            Class::RememberedKeys => {
+                "the keys of the remembered maps (tool answers, permission decisions) at each turn's end"
+                    .to_owned()
+            }
         }
     }
 }
@@ -128,6 +134,18 @@ const ROUTED: &[&str] = &[
     "static_validation",
     "persistence_gate",
     "turn_cache",
+];
+
+/// The switches that change what the remembered maps hold at a turn's
+/// end: which map a key goes to, what is remembered (a statically answered
+/// question never reaches the cache), and the key's parts.
+const REMEMBERED: &[&str] = &[
+    "turn_cache",
+    "persistence_gate",
+    "secret_type",
+    "static_delivery",
+    "static_validation",
+    "question_id_separator",
 ];
 
 /// [`ROUTED`] and the ID format (a scripted backend answers by ID).
@@ -225,6 +243,7 @@ impl Class {
                 "record",
             ],
             Class::ProvenanceSource => &["provenance"],
+            Class::RememberedKeys => REMEMBERED,
         }
     }
 
@@ -250,6 +269,7 @@ impl Class {
             Class::ToolInvocations => &["LIFE-ACCUMULATED", "LIFE-NO-PRESEED"],
             Class::ToolResponseText => &["LIFE-NON-ANSWER-RESPONSE"],
             Class::ProvenanceSource => &["LIFE-PROVENANCE", "LIFE-PROVENANCE-LEGACY"],
+            Class::RememberedKeys => &["LIFE-CACHE-SPLIT", "LIFE-CACHE-ELIGIBLE", "LIFE-REMEMBER"],
         }
     }
 }
@@ -526,6 +546,38 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
     when(wa != wb, Class::ToolResponseText, &|| {
         first_difference(&wa, &wb).unwrap_or_default()
     });
+    // Per turn both runs ended (a run that stops earlier compares only the
+    // turns both closed).
+    let maps = |t: &Trace| -> BTreeMap<usize, String> {
+        t.remembered
+            .iter()
+            .map(|r| {
+                (
+                    r.turn,
+                    format!(
+                        "tool answers [{}], permission decisions [{}]",
+                        r.tool_answers.join(", "),
+                        r.permission_decisions.join(", ")
+                    ),
+                )
+            })
+            .collect()
+    };
+    let (ma, mb) = (maps(a), maps(b));
+    let remembered = ma
+        .iter()
+        .find(|(turn, x)| mb.get(*turn).is_some_and(|y| y != *x));
+    when(
+        remembered.is_some(),
+        Class::RememberedKeys,
+        &|| match remembered {
+            Some((turn, x)) => format!(
+                "turn {turn}: {x} → {}",
+                mb.get(turn).cloned().unwrap_or_default()
+            ),
+            None => String::new(),
+        },
+    );
     out
 }
 
@@ -541,23 +593,10 @@ pub struct TraceView {
     pub prompts: Vec<String>,
 }
 
-impl TraceView {
-    /// The view with every secret printed as the mask (rule `CLI-NO-SECRET`).
-    pub fn masked(self, secrets: &Secrets) -> TraceView {
-        let mask = |lines: Vec<String>| lines.iter().map(|l| secrets.mask_text(l)).collect();
-        TraceView {
-            stream: mask(self.stream),
-            tool_responses: mask(self.tool_responses),
-            prompts: mask(self.prompts),
-        }
-    }
-}
-
-/// The view of a trace; an answer its tools received for a `secret`
-/// question, or its stream persists for one, is shown as `"<secret>"`
-/// (rule `CLI-NO-SECRET`).
+/// The view of a trace, every secret answer masked where it sits
+/// (`<secret n>`, rule `CLI-NO-SECRET`: [`crate::masks`]).
 pub fn view(t: &Trace) -> TraceView {
-    raw_view(t).masked(&crate::invariants::trace_secrets(t))
+    raw_view(&crate::masks::mask(t).trace)
 }
 
 fn raw_view(t: &Trace) -> TraceView {
@@ -657,6 +696,10 @@ pub struct DiffReport {
     /// counterexample under `to` (filled by [`regressions`]; the CI gate of
     /// `diff-profiles`, rule `AMEND-GATE`).
     pub broken_invariants: Vec<Verdict>,
+    /// Invariants `from` breaks that `to` keeps, each with its smallest
+    /// counterexample under `from` (filled by [`changes`]; rule
+    /// `AMEND-RESTORED`).
+    pub restored_invariants: Vec<Verdict>,
 }
 
 fn weight(s: &Scenario) -> (usize, usize) {
@@ -772,14 +815,20 @@ pub(crate) fn diff_profiles_with(
         differing,
         classes: by_class
             .into_iter()
-            .map(|(c, (n, s, a, b, evidence))| {
-                let secrets = crate::invariants::trace_secrets(&a)
-                    .union(crate::invariants::trace_secrets(&b));
+            .map(|(c, (n, s, a, b, _))| {
+                // Both runs masked where their secret answers sit, one
+                // number per value across the two; the evidence read from
+                // the masked runs (rule `CLI-NO-SECRET`).
+                let a = crate::masks::mask(&a);
+                let b = crate::masks::mask_after(&b, a.masks.clone());
+                let (a, b) = (a.trace, b.trace);
                 ClassReport {
                     class: c.name(),
                     description: c.describe(),
                     scenarios: n,
-                    evidence: secrets.mask_text(&evidence),
+                    evidence: classify(&a, &b)
+                        .remove(&c)
+                        .unwrap_or_else(|| "(a difference in a secret answer)".to_owned()),
                     switches: {
                         let own: Vec<String> = flipped
                             .iter()
@@ -798,14 +847,15 @@ pub(crate) fn diff_profiles_with(
                     smallest: under(&s, &to),
                     replay_from: replay_command(&from),
                     replay_to: replay_command(&to),
-                    from: raw_view(&a).masked(&secrets),
-                    to: raw_view(&b).masked(&secrets),
+                    from: raw_view(&a),
+                    to: raw_view(&b),
                 }
             })
             .collect(),
         flipped,
         sets: (from, to),
         broken_invariants: Vec::new(),
+        restored_invariants: Vec::new(),
     }
 }
 
@@ -813,26 +863,56 @@ pub(crate) fn diff_profiles_with(
 /// `AMEND-GATE`): every `INV-*`/`CHECK-*` rule with no violation under
 /// `from` and at least one under `to`, with `to`'s smallest counterexample.
 pub fn regressions(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
-    regressions_with(from, to, scenarios, &mut || {})
+    changes(from, to, scenarios, &mut || {}).broken
 }
 
-/// [`regressions`], calling `done` after each scenario run (twice per
+/// The invariants an amendment breaks and those it restores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changes {
+    /// Invariants `to` breaks that `from` keeps, with `to`'s smallest
+    /// counterexample ([`regressions`]).
+    pub broken: Vec<Verdict>,
+    /// Invariants `from` breaks that `to` keeps, with `from`'s smallest
+    /// counterexample (rule `AMEND-RESTORED`).
+    pub restored: Vec<Verdict>,
+}
+
+/// The invariants `to` restores over `scenarios`: every `INV-*`/`CHECK-*`
+/// rule with at least one violation under `from` and none under `to`, with
+/// `from`'s smallest counterexample (rule `AMEND-RESTORED`).
+pub fn restorations(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
+    changes(from, to, scenarios, &mut || {}).restored
+}
+
+/// Both directions of [`regressions`] from one run of the invariants under
+/// each rule set, calling `done` after each scenario run (twice per
 /// scenario: under `from`, then under `to`; for a progress count).
-pub(crate) fn regressions_with(
+pub fn changes(
     from: &RuleSet,
     to: &RuleSet,
     scenarios: &[Scenario],
     done: &mut dyn FnMut(),
-) -> Vec<Verdict> {
-    let kept: BTreeSet<String> = invariants_with(from.clone(), scenarios, done)
-        .into_iter()
-        .filter(|v| v.violating == 0)
-        .map(|v| v.rule)
-        .collect();
-    invariants_with(to.clone(), scenarios, done)
-        .into_iter()
-        .filter(|v| v.violating > 0 && kept.contains(&v.rule))
-        .collect()
+) -> Changes {
+    let under_from = invariants_with(from.clone(), scenarios, done);
+    let under_to = invariants_with(to.clone(), scenarios, done);
+    let holds = |verdicts: &[Verdict]| -> BTreeSet<String> {
+        verdicts
+            .iter()
+            .filter(|v| v.violating == 0)
+            .map(|v| v.rule.clone())
+            .collect()
+    };
+    let (kept_by_from, kept_by_to) = (holds(&under_from), holds(&under_to));
+    Changes {
+        broken: under_to
+            .into_iter()
+            .filter(|v| v.violating > 0 && kept_by_from.contains(&v.rule))
+            .collect(),
+        restored: under_from
+            .into_iter()
+            .filter(|v| v.violating > 0 && kept_by_to.contains(&v.rule))
+            .collect(),
+    }
 }
 
 impl Verdict {
@@ -920,6 +1000,15 @@ impl DiffReport {
                 s.push_str(&v.describe(true));
             }
         }
+        if !self.restored_invariants.is_empty() {
+            s.push_str(&format!(
+                "\n### Invariants `{}` breaks and `{}` restores\n\n",
+                self.from, self.to
+            ));
+            for v in &self.restored_invariants {
+                s.push_str(&v.describe(true));
+            }
+        }
         let (head, classes) = self.markdown_sections();
         s.push_str(&head);
         // What the closing note may take.
@@ -987,17 +1076,12 @@ impl DiffReport {
                 list_or_none(&c.switches),
                 list_or_none(&c.rules),
             );
-            // The diagrams print answers: those of secret questions masked.
-            let secrets = [from, to]
-                .into_iter()
-                .filter_map(|set| run_under(&c.smallest, set).ok())
-                .fold(Secrets::default(), |acc, t| {
-                    acc.union(crate::invariants::trace_secrets(&t))
-                });
+            // The diagrams print answers: those of secret questions masked
+            // where they sit.
             let draw = |set: &RuleSet| {
                 let sc = under(&c.smallest, set);
                 crate::mermaid::sequence(&sc, set.rules)
-                    .map(|d| crate::mermaid::fenced(&secrets.mask_diagram(&d)))
+                    .map(|d| crate::mermaid::fenced(&d))
                     .unwrap_or_else(|e| format!("(the scenario cannot run: {e})\n"))
             };
             let details = format!(
@@ -1076,6 +1160,14 @@ impl DiffReport {
         for v in &self.broken_invariants {
             s.push_str(&format!(
                 "\n!! {} breaks an invariant {} keeps: {}",
+                self.to,
+                self.from,
+                v.describe(false)
+            ));
+        }
+        for v in &self.restored_invariants {
+            s.push_str(&format!(
+                "\n++ {} restores an invariant {} breaks: {}",
                 self.to,
                 self.from,
                 v.describe(false)
@@ -1210,20 +1302,16 @@ pub(crate) fn invariants_with(
                         Some((c.clone(), d.to_string()))
                     },
                 );
-                // The diagram (and a diagnostic) may print answers: those of
-                // secret questions masked (rule `CLI-NO-SECRET`).
-                let secrets = run_under(&s, &profile)
-                    .map(|t| crate::invariants::trace_secrets(&t))
-                    .unwrap_or_default();
+                // The diagram prints answers: those of secret questions
+                // masked where they sit (rule `CLI-NO-SECRET`); a
+                // diagnostic never quotes an answer.
                 Verdict {
                     rule,
                     violating: n,
-                    diagram: crate::mermaid::sequence(&s, profile.rules)
-                        .ok()
-                        .map(|g| secrets.mask_diagram(&g)),
+                    diagram: crate::mermaid::sequence(&s, profile.rules).ok(),
                     smallest: Some(s),
                     replay: Some(replay_command(&profile)),
-                    example: Some(secrets.mask_text(&d)),
+                    example: Some(d),
                 }
             }
             None => Verdict {

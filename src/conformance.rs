@@ -56,7 +56,7 @@ pub use crate::coordinator::ResponseKind;
 #[cfg(feature = "testkit")]
 use crate::profile::ProfileName;
 use crate::scenario::{self, RunOptions, Scenario};
-use crate::stream::secrets::Secrets;
+use crate::stream::secrets::Masks;
 
 /// An implementation could not run a scenario (crashed, refused, answered
 /// with something that is not an observation). Not a divergence: nothing
@@ -459,14 +459,15 @@ pub(crate) fn judge_with(
                     own_bytes::Finding::Secret { at } => Verdict::SecretPersisted { at },
                 },
             };
-            let secrets = secrets_of(model, expected, &actual);
+            // Masked where the secret answers sit, before the columns cut
+            // long events short (rule `CLI-NO-SECRET`).
+            let (masks, e, a) = masked_pair(scenario, Some(model), expected, &actual);
             (
-                masked(verdict, &secrets),
-                // Masked before the columns cut long events short.
-                side_by_side(
-                    &masked_stream(&secrets, expected),
-                    &masked_stream(&secrets, &actual),
-                ),
+                masked(verdict, &masks, || {
+                    let (e, a) = pins::blanked(&caps.skip_pins, scenario, Some(model), &e, &a);
+                    witness::compare_observed(scenario, &e, &a, &caps.observes)
+                }),
+                side_by_side(&e, &a),
             )
         }
     };
@@ -531,31 +532,67 @@ fn compared(
     })
 }
 
-/// What a failure report must not print (rule `CLI-NO-SECRET`): the answers
-/// the model's tools received for `secret` questions, and the answers either
-/// stream persists for them. The scenario itself is input, printed as given.
-fn secrets_of(model: &scenario::Trace, expected: &Observed, actual: &Observed) -> Secrets {
-    crate::invariants::trace_secrets(model)
-        .with(own_bytes::typed_secrets(model))
-        .union(Secrets::of_events(&expected.stream))
-        .union(Secrets::of_events(&actual.stream))
+/// Both observations with every secret answer masked where it sits (rule
+/// `CLI-NO-SECRET`, [`crate::masks`]): numbered from the model's run of the
+/// scenario (run once more when it is not at hand), the persisted events
+/// by structure and the scan ([`crate::stream::secrets::Masks::mask_events`]),
+/// and the answers each tool received for a question it asks as `Secret`.
+/// The scenario itself is input, printed as given.
+fn masked_pair(
+    scenario: &Scenario,
+    model: Option<&scenario::Trace>,
+    expected: &Observed,
+    actual: &Observed,
+) -> (Masks, Observed, Observed) {
+    let run = match model {
+        Some(_) => None,
+        None => scenario::run(scenario).ok(),
+    };
+    let (mut masks, secret) = match model.or(run.as_ref()) {
+        Some(t) => (
+            crate::masks::mask(t).masks,
+            crate::masks::secret_questions_by_tool(t),
+        ),
+        None => (Masks::default(), Default::default()),
+    };
+    let mut pair = [expected.clone(), actual.clone()];
+    for o in &mut pair {
+        for inv in &mut o.invocations {
+            for (q, v) in inv.answers.as_object_mut().into_iter().flatten() {
+                if secret.contains(&(inv.tool.clone(), q.clone())) {
+                    masks.mask(v);
+                }
+            }
+        }
+        masks.mask_events(&mut o.stream, &Default::default());
+    }
+    let [e, a] = pair;
+    (masks, e, a)
 }
 
-/// The verdict with every secret in its texts printed as the mask.
-fn masked(verdict: Verdict, secrets: &Secrets) -> Verdict {
-    let d = |d: Divergence| Divergence {
-        expected: secrets.mask_text(&d.expected),
-        actual: secrets.mask_text(&d.actual),
-        ..d
+/// The verdict as printed: its divergence read from the masked
+/// observations (`again`; where masking hides the difference, the texts say
+/// so), an error text with every leak the scan finds masked.
+fn masked(verdict: Verdict, masks: &Masks, again: impl Fn() -> Option<Divergence>) -> Verdict {
+    let d = |d: Divergence| match again() {
+        Some(m) if m.kind == d.kind => m,
+        Some(_) | None => Divergence {
+            expected: "(masked: the difference is in a secret answer)".to_owned(),
+            actual: "(masked)".to_owned(),
+            ..d
+        },
+    };
+    let text = |error: String| {
+        let mut v = Value::String(error);
+        masks.mask_leaks(&mut v);
+        v.as_str().unwrap_or_default().to_owned()
     };
     match verdict {
         Verdict::Diverged(x) => Verdict::Diverged(d(x)),
-        Verdict::ImplementationFailed { error } => Verdict::ImplementationFailed {
-            error: secrets.mask_text(&error),
-        },
-        Verdict::ModelRefused { error } => Verdict::ModelRefused {
-            error: secrets.mask_text(&error),
-        },
+        Verdict::ImplementationFailed { error } => {
+            Verdict::ImplementationFailed { error: text(error) }
+        }
+        Verdict::ModelRefused { error } => Verdict::ModelRefused { error: text(error) },
         Verdict::DivergedEverySchedule {
             schedules,
             divergence,
@@ -572,12 +609,10 @@ fn masked(verdict: Verdict, secrets: &Secrets) -> Verdict {
         },
         Verdict::OracleFinding { rule, at, message } => Verdict::OracleFinding {
             rule,
-            at: secrets.mask_text(&at),
-            message: secrets.mask_text(&message),
+            at: text(at),
+            message: text(message),
         },
-        Verdict::SecretPersisted { at } => Verdict::SecretPersisted {
-            at: secrets.mask_text(&at),
-        },
+        Verdict::SecretPersisted { at } => Verdict::SecretPersisted { at: text(at) },
     }
 }
 
@@ -910,12 +945,3 @@ pub fn vector_files(vectors: &[Vector]) -> Vec<(String, String)> {
 /// The committed vector set (`spec/vectors/`): curated plus 20 generated
 /// with seed 1.
 pub const COMMITTED: (u64, usize) = (1, 20);
-
-/// An observation whose persisted events show every secret as
-/// `stream::secrets::MASK` (what `conform` prints side by side; rule
-/// `CLI-NO-SECRET`).
-fn masked_stream(secrets: &crate::stream::secrets::Secrets, o: &Observed) -> Observed {
-    let mut o = o.clone();
-    o.stream.iter_mut().for_each(|e| secrets.mask_value(e));
-    o
-}

@@ -164,6 +164,7 @@ pub mod fuzzing;
 pub mod generate;
 pub mod inquiry;
 pub mod invariants;
+pub mod masks;
 pub mod mermaid;
 pub mod predicates;
 pub mod profile;

@@ -226,8 +226,22 @@ fn render(t: &Trace, steps: &[Marks]) -> String {
     out
 }
 
-/// Runs `scenario` under `rules` and draws it.
+/// Runs `scenario` under `rules` and draws it, every secret answer masked
+/// where it sits (`<secret n>`, rule `CLI-NO-SECRET`: [`crate::masks`]).
 pub fn sequence(scenario: &Scenario, rules: Rules) -> Result<String, ScenarioError> {
+    let (t, steps) = observed(scenario, rules)?;
+    Ok(render(&crate::masks::mask(&t).trace, &steps))
+}
+
+/// [`sequence`] with the secret answers as the scenario typed them (`run
+/// --reveal-secrets`).
+pub fn sequence_revealed(scenario: &Scenario, rules: Rules) -> Result<String, ScenarioError> {
+    let (t, steps) = observed(scenario, rules)?;
+    Ok(render(&t, &steps))
+}
+
+/// The run of `scenario` under `rules` and the marks after each step.
+fn observed(scenario: &Scenario, rules: Rules) -> Result<(Trace, Vec<Marks>), ScenarioError> {
     let mut steps = Vec::new();
     let t = scenario::run_under(scenario, rules, RunOptions::default(), &mut |_, t| {
         steps.push(Marks::of(t))
@@ -237,7 +251,7 @@ pub fn sequence(scenario: &Scenario, rules: Rules) -> Result<String, ScenarioErr
     if steps.last() != Some(&Marks::of(&t)) {
         steps.push(Marks::of(&t));
     }
-    Ok(render(&t, &steps))
+    Ok((t, steps))
 }
 
 /// The diagram in a fenced `mermaid` block, as GitHub renders it.

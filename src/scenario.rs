@@ -377,6 +377,11 @@ pub struct PromptRecord {
     pub presentation: Presentation,
     /// What the user did.
     pub reply: PrompterReply,
+    /// The question shown is one its tool asks as `Secret`, whatever the
+    /// profile makes of it (what printing masks; not part of the
+    /// serialized trace).
+    #[serde(skip)]
+    pub secret: bool,
 }
 
 /// One permission prompt.
@@ -413,6 +418,10 @@ pub struct BackendRecord {
     pub model: Option<String>,
     /// What the backend did.
     pub reply: BackendReply,
+    /// The question is one its tool asks as `Secret`, whatever the profile
+    /// makes of it (what printing masks; not part of the serialized trace).
+    #[serde(skip)]
+    pub secret: bool,
 }
 
 /// What the turn cache held when a turn ended.
@@ -1514,6 +1523,21 @@ impl<'s, 'o> Driver<'s, 'o> {
     /// Does one piece of work: runs a tool (the executor, which also resolves
     /// provenance from the tool's kind), or takes the next reply of the
     /// prompter, the backend or the permission prompt.
+    /// Whether call `call` of the cycle at `at` waits on a question its tool
+    /// asks as `Secret`: the question of the call's latest invocation (a
+    /// prompt or backend call answers the question its tool just returned).
+    fn asks_secret(&self, at: At, call: usize) -> bool {
+        self.trace
+            .invocations
+            .iter()
+            .rev()
+            .find(|i| i.at == at && i.call_index == call)
+            .is_some_and(|i| match &i.outcome {
+                Outcome::NeedsInput { question } => question.is_secret(),
+                Outcome::Success { .. } | Outcome::Error { .. } => false,
+            })
+    }
+
     fn perform(
         &mut self,
         item: Work,
@@ -1620,6 +1644,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                     stream_position: self.trace.stream.len(),
                     presentation,
                     reply: reply.clone(),
+                    secret: self.asks_secret(at, call),
                 });
                 Ok(match reply {
                     PrompterReply::Answer { value, remember } => Input::PromptAnswered {
@@ -1691,6 +1716,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                     call: *backend,
                     model,
                     reply,
+                    secret: self.asks_secret(at, call),
                 });
                 if restart {
                     // The tool runs again from scratch (its script too).

@@ -79,7 +79,7 @@ struct Scrubbed {
 /// `answered` response to a `secret` request, which `check` reports as
 /// CHECK-SECRET-NOT-ANSWERED) is written with that response `redacted`, so
 /// the repaired stream does not pass the secret on (spec/DECISIONS.md,
-/// "Secrets: no command prints a persisted secret answer").
+/// "Secrets: masked where the answer sits").
 fn redact_secret_answers(events: &mut [crate::wire::Event]) -> Vec<Scrubbed> {
     use crate::wire::{EventKind, InquiryAnswerType, InquiryResponse};
     let mut out = Vec::new();

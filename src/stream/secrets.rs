@@ -5,34 +5,42 @@
 //! persisted". A stream that holds one anyway (an `answered` response to a
 //! `secret` request, reported by `CHECK-SECRET-NOT-ANSWERED`), or a run
 //! under a profile that persists it (`legacy` has no secret type), must not
-//! pass it on to a terminal or a CI log: every command that prints stream
-//! content or a trace prints such an answer as [`MASK`] (rule
-//! `CLI-NO-SECRET`, spec/DECISIONS.md "Secrets: no command prints a
-//! persisted secret answer").
+//! pass it on to a terminal or a CI log (rule `CLI-NO-SECRET`,
+//! spec/DECISIONS.md "Secrets: masked where the answer sits").
 //!
-//! [`Secrets`] gathers the values to hide — from persisted events as JSON
-//! values ([`Secrets::of_events`]) and, where a run's trace is at hand, the
-//! answers its tools received for secret questions
-//! (`invariants::trace_secrets`, above this layer) — and masks them in a JSON value ([`Secrets::mask_value`]) or in printed
-//! text ([`Secrets::mask_text`]). A scenario (the prompter's and backend's
-//! replies) is input the user wrote, not stream content: it is never masked,
-//! so a printed scenario still replays.
+//! Masking is by structure: a value is masked where a secret answer sits
+//! (the answer of a response paired with a `secret` request, fields beside
+//! a redaction, an `answer` on a secret request — [`Masks::mask_events`] —
+//! and, above this layer, the answers a tool received for a question it
+//! asks as `Secret`: `masks`), never wherever an equal string occurs. A
+//! leaked value found by the scan (a secret answer of at least
+//! [`SCANNED`] characters inside any persisted string, as
+//! `INV-SECRET-NEVER-PERSISTED` searches) is masked where it is found.
+//! Masks keep identity: [`Masks`] numbers each distinct value
+//! (`<secret 1>`, `<secret 2>`), so equal masks are equal answers.
+//!
+//! [`Secrets`] is the set of secret strings the trace invariants search
+//! for. A scenario (the prompter's and backend's replies) is input the user
+//! wrote, not stream content: it is never masked, so a printed scenario
+//! still replays.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use serde_json::Value;
 
-/// What a secret answer is printed as.
-pub(crate) const MASK: &str = "<secret>";
+/// The shortest secret the scan looks for inside other strings: the length
+/// from which `INV-SECRET-NEVER-PERSISTED` searches the persisted stream
+/// (a shorter one, `"y"`, would match everywhere).
+pub const SCANNED: usize = 6;
 
-/// The string values to print as [`MASK`].
+/// The string values that are secret answers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Secrets(BTreeSet<String>);
 
 /// Whether an `inquiry_request` event (as JSON) asks a `secret` question:
 /// its question's `answer_type` is `{"type": "secret"}` (RFD 082) or the
 /// bare string `"secret"`.
-fn asks_secret(request: &Value) -> bool {
+pub(crate) fn asks_secret(request: &Value) -> bool {
     let t = request.get("question").and_then(|q| q.get("answer_type"));
     match t {
         Some(Value::String(s)) => s == "secret",
@@ -54,6 +62,45 @@ fn strings(v: &Value, out: &mut BTreeSet<String>) {
     }
 }
 
+/// The requests of `events` that ask a secret question (on the wire, or
+/// listed in `also`: a run knows which questions its tools asked as
+/// `Secret` where the profile persists them as text), each with the index
+/// of its response: the next response of the same `id` in its turn (by
+/// order, as the crate's pairing does, rule `STREAM-PAIR-ORDER`), if any.
+pub(crate) fn secret_requests(
+    events: &[Value],
+    also: &BTreeSet<usize>,
+) -> Vec<(usize, Option<usize>)> {
+    let mut out: Vec<(usize, Option<usize>)> = Vec::new();
+    // Per ID, the unanswered requests of the turn: (index, secret).
+    let mut waiting: HashMap<String, VecDeque<(usize, bool)>> = HashMap::new();
+    for (i, e) in events.iter().enumerate() {
+        let id = e.get("id").and_then(Value::as_str).unwrap_or_default();
+        match e.get("type").and_then(Value::as_str) {
+            Some("turn_start") => waiting.clear(),
+            Some("inquiry_request") => {
+                let secret = asks_secret(e) || also.contains(&i);
+                if secret {
+                    out.push((i, None));
+                }
+                waiting
+                    .entry(id.to_owned())
+                    .or_default()
+                    .push_back((i, secret));
+            }
+            Some("inquiry_response") => {
+                if let Some((k, true)) = waiting.get_mut(id).and_then(VecDeque::pop_front)
+                    && let Some(slot) = out.iter_mut().find(|(r, _)| *r == k)
+                {
+                    slot.1 = Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 impl Secrets {
     /// The answers `events` persist for `secret` questions: each
     /// `inquiry_response` paired with a `secret` `inquiry_request` (the next
@@ -61,27 +108,11 @@ impl Secrets {
     /// does, rule `STREAM-PAIR-ORDER`) contributes every string of its
     /// `answer`, in the tagged RFD 082 form (`"outcome": "answered"`) and the
     /// flat pre-082 form (`{id, answer}`) alike.
-    pub(crate) fn of_events(events: &[Value]) -> Self {
+    pub fn of_events(events: &[Value]) -> Self {
         let mut out = BTreeSet::new();
-        let mut waiting: HashMap<String, VecDeque<bool>> = HashMap::new();
-        for e in events {
-            let id = e.get("id").and_then(Value::as_str).unwrap_or_default();
-            match e.get("type").and_then(Value::as_str) {
-                Some("turn_start") => waiting.clear(),
-                Some("inquiry_request") => waiting
-                    .entry(id.to_owned())
-                    .or_default()
-                    .push_back(asks_secret(e)),
-                Some("inquiry_response") => {
-                    let secret = waiting
-                        .get_mut(id)
-                        .and_then(VecDeque::pop_front)
-                        .unwrap_or(false);
-                    if let (true, Some(a)) = (secret, e.get("answer")) {
-                        strings(a, &mut out);
-                    }
-                }
-                _ => {}
+        for (_, response) in secret_requests(events, &BTreeSet::new()) {
+            if let Some(a) = response.and_then(|r| events[r].get("answer")) {
+                strings(a, &mut out);
             }
         }
         Secrets(out)
@@ -104,66 +135,114 @@ impl Secrets {
         self.0.is_empty()
     }
 
-    /// Every string of `v` equal to a secret replaced by [`MASK`].
-    pub(crate) fn mask_value(&self, v: &mut Value) {
-        if self.is_empty() {
-            return;
-        }
-        match v {
-            Value::String(s) if self.0.contains(s) => *s = MASK.to_owned(),
-            Value::Array(items) => items.iter_mut().for_each(|i| self.mask_value(i)),
-            Value::Object(m) => m.values_mut().for_each(|i| self.mask_value(i)),
-            Value::String(_) | Value::Null | Value::Bool(_) | Value::Number(_) => {}
-        }
-    }
-
-    /// `text` with every JSON-quoted secret (`"hunter2"`, as event lines,
-    /// diagrams and JSON texts write an answer) replaced by the quoted
-    /// [`MASK`].
-    pub(crate) fn mask_text(&self, text: &str) -> String {
-        let mut out = text.to_owned();
-        for s in &self.0 {
-            let quoted = Value::String(s.clone()).to_string();
-            out = out.replace(&quoted, &format!("\"{MASK}\""));
-        }
-        out
+    /// The secrets, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(String::as_str)
     }
 }
 
-impl Secrets {
-    /// A Mermaid diagram (src/mermaid.rs) with every quoted secret written
-    /// `"#lt;secret#gt;"` (the diagram's entity codes for `<` and `>`),
-    /// also where a message cut at its width ends in the secret's first
-    /// characters (`"hunt…`).
-    pub fn mask_diagram(&self, diagram: &str) -> String {
-        const SHOWN: &str = "\"#lt;secret#gt;\"";
-        let mut lines = Vec::new();
-        for line in diagram.split_inclusive('\n') {
-            let mut l = line.to_owned();
-            for s in &self.0 {
-                l = l.replace(&Value::String(s.clone()).to_string(), SHOWN);
-                let quoted = Value::String(s.clone()).to_string();
-                let body = quoted.trim_end_matches('"');
-                let end = l.trim_end_matches('\n');
-                if let Some(stem) = end.strip_suffix('…') {
-                    let cut = (2..body.len())
-                        .rev()
-                        .filter(|&k| body.is_char_boundary(k))
-                        .find(|&k| stem.ends_with(&body[..k]));
-                    if let Some(k) = cut {
-                        let at = stem.len() - k;
-                        l = format!(
-                            "{}{}…{}",
-                            &stem[..at],
-                            &SHOWN[..SHOWN.len() - 1],
-                            &l[end.len()..]
-                        );
+/// Numbered masks: the `n`th distinct secret value met is printed
+/// `<secret n>` wherever it is masked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Masks {
+    values: Vec<Value>,
+}
+
+/// What the `n`th secret value is printed as.
+pub fn label(n: usize) -> String {
+    format!("<secret {n}>")
+}
+
+impl Masks {
+    /// The number of `v`: its place among the values met so far, or the
+    /// next one.
+    pub fn number(&mut self, v: &Value) -> usize {
+        match self.values.iter().position(|x| x == v) {
+            Some(i) => i + 1,
+            None => {
+                self.values.push(v.clone());
+                self.values.len()
+            }
+        }
+    }
+
+    /// The values met, in order (`<secret 1>` first).
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+
+    /// `v` (a value where a secret answer sits) replaced by its mask.
+    pub fn mask(&mut self, v: &mut Value) {
+        let n = self.number(v);
+        *v = Value::String(label(n));
+    }
+
+    /// In every string of `v`, each secret string of at least [`SCANNED`]
+    /// characters replaced by its mask (a leak the scan finds, masked where
+    /// it is found). Returns whether anything was masked.
+    pub fn mask_leaks(&self, v: &mut Value) -> bool {
+        let scanned: Vec<(&str, String)> = self
+            .values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, x)| match x {
+                Value::String(s) if s.chars().count() >= SCANNED => {
+                    Some((s.as_str(), label(i + 1)))
+                }
+                _ => None,
+            })
+            .collect();
+        if scanned.is_empty() {
+            return false;
+        }
+        fn walk(v: &mut Value, scanned: &[(&str, String)]) -> bool {
+            match v {
+                Value::String(s) => {
+                    let mut hit = false;
+                    for (secret, mask) in scanned {
+                        if s.contains(secret) {
+                            *s = s.replace(secret, mask);
+                            hit = true;
+                        }
+                    }
+                    hit
+                }
+                Value::Array(items) => items.iter_mut().fold(false, |h, i| walk(i, scanned) | h),
+                Value::Object(m) => m.values_mut().fold(false, |h, i| walk(i, scanned) | h),
+                Value::Null | Value::Bool(_) | Value::Number(_) => false,
+            }
+        }
+        walk(v, &scanned)
+    }
+
+    /// Persisted events (as JSON) masked by structure: on a response paired
+    /// with a secret request (see [`secret_requests`]; `also` lists the
+    /// requests a run knows its tools asked as `Secret`) its `answer`, and on
+    /// a `redacted` one every field an RFD 082 writer does not write
+    /// (`CHECK-SECRET-LEAK`); on a secret request an `answer`, on the event
+    /// or its question; then every leak the scan finds ([`Masks::mask_leaks`]).
+    pub fn mask_events(&mut self, events: &mut [Value], also: &BTreeSet<usize>) {
+        const WRITTEN: [&str; 4] = ["type", "timestamp", "outcome", "id"];
+        for (request, response) in secret_requests(events, also) {
+            if let Some(Value::Object(m)) = response.map(|r| &mut events[r]) {
+                let redacted = m.get("outcome").and_then(Value::as_str) == Some("redacted");
+                for (k, v) in m.iter_mut() {
+                    if k == "answer" || (redacted && !WRITTEN.contains(&k.as_str())) {
+                        self.mask(v);
                     }
                 }
             }
-            lines.push(l);
+            let e = &mut events[request];
+            if let Some(v) = e.get_mut("answer") {
+                self.mask(v);
+            }
+            if let Some(v) = e.get_mut("question").and_then(|q| q.get_mut("answer")) {
+                self.mask(v);
+            }
         }
-        lines.concat()
+        for e in events.iter_mut() {
+            self.mask_leaks(e);
+        }
     }
 }
 
@@ -191,24 +270,73 @@ mod tests {
             json!({"type": "inquiry_response", "id": "t.pw", "answer": "not-paired"}),
         ];
         let s = Secrets::of_events(&events);
+        assert_eq!(s.iter().collect::<Vec<_>>(), ["s3cret-flat", "s3cret-one"]);
+    }
+
+    /// Rule: CLI-NO-SECRET — masking is by structure: the answer of a
+    /// response paired with a secret request (the `{"type": "secret"}` and
+    /// the bare `"secret"` answer type alike) is masked, numbered by value in
+    /// the order met; the same string as another question's option or
+    /// plain answer is printed as it is; fields beside a redaction and an
+    /// `answer` on a secret request are masked; a secret of at least
+    /// [`SCANNED`] characters found inside another string (the scan) is
+    /// masked there.
+    #[test]
+    fn masks_where_the_answer_sits() {
+        let tagged = json!({"text": "Password?", "answer_type": {"type": "secret"}});
+        let bare = json!({"text": "PIN?", "answer_type": "secret"});
+        let bare_text = json!({"text": "Name?", "answer_type": "text"});
+        let select =
+            json!({"text": "Env?", "answer_type": {"type": "select", "options": ["a", "b"]}});
+        let mut events = vec![
+            json!({"type": "turn_start"}),
+            json!({"type": "inquiry_request", "id": "c.pw.1", "question": tagged}),
+            json!({"type": "inquiry_response", "outcome": "answered", "id": "c.pw.1", "answer": "a"}),
+            json!({"type": "inquiry_request", "id": "c.env.1", "question": select}),
+            json!({"type": "inquiry_response", "outcome": "answered", "id": "c.env.1", "answer": "a"}),
+            json!({"type": "inquiry_request", "id": "c.pin.1", "question": bare}),
+            json!({"type": "inquiry_response", "outcome": "answered", "id": "c.pin.1", "answer": "pin-123456"}),
+            json!({"type": "inquiry_request", "id": "c.name.1", "question": bare_text}),
+            json!({"type": "inquiry_response", "outcome": "answered", "id": "c.name.1", "answer": "a"}),
+            json!({"type": "inquiry_request", "id": "c.pw.2", "question": tagged, "answer": "pin-123456"}),
+            json!({"type": "inquiry_response", "outcome": "redacted", "id": "c.pw.2", "reason": "a"}),
+            json!({"type": "chat_response", "message": "your pin is pin-123456."}),
+        ];
+        let mut masks = Masks::default();
+        masks.mask_events(&mut events, &BTreeSet::new());
+        let answers: Vec<&Value> = events.iter().filter_map(|e| e.get("answer")).collect();
         assert_eq!(
-            s.0.iter().map(String::as_str).collect::<Vec<_>>(),
-            ["s3cret-flat", "s3cret-one"]
-        );
-        let mut v = Value::Array(events);
-        s.mask_value(&mut v);
-        let text = v.to_string();
-        assert!(
-            !text.contains("s3cret") && text.contains("plain-one"),
-            "{text}"
-        );
-        assert_eq!(
-            s.mask_text(r#"answered "s3cret-flat", "plain-one""#),
-            r#"answered "<secret>", "plain-one""#
+            answers,
+            [
+                &json!("<secret 1>"),
+                &json!("a"),
+                &json!("<secret 2>"),
+                &json!("a"),
+                &json!("<secret 2>")
+            ]
         );
         assert_eq!(
-            s.mask_diagram("A->>B: answered \"s3cret-flat\"\nA->>B: answer \"s3cr…\n"),
-            "A->>B: answered \"#lt;secret#gt;\"\nA->>B: answer \"#lt;secret#gt;…\n"
+            events[3]["question"]["answer_type"]["options"],
+            json!(["a", "b"])
         );
+        assert_eq!(events[10]["reason"], json!("<secret 1>"));
+        assert_eq!(events[11]["message"], json!("your pin is <secret 2>."));
+        assert_eq!(masks.values(), [json!("a"), json!("pin-123456")]);
+        // A short secret is not searched for inside other strings.
+        let mut short = json!({"message": "a b c"});
+        assert!(!masks.mask_leaks(&mut short));
+        assert_eq!(short, json!({"message": "a b c"}));
+    }
+
+    /// The bare `"secret"` answer type asks a secret question and no other
+    /// bare type does.
+    #[test]
+    fn the_bare_secret_type_asks_a_secret() {
+        let ask = |t: Value| asks_secret(&json!({"question": {"answer_type": t}}));
+        assert!(ask(json!("secret")));
+        assert!(ask(json!({"type": "secret"})));
+        assert!(!ask(json!("text")));
+        assert!(!ask(json!({"type": "text"})));
+        assert!(!asks_secret(&json!({"question": {}})));
     }
 }

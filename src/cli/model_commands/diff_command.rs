@@ -9,8 +9,10 @@ Runs the same scenarios (one in every --stride of the exhaustive small scope, \
 plus --sample drawn with --seed) under both profiles and classifies every \
 difference: events recorded or not, response outcomes and reasons, ID and \
 response shapes, tool invocations and the answers tools saw, prompts, backend \
-calls, and the tool response text. Per class: how many scenarios show it and \
-the smallest one.")]
+calls, the tool response text, and the keys of the remembered maps at each \
+turn's end. Per class: how many scenarios show it and the smallest one. Then \
+the invariants the target breaks that the base keeps (exit 1) and those the \
+base breaks that the target restores.")]
 pub(crate) struct DiffArgs {
     /// The old rule set (a built-in or a profile file).
     #[arg(long, value_parser = profile_parser())]
@@ -52,7 +54,9 @@ pub(crate) fn diff_command(args: DiffArgs, global: &GlobalArgs) -> i32 {
     let mut done = || progress.inc(1);
     let mut report =
         amend::diff_profiles_with(args.from.clone(), args.to.clone(), &scenarios, &mut done);
-    report.broken_invariants = amend::regressions_with(&args.from, &args.to, &scenarios, &mut done);
+    let changes = amend::changes(&args.from, &args.to, &scenarios, &mut done);
+    report.broken_invariants = changes.broken;
+    report.restored_invariants = changes.restored;
     progress.finish();
     match args.format {
         ReportFormat::Text => out_raw!("{}", report.text()),

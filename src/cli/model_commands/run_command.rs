@@ -10,8 +10,12 @@ for examples). The trace printed is JSON: the persisted stream as the \
 profile's writer puts it on disk, every tool invocation with the answers it \
 received, every prompt shown, every inquiry-backend call, how each question \
 was resolved, the remembered keys at each turn's end, and every tool \
-response. An answer a tool received for a `secret` question is printed \
-`<secret>` wherever it would appear, in both formats.")]
+response. The answer of a question a tool asks as `secret` is masked where \
+it sits (the prompter's or backend's reply, the answers the tool received, \
+the persisted response, a leak the scan finds in the stream), in both \
+formats: `<secret 1>`, `<secret 2>`, numbered in the order the scenario \
+types them, so equal masks are equal answers. --reveal-secrets prints the \
+values the scenario typed.")]
 pub(crate) struct RunArgs {
     /// The scenario file (or a conformance vector, whose `scenario` is run),
     /// or `-` for stdin.
@@ -24,6 +28,10 @@ pub(crate) struct RunArgs {
     /// coordinator, prompter, inquiry backend, persisted stream).
     #[arg(long, value_enum, default_value_t = RunFormat::Json)]
     pub format: RunFormat,
+    /// Print the secret answers as the scenario typed them (they are the
+    /// scenario's own input) instead of `<secret n>`.
+    #[arg(long)]
+    pub reveal_secrets: bool,
 }
 
 /// Output formats of `run`.
@@ -84,12 +92,14 @@ pub(crate) fn run_command(args: RunArgs) -> i32 {
         None => s.profile.rules(),
     };
     if args.format == RunFormat::Mermaid {
-        let secrets = scenario::run_under(&s, rules, Default::default(), &mut |_, _| {})
-            .map(|t| crate::invariants::trace_secrets(&t))
-            .unwrap_or_default();
-        return match crate::mermaid::sequence(&s, rules) {
+        let drawn = if args.reveal_secrets {
+            crate::mermaid::sequence_revealed(&s, rules)
+        } else {
+            crate::mermaid::sequence(&s, rules)
+        };
+        return match drawn {
             Ok(d) => {
-                out_raw!("{}", secrets.mask_diagram(&d));
+                out_raw!("{d}");
                 EXIT_OK
             }
             Err(e) => {
@@ -100,11 +110,15 @@ pub(crate) fn run_command(args: RunArgs) -> i32 {
     }
     match scenario::run_under(&s, rules, Default::default(), &mut |_, _| {}) {
         Ok(t) => {
-            let mut v = serde_json::to_value(&t).unwrap_or(Value::Null);
-            if let Value::Object(m) = &mut v {
-                m.insert("stream".to_owned(), t.persisted_json());
-            }
-            crate::invariants::trace_secrets(&t).mask_value(&mut v);
+            let v = if args.reveal_secrets {
+                let mut v = serde_json::to_value(&t).unwrap_or(Value::Null);
+                if let Value::Object(m) = &mut v {
+                    m.insert("stream".to_owned(), t.persisted_json());
+                }
+                v
+            } else {
+                crate::masks::mask(&t).to_json()
+            };
             out!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             EXIT_OK
         }

@@ -174,7 +174,7 @@ fn explored_secret(text: &str) -> Option<String> {
 
 /// `text` without the printed scenarios: a scenario is input the user (or
 /// the generator) wrote, printed as given so that it replays (decision
-/// "Secrets: no command prints a persisted secret answer"); every line that
+/// "Secrets: masked where the answer sits"); every line that
 /// holds one (`"turns":`) is dropped, and in JSON every `smallest` field.
 fn without_scenarios(text: &str) -> String {
     if let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) {
@@ -209,7 +209,7 @@ fn assert_no_explored_secret(what: &str, o: &Output) {
 
 /// Rule: CLI-NO-SECRET — `diff-profiles` (text, Markdown, JSON) from
 /// `legacy`, which persists a secret answer as text, to `rfd082`: the
-/// traces side by side, the evidence and the diagrams show `<secret>`, and
+/// traces side by side, the evidence and the diagrams show `<secret n>`, and
 /// only the printed scenarios (input) hold the answer.
 #[test]
 fn diff_profiles_never_prints_a_secret_answer() {
@@ -244,7 +244,7 @@ fn diff_profiles_never_prints_a_secret_answer() {
             .split_whitespace()
             .collect();
         assert!(out.contains(r#""answer_type":{"type":"secret"}"#));
-        masked |= String::from_utf8_lossy(&o.stdout).contains("#lt;secret#gt;");
+        masked |= String::from_utf8_lossy(&o.stdout).contains("#lt;secret 1#gt;");
         assert_no_explored_secret(&format!("diff-profiles {from} {to} --format {format}"), &o);
     }
     assert!(masked, "a secret answer is shown masked");
@@ -275,7 +275,7 @@ fn diff_profiles_never_prints_a_secret_answer() {
             "diff-profiles {what} prints the secret:\n{out}"
         );
     }
-    assert!(text.contains("<secret>"), "{text}");
+    assert!(text.contains("<secret 1>"), "{text}");
 }
 
 /// A one-call scenario under `profile` whose tool asks a `secret` question
@@ -306,7 +306,7 @@ fn secret_scenario(profile: &str, backend: bool) -> String {
 
 /// Rule: CLI-NO-SECRET — `invariants --profile legacy` (text, Markdown,
 /// JSON): the counterexample of INV-SECRET-NEVER-PERSISTED (its diagram
-/// draws the persisted secret answer) shows `<secret>`; only the printed
+/// draws the persisted secret answer) shows `<secret n>`; only the printed
 /// scenarios (input) hold the answer.
 #[test]
 fn invariants_never_prints_a_secret_answer() {
@@ -359,7 +359,7 @@ impl inquiry_model::conformance::Implementation for PersistsSecret {
 
 /// Rule: CLI-NO-SECRET — `conform`'s failure report (the verdict's
 /// expected/actual texts and the streams side by side, which `conform`
-/// prints in text, JSON and JUnit) shows `<secret>` for an answer an
+/// prints in text, JSON and JUnit) shows `<secret n>` for an answer an
 /// implementation persists for a secret question; the scenario (input) is
 /// printed as given.
 #[test]
@@ -376,14 +376,14 @@ fn conform_failure_never_prints_a_secret_answer() {
     );
     assert!(f.verdict.kind().contains("inquiry_response"), "{report}");
     assert!(!report.contains(SECRET), "{report}");
-    assert!(report.contains("<secret>"), "{report}");
+    assert!(report.contains("<secret 1>"), "{report}");
 }
 
 /// Rule: CLI-NO-SECRET — `conform` (text, JSON, JUnit) against the example
 /// adapter with a bug: it persists every secret answer (`answered` with
 /// [`SECRET`] where it writes `redacted`). The failures it reports (the
 /// divergence and the streams side by side, whose columns cut long events
-/// short) show `<secret>`, never the answer.
+/// short) show `<secret n>`, never the answer.
 #[test]
 fn conform_cli_never_prints_a_persisted_secret() {
     let adapter = format!(
@@ -400,8 +400,187 @@ fn conform_cli_never_prints_a_persisted_secret() {
         assert_no_secret(&format!("conform --format {format}"), &o);
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(
-            out.contains("<secret>") || out.contains("&lt;secret&gt;"),
+            out.contains("<secret ") || out.contains("&lt;secret "),
             "{format}: {out}"
         );
+    }
+}
+
+/// Two calls of one tool, one cycle each, asking a `secret` question `pw`
+/// and a select `env` whose options are `a` and `b`; the prompter types the
+/// secrets `first` and `second` (asking to remember them, which no
+/// profile offers for a secret) and picks `env` `a` twice (`first` may be
+/// `a`: a secret equal to another question's option).
+fn two_secrets(first: &str, second: &str) -> String {
+    format!(
+        r#"{{"tools":{{"vault":{{"source":{{"kind":"local"}},"run":"unattended","program":{{"kind":"script","asks":[
+            {{"question":{{"id":"pw","text":"Password?","answer_type":{{"type":"secret"}}}}}},
+            {{"question":{{"id":"env","text":"Env?","answer_type":{{"type":"select","options":["a","b"]}}}}}}],
+            "finish":{{"with":"succeed"}}}}}}}},
+          "turns":[{{"user":"go","cycles":[[{{"id":"call_1","tool":"vault"}}],[{{"id":"call_2","tool":"vault"}}]]}}],
+          "prompter":[{{"reply":"answer","value":"{first}","remember":true}},{{"reply":"answer","value":"a"}},
+                      {{"reply":"answer","value":"{second}","remember":true}},{{"reply":"answer","value":"a"}}]}}"#
+    )
+}
+
+/// What each call's last invocation received for `pw`, in call order.
+fn received_pw(trace: &serde_json::Value) -> Vec<serde_json::Value> {
+    let mut out: Vec<(String, serde_json::Value)> = Vec::new();
+    for inv in trace["invocations"].as_array().expect("invocations") {
+        let call = inv["tool_call_id"].as_str().expect("an ID").to_owned();
+        let pw = inv["answers"]["pw"].clone();
+        match out.iter_mut().find(|(c, _)| *c == call) {
+            Some(slot) => slot.1 = pw,
+            None => out.push((call, pw)),
+        }
+    }
+    out.into_iter().map(|(_, pw)| pw).collect()
+}
+
+/// The check a reader makes from a printed trace (RFD 082: secrets are
+/// never cached): the two calls received different secrets, each the one
+/// typed for it (the prompt's reply shows the same mask as the answer the
+/// call then received).
+fn each_call_received_its_own_secret(trace: &serde_json::Value) -> bool {
+    let typed: Vec<serde_json::Value> = trace["prompts"]
+        .as_array()
+        .expect("prompts")
+        .iter()
+        .filter(|p| p["presentation"]["echo"] == false)
+        .map(|p| p["reply"]["value"].clone())
+        .collect();
+    let received = received_pw(trace);
+    received.len() == 2 && received[0] != received[1] && typed == received
+}
+
+/// The persisted `stream` of a printed trace.
+fn printed_stream(o: &Output) -> serde_json::Value {
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON trace");
+    v["stream"].clone()
+}
+
+/// A wrong masking (the string-replacing one this rule forbids): every
+/// string equal to a typed secret, wherever it is, replaced by `<secret>`.
+fn replaced_everywhere(v: &mut serde_json::Value, secrets: &[&str]) {
+    match v {
+        serde_json::Value::String(s) if secrets.contains(&s.as_str()) => *s = "<secret>".to_owned(),
+        serde_json::Value::Array(items) => items
+            .iter_mut()
+            .for_each(|i| replaced_everywhere(i, secrets)),
+        serde_json::Value::Object(m) => {
+            m.values_mut().for_each(|i| replaced_everywhere(i, secrets))
+        }
+        _ => {}
+    }
+}
+
+/// Rule: CLI-NO-SECRET — `run` masks a secret where the answer sits: with
+/// a secret answer `a` equal to another question's select option, the
+/// printed `stream` (the persisted stream as the profile's writer puts it
+/// on disk) is the stream `run --reveal-secrets` prints, option `a` and
+/// the plain answer `a` included, under every profile whose writer keeps
+/// the secret off the disk; the masks keep identity (`<secret 1>` for the
+/// first call, `<secret 2>` for the second, on the prompt's reply and on
+/// the answer the call received); `--reveal-secrets` prints what each tool
+/// received, in both formats. The string-replacing masking fails the
+/// first check.
+#[test]
+fn run_masks_where_the_answer_sits() {
+    let d = dir();
+    let f = write(&d.join("two-secrets.json"), &two_secrets("a", SECRET));
+    for profile in ["rfd082", "rfd083"] {
+        let masked = run(&["run", &f, "--profile", profile]);
+        let revealed = run(&["run", &f, "--profile", profile, "--reveal-secrets"]);
+        assert_eq!(masked.status.code(), Some(0), "{masked:?}");
+        assert_eq!(revealed.status.code(), Some(0), "{revealed:?}");
+        assert_no_secret(&format!("run --profile {profile}"), &masked);
+        let stream = printed_stream(&masked);
+        assert_eq!(stream, printed_stream(&revealed), "{profile}");
+        assert!(
+            stream
+                .to_string()
+                .contains(r#"[{"value":"a"},{"value":"b"}]"#),
+            "{stream}"
+        );
+        assert!(stream.to_string().contains(r#""answer":"a""#), "{stream}");
+        // The wrong masking changes the stream it prints.
+        let mut wrong: serde_json::Value = serde_json::from_slice(&revealed.stdout).unwrap();
+        replaced_everywhere(&mut wrong, &["a", SECRET]);
+        assert_ne!(wrong["stream"], printed_stream(&revealed), "{profile}");
+
+        let m: serde_json::Value = serde_json::from_slice(&masked.stdout).unwrap();
+        assert_eq!(
+            received_pw(&m),
+            [
+                serde_json::json!("<secret 1>"),
+                serde_json::json!("<secret 2>")
+            ]
+        );
+        assert!(each_call_received_its_own_secret(&m), "{m}");
+        // One mask for every secret: the check cannot be made.
+        assert!(!each_call_received_its_own_secret(&wrong));
+        let r: serde_json::Value = serde_json::from_slice(&revealed.stdout).unwrap();
+        assert_eq!(
+            received_pw(&r),
+            [serde_json::json!("a"), serde_json::json!(SECRET)]
+        );
+        let diagram = run(&[
+            "run",
+            &f,
+            "--profile",
+            profile,
+            "--format",
+            "mermaid",
+            "--reveal-secrets",
+        ]);
+        let diagram = String::from_utf8_lossy(&diagram.stdout);
+        assert!(
+            diagram.contains(&format!(r#"answers {{"pw":"{SECRET}","env":"a"}}"#)),
+            "{diagram}"
+        );
+        let masked = run(&["run", &f, "--profile", profile, "--format", "mermaid"]);
+        assert_no_secret("run --format mermaid", &masked);
+        assert!(
+            String::from_utf8_lossy(&masked.stdout)
+                .contains(r##"answers {"pw":"#lt;secret 2#gt;","env":"a"}"##)
+        );
+    }
+}
+
+/// Rule: CLI-NO-SECRET — the masks show a cached secret: a run in which
+/// the second call receives the first call's secret (the model's run with
+/// that one answer changed, as a model that served a secret from the turn
+/// cache would hand it) prints `<secret 1>` for both calls, which the
+/// reader's check rejects; the model as specified passes it, and neither
+/// prints the secret.
+#[test]
+fn masks_show_a_cached_secret() {
+    let s: inquiry_model::scenario::Scenario =
+        serde_json::from_str(&two_secrets("first-secret", "second-secret")).expect("a scenario");
+    let t = inquiry_model::scenario::run(&s).expect("runs");
+    let good = inquiry_model::masks::mask(&t).to_json();
+    assert!(each_call_received_its_own_secret(&good), "{good}");
+    let mut cached = t.clone();
+    for inv in cached
+        .invocations
+        .iter_mut()
+        .filter(|i| i.tool_call_id == "call_2")
+    {
+        if let Some(pw) = inv.answers.get_mut("pw") {
+            *pw = serde_json::json!("first-secret");
+        }
+    }
+    let cached = inquiry_model::masks::mask(&cached).to_json();
+    assert_eq!(
+        received_pw(&cached),
+        [
+            serde_json::json!("<secret 1>"),
+            serde_json::json!("<secret 1>")
+        ],
+        "{cached}"
+    );
+    assert!(!each_call_received_its_own_secret(&cached));
+    for printed in [&good, &cached] {
+        assert!(!printed.to_string().contains("-secret"), "{printed}");
     }
 }

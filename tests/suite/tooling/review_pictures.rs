@@ -250,6 +250,7 @@ fn class_of(name: &str) -> Class {
         Class::ToolInvocations,
         Class::ToolResponseText,
         Class::ProvenanceSource,
+        Class::RememberedKeys,
     ];
     all.into_iter()
         .find(|c| c.name() == name)
