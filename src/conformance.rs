@@ -451,13 +451,29 @@ pub(crate) fn judge_with(
                 },
             };
             let verdict = match compared(name, scenario, model, expected, &actual, caps) {
-                Some(v) => v,
-                None => match own_bytes::judge(scenario, model, &actual)? {
-                    own_bytes::Finding::Oracle { rule, at, message } => {
-                        Verdict::OracleFinding { rule, at, message }
+                Err(v) => v,
+                Ok(witness) => {
+                    // The own bytes are judged against the model's run of
+                    // the schedule that explains them: under another
+                    // schedule the k-th prompt reads another typed reply,
+                    // so which value is a secret differs (rule
+                    // `CONF-OWN-BYTES`).
+                    let replayed = witness.and_then(|schedule| {
+                        let mut s = scenario.clone();
+                        s.schedule = schedule;
+                        scenario::run(&s).ok().map(|t| (s, t))
+                    });
+                    let (s, t) = match &replayed {
+                        Some((s, t)) => (s, t),
+                        None => (scenario, model),
+                    };
+                    match own_bytes::judge(s, t, &actual)? {
+                        own_bytes::Finding::Oracle { rule, at, message } => {
+                            Verdict::OracleFinding { rule, at, message }
+                        }
+                        own_bytes::Finding::Secret { at } => Verdict::SecretPersisted { at },
                     }
-                    own_bytes::Finding::Secret { at } => Verdict::SecretPersisted { at },
-                },
+                }
             };
             // Masked where the secret answers sit, before the columns cut
             // long events short (rule `CLI-NO-SECRET`).
@@ -480,8 +496,9 @@ pub(crate) fn judge_with(
 }
 
 /// The comparison's verdict on a run (the model's run of the scenario's own
-/// `schedule`, or for a free scheduler a witness search), or `None` when
-/// the comparison passes.
+/// `schedule`, or for a free scheduler a witness search): `Err` with the
+/// verdict when it fails; `Ok` when it passes, with the witness schedule
+/// when one other than the scenario's own explains the run.
 fn compared(
     name: &str,
     scenario: &Scenario,
@@ -489,7 +506,7 @@ fn compared(
     expected: &Observed,
     actual: &Observed,
     caps: &Capabilities,
-) -> Option<Verdict> {
+) -> Result<Option<Vec<u32>>, Verdict> {
     // What a skipped pin covers is compared on neither side (rule
     // `CONF-PINS`).
     let (mine, theirs) = pins::blanked(&caps.skip_pins, scenario, Some(model), expected, actual);
@@ -500,12 +517,13 @@ fn compared(
         // A free implementation's log also witnesses an order across calls
         // (rule `CONF-WITNESS-ORDER`).
         SchedulerCapability::Free => witness::explains(scenario, &mine, &theirs, &caps.observes),
-    }?;
+    };
+    let Some(d) = d else { return Ok(None) };
     // The other outcome a skipped decision allows.
     if pins::alternative_passes(name, scenario, actual, caps) {
-        return None;
+        return Ok(None);
     }
-    Some(match caps.scheduler {
+    Err(match caps.scheduler {
         SchedulerCapability::Steered => Verdict::Diverged(d),
         SchedulerCapability::Free => {
             let how = witness::Search {
@@ -518,7 +536,7 @@ fn compared(
                 Err(e) => Verdict::ModelRefused {
                     error: e.to_string(),
                 },
-                Ok((witness::Outcome::Found { .. }, _)) => return None,
+                Ok((witness::Outcome::Found { schedule }, _)) => return Ok(Some(schedule)),
                 Ok((witness::Outcome::Budget, stats)) => Verdict::NoWitness {
                     schedules: stats.schedules,
                     divergence: d,

@@ -108,9 +108,8 @@ pub enum Rule {
     /// `CHECK-RESPONSE-TAGGED`: under an explicit RFD 082/083 profile every
     /// response is written tagged.
     CheckResponseTagged,
-    /// `CHECK-EVENT-WELL-FORMED`: every event of the stream is JSON of an
-    /// event the RFDs describe; one that is not is reported where it starts
-    /// and reading resumes past it.
+    /// `CHECK-EVENT-WELL-FORMED`: every event is JSON of an event the RFDs
+    /// describe (reading resumes past one that is not).
     CheckEventWellFormed,
     /// `INV-PAIRED`: every inquiry request gets exactly one response with its
     /// ID, later in its turn.

@@ -443,7 +443,7 @@ pub(crate) fn conform_with_stop(
     };
     let mut run = Run::new(&mut imp, &generator, limits, &halt, &mut progress, total);
     let stopped = !header.not_run.is_empty();
-    run.extend(loop_started, ran.outcomes, stopped);
+    run.extend(loop_started, ran.outcomes, stopped, ran.adapter_runs);
     let report = run.finish();
     line.finish();
     let text = match args.format {

@@ -76,8 +76,11 @@ pub struct Remembered {
     pub permission_decisions: Vec<String>,
 }
 
-/// What an implementation did for one scenario, normalised.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// What an implementation did for one scenario, normalised. Two
+/// observations are equal when what they normalise to is: the raw bytes in
+/// [`Observed::written`] are not part of equality, as they are not part of
+/// a vector.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Observed {
     /// The compared persisted events, in the order persisted (see
     /// [`comparable`]).
@@ -102,6 +105,28 @@ pub struct Observed {
     /// typed secrets (rule `CONF-OWN-BYTES`); not part of a vector.
     #[serde(skip)]
     pub written: Vec<String>,
+}
+
+impl PartialEq for Observed {
+    fn eq(&self, other: &Observed) -> bool {
+        // Every field but `written`, by name, so a new field is not
+        // forgotten silently.
+        let Observed {
+            stream,
+            invocations,
+            tool_responses,
+            prompts,
+            remembered,
+            inquiry_models,
+            written: _,
+        } = self;
+        *stream == other.stream
+            && *invocations == other.invocations
+            && *tool_responses == other.tool_responses
+            && *prompts == other.prompts
+            && *remembered == other.remembered
+            && *inquiry_models == other.inquiry_models
+    }
 }
 
 /// One thing that happened, as an adapter reports it (externally tagged:

@@ -11,7 +11,7 @@
 //! ([`super::run::Run::extend`]).
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
@@ -145,6 +145,9 @@ pub struct Ran {
     /// The planned cases that did not run (the run was stopped), in plan
     /// order.
     pub not_run: Vec<CaseId>,
+    /// The adapter runs the cases made (what shrinking's default budget
+    /// matches, rule `CONF-SHRINK-BUDGET`).
+    pub adapter_runs: u64,
 }
 
 /// Runs `plan` with one worker thread per implementation of `imps` (each
@@ -162,12 +165,13 @@ pub fn run_planned(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Ran {
     let next = AtomicUsize::new(0);
+    let runs = AtomicU64::new(0);
     let slots: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; plan.len()]);
     let (tx, rx) = mpsc::channel::<bool>();
     std::thread::scope(|scope| {
         for imp in imps.iter_mut() {
             let tx = tx.clone();
-            let (next, slots) = (&next, &slots);
+            let (next, slots, runs) = (&next, &slots, &runs);
             scope.spawn(move || {
                 let mut strategies: Vec<(ProfileName, BoxedStrategy<Scenario>)> = Vec::new();
                 loop {
@@ -179,7 +183,14 @@ pub fn run_planned(
                         return;
                     };
                     let started = Instant::now();
-                    let result = run_case(&mut **imp, planned, vectors, generator, &mut strategies);
+                    let result = run_case(
+                        &mut **imp,
+                        planned,
+                        vectors,
+                        generator,
+                        &mut strategies,
+                        runs,
+                    );
                     let passed = matches!(result, CaseResult::Passed);
                     if !passed && (stops.interrupted)() {
                         // Killed under the case: not a verdict on it.
@@ -217,6 +228,7 @@ pub fn run_planned(
     let mut ran = Ran {
         outcomes: Vec::new(),
         not_run: Vec::new(),
+        adapter_runs: runs.into_inner(),
     };
     for (planned, slot) in plan.iter().zip(slots) {
         match slot {
@@ -235,6 +247,7 @@ fn run_case(
     vectors: &[Vector],
     generator: SyncGenerator<'_>,
     strategies: &mut Vec<(ProfileName, BoxedStrategy<Scenario>)>,
+    runs: &AtomicU64,
 ) -> CaseResult {
     match planned {
         Planned::Vector(i) => {
@@ -245,6 +258,7 @@ fn run_case(
                 };
             };
             let caps = imp.capabilities();
+            runs.fetch_add(1, Ordering::SeqCst);
             match imp.attempt(&v.scenario) {
                 Attempt::Unsupported(reason) => CaseResult::Unsupported { reason },
                 Attempt::Ran(actual) => {
@@ -270,14 +284,19 @@ fn run_case(
                     error,
                     scenario: None,
                 },
-                Ok(tree) => check(imp, &name, &tree.current()),
+                Ok(tree) => check(imp, &name, &tree.current(), runs),
             }
         }
     }
 }
 
 /// [`super::check_one`], with a declined scenario told apart.
-fn check(imp: &mut (dyn Implementation + Send), name: &str, s: &Scenario) -> CaseResult {
+fn check(
+    imp: &mut (dyn Implementation + Send),
+    name: &str,
+    s: &Scenario,
+    runs: &AtomicU64,
+) -> CaseResult {
     match scenario::run(s) {
         Err(e) => CaseResult::HarnessError {
             error: Verdict::ModelRefused {
@@ -288,6 +307,7 @@ fn check(imp: &mut (dyn Implementation + Send), name: &str, s: &Scenario) -> Cas
         },
         Ok(t) => {
             let caps: Capabilities = imp.capabilities();
+            runs.fetch_add(1, Ordering::SeqCst);
             match imp.attempt(s) {
                 Attempt::Unsupported(reason) => CaseResult::Unsupported { reason },
                 Attempt::Ran(actual) => result_of(judge_with(

@@ -411,8 +411,17 @@ impl<'a> Run<'a> {
 
     /// Takes the outcomes of cases run elsewhere (the parallel case loop,
     /// [`super::parallel`]), in case order, begun at `started`; `stopped`:
-    /// that loop was stopped before its end.
-    pub fn extend(&mut self, started: Instant, outcomes: Vec<Outcome>, stopped: bool) {
+    /// that loop was stopped before its end; `adapter_runs`: the adapter
+    /// runs those cases made, counted with the run's own (the default
+    /// shrinking budget, rule `CONF-SHRINK-BUDGET`).
+    pub fn extend(
+        &mut self,
+        started: Instant,
+        outcomes: Vec<Outcome>,
+        stopped: bool,
+        adapter_runs: u64,
+    ) {
+        self.imp.runs += adapter_runs;
         self.started = self.started.min(started);
         self.stopped |= stopped;
         for o in outcomes {
