@@ -451,7 +451,7 @@ pub(crate) fn judge_with(
                 },
             };
             let verdict = match compared(name, scenario, model, expected, &actual, caps) {
-                Err(v) => v,
+                Err(v) => *v,
                 Ok(witness) => {
                     // The own bytes are judged against the model's run of
                     // the schedule that explains them: under another
@@ -506,7 +506,7 @@ fn compared(
     expected: &Observed,
     actual: &Observed,
     caps: &Capabilities,
-) -> Result<Option<Vec<u32>>, Verdict> {
+) -> Result<Option<Vec<u32>>, Box<Verdict>> {
     // What a skipped pin covers is compared on neither side (rule
     // `CONF-PINS`).
     let (mine, theirs) = pins::blanked(&caps.skip_pins, scenario, Some(model), expected, actual);
@@ -523,7 +523,7 @@ fn compared(
     if pins::alternative_passes(name, scenario, actual, caps) {
         return Ok(None);
     }
-    Err(match caps.scheduler {
+    Err(Box::new(match caps.scheduler {
         SchedulerCapability::Steered => Verdict::Diverged(d),
         SchedulerCapability::Free => {
             let how = witness::Search {
@@ -547,7 +547,7 @@ fn compared(
                 },
             }
         }
-    })
+    }))
 }
 
 /// Both observations with every secret answer masked where it sits (rule

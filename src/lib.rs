@@ -179,6 +179,7 @@ pub mod stream;
 pub mod testkit;
 pub mod tool;
 pub mod wire;
+#[cfg(feature = "testkit")]
 mod words;
 
 #[cfg(feature = "cli")]

@@ -12,6 +12,7 @@
 pub mod features;
 #[cfg(feature = "testkit")]
 pub mod machine;
+#[cfg(feature = "testkit")]
 pub(crate) mod strip;
 
 use std::collections::VecDeque;
