@@ -232,6 +232,23 @@ mod tests {
         ));
     }
 
+    /// RFD 083 "Arguments": a select with "missing or empty `options`" is
+    /// refused, in every shape a side holds its options (the model's
+    /// strings, the oracle's persisted values, the wire's options).
+    #[test]
+    fn select_has_options_in_every_shape() {
+        let strings: &[String] = &[];
+        let values: &[Value] = &[];
+        assert!(!select_has_options(strings));
+        assert!(!select_has_options(values));
+        assert!(select_has_options(&["a".to_owned()][..]));
+        assert!(select_has_options(&[json!("a")][..]));
+        let wire: Vec<SelectOption> =
+            serde_json::from_value(json!([{"value": "a"}])).expect("an option reads");
+        assert!(select_has_options(&wire[..]));
+        assert!(!select_has_options(&wire[..0]));
+    }
+
     /// RFD 083 "Arguments": "`question` is empty or contains a newline".
     #[test]
     fn ask_user_text_rfd_083_cases() {
