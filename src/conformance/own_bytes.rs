@@ -89,16 +89,7 @@ fn escaped(s: &str) -> String {
     q[1..q.len() - 1].to_owned()
 }
 
-fn strings(v: &Value, out: &mut BTreeSet<String>) {
-    match v {
-        Value::String(s) => {
-            out.insert(s.clone());
-        }
-        Value::Array(items) => items.iter().for_each(|i| strings(i, out)),
-        Value::Object(m) => m.values().for_each(|i| strings(i, out)),
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
-    }
-}
+use crate::stream::secrets::strings;
 
 /// Where in `v` a string or member name holds `secret` (as a whole, or as
 /// a part when it is long enough), as a JSON pointer.

@@ -51,7 +51,7 @@ pub(crate) fn asks_secret(request: &Value) -> bool {
 
 /// Every string in `v` (an answer: a string, or an object or array holding
 /// strings).
-fn strings(v: &Value, out: &mut BTreeSet<String>) {
+pub(crate) fn strings(v: &Value, out: &mut BTreeSet<String>) {
     match v {
         Value::String(s) => {
             out.insert(s.clone());
