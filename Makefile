@@ -261,7 +261,7 @@ fuzz-corpus:
 ## modules the spec lives in (spec/mutants-tests.tsv), installed when absent.
 ## Each file: a first pass with only the tests that exercise it, then every
 ## survivor again against the whole suite; then a table per module.
-##   make mutants MUTANTS_FILES=src/routing.rs   some files (default: all)
+##   make mutants MUTANTS_FILES=src/model/routing.rs   some files (default: all)
 ##   make mutants MUTANTS_FILES="src/check.rs src/check/"  a folder: its files
 ##   make mutants MUTANTS_SHARD=0/8              one shard (CI runs 8)
 ## About 1-3 minutes per mutant on 2 cores; a whole run is ~1 500 mutants,

@@ -23,18 +23,18 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 
-use inquiry_model::ask_user;
 use inquiry_model::conformance::{
     Implementation, ImplementationError, Invocation, Observed, Record, Remembered, ToolResponse,
     Vector, check_generated, check_vectors,
 };
-use inquiry_model::coordinator::{Coordinator, Effect, Input};
+use inquiry_model::model::ask_user;
+use inquiry_model::model::coordinator::{Coordinator, Effect, Input};
+use inquiry_model::model::routing::InquiryErrorKind;
+use inquiry_model::model::tool::{Answers, Outcome, ToolSource, inquiry_source_under};
 use inquiry_model::profile::{ProfileName, ResponseForm};
-use inquiry_model::routing::InquiryErrorKind;
 use inquiry_model::scenario::{
     BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario, ScriptedAsk,
 };
-use inquiry_model::tool::{Answers, Outcome, ToolSource, inquiry_source_under};
 use inquiry_model::wire::{EventKind, InquiryId, InquiryResponse};
 use serde_json::{Value, json};
 
@@ -70,7 +70,7 @@ struct Driver<'s> {
     backend: VecDeque<BackendReply>,
     permissions: VecDeque<PermissionReply>,
     schedule: VecDeque<u32>,
-    calls: Vec<(inquiry_model::coordinator::Call, Script)>,
+    calls: Vec<(inquiry_model::model::coordinator::Call, Script)>,
     work: Vec<Work>,
 }
 

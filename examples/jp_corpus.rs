@@ -1,6 +1,6 @@
 //! Writes the committed realistic corpus (`tests/corpus/jp-like/`): streams
 //! in the on-disk shape of real pre-082 `jp` conversations, generated from
-//! `inquiry_model::corpus::COMMITTED_SEED`.
+//! `inquiry_model::generate::corpus::COMMITTED_SEED`.
 //!
 //! ```sh
 //! make corpus                                         # rewrite the committed files
@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use inquiry_model::corpus;
+use inquiry_model::generate::corpus;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

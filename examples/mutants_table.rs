@@ -58,7 +58,7 @@ impl Fate {
 /// One mutant's identity and outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MutantOutcome {
-    /// The source file, e.g. `src/routing.rs`.
+    /// The source file, e.g. `src/model/routing.rs`.
     pub file: String,
     /// A name unique within the run (file, line, column, replacement).
     pub name: String,

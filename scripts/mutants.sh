@@ -3,7 +3,7 @@
 # per test selection (files sharing one go together), then one table per
 # module (docs/mutants.md explains the score).
 #
-#   MUTANTS_FILES="src/routing.rs src/check/"       the files; a folder stands
+#   MUTANTS_FILES="src/model/routing.rs src/check/"       the files; a folder stands
 #                                                  for every .rs file under it
 #                                                  (default: all of
 #                                                  spec/mutants-tests.tsv)

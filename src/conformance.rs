@@ -52,7 +52,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::coordinator::ResponseKind;
+pub use crate::model::coordinator::ResponseKind;
 #[cfg(feature = "testkit")]
 use crate::profile::ProfileName;
 use crate::scenario::{self, RunOptions, Scenario};
@@ -857,7 +857,7 @@ impl OutsideCore {
 
     /// Whether `s` says this.
     fn holds(self, s: &Scenario) -> bool {
-        use crate::coordinator::RunPolicy;
+        use crate::model::coordinator::RunPolicy;
         use crate::scenario::{BackendReply, Program};
         match self {
             OutsideCore::LocalProgram => s
@@ -925,7 +925,10 @@ pub fn core_scenarios(profile: ProfileName) -> impl proptest::strategy::Strategy
 /// (named `generated-<seed>-<k>`). Deterministic for its arguments.
 pub fn vectors(seed: u64, count: usize) -> Result<Vec<Vector>, String> {
     let mut out = curated()?;
-    for (k, s) in crate::amend::sample(count, seed).into_iter().enumerate() {
+    for (k, s) in crate::review::amend::sample(count, seed)
+        .into_iter()
+        .enumerate()
+    {
         out.push(vector(
             &format!("generated-{seed}-{k}"),
             "A generated scenario (seeded); its expectation is the model's.",

@@ -71,17 +71,17 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::check::Diagnostic;
-use crate::coordinator::{Call, RunPolicy};
 use crate::generate::choice::{Choices, Radix};
 use crate::generate::scenario as generated;
 use crate::invariants::{LEGACY_KNOWN_GAPS, StepChecker, StreamMemo, check_trace_memo};
+use crate::model::coordinator::{Call, RunPolicy};
+use crate::model::routing::InquiryErrorKind;
+use crate::model::tool::{AnswerType, Question, QuestionConfig, QuestionTarget};
 use crate::profile::ProfileName;
-use crate::routing::InquiryErrorKind;
 use crate::scenario::{
     self, BackendReply, Finish, Program, PrompterReply, RunOptions, Scenario, ScriptedAsk,
     ToolSetup, TurnScript,
 };
-use crate::tool::{AnswerType, Question, QuestionConfig, QuestionTarget};
 
 /// Which family to enumerate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -33,6 +33,7 @@ macro_rules! strategies {
 }
 
 pub mod choice;
+pub mod corpus;
 pub mod scenario;
 pub mod stream;
 pub mod wire;

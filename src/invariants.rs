@@ -16,14 +16,14 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::cache_key::CacheKey;
 use crate::check::{self, Diagnostic, ProfileMode, Severity};
-use crate::coordinator::{Coordinator, TurnCache};
-use crate::routing;
+use crate::model::cache_key::CacheKey;
+use crate::model::coordinator::{Coordinator, TurnCache};
+use crate::model::routing;
+use crate::model::tool::{Outcome, Question, ToolSource, inquiry_source_under};
 use crate::rule::Rule;
 use crate::scenario::{InvocationRecord, Scenario, Trace};
 use crate::stream;
-use crate::tool::{Outcome, Question, ToolSource, inquiry_source_under};
 use crate::wire::{EventKind, Stream};
 
 /// The origin named in trace diagnostics.
@@ -622,13 +622,13 @@ pub fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
         let pair = (tool, r.question_id.as_str());
         let first = *under.entry((r.at.turn, key.clone())).or_insert(pair);
         let cached = match r.route {
-            crate::coordinator::RouteTaken::Cached => true,
-            crate::coordinator::RouteTaken::Static
-            | crate::coordinator::RouteTaken::Prompter
-            | crate::coordinator::RouteTaken::Backend
-            | crate::coordinator::RouteTaken::RefusedNoTty
-            | crate::coordinator::RouteTaken::RefusedAssistantTarget
-            | crate::coordinator::RouteTaken::InvalidStaticAnswer => false,
+            crate::model::coordinator::RouteTaken::Cached => true,
+            crate::model::coordinator::RouteTaken::Static
+            | crate::model::coordinator::RouteTaken::Prompter
+            | crate::model::coordinator::RouteTaken::Backend
+            | crate::model::coordinator::RouteTaken::RefusedNoTty
+            | crate::model::coordinator::RouteTaken::RefusedAssistantTarget
+            | crate::model::coordinator::RouteTaken::InvalidStaticAnswer => false,
         };
         if cached && first != pair {
             out.push(diag(
@@ -1522,7 +1522,7 @@ mod tests {
         if let Some(tool) = s.tools.values_mut().next() {
             tool.questions.insert(
                 "never_asked".to_owned(),
-                crate::tool::QuestionConfig {
+                crate::model::tool::QuestionConfig {
                     prompt_label: Some("Labelled".to_owned()),
                     ..Default::default()
                 },

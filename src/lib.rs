@@ -6,50 +6,44 @@
 //! (the inquiry backend) and the RFD 004/005 draft (first-class inquiry
 //! events).
 //!
-//! The modules mirror the spec's concepts:
+//! The spec core stands apart from the tooling around it, bottom up:
 //!
-//! - [`wire`]: the persisted event vocabulary and its serde (RFD 082
-//!   "`InquiryResponse` serialization", RFD 083 step 5), and the streaming
-//!   reader and writer of whole stream files.
+//! - The vocabulary both sides share: [`wire`] (the persisted event
+//!   vocabulary and its serde, RFD 082 "`InquiryResponse` serialization",
+//!   RFD 083 step 5, and the streaming reader and writer of whole stream
+//!   files), [`profile`] (the rule set of each RFD stage, as values),
+//!   [`rule`] (the `CHECK-*` and `INV-*` rule IDs as one type) and
+//!   [`predicates`] (what the model and the oracle both decide: an answer
+//!   fits its question, `ask_user`'s question shape).
+//! - [`model`]: the normative model and nothing else (the recording
+//!   lifecycle, routing, `ask_user`, the inquiry backend, the prompter's
+//!   presentation, configuration, the built-ins, the turn cache's keys);
+//!   `src/model/README.md` maps each file to its RFD sections.
 //! - [`stream`]: turns (the boundary decided once, `stream::turns`),
 //!   inquiry pairing, turn-scoped `sanitize`, the provider view (RFD 082
 //!   Phase 3, RFD 004/005 draft).
-//! - [`tool`]: in-flight tool types and provenance resolution (RFD 028,
-//!   082, 083).
-//! - [`routing`]: the RFDs' decision tables as pure functions
-//!   (`spec/tables/`).
-//! - [`inquiry`]: the RFD 028 inquiry backend as the trace sees it.
-//! - [`coordinator`]: the recording lifecycle as a state machine.
-//! - [`profile`]: the rule set of each RFD stage, as values.
-//! - [`ask_user`], [`prompt`], [`config`]: RFD 083's built-in, the
-//!   prompter's presentation, tool configuration.
-//! - [`builtins`]: the built-in registry (RFD 083 `builtins::all()`).
-//! - [`cache_key`]: the turn cache's keys (RFD 082).
-//! - [`scenario`]: the input language and `scenario::run(&Scenario) -> Trace`.
-//! - [`check`]: the oracle over persisted streams (`CHECK-*`); it never
-//!   needs the model, so it judges any implementation's streams.
-//! - [`invariants`]: the invariants of the model's runs (`INV-*`).
-//! - [`rule`]: the `CHECK-*` and `INV-*` rule IDs as one type.
-//! - [`predicates`]: the predicates the model and the oracle share (an
-//!   answer fits its question, `ask_user`'s question shape), on the
-//!   persisted types.
-//! - [`conformance`]: the conformance runner and vectors.
+//! - The tooling on top: [`scenario`] (the input language and
+//!   `scenario::run(&Scenario) -> Trace`), [`check`] (the oracle over
+//!   persisted streams, `CHECK-*`; it never needs the model, so it judges
+//!   any implementation's streams), [`invariants`] (the invariants of the
+//!   model's runs, `INV-*`), [`conformance`] (the conformance runner and
+//!   vectors), [`masks`] (how commands print secrets) and [`review`] (RFD
+//!   amendments, the RFD text check, profile diffs and their pictures).
 //!
 //! Behind the `testkit` feature (on by default through `cli`):
 //!
 //! - [`generate`]: the generators, written once against one choice
 //!   interface, with four drivers (proptest, fuzz bytes, seeded sampling,
-//!   exhaustive enumeration). Not `gen`: a reserved word in Rust 2024.
-//! - [`explore`], [`amend`]: exhaustive small-scope exploration, profile
-//!   diffs and the invariant matrix.
+//!   exhaustive enumeration), and a seeded corpus of streams in the on-disk
+//!   shape of real pre-082 conversations. Not `gen`: a reserved word in
+//!   Rust 2024.
+//! - [`explore`], `review::amend`: exhaustive small-scope exploration,
+//!   profile diffs and the invariant matrix.
 //! - `conformance::check_generated` and the generated vectors (the rest of
 //!   [`conformance`], the runner and the vector format, is always there).
 //! - [`testkit`]: wrong implementations (the coordinator's faults, a
 //!   faulty repair), kept out of the spec core, for the fault matrix and
 //!   the wrong-implementation suites.
-//! - [`corpus`]: a seeded corpus of streams in the on-disk shape of real
-//!   pre-082 conversations (`tests/corpus/jp-like/`), for the tests that
-//!   would otherwise need real streams.
 //! - `fuzzing`: the cargo-fuzz entry points (hidden from the docs: they are
 //!   for `fuzz/`, not for library users).
 //!
@@ -144,17 +138,8 @@
 
 #[cfg(test)]
 mod alloc_count;
-#[cfg(feature = "testkit")]
-pub mod amend;
-pub mod ask_user;
-pub mod builtins;
-pub mod cache_key;
 pub mod check;
-pub mod config;
 pub mod conformance;
-pub mod coordinator;
-#[cfg(feature = "testkit")]
-pub mod corpus;
 #[cfg(feature = "testkit")]
 pub mod explore;
 #[cfg(feature = "testkit")]
@@ -162,22 +147,17 @@ pub mod explore;
 pub mod fuzzing;
 #[cfg(feature = "testkit")]
 pub mod generate;
-pub mod inquiry;
 pub mod invariants;
 pub mod masks;
-pub mod mermaid;
+pub mod model;
 pub mod predicates;
 pub mod profile;
-pub mod profile_file;
-pub mod prompt;
-pub mod rfd_check;
-pub mod routing;
+pub mod review;
 pub mod rule;
 pub mod scenario;
 pub mod stream;
 #[cfg(feature = "testkit")]
 pub mod testkit;
-pub mod tool;
 pub mod wire;
 #[cfg(feature = "testkit")]
 mod words;

@@ -20,9 +20,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use crate::model::tool::Outcome;
 use crate::scenario::{BackendReply, PrompterReply, Trace};
 use crate::stream::secrets::{Masks, secret_requests};
-use crate::tool::Outcome;
 use crate::wire::{Event, EventKind, InquiryResponse};
 
 /// A trace with its secret answers masked, and the masks given.

@@ -1,7 +1,7 @@
 //! The predicates the model and the oracle both decide, stated once on the
 //! persisted vocabulary, so that the oracle ([`crate::check`]) reads them
-//! without importing the model, and the model ([`crate::routing`],
-//! [`crate::ask_user`]) decides with the very same code.
+//! without importing the model, and the model ([`crate::model::routing`],
+//! [`crate::model::ask_user`]) decides with the very same code.
 //!
 //! - [`answer_fits`]: whether an answer fits its question's answer type
 //!   and options (rule `LIFE-ANSWER-SHAPE` on the model's side,

@@ -25,24 +25,24 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::ask_user;
-use crate::config::{
+use crate::model::ask_user;
+use crate::model::config::{
     self, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
     PartialToolConfig, Toggle, ToolConfig,
 };
 #[cfg(feature = "testkit")]
-use crate::coordinator::state_key::hash_serialized;
-use crate::coordinator::{
+use crate::model::coordinator::state_key::hash_serialized;
+use crate::model::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken, RunPolicy,
     ToolSpec,
 };
-use crate::inquiry::BackendCall;
-use crate::profile::{ProfileName, ResponseForm, Rules, SeparatorPolicy};
-use crate::prompt::Presentation;
-use crate::routing::{self, InquiryErrorKind, PrompterFailure, TokenCause};
-use crate::tool::{
+use crate::model::inquiry::BackendCall;
+use crate::model::prompt::Presentation;
+use crate::model::routing::{self, InquiryErrorKind, PrompterFailure, TokenCause};
+use crate::model::tool::{
     Answers, BuiltinHook, Outcome, Question, QuestionConfig, ToolSource, inquiry_source_under,
 };
+use crate::profile::{ProfileName, ResponseForm, Rules, SeparatorPolicy};
 use crate::wire::{Event, EventKind, InquiryResponse};
 
 fn yes() -> bool {
@@ -115,7 +115,7 @@ pub struct ToolSetup {
     pub questions: IndexMap<String, QuestionConfig>,
     /// The permission policy, when this layer sets it; unset, the layers
     /// below decide (`ask_user`'s registration: unattended; no layer: ask,
-    /// [`crate::config`]).
+    /// [`crate::model::config`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunPolicy>,
     /// The result-delivery policy, when this layer sets it: `ask` shows the
@@ -625,7 +625,7 @@ impl ToolSetup {
 
     /// This tool's entry in the user's configuration
     /// (`conversation.tools.<key>`): what the scenario sets and nothing
-    /// more, so that [`crate::config`] layers it over the built-ins exactly
+    /// more, so that [`crate::model::config`] layers it over the built-ins exactly
     /// as it layers any user's file (RFD 083 Phase 1 step 3).
     ///
     /// `source` is the configuration's string form of the executor's kind:
@@ -1566,7 +1566,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 };
                 let outcome = match (&executor, &setup.program) {
                     (Err(_), _) => Outcome::Error {
-                        message: crate::routing::messages::tool_not_found(name),
+                        message: crate::model::routing::messages::tool_not_found(name),
                         transient: false,
                     },
                     (Ok(_), Program::Script { asks, finish }) => {

@@ -3,7 +3,7 @@
 //! or the conformance vectors exist to catch (rule `INV-FAULTS-CAUGHT`).
 //!
 //! - [`faults`]: the coordinator's faults ([`Faults`]), committed by a
-//!   wrapper around [`crate::coordinator::Coordinator`] that edits its
+//!   wrapper around [`crate::model::coordinator::Coordinator`] that edits its
 //!   inputs, its effects and its turn state between steps.
 //! - [`sanitize`]: a faulty repair ([`sanitize_across_turns`]), the
 //!   pre-082 repair RFD 082 Phase 3 replaces.

@@ -16,10 +16,10 @@ use super::{
     EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS, EXPLAIN_JSON_VERSION, EXPLORE_JSON_VERSION,
     GlobalArgs, TextOrJson,
 };
-use crate::amend;
 use crate::conformance;
 use crate::explore::{self, Family};
-use crate::profile_file::RuleSet;
+use crate::review::amend;
+use crate::review::profile_file::RuleSet;
 use crate::scenario::{self, Scenario, ScenarioError};
 
 /// The rule catalog, compiled in so `explain` works from any directory.

@@ -10,7 +10,7 @@ use clap::error::ErrorKind;
 
 use crate::check::ProfileMode;
 use crate::profile::ProfileName;
-use crate::profile_file::{self, RuleSet};
+use crate::review::profile_file::{self, RuleSet};
 
 /// Reads a profile argument: a built-in name, else a file.
 pub(crate) fn read_rule_set(value: &str) -> Result<RuleSet, String> {

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
-use crate::profile_file::RuleSet;
-use crate::rfd_check;
+use crate::review::profile_file::RuleSet;
+use crate::review::rfd_check;
 
 /// `inquiry-model rfd-check`.
 #[derive(Args, Debug)]

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::observe::{Observed, Prompt};
-use crate::coordinator::ResponseKind;
+use crate::model::coordinator::ResponseKind;
 use crate::scenario::{Program, Scenario};
 
 /// How a field is compared.

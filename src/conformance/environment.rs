@@ -16,9 +16,9 @@
 use proptest::strategy::{BoxedStrategy, Just, Strategy, ValueTree};
 use serde_json::{Value, json};
 
+use crate::model::prompt::InputKind;
+use crate::model::routing::{InquiryErrorKind, TokenCause};
 use crate::profile::ProfileName;
-use crate::prompt::InputKind;
-use crate::routing::{InquiryErrorKind, TokenCause};
 use crate::scenario::{self, BackendReply, PrompterReply, Scenario};
 
 /// Which prompter answers the environment can give.
@@ -145,7 +145,7 @@ fn fit_backend(env: &Environment, reply: &BackendReply, k: usize) -> BackendRepl
         BackendReply::Cancelled { cause } if env.token_causes.contains(cause) => {
             return reply.clone();
         }
-        BackendReply::Cancelled { cause } => crate::routing::token_error(*cause),
+        BackendReply::Cancelled { cause } => crate::model::routing::token_error(*cause),
         BackendReply::Error { error } => *error,
     };
     if env.backend_errors.contains(&error) {
@@ -295,7 +295,7 @@ pub fn towards_prompt(mut s: Scenario) -> Scenario {
     s.tty = true;
     for tool in s.tools.values_mut() {
         for config in tool.questions.values_mut() {
-            config.target = crate::tool::QuestionTarget::User;
+            config.target = crate::model::tool::QuestionTarget::User;
             config.answer = None;
         }
     }

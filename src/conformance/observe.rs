@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::coordinator::ResponseKind;
+use crate::model::coordinator::ResponseKind;
 use crate::scenario::Trace;
 use crate::wire::Stream;
 

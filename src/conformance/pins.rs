@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use super::Vector;
 use super::observe::comparable;
-use crate::coordinator::ResponseKind;
-use crate::routing::TokenCause;
+use crate::model::coordinator::ResponseKind;
+use crate::model::routing::TokenCause;
 use crate::scenario::{BackendReply, Scenario, Trace};
 
 /// One decision of the model that the RFDs leave open.
@@ -678,7 +678,7 @@ fn blank_one(cover: &Cover, o: &mut super::Observed) {
 /// `run = ask` tool run unasked). `None` when `skip` holds no such
 /// decision or the scenario cannot reach it.
 pub fn alternative(skip: &BTreeSet<Pin>, scenario: &Scenario) -> Option<Scenario> {
-    use crate::coordinator::RunPolicy;
+    use crate::model::coordinator::RunPolicy;
     use crate::scenario::PermissionReply;
     if !skip.contains(&Pin::PermissionPromptNoTerminal)
         || scenario.tty

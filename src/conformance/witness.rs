@@ -35,7 +35,7 @@ use serde_json::Value;
 use super::compare::{self, Divergence};
 use super::observe::{Observed, Prompt};
 use super::pins::Pin;
-use crate::coordinator::ResponseKind;
+use crate::model::coordinator::ResponseKind;
 use crate::scenario::{self, ChoicePoint, RunOptions, Scenario, ScenarioError, Scheduler};
 
 /// Who orders the implementation's parallel work.

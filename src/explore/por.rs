@@ -72,9 +72,9 @@
 //! (Mazurkiewicz trace) of the independence, and cuts a prefix whose every
 //! pending step sleeps ([`Stats::blocked`]).
 
-use crate::cache_key::CacheKey;
 use crate::check::Diagnostic;
 use crate::invariants::{StepChecker, StreamMemo, check_trace_memo};
+use crate::model::cache_key::CacheKey;
 use crate::scenario::machine::{Machine, StepInfo, StepKind};
 use crate::scenario::{RunOptions, Scenario, ScenarioError, Trace};
 

@@ -49,9 +49,9 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use serde::Serialize;
 
 use crate::check::Diagnostic;
-use crate::coordinator::Coordinator;
-use crate::coordinator::state_key::hash_serialized;
 use crate::invariants::{StepChecker, StreamMemo, check_trace_memo};
+use crate::model::coordinator::Coordinator;
+use crate::model::coordinator::state_key::hash_serialized;
 use crate::scenario::{self, ChoicePoint, RunOptions, Scenario, ScenarioError, Scheduler, Trace};
 
 /// What the search hashes at a choice to recognise a state already

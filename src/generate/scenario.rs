@@ -35,17 +35,17 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::choice::{self, Bytes, Choices, Seeded, slots};
-use crate::config::PartialEnable;
-use crate::coordinator::{Call, RunPolicy};
+use crate::model::config::PartialEnable;
+use crate::model::coordinator::{Call, RunPolicy};
+use crate::model::routing::{InquiryErrorKind, PrompterFailure, TokenCause};
+use crate::model::tool::{
+    AnswerReusePolicy, AnswerType, BuiltinHook, Question, QuestionConfig, QuestionTarget,
+    ToolSource,
+};
 use crate::profile::ProfileName;
-use crate::routing::{InquiryErrorKind, PrompterFailure, TokenCause};
 use crate::scenario::{
     AssistantTarget, BackendReply, DeliveryReply, Finish, PermissionReply, Program, PrompterReply,
     Scenario, ScriptedAsk, ToolSetup, TurnScript,
-};
-use crate::tool::{
-    AnswerReusePolicy, AnswerType, BuiltinHook, Question, QuestionConfig, QuestionTarget,
-    ToolSource,
 };
 
 /// The choices a proptest-driven scenario reads: more than a scenario

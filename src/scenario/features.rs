@@ -17,13 +17,13 @@ use serde::Serialize;
 use super::{
     BackendReply, DeliveryReply, PermissionReply, Program, PrompterReply, Scenario, Trace,
 };
-use crate::config::Toggle;
-use crate::coordinator::RunPolicy;
-use crate::profile::ProfileName;
-use crate::routing::{InquiryErrorKind, PrompterFailure, TokenCause, validate_answer};
-use crate::tool::{
+use crate::model::config::Toggle;
+use crate::model::coordinator::RunPolicy;
+use crate::model::routing::{InquiryErrorKind, PrompterFailure, TokenCause, validate_answer};
+use crate::model::tool::{
     AnswerReusePolicy, AnswerType, BuiltinHook, Outcome, QuestionTarget, ToolSource,
 };
+use crate::profile::ProfileName;
 
 /// One thing a scenario can say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -7,11 +7,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::cache_key::CacheKey;
-use crate::coordinator::{Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken};
+use crate::model::cache_key::CacheKey;
+use crate::model::coordinator::{
+    Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken,
+};
+use crate::model::routing;
+use crate::model::tool::{AnswerReusePolicy, Outcome, Question};
 use crate::profile::{RecordScope, Rules};
-use crate::routing;
-use crate::tool::{AnswerReusePolicy, Outcome, Question};
 use crate::wire::{Event, EventKind, InquiryAnswerReusePolicy, InquiryResponse, Opaque};
 
 /// Faults the model can be told to commit, so that tests can show each
@@ -118,7 +120,7 @@ impl FaultState {
         h.write_usize(held.len());
         for (call, event) in held {
             h.write_usize(*call);
-            crate::coordinator::state_key::hash_serialized(event, h);
+            crate::model::coordinator::state_key::hash_serialized(event, h);
         }
         h.write_usize(*dropped);
     }

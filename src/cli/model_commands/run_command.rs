@@ -93,9 +93,9 @@ pub(crate) fn run_command(args: RunArgs) -> i32 {
     };
     if args.format == RunFormat::Mermaid {
         let drawn = if args.reveal_secrets {
-            crate::mermaid::sequence_revealed(&s, rules)
+            crate::review::mermaid::sequence_revealed(&s, rules)
         } else {
-            crate::mermaid::sequence(&s, rules)
+            crate::review::mermaid::sequence(&s, rules)
         };
         return match drawn {
             Ok(d) => {

@@ -1,10 +1,10 @@
 //! Shared helpers for the scenario tests.
 
 use indexmap::IndexMap;
-use inquiry_model::coordinator::{Coordinator, RunPolicy, ToolSpec};
+use inquiry_model::model::coordinator::{Coordinator, RunPolicy, ToolSpec};
+use inquiry_model::model::tool::ToolSource;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, Scenario, Trace};
-use inquiry_model::tool::ToolSource;
 use inquiry_model::wire::{CancellationReason, Event, InquiryRequest, InquiryResponse};
 use serde_json::Value;
 

@@ -15,8 +15,8 @@ use inquiry_model::conformance::{
     Attempt, Implementation, ImplementationError, Model, Observed, curated,
 };
 use inquiry_model::generate::scenario::scenario_under;
+use inquiry_model::model::routing::InquiryErrorKind;
 use inquiry_model::profile::ProfileName;
-use inquiry_model::routing::InquiryErrorKind;
 use inquiry_model::scenario::{BackendReply, Scenario};
 use inquiry_model::testkit::Faults;
 use proptest::prelude::*;

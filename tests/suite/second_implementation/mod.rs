@@ -12,17 +12,17 @@
 //! persisted shapes (RFD 082 step 5), cache eligibility (RFD 083 step 6).
 
 use indexmap::IndexMap;
-use inquiry_model::ask_user;
-use inquiry_model::config::ToolConfig;
 use inquiry_model::conformance::{Implementation, ImplementationError, Observed, Recorder};
-use inquiry_model::coordinator::{Call, ResponseKind, RunPolicy};
+use inquiry_model::model::ask_user;
+use inquiry_model::model::config::ToolConfig;
+use inquiry_model::model::coordinator::{Call, ResponseKind, RunPolicy};
+use inquiry_model::model::tool::{
+    AnswerReusePolicy, AnswerType, BuiltinHook, Outcome, Question, QuestionTarget, ToolSource,
+};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{
     BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario, ScriptedAsk,
     configured_tools,
-};
-use inquiry_model::tool::{
-    AnswerReusePolicy, AnswerType, BuiltinHook, Outcome, Question, QuestionTarget, ToolSource,
 };
 use inquiry_model::wire::{
     CancellationReason, Event, EventKind, InquiryId, InquiryRequest, InquiryResponse,
@@ -263,7 +263,7 @@ impl Run<'_> {
                     },
                     Ok(_) | Err(_) => None,
                 };
-                use inquiry_model::routing::InquiryErrorKind as K;
+                use inquiry_model::model::routing::InquiryErrorKind as K;
                 match (answer, structured) {
                     (Some(a), _) => self.answered(i, &q, id, a, false),
                     (None, Err(Some(K::Cancelled))) => {

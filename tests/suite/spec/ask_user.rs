@@ -4,9 +4,9 @@
 //! and the pre-083 `Question` compatibility of RFD 083 Phase 1 step 1.
 
 use indexmap::IndexMap;
-use inquiry_model::ask_user::{self, Arguments, AskUserError};
-use inquiry_model::config::{ConfigSource, PartialToolConfig, effective_tools};
-use inquiry_model::tool::{
+use inquiry_model::model::ask_user::{self, Arguments, AskUserError};
+use inquiry_model::model::config::{ConfigSource, PartialToolConfig, effective_tools};
+use inquiry_model::model::tool::{
     AnswerReusePolicy, AnswerType, Answers, BuiltinHook, Outcome, Question, ToolSource,
     resolve_inquiry_source,
 };

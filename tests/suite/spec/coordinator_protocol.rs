@@ -9,10 +9,10 @@ use std::collections::BTreeSet;
 
 use common::coordinator_under;
 use indexmap::IndexMap;
-use inquiry_model::coordinator::{Call, Coordinator, Input, ResponseKind};
+use inquiry_model::model::coordinator::{Call, Coordinator, Input, ResponseKind};
+use inquiry_model::model::tool::ToolSource;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, RunOptions, Scenario};
-use inquiry_model::tool::ToolSource;
 
 /// Rule CONF-KIND-NAMES: every response kind's name is the one
 /// `spec/vector-format.md` lists for the `kind` field of

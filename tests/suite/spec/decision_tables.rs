@@ -4,9 +4,9 @@
 //! The tables are parsed from the Markdown a reviewer reads, so a change to
 //! either side that the other does not follow fails here.
 
+use inquiry_model::model::routing::{self, InquiryErrorKind, NonAnswer, Route};
+use inquiry_model::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use inquiry_model::profile::ProfileName;
-use inquiry_model::routing::{self, InquiryErrorKind, NonAnswer, Route};
-use inquiry_model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use inquiry_model::wire::{CancellationReason, ClosesQuestions};
 
 /// The rows of the first Markdown table in a file, as cells.
@@ -199,7 +199,7 @@ fn non_answer_response_table_matches_spec() {
             .iter()
             .find(|r| r[0] == name)
             .unwrap_or_else(|| panic!("no row for {name}"));
-        let got = inquiry_model::coordinator::non_answer_response(why, "t", "q");
+        let got = inquiry_model::model::coordinator::non_answer_response(why, "t", "q");
         assert_eq!(got.kind.as_str(), row[1], "{name}");
         assert_eq!(got.kind.is_error().to_string(), row[2], "{name}");
     }
@@ -388,7 +388,7 @@ fn model_non_answers_follow_the_reason_classes() {
     for (name, why) in NON_ANSWERS {
         let reason = routing::cancellation_reason(why);
         let class = reason.class().expect("the model writes known reasons");
-        let response = inquiry_model::coordinator::non_answer_response(why, "t", "q");
+        let response = inquiry_model::model::coordinator::non_answer_response(why, "t", "q");
         if class.fails_tool {
             assert!(response.kind.is_error(), "{name}: {reason} fails the tool");
         }

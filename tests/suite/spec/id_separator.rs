@@ -11,14 +11,14 @@
 //! amendment `spec/profiles/examples/question-id-without-separator.json`
 //! removes it and changes nothing else.
 
-use inquiry_model::amend::{self, diff_profiles, regressions, run_under};
 use inquiry_model::check::Diagnostic;
 use inquiry_model::generate::scenario::{sample, scenario_under, size};
 use inquiry_model::invariants::{
     SEPARATOR_FLAW, cache_keys_unique, check_trace, holds_separator, ids_unique,
 };
 use inquiry_model::profile::ProfileName::{self, Rfd082, Rfd083};
-use inquiry_model::profile_file::{self, RuleSet};
+use inquiry_model::review::amend::{self, diff_profiles, regressions, run_under};
+use inquiry_model::review::profile_file::{self, RuleSet};
 use inquiry_model::rule::Rule;
 use inquiry_model::scenario::{self, Scenario};
 use proptest::prelude::*;

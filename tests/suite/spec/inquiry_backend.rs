@@ -4,11 +4,11 @@
 use crate::common;
 
 use common::*;
-use inquiry_model::inquiry::{BackendAnswerType, BackendCall, BackendQuestion, schema};
+use inquiry_model::model::inquiry::{BackendAnswerType, BackendCall, BackendQuestion, schema};
+use inquiry_model::model::routing::{AnswerMismatch, InquiryErrorKind, validate_answer};
+use inquiry_model::model::tool::{AnswerType, Question};
 use inquiry_model::profile::ProfileName;
-use inquiry_model::routing::{AnswerMismatch, InquiryErrorKind, validate_answer};
 use inquiry_model::scenario::Scenario;
-use inquiry_model::tool::{AnswerType, Question};
 use inquiry_model::wire::{CancellationReason, EventKind, InquiryResponse};
 use serde_json::json;
 

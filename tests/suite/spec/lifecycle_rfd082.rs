@@ -5,9 +5,11 @@ use crate::common;
 
 use common::*;
 use indexmap::IndexMap;
-use inquiry_model::coordinator::{Call, Coordinator, Effect, Input, RunPolicy, ToolSpec};
+use inquiry_model::model::coordinator::{Call, Coordinator, Effect, Input, RunPolicy, ToolSpec};
+use inquiry_model::model::tool::{
+    BuiltinHook, Outcome, Question, ToolSource, resolve_inquiry_source,
+};
 use inquiry_model::profile::ProfileName;
-use inquiry_model::tool::{BuiltinHook, Outcome, Question, ToolSource, resolve_inquiry_source};
 use inquiry_model::wire::{CancellationReason, InquiryId, InquiryResponse, InquirySource};
 use serde_json::{Value, json};
 

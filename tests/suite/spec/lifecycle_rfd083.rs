@@ -366,7 +366,7 @@ fn legacy_provenance_is_the_tool_name() {
         sources(&rfd082),
         [InquirySource::Assistant, InquirySource::tool("plain")]
     );
-    let report = inquiry_model::amend::diff_profiles(
+    let report = inquiry_model::review::amend::diff_profiles(
         inquiry_model::profile::ProfileName::Legacy,
         inquiry_model::profile::ProfileName::Rfd082,
         &[scenario(v("legacy"))],
@@ -406,7 +406,7 @@ fn persistence_none_skips_the_cache_read() {
     assert!(
         !t.resolutions
             .iter()
-            .any(|r| r.route == inquiry_model::coordinator::RouteTaken::Cached)
+            .any(|r| r.route == inquiry_model::model::coordinator::RouteTaken::Cached)
     );
 
     let faulty = inquiry_model::scenario::run_with(

@@ -253,7 +253,7 @@ fn diff_profiles_never_prints_a_secret_answer() {
     // persists (its event line quotes it) and `rfd082` redacts.
     let scenario: inquiry_model::scenario::Scenario =
         serde_json::from_str(&secret_scenario("rfd082", true)).expect("a scenario");
-    let report = inquiry_model::amend::diff_profiles(
+    let report = inquiry_model::review::amend::diff_profiles(
         inquiry_model::profile::ProfileName::Legacy,
         inquiry_model::profile::ProfileName::Rfd082,
         &[scenario],

@@ -4,11 +4,11 @@
 //! no-echo input).
 
 use indexmap::IndexMap;
-use inquiry_model::ask_user;
-use inquiry_model::config::effective_tools;
+use inquiry_model::model::ask_user;
+use inquiry_model::model::config::effective_tools;
+use inquiry_model::model::prompt::{InputKind, Presentation, present};
+use inquiry_model::model::tool::{AnswerReusePolicy, AnswerType, Outcome, Question};
 use inquiry_model::profile::{ProfileName, Rules};
-use inquiry_model::prompt::{InputKind, Presentation, present};
-use inquiry_model::tool::{AnswerReusePolicy, AnswerType, Outcome, Question};
 use proptest::prelude::*;
 use serde_json::json;
 

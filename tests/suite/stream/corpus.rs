@@ -4,11 +4,11 @@
 
 use crate::external;
 
-use inquiry_model::corpus::{COMMITTED_SEED, jp_like};
+use inquiry_model::generate::corpus::{COMMITTED_SEED, jp_like};
 use serde_json::Value;
 
 /// Rule: WIRE-CORPUS — the committed files are byte for byte what
-/// `inquiry_model::corpus` writes from `COMMITTED_SEED` (`make corpus`
+/// `inquiry_model::generate::corpus` writes from `COMMITTED_SEED` (`make corpus`
 /// rewrites them), and there are no others.
 #[test]
 fn committed_corpus_is_the_generators_output() {

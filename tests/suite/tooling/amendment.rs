@@ -2,8 +2,8 @@
 //! name, each as its own class; a profile diffed against itself shows
 //! nothing; the invariant matrix shows what each stage breaks and is current.
 
-use inquiry_model::amend::{self, DiffReport, diff_profiles, invariants};
 use inquiry_model::profile::ProfileName::{self, Legacy, Rfd082, Rfd083};
+use inquiry_model::review::amend::{self, DiffReport, diff_profiles, invariants};
 use inquiry_model::scenario::{self, PrompterReply, Scenario};
 use std::sync::OnceLock;
 

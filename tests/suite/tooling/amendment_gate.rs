@@ -7,12 +7,12 @@
 use crate::binary;
 
 use binary::{code, run, stderr, stdout};
-use inquiry_model::amend::{self, regressions};
-use inquiry_model::mermaid;
+use inquiry_model::model::tool::AnswerType;
 use inquiry_model::profile::ProfileName::{Legacy, Rfd082, Rfd083};
-use inquiry_model::profile_file::{self, RuleSet};
+use inquiry_model::review::amend::{self, regressions};
+use inquiry_model::review::mermaid;
+use inquiry_model::review::profile_file::{self, RuleSet};
 use inquiry_model::scenario::Scenario;
-use inquiry_model::tool::AnswerType;
 
 const DROPPED: &str = "spec/profiles/examples/secret-type-dropped.json";
 

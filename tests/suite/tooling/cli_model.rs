@@ -113,7 +113,7 @@ fn run_rejects_bad_scenarios_clearly() {
 /// classes are written here by hand, one per way to fail.
 #[test]
 fn unacceptable_scenarios_and_model_crashes_are_told_apart() {
-    use inquiry_model::coordinator::CoordinatorError;
+    use inquiry_model::model::coordinator::CoordinatorError;
     use inquiry_model::scenario::{self, Scenario, ScenarioError};
     let parse = |text: &str| -> Scenario { serde_json::from_str(text).unwrap() };
     let mcp_asks = parse(

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeSet;
 
-use inquiry_model::amend;
 use inquiry_model::conformance::{OutsideCore, PINS, core_scenario, outside_core};
+use inquiry_model::review::amend;
 use inquiry_model::scenario::{Scenario, features::Feature};
 use serde_json::{Value, json};
 

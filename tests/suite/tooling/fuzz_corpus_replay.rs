@@ -15,10 +15,10 @@ use arbitrary::Unstructured;
 use inquiry_model::fuzzing::response_oracle::{self as oracle, Expected, Rejection};
 use inquiry_model::fuzzing::{self, TARGETS, seeds};
 use inquiry_model::generate;
+use inquiry_model::model::tool::{AnswerType, ToolSource};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, BackendReply, Program};
 use inquiry_model::stream;
-use inquiry_model::tool::{AnswerType, ToolSource};
 use inquiry_model::wire::{CancellationReason, EventKind, InquiryId, InquiryResponse, Stream};
 use serde_json::{Value, json};
 

@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use arbitrary::Unstructured;
-use inquiry_model::amend;
 use inquiry_model::fuzzing::seeds;
 use inquiry_model::generate;
+use inquiry_model::review::amend;
 use inquiry_model::scenario::{self, Scenario, features::Feature};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

@@ -38,7 +38,6 @@ const LAYERS: &[(&str, u8)] = &[
     ("generate", 7),
     ("invariants", 7),
     ("mermaid", 7),
-    ("corpus", 7),
     ("explore", 8),
     ("conformance", 8),
     ("fuzzing", 8),
@@ -73,7 +72,35 @@ fn layer(module: &str) -> Option<u8> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)
 }
 
-/// The top-level modules a line of Rust names through `crate::`.
+/// The folders that group modules without being one: `src/model/` (the
+/// spec core) and `src/review/` (the reviewer's tools). A module inside one
+/// is a node of its own.
+const WINGS: &[&str] = &["model", "review"];
+
+/// The modules a path after `crate::` names: a group's items, or the first
+/// segment (the one after a wing's name).
+fn path_modules(rest: &str, out: &mut Vec<String>) {
+    if let Some(group) = rest.strip_prefix('{') {
+        let end = group.find('}').unwrap_or(group.len());
+        for item in group[..end].split(',') {
+            path_modules(item.trim(), out);
+        }
+        return;
+    }
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    if name.is_empty() {
+        return;
+    }
+    match rest[name.len()..].strip_prefix("::") {
+        Some(inner) if WINGS.contains(&name.as_str()) => path_modules(inner, out),
+        _ => out.push(name),
+    }
+}
+
+/// The modules a line of Rust names through `crate::`.
 fn crate_paths(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = line;
@@ -85,29 +112,8 @@ fn crate_paths(line: &str) -> Vec<String> {
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '_');
         rest = &rest[at + "crate::".len()..];
-        if !standalone {
-            continue;
-        }
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            for item in group[..end].split(',') {
-                let name: String = item
-                    .trim()
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    out.push(name);
-                }
-            }
-        } else {
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                out.push(name);
-            }
+        if standalone {
+            path_modules(rest, &mut out);
         }
     }
     out
@@ -129,16 +135,23 @@ fn crate_graph() -> Graph {
                 continue;
             }
             let rel = path.strip_prefix(&src).expect("under src");
-            let first = rel.components().next().expect("a component");
-            let top = first
-                .as_os_str()
-                .to_str()
-                .expect("UTF-8 path")
-                .trim_end_matches(".rs")
-                .to_owned();
-            // The crate root and the binary are not modules of the graph.
-            if top == "lib" || top == "bin" {
+            let mut parts = rel.components().map(|c| {
+                c.as_os_str()
+                    .to_str()
+                    .expect("UTF-8 path")
+                    .trim_end_matches(".rs")
+            });
+            let mut top = parts.next().expect("a component").to_owned();
+            // The crate root, the binary and the wings' own files are not
+            // modules of the graph; a module inside a wing is.
+            if top == "lib"
+                || top == "bin"
+                || (WINGS.contains(&top.as_str()) && rel.components().count() == 1)
+            {
                 continue;
+            }
+            if WINGS.contains(&top.as_str()) {
+                top = parts.next().expect("a file inside the wing").to_owned();
             }
             let text = std::fs::read_to_string(&path).expect("a readable source");
             let node = graph.entry(top.clone()).or_default();
@@ -288,7 +301,7 @@ fn the_checks_catch_hand_made_cycles_and_upward_edges() {
 #[test]
 fn crate_paths_are_read_from_use_lines_groups_and_inline_paths() {
     assert_eq!(
-        crate_paths("use crate::routing::{self, Route};"),
+        crate_paths("use crate::model::routing::{self, Route};"),
         ["routing"]
     );
     assert_eq!(
@@ -296,8 +309,15 @@ fn crate_paths_are_read_from_use_lines_groups_and_inline_paths() {
         ["config", "wire"]
     );
     assert_eq!(
-        crate_paths("let x = crate::builtins::find(k).map(crate::config::registered_config);"),
+        crate_paths(
+            "let x = crate::model::builtins::find(k).map(crate::model::config::registered_config);"
+        ),
         ["builtins", "config"]
     );
+    assert_eq!(
+        crate_paths("use crate::model::{coordinator::Call, tool}; use crate::review::amend;"),
+        ["coordinator", "tool", "amend"]
+    );
+    assert_eq!(crate_paths("use crate::model::routing;"), ["routing"]);
     assert!(crate_paths("use my_crate::thing;").is_empty());
 }

@@ -57,10 +57,10 @@ fn the_selection_names_existing_files_and_tests() {
                 .split("::")
                 .collect();
             let exists = match parts[..] {
-                [module] => {
-                    root().join(format!("src/{module}.rs")).exists()
-                        || root().join(format!("src/{module}")).is_dir()
-                }
+                [module] => ["src", "src/model", "src/review"].iter().any(|dir| {
+                    root().join(format!("{dir}/{module}.rs")).exists()
+                        || root().join(format!("{dir}/{module}")).is_dir()
+                }),
                 [area, file] => root()
                     .join(format!("tests/suite/{area}/{file}.rs"))
                     .exists(),
@@ -72,12 +72,12 @@ fn the_selection_names_existing_files_and_tests() {
     // The modules the spec lives in are all covered.
     let covered = |f: &str| rows.iter().any(|(p, _)| f.starts_with(p.as_str()));
     for f in [
-        "src/routing.rs",
+        "src/model/routing.rs",
         "src/profile.rs",
-        "src/coordinator.rs",
-        "src/inquiry.rs",
-        "src/ask_user.rs",
-        "src/config.rs",
+        "src/model/coordinator.rs",
+        "src/model/inquiry.rs",
+        "src/model/ask_user.rs",
+        "src/model/config.rs",
         "src/wire.rs",
     ] {
         assert!(covered(f), "{f} has no selection");
@@ -103,24 +103,48 @@ fn outcomes(entries: &[(&str, &str, &str)]) -> String {
 #[test]
 fn the_table_merges_passes_and_scores_viable_mutants() {
     let first = outcomes(&[
-        ("src/routing.rs", "src/routing.rs:1:1: a", "CaughtMutant"),
-        ("src/routing.rs", "src/routing.rs:2:1: b", "MissedMutant"),
-        ("src/routing.rs", "src/routing.rs:3:1: c", "MissedMutant"),
-        ("src/routing.rs", "src/routing.rs:4:1: d", "Unviable"),
+        (
+            "src/model/routing.rs",
+            "src/model/routing.rs:1:1: a",
+            "CaughtMutant",
+        ),
+        (
+            "src/model/routing.rs",
+            "src/model/routing.rs:2:1: b",
+            "MissedMutant",
+        ),
+        (
+            "src/model/routing.rs",
+            "src/model/routing.rs:3:1: c",
+            "MissedMutant",
+        ),
+        (
+            "src/model/routing.rs",
+            "src/model/routing.rs:4:1: d",
+            "Unviable",
+        ),
         ("src/check/rules.rs", "src/check/rules.rs:5:1: e", "Timeout"),
     ]);
     let second = outcomes(&[
-        ("src/routing.rs", "src/routing.rs:2:1: b", "CaughtMutant"),
-        ("src/routing.rs", "src/routing.rs:3:1: c", "MissedMutant"),
+        (
+            "src/model/routing.rs",
+            "src/model/routing.rs:2:1: b",
+            "CaughtMutant",
+        ),
+        (
+            "src/model/routing.rs",
+            "src/model/routing.rs:3:1: c",
+            "MissedMutant",
+        ),
     ]);
     let mut all = parse_outcomes(&first).unwrap();
     all.extend(parse_outcomes(&second).unwrap());
     let merged = merge(all);
-    assert_eq!(merged["src/routing.rs:2:1: b"].fate, Fate::Caught);
-    assert_eq!(merged["src/routing.rs:3:1: c"].fate, Fate::Missed);
+    assert_eq!(merged["src/model/routing.rs:2:1: b"].fate, Fate::Caught);
+    assert_eq!(merged["src/model/routing.rs:3:1: c"].fate, Fate::Missed);
     let c = counts(&merged, &BTreeSet::new());
     assert_eq!(
-        c["routing"],
+        c["model/routing"],
         Counts {
             caught: 2,
             missed: 1,
@@ -130,16 +154,19 @@ fn the_table_merges_passes_and_scores_viable_mutants() {
         }
     );
     // 2 of 3 viable.
-    assert!((c["routing"].score().unwrap() - 200.0 / 3.0).abs() < 1e-9);
+    assert!((c["model/routing"].score().unwrap() - 200.0 / 3.0).abs() < 1e-9);
     assert_eq!(c["check/rules"].score(), Some(100.0));
     let t = table(&c);
-    assert!(t.contains("| routing | 2 | 1 | 0 | 1 | 0 | 66.7% |"), "{t}");
+    assert!(
+        t.contains("| model/routing | 2 | 1 | 0 | 1 | 0 | 66.7% |"),
+        "{t}"
+    );
     assert!(
         t.contains("| **total** | 2 | 1 | 0 | 1 | 1 | 75.0% |"),
         "{t}"
     );
     // The CI gate: routing is below 95%, check/rules is not.
-    assert_eq!(below(&c, Some(95.0)), ["routing"]);
+    assert_eq!(below(&c, Some(95.0)), ["model/routing"]);
     assert!(below(&c, Some(50.0)).is_empty());
     assert!(below(&c, None).is_empty());
     // A merge the other way round (whole suite first) gives the same.
@@ -163,17 +190,17 @@ fn the_table_job_finds_every_shard_of_a_downloaded_matrix() {
     for (folder, name, summary) in [
         (
             "mutants-shard-0/routing",
-            "src/routing.rs:1:1: a",
+            "src/model/routing.rs:1:1: a",
             "CaughtMutant",
         ),
         (
             "mutants-shard-1/routing",
-            "src/routing.rs:2:1: b",
+            "src/model/routing.rs:2:1: b",
             "MissedMutant",
         ),
         (
             "mutants-shard-1/routing-whole",
-            "src/routing.rs:2:1: b",
+            "src/model/routing.rs:2:1: b",
             "CaughtMutant",
         ),
         (
@@ -192,7 +219,10 @@ fn the_table_job_finds_every_shard_of_a_downloaded_matrix() {
     let all = read_outcomes(&[tmp.join("shards")]).unwrap();
     assert_eq!(all.len(), 4, "{all:?}");
     let c = counts(&merge(all), &BTreeSet::new());
-    assert_eq!((c["routing"].caught, c["routing"].missed), (2, 0));
+    assert_eq!(
+        (c["model/routing"].caught, c["model/routing"].missed),
+        (2, 0)
+    );
     assert_eq!(c["check/rules"].timeout, 1);
     assert!(below(&c, Some(95.0)).is_empty());
     // No outcome file at all is an error, never an empty table.
@@ -240,7 +270,7 @@ for a in "$@"; do [ "$prev" = -o ] && out=$a; prev=$a; done
 mkdir -p "$out/mutants.out"
 case "$*" in
   *" -F "*) : > "$out/mutants.out/missed.txt"; exit 0 ;;
-  *) echo 'src/routing.rs:9:5: replace f -> Option<(u8, [u8])> with None' > "$out/mutants.out/missed.txt"; exit 2 ;;
+  *) echo 'src/model/routing.rs:9:5: replace f -> Option<(u8, [u8])> with None' > "$out/mutants.out/missed.txt"; exit 2 ;;
 esac
 "#,
             log = log.display()
@@ -277,13 +307,13 @@ fn first_pass_runs(log: &str) -> Vec<&str> {
 /// escaped names, with no selection: the whole suite.
 #[test]
 fn the_script_selects_then_rechecks_survivors_with_the_whole_suite() {
-    let (code, log) = run_script("src/routing.rs", Some("1/4"));
+    let (code, log) = run_script("src/model/routing.rs", Some("1/4"));
     assert_eq!(code, 0, "{log}");
     let lines: Vec<&str> = log.lines().collect();
     assert_eq!(lines.len(), 3, "{log}");
     let first = lines[0];
     assert!(first.starts_with("mutants "), "{first}");
-    assert!(first.contains("--file src/routing.rs"), "{first}");
+    assert!(first.contains("--file src/model/routing.rs"), "{first}");
     assert!(first.contains("--shard 1/4"), "{first}");
     assert!(
         first.contains(
@@ -296,7 +326,9 @@ fn the_script_selects_then_rechecks_survivors_with_the_whole_suite() {
     assert!(!second.contains(" -- "), "{second}");
     assert!(!second.contains("--shard"), "{second}");
     assert!(
-        second.contains(r"-F ^src/routing\.rs:9:5: replace f -> Option<\(u8, \[u8\]\)> with None$"),
+        second.contains(
+            r"-F ^src/model/routing\.rs:9:5: replace f -> Option<\(u8, \[u8\]\)> with None$"
+        ),
         "{second}"
     );
     assert!(
@@ -315,7 +347,7 @@ fn the_script_selects_then_rechecks_survivors_with_the_whole_suite() {
 #[test]
 fn files_sharing_a_selection_share_one_run() {
     let (code, log) = run_script(
-        "src/stream.rs src/stream/pairing.rs src/routing.rs src/stream/sanitize.rs",
+        "src/stream.rs src/stream/pairing.rs src/model/routing.rs src/stream/sanitize.rs",
         None,
     );
     assert_eq!(code, 0, "{log}");
@@ -328,8 +360,12 @@ fn files_sharing_a_selection_share_one_run() {
     ] {
         assert!(runs[0].contains(&format!("--file {f}")), "{}", runs[0]);
     }
-    assert!(!runs[0].contains("src/routing.rs"), "{}", runs[0]);
-    assert!(runs[1].contains("--file src/routing.rs"), "{}", runs[1]);
+    assert!(!runs[0].contains("src/model/routing.rs"), "{}", runs[0]);
+    assert!(
+        runs[1].contains("--file src/model/routing.rs"),
+        "{}",
+        runs[1]
+    );
     assert!(!runs[1].contains("src/stream"), "{}", runs[1]);
 }
 

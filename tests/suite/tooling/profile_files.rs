@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use binary::{code, run, stderr, stdout};
-use inquiry_model::amend::{self, diff_profiles};
 use inquiry_model::profile::ProfileName::{self, Rfd082, Rfd083};
-use inquiry_model::profile_file::{self, Origin, RuleSet};
+use inquiry_model::review::amend::{self, diff_profiles};
+use inquiry_model::review::profile_file::{self, Origin, RuleSet};
 use serde_json::{Value, json};
 
 fn root() -> &'static Path {

@@ -8,10 +8,10 @@
 use crate::binary;
 
 use binary::{code, run, stderr, stdout};
-use inquiry_model::amend::{self, Class, diff_profiles};
-use inquiry_model::mermaid;
 use inquiry_model::profile::ProfileName::{self, Rfd082, Rfd083};
-use inquiry_model::profile_file::{self, RuleSet};
+use inquiry_model::review::amend::{self, Class, diff_profiles};
+use inquiry_model::review::mermaid;
+use inquiry_model::review::profile_file::{self, RuleSet};
 use inquiry_model::scenario::{self, Scenario};
 
 fn vector(name: &str) -> Scenario {

@@ -8,8 +8,8 @@ use crate::external;
 
 use binary::{code, run, stderr, stdout};
 use inquiry_model::profile::ProfileName::{self, Legacy, Rfd082, Rfd083};
-use inquiry_model::profile_file::{self, RuleSet};
-use inquiry_model::rfd_check::{self, RfdReport, TableKind, Verdict, check};
+use inquiry_model::review::profile_file::{self, RuleSet};
+use inquiry_model::review::rfd_check::{self, RfdReport, TableKind, Verdict, check};
 
 const RFD082: &str = "tests/rfd/rfd082-excerpt.md";
 const RFD083: &str = "tests/rfd/rfd083-excerpt.md";

@@ -58,7 +58,7 @@ fn slug(heading: &str) -> String {
 /// uses on an RFD's text).
 fn extract(rfd: &str, source: &str, text: &str) -> Vec<Block> {
     let mut per_section = std::collections::BTreeMap::<String, usize>::new();
-    inquiry_model::rfd_check::json_blocks(text)
+    inquiry_model::review::rfd_check::json_blocks(text)
         .into_iter()
         .map(|b| {
             let k = per_section.entry(b.section.clone()).or_default();

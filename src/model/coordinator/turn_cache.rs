@@ -1,5 +1,5 @@
 //! The turn's remembered answers and per-turn state (RFD 082 "Splitting the
-//! turn-cache state", `TurnState`). Keys are [`crate::cache_key::CacheKey`]'s.
+//! turn-cache state", `TurnState`). Keys are [`crate::model::cache_key::CacheKey`]'s.
 
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -12,10 +12,10 @@ pub enum TurnCache {
     /// RFD 082: one map per caller.
     Split {
         /// Tool-question answers, keyed `<tool_name>.<question_id>`
-        /// ([`crate::cache_key::CacheKey::Answer`]).
+        /// ([`crate::model::cache_key::CacheKey::Answer`]).
         remembered_tool_answers: IndexMap<String, Value>,
         /// Permission decisions, keyed `<tool_name>.__permission__`
-        /// ([`crate::cache_key::CacheKey::Permission`]).
+        /// ([`crate::model::cache_key::CacheKey::Permission`]).
         remembered_permission_decisions: IndexMap<String, Value>,
     },
     /// Pre-082: both callers share one map.

@@ -11,9 +11,9 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::model::routing::{self, InquiryErrorKind};
+use crate::model::tool::{AnswerType, Question};
 use crate::profile::Rules;
-use crate::routing::{self, InquiryErrorKind};
-use crate::tool::{AnswerType, Question};
 use crate::wire::{Event, EventKind, Opaque, ToolCallResponse};
 
 /// The answer types the backend can be asked for.

@@ -13,11 +13,11 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
-use crate::predicates::{self, TextFault};
-use crate::routing::{self, AnswerMismatch};
-use crate::tool::{
+use crate::model::routing::{self, AnswerMismatch};
+use crate::model::tool::{
     AnswerReusePolicy, AnswerType, Answers, BuiltinHook, Outcome, Question, ToolSource,
 };
+use crate::predicates::{self, TextFault};
 
 /// The tool's name and configuration key (`conversation.tools.ask_user`).
 pub const NAME: &str = "ask_user";

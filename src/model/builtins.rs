@@ -4,14 +4,14 @@
 //!
 //! Each built-in is listed once, with its executor, its kind (and so its
 //! provenance hook, RFD 082 Phase 1) and what it registers. Configuration
-//! reads the registry ([`crate::config`] turns a [`Registration`] into a
+//! reads the registry ([`crate::model::config`] turns a [`Registration`] into a
 //! configuration layer); the built-ins themselves know nothing of
 //! configuration, so no module below configuration imports it.
 
 use serde_json::Value;
 
-use crate::ask_user;
-use crate::tool::{Answers, Outcome, ToolSource};
+use crate::model::ask_user;
+use crate::model::tool::{Answers, Outcome, ToolSource};
 
 /// How a built-in registers itself, as the configuration layer under the
 /// user's (RFD 083 Phase 1 step 3).
@@ -77,7 +77,7 @@ mod tests {
         assert_eq!(
             found.source,
             ToolSource::Builtin {
-                hook: crate::tool::BuiltinHook::Assistant
+                hook: crate::model::tool::BuiltinHook::Assistant
             }
         );
         assert!(find("fs_read_file").is_none());

@@ -9,9 +9,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::predicates::{self, AnswerKind};
 use crate::profile::Rules;
-use crate::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::wire::CancellationReason;
 
 /// Whether a question may only be answered by a human (rule `LIFE-HUMAN-ONLY`):
@@ -56,7 +56,7 @@ pub fn is_secret(question: &Question, rules: &Rules) -> bool {
 /// Whether the prompter offers `y`/`Y`/`n`/`N` "remember for turn" (rule
 /// `LIFE-REMEMBER`; table `spec/tables/remember.md`): booleans only, and only
 /// where the cache would take the answer. The one place it is decided: the
-/// prompter's presentation ([`crate::prompt::present`]) and the cache write
+/// prompter's presentation ([`crate::model::prompt::present`]) and the cache write
 /// both ask here.
 pub fn remember_offered(question: &Question, rules: &Rules) -> bool {
     match question.answer_type {

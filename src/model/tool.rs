@@ -221,7 +221,7 @@ pub enum QuestionTarget {
 /// and its `result` (before the result goes to the model, rule
 /// `LIFE-DELIVERY-PROMPT`), as RFD 083 "Tool configuration" writes both
 /// (`run: Unattended`, `result: Unattended`). It has no default of its own:
-/// what an unset key means is [`crate::config`]'s to decide, once.
+/// what an unset key means is [`crate::model::config`]'s to decide, once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunPolicy {

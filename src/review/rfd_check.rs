@@ -25,10 +25,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::model::routing::{self, InquiryErrorKind, NonAnswer, Route};
+use crate::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::profile::{RecordScope, Rules};
-use crate::profile_file::RuleSet;
-use crate::routing::{self, InquiryErrorKind, NonAnswer, Route};
-use crate::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
+use crate::review::profile_file::RuleSet;
 use crate::wire::InquiryResponse;
 
 /// One fenced block of the RFD.

@@ -13,13 +13,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::check::Diagnostic;
-use crate::coordinator::RouteTaken;
 use crate::explore::{self, Family};
 use crate::generate::scenario as strategy;
 use crate::invariants::{INVARIANTS, check_step, check_trace};
-pub use crate::mermaid::event_line;
+use crate::model::coordinator::RouteTaken;
 use crate::profile::ProfileName;
-use crate::profile_file::RuleSet;
+pub use crate::review::mermaid::event_line;
+use crate::review::profile_file::RuleSet;
 use crate::scenario::strip::strip;
 use crate::scenario::{self, RunOptions, Scenario, Trace};
 use crate::stream;
@@ -678,9 +678,9 @@ pub struct DiffReport {
     pub to: String,
     /// What the old rule set's profile file says about itself (`None` for a
     /// built-in).
-    pub from_about: Option<crate::profile_file::About>,
+    pub from_about: Option<crate::review::profile_file::About>,
     /// What the new rule set's profile file says about itself.
-    pub to_about: Option<crate::profile_file::About>,
+    pub to_about: Option<crate::review::profile_file::About>,
     /// Scenarios run under both.
     pub scenarios: usize,
     /// Scenarios whose runs differ at all.
@@ -805,7 +805,7 @@ pub(crate) fn diff_profiles_with(
             (c, (n, s, a, b, evidence))
         })
         .collect();
-    let flipped = crate::profile_file::differing(&from.rules, &to.rules);
+    let flipped = crate::review::profile_file::differing(&from.rules, &to.rules);
     DiffReport {
         from: from.label.clone(),
         to: to.label.clone(),
@@ -930,7 +930,7 @@ impl Verdict {
             format!(
                 "#### `{}`: violated in {violating}\n\nSmallest counterexample: {d}\n\n{}\n<details><summary>scenario</summary>\n\n```json\n{scenario}\n```\n\nReplay, with the scenario saved as `{REPLAY_FILE}`: `{replay}`\n\n</details>\n",
                 self.rule,
-                crate::mermaid::fenced(&diagram)
+                crate::review::mermaid::fenced(&diagram)
             )
         } else {
             format!(
@@ -1080,8 +1080,8 @@ impl DiffReport {
             // where they sit.
             let draw = |set: &RuleSet| {
                 let sc = under(&c.smallest, set);
-                crate::mermaid::sequence(&sc, set.rules)
-                    .map(|d| crate::mermaid::fenced(&d))
+                crate::review::mermaid::sequence(&sc, set.rules)
+                    .map(|d| crate::review::mermaid::fenced(&d))
                     .unwrap_or_else(|e| format!("(the scenario cannot run: {e})\n"))
             };
             let details = format!(
@@ -1308,7 +1308,7 @@ pub(crate) fn invariants_with(
                 Verdict {
                     rule,
                     violating: n,
-                    diagram: crate::mermaid::sequence(&s, profile.rules).ok(),
+                    diagram: crate::review::mermaid::sequence(&s, profile.rules).ok(),
                     smallest: Some(s),
                     replay: Some(replay_command(&profile)),
                     example: Some(d),

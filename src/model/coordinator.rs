@@ -28,16 +28,16 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cache_key::CacheKey;
-use crate::inquiry::{self, BackendAnswerType, BackendCall, BackendQuestion};
-use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery};
-use crate::prompt;
-use crate::routing::{self, InquiryErrorKind, NonAnswer, Route};
-pub use crate::tool::RunPolicy;
-use crate::tool::{
+use crate::model::cache_key::CacheKey;
+use crate::model::inquiry::{self, BackendAnswerType, BackendCall, BackendQuestion};
+use crate::model::prompt;
+use crate::model::routing::{self, InquiryErrorKind, NonAnswer, Route};
+pub use crate::model::tool::RunPolicy;
+use crate::model::tool::{
     AnswerReusePolicy, AnswerType, Answers, Outcome, Question, QuestionConfig, QuestionTarget,
     ToolSource,
 };
+use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery};
 use crate::wire::{
     Event, EventKind, InquiryId, InquiryRequest, InquiryResponse, InquirySource, Opaque,
     ToolCallRequest, ToolCallResponse,

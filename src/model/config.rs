@@ -21,8 +21,8 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::builtins::{self, Builtin, Registration};
-use crate::tool::{QuestionConfig, QuestionTarget, RunPolicy, ToolSource};
+use crate::model::builtins::{self, Builtin, Registration};
+use crate::model::tool::{QuestionConfig, QuestionTarget, RunPolicy, ToolSource};
 
 /// Which CLI toggles may change a tool's `enable.state` (RFD 081 via RFD 083
 /// "Tool configuration").

@@ -6,10 +6,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::inquiry::BackendCall;
-use crate::prompt::Presentation;
-use crate::routing::InquiryErrorKind;
-use crate::tool::{Answers, Outcome};
+use crate::model::inquiry::BackendCall;
+use crate::model::prompt::Presentation;
+use crate::model::routing::InquiryErrorKind;
+use crate::model::tool::{Answers, Outcome};
 use crate::wire::{CancellationReason, Event, InquiryId, InquirySource};
 
 /// A tool call the assistant made.

@@ -15,9 +15,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::model::routing;
+use crate::model::tool::{AnswerType, Question};
 use crate::profile::Rules;
-use crate::routing;
-use crate::tool::{AnswerType, Question};
 
 /// The input widget the prompter uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

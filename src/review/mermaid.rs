@@ -11,10 +11,10 @@
 
 use serde_json::Value;
 
-use crate::coordinator::RouteTaken;
+use crate::model::coordinator::RouteTaken;
+use crate::model::tool::Outcome;
 use crate::profile::Rules;
 use crate::scenario::{self, RunOptions, Scenario, ScenarioError, Trace};
-use crate::tool::Outcome;
 use crate::wire::{EventKind, InquiryResponse};
 
 /// How many items of each trace list existed after a step.
