@@ -786,6 +786,18 @@ pub(crate) fn diff_profiles_with(
             }
         }
     }
+    finish_diff(from, to, by_class, run, differing)
+}
+
+/// A diff report from each class's count and smallest scenario (with its
+/// two runs and evidence), of `run` scenarios of which `differing` differ.
+fn finish_diff(
+    from: RuleSet,
+    to: RuleSet,
+    by_class: BTreeMap<Class, (usize, Scenario, Trace, Trace, String)>,
+    run: usize,
+    differing: usize,
+) -> DiffReport {
     // Each class's smallest scenario without what the difference does not
     // need: the model judges every removal (AMEND-MINIMAL).
     let by_class: Vec<_> = by_class
@@ -895,6 +907,11 @@ pub fn changes(
 ) -> Changes {
     let under_from = invariants_with(from.clone(), scenarios, done);
     let under_to = invariants_with(to.clone(), scenarios, done);
+    changes_of(under_from, under_to)
+}
+
+/// The invariants broken and restored, from the verdicts under each side.
+fn changes_of(under_from: Vec<Verdict>, under_to: Vec<Verdict>) -> Changes {
     let holds = |verdicts: &[Verdict]| -> BTreeSet<String> {
         verdicts
             .iter()
@@ -1284,6 +1301,15 @@ pub(crate) fn invariants_with(
             }
         }
     }
+    finish_invariants(&profile, found)
+}
+
+/// One verdict per invariant from each violated rule's count, smallest
+/// scenario (already under `profile`) and first diagnostic.
+fn finish_invariants(
+    profile: &RuleSet,
+    mut found: BTreeMap<String, (usize, Scenario, String)>,
+) -> Vec<Verdict> {
     let mut rules: BTreeSet<String> = INVARIANTS.iter().map(|r| r.id().to_owned()).collect();
     rules.extend(found.keys().cloned());
     rules
@@ -1296,7 +1322,7 @@ pub(crate) fn invariants_with(
                     (s, d),
                     |(s, _)| s,
                     |c| {
-                        let d = diagnostics(c, &profile)?
+                        let d = diagnostics(c, profile)?
                             .into_iter()
                             .find(|d| d.rule.id() == rule)?;
                         Some((c.clone(), d.to_string()))
@@ -1310,7 +1336,7 @@ pub(crate) fn invariants_with(
                     violating: n,
                     diagram: crate::review::mermaid::sequence(&s, profile.rules).ok(),
                     smallest: Some(s),
-                    replay: Some(replay_command(&profile)),
+                    replay: Some(replay_command(profile)),
                     example: Some(d),
                 }
             }
@@ -1330,6 +1356,14 @@ pub(crate) fn invariants_with(
 /// (labelled with it), in the order found; `None` if the model refuses
 /// the scenario.
 fn diagnostics(s: &Scenario, profile: &RuleSet) -> Option<Vec<Diagnostic>> {
+    checked_run(s, profile).map(|(_, diags)| diags)
+}
+
+/// `s`'s run under `profile` with every invariant checked after every step
+/// and at the end: the trace (the same as [`run_under`]'s: the checks only
+/// read) and the diagnostics in the order found; `None` if the model
+/// refuses the scenario.
+fn checked_run(s: &Scenario, profile: &RuleSet) -> Option<(Trace, Vec<Diagnostic>)> {
     let s = under(s, profile);
     let mut diags = Vec::new();
     let t = scenario::run_under(&s, profile.rules, RunOptions::default(), &mut |c, t| {
@@ -1337,7 +1371,199 @@ fn diagnostics(s: &Scenario, profile: &RuleSet) -> Option<Vec<Diagnostic>> {
     })
     .ok()?;
     diags.extend(check_trace(&t, &s));
-    Some(diags)
+    Some((t, diags))
+}
+
+/// A count of scenarios and the smallest of them: the least weight, the
+/// first in the scenarios' order among equals (what the one-thread loops
+/// of [`diff_profiles`] and [`invariants`] keep).
+#[derive(Debug, Clone)]
+struct Smallest<T> {
+    count: usize,
+    weight: (usize, usize),
+    index: usize,
+    what: T,
+}
+
+impl<T> Smallest<T> {
+    fn add(map: &mut BTreeMap<String, Smallest<T>>, key: String, other: Smallest<T>)
+    where
+        T: Clone,
+    {
+        Self::merge_into(map.entry(key), other);
+    }
+
+    fn merge_into<K: Ord>(
+        entry: std::collections::btree_map::Entry<'_, K, Smallest<T>>,
+        other: Smallest<T>,
+    ) {
+        use std::collections::btree_map::Entry;
+        match entry {
+            Entry::Vacant(v) => {
+                v.insert(other);
+            }
+            Entry::Occupied(mut o) => {
+                let mine = o.get_mut();
+                mine.count += other.count;
+                if (other.weight, other.index) < (mine.weight, mine.index) {
+                    mine.weight = other.weight;
+                    mine.index = other.index;
+                    mine.what = other.what;
+                }
+            }
+        }
+    }
+}
+
+/// What one worker found over its share of the scenarios.
+#[derive(Debug, Default)]
+struct Tally {
+    run: usize,
+    differing: usize,
+    classes: BTreeMap<Class, Smallest<String>>,
+    under_from: BTreeMap<String, Smallest<String>>,
+    under_to: BTreeMap<String, Smallest<String>>,
+}
+
+impl Tally {
+    fn merge(&mut self, other: Tally) {
+        self.run += other.run;
+        self.differing += other.differing;
+        for (c, v) in other.classes {
+            Smallest::merge_into(self.classes.entry(c), v);
+        }
+        for (r, v) in other.under_from {
+            Smallest::add(&mut self.under_from, r, v);
+        }
+        for (r, v) in other.under_to {
+            Smallest::add(&mut self.under_to, r, v);
+        }
+    }
+
+    /// Scenario `index`: its runs under both rule sets, each with every
+    /// invariant checked, give the diff's classes and both sides'
+    /// violations at once.
+    fn scenario(&mut self, index: usize, s: &Scenario, from: &RuleSet, to: &RuleSet) {
+        let a = checked_run(s, from);
+        let b = checked_run(s, to);
+        for (run, set, found) in [
+            (&a, from, &mut self.under_from),
+            (&b, to, &mut self.under_to),
+        ] {
+            let Some((_, diags)) = run else { continue };
+            let weight = weight(&under(s, set));
+            let mut seen = BTreeSet::new();
+            for d in diags {
+                if seen.insert(d.rule.id()) {
+                    let what = d.to_string();
+                    Smallest::add(
+                        found,
+                        d.rule.id().to_owned(),
+                        Smallest {
+                            count: 1,
+                            weight,
+                            index,
+                            what,
+                        },
+                    );
+                }
+            }
+        }
+        let (Some((a, _)), Some((b, _))) = (a, b) else {
+            return;
+        };
+        self.run += 1;
+        let classes = classify(&a, &b);
+        if !classes.is_empty() {
+            self.differing += 1;
+        }
+        let weight = weight(s);
+        for (c, what) in classes {
+            Smallest::merge_into(
+                self.classes.entry(c),
+                Smallest {
+                    count: 1,
+                    weight,
+                    index,
+                    what,
+                },
+            );
+        }
+    }
+}
+
+/// [`diff_profiles`] and [`changes`] in one pass on `threads` workers: each
+/// scenario runs once under each rule set, with every invariant checked
+/// (instead of four runs), and worker `w` takes scenarios `w`, `w +
+/// threads`, …. The smallest scenario of a class is the least weight, the
+/// first in order among equals, as in the one-thread loops, so the report
+/// is the same whatever the number of threads (rule `AMEND-DIFF`; a test
+/// compares it with [`diff_profiles`] and [`changes`]). `done` is called
+/// once per scenario, from the workers. Only the smallest scenario of each
+/// class is kept, by index: no trace outlives its scenario's turn.
+pub fn review(
+    from: &RuleSet,
+    to: &RuleSet,
+    scenarios: &[Scenario],
+    threads: usize,
+    done: &(dyn Fn() + Sync),
+) -> (DiffReport, Changes) {
+    let threads = threads.max(1);
+    let worker = |w: usize| {
+        let mut tally = Tally::default();
+        for (i, s) in scenarios.iter().enumerate().skip(w).step_by(threads) {
+            tally.scenario(i, s, from, to);
+            done();
+        }
+        tally
+    };
+    let mut tally = Tally::default();
+    if threads == 1 {
+        tally = worker(0);
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|w| scope.spawn(move || worker(w)))
+                .collect();
+            for h in handles {
+                match h.join() {
+                    Ok(part) => tally.merge(part),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+        });
+    }
+    let by_class = tally
+        .classes
+        .into_iter()
+        .filter_map(|(c, best)| {
+            let s = &scenarios[best.index];
+            let (Ok(a), Ok(b)) = (run_under(s, from), run_under(s, to)) else {
+                return None;
+            };
+            Some((c, (best.count, s.clone(), a, b, best.what)))
+        })
+        .collect();
+    let found = |map: BTreeMap<String, Smallest<String>>, set: &RuleSet| {
+        map.into_iter()
+            .map(|(rule, best)| {
+                (
+                    rule,
+                    (best.count, under(&scenarios[best.index], set), best.what),
+                )
+            })
+            .collect()
+    };
+    let under_from = finish_invariants(from, found(tally.under_from, from));
+    let under_to = finish_invariants(to, found(tally.under_to, to));
+    let report = finish_diff(
+        from.clone(),
+        to.clone(),
+        by_class,
+        tally.run,
+        tally.differing,
+    );
+    (report, changes_of(under_from, under_to))
 }
 
 /// The file name the replay commands give a counterexample's scenario.

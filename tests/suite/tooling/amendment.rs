@@ -302,3 +302,36 @@ fn reports_count_one_in_the_singular() {
     );
     assert!(v.describe(true).contains("violated in 1 scenario\n"));
 }
+
+/// Rule: AMEND-PARALLEL — `diff-profiles`' one pass (each scenario run once
+/// under each rule set with every invariant checked, split over worker
+/// threads) reports exactly what the reference loops report:
+/// [`diff_profiles`] (two bare runs per scenario) and [`amend::changes`]
+/// (the invariants under each side), for every number of threads. The
+/// reference loops are a second, simpler implementation: one thread, in
+/// order, keeping the first of equally small scenarios.
+#[test]
+fn the_threaded_review_reports_what_the_reference_loops_report() {
+    use inquiry_model::review::profile_file::RuleSet;
+    let scenarios: Vec<Scenario> = corpus().iter().step_by(3).cloned().collect();
+    let mut moved = 0;
+    for (from, to) in [(Legacy, Rfd082), (Rfd082, Rfd083), (Legacy, Rfd083)] {
+        let (from, to) = (RuleSet::from(from), RuleSet::from(to));
+        let reference = diff_profiles(from.clone(), to.clone(), &scenarios);
+        let changes = amend::changes(&from, &to, &scenarios, &mut || {});
+        // Not vacuous: the pair differs (and below, some invariant moves).
+        assert!(!reference.classes.is_empty());
+        moved += changes.broken.len() + changes.restored.len();
+        for threads in [1, 2, 3] {
+            let calls = std::sync::atomic::AtomicUsize::new(0);
+            let (report, found) = amend::review(&from, &to, &scenarios, threads, &|| {
+                calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            });
+            assert_eq!(calls.into_inner(), scenarios.len(), "one tick per scenario");
+            assert_eq!(report, reference, "{threads} threads");
+            assert_eq!(found, changes, "{threads} threads");
+            assert_eq!(report.markdown(), reference.markdown());
+        }
+    }
+    assert!(moved > 0, "no invariant is broken or restored by any pair");
+}

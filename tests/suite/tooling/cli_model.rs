@@ -201,6 +201,30 @@ fn explore_reports_counts_and_rate() {
     );
 }
 
+/// Rule: AMEND-PARALLEL — `diff-profiles` writes the same bytes with one
+/// worker thread as with three.
+#[test]
+fn diff_profiles_writes_the_same_bytes_on_any_number_of_threads() {
+    let args = [
+        "diff-profiles",
+        "--from",
+        "legacy",
+        "--to",
+        "rfd083",
+        "--stride",
+        "997",
+        "--sample",
+        "40",
+        "--format",
+        "markdown",
+    ];
+    let one = bin(&[&args[..], &["--threads", "1"]].concat());
+    let three = bin(&[&args[..], &["--threads", "3"]].concat());
+    assert_eq!(one.status.code(), three.status.code());
+    assert!(stdout(&one).contains("| class |"), "{}", stdout(&one));
+    assert_eq!(stdout(&one), stdout(&three));
+}
+
 /// Rule: CLI-DIFF — `diff-profiles` in every format: Markdown table,
 /// parseable JSON, text with both traces side by side.
 #[test]
