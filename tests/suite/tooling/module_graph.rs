@@ -1,6 +1,6 @@
 //! The crate's module graph has no import cycle, and the modules whose rules
 //! are decided once import only downwards, along the layers of
-//! `spec/DECISIONS.md` "Each rule decided once".
+//! `docs/decisions/code.md` "Each rule decided once".
 //!
 //! The graph is read from the sources: every `crate::<module>` path outside
 //! a comment (in `use` lines and inline), and every module named in a
