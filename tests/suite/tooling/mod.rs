@@ -4,6 +4,7 @@
 
 mod amendment;
 mod amendment_gate;
+mod citations;
 mod cli;
 mod cli_help;
 mod cli_model;

@@ -12,7 +12,7 @@ use std::path::Path;
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
-/// The layer of each top-level module, bottom up (`spec/DECISIONS.md`, after
+/// The layer of each top-level module, bottom up (`docs/decisions/code.md`, after
 /// the suggested layout). A module imports only from its own
 /// layer or below.
 const LAYERS: &[(&str, u8)] = &[
