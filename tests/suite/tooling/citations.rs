@@ -171,15 +171,15 @@ fn citations(p: &str) -> Vec<Citation> {
         while let Some(i) = lower[from..].find(&word) {
             let start = from + i;
             from = start + word.len();
-            if start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_')
-            {
+            if start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
                 continue;
             }
             let mut k = start + word.len();
             if p[k..].starts_with('(') {
                 k += 1;
             }
-            let file = (&p[start..start + 9] == "DECISIONS").then(|| "spec/DECISIONS.md".to_owned());
+            let file =
+                (&p[start..start + 9] == "DECISIONS").then(|| "spec/DECISIONS.md".to_owned());
             if let Some(quote) = quote_at(p, k) {
                 out.push(Citation { file, quote });
             }
@@ -228,7 +228,11 @@ fn wrong_citations(root: &Path, files: &[(String, String)]) -> (usize, Vec<Strin
     let mut docs = std::collections::BTreeMap::<String, Option<Vec<String>>>::new();
     let mut read = |f: &str| {
         docs.entry(f.to_owned())
-            .or_insert_with(|| std::fs::read_to_string(root.join(f)).ok().map(|t| sections(&t)))
+            .or_insert_with(|| {
+                std::fs::read_to_string(root.join(f))
+                    .ok()
+                    .map(|t| sections(&t))
+            })
             .clone()
     };
     let mut decision_files = vec!["spec/DECISIONS.md".to_owned()];
@@ -254,7 +258,9 @@ fn wrong_citations(root: &Path, files: &[(String, String)]) -> (usize, Vec<Strin
                 count += 1;
                 match &c.file {
                     Some(f) => match read(f) {
-                        None => wrong.push(format!("{path}: cites {f} {:?}: no such file", c.quote)),
+                        None => {
+                            wrong.push(format!("{path}: cites {f} {:?}: no such file", c.quote))
+                        }
                         Some(s) if !names_a_section(&c.quote, &s) => wrong.push(format!(
                             "{path}: cites {f} {:?}: no such section in {f}",
                             c.quote
@@ -291,7 +297,10 @@ fn every_cited_section_exists() {
         }
     }
     let (count, wrong) = wrong_citations(root, &files);
-    assert!(count > 150, "only {count} citations found: the scan is broken");
+    assert!(
+        count > 150,
+        "only {count} citations found: the scan is broken"
+    );
     assert!(
         wrong.is_empty(),
         "citations of sections that do not exist:\n{}",

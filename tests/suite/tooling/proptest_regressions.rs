@@ -84,9 +84,9 @@ fn orphans(root: &Path) -> Vec<String> {
     files
         .iter()
         .filter(|f| {
-            !sources_for(root, f).iter().any(|s| {
-                std::fs::read_to_string(s).is_ok_and(|text| text.contains("proptest!"))
-            })
+            !sources_for(root, f)
+                .iter()
+                .any(|s| std::fs::read_to_string(s).is_ok_and(|text| text.contains("proptest!")))
         })
         .map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string())
         .collect()
@@ -99,7 +99,11 @@ fn every_proptest_regression_file_is_read_by_a_property() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     regression_files(root, &mut files);
-    assert!(files.len() >= 10, "only {} regression files found", files.len());
+    assert!(
+        files.len() >= 10,
+        "only {} regression files found",
+        files.len()
+    );
     let orphaned = orphans(root);
     assert!(
         orphaned.is_empty(),
@@ -115,10 +119,8 @@ fn every_proptest_regression_file_is_read_by_a_property() {
 /// property.
 #[test]
 fn planted_orphan_regression_files_are_found() {
-    let root = std::env::temp_dir().join(format!(
-        "inquiry-model-regressions-{}",
-        std::process::id()
-    ));
+    let root =
+        std::env::temp_dir().join(format!("inquiry-model-regressions-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let write = |rel: &str, text: &str| {
         let p = root.join(rel);
