@@ -51,7 +51,7 @@ explore-big:
 ## to the end of the run and checked after every step, not expanding a
 ## state (history included) already expanded: 4 354 726 runs, 3 884 513
 ## distinct states, 46 886 976 coordinator steps, about 233 s of CPU.
-## Figures in docs/performance-log.md; why it is sound in spec/DECISIONS.md
+## Figures in docs/performance-log.md; why it is sound in docs/decisions/exploration.md
 ## "Exploration: deduplicated states hold their history". The triples
 ## family's every interleaving runs reduced: `make explore-triples`.
 .PHONY: explore-states

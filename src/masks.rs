@@ -1,5 +1,5 @@
 //! A run's trace with every secret answer masked where it sits (rule
-//! `CLI-NO-SECRET`, spec/DECISIONS.md "Secrets: masked where the answer
+//! `CLI-NO-SECRET`, docs/decisions/cli.md "Secrets: masked where the answer
 //! sits").
 //!
 //! The places are read from the run's structure, never from an equal

@@ -1,7 +1,7 @@
 //! The inputs of the stream commands: one path walker for `check`,
 //! `summary` and `sanitize`, and one way to open what it yields, so the
-//! commands agree on what a path means (decision "Oracle checks: which files
-//! a folder yields").
+//! commands agree on what a path means (`docs/decisions/cli.md` "Oracle
+//! checks: a folder yields the files that look like streams").
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};

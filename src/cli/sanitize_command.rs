@@ -78,7 +78,7 @@ struct Scrubbed {
 /// response is recorded `redacted`. A stream that holds one anyway (an
 /// `answered` response to a `secret` request, which `check` reports as
 /// CHECK-SECRET-NOT-ANSWERED) is written with that response `redacted`, so
-/// the repaired stream does not pass the secret on (spec/DECISIONS.md,
+/// the repaired stream does not pass the secret on (docs/decisions/cli.md,
 /// "Secrets: masked where the answer sits").
 fn redact_secret_answers(events: &mut [crate::wire::Event]) -> Vec<Scrubbed> {
     use crate::wire::{EventKind, InquiryAnswerType, InquiryResponse};

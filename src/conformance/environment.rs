@@ -10,7 +10,7 @@
 //! cancellation token fired with each cause. A scripted prompter that can
 //! type any value declares `"prompter_answers": "any"`; a backend that can
 //! return `cancelled` without the token firing lists it in
-//! `backend_errors` (spec/DECISIONS.md "Conform: only what the environment
+//! `backend_errors` (docs/decisions/conformance-runner.md "Conform: only what the environment
 //! can produce").
 
 use proptest::strategy::{BoxedStrategy, Just, Strategy, ValueTree};

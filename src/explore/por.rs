@@ -6,7 +6,7 @@
 //! each option from its own copy. No prefix is run twice; the replaying
 //! search ([`super::states`]) runs each prefix again from the root.
 //!
-//! **Independence** (spec/DECISIONS.md "Exploration: forking search reduced
+//! **Independence** (docs/decisions/exploration.md "Exploration: forking search reduced
 //! by sleep sets over an independence of calls"). A step is one piece of pending
 //! work of one call of the cycle; its [`Footprint`] is what it reads and
 //! writes beyond its own call, read from the concrete strings it touches,

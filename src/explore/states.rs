@@ -12,7 +12,7 @@
 //! [`crate::generate::choice::Odometer`]'s order). Only choices among two or
 //! more pieces of work branch.
 //!
-//! **What a state is** (the soundness argument, spec/DECISIONS.md
+//! **What a state is** (the soundness argument, docs/decisions/exploration.md
 //! "Exploration: deduplicated states hold their history"): the verdict
 //! of a run reads its whole trace (the end-of-run invariants judge the whole
 //! stream and every record), so a state must hold everything the rest of the

@@ -3,7 +3,7 @@
 //!
 //! [`decide`] is written from the RFD's text over `serde_json::Value`, not
 //! from `crate::wire`: the typed reader is what it checks. Where the RFD is
-//! silent the oracle takes the decisions recorded in `spec/DECISIONS.md`
+//! silent the oracle takes the decisions recorded in `docs/decisions/fuzzing.md`
 //! ("Fuzzing: the independent `InquiryResponse` decision"):
 //!
 //! - a response is a JSON object; any other JSON value is rejected;

@@ -474,7 +474,7 @@ mod tests {
         }
     }
 
-    /// Decision "Stream: sanitize works in place" (`spec/DECISIONS.md`, rule
+    /// Decision "Stream: sanitize works in place" (`docs/decisions/performance.md`, rule
     /// `STREAM-LINEAR`): the repair is written into the input's own buffer
     /// one turn at a time, so beyond what it returns it holds at most one
     /// turn's plan and the few events waiting for a free slot, however long

@@ -6,7 +6,7 @@
 //! `secret` request, reported by `CHECK-SECRET-NOT-ANSWERED`), or a run
 //! under a profile that persists it (`legacy` has no secret type), must not
 //! pass it on to a terminal or a CI log (rule `CLI-NO-SECRET`,
-//! spec/DECISIONS.md "Secrets: masked where the answer sits").
+//! docs/decisions/cli.md "Secrets: masked where the answer sits").
 //!
 //! Masking is by structure: a value is masked where a secret answer sits
 //! (the answer of a response paired with a `secret` request, fields beside

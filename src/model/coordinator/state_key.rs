@@ -1,5 +1,5 @@
 //! Structural state keys: what a state search hashes to recognise a state
-//! it has met (spec/DECISIONS.md "Exploration: deduplicated states hold
+//! it has met (docs/decisions/exploration.md "Exploration: deduplicated states hold
 //! their history"). Nothing here formats `Debug` text: plain fields are
 //! hashed as they are, JSON values and wire types by their canonical
 //! serialization, which is their identity on the wire (RFD 082 persists

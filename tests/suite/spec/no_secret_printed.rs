@@ -1,6 +1,6 @@
 //! No command prints a secret answer (RFD 082 "Secret questions": the
-//! answer of a `secret` question never touches disk; decision "Secrets: no
-//! command prints a persisted secret answer").
+//! answer of a `secret` question never touches disk; `docs/decisions/cli.md`
+//! "Secrets: masked where the answer sits").
 //!
 //! Every command that prints stream content is run on streams that hold a
 //! persisted secret answer (the tagged form an RFD 082 writer with the

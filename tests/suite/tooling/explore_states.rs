@@ -342,7 +342,7 @@ fn the_search_runs_every_interleaving_the_multinomial_count_gives() {
     }
 }
 
-/// Rule: INV-EXPLORE-COMPLETE — the growth figures spec/DECISIONS.md and
+/// Rule: INV-EXPLORE-COMPLETE — the growth figures docs/decisions/exploration.md and
 /// the README quote ("Exploration: the big scope is a third family, triples") are the
 /// multinomial count over every root of the pairs and triples families:
 /// 98 304 pairs roots with 2 700 540 interleavings (at most 252 a root),

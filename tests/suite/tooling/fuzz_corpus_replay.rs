@@ -401,7 +401,7 @@ fn oracle_decides_the_rfd082_examples_as_the_rfd_says() {
 }
 
 /// Rule: FUZZ-RESPONSE-DIFFERENTIAL — the decision at the edges the RFD
-/// names and the ones decided in spec/DECISIONS.md ("Fuzzing: the
+/// names and the ones decided in docs/decisions/fuzzing.md ("Fuzzing: the
 /// independent `InquiryResponse` decision").
 #[test]
 fn oracle_decides_the_edges_as_decided() {

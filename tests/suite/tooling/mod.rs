@@ -4,6 +4,7 @@
 
 mod amendment;
 mod amendment_gate;
+mod citations;
 mod cli;
 mod cli_help;
 mod cli_model;
@@ -17,6 +18,7 @@ mod generator_reach;
 mod module_graph;
 mod mutants_setup;
 mod profile_files;
+mod proptest_regressions;
 mod review_pictures;
 mod rfd_check;
 mod traceability;

@@ -1,6 +1,6 @@
 //! The crate's module graph has no import cycle, and the modules whose rules
 //! are decided once import only downwards, along the layers of
-//! `spec/DECISIONS.md` "Each rule decided once".
+//! `docs/decisions/code.md` "Each rule decided once".
 //!
 //! The graph is read from the sources: every `crate::<module>` path outside
 //! a comment (in `use` lines and inline), and every module named in a
@@ -12,7 +12,7 @@ use std::path::Path;
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
-/// The layer of each top-level module, bottom up (`spec/DECISIONS.md`, after
+/// The layer of each top-level module, bottom up (`docs/decisions/code.md`, after
 /// the suggested layout). A module imports only from its own
 /// layer or below.
 const LAYERS: &[(&str, u8)] = &[
