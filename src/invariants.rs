@@ -626,9 +626,7 @@ pub fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
             crate::model::coordinator::RouteTaken::Static
             | crate::model::coordinator::RouteTaken::Prompter
             | crate::model::coordinator::RouteTaken::Backend
-            | crate::model::coordinator::RouteTaken::RefusedNoTty
-            | crate::model::coordinator::RouteTaken::RefusedAssistantTarget
-            | crate::model::coordinator::RouteTaken::InvalidStaticAnswer => false,
+            | crate::model::coordinator::RouteTaken::Refused(_) => false,
         };
         if cached && first != pair {
             out.push(diag(

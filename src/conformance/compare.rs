@@ -588,9 +588,7 @@ fn response_class(scenario: &Scenario, r: &super::observe::ToolResponse) -> Resp
         | (ResponseKind::ToolError, _)
         | (ResponseKind::CancelledByUser, _)
         | (ResponseKind::InquiryFailed, _)
-        | (ResponseKind::RefusedNoTty, _)
-        | (ResponseKind::RefusedAssistantTarget, _)
-        | (ResponseKind::InvalidStaticAnswer, _)
+        | (ResponseKind::Refused(_), _)
         | (ResponseKind::PermissionDenied, _)
         | (ResponseKind::UnknownTool, _)
         | (ResponseKind::ResultWithheld, _) => None,
@@ -608,9 +606,7 @@ fn compared_is_error(kind: ResponseKind, is_error: bool) -> Option<bool> {
         | ResponseKind::ToolError
         | ResponseKind::CancelledByUser
         | ResponseKind::InquiryFailed
-        | ResponseKind::RefusedNoTty
-        | ResponseKind::RefusedAssistantTarget
-        | ResponseKind::InvalidStaticAnswer
+        | ResponseKind::Refused(_)
         | ResponseKind::UnknownTool
         | ResponseKind::ResultWithheld => Some(is_error),
     }

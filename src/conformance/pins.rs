@@ -156,9 +156,7 @@ pub(crate) fn pins_of(scenario: &Scenario, trace: &Trace) -> Vec<Pin> {
             | ResponseKind::ToolError
             | ResponseKind::CancelledByUser
             | ResponseKind::InquiryFailed
-            | ResponseKind::RefusedNoTty
-            | ResponseKind::RefusedAssistantTarget
-            | ResponseKind::InvalidStaticAnswer
+            | ResponseKind::Refused(_)
             | ResponseKind::PermissionDenied => {}
         }
     }
@@ -443,9 +441,7 @@ pub fn covers(skip: &BTreeSet<Pin>, scenario: &Scenario, trace: &Trace) -> Vec<C
             | ResponseKind::ToolError
             | ResponseKind::CancelledByUser
             | ResponseKind::InquiryFailed
-            | ResponseKind::RefusedNoTty
-            | ResponseKind::RefusedAssistantTarget
-            | ResponseKind::InvalidStaticAnswer
+            | ResponseKind::Refused(_)
             | ResponseKind::PermissionDenied => {}
         }
         *n += 1;

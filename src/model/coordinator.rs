@@ -31,7 +31,7 @@ use serde_json::Value;
 use crate::model::cache_key::CacheKey;
 use crate::model::inquiry::{self, BackendAnswerType, BackendCall, BackendQuestion};
 use crate::model::prompt;
-use crate::model::routing::{self, InquiryErrorKind, NonAnswer, Route};
+use crate::model::routing::{self, InquiryErrorKind, NonAnswer, Refusal, Route};
 pub use crate::model::tool::RunPolicy;
 use crate::model::tool::{
     AnswerReusePolicy, AnswerType, Answers, Outcome, Question, QuestionConfig, QuestionTarget,
@@ -165,14 +165,9 @@ pub fn non_answer_response(why: NonAnswer, tool: &str, question_id: &str) -> Non
             ResponseKind::InquiryFailed,
             routing::messages::inquiry_failed(tool, inquiry_error_text(kind)),
         ),
-        NonAnswer::GuardNoTty => (ResponseKind::RefusedNoTty, routing::messages::no_tty(tool)),
-        NonAnswer::GuardAssistantTarget => (
-            ResponseKind::RefusedAssistantTarget,
-            routing::messages::assistant_target(tool),
-        ),
-        NonAnswer::InvalidStaticAnswer => (
-            ResponseKind::InvalidStaticAnswer,
-            routing::messages::invalid_static_answer(tool, question_id),
+        NonAnswer::Refused(refusal) => (
+            ResponseKind::Refused(refusal),
+            refusal.message(tool, question_id),
         ),
     };
     NonAnswerResponse { kind, content }
@@ -183,9 +178,7 @@ pub fn non_answer_response(why: NonAnswer, tool: &str, question_id: &str) -> Non
 enum Resolution {
     Cached(Value),
     Static(Value),
-    InvalidStatic,
-    RefuseNoTty,
-    RefuseAssistantTarget,
+    Refused(Refusal),
     Prompt,
     Backend(BackendQuestion),
 }
@@ -924,9 +917,7 @@ impl Coordinator {
             route: match &resolution {
                 Resolution::Cached(_) => RouteTaken::Cached,
                 Resolution::Static(_) => RouteTaken::Static,
-                Resolution::RefuseNoTty => RouteTaken::RefusedNoTty,
-                Resolution::RefuseAssistantTarget => RouteTaken::RefusedAssistantTarget,
-                Resolution::InvalidStatic => RouteTaken::InvalidStaticAnswer,
+                Resolution::Refused(refusal) => RouteTaken::Refused(*refusal),
                 Resolution::Prompt => RouteTaken::Prompter,
                 Resolution::Backend(_) => RouteTaken::Backend,
             },
@@ -942,21 +933,11 @@ impl Coordinator {
             // RFD 083 steps 6-7: a static answer that does not fit, or a
             // human-only question with no human to ask, is a non-answer
             // (step 6 below).
-            Resolution::InvalidStatic => self.fail(
+            Resolution::Refused(refusal) => self.fail(
                 call,
                 &question,
                 recorded_id,
-                NonAnswer::InvalidStaticAnswer,
-                fx,
-            ),
-            Resolution::RefuseNoTty => {
-                self.fail(call, &question, recorded_id, NonAnswer::GuardNoTty, fx)
-            }
-            Resolution::RefuseAssistantTarget => self.fail(
-                call,
-                &question,
-                recorded_id,
-                NonAnswer::GuardAssistantTarget,
+                NonAnswer::Refused(refusal),
                 fx,
             ),
             // Step 4 (RFD 082 Recording lifecycle): otherwise route the
@@ -1090,7 +1071,7 @@ impl Coordinator {
                 if self.rules.static_validation
                     && routing::validate_answer(&q.answer_type, answer).is_err()
                 {
-                    Resolution::InvalidStatic
+                    Resolution::Refused(Refusal::InvalidStaticAnswer)
                 } else {
                     Resolution::Static(answer.clone())
                 }
@@ -1109,8 +1090,7 @@ impl Coordinator {
                     )));
                 }
             },
-            (Route::RefuseNoTty, _) => Resolution::RefuseNoTty,
-            (Route::RefuseAssistantTarget, _) => Resolution::RefuseAssistantTarget,
+            (Route::Refuse(refusal), _) => Resolution::Refused(refusal),
         })
     }
 

@@ -70,8 +70,7 @@ pub fn remember_offered(question: &Question, rules: &Rules) -> bool {
 }
 
 /// Where a question goes once no cached answer applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Route {
     /// Use the configured static answer; routing skipped entirely.
     Static,
@@ -79,10 +78,29 @@ pub enum Route {
     Prompter,
     /// The inquiry backend (RFD 028).
     Backend,
-    /// Fail the tool: no TTY for a human-only question.
-    RefuseNoTty,
-    /// Fail the tool: a human-only question targeted at the assistant.
-    RefuseAssistantTarget,
+    /// Fail the tool: a routing guard refused the question (a row of
+    /// [`REFUSALS`]).
+    Refuse(Refusal),
+}
+
+impl Route {
+    /// Every route, in declaration order (a refusal once per
+    /// [`Refusal::ALL`]; [`route`] gives only the guards').
+    pub fn all() -> Vec<Route> {
+        let mut all = vec![Route::Static, Route::Prompter, Route::Backend];
+        all.extend(Refusal::ALL.map(Route::Refuse));
+        all
+    }
+
+    /// Its name in `spec/tables/route.md` (a refusal by its row's name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Route::Static => "static",
+            Route::Prompter => "prompter",
+            Route::Backend => "backend",
+            Route::Refuse(refusal) => refusal.as_str(),
+        }
+    }
 }
 
 /// The route choice (rule `LIFE-ROUTE`; RFD 083 "Resolution precedence",
@@ -93,17 +111,148 @@ pub enum Route {
 /// | yes | any | any | any | static |
 /// | no | user | yes | any | prompter |
 /// | no | user | no | no | backend |
-/// | no | user | no | yes | refuse_no_tty |
+/// | no | user | no | yes | refused_no_tty |
 /// | no | assistant | any | no | backend |
-/// | no | assistant | any | yes | refuse_assistant_target |
+/// | no | assistant | any | yes | refused_assistant_target |
 pub fn route(has_static: bool, target: QuestionTarget, tty: bool, human_only: bool) -> Route {
     match (has_static, target, tty, human_only) {
         (true, _, _, _) => Route::Static,
         (false, QuestionTarget::User, true, _) => Route::Prompter,
         (false, QuestionTarget::User, false, false) => Route::Backend,
-        (false, QuestionTarget::User, false, true) => Route::RefuseNoTty,
+        (false, QuestionTarget::User, false, true) => Route::Refuse(Refusal::NoTty),
         (false, QuestionTarget::Assistant, _, false) => Route::Backend,
-        (false, QuestionTarget::Assistant, _, true) => Route::RefuseAssistantTarget,
+        (false, QuestionTarget::Assistant, _, true) => Route::Refuse(Refusal::AssistantTarget),
+    }
+}
+
+/// A question the coordinator closes itself, without asking anyone: a
+/// routing guard or a static answer that does not fit (RFD 082 "Secret
+/// questions", RFD 083 "Resolution precedence" and "Static-answer
+/// validation"). What each records, answers and is called is its row of
+/// [`REFUSALS`]; nothing else decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Refusal {
+    /// The no-TTY guard refused a human-only question.
+    NoTty,
+    /// The assistant-target guard refused a human-only question.
+    AssistantTarget,
+    /// A configured static answer did not fit the question (RFD 083 step 6).
+    InvalidStaticAnswer,
+}
+
+/// One refusal as the RFDs' tables state it: plain data, so that a table
+/// can be read, printed and (by a profile) amended row by row.
+#[derive(Debug)]
+pub struct RefusalRow {
+    /// The refusal this row states.
+    pub refusal: Refusal,
+    /// Its name: the originating event in `spec/tables/`, the route a trace
+    /// shows and the
+    /// [`ResponseKind`](crate::model::coordinator::ResponseKind) of the tool response.
+    pub name: &'static str,
+    /// The reason recorded in `InquiryResponse::Cancelled` (RFD 082
+    /// "Recording lifecycle" step 6 table and "Cancellation reasons"; RFD
+    /// 083 "Persisted recording").
+    pub reason: CancellationReason,
+    /// The tool response's text, with `{tool}` and `{question_id}` filled
+    /// in by [`Refusal::message`] (rule `LIFE-GUARD-MESSAGES`).
+    pub message: &'static str,
+    /// How the review pictures name the path.
+    pub words: &'static str,
+}
+
+/// The refusal table (rule `LIFE-NON-ANSWER-RESPONSE`, `LIFE-CANCEL-REASON`;
+/// `spec/tables/cancellation.md`, `spec/tables/non-answer-response.md`),
+/// one row per [`Refusal`] in declaration order.
+pub static REFUSALS: [RefusalRow; 3] = [
+    RefusalRow {
+        refusal: Refusal::NoTty,
+        name: "refused_no_tty",
+        // RFD 082 step 6: "`AnswerType::Secret` and no TTY available |
+        // `NoPromptBackend`"; RFD 083 reuses it for `exclusive = true`.
+        reason: CancellationReason::NoPromptBackend,
+        // RFD 083 step 7, no-TTY refusal.
+        message: "{tool} cannot run because no interactive terminal is available. Do not retry \
+                  this tool call in this turn; continue without user input or explain what \
+                  information is missing.",
+        words: "refused: no TTY",
+    },
+    RefusalRow {
+        refusal: Refusal::AssistantTarget,
+        name: "refused_assistant_target",
+        // RFD 082 step 6: "`AnswerType::Secret` and `target = \"assistant\"` |
+        // `AssistantRoutingDenied`"; RFD 083 reuses it for `exclusive = true`.
+        reason: CancellationReason::AssistantRoutingDenied,
+        // RFD 083 step 7, assistant-target refusal.
+        message: "{tool} requires a human answer and cannot be routed to the assistant. Do not \
+                  retry this tool call in this turn.",
+        words: "refused: assistant target",
+    },
+    RefusalRow {
+        refusal: Refusal::InvalidStaticAnswer,
+        name: "invalid_static_answer",
+        // RFD 083 "Static-answer validation": "records the corresponding
+        // inquiry response as `InquiryResponse::Cancelled { reason:
+        // InvalidStaticAnswer }`".
+        reason: CancellationReason::InvalidStaticAnswer,
+        // RFD 083 step 6, the source-aware static-answer error.
+        message: "{tool}: the configured conversation.tools.{tool}.questions.{question_id}.answer \
+                  value does not match the question's answer_type. Update the configuration; do \
+                  not retry.",
+        words: "refused: invalid static answer",
+    },
+];
+
+impl Refusal {
+    /// Every refusal, in declaration order (the order of [`REFUSALS`]).
+    pub const ALL: [Refusal; 3] = [
+        Refusal::NoTty,
+        Refusal::AssistantTarget,
+        Refusal::InvalidStaticAnswer,
+    ];
+
+    /// This refusal's row of [`REFUSALS`].
+    pub fn row(self) -> &'static RefusalRow {
+        let index = match self {
+            Refusal::NoTty => 0,
+            Refusal::AssistantTarget => 1,
+            Refusal::InvalidStaticAnswer => 2,
+        };
+        &REFUSALS[index]
+    }
+
+    /// Its name (the row's `name`).
+    pub fn as_str(self) -> &'static str {
+        self.row().name
+    }
+
+    /// The refusal named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Refusal> {
+        Refusal::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+
+    /// The tool response's text for `tool` and `question_id`: the row's
+    /// template, each placeholder filled once (a name that itself reads
+    /// `{tool}` is not expanded again).
+    pub fn message(self, tool: &str, question_id: &str) -> String {
+        let mut out = String::new();
+        let mut rest = self.row().message;
+        while let Some(at) = rest.find('{') {
+            out.push_str(&rest[..at]);
+            let tail = &rest[at..];
+            if let Some(after) = tail.strip_prefix("{tool}") {
+                out.push_str(tool);
+                rest = after;
+            } else if let Some(after) = tail.strip_prefix("{question_id}") {
+                out.push_str(question_id);
+                rest = after;
+            } else {
+                out.push('{');
+                rest = &tail[1..];
+            }
+        }
+        out.push_str(rest);
+        out
     }
 }
 
@@ -178,24 +327,84 @@ pub(crate) fn token_error(cause: TokenCause) -> InquiryErrorKind {
 }
 
 /// What closed an inquiry without an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "event", content = "kind")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NonAnswer {
     /// `ExecutionEvent::PromptCancelled`: Ctrl-C or EOF at the prompt.
     PromptCancelled,
     /// The inquiry backend returned an error.
     Inquiry(InquiryErrorKind),
-    /// The no-TTY guard refused a human-only question.
-    GuardNoTty,
-    /// The assistant-target guard refused a human-only question.
-    GuardAssistantTarget,
-    /// A configured static answer did not fit the question (RFD 083 step 6).
-    InvalidStaticAnswer,
+    /// The coordinator refused the question itself (a row of [`REFUSALS`]).
+    Refused(Refusal),
+}
+
+impl NonAnswer {
+    /// Every originating event, in the order of `spec/tables/cancellation.md`:
+    /// the prompter's, the inquiry backend's ([`InquiryErrorKind::ALL`]),
+    /// then the refusals ([`Refusal::ALL`]).
+    pub fn all() -> Vec<NonAnswer> {
+        let mut all = vec![NonAnswer::PromptCancelled];
+        all.extend(InquiryErrorKind::ALL.map(NonAnswer::Inquiry));
+        all.extend(Refusal::ALL.map(NonAnswer::Refused));
+        all
+    }
+
+    /// Its name in `spec/tables/` (`inquiry_error:<kind>` for the backend's).
+    pub fn name(self) -> String {
+        match self {
+            NonAnswer::PromptCancelled => "prompt_cancelled".to_owned(),
+            NonAnswer::Inquiry(kind) => format!("inquiry_error:{}", kind.as_str()),
+            NonAnswer::Refused(refusal) => refusal.as_str().to_owned(),
+        }
+    }
+
+    /// How the RFD 082 step 6 table names the event, for events the RFD
+    /// names by type (`ExecutionEvent::PromptCancelled`,
+    /// `InquiryError::Provider`); a refusal is named by its condition.
+    pub fn rfd_name(self) -> Option<String> {
+        match self {
+            NonAnswer::PromptCancelled => Some("ExecutionEvent::PromptCancelled".to_owned()),
+            NonAnswer::Inquiry(kind) => Some(format!("InquiryError::{}", kind.rfd_name())),
+            NonAnswer::Refused(_) => None,
+        }
+    }
+}
+
+impl InquiryErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [InquiryErrorKind; 5] = [
+        InquiryErrorKind::Cancelled,
+        InquiryErrorKind::Provider,
+        InquiryErrorKind::MissingStructuredData,
+        InquiryErrorKind::AnswerExtraction,
+        InquiryErrorKind::Other,
+    ];
+
+    /// The snake_case name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InquiryErrorKind::Cancelled => "cancelled",
+            InquiryErrorKind::Provider => "provider",
+            InquiryErrorKind::MissingStructuredData => "missing_structured_data",
+            InquiryErrorKind::AnswerExtraction => "answer_extraction",
+            InquiryErrorKind::Other => "other",
+        }
+    }
+
+    /// The variant's name in RFD 028's `InquiryError`.
+    pub fn rfd_name(self) -> &'static str {
+        match self {
+            InquiryErrorKind::Cancelled => "Cancelled",
+            InquiryErrorKind::Provider => "Provider",
+            InquiryErrorKind::MissingStructuredData => "MissingStructuredData",
+            InquiryErrorKind::AnswerExtraction => "AnswerExtraction",
+            InquiryErrorKind::Other => "Other",
+        }
+    }
 }
 
 /// The cancellation-reason mapping (rule `LIFE-CANCEL-REASON`; RFD 082
 /// "Recording lifecycle" table, RFD 083 "Persisted recording" table;
-/// `spec/tables/cancellation.md`).
+/// `spec/tables/cancellation.md`). A refusal's reason is its row's.
 pub fn cancellation_reason(event: NonAnswer) -> CancellationReason {
     match event {
         NonAnswer::PromptCancelled => CancellationReason::User,
@@ -206,9 +415,7 @@ pub fn cancellation_reason(event: NonAnswer) -> CancellationReason {
         }
         NonAnswer::Inquiry(InquiryErrorKind::AnswerExtraction) => CancellationReason::BackendError,
         NonAnswer::Inquiry(InquiryErrorKind::Other) => CancellationReason::BackendError,
-        NonAnswer::GuardNoTty => CancellationReason::NoPromptBackend,
-        NonAnswer::GuardAssistantTarget => CancellationReason::AssistantRoutingDenied,
-        NonAnswer::InvalidStaticAnswer => CancellationReason::InvalidStaticAnswer,
+        NonAnswer::Refused(refusal) => refusal.row().reason.clone(),
     }
 }
 
@@ -229,35 +436,9 @@ pub fn validate_answer(answer_type: &AnswerType, value: &Value) -> Result<(), An
     predicates::answer_fits(kind, options, value)
 }
 
-/// The tool-level error texts of RFD 083 (rule `LIFE-GUARD-MESSAGES`), used
-/// for `Secret` (RFD 082) and `exclusive` (RFD 083) alike.
+/// The tool-level error texts other than the refusals' (those are rows of
+/// [`REFUSALS`](super::REFUSALS)).
 pub mod messages {
-    /// RFD 083 step 7, no-TTY refusal.
-    pub(crate) fn no_tty(tool: &str) -> String {
-        format!(
-            "{tool} cannot run because no interactive terminal is available. Do not retry this \
-             tool call in this turn; continue without user input or explain what information \
-             is missing."
-        )
-    }
-
-    /// RFD 083 step 7, assistant-target refusal.
-    pub(crate) fn assistant_target(tool: &str) -> String {
-        format!(
-            "{tool} requires a human answer and cannot be routed to the assistant. Do not retry \
-             this tool call in this turn."
-        )
-    }
-
-    /// RFD 083 step 6, the source-aware static-answer error.
-    pub fn invalid_static_answer(tool: &str, question_id: &str) -> String {
-        format!(
-            "{tool}: the configured conversation.tools.{tool}.questions.{question_id}.answer \
-             value does not match the question's answer_type. Update the configuration; do \
-             not retry."
-        )
-    }
-
     /// The inquiry backend failed.
     pub(crate) fn inquiry_failed(tool: &str, error: &str) -> String {
         [

@@ -117,9 +117,7 @@ fn route_word(r: RouteTaken) -> &'static str {
         RouteTaken::Static => "static answer",
         RouteTaken::Prompter => "prompter",
         RouteTaken::Backend => "inquiry backend",
-        RouteTaken::RefusedNoTty => "refused: no TTY",
-        RouteTaken::RefusedAssistantTarget => "refused: assistant target",
-        RouteTaken::InvalidStaticAnswer => "refused: invalid static answer",
+        RouteTaken::Refused(refusal) => refusal.row().words,
     }
 }
 

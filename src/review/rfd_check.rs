@@ -25,7 +25,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::routing::{self, InquiryErrorKind, NonAnswer, Route};
+use crate::model::routing::{self, NonAnswer, Refusal, Route};
 use crate::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::profile::{RecordScope, Rules};
 use crate::review::profile_file::RuleSet;
@@ -506,7 +506,7 @@ impl Outcome {
             Route::Static => Outcome::Static,
             Route::Prompter => Outcome::Prompt,
             Route::Backend => Outcome::Backend,
-            Route::RefuseNoTty | Route::RefuseAssistantTarget => Outcome::Fail,
+            Route::Refuse(_) => Outcome::Fail,
         }
     }
 
@@ -699,25 +699,13 @@ enum Origin {
 
 fn origin(cell: &str) -> Option<Origin> {
     let c = plain(cell);
-    let event = |e| Some(Origin::Event(e));
-    if c.contains("promptcancelled") {
-        return event(NonAnswer::PromptCancelled);
-    }
-    for (name, kind) in [
-        ("inquiryerror::cancelled", InquiryErrorKind::Cancelled),
-        ("inquiryerror::provider", InquiryErrorKind::Provider),
-        (
-            "inquiryerror::missingstructureddata",
-            InquiryErrorKind::MissingStructuredData,
-        ),
-        (
-            "inquiryerror::answerextraction",
-            InquiryErrorKind::AnswerExtraction,
-        ),
-        ("inquiryerror::other", InquiryErrorKind::Other),
-    ] {
-        if c.contains(name) {
-            return event(NonAnswer::Inquiry(kind));
+    // The events the RFD names by type, derived from the model's own
+    // list: a new one is recognised once it has an RFD name.
+    for event in NonAnswer::all() {
+        if let Some(name) = event.rfd_name()
+            && c.contains(&name.to_lowercase())
+        {
+            return Some(Origin::Event(event));
         }
     }
     if c.contains("questionconfig.answer") && c.contains("invalid") {
@@ -768,7 +756,9 @@ fn reason_under(origin: Origin, rules: &Rules) -> Result<String, String> {
     }
     let event = match origin {
         Origin::Event(e) => e,
-        Origin::InvalidStatic if rules.static_validation => NonAnswer::InvalidStaticAnswer,
+        Origin::InvalidStatic if rules.static_validation => {
+            NonAnswer::Refused(Refusal::InvalidStaticAnswer)
+        }
         Origin::InvalidStatic => {
             return Err("the profile uses the static answer unvalidated".to_owned());
         }
@@ -778,8 +768,7 @@ fn reason_under(origin: Origin, rules: &Rules) -> Result<String, String> {
                 q.answer_type = AnswerType::Secret;
             }
             match routing::route(false, target, false, routing::human_only(&q, rules)) {
-                Route::RefuseNoTty => NonAnswer::GuardNoTty,
-                Route::RefuseAssistantTarget => NonAnswer::GuardAssistantTarget,
+                Route::Refuse(refusal) => NonAnswer::Refused(refusal),
                 Route::Static | Route::Prompter | Route::Backend => {
                     return Err("the profile routes the question to the inquiry backend".to_owned());
                 }

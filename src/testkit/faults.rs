@@ -401,11 +401,9 @@ fn in_play(c: &Coordinator, input: &Input) -> Option<(usize, Question)> {
 /// Whether a tool response reports a non-answer (RFD 082 step 6).
 fn non_answer(kind: ResponseKind) -> bool {
     match kind {
-        ResponseKind::CancelledByUser
-        | ResponseKind::InquiryFailed
-        | ResponseKind::RefusedNoTty
-        | ResponseKind::RefusedAssistantTarget
-        | ResponseKind::InvalidStaticAnswer => true,
+        ResponseKind::CancelledByUser | ResponseKind::InquiryFailed | ResponseKind::Refused(_) => {
+            true
+        }
         ResponseKind::ToolSuccess
         | ResponseKind::ToolError
         | ResponseKind::PermissionDenied

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::model::inquiry::BackendCall;
 use crate::model::prompt::Presentation;
-use crate::model::routing::InquiryErrorKind;
+use crate::model::routing::{InquiryErrorKind, Refusal};
 use crate::model::tool::{Answers, Outcome};
 use crate::wire::{CancellationReason, Event, InquiryId, InquirySource};
 
@@ -174,9 +174,9 @@ pub enum Effect {
 
 /// Which outcome a tool response reports: the class the conformance runner
 /// compares where the RFDs leave the wording to the implementation
-/// (`spec/vector-format.md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// (`spec/vector-format.md`). Serialized as its snake_case name
+/// ([`ResponseKind::as_str`]); a refusal by its row's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ResponseKind {
     /// The tool's own `Outcome::Success`.
     ToolSuccess,
@@ -186,12 +186,9 @@ pub enum ResponseKind {
     CancelledByUser,
     /// The inquiry backend failed (any `InquiryError`).
     InquiryFailed,
-    /// The no-TTY guard refused a human-only question.
-    RefusedNoTty,
-    /// The assistant-target guard refused a human-only question.
-    RefusedAssistantTarget,
-    /// The configured static answer does not fit the question.
-    InvalidStaticAnswer,
+    /// The coordinator refused the question (a guard, or a static answer
+    /// that does not fit): a row of [`REFUSALS`](crate::model::routing::REFUSALS).
+    Refused(Refusal),
     /// The user denied permission to run the tool.
     PermissionDenied,
     /// The assistant called a tool that is not configured.
@@ -201,19 +198,22 @@ pub enum ResponseKind {
 }
 
 impl ResponseKind {
-    /// Every kind, in declaration order.
-    pub const ALL: [ResponseKind; 10] = [
-        ResponseKind::ToolSuccess,
-        ResponseKind::ToolError,
-        ResponseKind::CancelledByUser,
-        ResponseKind::InquiryFailed,
-        ResponseKind::RefusedNoTty,
-        ResponseKind::RefusedAssistantTarget,
-        ResponseKind::InvalidStaticAnswer,
-        ResponseKind::PermissionDenied,
-        ResponseKind::UnknownTool,
-        ResponseKind::ResultWithheld,
-    ];
+    /// Every kind, in declaration order (a refusal once per [`Refusal::ALL`]).
+    pub fn all() -> Vec<ResponseKind> {
+        let mut all = vec![
+            ResponseKind::ToolSuccess,
+            ResponseKind::ToolError,
+            ResponseKind::CancelledByUser,
+            ResponseKind::InquiryFailed,
+        ];
+        all.extend(Refusal::ALL.map(ResponseKind::Refused));
+        all.extend([
+            ResponseKind::PermissionDenied,
+            ResponseKind::UnknownTool,
+            ResponseKind::ResultWithheld,
+        ]);
+        all
+    }
 
     /// Whether a response of this kind is an error. After a non-answer it
     /// is the reason class's [`ReasonClass::fails_tool`](crate::wire::ReasonClass),
@@ -232,13 +232,7 @@ impl ResponseKind {
             | ResponseKind::UnknownTool => true,
             ResponseKind::CancelledByUser => CancellationReason::User.fails_tool(),
             ResponseKind::InquiryFailed => CancellationReason::BackendError.fails_tool(),
-            ResponseKind::RefusedNoTty => CancellationReason::NoPromptBackend.fails_tool(),
-            ResponseKind::RefusedAssistantTarget => {
-                CancellationReason::AssistantRoutingDenied.fails_tool()
-            }
-            ResponseKind::InvalidStaticAnswer => {
-                CancellationReason::InvalidStaticAnswer.fails_tool()
-            }
+            ResponseKind::Refused(refusal) => refusal.row().reason.fails_tool(),
         }
     }
 
@@ -249,9 +243,7 @@ impl ResponseKind {
             ResponseKind::ToolError => "tool_error",
             ResponseKind::CancelledByUser => "cancelled_by_user",
             ResponseKind::InquiryFailed => "inquiry_failed",
-            ResponseKind::RefusedNoTty => "refused_no_tty",
-            ResponseKind::RefusedAssistantTarget => "refused_assistant_target",
-            ResponseKind::InvalidStaticAnswer => "invalid_static_answer",
+            ResponseKind::Refused(refusal) => refusal.as_str(),
             ResponseKind::PermissionDenied => "permission_denied",
             ResponseKind::UnknownTool => "unknown_tool",
             ResponseKind::ResultWithheld => "result_withheld",
@@ -259,9 +251,45 @@ impl ResponseKind {
     }
 }
 
+/// Writes `name` when it is one of `all`'s names, else an error naming
+/// what `what` accepts (the words serde's derive used).
+fn by_name<T: Copy, E: serde::de::Error>(
+    all: &[T],
+    name: &str,
+    as_str: fn(T) -> &'static str,
+) -> Result<T, E> {
+    all.iter()
+        .copied()
+        .find(|v| as_str(*v) == name)
+        .ok_or_else(|| {
+            let names: Vec<&'static str> = all.iter().map(|v| as_str(*v)).collect();
+            E::custom(format_args!(
+                "unknown variant `{name}`, expected one of {}",
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+}
+
+impl Serialize for ResponseKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResponseKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        by_name(&ResponseKind::all(), &name, ResponseKind::as_str)
+    }
+}
+
 /// The path a question took (RFD 082 "Recording lifecycle" steps 3–6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// Serialized as its snake_case name ([`RouteTaken::as_str`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RouteTaken {
     /// The turn cache answered.
     Cached,
@@ -271,12 +299,47 @@ pub enum RouteTaken {
     Prompter,
     /// The inquiry backend was asked.
     Backend,
-    /// Refused: human-only, no TTY.
-    RefusedNoTty,
-    /// Refused: human-only, targeted at the assistant.
-    RefusedAssistantTarget,
-    /// Refused: the static answer does not fit.
-    InvalidStaticAnswer,
+    /// The coordinator refused the question (a row of
+    /// [`REFUSALS`](crate::model::routing::REFUSALS)).
+    Refused(Refusal),
+}
+
+impl RouteTaken {
+    /// Every path, in declaration order (a refusal once per [`Refusal::ALL`]).
+    pub fn all() -> Vec<RouteTaken> {
+        let mut all = vec![
+            RouteTaken::Cached,
+            RouteTaken::Static,
+            RouteTaken::Prompter,
+            RouteTaken::Backend,
+        ];
+        all.extend(Refusal::ALL.map(RouteTaken::Refused));
+        all
+    }
+
+    /// The snake_case name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RouteTaken::Cached => "cached",
+            RouteTaken::Static => "static",
+            RouteTaken::Prompter => "prompter",
+            RouteTaken::Backend => "backend",
+            RouteTaken::Refused(refusal) => refusal.as_str(),
+        }
+    }
+}
+
+impl Serialize for RouteTaken {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for RouteTaken {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        by_name(&RouteTaken::all(), &name, RouteTaken::as_str)
+    }
 }
 
 /// An input that does not fit the coordinator's state (a driver bug, never

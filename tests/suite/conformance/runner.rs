@@ -18,9 +18,12 @@ use inquiry_model::conformance::{
     curated,
 };
 use inquiry_model::generate::scenario::size;
+use inquiry_model::model::coordinator::RouteTaken;
+use inquiry_model::model::routing::Refusal;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::Scenario;
 use inquiry_model::testkit::Faults;
+use inquiry_model::wire::CancellationReason;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -224,9 +227,7 @@ fn own_wording(_: &Scenario, mut o: Observed) -> Observed {
             ResponseKind::ResultWithheld => "The user kept this result to themselves.".into(),
             ResponseKind::ToolError
             | ResponseKind::InquiryFailed
-            | ResponseKind::RefusedNoTty
-            | ResponseKind::RefusedAssistantTarget
-            | ResponseKind::InvalidStaticAnswer
+            | ResponseKind::Refused(_)
             | ResponseKind::PermissionDenied
             | ResponseKind::UnknownTool => format!("error ({}): in my own words", r.kind.as_str()),
         };
@@ -453,7 +454,9 @@ fn shrinking_keeps_the_kind() {
 
 /// Rule: CONF-VECTORS-COVER — the curated vectors reach every cancellation
 /// reason, every inquiry outcome, every route and every response kind but
-/// `unknown_tool`.
+/// `unknown_tool`. The reasons, routes and kinds come from the enums
+/// (`CancellationReason::KNOWN`, `RouteTaken::all`, `ResponseKind::all`), so
+/// a new variant fails here until a curated vector reaches it.
 #[test]
 fn curated_vectors_cover_every_reason_and_route() {
     let vectors = curated().unwrap();
@@ -461,42 +464,77 @@ fn curated_vectors_cover_every_reason_and_route() {
         .iter()
         .map(|v| serde_json::to_string(&v.expected.stream).unwrap())
         .collect();
-    for reason in [
-        "user",
-        "backend_error",
-        "no_prompt_backend",
-        "assistant_routing_denied",
-        "invalid_static_answer",
-    ] {
-        assert!(
-            text.contains(&format!("\"reason\":\"{reason}\"")),
-            "no vector records {reason}"
-        );
-    }
+    let missing = uncovered(&vectors, &text);
+    assert!(missing.is_empty(), "no curated vector reaches {missing:?}");
     for outcome in ["answered", "cancelled", "redacted"] {
         assert!(
             text.contains(&format!("\"outcome\":\"{outcome}\"")),
             "no vector records {outcome}"
         );
     }
+    let names: BTreeSet<&str> = vectors.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names.len(), vectors.len(), "vector names are unique");
+}
+
+/// What no curated vector reaches: each known cancellation reason, route
+/// and response kind (but `unknown_tool`) that `vectors` never record,
+/// take or respond.
+fn uncovered(vectors: &[Vector], stream_text: &str) -> Vec<String> {
+    let mut missing = Vec::new();
+    for reason in CancellationReason::KNOWN {
+        if !stream_text.contains(&format!("\"reason\":\"{}\"", reason.as_str())) {
+            missing.push(format!("reason {reason}"));
+        }
+    }
     let kinds: BTreeSet<ResponseKind> = vectors
         .iter()
         .flat_map(|v| v.expected.tool_responses.iter().map(|r| r.kind))
         .collect();
-    for k in ResponseKind::ALL {
-        assert!(
-            kinds.contains(&k) || k == ResponseKind::UnknownTool,
-            "no vector responds {k:?}"
-        );
+    for k in ResponseKind::all() {
+        if !kinds.contains(&k) && k != ResponseKind::UnknownTool {
+            missing.push(format!("response {}", k.as_str()));
+        }
     }
     let mut routes = BTreeSet::new();
-    for v in &vectors {
+    for v in vectors {
         let t = inquiry_model::scenario::run(&v.scenario).unwrap();
-        routes.extend(t.resolutions.iter().map(|r| format!("{:?}", r.route)));
+        routes.extend(t.resolutions.iter().map(|r| r.route));
     }
-    assert_eq!(routes.len(), 7, "{routes:?}");
-    let names: BTreeSet<&str> = vectors.iter().map(|v| v.name.as_str()).collect();
-    assert_eq!(names.len(), vectors.len(), "vector names are unique");
+    for r in RouteTaken::all() {
+        if !routes.contains(&r) {
+            missing.push(format!("route {}", r.as_str()));
+        }
+    }
+    missing
+}
+
+/// Rule: CONF-VECTORS-COVER — the coverage check is not vacuous: without
+/// the curated vectors that refuse a question (as when a refusal is added
+/// and no vector reaches it), it names the refusal's reason, route and
+/// response kind.
+#[test]
+fn coverage_check_names_a_refusal_no_vector_reaches() {
+    let vectors: Vec<_> = curated()
+        .unwrap()
+        .into_iter()
+        .filter(|v| {
+            !v.expected
+                .tool_responses
+                .iter()
+                .any(|r| r.kind == ResponseKind::Refused(Refusal::AssistantTarget))
+        })
+        .collect();
+    let text: String = vectors
+        .iter()
+        .map(|v| serde_json::to_string(&v.expected.stream).unwrap())
+        .collect();
+    let missing = uncovered(&vectors, &text);
+    for want in [
+        "route refused_assistant_target",
+        "response refused_assistant_target",
+    ] {
+        assert!(missing.iter().any(|m| m == want), "{want}: {missing:?}");
+    }
 }
 
 /// Rule: CONF-VECTORS-CURRENT — `spec/vectors/` holds exactly what

@@ -16,6 +16,7 @@ use inquiry_model::conformance::{Implementation, ImplementationError, Observed, 
 use inquiry_model::model::ask_user;
 use inquiry_model::model::config::ToolConfig;
 use inquiry_model::model::coordinator::{Call, ResponseKind, RunPolicy};
+use inquiry_model::model::routing::Refusal;
 use inquiry_model::model::tool::{
     AnswerReusePolicy, AnswerType, BuiltinHook, Outcome, Question, QuestionTarget, ToolSource,
 };
@@ -186,9 +187,7 @@ impl Run<'_> {
             | ResponseKind::ResultWithheld => false,
             ResponseKind::ToolError
             | ResponseKind::InquiryFailed
-            | ResponseKind::RefusedNoTty
-            | ResponseKind::RefusedAssistantTarget
-            | ResponseKind::InvalidStaticAnswer
+            | ResponseKind::Refused(_)
             | ResponseKind::PermissionDenied
             | ResponseKind::UnknownTool => true,
         };
@@ -432,15 +431,15 @@ impl Run<'_> {
             ),
             Why::NoTty => (
                 CancellationReason::NoPromptBackend,
-                ResponseKind::RefusedNoTty,
+                ResponseKind::Refused(Refusal::NoTty),
             ),
             Why::Assistant => (
                 CancellationReason::AssistantRoutingDenied,
-                ResponseKind::RefusedAssistantTarget,
+                ResponseKind::Refused(Refusal::AssistantTarget),
             ),
             Why::BadStatic => (
                 CancellationReason::InvalidStaticAnswer,
-                ResponseKind::InvalidStaticAnswer,
+                ResponseKind::Refused(Refusal::InvalidStaticAnswer),
             ),
         };
         self.persist(EventKind::InquiryResponse(InquiryResponse::Cancelled {

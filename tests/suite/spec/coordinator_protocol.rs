@@ -36,24 +36,33 @@ fn response_kind_names_are_the_ones_the_vector_format_lists() {
         .skip(3) // "", "kind", " is which … reports: "
         .step_by(2)
         .collect();
-    let names: BTreeSet<&str> = ResponseKind::ALL.iter().map(|k| k.as_str()).collect();
+    let names: BTreeSet<&str> = ResponseKind::all().iter().map(|k| k.as_str()).collect();
     assert_eq!(
         names.len(),
-        ResponseKind::ALL.len(),
+        ResponseKind::all().len(),
         "two kinds share a name"
     );
     assert_eq!(
         names, listed,
         "ResponseKind names differ from spec/vector-format.md"
     );
-    for kind in ResponseKind::ALL {
+    for kind in ResponseKind::all() {
         let serialized = serde_json::to_value(kind).expect("a kind serializes");
         assert_eq!(
             serialized.as_str(),
             Some(kind.as_str()),
             "{kind:?}: as_str and the serialized name differ"
         );
+        let back: ResponseKind = serde_json::from_value(serialized).expect("a kind reads back");
+        assert_eq!(back, kind, "{kind:?} does not read back");
     }
+    let err = serde_json::from_value::<ResponseKind>(serde_json::json!("refused_by_mood"))
+        .expect_err("an unknown kind is refused");
+    assert!(
+        err.to_string()
+            .starts_with("unknown variant `refused_by_mood`, expected one of `tool_success`"),
+        "{err}"
+    );
 }
 
 /// Rule LIFE-DRIVER-MISUSE: a driver that ends a turn it never began gets an

@@ -4,7 +4,7 @@
 //! The tables are parsed from the Markdown a reviewer reads, so a change to
 //! either side that the other does not follow fails here.
 
-use inquiry_model::model::routing::{self, InquiryErrorKind, NonAnswer, Route};
+use inquiry_model::model::routing::{self, NonAnswer, Refusal, Route};
 use inquiry_model::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::wire::{CancellationReason, ClosesQuestions};
@@ -28,35 +28,6 @@ fn table(name: &str) -> Vec<Vec<String>> {
     // Header and separator.
     rows[2..].to_vec()
 }
-
-/// Every event that ends a question without an answer, by its name in the
-/// cancellation and non-answer-response tables (`spec/tables/`).
-const NON_ANSWERS: [(&str, NonAnswer); 9] = [
-    ("prompt_cancelled", NonAnswer::PromptCancelled),
-    (
-        "inquiry_error:cancelled",
-        NonAnswer::Inquiry(InquiryErrorKind::Cancelled),
-    ),
-    (
-        "inquiry_error:provider",
-        NonAnswer::Inquiry(InquiryErrorKind::Provider),
-    ),
-    (
-        "inquiry_error:missing_structured_data",
-        NonAnswer::Inquiry(InquiryErrorKind::MissingStructuredData),
-    ),
-    (
-        "inquiry_error:answer_extraction",
-        NonAnswer::Inquiry(InquiryErrorKind::AnswerExtraction),
-    ),
-    (
-        "inquiry_error:other",
-        NonAnswer::Inquiry(InquiryErrorKind::Other),
-    ),
-    ("guard_no_tty", NonAnswer::GuardNoTty),
-    ("guard_assistant_target", NonAnswer::GuardAssistantTarget),
-    ("invalid_static_answer", NonAnswer::InvalidStaticAnswer),
-];
 
 /// The output of the first row whose input cells match (`any` matches all).
 fn lookup<'a>(rows: &'a [Vec<String>], inputs: &[&str]) -> &'a str {
@@ -93,13 +64,7 @@ fn route_table_matches_spec() {
                         &rows,
                         &[yes_no(has_static), t, yes_no(tty), yes_no(human_only)],
                     );
-                    let got = match routing::route(has_static, target, tty, human_only) {
-                        Route::Static => "static",
-                        Route::Prompter => "prompter",
-                        Route::Backend => "backend",
-                        Route::RefuseNoTty => "refuse_no_tty",
-                        Route::RefuseAssistantTarget => "refuse_assistant_target",
-                    };
+                    let got = routing::route(has_static, target, tty, human_only).as_str();
                     assert_eq!(
                         got, want,
                         "static={has_static} target={t} tty={tty} human_only={human_only}"
@@ -174,11 +139,12 @@ fn cancellation_table_matches_spec() {
     let rows = table("cancellation.md");
     assert_eq!(
         rows.len(),
-        NON_ANSWERS.len(),
+        NonAnswer::all().len(),
         "one table row per originating event"
     );
-    for (name, event) in NON_ANSWERS {
-        let want = lookup(&rows, &[name]);
+    for event in NonAnswer::all() {
+        let name = event.name();
+        let want = lookup(&rows, &[&name]);
         assert_eq!(routing::cancellation_reason(event).as_str(), want, "{name}");
     }
 }
@@ -191,10 +157,11 @@ fn non_answer_response_table_matches_spec() {
     let rows = table("non-answer-response.md");
     assert_eq!(
         rows.len(),
-        NON_ANSWERS.len(),
+        NonAnswer::all().len(),
         "one row per originating event"
     );
-    for (name, why) in NON_ANSWERS {
+    for why in NonAnswer::all() {
+        let name = why.name();
         let row = rows
             .iter()
             .find(|r| r[0] == name)
@@ -385,14 +352,18 @@ fn reason_classes_are_the_rfd_rows() {
 /// human-only question is recorded only by the inquiry backend.
 #[test]
 fn model_non_answers_follow_the_reason_classes() {
-    for (name, why) in NON_ANSWERS {
+    for why in NonAnswer::all() {
+        let name = why.name();
         let reason = routing::cancellation_reason(why);
         let class = reason.class().expect("the model writes known reasons");
         let response = inquiry_model::model::coordinator::non_answer_response(why, "t", "q");
         if class.fails_tool {
             assert!(response.kind.is_error(), "{name}: {reason} fails the tool");
         }
-        let guard_event = matches!(why, NonAnswer::GuardNoTty | NonAnswer::GuardAssistantTarget);
+        let guard_event = matches!(
+            why,
+            NonAnswer::Refused(Refusal::NoTty | Refusal::AssistantTarget)
+        );
         assert_eq!(
             class.closes == ClosesQuestions::OnlyHumanOnly,
             guard_event,
@@ -487,4 +458,156 @@ fn stage_a_shape_proves_is_the_rfd_stage() {
         shape.tagged = tagged;
         assert_eq!(shape.evidence(&event), want, "{text}: {rfd}");
     }
+}
+
+/// Which variants a table of `spec/tables/` must name, and in which column:
+/// `(column, names, once)`; `once` asks for exactly one row per name (the
+/// table is keyed by it), otherwise at least one. Derived from the enums,
+/// so a new variant fails [`every_table_has_a_row_per_variant`] until its
+/// row is written; a new table fails until it is listed here.
+fn table_variants(file: &str) -> Option<(usize, Vec<String>, bool)> {
+    let answer_type = |t: &AnswerType| -> &'static str {
+        match t {
+            AnswerType::Boolean => "boolean",
+            AnswerType::Select { .. } => "select",
+            AnswerType::Text => "text",
+            AnswerType::Secret => "secret",
+        }
+    };
+    let policy = |p: AnswerReusePolicy| -> &'static str {
+        match p {
+            AnswerReusePolicy::Turn => "turn",
+            AnswerReusePolicy::None => "none",
+        }
+    };
+    let events = || NonAnswer::all().into_iter().map(NonAnswer::name).collect();
+    Some(match file {
+        "cancellation.md" => (0, events(), true),
+        "non-answer-response.md" => (0, events(), true),
+        "route.md" => (
+            4,
+            Route::all()
+                .into_iter()
+                // RFD 083 step 6 decides a static answer's fit after the
+                // route: the route table never refuses one.
+                .filter(|r| *r != Route::Refuse(Refusal::InvalidStaticAnswer))
+                .map(|r| r.as_str().to_owned())
+                .collect(),
+            false,
+        ),
+        "remember.md" => (
+            0,
+            [
+                AnswerType::Boolean,
+                AnswerType::Select { options: vec![] },
+                AnswerType::Text,
+                AnswerType::Secret,
+            ]
+            .iter()
+            .map(|t| answer_type(t).to_owned())
+            .collect(),
+            false,
+        ),
+        "cache.md" => (
+            1,
+            [AnswerReusePolicy::Turn, AnswerReusePolicy::None]
+                .map(|p| policy(p).to_owned())
+                .to_vec(),
+            false,
+        ),
+        _ => return None,
+    })
+}
+
+/// The names of `names` that `text`'s table does not hold in `column` as
+/// it should (`once`: exactly one row each), and the rows naming nothing
+/// of `names` when `once`.
+fn missing_rows(text: &str, column: usize, names: &[String], once: bool) -> Vec<String> {
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with('|'))
+        .skip(2)
+        .map(|l| {
+            l.trim()
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_owned())
+                .collect()
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for name in names {
+        let n = rows.iter().filter(|r| r.get(column) == Some(name)).count();
+        if n == 0 || (once && n > 1) {
+            problems.push(format!("{name}: {n} rows"));
+        }
+    }
+    if once {
+        for r in &rows {
+            if let Some(cell) = r.get(column)
+                && !names.contains(cell)
+            {
+                problems.push(format!("{cell}: no such variant"));
+            }
+        }
+    }
+    problems
+}
+
+/// Rule: LIFE-CANCEL-REASON, LIFE-NON-ANSWER-RESPONSE, LIFE-ROUTE,
+/// LIFE-REMEMBER, LIFE-CACHE-ELIGIBLE — every table in `spec/tables/` has
+/// a row for every variant of the enum it is keyed by (`NonAnswer::all`,
+/// `Route::all`, the answer types and reuse policies), and every table
+/// there is known to this test.
+#[test]
+fn every_table_has_a_row_per_variant() {
+    let dir = format!("{}/spec/tables", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 5, "{files:?}");
+    for file in files {
+        let (column, names, once) =
+            table_variants(&file).unwrap_or_else(|| panic!("{file}: not keyed by a known enum"));
+        let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
+        let missing = missing_rows(&text, column, &names, once);
+        assert!(missing.is_empty(), "spec/tables/{file}: {missing:?}");
+    }
+}
+
+/// Rule: LIFE-CANCEL-REASON — the row check fails on a removed row and on a
+/// planted variant that has no row (as a new guard would before its row is
+/// written).
+#[test]
+fn row_check_catches_a_removed_row_and_a_planted_variant() {
+    let dir = format!("{}/spec/tables", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(format!("{dir}/cancellation.md")).unwrap();
+    let (column, names, once) = table_variants("cancellation.md").unwrap();
+    assert!(missing_rows(&text, column, &names, once).is_empty());
+    let removed: String = text
+        .lines()
+        .filter(|l| !l.starts_with("| refused_no_tty |"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        missing_rows(&removed, column, &names, once),
+        ["refused_no_tty: 0 rows"]
+    );
+    let mut planted = names.clone();
+    planted.push("refused_tool_refuses_inquiries".to_owned());
+    assert_eq!(
+        missing_rows(&text, column, &planted, once),
+        ["refused_tool_refuses_inquiries: 0 rows"]
+    );
+    let route = std::fs::read_to_string(format!("{dir}/route.md")).unwrap();
+    let (column, mut names, once) = table_variants("route.md").unwrap();
+    names.push("refused_tool_refuses_inquiries".to_owned());
+    assert_eq!(
+        missing_rows(&route, column, &names, once),
+        ["refused_tool_refuses_inquiries: 0 rows"]
+    );
 }
