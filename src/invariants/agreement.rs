@@ -120,8 +120,10 @@ proptest! {
     /// `ask_user`'s vocabulary: for any arguments, the question the
     /// built-in asks has the ID the oracle expects, and the success body it
     /// returns for an accepted answer is one the oracle reads back with
-    /// that answer and the answer type's name. Planted drift: the model's
-    /// `AskAnswerType::name` spelling `bool` for `boolean` fails it.
+    /// that answer and the answer type's name (the hand table
+    /// `the_oracle_reads_ask_users_body_for_each_answer_type` is the one a
+    /// planted drift of a name was shown failing: generated arguments reach
+    /// a success too rarely at 32 cases).
     #[test]
     fn the_oracle_reads_what_ask_user_writes(
         args in crate::generate::choice::strategy(6, 6, |c| crate::generate::scenario::ask_user_arguments_by_part(c)),
@@ -229,6 +231,48 @@ proptest! {
             let auto = check_events(&trace.stream, "model", ProfileMode::Auto);
             prop_assert_eq!(auto.summary.turns_by_profile.rfd083, 1);
         }
+    }
+}
+
+/// Rules: ASK-SUCCESS-BODY, CHECK-ASK-USER-RECORD — for each answer type
+/// `ask_user` offers and an answer that fits it, the oracle reads the
+/// built-in's success body back as that answer under that answer type's
+/// name. Planted drift: the model's `AskAnswerType::name` spelling `bool`
+/// for `boolean` fails it.
+#[test]
+fn the_oracle_reads_ask_users_body_for_each_answer_type() {
+    let cases = [
+        (
+            json!({"question": "Proceed?", "answer_type": "boolean"}),
+            json!(true),
+        ),
+        (
+            json!({"question": "Which?", "answer_type": "select", "options": ["a", "b"]}),
+            json!("b"),
+        ),
+        (
+            json!({"question": "Name?", "answer_type": "text"}),
+            json!("x"),
+        ),
+    ];
+    for (args, answer) in cases {
+        let Outcome::NeedsInput { question } = ask_user::execute(&args, &Answers::new()) else {
+            panic!("{args} asks");
+        };
+        assert_eq!(question.id, predicates::ASK_USER_QUESTION_ID);
+        let mut answers = Answers::new();
+        answers.insert(question.id.clone(), answer.clone());
+        let Outcome::Success { content } = ask_user::execute(&args, &answers) else {
+            panic!("{args} accepts {answer}");
+        };
+        let kind = AnswerKind::of(&question.to_inquiry_question().answer_type);
+        let body = rules::ask_user_body(&Value::String(content).to_string());
+        let recorded = AskUserOutcome::Answered(answer, kind);
+        assert_eq!(
+            rules::ask_user_result("call_1", Some(&recorded), body.as_ref()),
+            None,
+            "{args}"
+        );
     }
 }
 
