@@ -594,8 +594,8 @@ pub use crate::wire::id::IdParts;
 /// `a`, question `b`, attempt 1 (as call `a.b` it would have no attempt),
 /// so a prefix-compatible call ID never causes a false alarm. Where several
 /// calls read the ID (the separator inside a part, [`wire::id::Parse::Ambiguous`]),
-/// the longest call's reading is judged (decision "IDs: the grammar is
-/// stated once, and an ambiguous ID is judged by its longest call").
+/// the longest call's reading is judged (decision "IDs: one grammar builds
+/// and reads them, honest about ambiguity").
 pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
     let s = id.as_str();
     let readings = wire::id::readings(s, calls);

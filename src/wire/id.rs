@@ -172,7 +172,7 @@ mod tests {
     }
 
     proptest! {
-        /// Rule: LIFE-ID-FORMAT, CHECK-ID-FORMAT — parse(build(x)) == x:
+        /// Rules: LIFE-ID-FORMAT, CHECK-ID-FORMAT — parse(build(x)) == x:
         /// read against its own call, a built ID gives back its parts,
         /// dotted question IDs included; and `InquiryId::new` (the model's
         /// writer) builds exactly what the grammar builds.
