@@ -1013,10 +1013,11 @@ pub(crate) fn ask_user_body(content: &str) -> Option<(String, serde_json::Value)
     if m.len() != 2 {
         return None;
     }
-    let serde_json::Value::String(kind) = m.remove("answer_type")? else {
+    let (answer_type, answer) = predicates::ASK_USER_BODY_KEYS;
+    let serde_json::Value::String(kind) = m.remove(answer_type)? else {
         return None;
     };
-    Some((kind, m.remove("answer")?))
+    Some((kind, m.remove(answer)?))
 }
 
 /// Standard base64 (RFC 4648, padding optional), or `None` for any other text.

@@ -438,7 +438,11 @@ impl Arguments {
     /// `{"answer_type":…,"answer":…}`, so `true` and `"true"` stay apart
     /// however the provider stringifies tool results.
     pub(crate) fn success_body(&self, answer: &Value) -> String {
-        json!({ "answer_type": self.answer_type.name(), "answer": answer }).to_string()
+        let (answer_type, answer_key) = predicates::ASK_USER_BODY_KEYS;
+        let mut body = serde_json::Map::new();
+        body.insert(answer_type.to_owned(), json!(self.answer_type.name()));
+        body.insert(answer_key.to_owned(), answer.clone());
+        Value::Object(body).to_string()
     }
 }
 

@@ -96,14 +96,15 @@ pub fn is_two_segment(s: &str, call: &str) -> bool {
     after_call(s, call).is_some_and(|rest| !rest.contains(SEPARATOR))
 }
 
+/// One call's reading of an ID: the call, and the question ID and attempt
+/// it gives or why it gives none.
+pub type Reading<'s, 'c> = (&'c str, Result<(&'s str, u32), IdFault>);
+
 /// Every reading of `s` for the calls `calls` whose ID and separator start
 /// it: the call with the question ID and attempt it gives, or why it gives
 /// none. The longest call first (a duplicate call once).
-pub fn readings<'s, 'c>(
-    s: &'s str,
-    calls: &[&'c str],
-) -> Vec<(&'c str, Result<(&'s str, u32), IdFault>)> {
-    let mut out: Vec<(&'c str, Result<(&'s str, u32), IdFault>)> = calls
+pub fn readings<'s, 'c>(s: &'s str, calls: &[&'c str]) -> Vec<Reading<'s, 'c>> {
+    let mut out: Vec<Reading<'s, 'c>> = calls
         .iter()
         .filter_map(|c| read_for(s, c).map(|r| (*c, r)))
         .collect();
