@@ -1321,6 +1321,8 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
 }
 
 #[cfg(test)]
+mod agreement;
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::explore::{Family, family_size, scenario_at};

@@ -12,10 +12,89 @@
 //!   (rules `ASK-FIRST-CALL`, `ASK-ARG-*` on the model's side,
 //!   `CHECK-ASK-USER-SHAPE` on the oracle's; RFD 083 "Arguments",
 //!   "Execution flow").
+//! - [`ASK_USER`], [`ASK_USER_QUESTION_ID`] and [`AnswerKind::name`]:
+//!   `ask_user`'s vocabulary (RFD 083 "Tool configuration", "Arguments",
+//!   "Execution flow"), which the model's built-in writes and the oracle's
+//!   CHECK-ASK-USER-RECORD reads.
+//! - [`recorded_source`] and [`overrides_source`]: provenance (RFD 082
+//!   "Source attribution", RFD 083 Phase 2), rule `LIFE-PROVENANCE` on the
+//!   model's side, `CHECK-PROVENANCE` on the oracle's.
+//! - [`reason_needs`]: which profile switch a cancellation reason comes
+//!   with (RFD 083 step 7: `invalid_static_answer` with static-answer
+//!   validation), rule `LIFE-STATIC-VALIDATED` on the model's side,
+//!   `CHECK-REASON-INVALID-STATIC` and the profile evidence on the oracle's.
 
 use serde_json::Value;
 
-use crate::wire::{InquiryAnswerReusePolicy, InquiryAnswerType, InquiryQuestion, SelectOption};
+use crate::profile::Rules;
+use crate::wire::{
+    CancellationReason, InquiryAnswerReusePolicy, InquiryAnswerType, InquiryQuestion,
+    InquirySource, SelectOption,
+};
+
+/// The `ask_user` built-in's name and configuration key (RFD 083 "Tool
+/// configuration": `conversation.tools.ask_user`).
+pub const ASK_USER: &str = "ask_user";
+
+/// The ID of the single question `ask_user` asks (RFD 083 "Execution flow":
+/// "The built-in always emits a single question with `id: \"answer\"`").
+pub const ASK_USER_QUESTION_ID: &str = "answer";
+
+/// The keys of `ask_user`'s success body, `{"answer_type": …, "answer": …}`
+/// (RFD 083 "Execution flow"): the answer type's name ([`AnswerKind::name`])
+/// and the answer.
+pub const ASK_USER_BODY_KEYS: (&str, &str) = ("answer_type", "answer");
+
+/// Whether the tool under the configuration key `tool` overrides
+/// `inquiry_source()` to the assistant (RFD 082 "Source attribution": "082
+/// itself ships no production overrides"; RFD 083 Phase 2: `ask_user` does,
+/// found by its config key, "Built-in aliasing").
+pub(crate) fn overrides_source(tool: &str) -> bool {
+    tool == ASK_USER
+}
+
+/// The persisted `source` of an inquiry a tool asks (RFD 082 "Source
+/// attribution"): the assistant when the executor overrides
+/// `inquiry_source()` (`assistant_override`), else the tool by its name.
+/// The model passes its executor's hook; the oracle, which sees only the
+/// call's name, passes [`overrides_source`] of it.
+pub(crate) fn recorded_source(assistant_override: bool, tool: &str) -> InquirySource {
+    if assistant_override {
+        InquirySource::Assistant
+    } else {
+        InquirySource::tool(tool)
+    }
+}
+
+/// The profile switch a writer records the cancellation reason `reason`
+/// under, or `None` for a reason every tagged writer may record: RFD 083
+/// step 7 adds `invalid_static_answer` with static-answer validation, so
+/// the reason exists exactly where a static answer is validated. The one
+/// statement of that pairing: the model validates a static answer where it
+/// holds, the oracle reports the reason where it does not, and reads it as
+/// evidence of the first profile where it does.
+pub(crate) fn reason_needs(reason: &CancellationReason) -> Option<fn(&Rules) -> bool> {
+    match reason {
+        CancellationReason::InvalidStaticAnswer => Some(|r: &Rules| r.static_validation),
+        CancellationReason::User
+        | CancellationReason::BackendError
+        | CancellationReason::NoPromptBackend
+        | CancellationReason::AssistantRoutingDenied
+        | CancellationReason::Unknown(_) => None,
+    }
+}
+
+/// Whether a writer under `rules` may record `reason` ([`reason_needs`]).
+pub(crate) fn records_reason(rules: &Rules, reason: &CancellationReason) -> bool {
+    reason_needs(reason).is_none_or(|needs| needs(rules))
+}
+
+/// Whether a writer under `rules` validates a configured static answer
+/// before using it (RFD 083 step 6), and so refuses an unfit one with
+/// `invalid_static_answer`: [`records_reason`] of that reason.
+pub(crate) fn validates_static_answers(rules: &Rules) -> bool {
+    records_reason(rules, &CancellationReason::InvalidStaticAnswer)
+}
 
 /// The kind of a question's answer type, without a select's options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -32,6 +111,19 @@ pub enum AnswerKind {
 }
 
 impl AnswerKind {
+    /// The kind's name: the `answer_type` argument of `ask_user` (RFD 083
+    /// "Arguments") and of its success body (RFD 083 "Execution flow":
+    /// `{"answer_type": "boolean", "answer": true}`), and the persisted
+    /// answer type's `type` tag.
+    pub fn name(self) -> &'static str {
+        match self {
+            AnswerKind::Boolean => "boolean",
+            AnswerKind::Select => "select",
+            AnswerKind::Text => "text",
+            AnswerKind::Secret => "secret",
+        }
+    }
+
     /// The kind of a persisted answer type.
     pub fn of(answer_type: &InquiryAnswerType) -> Self {
         match answer_type {

@@ -154,12 +154,6 @@ impl ProfileName {
     pub(crate) fn has_083_fields(self) -> bool {
         self.rules().widened_question
     }
-
-    /// RFD 083 step 7: the `invalid_static_answer` reason exists (it comes
-    /// with static-answer validation).
-    pub(crate) fn has_invalid_static_answer(self) -> bool {
-        self.rules().static_validation
-    }
 }
 
 /// How an answered response is written on disk.

@@ -34,13 +34,13 @@ impl InquiryId {
     /// (RFD 082 "Inquiry ID format", rule `LIFE-ID-FORMAT`). `attempt` is
     /// 1-indexed per `(tool_call_id, question_id)` per turn.
     pub fn new(tool_call_id: &str, question_id: &str, attempt: u32) -> Self {
-        InquiryId(format!("{tool_call_id}.{question_id}.{attempt}"))
+        InquiryId(id::three_segment(tool_call_id, question_id, attempt))
     }
 
     /// Writer-side constructor of the pre-082 two-segment form
     /// `<tool_call_id>.<question_id>`, used only by the `legacy` profile.
     pub fn legacy(tool_call_id: &str, question_id: &str) -> Self {
-        InquiryId(format!("{tool_call_id}.{question_id}"))
+        InquiryId(id::two_segment(tool_call_id, question_id))
     }
 
     /// Wraps an ID read from elsewhere (a stream, a test) without looking
@@ -1553,6 +1553,7 @@ impl Serialize for Event {
     }
 }
 
+pub mod id;
 mod reader;
 mod typing;
 pub(crate) use reader::FieldsRef;

@@ -10,6 +10,7 @@ use super::diagnostic::one_line;
 use super::rules::{self, Finding, OpenCallRef, QuestionFacts, Severity};
 use super::shape::Shape;
 use super::{Diagnostic, FileSummary, Profile, ProfileMode, TurnsByProfile};
+use crate::predicates;
 use crate::rule::Rule;
 use crate::stream::{PairStep, Pairer};
 use crate::wire::{Event, EventKind, FieldsRef, InquiryId, InquiryResponse, RawEvent, type_fields};
@@ -686,7 +687,7 @@ impl Checker {
                 let (name, _) = self.turn.texts.find_or_add(&call.name);
                 self.turn.calls.insert(index, OpenCall { id, name });
                 self.turn.fresh_calls.push(index);
-                if call.name == "ask_user" {
+                if call.name == predicates::ASK_USER {
                     self.turn
                         .ask_user_calls
                         .insert(index, AskUserCall::default());

@@ -12,8 +12,9 @@ use super::shape::Shape;
 use super::{Profile, ProfileMode};
 use crate::predicates::{self, AnswerMismatch, AskUserShapeFault, TextFault};
 use crate::rule::Rule;
+use crate::wire::id::IdFault;
 use crate::wire::{
-    CancellationReason, ClosesQuestions, InquiryAnswerType, InquiryId, InquiryQuestion,
+    self, CancellationReason, ClosesQuestions, InquiryAnswerType, InquiryId, InquiryQuestion,
     InquiryResponse, InquirySource,
 };
 
@@ -350,14 +351,20 @@ pub(crate) fn reason_for_profile(profile: Profile, r: &InquiryResponse) -> Optio
         InquiryResponse::Cancelled {
             id,
             reason: CancellationReason::InvalidStaticAnswer,
-        } if !profile.has_invalid_static_answer() => Some(Finding::new(
-            Rule::CheckReasonInvalidStatic,
-            vec![id.to_string()],
-            format!(
-                "inquiry `{id}` is cancelled with `invalid_static_answer`, a reason RFD 083 adds; \
+        } if !predicates::records_reason(
+            &profile.rules(),
+            &CancellationReason::InvalidStaticAnswer,
+        ) =>
+        {
+            Some(Finding::new(
+                Rule::CheckReasonInvalidStatic,
+                vec![id.to_string()],
+                format!(
+                    "inquiry `{id}` is cancelled with `invalid_static_answer`, a reason RFD 083 adds; \
                  the {profile} profile cannot produce it"
-            ),
-        )),
+                ),
+            ))
+        }
         InquiryResponse::Cancelled { .. }
         | InquiryResponse::Answered { .. }
         | InquiryResponse::Redacted { .. } => None,
@@ -573,16 +580,9 @@ pub(crate) fn placement_closed(id: &InquiryId, call_id: &str, closed_at: usize) 
     )
 }
 
-/// The writer-side parts of a conforming RFD 082 ID.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct IdParts {
-    /// The open call's tool-call ID.
-    pub tool_call_id: String,
-    /// The question ID.
-    pub question_id: String,
-    /// The attempt, from 1.
-    pub attempt: u32,
-}
+/// The writer-side parts of a conforming RFD 082 ID: the one grammar's
+/// ([`crate::wire::id`]), which the writer builds with.
+pub use crate::wire::id::IdParts;
 
 /// CHECK-ID-FORMAT (RFD 082 "Inquiry ID format"): a conformance check of the
 /// WRITER, never used for pairing (readers treat IDs as opaque). The ID must
@@ -592,16 +592,13 @@ pub struct IdParts {
 /// forbid it (spec/DECISIONS.md, "IDs: an empty question ID runs"). Every open call whose ID is a prefix is
 /// tried, the longest first: with calls `a` and `a.b` open, `a.b.1` is call
 /// `a`, question `b`, attempt 1 (as call `a.b` it would have no attempt),
-/// so a prefix-compatible call ID never causes a false alarm.
+/// so a prefix-compatible call ID never causes a false alarm. Where several
+/// calls read the ID (the separator inside a part, [`wire::id::Parse::Ambiguous`]),
+/// the longest call's reading is judged (decision "IDs: one grammar builds
+/// and reads them, honest about ambiguity").
 pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
     let s = id.as_str();
-    let mut prefixes: Vec<&str> = calls
-        .iter()
-        .copied()
-        .filter(|c| s.len() > c.len() && s.starts_with(*c) && s.as_bytes()[c.len()] == b'.')
-        .collect();
-    prefixes.sort_by_key(|c| std::cmp::Reverse(c.len()));
-    prefixes.dedup();
+    let readings = wire::id::readings(s, calls);
     let fail = |why: String| {
         let mut ids = vec![s.to_owned()];
         ids.extend(calls.iter().map(|c| (*c).to_owned()));
@@ -611,7 +608,7 @@ pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
             format!("inquiry ID `{id}` is not `<tool_call_id>.<question_id>.<attempt>`: {why}"),
         )
     };
-    if prefixes.is_empty() {
+    if readings.is_empty() {
         let names: Vec<String> = calls.iter().map(|c| format!("`{c}.`")).collect();
         return Err(fail(format!(
             "it does not start with the ID of its open tool call ({})",
@@ -619,87 +616,52 @@ pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
         )));
     }
     let mut first_error = None;
-    for call in &prefixes {
-        match split_for(s, call) {
+    for (call, reading) in readings {
+        match reading {
             Ok((question, attempt)) => {
                 return Ok(IdParts {
-                    tool_call_id: (*call).to_owned(),
+                    tool_call_id: call.to_owned(),
                     question_id: question.to_owned(),
                     attempt,
                 });
             }
             Err(why) => {
-                first_error.get_or_insert((*call, why));
+                first_error.get_or_insert((call, why));
             }
         }
     }
     Err(fail(first_error.map_or_else(String::new, |(call, why)| {
-        why.explain(s, call)
+        explain(why, s, call)
     })))
 }
 
 /// Whether `id` is a conforming `<call>.<question_id>.<attempt>` ID of the
 /// call `call` (the calls that could hold a request, by its ID).
 pub(crate) fn id_holds(id: &InquiryId, call: &str) -> bool {
-    let s = id.as_str();
-    s.len() > call.len() + 1
-        && s.starts_with(call)
-        && s.as_bytes()[call.len()] == b'.'
-        && split_for(s, call).is_ok()
+    matches!(wire::id::read_for(id.as_str(), call), Some(Ok(_)))
 }
 
-/// Why an ID is not `<call>.<question_id>.<attempt>` for one open call;
-/// worded only when a finding is written ([`IdFault::explain`]), so judging
-/// the style of an ID ([`id_style`]) formats nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum IdFault {
-    /// No `.<attempt>` after the call (a pre-082 two-segment ID).
-    NoAttempt,
-    /// The attempt is not a number from 1 without leading zeros.
-    BadAttempt,
-    /// The attempt is such a number, past `u32::MAX` (decision "Oracle
-    /// checks: an attempt past `u32::MAX`").
-    AttemptTooLarge,
-}
-
-impl IdFault {
-    /// The reason, for `s` read against the open call `call`.
-    fn explain(self, s: &str, call: &str) -> String {
-        match self {
-            IdFault::NoAttempt => {
-                format!("after `{call}.` it has no `.<attempt>` (a pre-082 two-segment ID)")
-            }
-            IdFault::BadAttempt => {
-                let attempt = s.rsplit_once('.').map_or("", |(_, a)| a);
-                format!(
-                    "its attempt `{attempt}` is not a number from 1 written without leading zeros"
-                )
-            }
-            IdFault::AttemptTooLarge => {
-                let attempt = s.rsplit_once('.').map_or("", |(_, a)| a);
-                format!(
-                    "its attempt `{attempt}` is past {}, more re-asks of one question in one \
-                     turn than a writer's attempt counter counts",
-                    u32::MAX
-                )
-            }
+/// Why an ID is not `<call>.<question_id>.<attempt>` for one open call,
+/// worded only when a finding is written, so judging the style of an ID
+/// ([`id_style`]) formats nothing: the reason, for `s` read against the
+/// open call `call`.
+fn explain(fault: IdFault, s: &str, call: &str) -> String {
+    match fault {
+        IdFault::NoAttempt => {
+            format!("after `{call}.` it has no `.<attempt>` (a pre-082 two-segment ID)")
         }
-    }
-}
-
-/// `s` read as `<call>.<question_id>.<attempt>` for the open call `call`
-/// (already known to be a prefix followed by a dot): the question ID and
-/// the attempt, borrowed.
-fn split_for<'a>(s: &'a str, call: &str) -> Result<(&'a str, u32), IdFault> {
-    let rest = &s[call.len() + 1..];
-    let Some((question, attempt)) = rest.rsplit_once('.') else {
-        return Err(IdFault::NoAttempt);
-    };
-    let digits = !attempt.is_empty() && attempt.bytes().all(|b| b.is_ascii_digit());
-    match (digits, attempt.starts_with('0'), attempt.parse::<u32>()) {
-        (true, false, Ok(n)) => Ok((question, n)),
-        (true, false, Err(_)) => Err(IdFault::AttemptTooLarge),
-        (true, true, _) | (false, _, _) => Err(IdFault::BadAttempt),
+        IdFault::BadAttempt => {
+            let attempt = s.rsplit_once('.').map_or("", |(_, a)| a);
+            format!("its attempt `{attempt}` is not a number from 1 written without leading zeros")
+        }
+        IdFault::AttemptTooLarge => {
+            let attempt = s.rsplit_once('.').map_or("", |(_, a)| a);
+            format!(
+                "its attempt `{attempt}` is past {}, more re-asks of one question in one \
+                 turn than a writer's attempt counter counts",
+                u32::MAX
+            )
+        }
     }
 }
 
@@ -732,12 +694,7 @@ pub(crate) fn id_style(id: &InquiryId, calls: &[&str]) -> IdStyle {
 /// Whether `s` is `<call>.<question_id>` for one of `calls`, the question ID
 /// without a dot (empty allowed, as in the three-segment form).
 fn two_segment(s: &str, calls: &[&str]) -> bool {
-    calls.iter().any(|c| {
-        s.len() > c.len()
-            && s.starts_with(*c)
-            && s.as_bytes()[c.len()] == b'.'
-            && !s[c.len() + 1..].contains('.')
-    })
+    calls.iter().any(|c| wire::id::is_two_segment(s, c))
 }
 
 /// CHECK-ID-FORMAT (RFD 082 "Inquiry ID format", "Recording lifecycle"
@@ -1006,17 +963,6 @@ pub(crate) enum AskUserOutcome {
     NoAnswer,
 }
 
-/// The name `ask_user`'s success body gives an answer kind (RFD 083
-/// "Execution flow": `{"answer_type": "boolean", "answer": true}`).
-fn kind_name(kind: AnswerKind) -> &'static str {
-    match kind {
-        AnswerKind::Boolean => "boolean",
-        AnswerKind::Select => "select",
-        AnswerKind::Text => "text",
-        AnswerKind::Secret => "secret",
-    }
-}
-
 /// CHECK-ASK-USER-RECORD for a question (RFD 083 "Execution flow": "The
 /// built-in always emits a single question with `id: "answer"`"): the
 /// question ID of an `ask_user` request, read for its call (`parts`), is
@@ -1033,7 +979,7 @@ pub(crate) fn ask_user_question(
             .to_owned()
     } else {
         match parts {
-            Some(p) if p.question_id != "answer" => format!(
+            Some(p) if p.question_id != predicates::ASK_USER_QUESTION_ID => format!(
                 "its question ID is `{}` (the built-in always emits a single question with \
                  `id: \"answer\"`)",
                 p.question_id
@@ -1067,10 +1013,11 @@ pub(crate) fn ask_user_body(content: &str) -> Option<(String, serde_json::Value)
     if m.len() != 2 {
         return None;
     }
-    let serde_json::Value::String(kind) = m.remove("answer_type")? else {
+    let (answer_type, answer) = predicates::ASK_USER_BODY_KEYS;
+    let serde_json::Value::String(kind) = m.remove(answer_type)? else {
         return None;
     };
-    Some((kind, m.remove("answer")?))
+    Some((kind, m.remove(answer)?))
 }
 
 /// Standard base64 (RFC 4648, padding optional), or `None` for any other text.
@@ -1118,7 +1065,7 @@ pub(crate) fn ask_user_result(
             "the call's question was cancelled, so no answer reached the built-in"
         }
         Some(AskUserOutcome::Answered(recorded, k)) => {
-            if recorded == answer && kind == kind_name(*k) {
+            if recorded == answer && kind == k.name() {
                 return None;
             }
             "it differs from the recorded answer or its answer type"
@@ -1175,7 +1122,11 @@ pub fn provenance(
              `ask_user` arrives with RFD 083)"
         ),
         (_, InquirySource::Assistant)
-            if !call_names.is_empty() && !call_names.contains(&"ask_user") =>
+            if !call_names.is_empty()
+                && !call_names.iter().any(|n| {
+                    predicates::recorded_source(predicates::overrides_source(n), n)
+                        == InquirySource::Assistant
+                }) =>
         {
             format!(
                 "it is asked inside {} and only the `ask_user` built-in records `source: assistant`; \

@@ -14,10 +14,11 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::Profile;
+use crate::predicates;
 use crate::profile::{RecordScope, ResponseForm};
 use crate::wire::{
-    CancellationReason, Event, EventKind, InquiryAnswerReusePolicy, InquiryAnswerType,
-    InquiryResponse, RawEvent, json_string,
+    Event, EventKind, InquiryAnswerReusePolicy, InquiryAnswerType, InquiryResponse, RawEvent,
+    json_string,
 };
 
 /// The RFD 083 question fields ("Propagating to the persisted shape"), in the
@@ -286,19 +287,18 @@ impl Shape {
                     return Profile::last_with(|r| r.response_form == ResponseForm::Flat);
                 }
                 match r {
-                    InquiryResponse::Cancelled {
-                        reason: CancellationReason::InvalidStaticAnswer,
-                        ..
-                    } => Profile::first_with(|r| r.static_validation),
-                    InquiryResponse::Cancelled {
-                        reason:
-                            CancellationReason::User
-                            | CancellationReason::BackendError
-                            | CancellationReason::NoPromptBackend
-                            | CancellationReason::AssistantRoutingDenied
-                            | CancellationReason::Unknown(_),
-                        ..
-                    } => Profile::first_with(|r| r.record == RecordScope::EveryRoundTrip),
+                    // A reason that comes with a switch (`invalid_static_answer`
+                    // with static-answer validation) shows the switch; any
+                    // other cancellation, a writer that records every round
+                    // trip.
+                    InquiryResponse::Cancelled { reason, .. } => {
+                        match predicates::reason_needs(reason) {
+                            Some(needs) => Profile::first_with(needs),
+                            None => {
+                                Profile::first_with(|r| r.record == RecordScope::EveryRoundTrip)
+                            }
+                        }
+                    }
                     InquiryResponse::Redacted { .. } => Profile::first_with(|r| r.secret_type),
                     // An RFD 082 writer re-saves a legacy answer tagged (it
                     // rewrites the whole file; "every new write produces the

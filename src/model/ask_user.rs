@@ -17,14 +17,14 @@ use crate::model::routing::{self, AnswerMismatch};
 use crate::model::tool::{
     AnswerReusePolicy, AnswerType, Answers, BuiltinHook, Outcome, Question, ToolSource,
 };
-use crate::predicates::{self, TextFault};
+use crate::predicates::{self, AnswerKind, TextFault};
 
 /// The tool's name and configuration key (`conversation.tools.ask_user`).
-pub const NAME: &str = "ask_user";
+pub const NAME: &str = predicates::ASK_USER;
 
 /// The ID of the single question `ask_user` asks (RFD 083 "Execution flow"):
 /// the answer's key in the turn and the `questions.answer` config slot.
-pub const QUESTION_ID: &str = "answer";
+pub const QUESTION_ID: &str = predicates::ASK_USER_QUESTION_ID;
 
 /// The executor's kind: a built-in whose `inquiry_source()` override returns
 /// `InquirySource::Assistant` (RFD 083 Phase 2, rule `ASK-PROVENANCE`).
@@ -54,9 +54,9 @@ impl AskAnswerType {
     /// The argument's spelling: `"boolean"`, `"select"` or `"text"`.
     pub fn name(&self) -> &'static str {
         match self {
-            AskAnswerType::Boolean => "boolean",
-            AskAnswerType::Select { .. } => "select",
-            AskAnswerType::Text => "text",
+            AskAnswerType::Boolean => AnswerKind::Boolean.name(),
+            AskAnswerType::Select { .. } => AnswerKind::Select.name(),
+            AskAnswerType::Text => AnswerKind::Text.name(),
         }
     }
 
@@ -438,7 +438,11 @@ impl Arguments {
     /// `{"answer_type":…,"answer":…}`, so `true` and `"true"` stay apart
     /// however the provider stringifies tool results.
     pub(crate) fn success_body(&self, answer: &Value) -> String {
-        json!({ "answer_type": self.answer_type.name(), "answer": answer }).to_string()
+        let (answer_type, answer_key) = predicates::ASK_USER_BODY_KEYS;
+        let mut body = serde_json::Map::new();
+        body.insert(answer_type.to_owned(), json!(self.answer_type.name()));
+        body.insert(answer_key.to_owned(), answer.clone());
+        Value::Object(body).to_string()
     }
 }
 

@@ -37,6 +37,7 @@ use crate::model::tool::{
     AnswerReusePolicy, AnswerType, Answers, Outcome, Question, QuestionConfig, QuestionTarget,
     ToolSource,
 };
+use crate::predicates;
 use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery};
 use crate::wire::{
     Event, EventKind, InquiryId, InquiryRequest, InquiryResponse, InquirySource, Opaque,
@@ -1068,7 +1069,7 @@ impl Coordinator {
         Ok(match (route, &config.answer) {
             // LIFE-STATIC-VALIDATED: under RFD 083 a static answer is checked first.
             (Route::Static, Some(answer)) => {
-                if self.rules.static_validation
+                if predicates::validates_static_answers(&self.rules)
                     && routing::validate_answer(&q.answer_type, answer).is_err()
                 {
                     Resolution::Refused(Refusal::InvalidStaticAnswer)

@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::predicates;
 use crate::profile::Provenance;
 use crate::wire::{
     InquiryAnswerReusePolicy, InquiryAnswerType, InquiryQuestion, InquirySource, SelectOption,
@@ -279,15 +280,17 @@ pub enum ToolSource {
 /// "Source attribution", rule `LIFE-PROVENANCE`). Configuration is not an
 /// input: there is no parameter through which it could be.
 pub fn resolve_inquiry_source(source: ToolSource, name: &str) -> InquirySource {
-    match source {
-        ToolSource::Builtin {
-            hook: BuiltinHook::Default,
-        } => InquirySource::tool(name),
+    let assistant_override = match source {
         ToolSource::Builtin {
             hook: BuiltinHook::Assistant,
-        } => InquirySource::Assistant,
-        ToolSource::Local | ToolSource::Mcp => InquirySource::tool(name),
-    }
+        } => true,
+        ToolSource::Builtin {
+            hook: BuiltinHook::Default,
+        }
+        | ToolSource::Local
+        | ToolSource::Mcp => false,
+    };
+    predicates::recorded_source(assistant_override, name)
 }
 
 /// The persisted `InquirySource` under a profile's provenance rule: pre-082

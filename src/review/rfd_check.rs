@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use crate::model::routing::{self, NonAnswer, Refusal, Route};
 use crate::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
+use crate::predicates;
 use crate::profile::{RecordScope, Rules};
 use crate::review::profile_file::RuleSet;
 use crate::wire::InquiryResponse;
@@ -756,7 +757,7 @@ fn reason_under(origin: Origin, rules: &Rules) -> Result<String, String> {
     }
     let event = match origin {
         Origin::Event(e) => e,
-        Origin::InvalidStatic if rules.static_validation => {
+        Origin::InvalidStatic if predicates::validates_static_answers(rules) => {
             NonAnswer::Refused(Refusal::InvalidStaticAnswer)
         }
         Origin::InvalidStatic => {

@@ -491,17 +491,52 @@ fn pair_by<'a, K: Hash + Eq + Clone>(
     events: &'a [Event],
     role: fn(&'a Event) -> Role<K>,
 ) -> Pairing {
+    pair_parts(events, |e| (turns::is_marker(&e.kind), role(e)))
+}
+
+/// The event's part in inquiry pairing read from raw JSON as
+/// [`inquiry_role`] reads a typed event: an `inquiry_request` waits, an
+/// `inquiry_response` closes, keyed by the `id` string (a missing or
+/// non-string `id` is the empty key); whether it is a turn marker beside.
+fn raw_inquiry_part(e: &serde_json::Value) -> (bool, Role<&str>) {
+    let id = e
+        .get("id")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default();
+    let role = match e.get("type").and_then(serde_json::Value::as_str) {
+        Some("inquiry_request") => Role::Request(id),
+        Some("inquiry_response") => Role::Response(id),
+        Some(_) | None => Role::Neither,
+    };
+    (turns::is_raw_marker(e), role)
+}
+
+/// [`pair`] on raw JSON events (the secret masks read events that are not
+/// typed): the same turns and the same by-order pairing, one
+/// implementation ([`pair_parts`]).
+pub(crate) fn pair_raw(events: &[serde_json::Value]) -> Pairing {
+    pair_parts(events, raw_inquiry_part)
+}
+
+/// The one pairing of a slice (rules `STREAM-TURNS`, `STREAM-PAIR-ORDER`,
+/// `STREAM-PAIR-TURN-SCOPED`): `part` says of each event whether it is a
+/// turn marker and what it plays.
+fn pair_parts<'a, T, K: Hash + Eq + Clone>(
+    events: &'a [T],
+    part: impl Fn(&'a T) -> (bool, Role<K>),
+) -> Pairing {
     let mut by_order: ByOrder<K> = ByOrder::default();
     let mut out = Pairing::default();
     let mut tracker = turns::Tracker::new();
     for (i, e) in events.iter().enumerate() {
-        if let turns::Step::Next { ended } = tracker.push(&e.kind) {
+        let (marker, role) = part(e);
+        if let turns::Step::Next { ended } = tracker.push_marker(marker) {
             out.orphan_requests
                 .extend(by_order.orphans().map(|r| (ended, r)));
             by_order.reset();
         }
         let turn = tracker.turn();
-        match role(e) {
+        match role {
             Role::Request(k) => {
                 by_order.open(&k, i);
             }

@@ -24,9 +24,11 @@
 //! wrote, not stream content: it is never masked, so a printed scenario
 //! still replays.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
+
+use super::pairing;
 
 /// The shortest secret the scan looks for inside other strings: the length
 /// from which `INV-SECRET-NEVER-PERSISTED` searches the persisted stream
@@ -65,40 +67,27 @@ pub(crate) fn strings(v: &Value, out: &mut BTreeSet<String>) {
 /// The requests of `events` that ask a secret question (on the wire, or
 /// listed in `also`: a run knows which questions its tools asked as
 /// `Secret` where the profile persists them as text), each with the index
-/// of its response: the next response of the same `id` in its turn (by
-/// order, as the crate's pairing does, rule `STREAM-PAIR-ORDER`), if any.
+/// of its response: the one the crate's pairing pairs it with
+/// ([`pairing::pair_raw`], the turns and by-order pairing of the typed
+/// stream, rules `STREAM-TURNS`, `STREAM-PAIR-ORDER`), if any.
 pub(crate) fn secret_requests(
     events: &[Value],
     also: &BTreeSet<usize>,
 ) -> Vec<(usize, Option<usize>)> {
-    let mut out: Vec<(usize, Option<usize>)> = Vec::new();
-    // Per ID, the unanswered requests of the turn: (index, secret).
-    let mut waiting: HashMap<String, VecDeque<(usize, bool)>> = HashMap::new();
-    for (i, e) in events.iter().enumerate() {
-        let id = e.get("id").and_then(Value::as_str).unwrap_or_default();
-        match e.get("type").and_then(Value::as_str) {
-            Some("turn_start") => waiting.clear(),
-            Some("inquiry_request") => {
-                let secret = asks_secret(e) || also.contains(&i);
-                if secret {
-                    out.push((i, None));
-                }
-                waiting
-                    .entry(id.to_owned())
-                    .or_default()
-                    .push_back((i, secret));
-            }
-            Some("inquiry_response") => {
-                if let Some((k, true)) = waiting.get_mut(id).and_then(VecDeque::pop_front)
-                    && let Some(slot) = out.iter_mut().find(|(r, _)| *r == k)
-                {
-                    slot.1 = Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    out
+    let response_of: HashMap<usize, usize> = pairing::pair_raw(events)
+        .pairs
+        .iter()
+        .map(|p| (p.request, p.response))
+        .collect();
+    events
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| {
+            e.get("type").and_then(Value::as_str) == Some("inquiry_request")
+                && (asks_secret(e) || also.contains(i))
+        })
+        .map(|(i, _)| (i, response_of.get(&i).copied()))
+        .collect()
 }
 
 impl Secrets {

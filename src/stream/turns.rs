@@ -34,7 +34,7 @@ impl Turn {
 }
 
 /// Whether an event is a `turn_start` marker.
-fn is_marker(kind: &EventKind) -> bool {
+pub(super) fn is_marker(kind: &EventKind) -> bool {
     match kind {
         EventKind::TurnStart => true,
         EventKind::ChatRequest
@@ -52,7 +52,20 @@ fn is_marker(kind: &EventKind) -> bool {
 /// turn, or the implicit leading turn), and so does every later
 /// `turn_start`. The one place the boundary is decided.
 pub(crate) fn opens_turn(index: usize, kind: &EventKind) -> bool {
-    index == 0 || is_marker(kind)
+    opens_turn_at(index, is_marker(kind))
+}
+
+/// [`opens_turn`] for an event already known to be a `turn_start` marker
+/// (`marker`) or not: the same rule for a reader of raw JSON events (the
+/// secret masks), which reads the marker from the `type` tag.
+pub(crate) fn opens_turn_at(index: usize, marker: bool) -> bool {
+    index == 0 || marker
+}
+
+/// Whether a raw JSON event is a `turn_start` marker: its `type` tag is the
+/// marker's ([`EventKind::tag`]).
+pub(crate) fn is_raw_marker(event: &serde_json::Value) -> bool {
+    event.get("type").and_then(serde_json::Value::as_str) == Some(EventKind::TurnStart.tag())
 }
 
 /// The turn numbered `index` that starts at `start`, if any event is left:
@@ -122,9 +135,15 @@ impl Tracker {
 
     /// Feeds the next event of the stream.
     pub fn push(&mut self, kind: &EventKind) -> Step {
+        self.push_marker(is_marker(kind))
+    }
+
+    /// Feeds the next event of the stream, known to be a `turn_start`
+    /// marker (`marker`) or not ([`opens_turn_at`]).
+    pub(crate) fn push_marker(&mut self, marker: bool) -> Step {
         let index = self.seen;
         self.seen += 1;
-        if !opens_turn(index, kind) {
+        if !opens_turn_at(index, marker) {
             return Step::Same;
         }
         self.begun += 1;
