@@ -69,7 +69,7 @@ fn profile_options_list_their_values() {
         assert_eq!(code(&out), 0);
         let text = stdout(&out);
         let at = text
-            .find(&format!("{option} <"))
+            .find(&format!("\n      {option} <"))
             .unwrap_or_else(|| panic!("{args:?}: no {option}"));
         let own = text[at..].split("\n\n").next().unwrap_or_default();
         for p in inquiry_model::profile::ProfileName::ALL {
