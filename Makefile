@@ -149,6 +149,19 @@ test:
 repo-checks: fuzz-lock
 	CARGO=$(CARGO) .ci/lean-library
 
+## The man pages (inquiry-model.1 and one per subcommand) into target/man/.
+.PHONY: man
+man:
+	mkdir -p target/man
+	$(CARGO) run --quiet --locked -- man --dir target/man
+
+## The GitHub workflows validate against the workflow JSON schema
+## (.ci/workflow-check; installs check-jsonschema, pinned, into target/ the
+## first time). ci.yml's lint job runs it.
+.PHONY: workflow-check
+workflow-check:
+	.ci/workflow-check
+
 ## Formatting and clippy, warnings denied.
 lint:
 	$(CARGO) fmt --all -- --check

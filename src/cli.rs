@@ -9,6 +9,7 @@ use std::io::IsTerminal;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
+mod broken_pipe;
 pub(crate) mod check_command;
 pub mod conform_command;
 pub mod model_commands;
@@ -17,6 +18,7 @@ pub(crate) mod profile_arg;
 pub(crate) mod progress;
 pub(crate) mod rfd_check_command;
 pub(crate) mod sanitize_command;
+mod shell_command;
 pub(crate) mod summary_command;
 
 pub(crate) use paths::{CheckInput, expand_check_paths};
@@ -41,6 +43,25 @@ pub(crate) const EXPLORE_JSON_VERSION: u32 = 1;
 /// The version of the `explain --format json` document.
 pub(crate) const EXPLAIN_JSON_VERSION: u32 = 1;
 
+/// The version of the `diff-profiles`, `invariants` and `rfd-check`
+/// `--format json` documents.
+pub(crate) const REVIEW_JSON_VERSION: u32 = 1;
+
+/// `doc` as the JSON document a command prints: an object whose first
+/// field is `"version"`, then `doc`'s own fields (a `doc` that is not an
+/// object is its `items`).
+pub(crate) fn versioned_json(version: u32, doc: &impl serde::Serialize) -> String {
+    let mut out = serde_json::Map::new();
+    out.insert("version".to_owned(), version.into());
+    match serde_json::to_value(doc).unwrap_or_default() {
+        serde_json::Value::Object(fields) => out.extend(fields),
+        other => {
+            out.insert("items".to_owned(), other);
+        }
+    }
+    serde_json::to_string_pretty(&serde_json::Value::Object(out)).unwrap_or_default()
+}
+
 /// `--format` of `summary`, `explore` and `explain`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub(crate) enum TextOrJson {
@@ -59,7 +80,9 @@ pub(crate) const SARIF_SCHEMA: &str =
 #[derive(Parser, Debug)]
 #[command(
     name = "inquiry-model",
-    version,
+    // `-V`: the package version and, built from a git checkout, the commit
+    // (build.rs).
+    version = env!("INQUIRY_MODEL_VERSION"),
     about = "Reference model of the tool-inquiry recording lifecycle (RFD 082/083)"
 )]
 struct Cli {
@@ -80,9 +103,9 @@ pub(crate) struct GlobalArgs {
     /// Say more on stderr (what runs, and how long it took).
     #[arg(short, long, global = true, action = ArgAction::Count)]
     pub verbose: u8,
-    /// Colour the severities of `check`'s text report: `auto` colours on a
-    /// terminal unless `NO_COLOR` is set (`CLICOLOR_FORCE` colours any
-    /// output).
+    /// Colour standard output (a text report's severities; a command
+    /// whose output has no colour ignores it): `auto` colours on a terminal
+    /// unless `NO_COLOR` is set (`CLICOLOR_FORCE` colours any output).
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
     pub color: When,
     /// Progress of long runs on stderr: `auto` on a terminal only;
@@ -189,10 +212,20 @@ enum Command {
     /// Exit 0: they agree; 1: a row or example disagrees; 2: unusable input
     /// or nothing checked.
     RfdCheck(rfd_check_command::RfdCheckArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish,
+    /// powershell). Exit 0: printed; 2: usage.
+    Completions(shell_command::CompletionsArgs),
+    /// Print the man page, or write every page into a folder. Exit 0:
+    /// written; 2: cannot write, or usage.
+    Man(shell_command::ManArgs),
 }
 
 /// Runs the command line with the process arguments; returns the exit code.
+/// A closed standard output ends the process quietly with exit 0
+/// ([`broken_pipe`]; in the process's entry only, not in [`run`], which a
+/// library user may call in a process of their own).
 pub fn main() -> i32 {
+    broken_pipe::exit_quietly_on_broken_stdout();
     run(std::env::args_os())
 }
 
@@ -227,5 +260,7 @@ where
         Command::DiffProfiles(args) => model_commands::diff_command(args, g),
         Command::Invariants(args) => model_commands::invariants_command(args, g),
         Command::RfdCheck(args) => rfd_check_command::rfd_check_command(args),
+        Command::Completions(args) => shell_command::completions_command(args),
+        Command::Man(args) => shell_command::man_command(args),
     }
 }

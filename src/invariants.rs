@@ -801,8 +801,11 @@ pub(crate) fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
                         inv.stream_position,
                         vec![inv.tool_call_id.clone()],
                         format!(
-                            "{} asked `{}` ({} questions asked, {} requests recorded)",
-                            inv.tool, q.id, asked_count, recorded
+                            "{} asked `{}` ({} asked, {} recorded)",
+                            inv.tool,
+                            q.id,
+                            crate::words::count(asked_count, "question"),
+                            crate::words::count(recorded, "request")
                         ),
                     )];
                 }
@@ -814,7 +817,11 @@ pub(crate) fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
         0,
         0,
         vec![],
-        format!("{asked_count} questions asked, {recorded} requests recorded"),
+        format!(
+            "{} asked, {} recorded",
+            crate::words::count(asked_count, "question"),
+            crate::words::count(recorded, "request")
+        ),
     )]
 }
 

@@ -41,8 +41,8 @@ pub(crate) struct CheckArgs {
     /// The writer the streams are judged as: `auto` decides per turn from the
     /// shapes the turn shows (a stream may hold legacy turns before RFD 082
     /// ones); an explicit profile judges every turn as that writer's.
-    /// A profile file is judged as the writer of its built-in (see
-    /// `diff-profiles`).
+    /// Takes `auto`, `legacy`, `rfd082`, `rfd083` or a profile file, which
+    /// is judged as the writer of its built-in (see `diff-profiles`).
     #[arg(long, value_parser = super::profile_arg::CheckProfileParser, default_value = "auto")]
     profile: super::profile_arg::CheckProfile,
     /// `text`: one line per diagnostic; `json`: one document (version 1)

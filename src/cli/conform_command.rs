@@ -13,7 +13,7 @@ use clap::{Args, ValueEnum};
 use proptest::strategy::BoxedStrategy;
 
 mod output;
-mod subprocess;
+pub(crate) mod subprocess;
 
 use super::{EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATIONS};
 use crate::conformance::parallel::{self, Shard, Stops};
@@ -86,7 +86,8 @@ pub(crate) struct ConformArgs {
     /// vectors.
     #[arg(long, value_name = "K", conflicts_with = "generated")]
     case: Option<u32>,
-    /// Only these profiles (repeatable; default: those the adapter lists).
+    /// Only these profiles (repeatable; default: those the adapter lists):
+    /// `legacy`, `rfd082`, `rfd083` or a profile file equal to one.
     #[arg(long, value_name = "PROFILE", value_parser = super::profile_arg::ConformProfileParser)]
     profile: Vec<ProfileName>,
     /// Seconds to wait for each reply (at least 1).

@@ -62,11 +62,13 @@ pub(crate) use vectors_command::{VectorsArgs, vectors_command};
 /// Output formats of the amendment tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ReportFormat {
-    /// Per class, the smallest scenario and both traces side by side.
+    /// Lines for a person (`diff-profiles`: per class, the smallest
+    /// scenario and both traces side by side; `invariants`: each verdict
+    /// with its smallest counterexample).
     Text,
-    /// A table to paste into an RFD discussion.
+    /// Tables to paste into an RFD discussion or a pull request.
     Markdown,
-    /// The whole report as JSON.
+    /// One JSON document, its `version` first.
     Json,
 }
 

@@ -5,7 +5,7 @@
 
 use std::ffi::OsStr;
 
-use clap::builder::{PossibleValue, TypedValueParser};
+use clap::builder::TypedValueParser;
 use clap::error::ErrorKind;
 
 use crate::check::ProfileMode;
@@ -44,12 +44,11 @@ fn invalid(cmd: &clap::Command, arg: Option<&clap::Arg>, value: &OsStr, why: &st
     .with_cmd(cmd)
 }
 
-/// The built-in profiles, as `--help` lists them.
-fn builtins() -> impl Iterator<Item = PossibleValue> {
-    ProfileName::ALL
-        .into_iter()
-        .map(|p| PossibleValue::new(p.as_str()))
-}
+// The parsers list no possible values: `[possible values: …]` in `--help`
+// would say the built-ins are all an option takes, and shell completions
+// would offer no file name. Each option's own help text names the
+// built-ins and profile files (`tests/suite/tooling/cli_help.rs` checks it
+// names every built-in).
 
 /// The parser of `run`, `diff-profiles` and `invariants`.
 #[derive(Debug, Clone, Copy)]
@@ -65,10 +64,6 @@ impl TypedValueParser for RuleSetParser {
         value: &OsStr,
     ) -> Result<RuleSet, clap::Error> {
         read_rule_set(&value.to_string_lossy()).map_err(|why| invalid(cmd, arg, value, &why))
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(builtins()))
     }
 }
 
@@ -134,12 +129,6 @@ impl TypedValueParser for CheckProfileParser {
             note,
         })
     }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(
-            std::iter::once(PossibleValue::new("auto")).chain(builtins()),
-        ))
-    }
 }
 
 /// The parser of `conform --profile`: an adapter runs the profiles it
@@ -176,9 +165,5 @@ impl TypedValueParser for ConformProfileParser {
                 ),
             )
         })
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(builtins()))
     }
 }

@@ -25,7 +25,8 @@ model decides and no example).")]
 pub(crate) struct RfdCheckArgs {
     /// The RFD's Markdown text.
     pub rfd: PathBuf,
-    /// The profile to check against (a built-in or a profile file).
+    /// The profile to check against: `legacy`, `rfd082`, `rfd083` or a
+    /// profile file.
     #[arg(long, value_parser = super::profile_arg::RuleSetParser, default_value = "rfd083")]
     pub profile: RuleSet,
     /// `text` or `json`.
@@ -45,7 +46,7 @@ pub(crate) fn rfd_check_command(args: RfdCheckArgs) -> i32 {
     };
     let report = rfd_check::check(&text, &args.profile);
     let printed = if args.format == "json" {
-        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+        super::versioned_json(super::REVIEW_JSON_VERSION, &report) + "\n"
     } else {
         report.text(&origin)
     };

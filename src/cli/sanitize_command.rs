@@ -106,6 +106,17 @@ fn redact_secret_answers(events: &mut [crate::wire::Event]) -> Vec<Scrubbed> {
 /// Runs `inquiry-model sanitize`.
 pub(crate) fn sanitize_command(args: SanitizeArgs) -> i32 {
     let name = origin(&args.path);
+    if args.path.is_dir() {
+        // A folder would fail at the first read as `Is a directory`; say
+        // what to run instead.
+        let events = args.path.join("events.json");
+        eprintln!(
+            "inquiry-model: {name} is a folder; sanitize repairs one stream: name the file ({}), \
+             or judge every stream in the folder with `inquiry-model check {name}`",
+            events.display()
+        );
+        return EXIT_UNUSABLE;
+    }
     let input = match open(&args.path) {
         Ok(r) => r,
         Err(e) => {

@@ -494,18 +494,23 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
     when(
         same_prompts && echo(a) != echo(b),
         Class::PromptEcho,
-        &|| format!("echo {:?} → {:?}", echo(a), echo(b)),
+        &|| format!("echo {} → {}", shown(&echo(a)), shown(&echo(b))),
     );
     let label = |t: &Trace| {
         t.prompts
             .iter()
-            .map(|p| p.presentation.label.clone())
+            .map(|p| {
+                p.presentation.label.as_deref().map_or_else(
+                    || "no label".to_owned(),
+                    |l| serde_json::to_string(l).unwrap_or_default(),
+                )
+            })
             .collect::<Vec<_>>()
     };
     when(
         same_prompts && label(a) != label(b),
         Class::PromptLabel,
-        &|| format!("{:?} → {:?}", label(a), label(b)),
+        &|| format!("{} → {}", shown(&label(a)), shown(&label(b))),
     );
     let remember = |t: &Trace| {
         t.prompts
@@ -516,7 +521,7 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
     when(
         same_prompts && remember(a) != remember(b),
         Class::RememberAffordance,
-        &|| format!("offered {:?} → {:?}", remember(a), remember(b)),
+        &|| format!("offered {} → {}", shown(&remember(a)), shown(&remember(b))),
     );
     when(
         a.backend_calls.len() != b.backend_calls.len(),
@@ -1150,7 +1155,7 @@ impl DiffReport {
                 serde_json::to_string(&c.smallest).unwrap_or_default()
             ));
             s.push_str(&format!(
-                "replay (the scenario saved as {REPLAY_FILE}): {} | {}\n",
+                "replay (the scenario saved as {REPLAY_FILE}), one command each:\n  {}\n  {}\n",
                 c.replay_from, c.replay_to
             ));
             s.push_str(&side_by_side(
@@ -1564,6 +1569,19 @@ pub fn review(
         tally.differing,
     );
     (report, changes_of(under_from, under_to))
+}
+
+/// One value per prompt, for a reader (no Rust debug text such as
+/// `Some("Ops")`): `a, b` in prompt order, `(no prompt)` for none.
+fn shown<T: std::fmt::Display>(items: &[T]) -> String {
+    if items.is_empty() {
+        return "(no prompt)".to_owned();
+    }
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The file name the replay commands give a counterexample's scenario.

@@ -218,9 +218,9 @@ impl RfdReport {
                     format!(
                         "{origin}:{}: table ({}) under {}: not checked (no decision of the model reads `{}`)\n",
                         t.line,
-                        t.header.join(" | "),
+                        plain_cells(&t.header),
                         t.section,
-                        t.header.join(" | ")
+                        plain_cells(&t.header)
                     ),
                 ));
                 continue;
@@ -231,7 +231,7 @@ impl RfdReport {
                     "{origin}:{}: {what} row {} `{}`",
                     r.line,
                     r.row,
-                    r.cells.join(" | ")
+                    plain_cells(&r.cells)
                 );
                 let text = match &r.verdict {
                     Verdict::Agrees => format!("{head}: agrees\n"),
@@ -924,6 +924,16 @@ fn judge_reuse(kind: TableKind, row: usize, cells: &[String], rules: &Rules) -> 
     }
 }
 
+/// Cells joined for a code span of the text report: their own Markdown
+/// code marks dropped, so the span is not broken into doubled backticks.
+fn plain_cells(cells: &[String]) -> String {
+    cells
+        .iter()
+        .map(|c| c.replace('`', ""))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
 // ---------------------------------------------------------------------------
 // JSON examples
 // ---------------------------------------------------------------------------
@@ -955,21 +965,31 @@ fn judge_block(b: &Block) -> Vec<ExampleReport> {
         let Some(next) = next else { break };
         index += 1;
         let shown = b.body[start..end].trim();
+        // The example's own line: the fence's, plus the lines of the body
+        // before its first character (the body starts on the next line).
+        let first = start + (b.body[start..end].len() - b.body[start..end].trim_start().len());
+        let line = b.line + 1 + b.body[..first].matches('\n').count();
         start = end;
         let v = match next {
             Ok(v) => v,
             Err(e) => {
-                out.push(report(
-                    index,
-                    Verdict::Disagrees {
-                        profile: format!("not JSON: {e}"),
-                    },
-                    vec!["WIRE-RFD-EXAMPLES"],
-                ));
+                out.push(ExampleReport {
+                    line,
+                    ..report(
+                        index,
+                        Verdict::Disagrees {
+                            profile: format!("not JSON: {e}"),
+                        },
+                        vec!["WIRE-RFD-EXAMPLES"],
+                    )
+                });
                 break;
             }
         };
-        out.push(judge_value(index, shown, &v, &report));
+        out.push(ExampleReport {
+            line,
+            ..judge_value(index, shown, &v, &report)
+        });
     }
     out
 }

@@ -63,6 +63,22 @@ fn unregister_group(group: i32) {
     }
 }
 
+/// Kills every running adapter's process group, from a signal handler
+/// (only atomics and `kill`): the broken-pipe exit
+/// (`crate::cli::broken_pipe`) leaves no adapter behind.
+pub(crate) fn kill_adapters_from_signal() {
+    for slot in &ADAPTER_GROUPS {
+        let group = slot.swap(0, Ordering::SeqCst);
+        if group > 0 {
+            // SAFETY: kill(2) is async-signal-safe; a negative pid names
+            // an adapter's process group, which holds nothing of ours.
+            unsafe {
+                libc::kill(-group, libc::SIGKILL);
+            }
+        }
+    }
+}
+
 /// Whether `conform` was sent SIGINT or SIGTERM: the run loop stops and
 /// reports what it found so far. (A second signal ends the process at
 /// once, the adapter's group already killed by the first.)
@@ -122,6 +138,19 @@ fn kill_group(group: i32, signal: libc::c_int) {
         // process group (it was started as its leader).
         unsafe {
             libc::kill(-group, signal);
+        }
+    }
+}
+
+/// Waits up to `within` for `child` to exit; its status if it did.
+fn exit_status(child: &mut Child, within: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + within;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Err(_) => return None,
+            Ok(None) if Instant::now() >= deadline => return None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
         }
     }
 }
@@ -380,7 +409,14 @@ impl Subprocess {
                     break Err(format!("no reply within {} s", timeout.as_secs_f32()));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    break Err("the adapter exited (stdout closed)".to_owned());
+                    // Its status says how: an exit code, or the signal
+                    // of a crash (`signal: 11 (SIGSEGV)`).
+                    break Err(match exit_status(&mut p.child, Duration::from_secs(1)) {
+                        Some(status) => {
+                            format!("the adapter exited ({status}; stdout closed)")
+                        }
+                        None => "the adapter closed its stdout".to_owned(),
+                    });
                 }
             }
         };

@@ -14,10 +14,10 @@ turn's end. Per class: how many scenarios show it and the smallest one. Then \
 the invariants the target breaks that the base keeps (exit 1) and those the \
 base breaks that the target restores.")]
 pub(crate) struct DiffArgs {
-    /// The old rule set (a built-in or a profile file).
+    /// The old rule set: `legacy`, `rfd082`, `rfd083` or a profile file.
     #[arg(long, value_parser = profile_parser())]
     pub from: RuleSet,
-    /// The new rule set (a built-in or a profile file).
+    /// The new rule set: `legacy`, `rfd082`, `rfd083` or a profile file.
     #[arg(long, value_parser = profile_parser())]
     pub to: RuleSet,
     /// Take one in every N scenarios of the small scope (at least 1; 1 is
@@ -67,7 +67,7 @@ pub(crate) fn diff_command(args: DiffArgs, global: &GlobalArgs) -> i32 {
         ),
         ReportFormat::Json => out!(
             "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
+            crate::cli::versioned_json(crate::cli::REVIEW_JSON_VERSION, &report)
         ),
     }
     // The CI gate (AMEND-GATE): the target breaks an invariant the base kept.

@@ -75,7 +75,7 @@ pub(crate) fn explain_command(args: ExplainArgs) -> i32 {
         if json {
             let list: Vec<Value> = rows
                 .iter()
-                .map(|r| serde_json::json!({"id": r.id, "title": title(&r.rule)}))
+                .map(|r| serde_json::json!({"id": r.id, "title": first_sentence(&r.rule)}))
                 .collect();
             out!(
                 "{}",
@@ -113,6 +113,13 @@ pub(crate) fn explain_command(args: ExplainArgs) -> i32 {
             EXIT_OK
         }
         None => {
+            if let Some(near) = nearest(&want, &rows) {
+                eprintln!(
+                    "inquiry-model: no rule `{rule}` in the catalog (spec/RULES.md); did you mean {}?",
+                    near.join(" or ")
+                );
+                return EXIT_UNUSABLE;
+            }
             let prefix = want.split('-').next().unwrap_or("");
             let near: Vec<&str> = rows
                 .iter()
@@ -134,18 +141,74 @@ pub(crate) fn explain_command(args: ExplainArgs) -> i32 {
     }
 }
 
-/// A rule's title: the first sentence of its text, Markdown code marks
-/// kept, at most 100 characters.
+/// The rule IDs nearest to `want` by edit distance, when a typo explains
+/// it: at most 2 edits, and fewer than a third of its characters (a
+/// different rule is not offered as a correction).
+fn nearest<'a>(want: &str, rows: &'a [CatalogRow]) -> Option<Vec<&'a str>> {
+    let limit = (want.chars().count() / 3).clamp(1, 2);
+    let scored: Vec<(usize, &str)> = rows
+        .iter()
+        .map(|r| (edit_distance(want, &r.id), r.id.as_str()))
+        .filter(|&(d, _)| d <= limit)
+        .collect();
+    let best = scored.iter().map(|&(d, _)| d).min()?;
+    Some(
+        scored
+            .into_iter()
+            .filter(|&(d, _)| d == best)
+            .map(|(_, id)| id)
+            .collect(),
+    )
+}
+
+/// Levenshtein distance (insertions, deletions and substitutions of
+/// characters).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// A rule's first sentence, whole, Markdown code marks kept: it ends at
+/// the first `. ` outside parentheses and code spans (so `(e.g. …)` and
+/// `` `a.b. c` `` do not end it).
+pub fn first_sentence(rule: &str) -> String {
+    let (mut depth, mut code) = (0usize, false);
+    let mut end = rule.len();
+    for (i, c) in rule.char_indices() {
+        match c {
+            '`' => code = !code,
+            '(' if !code => depth += 1,
+            ')' if !code => depth = depth.saturating_sub(1),
+            '.' if !code && depth == 0 && rule[i + 1..].starts_with(' ') => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    rule[..end].trim_end_matches('.').to_owned()
+}
+
+/// A rule's title: [`first_sentence`], at most 100 characters (`…` where
+/// it was cut).
 pub fn title(rule: &str) -> String {
-    let end = rule
-        .char_indices()
-        .find(|&(i, c)| c == '.' && rule[i + 1..].starts_with(' '))
-        .map_or(rule.len(), |(i, _)| i);
-    let first = rule[..end].trim_end_matches('.');
+    let first = first_sentence(rule);
     if first.chars().count() > 100 {
         let cut: String = first.chars().take(99).collect();
         format!("{cut}…")
     } else {
-        first.to_owned()
+        first
     }
 }

@@ -12,7 +12,8 @@ spec/invariants.md instead.\n\n\
 Exit 0: every invariant holds (and always with `--matrix`); 1: an invariant \
 is violated under the profile; 2: unusable input or usage.")]
 pub(crate) struct InvariantsArgs {
-    /// The profile to judge (a built-in or a profile file).
+    /// The profile to judge: `legacy`, `rfd082`, `rfd083` or a profile
+    /// file.
     #[arg(long, value_parser = profile_parser(), required_unless_present = "matrix")]
     pub profile: Option<RuleSet>,
     /// Print the committed matrix (all profiles) instead.
@@ -27,7 +28,7 @@ pub(crate) struct InvariantsArgs {
     /// Seed of the random scenarios.
     #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.2)]
     pub seed: u64,
-    /// Output format (`text` or `json`).
+    /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
 }
@@ -49,7 +50,14 @@ pub(crate) fn invariants_command(args: InvariantsArgs, global: &GlobalArgs) -> i
     match args.format {
         ReportFormat::Json => out!(
             "{}",
-            serde_json::to_string_pretty(&verdicts).unwrap_or_default()
+            crate::cli::versioned_json(
+                crate::cli::REVIEW_JSON_VERSION,
+                &serde_json::json!({
+                    "profile": profile.to_string(),
+                    "scenarios": scenarios.len(),
+                    "invariants": verdicts,
+                })
+            )
         ),
         ReportFormat::Markdown => {
             out!(

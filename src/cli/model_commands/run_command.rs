@@ -20,8 +20,8 @@ pub(crate) struct RunArgs {
     /// The scenario file (or a conformance vector, whose `scenario` is run),
     /// or `-` for stdin.
     pub scenario: PathBuf,
-    /// Run under this profile (a built-in or a profile file) instead of the
-    /// scenario's own.
+    /// Run under this profile instead of the scenario's own: `legacy`,
+    /// `rfd082`, `rfd083` or a profile file.
     #[arg(long, value_parser = profile_parser())]
     pub profile: Option<RuleSet>,
     /// `json`: the trace; `mermaid`: a sequence diagram of the run (tool,

@@ -49,6 +49,10 @@ pub(crate) fn vectors_command(args: VectorsArgs) -> i32 {
             return EXIT_UNUSABLE;
         }
     };
+    let drawn = vectors
+        .iter()
+        .filter(|v| v.name.starts_with("generated-"))
+        .count();
     let vectors: Vec<conformance::Vector> = vectors
         .into_iter()
         .filter(|v| args.profile.is_empty() || args.profile.contains(&v.scenario.profile))
@@ -72,6 +76,26 @@ pub(crate) fn vectors_command(args: VectorsArgs) -> i32 {
             eprintln!("inquiry-model: {}: cannot write: {e}", path.display());
             return EXIT_UNUSABLE;
         }
+    }
+    if generated < drawn {
+        // The generator draws from the whole language and every profile;
+        // the filters leave some (or all) of its scenarios out: say so,
+        // rather than a silent `0 generated`.
+        eprintln!(
+            "inquiry-model: warning: {} of the {drawn} generated scenarios {} outside the {} asked and left out; a larger --count draws more",
+            drawn - generated,
+            if drawn - generated == 1 {
+                "was"
+            } else {
+                "were"
+            },
+            match (args.profile.is_empty(), args.language) {
+                (true, Language::Core) => "core language",
+                (false, Language::Core) => "profiles and core language",
+                (false, Language::Full) => "profiles",
+                (true, Language::Full) => "selection",
+            }
+        );
     }
     out!(
         "wrote {} ({} curated, {} generated with seed {}) to {}",

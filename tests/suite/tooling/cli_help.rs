@@ -47,38 +47,41 @@ impl Drop for TempDir {
     }
 }
 
-/// Rule: CLI-HELP — every option that takes a profile lists the allowed
-/// values in `--help`, and a wrong value is refused with them (exit 2).
+/// Rule: CLI-HELP — every option that takes a profile names the built-ins
+/// and profile files in its own `--help` text (no `[possible values: …]`,
+/// which would leave files out), and a wrong value is refused with the
+/// built-ins (exit 2).
 #[test]
 fn profile_options_list_their_values() {
-    let cases: [(&[&str], &str, &str); 4] = [
-        (
-            &["check", "--help"],
-            "--profile",
-            "auto, legacy, rfd082, rfd083",
-        ),
-        (
-            &["diff-profiles", "--help"],
-            "--from",
-            "legacy, rfd082, rfd083",
-        ),
-        (
-            &["invariants", "--help"],
-            "--profile",
-            "legacy, rfd082, rfd083",
-        ),
-        (&["run", "--help"], "--profile", "legacy, rfd082, rfd083"),
+    // The option's own text names every built-in and profile files; no
+    // `[possible values: …]`, which would say the built-ins are all it takes.
+    let cases: [(&[&str], &str); 7] = [
+        (&["check", "--help"], "--profile"),
+        (&["diff-profiles", "--help"], "--from"),
+        (&["diff-profiles", "--help"], "--to"),
+        (&["invariants", "--help"], "--profile"),
+        (&["run", "--help"], "--profile"),
+        (&["rfd-check", "--help"], "--profile"),
+        (&["conform", "--help"], "--profile"),
     ];
-    for (args, option, values) in cases {
+    for (args, option) in cases {
         let out = run(args);
         assert_eq!(code(&out), 0);
         let text = stdout(&out);
         let at = text
-            .find(option)
+            .find(&format!("\n      {option} <"))
             .unwrap_or_else(|| panic!("{args:?}: no {option}"));
+        let own = text[at..].split("\n\n").next().unwrap_or_default();
+        for p in inquiry_model::profile::ProfileName::ALL {
+            assert!(
+                own.contains(&format!("`{}`", p.as_str())),
+                "{args:?}: {option} does not name {p:?}:\n{own}"
+            );
+        }
+        assert!(own.contains("profile file"), "{args:?}: {option}:\n{own}");
         assert!(
-            text[at..].contains(&format!("[possible values: {values}]")),
-            "{args:?}: {option} does not list {values}:\n{text}"
+            !own.contains("[possible values:"),
+            "{args:?}: {option} lists possible values:\n{own}"
         );
     }
     for args in [

@@ -5,7 +5,9 @@
 mod amendment;
 mod amendment_gate;
 mod citations;
+mod ci_workflows;
 mod cli;
+mod cli_conventions;
 mod cli_help;
 mod cli_model;
 mod clusterfuzzlite;

@@ -336,7 +336,8 @@ fn rows_are_reported_at_their_own_line_in_line_order() {
                 | Originating event | `reason` |\n| --- | --- |\n\
                 | `ExecutionEvent::PromptCancelled` | `User` |\n";
     let small = check(text, &set(Rfd082)).text("t.md");
-    let example = small.find("t.md:3: example").expect(&small);
+    // The example at its own line, the one after the fence.
+    let example = small.find("t.md:4: example").expect(&small);
     let row = small
         .find("t.md:9: cancellation reasons row 1")
         .expect(&small);
