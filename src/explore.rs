@@ -62,6 +62,7 @@
 //! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.
 
 pub mod por;
+pub(crate) mod state_key;
 pub mod states;
 
 use std::collections::BTreeMap;

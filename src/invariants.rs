@@ -13,6 +13,9 @@
 
 use std::collections::HashMap;
 
+mod state_texts;
+use state_texts::{fixed_texts, moving_texts};
+
 use indexmap::IndexMap;
 use serde_json::Value;
 
@@ -197,16 +200,16 @@ pub fn check_step(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
 }
 
 /// Every text the coordinator's state holds outside the places a secret may
-/// live in memory ([`Coordinator::fixed_texts`],
-/// [`Coordinator::moving_texts`]), one per line.
+/// live in memory (`state_texts::fixed_texts` and `moving_texts`), one per
+/// line.
 fn state_texts(coordinator: &Coordinator) -> String {
     let mut all = String::new();
     let mut push = |s: &str| {
         all.push_str(s);
         all.push('\n');
     };
-    coordinator.fixed_texts(&mut push);
-    coordinator.moving_texts(&mut push);
+    fixed_texts(coordinator, &mut push);
+    moving_texts(coordinator, &mut push);
     all
 }
 
@@ -233,8 +236,8 @@ const IN_COORDINATOR_STATE: &str = "a secret answer is in the coordinator state"
 ///   secrets learnt since. A match is reported once, at the step it is first
 ///   seen (the stateless [`check_step`] reports it again at every later step).
 /// - The coordinator's state is walked only while a secret is known: its
-///   moving texts ([`Coordinator::moving_texts`]) at every such step, its
-///   fixed texts ([`Coordinator::fixed_texts`], set at construction) once
+///   moving texts (`state_texts::moving_texts`) at every such step, its
+///   fixed texts (`state_texts::fixed_texts`, set at construction) once
 ///   per newly learnt secret. The two walks visit every text of the state
 ///   outside the places a secret may live in memory, so a secret there at a
 ///   step is found at that step or, for the fixed part, at an earlier one.
@@ -391,13 +394,13 @@ impl StepChecker {
             ))
         };
         for s in &self.secrets {
-            if holds(|v| coordinator.moving_texts(v), s) {
+            if holds(|v| moving_texts(coordinator, v), s) {
                 in_state(&mut out);
             }
         }
         if self.fixed_scanned_for < self.secrets.len() {
             for s in &self.secrets[self.fixed_scanned_for..] {
-                if holds(|v| coordinator.fixed_texts(v), s) {
+                if holds(|v| fixed_texts(coordinator, v), s) {
                     in_state(&mut out);
                 }
             }
@@ -1533,11 +1536,11 @@ mod tests {
         let mut elsewhere = String::new();
         let _ = run_observed(&s, RunOptions::default(), &mut |c, t| {
             fixed.clear();
-            c.fixed_texts(&mut |w| {
+            fixed_texts(c, &mut |w| {
                 fixed.push_str(w);
                 fixed.push('\n');
             });
-            c.moving_texts(&mut |w| {
+            moving_texts(c, &mut |w| {
                 elsewhere.push_str(w);
                 elsewhere.push('\n');
             });

@@ -25,13 +25,13 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+#[cfg(feature = "testkit")]
+use crate::explore::state_key::hash_serialized;
 use crate::model::ask_user;
 use crate::model::config::{
     self, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
     PartialToolConfig, Toggle, ToolConfig,
 };
-#[cfg(feature = "testkit")]
-use crate::model::coordinator::state_key::hash_serialized;
 use crate::model::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken, RunPolicy,
     ToolSpec,

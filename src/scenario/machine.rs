@@ -13,6 +13,7 @@
 use std::borrow::Cow;
 
 use super::*;
+use crate::model::coordinator::{Status, View};
 
 /// Where the machine is in the run loop.
 #[derive(Debug, Clone)]
@@ -176,6 +177,7 @@ impl<'s> Machine<'s> {
             Work::Prompt { .. } | Work::Inquire { .. } => self
                 .driver
                 .coordinator
+                .view()
                 .awaited_question(call)
                 .map(|q| Cow::Borrowed(q.id.as_str())),
             Work::Permission { .. } | Work::Delivery { .. } => None,
@@ -379,5 +381,21 @@ impl<'s> Machine<'s> {
             self.phase = Phase::Quit;
         }
         Ok(())
+    }
+}
+
+impl<'a> View<'a> {
+    /// The question call `call` of the current cycle waits on an answer to
+    /// (at the prompter or the inquiry backend), if it waits on one.
+    pub(crate) fn awaited_question(&self, call: usize) -> Option<&'a Question> {
+        match &self.executing.get(call)?.status {
+            Status::AwaitingPrompt { question, .. } | Status::AwaitingBackend { question, .. } => {
+                Some(question)
+            }
+            Status::AwaitingPermission
+            | Status::Running
+            | Status::AwaitingDelivery { .. }
+            | Status::Done => None,
+        }
     }
 }

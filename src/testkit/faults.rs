@@ -120,7 +120,7 @@ impl FaultState {
         h.write_usize(held.len());
         for (call, event) in held {
             h.write_usize(*call);
-            crate::model::coordinator::state_key::hash_serialized(event, h);
+            crate::explore::state_key::hash_serialized(event, h);
         }
         h.write_usize(*dropped);
     }
@@ -144,12 +144,12 @@ pub(crate) fn handle_into(
     if faults == Faults::default() {
         return c.handle_into(input, fx);
     }
-    let rules = *c.rules();
+    let rules = *c.view().rules;
     // The question this step is about, and its call.
     let in_play = in_play(c, &input);
-    let key = in_play
-        .as_ref()
-        .and_then(|(call, q)| Some(CacheKey::answer(&c.call(*call)?.tool, &q.id).key()));
+    let key = in_play.as_ref().and_then(|(call, q)| {
+        Some(CacheKey::answer(&c.view().executing.get(*call)?.call.tool, &q.id).key())
+    });
     let cached_before = key.as_ref().and_then(|k| {
         c.turn_state()
             .and_then(|t| t.cache.tool_answers().get(k).cloned())
@@ -197,7 +197,7 @@ pub(crate) fn handle_into(
     }
 
     let start = fx.len();
-    let faithful_start = c.persisted_len() - state.offset();
+    let faithful_start = c.view().persisted - state.offset();
     c.handle_into(input, fx)?;
     let batch: Vec<Effect> = fx.drain(start..).collect();
 
@@ -388,7 +388,9 @@ fn in_play(c: &Coordinator, input: &Input) -> Option<(usize, Question)> {
         Input::PromptAnswered { call, .. }
         | Input::PromptCancelled { call, .. }
         | Input::InquiryResult { call, .. }
-        | Input::InquiryRestarted { call } => c.awaited_question(*call).map(|q| (*call, q.clone())),
+        | Input::InquiryRestarted { call } => {
+            c.view().awaited_question(*call).map(|q| (*call, q.clone()))
+        }
         Input::BeginTurn { .. }
         | Input::BeginCycle { .. }
         | Input::ToolReturned { .. }
