@@ -1360,7 +1360,7 @@ mod tests {
             .map(|n| scenario_at(Family::Single, n))
             .filter(|s| s.profile != crate::profile::ProfileName::Legacy)
             .find_map(|s| {
-                let t = run_observed(&s, RunOptions { faults }, &mut |_, _| {}).ok()?;
+                let t = run_observed(&s, RunOptions::from(faults), &mut |_, _| {}).ok()?;
                 pick(&s, &t).then_some((s, t))
             })
             .expect("the family has such a run")
@@ -1383,7 +1383,7 @@ mod tests {
     fn findings(s: &Scenario, faults: Faults, incremental: bool) -> BTreeSet<(String, String)> {
         let mut found = Vec::new();
         let mut checker = StepChecker::new();
-        let trace = run_observed(s, RunOptions { faults }, &mut |c, t| {
+        let trace = run_observed(s, RunOptions::from(faults), &mut |c, t| {
             if incremental {
                 found.extend(checker.step(c, t));
             } else {
@@ -1454,7 +1454,7 @@ mod tests {
     fn per_step(s: &Scenario, faults: Faults) -> Vec<(BTreeSet<Key>, BTreeSet<Key>)> {
         let mut steps = Vec::new();
         let mut checker = StepChecker::new();
-        let _ = run_observed(s, RunOptions { faults }, &mut |c, t| {
+        let _ = run_observed(s, RunOptions::from(faults), &mut |c, t| {
             let inc = checker.step(c, t).iter().map(key).collect();
             let stateless = check_step(c, t).iter().map(key).collect();
             steps.push((inc, stateless));
@@ -1818,7 +1818,7 @@ mod tests {
                 persist_secret: true,
                 ..Faults::default()
             };
-            let t = run_observed(&s, RunOptions { faults }, &mut |_, _| {}).unwrap();
+            let t = run_observed(&s, RunOptions::from(faults), &mut |_, _| {}).unwrap();
             assert_eq!(secret_answers(&t), [answer]);
             secrets_never_persisted(&t, &[]).len()
         };
@@ -1921,7 +1921,7 @@ mod tests {
             let mut out = BTreeSet::new();
             for n in (0..family_size(Family::Single)).step_by(5) {
                 let s = scenario_at(Family::Single, n);
-                let _ = run_observed(&s, RunOptions { faults }, &mut |c, t| {
+                let _ = run_observed(&s, RunOptions::from(faults), &mut |c, t| {
                     out.extend(cache_hygiene(c, t).into_iter().map(|d| d.message));
                 });
             }

@@ -348,7 +348,7 @@ pub fn search(
         };
         let trace = scenario::run_scheduled(
             root,
-            options,
+            options.clone(),
             &mut |c: &Coordinator, t: &Trace| {
                 let mut o = observed.borrow_mut();
                 o.steps += 1;

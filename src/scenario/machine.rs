@@ -97,10 +97,8 @@ impl Clone for Machine<'_> {
         Machine {
             driver: Driver {
                 scenario: d.scenario,
-                options: d.options,
+                step: d.step.as_ref().map(|s| s.clone_box()),
                 coordinator: d.coordinator.clone(),
-                #[cfg(feature = "testkit")]
-                fault_state: d.fault_state.clone(),
                 trace: d.trace.clone(),
                 prompter: d.prompter.clone(),
                 backend: d.backend.clone(),
