@@ -979,6 +979,7 @@ pub(crate) struct ChoicePoint<'a> {
     calls: &'a [CallState<'a>],
     driver: DriverMoving<'a>,
     /// The step function, when it is not the coordinator's own.
+    #[cfg(feature = "testkit")]
     step: Option<&'a dyn Step>,
 }
 
@@ -1030,6 +1031,7 @@ impl ChoicePoint<'_> {
             work,
             calls,
             driver,
+            #[cfg(feature = "testkit")]
             step,
         } = self;
         (turn, cycle).hash(h);
@@ -1438,6 +1440,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                                     local_printed: &self.local_printed,
                                     steps: self.steps,
                                 },
+                                #[cfg(feature = "testkit")]
                                 step: self.step.as_deref(),
                             };
                             let pick = scheduler.pick(&choice);

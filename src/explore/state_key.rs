@@ -56,13 +56,11 @@ pub(crate) fn hash_serialized<T: Serialize + ?Sized, H: Hasher>(value: &T, h: &m
 pub(crate) fn coordinator_key<H: Hasher>(coordinator: &Coordinator, h: &mut H) {
     // Destructured so that a new field must be placed here.
     let View {
-        rules: _,
         tools: _,
-        persisted,
         turn,
         executing,
     } = coordinator.view();
-    persisted.hash(h);
+    coordinator.persisted_len().hash(h);
     match turn {
         None => h.write_u8(0),
         Some(TurnState { attempts, cache }) => {

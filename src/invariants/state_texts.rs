@@ -21,9 +21,7 @@ use crate::model::tool::QuestionConfig;
 pub(crate) fn fixed_texts(coordinator: &Coordinator, visit: &mut dyn FnMut(&str)) {
     // Destructured so that a new field must be placed in one walk.
     let View {
-        rules: _,
         tools,
-        persisted: _,
         turn: _,
         executing: _,
     } = coordinator.view();
@@ -55,9 +53,7 @@ pub(crate) fn fixed_texts(coordinator: &Coordinator, visit: &mut dyn FnMut(&str)
 /// [`fixed_texts`].
 pub(crate) fn moving_texts(coordinator: &Coordinator, visit: &mut dyn FnMut(&str)) {
     let View {
-        rules: _,
         tools: _,
-        persisted: _,
         turn,
         executing,
     } = coordinator.view();

@@ -216,12 +216,8 @@ enum Moment {
 /// that read the model.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct View<'a> {
-    /// The rule switches it runs under.
-    pub(crate) rules: &'a Rules,
     /// The tools it knows, with their configuration.
     pub(crate) tools: &'a IndexMap<String, ToolSpec>,
-    /// How many events it has persisted.
-    pub(crate) persisted: usize,
     /// The current turn's state, if a turn is open.
     pub(crate) turn: Option<&'a TurnState>,
     /// The calls of the current cycle.
@@ -260,21 +256,30 @@ impl Coordinator {
     pub(crate) fn view(&self) -> View<'_> {
         // Destructured so that a new field must be shown.
         let Coordinator {
-            rules,
+            // Read through `rules` and `persisted_len`.
+            rules: _,
+            persisted: _,
             // Fixed at construction, and no tool reads it.
             tty: _,
             tools,
-            persisted,
             turn,
             executing,
         } = self;
         View {
-            rules,
             tools,
-            persisted: *persisted,
             turn: turn.as_ref(),
             executing,
         }
+    }
+
+    /// The rule switches it runs under (for tools that read the model).
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// How many events it has persisted (for tools that read the model).
+    pub fn persisted_len(&self) -> usize {
+        self.persisted
     }
 
     /// The current turn's state, to edit: the one write a tool may make

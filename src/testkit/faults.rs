@@ -191,7 +191,7 @@ pub(crate) fn handle_into(
     if faults == Faults::default() {
         return c.handle_into(input, fx);
     }
-    let rules = *c.view().rules;
+    let rules = *c.rules();
     // The question this step is about, and its call.
     let in_play = in_play(c, &input);
     let key = in_play.as_ref().and_then(|(call, q)| {
@@ -255,7 +255,7 @@ pub(crate) fn handle_into(
     }
 
     let start = fx.len();
-    let faithful_start = c.view().persisted - state.offset();
+    let faithful_start = c.persisted_len() - state.offset();
     c.handle_into(input, fx)?;
     let batch: Vec<Effect> = fx.drain(start..).collect();
 
