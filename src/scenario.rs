@@ -13,6 +13,8 @@ pub mod features;
 #[cfg(feature = "testkit")]
 pub mod machine;
 #[cfg(feature = "testkit")]
+pub(crate) mod state_key;
+#[cfg(feature = "testkit")]
 pub(crate) mod strip;
 
 use std::collections::VecDeque;
@@ -26,8 +28,6 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-#[cfg(feature = "testkit")]
-use crate::explore::state_key::hash_serialized;
 use crate::model::ask_user;
 use crate::model::config::{
     self, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
@@ -45,6 +45,8 @@ use crate::model::tool::{
 };
 use crate::profile::{ProfileName, ResponseForm, Rules, SeparatorPolicy};
 use crate::wire::{Event, EventKind, InquiryResponse};
+#[cfg(feature = "testkit")]
+use state_key::hash_serialized;
 
 fn yes() -> bool {
     true

@@ -1,55 +1,22 @@
-//! Structural state keys: what a state search hashes to recognise a state
-//! it has met (spec/DECISIONS.md "Exploration: deduplicated states hold
-//! their history"). Nothing here formats `Debug` text: plain fields are
-//! hashed as they are, JSON values and wire types by their canonical
-//! serialization, which is their identity on the wire (RFD 082 persists
-//! them so).
+//! The coordinator's structural state key: what a state search hashes to
+//! recognise a coordinator state it has met (spec/DECISIONS.md
+//! "Exploration: deduplicated states hold their history"), read through
+//! the coordinator's view. Plain fields are hashed as they are, JSON values
+//! and wire types by their serialization.
 
 use std::hash::{Hash, Hasher};
-use std::io;
 
 use indexmap::IndexMap;
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::coordinator::{
     Coordinator, ExecutingTool, Held, Status, TurnCache, TurnState, View,
 };
+use crate::scenario::state_key::hash_serialized;
 
-/// Feeds what is written into a hasher, counting the bytes.
-struct KeyWriter<'h, H: Hasher> {
-    hasher: &'h mut H,
-    written: usize,
-}
-
-impl<H: Hasher> io::Write for KeyWriter<'_, H> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.hasher.write(buf);
-        self.written += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Hashes `value`'s JSON serialization, then its length and whether it
-/// serialized (so that consecutive values cannot run into each other).
-pub(crate) fn hash_serialized<T: Serialize + ?Sized, H: Hasher>(value: &T, h: &mut H) {
-    let mut w = KeyWriter {
-        hasher: h,
-        written: 0,
-    };
-    let ok = serde_json::to_writer(&mut w, value).is_ok();
-    let n = w.written;
-    h.write_usize(n);
-    h.write_u8(u8::from(ok));
-}
-
-/// Hashes the coordinator's state a step can change (the persisted count, the turn
-/// state, the executing calls with their held answers and what they
-/// wait on), structurally: a state search compares states of one root,
+/// Hashes the coordinator's state a step can change (the persisted count,
+/// the turn state, the executing calls with their held answers and what
+/// they wait on), structurally: a state search compares states of one root,
 /// whose rules, TTY and tools are fixed. Held secret answers are hashed
 /// too (the key never leaves memory), so the key is never coarser than
 /// the state.

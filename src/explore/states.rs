@@ -50,9 +50,10 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use serde::Serialize;
 
 use crate::check::Diagnostic;
-use crate::explore::state_key::{coordinator_key, hash_serialized};
+use crate::explore::state_key::coordinator_key;
 use crate::invariants::{StepChecker, StreamMemo, check_trace_memo};
 use crate::model::coordinator::Coordinator;
+use crate::scenario::state_key::hash_serialized;
 use crate::scenario::{self, ChoicePoint, RunOptions, Scenario, ScenarioError, Scheduler, Trace};
 
 /// What the search hashes at a choice to recognise a state already

@@ -167,7 +167,7 @@ impl FaultState {
         h.write_usize(held.len());
         for (call, event) in held {
             h.write_usize(*call);
-            crate::explore::state_key::hash_serialized(event, h);
+            crate::scenario::state_key::hash_serialized(event, h);
         }
         h.write_usize(*dropped);
     }
