@@ -119,15 +119,13 @@ pub struct Model {
 
 impl Implementation for Model {
     fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError> {
-        scenario::run_with(
-            scenario,
-            RunOptions {
-                #[cfg(feature = "testkit")]
-                faults: self.faults,
-            },
-        )
-        .map(|t| Observed::of(&t))
-        .map_err(|e| ImplementationError(e.to_string()))
+        #[cfg(feature = "testkit")]
+        let options = RunOptions::from(self.faults);
+        #[cfg(not(feature = "testkit"))]
+        let options = RunOptions::default();
+        scenario::run_with(scenario, options)
+            .map(|t| Observed::of(&t))
+            .map_err(|e| ImplementationError(e.to_string()))
     }
 }
 

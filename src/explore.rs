@@ -62,6 +62,7 @@
 //! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.
 
 pub mod por;
+pub(crate) mod state_key;
 pub mod states;
 
 use std::collections::BTreeMap;
@@ -764,7 +765,7 @@ pub(crate) fn search_one_por(
 ) {
     let misses = memo.misses;
     let mut paths = Report::new();
-    let result = por::search(root, options, reduction, memo, &mut |run| {
+    let result = por::search(root, options.clone(), reduction, memo, &mut |run| {
         classify(root, run.findings.iter(), &mut paths, &mut |r| {
             run.scenario(r)
         });
@@ -1066,7 +1067,7 @@ fn sum_checks(
 fn compare_root(root: &Scenario, label: &str, rows: &[(String, RunOptions)], check: &mut PorCheck) {
     check.roots += 1;
     for (name, options) in rows {
-        match por::agreement(root, *options) {
+        match por::agreement(root, options.clone()) {
             Ok(a) => {
                 check.full_runs += a.runs.0;
                 check.reduced_runs += a.runs.1;

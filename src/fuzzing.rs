@@ -980,7 +980,7 @@ fn scenario_verdict(s: &crate::scenario::Scenario, options: RunOptions) -> Resul
     }
     let mut found = Vec::new();
     let mut checker = crate::invariants::StepChecker::new();
-    let trace = crate::scenario::run_observed(s, options, &mut |c, t| {
+    let trace = crate::scenario::run_observed(s, options.clone(), &mut |c, t| {
         found.extend(checker.step(c, t));
     })
     .map_err(|e| {
@@ -1352,7 +1352,7 @@ mod tests {
                     profile: profile.unwrap_or(s.profile),
                     ..s
                 };
-                scenario_verdict(&s, RunOptions { faults }).err()
+                scenario_verdict(&s, RunOptions::from(faults)).err()
             })
     }
 

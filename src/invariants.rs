@@ -13,6 +13,13 @@
 
 use std::collections::HashMap;
 
+mod incremental;
+mod state_texts;
+#[cfg(test)]
+use incremental::MemoEntry;
+pub use incremental::{StepChecker, StreamMemo, check_trace_memo};
+use state_texts::{fixed_texts, moving_texts};
+
 use indexmap::IndexMap;
 use serde_json::Value;
 
@@ -197,16 +204,16 @@ pub fn check_step(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
 }
 
 /// Every text the coordinator's state holds outside the places a secret may
-/// live in memory ([`Coordinator::fixed_texts`],
-/// [`Coordinator::moving_texts`]), one per line.
+/// live in memory (`state_texts::fixed_texts` and `moving_texts`), one per
+/// line.
 fn state_texts(coordinator: &Coordinator) -> String {
     let mut all = String::new();
     let mut push = |s: &str| {
         all.push_str(s);
         all.push('\n');
     };
-    coordinator.fixed_texts(&mut push);
-    coordinator.moving_texts(&mut push);
+    fixed_texts(coordinator, &mut push);
+    moving_texts(coordinator, &mut push);
     all
 }
 
@@ -221,326 +228,6 @@ fn holds(walk: impl FnOnce(&mut dyn FnMut(&str)), secret: &str) -> bool {
 /// stateless [`check_step`] words it the same through
 /// [`secrets_never_persisted`]'s `extra` label).
 const IN_COORDINATOR_STATE: &str = "a secret answer is in the coordinator state";
-
-/// [`check_step`] made incremental for one run: the same invariants after
-/// every step, each step paying only for what it added.
-///
-/// - The secret answers are collected from the new invocations only (they
-///   only grow: the stream and the invocations are append-only).
-/// - The stream is scanned for secrets only once a secret is known: each
-///   event is serialized once, scanned against every secret known when it
-///   is first seen, and the earlier events are scanned again only against
-///   secrets learnt since. A match is reported once, at the step it is first
-///   seen (the stateless [`check_step`] reports it again at every later step).
-/// - The coordinator's state is walked only while a secret is known: its
-///   moving texts ([`Coordinator::moving_texts`]) at every such step, its
-///   fixed texts ([`Coordinator::fixed_texts`], set at construction) once
-///   per newly learnt secret. The two walks visit every text of the state
-///   outside the places a secret may live in memory, so a secret there at a
-///   step is found at that step or, for the fixed part, at an earlier one.
-///
-/// - `recorded_before_routed` and `human_only_never_backend` judge the
-///   prompts, backend calls and invocations added by the step only: each
-///   record is judged by the stream before its own position, which later
-///   steps never change, so each violation is reported once, at its step.
-///
-/// `cache_hygiene` judges the coordinator's current state at every step, as
-/// in [`check_step`]. Rule: INV-SECRET-NEVER-PERSISTED.
-#[derive(Debug, Default, Clone)]
-pub struct StepChecker {
-    /// Invocations already read for secrets.
-    invocations_seen: usize,
-    /// Secret answers of at least 6 characters, in the order learnt.
-    secrets: Vec<String>,
-    /// The serialized stream events, kept once a secret is known.
-    texts: Vec<String>,
-    /// How many secrets `texts` has been scanned against.
-    texts_scanned_for: usize,
-    /// How many secrets the fixed part of the coordinator was scanned for.
-    fixed_scanned_for: usize,
-    /// The records `recorded_before_routed` and `human_only_never_backend`
-    /// have judged.
-    seen: Seen,
-    /// The inquiry requests of the stream so far.
-    requests: RequestIndex,
-}
-
-impl StepChecker {
-    /// A checker for a new run.
-    pub fn new() -> Self {
-        StepChecker::default()
-    }
-
-    /// Hashes the checker's state structurally, for a state search's key
-    /// (the request index's map in sorted order, its own order being
-    /// arbitrary).
-    pub fn state_key<H: std::hash::Hasher>(&self, h: &mut H) {
-        use std::hash::Hash;
-        // Destructured so that a new field must be placed here.
-        let StepChecker {
-            invocations_seen,
-            secrets,
-            texts,
-            texts_scanned_for,
-            fixed_scanned_for,
-            seen:
-                Seen {
-                    prompts,
-                    backend_calls,
-                    invocations,
-                },
-            requests:
-                RequestIndex {
-                    at,
-                    indexed,
-                    tracker,
-                    turn,
-                },
-        } = self;
-        (invocations_seen, secrets, texts).hash(h);
-        (texts_scanned_for, fixed_scanned_for).hash(h);
-        (prompts, backend_calls, invocations).hash(h);
-        let mut entries: Vec<_> = at.iter().collect();
-        entries.sort_unstable();
-        entries.hash(h);
-        (indexed, tracker, turn).hash(h);
-    }
-
-    /// Every invariant [`check_step`] judges, after one more step of the run.
-    pub fn step(&mut self, coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
-        let mut out = self.secrets(coordinator, trace);
-        out.extend(cache_hygiene(coordinator, trace));
-        if self.seen != Seen::of(trace) {
-            self.requests.extend(&trace.stream);
-            out.extend(recorded_before_routed_with(
-                trace,
-                self.seen,
-                &self.requests.at,
-            ));
-        }
-        out.extend(human_only_never_backend_since(
-            trace,
-            self.seen.backend_calls,
-        ));
-        self.seen = Seen::of(trace);
-        out
-    }
-
-    fn learn_secrets(&mut self, trace: &Trace) {
-        let invs = &trace.invocations;
-        for k in self.invocations_seen..invs.len() {
-            let next = &invs[k];
-            let key = (next.at.turn, next.at.cycle, next.call_index);
-            let prev = invs[..k]
-                .iter()
-                .rev()
-                .find(|i| (i.at.turn, i.at.cycle, i.call_index) == key);
-            if let Some(q) = prev.and_then(asked).filter(|q| q.is_secret())
-                && let Some(Value::String(s)) = next.answers.get(&q.id)
-                && s.len() >= 6
-                && !self.secrets.contains(s)
-            {
-                self.secrets.push(s.clone());
-            }
-        }
-        self.invocations_seen = invs.len();
-    }
-
-    fn secrets(&mut self, coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
-        self.learn_secrets(trace);
-        let mut out = Vec::new();
-        if self.secrets.is_empty() {
-            return out;
-        }
-        let in_stream = |i: usize, out: &mut Vec<Diagnostic>| {
-            out.push(diag(
-                Rule::InvSecretNeverPersisted,
-                turn_of(trace, i),
-                i,
-                vec![],
-                "a secret answer is in the persisted stream".to_owned(),
-            ))
-        };
-        // Earlier events against the secrets learnt since they were scanned.
-        let fresh = &self.secrets[self.texts_scanned_for..];
-        for (i, text) in self.texts.iter().enumerate() {
-            for s in fresh {
-                if text.contains(s.as_str()) {
-                    in_stream(i, &mut out);
-                }
-            }
-        }
-        // New events against every secret.
-        for i in self.texts.len()..trace.stream.len() {
-            let text = serde_json::to_string(&trace.stream[i]).unwrap_or_default();
-            for s in &self.secrets {
-                if text.contains(s.as_str()) {
-                    in_stream(i, &mut out);
-                }
-            }
-            self.texts.push(text);
-        }
-        self.texts_scanned_for = self.secrets.len();
-        let in_state = |out: &mut Vec<Diagnostic>| {
-            out.push(diag(
-                Rule::InvSecretNeverPersisted,
-                0,
-                trace.stream.len(),
-                vec![],
-                IN_COORDINATOR_STATE.to_owned(),
-            ))
-        };
-        for s in &self.secrets {
-            if holds(|v| coordinator.moving_texts(v), s) {
-                in_state(&mut out);
-            }
-        }
-        if self.fixed_scanned_for < self.secrets.len() {
-            for s in &self.secrets[self.fixed_scanned_for..] {
-                if holds(|v| coordinator.fixed_texts(v), s) {
-                    in_state(&mut out);
-                }
-            }
-            self.fixed_scanned_for = self.secrets.len();
-        }
-        out
-    }
-}
-
-/// The stream invariants of [`check_trace`] ([`stream_rules`] and
-/// [`wire_round_trip`]) remembered by their input, for an exploration that
-/// meets the same stream many times.
-///
-/// Both are functions of the stream, the profile, the rules (the writer's
-/// form) and whether the run was interrupted alone, so a remembered result is
-/// the result. An entry is found by a hash of the serialized stream and
-/// confirmed by comparing the events themselves (equal serializations of
-/// different events would not be confused). Bounded: it forgets everything
-/// past [`StreamMemo::CAPACITY`] entries.
-#[derive(Debug, Default)]
-pub struct StreamMemo {
-    entries: HashMap<u64, Vec<MemoEntry>>,
-    len: usize,
-    /// Lookups answered from memory.
-    pub hits: usize,
-    /// Lookups computed.
-    pub misses: usize,
-}
-
-#[derive(Debug)]
-struct MemoEntry {
-    profile: crate::profile::ProfileName,
-    rules: crate::profile::Rules,
-    interrupted: bool,
-    stream: Vec<crate::wire::Event>,
-    found: (Vec<Diagnostic>, Vec<Diagnostic>),
-}
-
-/// Hashes the bytes written, eight at a time (nothing is kept). Not
-/// collision-resistant, and need not be: a memo hit is confirmed by
-/// comparing the events.
-struct HashWriter(FastHash);
-
-/// A multiply-rotate hash over 8-byte words.
-#[derive(Default)]
-struct FastHash(u64);
-
-impl std::hash::Hasher for FastHash {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
-            self.0 = (self.0 ^ w)
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(29);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0 ^ u64::from(b))
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(29);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl std::io::Write for HashWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        std::hash::Hasher::write(&mut self.0, buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl StreamMemo {
-    /// Entries kept before the memo forgets them all.
-    pub(crate) const CAPACITY: usize = 50_000;
-
-    /// An empty memo.
-    pub fn new() -> Self {
-        StreamMemo::default()
-    }
-
-    /// `(stream_rules(trace), wire_round_trip(trace))`, from memory when the
-    /// same stream was judged before under the same profile and rules.
-    fn stream_invariants(&mut self, trace: &Trace) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
-        use std::hash::{Hash, Hasher};
-        let mut w = HashWriter(FastHash::default());
-        if serde_json::to_writer(&mut w, &trace.stream).is_err() {
-            self.misses += 1;
-            return (stream_rules(trace), wire_round_trip(trace));
-        }
-        trace.profile.hash(&mut w.0);
-        trace.rules.hash(&mut w.0);
-        trace.interrupted.hash(&mut w.0);
-        let key = w.0.finish();
-        let same = |e: &MemoEntry| {
-            e.profile == trace.profile
-                && e.rules == trace.rules
-                && e.interrupted == trace.interrupted
-                && e.stream == trace.stream
-        };
-        if let Some(e) = self
-            .entries
-            .get(&key)
-            .and_then(|v| v.iter().find(|e| same(e)))
-        {
-            self.hits += 1;
-            return e.found.clone();
-        }
-        self.misses += 1;
-        let found = (stream_rules(trace), wire_round_trip(trace));
-        if self.len >= Self::CAPACITY {
-            self.entries.clear();
-            self.len = 0;
-        }
-        self.len += 1;
-        self.entries.entry(key).or_default().push(MemoEntry {
-            profile: trace.profile,
-            rules: trace.rules,
-            interrupted: trace.interrupted,
-            stream: trace.stream.clone(),
-            found: found.clone(),
-        });
-        found
-    }
-}
-
-/// [`check_trace`] with its stream invariants remembered in `memo`: the same
-/// diagnostics in the same order.
-pub fn check_trace_memo(
-    trace: &Trace,
-    scenario: &Scenario,
-    memo: &mut StreamMemo,
-) -> Vec<Diagnostic> {
-    let (mut out, wire) = memo.stream_invariants(trace);
-    out.extend(non_stream_invariants(trace, scenario));
-    out.extend(wire);
-    out
-}
 
 fn non_stream_invariants(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
     let mut out = always_paired(trace);
@@ -1364,7 +1051,7 @@ mod tests {
             .map(|n| scenario_at(Family::Single, n))
             .filter(|s| s.profile != crate::profile::ProfileName::Legacy)
             .find_map(|s| {
-                let t = run_observed(&s, RunOptions { faults }, &mut |_, _| {}).ok()?;
+                let t = run_observed(&s, RunOptions::from(faults), &mut |_, _| {}).ok()?;
                 pick(&s, &t).then_some((s, t))
             })
             .expect("the family has such a run")
@@ -1387,7 +1074,7 @@ mod tests {
     fn findings(s: &Scenario, faults: Faults, incremental: bool) -> BTreeSet<(String, String)> {
         let mut found = Vec::new();
         let mut checker = StepChecker::new();
-        let trace = run_observed(s, RunOptions { faults }, &mut |c, t| {
+        let trace = run_observed(s, RunOptions::from(faults), &mut |c, t| {
             if incremental {
                 found.extend(checker.step(c, t));
             } else {
@@ -1458,7 +1145,7 @@ mod tests {
     fn per_step(s: &Scenario, faults: Faults) -> Vec<(BTreeSet<Key>, BTreeSet<Key>)> {
         let mut steps = Vec::new();
         let mut checker = StepChecker::new();
-        let _ = run_observed(s, RunOptions { faults }, &mut |c, t| {
+        let _ = run_observed(s, RunOptions::from(faults), &mut |c, t| {
             let inc = checker.step(c, t).iter().map(key).collect();
             let stateless = check_step(c, t).iter().map(key).collect();
             steps.push((inc, stateless));
@@ -1540,11 +1227,11 @@ mod tests {
         let mut elsewhere = String::new();
         let _ = run_observed(&s, RunOptions::default(), &mut |c, t| {
             fixed.clear();
-            c.fixed_texts(&mut |w| {
+            fixed_texts(c, &mut |w| {
                 fixed.push_str(w);
                 fixed.push('\n');
             });
-            c.moving_texts(&mut |w| {
+            moving_texts(c, &mut |w| {
                 elsewhere.push_str(w);
                 elsewhere.push('\n');
             });
@@ -1822,7 +1509,7 @@ mod tests {
                 persist_secret: true,
                 ..Faults::default()
             };
-            let t = run_observed(&s, RunOptions { faults }, &mut |_, _| {}).unwrap();
+            let t = run_observed(&s, RunOptions::from(faults), &mut |_, _| {}).unwrap();
             assert_eq!(secret_answers(&t), [answer]);
             secrets_never_persisted(&t, &[]).len()
         };
@@ -1925,7 +1612,7 @@ mod tests {
             let mut out = BTreeSet::new();
             for n in (0..family_size(Family::Single)).step_by(5) {
                 let s = scenario_at(Family::Single, n);
-                let _ = run_observed(&s, RunOptions { faults }, &mut |c, t| {
+                let _ = run_observed(&s, RunOptions::from(faults), &mut |c, t| {
                     out.extend(cache_hygiene(c, t).into_iter().map(|d| d.message));
                 });
             }

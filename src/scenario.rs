@@ -13,13 +13,16 @@ pub mod features;
 #[cfg(feature = "testkit")]
 pub mod machine;
 #[cfg(feature = "testkit")]
+pub(crate) mod state_key;
+#[cfg(feature = "testkit")]
 pub(crate) mod strip;
 
 use std::collections::VecDeque;
 use std::fmt;
 use std::fmt::Write as _;
 #[cfg(feature = "testkit")]
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
+use std::hash::Hasher;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -30,8 +33,6 @@ use crate::model::config::{
     self, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
     PartialToolConfig, Toggle, ToolConfig,
 };
-#[cfg(feature = "testkit")]
-use crate::model::coordinator::state_key::hash_serialized;
 use crate::model::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken, RunPolicy,
     ToolSpec,
@@ -44,6 +45,8 @@ use crate::model::tool::{
 };
 use crate::profile::{ProfileName, ResponseForm, Rules, SeparatorPolicy};
 use crate::wire::{Event, EventKind, InquiryResponse};
+#[cfg(feature = "testkit")]
+use state_key::hash_serialized;
 
 fn yes() -> bool {
     true
@@ -541,7 +544,7 @@ impl Trace {
     }
 }
 
-/// Why a scenario could not run: the scenario's fault, or the model's.
+/// Why a scenario could not run: the scenario is to blame, or the model.
 ///
 /// The two are different answers for a user. An [`Unacceptable`] scenario is
 /// input the model does not take (an MCP tool that asks, an unknown toggle,
@@ -555,21 +558,21 @@ impl Trace {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ScenarioError {
     /// The scenario is not one the model can run; the message names the
-    /// part at fault.
+    /// part to blame.
     Unacceptable(String),
     /// The model failed on a scenario it accepted.
     Crash(String),
 }
 
 impl ScenarioError {
-    /// The message, without saying whose fault it is.
+    /// The message, without saying who is to blame.
     pub fn message(&self) -> &str {
         match self {
             ScenarioError::Unacceptable(m) | ScenarioError::Crash(m) => m,
         }
     }
 
-    /// Whether the scenario is at fault (rather than the model).
+    /// Whether the scenario is to blame (rather than the model).
     pub fn is_unacceptable(&self) -> bool {
         match self {
             ScenarioError::Unacceptable(_) => true,
@@ -590,7 +593,7 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// The coordinator refusing an input the driver built is the model's
-/// fault: the driver only builds inputs of an accepted scenario.
+/// error: the driver only builds inputs of an accepted scenario.
 impl From<CoordinatorError> for ScenarioError {
     fn from(e: CoordinatorError) -> Self {
         ScenarioError::Crash(format!("coordinator: {e}"))
@@ -844,13 +847,58 @@ enum Work {
     },
 }
 
-/// Options that are not part of the scenario.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Options that are not part of the scenario: which step function the
+/// driver takes. The default is the model as specified,
+/// [`Coordinator::handle_into`] itself, and no other code is on its path.
+#[derive(Debug, Default)]
 pub struct RunOptions {
-    /// Faults to inject (all off: the model as specified), committed by the
-    /// testkit's wrapper around the coordinator.
-    #[cfg(feature = "testkit")]
-    pub faults: crate::testkit::Faults,
+    /// The step function, when it is not the coordinator's own.
+    step: Option<Box<dyn Step>>,
+}
+
+impl RunOptions {
+    /// Options under which every step is taken by `step` instead of the
+    /// coordinator's own [`Coordinator::handle_into`] (a wrong
+    /// implementation, to show that a check catches it). The driver clones
+    /// it at the start of each run, so runs under the same options share no
+    /// state.
+    pub fn with_step(step: impl Step + 'static) -> Self {
+        RunOptions {
+            step: Some(Box::new(step)),
+        }
+    }
+}
+
+impl Clone for RunOptions {
+    fn clone(&self) -> Self {
+        RunOptions {
+            step: self.step.as_ref().map(|s| s.clone_box()),
+        }
+    }
+}
+
+/// A step function: how the driver has the coordinator handle one input.
+/// The driver knows only this trait; the model as specified needs none
+/// ([`RunOptions::default`]).
+pub trait Step: fmt::Debug + Send + Sync {
+    /// Handles `input` on `coordinator`, appending the effects to
+    /// `effects`, as [`Coordinator::handle_into`] does.
+    fn handle_into(
+        &mut self,
+        coordinator: &mut Coordinator,
+        input: Input,
+        effects: &mut Vec<Effect>,
+    ) -> Result<(), CoordinatorError>;
+
+    /// A copy with its own state (a run starts from a copy of the options'
+    /// step; a state search clones runs at every branch).
+    fn clone_box(&self) -> Box<dyn Step>;
+
+    /// Hashes what the step carries from one step to the next, for a state
+    /// search's key (nothing, for a step that carries nothing).
+    fn state_key(&self, h: &mut dyn Hasher) {
+        let _ = h;
+    }
 }
 
 /// Runs a scenario under the model as specified.
@@ -932,9 +980,9 @@ pub(crate) struct ChoicePoint<'a> {
     work: &'a [Work],
     calls: &'a [CallState<'a>],
     driver: DriverMoving<'a>,
-    /// What the faulty coordinator carries between steps.
+    /// The step function, when it is not the coordinator's own.
     #[cfg(feature = "testkit")]
-    fault_state: &'a crate::testkit::FaultState,
+    step: Option<&'a dyn Step>,
 }
 
 /// The driver's fields a step changes. The remaining replies are shown by
@@ -972,7 +1020,7 @@ impl ChoicePoint<'_> {
     /// trace (which have their own keys): the turn and cycle, the pending
     /// work, each call's script state, how much of each reply list is left,
     /// the token, the local programs' output counts, the step count, and
-    /// the fault wrapper's state. Structural: JSON values and wire types by
+    /// the step function's state. Structural: JSON values and wire types by
     /// their serialization, nothing by `Debug`.
     #[cfg(feature = "testkit")]
     pub fn state_key<H: Hasher>(&self, h: &mut H) {
@@ -986,7 +1034,7 @@ impl ChoicePoint<'_> {
             calls,
             driver,
             #[cfg(feature = "testkit")]
-            fault_state,
+            step,
         } = self;
         (turn, cycle).hash(h);
         h.write_usize(work.len());
@@ -1063,8 +1111,9 @@ impl ChoicePoint<'_> {
         for (name, n) in local_printed.iter() {
             (name, n).hash(h);
         }
-        #[cfg(feature = "testkit")]
-        fault_state.state_key(h);
+        if let Some(step) = step {
+            step.state_key(h);
+        }
     }
 }
 
@@ -1128,13 +1177,9 @@ pub(crate) fn run_scheduled(
 
 struct Driver<'s, 'o> {
     scenario: &'s Scenario,
-    #[cfg_attr(not(feature = "testkit"), allow(dead_code))]
-    options: RunOptions,
+    /// The step function, when it is not the coordinator's own.
+    step: Option<Box<dyn Step>>,
     coordinator: Coordinator,
-    /// What the faulty coordinator carries between steps (nothing when no
-    /// fault is on).
-    #[cfg(feature = "testkit")]
-    fault_state: crate::testkit::FaultState,
     trace: Trace,
     /// The replies not yet taken, read in place (each cloned when taken).
     prompter: std::slice::Iter<'s, PrompterReply>,
@@ -1216,10 +1261,8 @@ impl<'s, 'o> Driver<'s, 'o> {
         let sizes = SizeHint::of(scenario);
         Ok(Driver {
             scenario,
-            options,
+            step: options.step,
             coordinator: Coordinator::new(rules, scenario.tty, tools),
-            #[cfg(feature = "testkit")]
-            fault_state: crate::testkit::FaultState::default(),
             trace: Trace {
                 profile: scenario.profile,
                 rules,
@@ -1268,24 +1311,18 @@ impl<'s, 'o> Driver<'s, 'o> {
         let quitting = matches!(self.stop, Some(TokenCause::HardQuit));
         // One effect buffer for the whole run, drained at every step.
         let mut effects = std::mem::take(&mut self.effects);
-        #[cfg(feature = "testkit")]
-        crate::testkit::faults::handle_into(
-            self.options.faults,
-            &mut self.fault_state,
-            &mut self.coordinator,
-            input,
-            &mut effects,
-        )?;
-        #[cfg(not(feature = "testkit"))]
-        self.coordinator.handle_into(input, &mut effects)?;
+        match &mut self.step {
+            None => self.coordinator.handle_into(input, &mut effects)?,
+            Some(step) => step.handle_into(&mut self.coordinator, input, &mut effects)?,
+        }
         for effect in effects.drain(..) {
             match effect {
                 Effect::Persist(e) if quitting && e.as_inquiry_response().is_some() => {
                     self.trace.stream.push(e);
                     break;
                 }
-                // (Under the `record_after_routing` fault the held request
-                // lands just before its response.)
+                // (A step function that holds a request back lands it just
+                // before its response.)
                 Effect::Persist(e) if quitting && e.as_inquiry_request().is_some() => {
                     self.trace.stream.push(e)
                 }
@@ -1406,7 +1443,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                                     steps: self.steps,
                                 },
                                 #[cfg(feature = "testkit")]
-                                fault_state: &self.fault_state,
+                                step: self.step.as_deref(),
                             };
                             let pick = scheduler.pick(&choice);
                             self.scheduler = Some(scheduler);
@@ -1607,24 +1644,6 @@ impl<'s, 'o> Driver<'s, 'o> {
                 // tool's kind alone (pre-082: the tool's name,
                 // LIFE-PROVENANCE-LEGACY).
                 let source = inquiry_source_under(self.trace.rules.provenance, source, name);
-                #[cfg(feature = "testkit")]
-                let source = match (self.options.faults.config_sets_source, &outcome) {
-                    // Fault: configuration leaks into provenance.
-                    (true, Outcome::NeedsInput { question }) => {
-                        let label = configured_tools(self.scenario).ok().and_then(|c| {
-                            c.get(name)?
-                                .questions
-                                .get(&question.id)?
-                                .prompt_label
-                                .clone()
-                        });
-                        match label.as_deref() {
-                            Some(ask_user::PROMPT_LABEL) => crate::wire::InquirySource::Assistant,
-                            _ => source,
-                        }
-                    }
-                    _ => source,
-                };
                 Ok(Input::ToolReturned {
                     call,
                     outcome,

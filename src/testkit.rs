@@ -11,6 +11,5 @@
 pub mod faults;
 pub mod sanitize;
 
-pub(crate) use faults::FaultState;
 pub use faults::Faults;
 pub use sanitize::sanitize_across_turns;

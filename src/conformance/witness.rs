@@ -722,9 +722,7 @@ mod testkit {
             };
             let trace = scenario::run_scheduled(
                 scenario,
-                RunOptions {
-                    faults: self.faults,
-                },
+                RunOptions::from(self.faults),
                 &mut |_, _| {},
                 &mut order,
             )

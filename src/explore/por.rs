@@ -562,7 +562,7 @@ pub fn fault_matrix() -> Vec<(String, RunOptions)> {
                         .map(|(k, _)| k.clone())
                 })
                 .unwrap_or_else(|| "none".to_owned());
-            (name, RunOptions { faults })
+            (name, RunOptions::from(faults))
         })
         .collect()
 }
@@ -607,7 +607,7 @@ pub fn agreement_under(
         let mut memo = StreamMemo::new();
         let stats = search_under(
             root,
-            options,
+            options.clone(),
             reduction,
             independence,
             &mut memo,
@@ -714,11 +714,11 @@ mod tests {
     /// class: the verdicts its runs gave; and the classes the reduced
     /// search ran, with how many runs it made.
     fn classes(root: &Scenario, faults: Faults) -> ClassReport {
-        let options = RunOptions { faults };
+        let options = RunOptions::from(faults);
         let mut full: BTreeMap<_, BTreeSet<BTreeSet<&'static str>>> = BTreeMap::new();
         search(
             root,
-            options,
+            options.clone(),
             Reduction::Off,
             &mut StreamMemo::new(),
             &mut |r| {

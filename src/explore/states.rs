@@ -18,11 +18,12 @@
 //! stream and every record), so a state must hold everything the rest of the
 //! run and the verdict depend on. At a choice, [`Dedup::Full`] hashes:
 //!
-//! - the coordinator's moving part ([`Coordinator::state_key`]; the
+//! - the coordinator's moving part (`state_key::coordinator_key`, read
+//!   through the coordinator's view; the
 //!   fixed part is the root's, and states are compared within one root),
 //! - the driver's moving parts ([`ChoicePoint::state_key`]: turn, cycle,
 //!   pending work, each call's script state, how much of each reply list is
-//!   left, the token, the step count, the fault wrapper's state),
+//!   left, the token, the step count, the step function's state),
 //! - the incremental checker's state ([`StepChecker::state_key`]),
 //! - the findings so far,
 //! - the trace so far, every record of every list (a running digest per
@@ -49,9 +50,10 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use serde::Serialize;
 
 use crate::check::Diagnostic;
+use crate::explore::state_key::coordinator_key;
 use crate::invariants::{StepChecker, StreamMemo, check_trace_memo};
 use crate::model::coordinator::Coordinator;
-use crate::model::coordinator::state_key::hash_serialized;
+use crate::scenario::state_key::hash_serialized;
 use crate::scenario::{self, ChoicePoint, RunOptions, Scenario, ScenarioError, Scheduler, Trace};
 
 /// What the search hashes at a choice to recognise a state already
@@ -252,7 +254,7 @@ struct Dfs<'a> {
 impl Dfs<'_> {
     fn state(&mut self, choice: &ChoicePoint<'_>) -> u128 {
         let mut lanes = Lanes::new(b's');
-        lanes.component(b'c', |h| choice.coordinator().state_key(h));
+        lanes.component(b'c', |h| coordinator_key(choice.coordinator(), h));
         match self.dedup {
             Dedup::Full => {
                 let observed = self.observed.borrow();
@@ -347,7 +349,7 @@ pub fn search(
         };
         let trace = scenario::run_scheduled(
             root,
-            options,
+            options.clone(),
             &mut |c: &Coordinator, t: &Trace| {
                 let mut o = observed.borrow_mut();
                 o.steps += 1;

@@ -13,19 +13,14 @@
 //! protocol and the cache is re-exported.
 
 mod protocol;
-pub(crate) mod state_key;
 mod turn_cache;
 
 pub use protocol::{Call, CoordinatorError, Effect, Input, ResponseKind, RouteTaken};
 pub use turn_cache::{TurnCache, TurnState};
 
-use state_key::hash_serialized;
-
 use std::fmt;
-use std::hash::{Hash, Hasher};
 
 use indexmap::IndexMap;
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::cache_key::CacheKey;
@@ -84,9 +79,11 @@ impl fmt::Debug for ToolSpec {
 
 /// An answer held for a tool in memory. Its `Debug` never shows a secret.
 #[derive(Clone, PartialEq)]
-struct Held {
-    value: Value,
-    secret: bool,
+pub(crate) struct Held {
+    /// The answer.
+    pub(crate) value: Value,
+    /// Whether it answers a secret question.
+    pub(crate) secret: bool,
 }
 
 impl fmt::Debug for Held {
@@ -101,7 +98,7 @@ impl fmt::Debug for Held {
 
 /// Where a tool call stands.
 #[derive(Debug, Clone, PartialEq)]
-enum Status {
+pub(crate) enum Status {
     AwaitingPermission,
     Running,
     AwaitingPrompt {
@@ -126,11 +123,13 @@ enum Status {
 
 /// A tool call of the current cycle (RFD 082 `ExecutingTool`).
 #[derive(Debug, Clone, PartialEq)]
-struct ExecutingTool {
-    call: Call,
+pub(crate) struct ExecutingTool {
+    /// The call.
+    pub(crate) call: Call,
     /// Answers keyed by bare question ID, latest wins (rule `LIFE-ACCUMULATED`).
-    accumulated_answers: IndexMap<String, Held>,
-    status: Status,
+    pub(crate) accumulated_answers: IndexMap<String, Held>,
+    /// What it waits on.
+    pub(crate) status: Status,
 }
 
 /// The text of a user-cancelled prompt's tool response: the wording of the
@@ -207,6 +206,18 @@ enum Moment {
     NonAnswer,
 }
 
+/// The coordinator's state as [`Coordinator::view`] lends it to the tools
+/// that read the model.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct View<'a> {
+    /// The tools it knows, with their configuration.
+    pub(crate) tools: &'a IndexMap<String, ToolSpec>,
+    /// The current turn's state, if a turn is open.
+    pub(crate) turn: Option<&'a TurnState>,
+    /// The calls of the current cycle.
+    pub(crate) executing: &'a [ExecutingTool],
+}
+
 /// The coordinator.
 #[derive(Debug, Clone)]
 pub struct Coordinator {
@@ -231,250 +242,51 @@ impl Coordinator {
         }
     }
 
-    /// Hashes the state a step can change (the persisted count, the turn
-    /// state, the executing calls with their held answers and what they
-    /// wait on), structurally: a state search compares states of one root,
-    /// whose rules, TTY and tools are fixed. Held secret answers are hashed
-    /// too (the key never leaves memory), so the key is never coarser than
-    /// the state.
-    pub fn state_key<H: Hasher>(&self, h: &mut H) {
-        // Destructured so that a new field must be placed here.
+    /// The coordinator's state, borrowed whole and read-only: the one way
+    /// the tools that read the model see inside it (the oracle's secret
+    /// scan in `crate::invariants`, the explorer's state keys, the scenario
+    /// driver and the testkit's wrong implementations). The steps never use
+    /// it.
+    pub(crate) fn view(&self) -> View<'_> {
+        // Destructured so that a new field must be shown.
         let Coordinator {
+            // Read through `rules` and `persisted_len`.
             rules: _,
-            tty: _,
-            tools: _,
-            persisted,
-            turn,
-            executing,
-        } = self;
-        persisted.hash(h);
-        match turn {
-            None => h.write_u8(0),
-            Some(TurnState { attempts, cache }) => {
-                h.write_u8(1);
-                h.write_usize(attempts.len());
-                for (key, n) in attempts {
-                    key.hash(h);
-                    n.hash(h);
-                }
-                let maps: [&IndexMap<String, Value>; 2] = match cache {
-                    TurnCache::Split {
-                        remembered_tool_answers,
-                        remembered_permission_decisions,
-                    } => {
-                        h.write_u8(0);
-                        [remembered_tool_answers, remembered_permission_decisions]
-                    }
-                    TurnCache::Combined {
-                        persisted_inquiry_responses,
-                    } => {
-                        h.write_u8(1);
-                        [persisted_inquiry_responses, persisted_inquiry_responses]
-                    }
-                };
-                for map in maps {
-                    h.write_usize(map.len());
-                    for (key, value) in map {
-                        key.hash(h);
-                        hash_serialized(value, h);
-                    }
-                }
-            }
-        }
-        h.write_usize(executing.len());
-        for t in executing {
-            let ExecutingTool {
-                call,
-                accumulated_answers,
-                status,
-            } = t;
-            hash_serialized(call, h);
-            h.write_usize(accumulated_answers.len());
-            for (id, Held { value, secret }) in accumulated_answers {
-                id.hash(h);
-                secret.hash(h);
-                hash_serialized(value, h);
-            }
-            match status {
-                Status::AwaitingPermission => h.write_u8(0),
-                Status::Running => h.write_u8(1),
-                Status::AwaitingPrompt {
-                    inquiry_id,
-                    question,
-                } => {
-                    h.write_u8(2);
-                    inquiry_id.hash(h);
-                    hash_serialized(question, h);
-                }
-                Status::AwaitingBackend {
-                    inquiry_id,
-                    question,
-                    answer_type,
-                } => {
-                    h.write_u8(3);
-                    inquiry_id.hash(h);
-                    hash_serialized(question, h);
-                    hash_serialized(answer_type, h);
-                }
-                Status::AwaitingDelivery { content, kind } => {
-                    h.write_u8(4);
-                    content.hash(h);
-                    kind.hash(h);
-                }
-                Status::Done => h.write_u8(5),
-            }
-        }
-    }
-
-    /// Visits every text the coordinator holds that no step changes: the
-    /// tools' names and their question configuration, but the configured
-    /// static answers. With [`Coordinator::moving_texts`] it visits every
-    /// text of its state outside the two places RFD 082 lets a secret live
-    /// in memory: a configured static answer (step 3 applies it and records
-    /// `Redacted`) and the answers held for a running tool (step 5: "The
-    /// answer is delivered to the tool in-memory"). A secret found among
-    /// them has leaked (rule `INV-SECRET-NEVER-PERSISTED`).
-    pub(crate) fn fixed_texts(&self, visit: &mut dyn FnMut(&str)) {
-        // Destructured so that a new field must be placed in one walk.
-        let Coordinator {
-            rules: _,
+            persisted: _,
+            // Fixed at construction, and no tool reads it.
             tty: _,
             tools,
-            persisted: _,
-            turn: _,
-            executing: _,
-        } = self;
-        for (name, spec) in tools {
-            visit(name);
-            let ToolSpec {
-                source: _,
-                questions,
-                run: _,
-                result: _,
-            } = spec;
-            for (id, config) in questions {
-                visit(id);
-                let QuestionConfig {
-                    target: _,
-                    answer: _,
-                    prompt_label,
-                } = config;
-                if let Some(label) = prompt_label {
-                    visit(label);
-                }
-            }
-        }
-    }
-
-    /// Visits every text of the state a step can change (the turn's
-    /// attempt counters and remembered maps, the executing calls, what they
-    /// wait on, and the answers held for them but the secret ones); see
-    /// [`Coordinator::fixed_texts`].
-    pub(crate) fn moving_texts(&self, visit: &mut dyn FnMut(&str)) {
-        let Coordinator {
-            rules: _,
-            tty: _,
-            tools: _,
-            persisted: _,
             turn,
             executing,
         } = self;
-        if let Some(TurnState { attempts, cache }) = turn {
-            for (call, question) in attempts.keys() {
-                visit(call);
-                visit(question);
-            }
-            let remembered = cache.tool_answers().iter();
-            for (key, value) in remembered.chain(cache.permission_decisions()) {
-                visit(key);
-                visit_value(value, visit);
-            }
+        View {
+            tools,
+            turn: turn.as_ref(),
+            executing,
         }
-        for t in executing {
-            let ExecutingTool {
-                call,
-                accumulated_answers,
-                status,
-            } = t;
-            visit(&call.id);
-            visit(&call.tool);
-            visit_value(&call.arguments, visit);
-            for (id, Held { value, secret }) in accumulated_answers {
-                visit(id);
-                if !secret {
-                    visit_value(value, visit);
-                }
-            }
-            match status {
-                Status::AwaitingPermission | Status::Running | Status::Done => {}
-                Status::AwaitingPrompt {
-                    inquiry_id,
-                    question,
-                } => {
-                    if let Some(id) = inquiry_id {
-                        visit(id.as_str());
-                    }
-                    visit_serialized(question, visit);
-                }
-                Status::AwaitingBackend {
-                    inquiry_id,
-                    question,
-                    answer_type,
-                } => {
-                    if let Some(id) = inquiry_id {
-                        visit(id.as_str());
-                    }
-                    visit_serialized(question, visit);
-                    visit_serialized(answer_type, visit);
-                }
-                Status::AwaitingDelivery { content, kind: _ } => visit(content),
-            }
-        }
+    }
+
+    /// The rule switches it runs under (for tools that read the model).
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// How many events it has persisted (for tools that read the model).
+    pub fn persisted_len(&self) -> usize {
+        self.persisted
+    }
+
+    /// The current turn's state, to edit: the one write a tool may make
+    /// from outside (a wrong implementation, such as the testkit's, edits
+    /// the turn's remembered answers). The coordinator's own steps never
+    /// need it.
+    pub fn turn_state_mut(&mut self) -> Option<&mut TurnState> {
+        self.turn.as_mut()
     }
 
     /// The current turn's state, if a turn is open.
     pub fn turn_state(&self) -> Option<&TurnState> {
         self.turn.as_ref()
-    }
-
-    /// The rule switches it runs under.
-    #[cfg(feature = "testkit")]
-    pub(crate) fn rules(&self) -> &Rules {
-        &self.rules
-    }
-
-    /// How many events it has persisted.
-    #[cfg(feature = "testkit")]
-    pub(crate) fn persisted_len(&self) -> usize {
-        self.persisted
-    }
-
-    /// Call `call` of the current cycle.
-    #[cfg(feature = "testkit")]
-    pub(crate) fn call(&self, call: usize) -> Option<&Call> {
-        self.executing.get(call).map(|t| &t.call)
-    }
-
-    /// The question call `call` waits on an answer to (at the prompter or
-    /// the inquiry backend), if it waits on one.
-    #[cfg(feature = "testkit")]
-    pub(crate) fn awaited_question(&self, call: usize) -> Option<&Question> {
-        match &self.executing.get(call)?.status {
-            Status::AwaitingPrompt { question, .. } | Status::AwaitingBackend { question, .. } => {
-                Some(question)
-            }
-            Status::AwaitingPermission
-            | Status::Running
-            | Status::AwaitingDelivery { .. }
-            | Status::Done => None,
-        }
-    }
-
-    /// The current turn's state, to edit (the testkit's wrong
-    /// implementations do; the coordinator's own steps never need it).
-    #[cfg(feature = "testkit")]
-    pub(crate) fn turn_state_mut(&mut self) -> Option<&mut TurnState> {
-        self.turn.as_mut()
     }
 
     /// Whether every call of the current cycle has responded.
@@ -1210,28 +1022,6 @@ impl Coordinator {
         }
         let response = non_answer_response(why, &self.executing[call].call.tool, &q.id);
         self.respond_as(call, response.content, response.kind, fx);
-    }
-}
-
-/// Visits the strings of a JSON value: its string leaves and object keys.
-fn visit_value(value: &Value, visit: &mut dyn FnMut(&str)) {
-    match value {
-        Value::String(s) => visit(s),
-        Value::Array(items) => items.iter().for_each(|v| visit_value(v, visit)),
-        Value::Object(map) => {
-            for (k, v) in map {
-                visit(k);
-                visit_value(v, visit);
-            }
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
-    }
-}
-
-/// Visits the strings of a value's serialized form.
-fn visit_serialized<T: Serialize>(value: &T, visit: &mut dyn FnMut(&str)) {
-    if let Ok(v) = serde_json::to_value(value) {
-        visit_value(&v, visit);
     }
 }
 

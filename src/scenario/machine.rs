@@ -13,6 +13,7 @@
 use std::borrow::Cow;
 
 use super::*;
+use crate::model::coordinator::{Status, View};
 
 /// Where the machine is in the run loop.
 #[derive(Debug, Clone)]
@@ -96,10 +97,8 @@ impl Clone for Machine<'_> {
         Machine {
             driver: Driver {
                 scenario: d.scenario,
-                options: d.options,
+                step: d.step.as_ref().map(|s| s.clone_box()),
                 coordinator: d.coordinator.clone(),
-                #[cfg(feature = "testkit")]
-                fault_state: d.fault_state.clone(),
                 trace: d.trace.clone(),
                 prompter: d.prompter.clone(),
                 backend: d.backend.clone(),
@@ -176,6 +175,7 @@ impl<'s> Machine<'s> {
             Work::Prompt { .. } | Work::Inquire { .. } => self
                 .driver
                 .coordinator
+                .view()
                 .awaited_question(call)
                 .map(|q| Cow::Borrowed(q.id.as_str())),
             Work::Permission { .. } | Work::Delivery { .. } => None,
@@ -379,5 +379,21 @@ impl<'s> Machine<'s> {
             self.phase = Phase::Quit;
         }
         Ok(())
+    }
+}
+
+impl<'a> View<'a> {
+    /// The question call `call` of the current cycle waits on an answer to
+    /// (at the prompter or the inquiry backend), if it waits on one.
+    pub(crate) fn awaited_question(&self, call: usize) -> Option<&'a Question> {
+        match &self.executing.get(call)?.status {
+            Status::AwaitingPrompt { question, .. } | Status::AwaitingBackend { question, .. } => {
+                Some(question)
+            }
+            Status::AwaitingPermission
+            | Status::Running
+            | Status::AwaitingDelivery { .. }
+            | Status::Done => None,
+        }
     }
 }

@@ -1,12 +1,15 @@
 //! The coordinator's faults, committed from outside it: [`handle_into`]
 //! runs one step of a correct [`Coordinator`] and turns it into the step of
 //! a faulty one, by editing the input it is given, the effects it answers
-//! with and its turn state. With no fault on it is the coordinator's own
-//! step, untouched.
+//! with and its turn state. The scenario driver takes it as any other step
+//! function ([`crate::scenario::Step`]): `RunOptions::from(faults)` hands it
+//! in, and with no fault on the options are the default ones, under which
+//! the driver calls the coordinator's own step and nothing of this module.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::model::ask_user;
 use crate::model::cache_key::CacheKey;
 use crate::model::coordinator::{
     Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken,
@@ -14,7 +17,10 @@ use crate::model::coordinator::{
 use crate::model::routing;
 use crate::model::tool::{AnswerReusePolicy, Outcome, Question};
 use crate::profile::{RecordScope, Rules};
-use crate::wire::{Event, EventKind, InquiryAnswerReusePolicy, InquiryResponse, Opaque};
+use crate::scenario::{RunOptions, Step};
+use crate::wire::{
+    Event, EventKind, InquiryAnswerReusePolicy, InquiryResponse, InquirySource, Opaque,
+};
 
 /// Faults the model can be told to commit, so that tests can show each
 /// invariant check catches the fault it exists for. All off by default; the
@@ -38,8 +44,8 @@ pub struct Faults {
     /// Read and write the cache for `persistence: none` questions.
     pub ignore_persistence_gate: bool,
     /// Let configuration (`prompt_label = "Assistant"`) set the persisted
-    /// source (committed by the scenario driver, where the source is
-    /// resolved).
+    /// source (committed on the tool's return, where the source the driver
+    /// resolved reaches the coordinator).
     pub config_sets_source: bool,
     /// Route exclusive questions as if they were not (to the backend).
     pub exclusive_to_backend: bool,
@@ -100,6 +106,47 @@ impl Faults {
     }
 }
 
+/// The driver's options for a run under `faults`: the default options (the
+/// coordinator's own step) when none is on, else the faulty step.
+impl From<Faults> for RunOptions {
+    fn from(faults: Faults) -> Self {
+        if faults == Faults::default() {
+            RunOptions::default()
+        } else {
+            RunOptions::with_step(FaultyStep {
+                faults,
+                state: FaultState::default(),
+            })
+        }
+    }
+}
+
+/// The step function of a coordinator under `faults` ([`handle_into`]).
+#[derive(Debug, Clone, PartialEq)]
+struct FaultyStep {
+    faults: Faults,
+    state: FaultState,
+}
+
+impl Step for FaultyStep {
+    fn handle_into(
+        &mut self,
+        coordinator: &mut Coordinator,
+        input: Input,
+        effects: &mut Vec<Effect>,
+    ) -> Result<(), CoordinatorError> {
+        handle_into(self.faults, &mut self.state, coordinator, input, effects)
+    }
+
+    fn clone_box(&self) -> Box<dyn Step> {
+        Box::new(self.clone())
+    }
+
+    fn state_key(&self, mut h: &mut dyn std::hash::Hasher) {
+        self.state.state_key(&mut h);
+    }
+}
+
 /// What a faulty coordinator carries from step to step beyond the correct
 /// one's state: the requests held back (`record_after_routing`) and how
 /// many of the events the coordinator counted as persisted never reached
@@ -120,7 +167,7 @@ impl FaultState {
         h.write_usize(held.len());
         for (call, event) in held {
             h.write_usize(*call);
-            crate::model::coordinator::state_key::hash_serialized(event, h);
+            crate::scenario::state_key::hash_serialized(event, h);
         }
         h.write_usize(*dropped);
     }
@@ -147,9 +194,9 @@ pub(crate) fn handle_into(
     let rules = *c.rules();
     // The question this step is about, and its call.
     let in_play = in_play(c, &input);
-    let key = in_play
-        .as_ref()
-        .and_then(|(call, q)| Some(CacheKey::answer(&c.call(*call)?.tool, &q.id).key()));
+    let key = in_play.as_ref().and_then(|(call, q)| {
+        Some(CacheKey::answer(&c.view().executing.get(*call)?.call.tool, &q.id).key())
+    });
     let cached_before = key.as_ref().and_then(|k| {
         c.turn_state()
             .and_then(|t| t.cache.tool_answers().get(k).cloned())
@@ -164,6 +211,17 @@ pub(crate) fn handle_into(
     };
 
     // Before the step: the faults that change what the coordinator is told.
+    if let Input::ToolReturned {
+        call,
+        outcome: Outcome::NeedsInput { question },
+        source,
+    } = &mut input
+        && faults.config_sets_source
+        && configured_label(c, *call, &question.id) == Some(ask_user::PROMPT_LABEL)
+    {
+        // Configuration leaks into provenance.
+        *source = InquirySource::Assistant;
+    }
     if faults.attempt_counter_per_cycle
         && matches!(input, Input::BeginCycle { .. })
         && c.cycle_done()
@@ -388,7 +446,9 @@ fn in_play(c: &Coordinator, input: &Input) -> Option<(usize, Question)> {
         Input::PromptAnswered { call, .. }
         | Input::PromptCancelled { call, .. }
         | Input::InquiryResult { call, .. }
-        | Input::InquiryRestarted { call } => c.awaited_question(*call).map(|q| (*call, q.clone())),
+        | Input::InquiryRestarted { call } => {
+            c.view().awaited_question(*call).map(|q| (*call, q.clone()))
+        }
         Input::BeginTurn { .. }
         | Input::BeginCycle { .. }
         | Input::ToolReturned { .. }
@@ -396,6 +456,15 @@ fn in_play(c: &Coordinator, input: &Input) -> Option<(usize, Question)> {
         | Input::PermissionAnswered { .. }
         | Input::EndTurn { .. } => None,
     }
+}
+
+/// The prompt label configured for question `question_id` of call `call`'s
+/// tool.
+fn configured_label<'c>(c: &'c Coordinator, call: usize, question_id: &str) -> Option<&'c str> {
+    let view = c.view();
+    let tool = &view.executing.get(call)?.call.tool;
+    let config = view.tools.get(tool)?.questions.get(question_id)?;
+    config.prompt_label.as_deref()
 }
 
 /// Whether a tool response reports a non-answer (RFD 082 step 6).

@@ -18,7 +18,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner
 /// Every diagnostic of a run with `faults`, after every step and at the end.
 fn violations(s: &Scenario, faults: Faults) -> Vec<Diagnostic> {
     let mut found = Vec::new();
-    let trace = scenario::run_observed(s, RunOptions { faults }, &mut |c, t| {
+    let trace = scenario::run_observed(s, RunOptions::from(faults), &mut |c, t| {
         found.extend(check_step(c, t))
     })
     .expect("generated scenarios are valid");
@@ -229,7 +229,7 @@ fn nondeterminism_is_caught() {
     );
     let result = runner.run(&scenario_under(Just(ProfileName::Rfd083)), |s| {
         let run = || {
-            scenario::run_with(&s, RunOptions { faults })
+            scenario::run_with(&s, RunOptions::from(faults))
                 .map(|t| serde_json::to_string(&t).unwrap())
                 .unwrap()
         };
@@ -325,7 +325,7 @@ fn the_record_after_routing_fault_only_delays_the_request() {
         ["INV-RECORDED-BEFORE-ROUTED"]
     );
     let trace = scenario::run(&s).expect("runs without the fault");
-    let faulty = scenario::run_with(&s, RunOptions { faults }).expect("runs with the fault");
+    let faulty = scenario::run_with(&s, RunOptions::from(faults)).expect("runs with the fault");
     let kinds = |t: &scenario::Trace| -> Vec<String> {
         t.stream.iter().map(|e| e.kind.tag().to_owned()).collect()
     };

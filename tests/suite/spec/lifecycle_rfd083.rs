@@ -411,12 +411,10 @@ fn persistence_none_skips_the_cache_read() {
 
     let faulty = inquiry_model::scenario::run_with(
         &scenario(remembered_then_once()),
-        inquiry_model::scenario::RunOptions {
-            faults: inquiry_model::testkit::Faults {
-                ignore_persistence_gate: true,
-                ..Default::default()
-            },
-        },
+        inquiry_model::scenario::RunOptions::from(inquiry_model::testkit::Faults {
+            ignore_persistence_gate: true,
+            ..Default::default()
+        }),
     )
     .unwrap();
     assert_eq!(faulty.prompts.len(), 1, "the fault lets the cache answer");

@@ -68,8 +68,8 @@ fn the_tool_identity_footprint_misses_what_every_interleaving_finds() {
         let root = load(file);
         let mut missed = Vec::new();
         for (name, options) in por::fault_matrix() {
-            let old =
-                por::agreement_under(&root, options, Independence::ToolIdentity).expect("runs");
+            let old = por::agreement_under(&root, options.clone(), Independence::ToolIdentity)
+                .expect("runs");
             let new = por::agreement(&root, options).expect("runs");
             assert!(new.agrees(), "{file}, {name}: {new:?}");
             if !old.agrees() {

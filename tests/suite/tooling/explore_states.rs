@@ -71,7 +71,7 @@ fn every_schedule(root: &Scenario, faults: Faults, width: u32, len: usize) -> Fo
         };
         let mut diags = Vec::new();
         let mut checker = StepChecker::new();
-        let trace = scenario::run_observed(&s, RunOptions { faults }, &mut |c, t| {
+        let trace = scenario::run_observed(&s, RunOptions::from(faults), &mut |c, t| {
             diags.extend(checker.step(c, t))
         })
         .expect("the roots run");
@@ -100,7 +100,7 @@ fn search(root: &Scenario, faults: Faults, dedup: Dedup) -> (Found, usize, state
     let mut longest = 0;
     let stats = states::search(
         root,
-        RunOptions { faults },
+        RunOptions::from(faults),
         dedup,
         &mut StreamMemo::new(),
         &mut |leaf| {

@@ -17,6 +17,7 @@ mod explore_sample;
 mod explore_states;
 mod fuzz_corpus_replay;
 mod generator_reach;
+mod model_folder;
 mod module_graph;
 mod mutants_setup;
 mod profile_files;

@@ -1,9 +1,10 @@
-//! Structural state keys: what a state search hashes to recognise a state
-//! it has met (docs/decisions/exploration.md "Exploration: deduplicated states hold
-//! their history"). Nothing here formats `Debug` text: plain fields are
-//! hashed as they are, JSON values and wire types by their canonical
+//! Structural hashing for state keys: what a state search hashes to
+//! recognise a state it has met (docs/decisions/exploration.md
+//! "Exploration: deduplicated states hold their history"). Nothing here formats `Debug`
+//! text: JSON values and wire types are hashed by their canonical
 //! serialization, which is their identity on the wire (RFD 082 persists
-//! them so).
+//! them so). The driver's key ([`super::ChoicePoint::state_key`]), the
+//! explorer's and the testkit's step function's share it.
 
 use std::hash::Hasher;
 use std::io;
