@@ -30,7 +30,8 @@ use crate::wire::{EventKind, Stream};
 pub(crate) const ORIGIN: &str = "trace";
 
 /// Every invariant this module judges, in catalog order.
-pub const INVARIANTS: [Rule; 10] = [
+#[cfg(feature = "testkit")]
+pub(crate) const INVARIANTS: [Rule; 10] = [
     Rule::InvPaired,
     Rule::InvRecordAll,
     Rule::InvRecordedBeforeRouted,
@@ -274,7 +275,8 @@ impl StepChecker {
     /// Hashes the checker's state structurally, for a state search's key
     /// (the request index's map in sorted order, its own order being
     /// arbitrary).
-    pub fn state_key<H: std::hash::Hasher>(&self, h: &mut H) {
+    #[cfg(feature = "testkit")]
+    pub(crate) fn state_key<H: std::hash::Hasher>(&self, h: &mut H) {
         use std::hash::Hash;
         // Destructured so that a new field must be placed here.
         let StepChecker {
@@ -422,9 +424,9 @@ pub struct StreamMemo {
     entries: HashMap<u64, Vec<MemoEntry>>,
     len: usize,
     /// Lookups answered from memory.
-    pub hits: usize,
+    pub(crate) hits: usize,
     /// Lookups computed.
-    pub misses: usize,
+    pub(crate) misses: usize,
 }
 
 #[derive(Debug)]
@@ -1073,7 +1075,7 @@ fn turn_of(trace: &Trace, index: usize) -> usize {
 
 /// `INV-PROVENANCE`: every recorded request's source is what the tool's kind
 /// resolves to, whatever the configuration says (RFD 082 "Source attribution").
-pub fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
+pub(crate) fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for inv in &trace.invocations {
         if asked(inv).is_none() {

@@ -24,13 +24,13 @@ example disagrees; 2: unusable input, or nothing checked (no table row the \
 model decides and no example).")]
 pub(crate) struct RfdCheckArgs {
     /// The RFD's Markdown text.
-    pub rfd: PathBuf,
+    pub(crate) rfd: PathBuf,
     /// The profile to check against (a built-in or a profile file).
     #[arg(long, value_parser = super::profile_arg::RuleSetParser, default_value = "rfd083")]
-    pub profile: RuleSet,
+    pub(crate) profile: RuleSet,
     /// `text` or `json`.
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
-    pub format: String,
+    pub(crate) format: String,
 }
 
 /// Runs `rfd-check`; returns the exit code.

@@ -19,19 +19,19 @@ values the scenario typed.")]
 pub(crate) struct RunArgs {
     /// The scenario file (or a conformance vector, whose `scenario` is run),
     /// or `-` for stdin.
-    pub scenario: PathBuf,
+    pub(crate) scenario: PathBuf,
     /// Run under this profile (a built-in or a profile file) instead of the
     /// scenario's own.
     #[arg(long, value_parser = profile_parser())]
-    pub profile: Option<RuleSet>,
+    pub(crate) profile: Option<RuleSet>,
     /// `json`: the trace; `mermaid`: a sequence diagram of the run (tool,
     /// coordinator, prompter, inquiry backend, persisted stream).
     #[arg(long, value_enum, default_value_t = RunFormat::Json)]
-    pub format: RunFormat,
+    pub(crate) format: RunFormat,
     /// Print the secret answers as the scenario typed them (they are the
     /// scenario's own input) instead of `<secret n>`.
     #[arg(long)]
-    pub reveal_secrets: bool,
+    pub(crate) reveal_secrets: bool,
 }
 
 /// Output formats of `run`.
