@@ -17,7 +17,7 @@ pub(crate) mod state_key;
 mod turn_cache;
 
 pub use protocol::{Call, CoordinatorError, Effect, Input, ResponseKind, RouteTaken};
-pub use turn_cache::{TurnCache, TurnState};
+pub(crate) use turn_cache::{TurnCache, TurnState};
 
 use state_key::hash_serialized;
 
@@ -147,7 +147,7 @@ pub struct NonAnswerResponse {
     /// Which outcome it reports (and so whether it is an error).
     pub kind: ResponseKind,
     /// The model's text.
-    pub content: String,
+    pub(crate) content: String,
 }
 
 /// The tool response the LLM sees after a non-answer, for every non-answer

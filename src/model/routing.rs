@@ -49,7 +49,7 @@ pub fn cache_eligible(
 /// (`secret_type`, RFD 082 on; an older build reads the question as text).
 /// The one place the model decides it; the prompter's no-echo input, the
 /// redaction, the cache and the routing guard all ask here.
-pub fn is_secret(question: &Question, rules: &Rules) -> bool {
+pub(crate) fn is_secret(question: &Question, rules: &Rules) -> bool {
     rules.secret_type && question.is_secret()
 }
 
@@ -231,7 +231,7 @@ pub fn validate_answer(answer_type: &AnswerType, value: &Value) -> Result<(), An
 
 /// The tool-level error texts of RFD 083 (rule `LIFE-GUARD-MESSAGES`), used
 /// for `Secret` (RFD 082) and `exclusive` (RFD 083) alike.
-pub mod messages {
+pub(crate) mod messages {
     /// RFD 083 step 7, no-TTY refusal.
     pub(crate) fn no_tty(tool: &str) -> String {
         format!(
@@ -250,7 +250,7 @@ pub mod messages {
     }
 
     /// RFD 083 step 6, the source-aware static-answer error.
-    pub fn invalid_static_answer(tool: &str, question_id: &str) -> String {
+    pub(crate) fn invalid_static_answer(tool: &str, question_id: &str) -> String {
         format!(
             "{tool}: the configured conversation.tools.{tool}.questions.{question_id}.answer \
              value does not match the question's answer_type. Update the configuration; do \

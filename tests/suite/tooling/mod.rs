@@ -17,6 +17,7 @@ mod generator_reach;
 mod module_graph;
 mod mutants_setup;
 mod profile_files;
+mod pub_surface;
 mod review_pictures;
 mod rfd_check;
 mod traceability;
