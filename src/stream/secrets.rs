@@ -167,7 +167,7 @@ impl Masks {
     }
 
     /// The values met, in order (`<secret 1>` first).
-    #[cfg(feature = "testkit")]
+    #[cfg(test)]
     pub(crate) fn values(&self) -> &[Value] {
         &self.values
     }
