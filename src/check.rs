@@ -133,9 +133,9 @@ impl TurnsByProfile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileSummary {
     /// The input's name.
-    pub origin: String,
+    pub(crate) origin: String,
     /// The mode asked for.
-    pub requested_profile: ProfileMode,
+    pub(crate) requested_profile: ProfileMode,
     /// The profile the stream was judged under: the fixed one, or under auto
     /// the newest stage any turn was judged as (`legacy` for a stream with
     /// no inquiry shapes).

@@ -99,7 +99,7 @@ struct Cli {
 pub(crate) struct GlobalArgs {
     /// Say nothing on stderr but errors: no progress, no notes.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Say more on stderr (what runs, and how long it took).
     #[arg(short, long, global = true, action = ArgAction::Count)]
     pub verbose: u8,
@@ -107,17 +107,17 @@ pub(crate) struct GlobalArgs {
     /// whose output has no colour ignores it): `auto` colours on a terminal
     /// unless `NO_COLOR` is set (`CLICOLOR_FORCE` colours any output).
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
-    pub color: When,
+    pub(crate) color: When,
     /// Progress of long runs on stderr: `auto` on a terminal only;
     /// `always` also into a pipe or a file (a line per update); `never`.
     /// `-q` means `never`. Standard output is the same either way.
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
-    pub progress: When,
+    pub(crate) progress: When,
 }
 
 /// `--color` and `--progress`: on a terminal only, always, or never.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum When {
+pub(crate) enum When {
     /// On a terminal only.
     #[default]
     Auto,
@@ -168,7 +168,7 @@ where
     }
 }
 
-pub use crate::words::count;
+pub(crate) use crate::words::count;
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -230,7 +230,7 @@ pub fn main() -> i32 {
 }
 
 /// Runs the command line with the given arguments; returns the exit code.
-pub fn run<I, T>(args: I) -> i32
+pub(crate) fn run<I, T>(args: I) -> i32
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,

@@ -31,7 +31,7 @@ pub mod compare;
 mod curated;
 #[cfg(feature = "testkit")]
 pub mod environment;
-pub mod observe;
+pub(crate) mod observe;
 mod own_bytes;
 #[cfg(feature = "testkit")]
 pub mod parallel;
@@ -274,9 +274,9 @@ impl fmt::Display for Verdict {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NotCompared {
     /// What is not compared.
-    pub what: String,
+    pub(crate) what: String,
     /// Why.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 impl fmt::Display for NotCompared {
@@ -288,7 +288,8 @@ impl fmt::Display for NotCompared {
 /// What an implementation's capabilities leave uncompared: each entry kind
 /// it does not observe, with what the persisted stream still compares of
 /// it (rule `CONF-CAPABILITIES`: a kind left out blanks only itself).
-pub fn not_compared_by(caps: &Capabilities) -> Vec<NotCompared> {
+#[cfg(feature = "testkit")]
+pub(crate) fn not_compared_by(caps: &Capabilities) -> Vec<NotCompared> {
     EntryKind::ALL
         .into_iter()
         .filter(|k| !caps.observes.contains(k))
@@ -322,14 +323,14 @@ pub struct Vector {
     /// File stem, e.g. `route-prompter`.
     pub name: String,
     /// What it exercises.
-    pub description: String,
+    pub(crate) description: String,
     /// The rule IDs it exercises.
-    pub rules: Vec<String>,
+    pub(crate) rules: Vec<String>,
     /// How each field of `expected` is compared ([`MARKS`]: field → `exact`,
     /// `class` or `ignored`, with the RFD sentence that fixes it). Written
     /// for readers; the runner uses [`MARKS`].
     #[serde(default)]
-    pub compare: Value,
+    pub(crate) compare: Value,
     /// The model's decisions its expectation rests on where the RFDs leave
     /// the outcome open ([`PINS`]); empty: pure RFD. `conform --rfd-only`
     /// skips the vectors that pin any.
@@ -357,7 +358,7 @@ pub(crate) fn marks_json() -> Value {
 }
 
 /// A vector whose expectation is computed by the model.
-pub fn vector(
+pub(crate) fn vector(
     name: &str,
     description: &str,
     rules: &[&str],

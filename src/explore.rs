@@ -113,9 +113,9 @@ impl Family {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     /// Scenarios enumerated and checked, per family.
-    pub scenarios: BTreeMap<String, usize>,
+    pub(crate) scenarios: BTreeMap<String, usize>,
     /// Scenarios per profile.
-    pub per_profile: BTreeMap<String, usize>,
+    pub(crate) per_profile: BTreeMap<String, usize>,
     /// Coordinator steps checked.
     pub steps: usize,
     /// Distinct persisted streams judged by the stream invariants (per
@@ -137,7 +137,7 @@ pub struct Report {
     /// Forking search ([`explore_por`]): prefixes cut because every
     /// pending step slept (with sleep sets; each run is then one
     /// equivalence class).
-    pub blocked_runs: usize,
+    pub(crate) blocked_runs: usize,
     /// Forking search: every interleaving of the roots searched, by the
     /// multinomial count of their calls' work ([`por::interleavings`]), to
     /// set the runs against.
@@ -253,7 +253,7 @@ pub fn scenario_at(family: Family, n: usize) -> Scenario {
 /// exhaustive driver ([`crate::generate::choice::Odometer`]) enumerates it
 /// too; the question space is the scenario generator's own
 /// ([`generated::core_question`], [`generated::source`]).
-pub fn generate(family: Family, c: &mut impl Choices) -> Scenario {
+pub(crate) fn generate(family: Family, c: &mut impl Choices) -> Scenario {
     match family {
         Family::Single => single(c),
         Family::Pairs => pairs(c),
@@ -580,7 +580,12 @@ pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
 }
 
 /// [`check_one`], remembering the stream invariants' results in `memo`.
-pub fn check_one_with(s: &Scenario, family: Family, report: &mut Report, memo: &mut StreamMemo) {
+pub(crate) fn check_one_with(
+    s: &Scenario,
+    family: Family,
+    report: &mut Report,
+    memo: &mut StreamMemo,
+) {
     check_named(s, family.name(), report, memo);
 }
 
@@ -800,7 +805,7 @@ pub fn explore_por(families: &[Family], plan: Plan, reduction: por::Reduction) -
 
 /// [`explore_por`], calling `done` after each root is searched (from the
 /// worker threads; for a progress count).
-pub fn explore_por_with(
+pub(crate) fn explore_por_with(
     families: &[Family],
     plan: Plan,
     reduction: por::Reduction,
@@ -825,16 +830,16 @@ pub struct PorCheck {
     pub roots: usize,
     /// Roots skipped for having more interleavings than the cap (the
     /// drawn-root comparison only).
-    pub skipped: usize,
+    pub(crate) skipped: usize,
     /// Every interleaving of the roots searched, by the multinomial count
     /// ([`por::interleavings`]; the drawn-root comparison only).
-    pub interleavings: u64,
+    pub(crate) interleavings: u64,
     /// Rows of the fault matrix each root was searched under.
-    pub rows: usize,
+    pub(crate) rows: usize,
     /// Runs of the full searches, and of the reduced ones.
-    pub full_runs: usize,
+    pub(crate) full_runs: usize,
     /// Runs of the reduced searches.
-    pub reduced_runs: usize,
+    pub(crate) reduced_runs: usize,
     /// (root, fault row) pairs where the full search found a violation.
     pub violating: usize,
     /// Where the two found different invariants violated: the fault row,
@@ -853,7 +858,11 @@ pub fn compare_por(families: &[Family], plan: Plan) -> PorCheck {
 
 /// [`compare_por`], calling `done` after each root is compared under every
 /// row (from the worker threads; for a progress count).
-pub fn compare_por_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync)) -> PorCheck {
+pub(crate) fn compare_por_with(
+    families: &[Family],
+    plan: Plan,
+    done: &(dyn Fn() + Sync),
+) -> PorCheck {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(root_indices(f).into_iter()));
     let rows = por::fault_matrix();
@@ -873,7 +882,7 @@ pub fn compare_por_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync
 }
 
 /// How many roots the language family holds ([`language_root`]).
-pub const LANGUAGE_ROOTS: usize = 2 * 3 * 5 * 2 * 2 * 3;
+pub(crate) const LANGUAGE_ROOTS: usize = 2 * 3 * 5 * 2 * 2 * 3;
 
 /// The language family's root `n` (`n < LANGUAGE_ROOTS`): the shapes of the
 /// scenario language the pairs and triples families leave out, each a
@@ -886,7 +895,7 @@ pub const LANGUAGE_ROOTS: usize = 2 * 3 * 5 * 2 * 2 * 3;
 /// an `ask_user` call in the cycle beside a permission prompt (the first
 /// tool runs on `ask`) and a delivery prompt (the second tool's result on
 /// `ask`); each profile. No schedule: the searches pick.
-pub fn language_root(n: usize) -> Scenario {
+pub(crate) fn language_root(n: usize) -> Scenario {
     let mut r = Radix::new(n);
     let dotted = r.flip();
     let ids = r.choose(3);
@@ -958,20 +967,20 @@ pub fn language_root(n: usize) -> Scenario {
 
 /// The seed of the full scenario generator's roots in the drawn-root
 /// comparison ([`compare_drawn`]).
-pub const DRAWN_SEED: u64 = 0x0082_0083;
+pub(crate) const DRAWN_SEED: u64 = 0x0082_0083;
 
 /// How many roots the drawn-root comparison draws from the full scenario
 /// generator ([`crate::generate::scenario::sample`]).
-pub const DRAWN_ROOTS: usize = 1_000;
+pub(crate) const DRAWN_ROOTS: usize = 1_000;
 
 /// A drawn root with more interleavings than this (by
 /// [`por::interleavings`]) is skipped, and counted as skipped.
-pub const DRAWN_CAP: u64 = 2_000;
+pub(crate) const DRAWN_CAP: u64 = 2_000;
 
 /// The roots of the drawn-root comparison, labelled: every root of the
 /// language family, then [`DRAWN_ROOTS`] scenarios of the full scenario
 /// generator drawn with [`DRAWN_SEED`], each without its schedule.
-pub fn drawn_roots() -> Vec<(String, Scenario)> {
+pub(crate) fn drawn_roots() -> Vec<(String, Scenario)> {
     let language = (0..LANGUAGE_ROOTS).map(|n| (format!("language root {n}"), language_root(n)));
     let drawn = generated::sample(DRAWN_ROOTS, DRAWN_SEED)
         .into_iter()
@@ -1087,7 +1096,7 @@ fn compare_root(root: &Scenario, label: &str, rows: &[(String, RunOptions)], che
 /// [`compare_por`] on one given root (`explore --scenario FILE
 /// --states --por --por-check`): under no fault and every fault of the
 /// fault matrix, the reduced search against every interleaving.
-pub fn compare_given(root: &Scenario, label: &str) -> PorCheck {
+pub(crate) fn compare_given(root: &Scenario, label: &str) -> PorCheck {
     let rows = por::fault_matrix();
     let mut check = PorCheck {
         rows: rows.len(),
@@ -1103,7 +1112,7 @@ pub fn compare_given(root: &Scenario, label: &str) -> PorCheck {
 
 /// How `explore --scenario FILE` searches its one scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GivenSearch {
+pub(crate) enum GivenSearch {
     /// The scenario as given, with its own schedule: one run.
     Scheduled,
     /// Every interleaving as a state graph ([`states::search`]).
@@ -1115,7 +1124,7 @@ pub enum GivenSearch {
 /// Explores one given scenario as `how` says (its schedule ignored but for
 /// [`GivenSearch::Scheduled`]), counting it under `name`; the report reads
 /// as the families' do.
-pub fn explore_given(s: &Scenario, name: &str, how: GivenSearch) -> Report {
+pub(crate) fn explore_given(s: &Scenario, name: &str, how: GivenSearch) -> Report {
     let mut report = Report::new();
     let mut memo = StreamMemo::new();
     let root = Scenario {
@@ -1201,7 +1210,11 @@ pub fn explore_plan(families: &[Family], plan: Plan) -> Report {
 
 /// [`explore_plan`], calling `done` after each scenario is checked (from
 /// the worker threads; for a progress count).
-pub fn explore_plan_with(families: &[Family], plan: Plan, done: &(dyn Fn() + Sync)) -> Report {
+pub(crate) fn explore_plan_with(
+    families: &[Family],
+    plan: Plan,
+    done: &(dyn Fn() + Sync),
+) -> Report {
     let threads = plan.threads.max(1);
     let work = shard_of(families, plan, |f| Box::new(0..family_size(f)));
     let worker = |w: usize| {

@@ -411,7 +411,7 @@ fn prints_without(x: &impl std::fmt::Display, breaks: &[char]) -> bool {
 /// structured targets choose once per input instead of trying every
 /// option on every input. Any change of the input may change
 /// it, so a fuzzer's mutations of one input meet every option.
-pub fn draw(data: &[u8], n: usize) -> usize {
+pub(crate) fn draw(data: &[u8], n: usize) -> usize {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in data {
         h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);

@@ -37,7 +37,8 @@ use crate::wire::{EventKind, Stream};
 pub(crate) const ORIGIN: &str = "trace";
 
 /// Every invariant this module judges, in catalog order.
-pub const INVARIANTS: [Rule; 10] = [
+#[cfg(feature = "testkit")]
+pub(crate) const INVARIANTS: [Rule; 10] = [
     Rule::InvPaired,
     Rule::InvRecordAll,
     Rule::InvRecordedBeforeRouted,
@@ -765,7 +766,7 @@ fn turn_of(trace: &Trace, index: usize) -> usize {
 
 /// `INV-PROVENANCE`: every recorded request's source is what the tool's kind
 /// resolves to, whatever the configuration says (RFD 082 "Source attribution").
-pub fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
+pub(crate) fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for inv in &trace.invocations {
         if asked(inv).is_none() {

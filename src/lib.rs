@@ -6,6 +6,35 @@
 //! (the inquiry backend) and the RFD 004/005 draft (first-class inquiry
 //! events).
 //!
+//! # Entry points
+//!
+//! What a library user needs, one line each:
+//!
+//! 1. [`wire::Stream::read`] / [`wire::Stream::from_slice`]: read a stream
+//!    file (a JSON array or JSON Lines) into typed [`wire::Event`]s.
+//! 2. [`wire::Stream::write_json_lines`] / [`wire::Stream::write_array`]:
+//!    write it back (a second write is byte-identical to the first).
+//! 3. [`check::check_bytes`], [`check::check_events`], [`check::check_reader`]:
+//!    judge a stream with the oracle (`CHECK-*` rules); a [`check::Checked`]
+//!    with its [`check::Diagnostic`]s.
+//! 4. [`check::Checker`]: the same oracle fed one event at a time.
+//! 5. [`stream::sanitize`]: turn-scoped repair of a stream.
+//! 6. [`stream::turns`] and [`stream::pair`]: a stream's turns and its
+//!    inquiry request/response pairs.
+//! 7. [`stream::provider_view`]: what the provider sees of a stream.
+//! 8. [`scenario::run`]: run a [`scenario::Scenario`] through the model; a
+//!    [`scenario::Trace`] with the persisted stream.
+//! 9. [`invariants::check_trace`]: the model's invariants (`INV-*`) on a trace.
+//! 10. [`conformance::Implementation`]: the trait an implementation or its
+//!     adapter implements for the conformance runner.
+//! 11. [`conformance::check_vectors`] over [`conformance::curated`] vectors:
+//!     the conformance runner; a [`conformance::Failure`] per divergence.
+//! 12. [`profile::ProfileName`] and [`check::ProfileMode`]: the rule set of
+//!     each RFD stage, and how the oracle picks one.
+//! 13. [`rule::Rule`]: every rule ID (`CHECK-*`, `INV-*`) as one type.
+//!
+//! # Layout
+//!
 //! The spec core stands apart from the tooling around it, bottom up:
 //!
 //! - The vocabulary both sides share: [`wire`] (the persisted event
@@ -159,7 +188,6 @@ pub mod stream;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 pub mod wire;
-#[cfg(feature = "testkit")]
 mod words;
 
 #[cfg(feature = "cli")]

@@ -29,12 +29,12 @@ use crate::wire::{Event, EventKind, InquiryResponse};
 #[derive(Debug, Clone)]
 pub struct Masked {
     /// The trace, every secret answer replaced by its mask (`<secret n>`).
-    pub trace: Trace,
+    pub(crate) trace: Trace,
     /// The persisted stream as the profile's writer puts it on disk
     /// ([`Trace::persisted_json`]), masked the same way.
-    pub stream: Value,
+    pub(crate) stream: Value,
     /// The numbers given: `masks.values()[n - 1]` is `<secret n>`.
-    pub masks: Masks,
+    pub(crate) masks: Masks,
 }
 
 impl Masked {
@@ -66,7 +66,7 @@ fn secret_questions(t: &Trace) -> BTreeMap<(usize, usize, usize), BTreeSet<Strin
 }
 
 /// Every (tool, question ID) a tool of the run asked as `Secret`.
-pub fn secret_questions_by_tool(t: &Trace) -> BTreeSet<(String, String)> {
+pub(crate) fn secret_questions_by_tool(t: &Trace) -> BTreeSet<(String, String)> {
     t.invocations
         .iter()
         .filter_map(|inv| match &inv.outcome {
@@ -122,7 +122,7 @@ pub fn mask(t: &Trace) -> Masked {
 /// [`mask`], numbering on from `masks` (a value already numbered keeps its
 /// number: two runs of one scenario side by side show the same answer with
 /// the same mask).
-pub fn mask_after(t: &Trace, mut masks: Masks) -> Masked {
+pub(crate) fn mask_after(t: &Trace, mut masks: Masks) -> Masked {
     let mut trace = t.clone();
     // Numbers first, in the order the scenario types the values.
     for p in trace.prompts.iter().filter(|p| p.secret) {

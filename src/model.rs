@@ -10,7 +10,7 @@
 
 pub mod ask_user;
 pub mod builtins;
-pub mod cache_key;
+pub(crate) mod cache_key;
 pub mod config;
 pub mod coordinator;
 pub mod inquiry;

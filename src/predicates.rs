@@ -125,7 +125,7 @@ impl AnswerKind {
     }
 
     /// The kind of a persisted answer type.
-    pub fn of(answer_type: &InquiryAnswerType) -> Self {
+    pub(crate) fn of(answer_type: &InquiryAnswerType) -> Self {
         match answer_type {
             InquiryAnswerType::Boolean => AnswerKind::Boolean,
             InquiryAnswerType::Select { .. } => AnswerKind::Select,
@@ -137,7 +137,7 @@ impl AnswerKind {
 
 /// A select's options, as each side holds them: the model's strings, the
 /// oracle's option values, the persisted options.
-pub trait Options {
+pub(crate) trait Options {
     /// `value` is one of the options.
     fn holds(&self, value: &Value) -> bool;
     /// There is no option at all.

@@ -169,7 +169,7 @@ pub enum ResponseForm {
 /// Which round-trips land on the stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RecordScope {
+pub(crate) enum RecordScope {
     /// RFD 005: only inquiry-backend questions, the request when the inquiry
     /// is spawned and the response only on success.
     BackendOnly,
@@ -180,7 +180,7 @@ pub enum RecordScope {
 /// How inquiry IDs are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum IdFormat {
+pub(crate) enum IdFormat {
     /// `<tool_call_id>.<question_id>` (pre-082).
     TwoSegment,
     /// `<tool_call_id>.<question_id>.<attempt>` (RFD 082).
@@ -190,7 +190,7 @@ pub enum IdFormat {
 /// When configured static answers reach the tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StaticDelivery {
+pub(crate) enum StaticDelivery {
     /// Pre-seeded into the first invocation; never asked, never recorded.
     PreSeeded,
     /// Applied when the tool asks (RFD 082 "Pre-seed removal").
@@ -200,7 +200,7 @@ pub enum StaticDelivery {
 /// The shape of the turn's remembered answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TurnCacheShape {
+pub(crate) enum TurnCacheShape {
     /// One map for tool answers and permission decisions (pre-082).
     Combined,
     /// Two maps, one per caller (RFD 082 "Splitting the turn-cache state").
@@ -225,7 +225,7 @@ pub enum Provenance {
 /// "Splitting the turn-cache state": `<tool_name>.<question_id>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SeparatorPolicy {
+pub(crate) enum SeparatorPolicy {
     /// Any question ID is recorded as given (RFD 082 as written, which
     /// assumes the parts hold no separator: "IDs are unique by construction
     /// within the turn"). Rules `INV-ID-UNIQUE`, `INV-CACHE-KEY-UNIQUE`.
@@ -243,34 +243,34 @@ pub enum SeparatorPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Rules {
     /// Which round-trips are recorded.
-    pub record: RecordScope,
+    pub(crate) record: RecordScope,
     /// The ID format written.
-    pub id_format: IdFormat,
+    pub(crate) id_format: IdFormat,
     /// How answered responses are written.
     pub response_form: ResponseForm,
     /// When static answers are delivered.
-    pub static_delivery: StaticDelivery,
+    pub(crate) static_delivery: StaticDelivery,
     /// The turn cache's shape.
-    pub turn_cache: TurnCacheShape,
+    pub(crate) turn_cache: TurnCacheShape,
     /// `AnswerType::Secret` exists (RFD 082); without it a secret question is
     /// plain text.
-    pub secret_type: bool,
+    pub(crate) secret_type: bool,
     /// `Question.exclusive` is honoured (RFD 083).
-    pub exclusive: bool,
+    pub(crate) exclusive: bool,
     /// `Question.persistence` gates the cache (RFD 083 step 6).
     pub persistence_gate: bool,
     /// Static answers are validated before use (RFD 083 step 6).
-    pub static_validation: bool,
+    pub(crate) static_validation: bool,
     /// `QuestionConfig.prompt_label` is rendered (RFD 083 step 4).
-    pub prompt_label: bool,
+    pub(crate) prompt_label: bool,
     /// The persisted question carries RFD 083's `context`, `exclusive` and
     /// `persistence` (RFD 083 step 5).
-    pub widened_question: bool,
+    pub(crate) widened_question: bool,
     /// Where the persisted source comes from (RFD 082 Phase 1).
     pub provenance: Provenance,
     /// Whether a question ID may hold the ID separator (no RFD says; see
     /// [`SeparatorPolicy`]).
-    pub question_id_separator: SeparatorPolicy,
+    pub(crate) question_id_separator: SeparatorPolicy,
 }
 
 impl Rules {
@@ -283,7 +283,7 @@ impl Rules {
     /// `secret` is the caller's: the model passes its lifecycle's verdict
     /// (`routing::is_secret`), the oracle the persisted answer type (a
     /// `secret` on disk was written by a writer that has the type).
-    pub fn human_only(&self, secret: bool, exclusive: bool) -> bool {
+    pub(crate) fn human_only(&self, secret: bool, exclusive: bool) -> bool {
         secret || (exclusive && self.exclusive)
     }
 }

@@ -11,7 +11,7 @@
 
 pub mod features;
 #[cfg(feature = "testkit")]
-pub mod machine;
+pub(crate) mod machine;
 #[cfg(feature = "testkit")]
 pub(crate) mod state_key;
 #[cfg(feature = "testkit")]
@@ -110,42 +110,42 @@ pub struct ToolSetup {
     /// Where its code comes from; defaults to a built-in with the default
     /// provenance hook (for `ask_user`, its own `Assistant` hook).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<ToolSource>,
+    pub(crate) source: Option<ToolSource>,
     /// What it does when invoked.
     pub program: Program,
     /// `conversation.tools.<tool>.questions`.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub questions: IndexMap<String, QuestionConfig>,
+    pub(crate) questions: IndexMap<String, QuestionConfig>,
     /// The permission policy, when this layer sets it; unset, the layers
     /// below decide (`ask_user`'s registration: unattended; no layer: ask,
     /// [`crate::model::config`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run: Option<RunPolicy>,
+    pub(crate) run: Option<RunPolicy>,
     /// The result-delivery policy, when this layer sets it: `ask` shows the
     /// `DeliverToolResult` prompt once the tool finishes (rule
     /// `LIFE-DELIVERY-PROMPT`); unset, the layers below decide.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<RunPolicy>,
+    pub(crate) result: Option<RunPolicy>,
     /// `enable` (RFD 081 shapes and the pre-081 strings), merged over the
     /// built-in's registered `enable` for `ask_user`. A tool that ends up
     /// off after the toggles is not offered: a call to it fails as to an
     /// unconfigured tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enable: Option<PartialEnable>,
+    pub(crate) enable: Option<PartialEnable>,
     /// Per-question assistant-target configuration (RFD 034's assistant
     /// target config, as RFD 028's backend uses it), by question ID.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub assistant: IndexMap<String, AssistantTarget>,
+    pub(crate) assistant: IndexMap<String, AssistantTarget>,
 }
 
 /// What the inquiry backend uses for one question (rule
 /// `LIFE-BACKEND-MODEL`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AssistantTarget {
+pub(crate) struct AssistantTarget {
     /// The model asked; overrides the scenario's `inquiry_model`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 }
 
 /// A tool's behaviour.
@@ -313,11 +313,11 @@ pub enum DeliveryReply {
 pub struct DeliveryRecord {
     /// When.
     #[serde(flatten)]
-    pub at: At,
+    pub(crate) at: At,
     /// The tool-call ID.
-    pub tool_call_id: String,
+    pub(crate) tool_call_id: String,
     /// The tool.
-    pub tool: String,
+    pub(crate) tool: String,
     /// How many events were persisted when the prompt was shown (none is
     /// written for it: RFD 082 Non-Goals).
     pub stream_position: usize,
@@ -349,10 +349,10 @@ pub struct InvocationRecord {
     /// 1-based invocation number within the call.
     pub invocation: u32,
     /// How many events were persisted when the tool was invoked.
-    pub stream_position: usize,
+    pub(crate) stream_position: usize,
     /// The stream index of the inquiry request its question produced, if one
     /// was recorded.
-    pub request_event: Option<usize>,
+    pub(crate) request_event: Option<usize>,
     /// The accumulated answers it saw (empty for MCP tools).
     pub answers: Answers,
     /// For a local program: the context its command gets (`{"tool":
@@ -360,7 +360,7 @@ pub struct InvocationRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Value>,
     /// What it returned.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
 }
 
 /// One question shown at the prompter.
@@ -370,13 +370,13 @@ pub struct PromptRecord {
     #[serde(flatten)]
     pub at: At,
     /// The tool-call ID.
-    pub tool_call_id: String,
+    pub(crate) tool_call_id: String,
     /// Which call of its cycle (0-based).
     pub call_index: usize,
     /// The inquiry ID threaded with the prompt (none pre-082).
-    pub inquiry_id: Option<String>,
+    pub(crate) inquiry_id: Option<String>,
     /// How many events were persisted when the prompt was shown.
-    pub stream_position: usize,
+    pub(crate) stream_position: usize,
     /// What the user saw.
     pub presentation: Presentation,
     /// What the user did.
@@ -385,7 +385,7 @@ pub struct PromptRecord {
     /// profile makes of it (what printing masks; not part of the
     /// serialized trace).
     #[serde(skip)]
-    pub secret: bool,
+    pub(crate) secret: bool,
 }
 
 /// One permission prompt.
@@ -393,13 +393,13 @@ pub struct PromptRecord {
 pub struct PermissionRecord {
     /// When.
     #[serde(flatten)]
-    pub at: At,
+    pub(crate) at: At,
     /// The tool-call ID.
     pub tool_call_id: String,
     /// The tool.
-    pub tool: String,
+    pub(crate) tool: String,
     /// What the user did.
-    pub reply: PermissionReply,
+    pub(crate) reply: PermissionReply,
 }
 
 /// One inquiry-backend call.
@@ -409,9 +409,9 @@ pub struct BackendRecord {
     #[serde(flatten)]
     pub at: At,
     /// The tool-call ID.
-    pub tool_call_id: String,
+    pub(crate) tool_call_id: String,
     /// The tool.
-    pub tool: String,
+    pub(crate) tool: String,
     /// Which call of its cycle (0-based).
     pub call_index: usize,
     /// The call.
@@ -425,18 +425,18 @@ pub struct BackendRecord {
     /// The question is one its tool asks as `Secret`, whatever the profile
     /// makes of it (what printing masks; not part of the serialized trace).
     #[serde(skip)]
-    pub secret: bool,
+    pub(crate) secret: bool,
 }
 
 /// What the turn cache held when a turn ended.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RememberedKeys {
     /// The turn.
-    pub turn: usize,
+    pub(crate) turn: usize,
     /// Keys of the remembered tool answers (`<tool>.<question>`).
     pub tool_answers: Vec<String>,
     /// Keys of the remembered permission decisions (the same map pre-082).
-    pub permission_decisions: Vec<String>,
+    pub(crate) permission_decisions: Vec<String>,
 }
 
 /// How one question was resolved.
@@ -444,13 +444,13 @@ pub struct RememberedKeys {
 pub struct ResolutionRecord {
     /// When.
     #[serde(flatten)]
-    pub at: At,
+    pub(crate) at: At,
     /// The tool-call ID.
-    pub tool_call_id: String,
+    pub(crate) tool_call_id: String,
     /// Which call of its cycle (0-based).
-    pub call_index: usize,
+    pub(crate) call_index: usize,
     /// The question's ID.
-    pub question_id: String,
+    pub(crate) question_id: String,
     /// The path it took.
     pub route: RouteTaken,
     /// Whether its request was recorded.
@@ -462,7 +462,7 @@ pub struct ResolutionRecord {
 pub struct ToolResponseRecord {
     /// When.
     #[serde(flatten)]
-    pub at: At,
+    pub(crate) at: At,
     /// The tool-call ID.
     pub tool_call_id: String,
     /// The tool.
@@ -481,7 +481,7 @@ pub struct ToolResponseRecord {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Trace {
     /// The profile it ran under.
-    pub profile: ProfileName,
+    pub(crate) profile: ProfileName,
     /// The switches it ran under: `profile`'s, unless run with other rules
     /// ([`run_under`], a profile file).
     #[serde(skip)]
@@ -636,7 +636,7 @@ impl ToolSetup {
     /// built-in), `local`, `mcp.<key>`. Configuration never reads the
     /// executor from it (rule `CONFIG-SOURCE-EXECUTOR`); the driver installs
     /// the executor by [`ToolSetup::executor`].
-    pub fn layer(&self, key: &str) -> PartialToolConfig {
+    pub(crate) fn layer(&self, key: &str) -> PartialToolConfig {
         let source = match (self.source, &self.program) {
             (Some(ToolSource::Builtin { .. }), _)
             | (None, Program::AskUser | Program::Script { .. }) => {
@@ -948,7 +948,7 @@ pub fn run_observed(
 /// [`run_observed`] under `rules` instead of the scenario's profile's (a
 /// profile file's switches); the trace keeps the scenario's profile as the
 /// writer that judges it.
-pub fn run_under(
+pub(crate) fn run_under(
     scenario: &Scenario,
     rules: Rules,
     options: RunOptions,
@@ -1001,18 +1001,18 @@ struct DriverMoving<'a> {
 
 impl ChoicePoint<'_> {
     /// How many pieces of work are pending (at least 1).
-    pub fn pending(&self) -> usize {
+    pub(crate) fn pending(&self) -> usize {
         self.work.len()
     }
 
     /// The coordinator.
     #[cfg(feature = "testkit")]
-    pub fn coordinator(&self) -> &Coordinator {
+    pub(crate) fn coordinator(&self) -> &Coordinator {
         self.coordinator
     }
 
     /// The trace so far.
-    pub fn trace(&self) -> &Trace {
+    pub(crate) fn trace(&self) -> &Trace {
         self.trace
     }
 
@@ -1023,7 +1023,7 @@ impl ChoicePoint<'_> {
     /// the step function's state. Structural: JSON values and wire types by
     /// their serialization, nothing by `Debug`.
     #[cfg(feature = "testkit")]
-    pub fn state_key<H: Hasher>(&self, h: &mut H) {
+    pub(crate) fn state_key<H: Hasher>(&self, h: &mut H) {
         // Destructured so that a new field must be placed here.
         let ChoicePoint {
             #[cfg(feature = "testkit")]

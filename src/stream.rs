@@ -24,9 +24,9 @@
 //! rather than cleared, so its cost is paid once by the events that grew it.
 
 pub(crate) mod keys;
-pub mod pairing;
+pub(crate) mod pairing;
 pub mod sanitize;
-pub mod secrets;
+pub(crate) mod secrets;
 pub mod turns;
 
 pub use pairing::{Pair, PairStep, Pairer, Pairing, pair, pair_tool_calls};

@@ -8,8 +8,8 @@
 //! - [`sanitize`]: a faulty repair ([`sanitize_across_turns`]), the
 //!   pre-082 repair RFD 082 Phase 3 replaces.
 
-pub mod faults;
-pub mod sanitize;
+pub(crate) mod faults;
+pub(crate) mod sanitize;
 
 pub use faults::Faults;
 pub use sanitize::sanitize_across_turns;

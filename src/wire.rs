@@ -102,16 +102,16 @@ impl InquirySource {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelectOption {
     /// The value the answer takes when this option is chosen.
-    pub value: Value,
+    pub(crate) value: Value,
     /// Optional human description.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// The option as written, when that is not the `{value, description?}`
     /// object this crate writes (a bare option, members in another order or
     /// beside them, a `null` description): written back as read while it
     /// still reads as `value` and `description`, so the real writer's
     /// shapes round-trip byte for byte (rule `WIRE-ANSWER-TYPE-SHAPE`).
     /// `None` for an option this crate builds.
-    pub written: Option<Value>,
+    pub(crate) written: Option<Value>,
 }
 
 impl SelectOption {
@@ -127,7 +127,7 @@ impl SelectOption {
     /// Reads an option of any shape the real writer writes; an object
     /// without a `value`, or with a `description` that is neither a string
     /// nor `null`, is refused with what was expected.
-    pub fn read(v: Value) -> Result<SelectOption, String> {
+    pub(crate) fn read(v: Value) -> Result<SelectOption, String> {
         let members = match &v {
             Value::Object(members) => members,
             Value::String(_) | Value::Number(_) => {
@@ -810,7 +810,7 @@ impl<'de> Deserialize<'de> for Opaque {
 }
 
 /// An event's fields in written order, each kept as written.
-pub type Fields = Vec<(String, Opaque)>;
+pub(crate) type Fields = Vec<(String, Opaque)>;
 
 /// `tool_call_request` payload. Only the fields the model reasons about are
 /// typed; `arguments` stays opaque (the fixtures hold base64 text there).
@@ -939,7 +939,7 @@ impl Event {
 
     /// An event from its parts (an event built, not read, keeps no number
     /// text: its values are written as serde_json writes them).
-    pub fn with(timestamp: Option<String>, kind: EventKind, extra: Fields) -> Self {
+    pub(crate) fn with(timestamp: Option<String>, kind: EventKind, extra: Fields) -> Self {
         Event {
             timestamp,
             kind,
@@ -994,7 +994,7 @@ impl Event {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawEvent {
     /// Every field in written order, `type` and `timestamp` included.
-    pub fields: Fields,
+    pub(crate) fields: Fields,
 }
 
 impl RawEvent {

@@ -1456,12 +1456,12 @@ impl Checker {
     }
 
     /// Events fed so far.
-    pub fn events(&self) -> usize {
+    pub(crate) fn events(&self) -> usize {
         self.next_index
     }
 
     /// What the checker learned so far (complete after `finish`).
-    pub fn summary(&self) -> FileSummary {
+    pub(crate) fn summary(&self) -> FileSummary {
         let t = self.turns_by_profile;
         let profile = match self.mode {
             ProfileMode::Fixed(p) => p,

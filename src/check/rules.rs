@@ -116,16 +116,16 @@ pub struct Finding {
     /// The `CHECK-*` ID.
     pub rule: Rule,
     /// Error, or warning.
-    pub severity: Severity,
+    pub(crate) severity: Severity,
     /// The inquiry and tool-call IDs involved.
-    pub ids: Vec<String>,
+    pub(crate) ids: Vec<String>,
     /// What is wrong, in one sentence. Never contains an answer value.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl Finding {
     /// An error.
-    pub fn new(rule: Rule, ids: Vec<String>, message: String) -> Self {
+    pub(crate) fn new(rule: Rule, ids: Vec<String>, message: String) -> Self {
         Finding {
             rule,
             severity: Severity::Error,
@@ -135,7 +135,7 @@ impl Finding {
     }
 
     /// The same finding as a warning.
-    pub fn warning(self) -> Self {
+    pub(crate) fn warning(self) -> Self {
         Finding {
             severity: Severity::Warning,
             ..self
@@ -147,14 +147,14 @@ impl Finding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct QuestionFacts {
     /// `answer_type` is `secret` (RFD 082 "Secret questions").
-    pub secret: bool,
+    pub(crate) secret: bool,
     /// `exclusive: true` (RFD 083 "Non-interactive behavior").
-    pub exclusive: bool,
+    pub(crate) exclusive: bool,
     /// The answer type's kind.
-    pub kind: AnswerKind,
+    pub(crate) kind: AnswerKind,
 }
 
-pub use crate::predicates::AnswerKind;
+pub(crate) use crate::predicates::AnswerKind;
 
 impl QuestionFacts {
     /// The facts of a persisted question.
@@ -419,7 +419,11 @@ pub(crate) fn request_shape(
 /// `{id, answer}`) and CHECK-RESPONSE-TAGGED (RFD 082 "`InquiryResponse`
 /// serialization": "every new write produces the tagged form"): only judged
 /// under an explicit profile.
-pub fn response_shape(mode: ProfileMode, r: &InquiryResponse, shape: &Shape) -> Option<Finding> {
+pub(crate) fn response_shape(
+    mode: ProfileMode,
+    r: &InquiryResponse,
+    shape: &Shape,
+) -> Option<Finding> {
     let profile = match mode {
         ProfileMode::Auto => return None,
         ProfileMode::Fixed(p) => p,
@@ -500,11 +504,11 @@ pub(crate) fn id_names_no_call(id: &InquiryId, calls: &[&str]) -> Finding {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct OpenCallRef<'a> {
     /// The call's `tool_call_request` event index.
-    pub index: usize,
+    pub(crate) index: usize,
     /// The tool-call ID.
-    pub id: &'a str,
+    pub(crate) id: &'a str,
     /// The tool's name.
-    pub name: &'a str,
+    pub(crate) name: &'a str,
 }
 
 /// CHECK-PLACEMENT and CHECK-PLACEMENT-SOURCE (RFD 082 "What changes for
@@ -556,7 +560,7 @@ pub(crate) fn placement<'a>(
 
 /// CHECK-PLACEMENT for a request with no open tool call at all (what
 /// [`placement`] finds when `open` is empty).
-pub fn unplaced(id: &InquiryId) -> Finding {
+pub(crate) fn unplaced(id: &InquiryId) -> Finding {
     Finding::new(
         Rule::CheckPlacement,
         vec![id.to_string()],
@@ -1106,7 +1110,7 @@ pub(crate) fn ask_user_error_body(
 /// production overrides"; RFD 083: only `ask_user` overrides it to
 /// `Assistant`, found by its config key). `call_names` are the open calls
 /// the request may belong to.
-pub fn provenance(
+pub(crate) fn provenance(
     mode: ProfileMode,
     id: &InquiryId,
     source: &InquirySource,
@@ -1199,7 +1203,7 @@ pub(crate) fn provenance_083(
 /// lifecycle" step 6: the tool response keeps its existing error wording).
 /// The class is data in `wire` ([`CancellationReason::class`]), shared with
 /// the model's tool responses.
-pub fn fails_tool(reason: &CancellationReason) -> bool {
+pub(crate) fn fails_tool(reason: &CancellationReason) -> bool {
     reason.fails_tool()
 }
 
@@ -1222,7 +1226,7 @@ pub(crate) fn reason_fails_tool(call_id: &str, inquiry: &InquiryId, reason: &str
 /// tool as completed with an error"): a second question while `open` waits
 /// in the same call, or (`open` None) a question after an inquiry cancelled
 /// with `failed_with`, a reason that fails the tool, ended the call.
-pub fn one_question(
+pub(crate) fn one_question(
     id: &InquiryId,
     call_id: &str,
     open: Option<&InquiryId>,

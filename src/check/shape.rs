@@ -126,26 +126,26 @@ pub struct Shape {
     pub tagged: bool,
     /// `inquiry_response` only: an `answer` field is present on disk, whatever
     /// the outcome.
-    pub answer_on_disk: bool,
+    pub(crate) answer_on_disk: bool,
     /// `inquiry_response` only: a `reason` field is present on disk.
-    pub reason_on_disk: bool,
+    pub(crate) reason_on_disk: bool,
     /// `inquiry_response` only: `outcome` or `reason` is written as `null`,
     /// which the reader takes as the field not written (decision "Wire: a
     /// null reason or outcome reads as absent") but no RFD 082 writer
     /// writes (CHECK-WRITER-FIELDS).
-    pub null_on_disk: bool,
+    pub(crate) null_on_disk: bool,
     /// `inquiry_response` only: a field other than `type`, `timestamp`,
     /// `outcome`, `id`, `answer`, `reason` is present (kept for forward
     /// compatibility, but on a secret's response it is where a secret leaks).
-    pub extra_on_response: bool,
+    pub(crate) extra_on_response: bool,
     /// `inquiry_request` only: an `answer` field on the event or on its
     /// question (no writer writes one; on a secret question it is a leak).
-    pub answer_on_request: bool,
+    pub(crate) answer_on_request: bool,
     /// `inquiry_request` only: which of [`QUESTION_083_FIELDS`] the question
     /// writes, by position.
-    pub question_083: [bool; 3],
+    pub(crate) question_083: [bool; 3],
     /// `inquiry_request` only: which of them are written at their default.
-    pub question_083_default: [bool; 3],
+    pub(crate) question_083_default: [bool; 3],
 }
 
 impl Shape {

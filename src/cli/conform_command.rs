@@ -189,7 +189,7 @@ fn parse_vector(origin: &str, text: &str) -> Result<Vector, String> {
 }
 
 /// The vectors built into the binary ([`BUILTIN_VECTORS`]).
-pub fn builtin_vectors() -> Result<Vec<Vector>, String> {
+pub(crate) fn builtin_vectors() -> Result<Vec<Vector>, String> {
     BUILTIN_VECTORS
         .iter()
         .map(|(name, text)| parse_vector(&format!("built-in vector {name}"), text))
@@ -200,35 +200,35 @@ pub fn builtin_vectors() -> Result<Vec<Vector>, String> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Header {
     /// The adapter's name.
-    pub adapter: String,
+    pub(crate) adapter: String,
     /// The profiles run.
-    pub profiles: Vec<ProfileName>,
+    pub(crate) profiles: Vec<ProfileName>,
     /// `core` or `full`.
-    pub language: &'static str,
+    pub(crate) language: &'static str,
     /// Where the vectors came from (`built-in` or a directory), if run.
-    pub vectors_from: Option<String>,
+    pub(crate) vectors_from: Option<String>,
     /// Vectors skipped because of their profile.
-    pub skipped_profile: Vec<String>,
+    pub(crate) skipped_profile: Vec<String>,
     /// `steered` or `free` (`init_ok`'s `scheduler`).
-    pub scheduler: &'static str,
+    pub(crate) scheduler: &'static str,
     /// Vectors skipped as outside the core language.
-    pub skipped_language: Vec<String>,
+    pub(crate) skipped_language: Vec<String>,
     /// Vectors skipped because they pin a model decision the run opted out
     /// of (`--rfd-only`, `--skip-pin`).
-    pub skipped_pinned: Vec<String>,
+    pub(crate) skipped_pinned: Vec<String>,
     /// The pinned skips by decision (`N skipped (pin a model decision: …)`).
-    pub pinned_summary: Option<String>,
+    pub(crate) pinned_summary: Option<String>,
     /// Generated scenarios per profile, and their seed.
-    pub generated: (u32, u64),
+    pub(crate) generated: (u32, u64),
     /// The part of the whole run this run is (`--shard`), if one.
-    pub shard: Option<Shard>,
+    pub(crate) shard: Option<Shard>,
     /// The cases of this run (or shard) that did not run, in order.
-    pub not_run: Vec<CaseId>,
+    pub(crate) not_run: Vec<CaseId>,
     /// Why they did not run, when some did not.
-    pub not_run_why: Option<String>,
+    pub(crate) not_run_why: Option<String>,
     /// What the run does not compare, and why (capabilities, pins,
     /// `--rfd-only`); every format states it.
-    pub not_compared: Vec<conformance::NotCompared>,
+    pub(crate) not_compared: Vec<conformance::NotCompared>,
 }
 
 /// Runs `conform`; returns the exit code.

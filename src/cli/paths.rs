@@ -25,7 +25,7 @@ pub(crate) enum CheckInput {
 
 impl CheckInput {
     /// The input's name in messages: the path as given, or `<stdin>`.
-    pub fn origin(&self) -> String {
+    pub(crate) fn origin(&self) -> String {
         match self {
             CheckInput::Stdin => "<stdin>".to_owned(),
             CheckInput::File(p) | CheckInput::Unusable { path: p, .. } => p.display().to_string(),
@@ -43,20 +43,20 @@ impl CheckInput {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Selection {
     /// Files read whatever their name and shape.
-    pub include: Vec<String>,
+    pub(crate) include: Vec<String>,
     /// Files and folders never read; wins over `include` and the defaults.
-    pub exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
 }
 
 /// What a list of paths expands to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Expansion {
     /// The inputs, in argument order, each folder's files sorted.
-    pub inputs: Vec<CheckInput>,
+    pub(crate) inputs: Vec<CheckInput>,
     /// Files under the folders given that were not read because they are
     /// not streams (`*.json` of another shape, other extensions are not
     /// counted) or matched `--exclude`.
-    pub skipped: usize,
+    pub(crate) skipped: usize,
 }
 
 /// Expands `check`'s paths with the default selection (see

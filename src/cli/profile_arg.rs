@@ -80,11 +80,11 @@ pub(crate) struct CheckProfileParser;
 /// it is judged as (printed by the command, which knows `-q`; a parser
 /// runs before the global flags are read).
 #[derive(Debug, Clone)]
-pub struct CheckProfile {
+pub(crate) struct CheckProfile {
     /// The writer the streams are judged as.
-    pub mode: ProfileMode,
+    pub(crate) mode: ProfileMode,
     /// The note, without the `inquiry-model: note: ` prefix.
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
 }
 
 impl TypedValueParser for CheckProfileParser {

@@ -16,7 +16,7 @@ use super::GlobalArgs;
 /// [`GlobalArgs::progress_on`] says. `inc` may be called from several
 /// threads at once.
 #[derive(Debug)]
-pub struct Progress {
+pub(crate) struct Progress {
     bar: ProgressBar,
     terminal: bool,
     /// `-v`: the final count and time on stderr, progress shown or not.
@@ -125,7 +125,7 @@ impl Progress {
 
     /// Sets the count to `done` and what follows it (the unit, and whatever
     /// else the command reports as it goes).
-    pub fn set(&self, done: u64, unit: String) {
+    pub(crate) fn set(&self, done: u64, unit: String) {
         self.bar.set_position(done);
         self.bar.set_message(unit);
     }
@@ -133,7 +133,7 @@ impl Progress {
     /// Ends the count: on a terminal the bar is erased (the report follows
     /// on stdout); in a pipe, and with `-v`, the last count is written with
     /// the time taken.
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         if self.terminal || self.bar.is_hidden() {
             self.bar.finish_and_clear();
         } else {

@@ -28,10 +28,10 @@ pub(crate) struct RfdCheckArgs {
     /// The profile to check against: `legacy`, `rfd082`, `rfd083` or a
     /// profile file.
     #[arg(long, value_parser = super::profile_arg::RuleSetParser, default_value = "rfd083")]
-    pub profile: RuleSet,
+    pub(crate) profile: RuleSet,
     /// `text` or `json`.
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
-    pub format: String,
+    pub(crate) format: String,
 }
 
 /// Runs `rfd-check`; returns the exit code.

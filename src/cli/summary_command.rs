@@ -75,50 +75,50 @@ pub(crate) fn summary_command(args: SummaryArgs, _global: &super::GlobalArgs) ->
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Summary {
     /// The input's name.
-    pub path: String,
+    pub(crate) path: String,
     /// Events read.
-    pub events: usize,
+    pub(crate) events: usize,
     /// Turns (`turn_start`s, and the turn before the first if any).
-    pub turns: usize,
+    pub(crate) turns: usize,
     /// Events per `type`, in order of first appearance.
-    pub kinds: indexmap::IndexMap<String, usize>,
+    pub(crate) kinds: indexmap::IndexMap<String, usize>,
     /// The inquiry pairs, in the order their responses come.
-    pub pairs: Vec<SummaryPair>,
+    pub(crate) pairs: Vec<SummaryPair>,
     /// Requests and responses without their other half.
-    pub unpaired: Vec<Unpaired>,
+    pub(crate) unpaired: Vec<Unpaired>,
 }
 
 /// One inquiry request and its response.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SummaryPair {
     /// The 0-based turn.
-    pub turn: usize,
+    pub(crate) turn: usize,
     /// The inquiry ID.
-    pub id: String,
+    pub(crate) id: String,
     /// The request's event index.
-    pub request: usize,
+    pub(crate) request: usize,
     /// The response's event index.
-    pub response: usize,
+    pub(crate) response: usize,
     /// How it ended (an answer to a secret question is not shown).
-    pub outcome: String,
+    pub(crate) outcome: String,
 }
 
 /// A request or a response without its other half in its turn.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Unpaired {
     /// The 0-based turn.
-    pub turn: usize,
+    pub(crate) turn: usize,
     /// `request` or `response`.
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     /// The inquiry ID.
-    pub id: String,
+    pub(crate) id: String,
     /// The event index.
-    pub event: usize,
+    pub(crate) event: usize,
 }
 
 impl Summary {
     /// The summary as `summary` prints it.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut s = format!(
             "{}: {} in {}\n",
             self.path,

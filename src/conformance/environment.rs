@@ -47,7 +47,7 @@ pub struct Environment {
 /// Every backend error but `cancelled`, which only the implementation's own
 /// cancellation token produces (RFD 082 step 6: "`InquiryError::Cancelled`
 /// (cancellation token fired — user restart, tool cancel, hard quit)").
-pub const BACKEND_RAISES: [InquiryErrorKind; 4] = [
+pub(crate) const BACKEND_RAISES: [InquiryErrorKind; 4] = [
     InquiryErrorKind::Provider,
     InquiryErrorKind::MissingStructuredData,
     InquiryErrorKind::AnswerExtraction,
@@ -55,7 +55,7 @@ pub const BACKEND_RAISES: [InquiryErrorKind; 4] = [
 ];
 
 /// Every token cause.
-pub const TOKEN_CAUSES: [TokenCause; 4] = [
+pub(crate) const TOKEN_CAUSES: [TokenCause; 4] = [
     TokenCause::Restart,
     TokenCause::ToolCancel,
     TokenCause::HardQuit,
@@ -87,7 +87,7 @@ impl Environment {
 
     /// Reads `init_ok`'s optional `environment` object; a field or value
     /// `conform` does not know is an error naming it and what is allowed.
-    pub fn from_init_ok(reply: &Value) -> Result<Environment, String> {
+    pub(crate) fn from_init_ok(reply: &Value) -> Result<Environment, String> {
         let mut env = Environment::default();
         let Some(decl) = reply.get("environment") else {
             return Ok(env);
@@ -291,7 +291,7 @@ pub fn conform_scenarios(
 /// `s` with a terminal and every tool's questions routed to the user
 /// (no static answer, no assistant target; prompt labels kept): whatever
 /// its calls ask reaches the prompter, so prompt attribution is exercised.
-pub fn towards_prompt(mut s: Scenario) -> Scenario {
+pub(crate) fn towards_prompt(mut s: Scenario) -> Scenario {
     s.tty = true;
     for tool in s.tools.values_mut() {
         for config in tool.questions.values_mut() {

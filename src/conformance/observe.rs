@@ -51,7 +51,7 @@ pub struct Prompt {
     pub stream_position: usize,
     /// The compared fields of the presentation: `input`, `label`, `echo`,
     /// `remember_affordance`.
-    pub presentation: Value,
+    pub(crate) presentation: Value,
 }
 
 /// One inquiry-backend call that asked a chosen model (rule
@@ -60,9 +60,9 @@ pub struct Prompt {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct InquiryModel {
     /// The tool-call ID whose question was asked.
-    pub tool_call_id: String,
+    pub(crate) tool_call_id: String,
     /// The question's ID.
-    pub question_id: String,
+    pub(crate) question_id: String,
     /// The model asked.
     pub model: String,
 }
@@ -174,7 +174,7 @@ pub enum Record {
 /// `timestamp` is dropped everywhere; tool-call requests keep `id` and
 /// `name`, responses `id`, `is_error`, `content`; inquiry events are kept
 /// whole.
-pub fn comparable(event: &Value) -> Option<Value> {
+pub(crate) fn comparable(event: &Value) -> Option<Value> {
     let obj = event.as_object()?;
     let kind = obj.get("type").and_then(Value::as_str)?;
     let keep: &[&str] = match kind {
@@ -228,7 +228,7 @@ impl Recorder {
     }
 
     /// Records one [`Record`].
-    pub fn record(&mut self, record: Record) {
+    pub(crate) fn record(&mut self, record: Record) {
         match record {
             Record::Persisted(event) => self.persisted(&event),
             Record::PersistedLine(line) => self.persisted_line(&line),
@@ -252,7 +252,7 @@ impl Recorder {
     /// An event was persisted, given as the exact text written (one JSON
     /// Lines line). Text the crate's stream reader rejects is recorded as
     /// `{"type": "unreadable", "error": …}`, which no expected stream holds.
-    pub fn persisted_line(&mut self, line: &str) {
+    pub(crate) fn persisted_line(&mut self, line: &str) {
         match Stream::from_slice(line.as_bytes(), "implementation") {
             Ok(s) if s.events.len() == 1 => match serde_json::from_str::<Value>(line) {
                 Ok(v) => {

@@ -47,9 +47,9 @@ pub enum Planned {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
     /// `k`, from 0.
-    pub index: u32,
+    pub(crate) index: u32,
     /// `n`, at least 1.
-    pub count: u32,
+    pub(crate) count: u32,
 }
 
 impl Shard {
@@ -57,7 +57,7 @@ impl Shard {
     pub const WHOLE: Shard = Shard { index: 0, count: 1 };
 
     /// Reads `k/n` (`0 <= k < n`).
-    pub fn parse(s: &str) -> Result<Shard, String> {
+    pub(crate) fn parse(s: &str) -> Result<Shard, String> {
         let bad = || format!("{s:?} is not a shard: write k/n with 0 <= k < n (e.g. 0/2 and 1/2)");
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u32 = k.trim().parse().map_err(|_| bad())?;
@@ -70,7 +70,7 @@ impl Shard {
 
     /// Whether the case at `position` of the whole run's plan is this
     /// shard's.
-    pub fn holds(self, position: usize) -> bool {
+    pub(crate) fn holds(self, position: usize) -> bool {
         position % self.count as usize == self.index as usize
     }
 }
@@ -107,7 +107,7 @@ pub fn plan(
 }
 
 /// A planned case's [`CaseId`].
-pub fn case_id(p: Planned, vectors: &[Vector]) -> CaseId {
+pub(crate) fn case_id(p: Planned, vectors: &[Vector]) -> CaseId {
     match p {
         Planned::Vector(i) => CaseId::Vector {
             name: vectors.get(i).map(|v| v.name.clone()).unwrap_or_default(),
@@ -125,7 +125,7 @@ pub fn case_id(p: Planned, vectors: &[Vector]) -> CaseId {
 }
 
 /// Generated scenarios per profile, shareable between the workers.
-pub type SyncGenerator<'a> = &'a (dyn Fn(ProfileName) -> BoxedStrategy<Scenario> + Sync);
+pub(crate) type SyncGenerator<'a> = &'a (dyn Fn(ProfileName) -> BoxedStrategy<Scenario> + Sync);
 
 /// When to stop, shareable between the workers.
 pub struct Stops<'a> {
@@ -147,7 +147,7 @@ pub struct Ran {
     pub not_run: Vec<CaseId>,
     /// The adapter runs the cases made (what shrinking's default budget
     /// matches, rule `CONF-SHRINK-BUDGET`).
-    pub adapter_runs: u64,
+    pub(crate) adapter_runs: u64,
 }
 
 /// Runs `plan` with one worker thread per implementation of `imps` (each

@@ -55,7 +55,7 @@ pub struct PinInfo {
     /// The decision.
     pub pin: Pin,
     /// What the model does, in one line.
-    pub statement: &'static str,
+    pub(crate) statement: &'static str,
     /// The `spec/DECISIONS.md` heading that records it (its start, without
     /// `## `).
     pub decision: &'static str,
@@ -196,11 +196,11 @@ pub struct PinFilter {
     pub kept: Vec<Vector>,
     /// Per skipped decision, how many vectors pinned it (a vector pinning
     /// two counts under each).
-    pub skipped: BTreeMap<Pin, usize>,
+    pub(crate) skipped: BTreeMap<Pin, usize>,
     /// How many vectors were skipped.
     pub skipped_vectors: usize,
     /// The names of the vectors skipped, in order.
-    pub skipped_names: Vec<String>,
+    pub(crate) skipped_names: Vec<String>,
 }
 
 impl PinFilter {
@@ -524,7 +524,7 @@ pub fn covers(skip: &BTreeSet<Pin>, scenario: &Scenario, trace: &Trace) -> Vec<C
 
 /// `observed` with what `covers` cover removed. Prompts without a call ID
 /// are attributed by `model` first (the k-th to the model's k-th).
-pub fn blank(
+pub(crate) fn blank(
     covers: &[Cover],
     model: &super::Observed,
     observed: &super::Observed,
@@ -673,7 +673,7 @@ fn blank_one(cover: &Cover, o: &mut super::Observed) {
 /// terminal, every permission prompt allowed without remembering (the
 /// `run = ask` tool run unasked). `None` when `skip` holds no such
 /// decision or the scenario cannot reach it.
-pub fn alternative(skip: &BTreeSet<Pin>, scenario: &Scenario) -> Option<Scenario> {
+pub(crate) fn alternative(skip: &BTreeSet<Pin>, scenario: &Scenario) -> Option<Scenario> {
     use crate::model::coordinator::RunPolicy;
     use crate::scenario::PermissionReply;
     if !skip.contains(&Pin::PermissionPromptNoTerminal)

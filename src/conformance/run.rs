@@ -142,9 +142,9 @@ pub struct Shrink {
     /// shrinking budget).
     pub allowance: u64,
     /// Wall time spent shrinking it, in seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// The tools of the drawn scenario the example no longer has.
-    pub dropped_tools: Vec<String>,
+    pub(crate) dropped_tools: Vec<String>,
     /// What nothing used and was removed ([`without_unused`]), each
     /// removal confirmed by the implementation failing with the same
     /// signature.
@@ -161,7 +161,7 @@ pub struct ShrinkSpent {
     /// The most it could spend ([`Limits::shrink_runs`]).
     pub budget: u64,
     /// Wall time spent shrinking, in seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 /// Failures of one root cause.
@@ -170,7 +170,7 @@ pub struct Group {
     /// The root cause ([`Verdict::signature`]).
     pub signature: Signature,
     /// The kind of the example's first difference ([`Verdict::kind`]).
-    pub kind: String,
+    pub(crate) kind: String,
     /// The kinds of first difference its failures showed, with how many
     /// showed each, in the order first seen.
     pub kinds: Vec<(String, usize)>,
@@ -200,12 +200,12 @@ pub struct RunReport {
     /// Whether the run was stopped before its end (what ran is reported).
     pub stopped: bool,
     /// Wall time of the whole run, shrinking included, in seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 impl RunReport {
     /// Cases that passed.
-    pub fn passed(&self) -> usize {
+    pub(crate) fn passed(&self) -> usize {
         self.count(|r| matches!(r, CaseResult::Passed))
     }
 
@@ -220,7 +220,7 @@ impl RunReport {
     }
 
     /// Cases the implementation declined as unsupported (skipped).
-    pub fn unsupported(&self) -> usize {
+    pub(crate) fn unsupported(&self) -> usize {
         self.count(|r| matches!(r, CaseResult::Unsupported { .. }))
     }
 
@@ -235,13 +235,13 @@ pub struct Progress {
     /// Cases run so far.
     pub done: usize,
     /// Cases the run will have run.
-    pub total: usize,
+    pub(crate) total: usize,
     /// Failures so far.
-    pub failures: usize,
+    pub(crate) failures: usize,
     /// Since the run started.
-    pub elapsed: Duration,
+    pub(crate) elapsed: Duration,
     /// `Some(k)` while shrinking the k-th group's example (from 1).
-    pub shrinking: Option<usize>,
+    pub(crate) shrinking: Option<usize>,
 }
 
 /// How many adapter runs all shrinking together may spend.
@@ -414,7 +414,7 @@ impl<'a> Run<'a> {
     /// that loop was stopped before its end; `adapter_runs`: the adapter
     /// runs those cases made, counted with the run's own (the default
     /// shrinking budget, rule `CONF-SHRINK-BUDGET`).
-    pub fn extend(
+    pub(crate) fn extend(
         &mut self,
         started: Instant,
         outcomes: Vec<Outcome>,
@@ -772,22 +772,22 @@ impl<'a> Run<'a> {
 
 /// The failures of one root cause, before shrinking.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Pending {
+pub(crate) struct Pending {
     /// Their signature ([`Verdict::signature`]).
-    pub signature: Signature,
+    pub(crate) signature: Signature,
     /// The kinds of first difference they showed, with counts, in the
     /// order first seen.
-    pub kinds: Vec<(String, usize)>,
+    pub(crate) kinds: Vec<(String, usize)>,
     /// Each failing case, its failure and its run's seconds, in the order
     /// the cases were run.
-    pub failures: Vec<(CaseId, Failure, f64)>,
+    pub(crate) failures: Vec<(CaseId, Failure, f64)>,
 }
 
 /// The failures among `outcomes` grouped by signature (rule
 /// `CONF-GROUP-SIGNATURE`), largest group first (ties: the group that
 /// failed first). Takes the finished list of outcomes, in case order, so
 /// any loop that runs the cases can feed it.
-pub fn group_failures(outcomes: &[Outcome]) -> Vec<Pending> {
+pub(crate) fn group_failures(outcomes: &[Outcome]) -> Vec<Pending> {
     let mut groups: IndexMap<Signature, Pending> = IndexMap::new();
     for o in outcomes {
         if let CaseResult::Failed(f) = &o.result {
@@ -811,5 +811,5 @@ pub fn group_failures(outcomes: &[Outcome]) -> Vec<Pending> {
 }
 
 /// What "size" counts ([`size`]), for reports.
-pub const SIZE_MEANS: &str =
+pub(crate) const SIZE_MEANS: &str =
     "calls + scripted questions + prompter, backend, permission and delivery replies";

@@ -85,7 +85,7 @@ impl EntryKind {
     ];
 
     /// The name in `init_ok`'s `observes`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             EntryKind::Persisted => "persisted",
             EntryKind::Invoked => "invoked",
@@ -201,7 +201,7 @@ pub(crate) fn restrict(mut observed: Observed, observes: &BTreeSet<EntryKind>) -
 /// one) the call of the model's prompt at the same place in `expected`:
 /// the k-th prompt shown is the k-th prompt of the run that explains it.
 /// A prompt beyond the model's stays without a call and fails `compare`.
-pub fn attribute(actual: &mut Observed, expected: &Observed) {
+pub(crate) fn attribute(actual: &mut Observed, expected: &Observed) {
     for (p, e) in actual.prompts.iter_mut().zip(&expected.prompts) {
         if p.tool_call_id.is_empty() {
             p.tool_call_id = e.tool_call_id.clone();

@@ -89,7 +89,7 @@ pub enum Reduction {
 
 /// A reply list a step takes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Queue {
+pub(crate) enum Queue {
     /// The prompter's replies.
     Prompter,
     /// The inquiry backend's replies (the keyed ones included).
@@ -119,7 +119,7 @@ pub enum Independence {
 /// make two steps dependent that are not, which costs reduction, never
 /// soundness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Touched(u64);
+pub(crate) struct Touched(u64);
 
 impl Touched {
     fn of(text: &str) -> Touched {
@@ -136,36 +136,36 @@ impl Touched {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Footprint {
     /// The call's index in the cycle.
-    pub call: usize,
+    pub(crate) call: usize,
     /// The kind of work: with the call, the step's identity among the
     /// pending work.
-    pub kind: StepKind,
+    pub(crate) kind: StepKind,
     /// The call's ID: calls of one cycle that share it share their attempt
     /// counters, their inquiry IDs and their tool-call pairing, so their
     /// steps are dependent.
-    pub call_id: Touched,
+    pub(crate) call_id: Touched,
     /// The turn-cache key (`<tool_name>.<question_id>` or
     /// `<tool_name>.__permission__`, as the cache spells it) the step may
     /// read or write.
-    pub key: Option<Touched>,
+    pub(crate) key: Option<Touched>,
     /// The step may write `key` (every step that resolves a question or a
     /// permission may remember it).
-    pub writes_key: bool,
+    pub(crate) writes_key: bool,
     /// The stem `<tool_call_id>.<question_id>` of the inquiry IDs the step
     /// may record: equal stems give equal IDs, which the oracle pairs by.
-    pub stem: Option<Touched>,
+    pub(crate) stem: Option<Touched>,
     /// A local program's output list (per tool name) the step takes from.
-    pub output: Option<Touched>,
+    pub(crate) output: Option<Touched>,
     /// The reply list it takes from.
-    pub queue: Option<Queue>,
+    pub(crate) queue: Option<Queue>,
     /// It fires the turn's token: dependent with every step.
-    pub global: bool,
+    pub(crate) global: bool,
 }
 
 impl Footprint {
     /// The footprint of a pending step of a run, from the keys and lists it
     /// touches.
-    pub fn of(step: &StepInfo<'_>) -> Footprint {
+    pub(crate) fn of(step: &StepInfo<'_>) -> Footprint {
         let tool = step.tool;
         let question = step.question.as_deref();
         let (queue, key) = match step.kind {
@@ -211,7 +211,7 @@ impl Footprint {
     /// index for the call, no inquiry stems. Kept for the test that shows
     /// it unsound on the shapes [`Footprint::of`] covers.
     #[doc(hidden)]
-    pub fn by_tool_identity(step: &StepInfo<'_>) -> Footprint {
+    pub(crate) fn by_tool_identity(step: &StepInfo<'_>) -> Footprint {
         let (queue, writes_tool) = match step.kind {
             StepKind::Invoke => (None, step.local_program),
             StepKind::Prompt => (Some(Queue::Prompter), true),
@@ -255,18 +255,18 @@ impl Footprint {
 pub struct Run<'a> {
     /// The pick at every choice (0 where one piece of work pended): with
     /// the root, a scenario whose `schedule` replays the run.
-    pub schedule: &'a [u32],
+    pub(crate) schedule: &'a [u32],
     /// Every step's footprint, in order.
     pub steps: &'a [Footprint],
     /// The finished trace.
     pub trace: &'a Trace,
     /// Every finding: after every step, then at the end.
-    pub findings: &'a [Diagnostic],
+    pub(crate) findings: &'a [Diagnostic],
 }
 
 impl Run<'_> {
     /// The root with this run's schedule.
-    pub fn scenario(&self, root: &Scenario) -> Scenario {
+    pub(crate) fn scenario(&self, root: &Scenario) -> Scenario {
         Scenario {
             schedule: self.schedule.to_vec(),
             ..root.clone()
@@ -422,7 +422,7 @@ pub fn search(
 
 /// [`search`] under a chosen independence (the tests hold the former one,
 /// [`Independence::ToolIdentity`], to what it misses).
-pub fn search_under(
+pub(crate) fn search_under(
     root: &Scenario,
     options: RunOptions,
     reduction: Reduction,
@@ -572,7 +572,7 @@ pub fn fault_matrix() -> Vec<(String, RunOptions)> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Agreement {
     /// The full search's runs and the reduced search's.
-    pub runs: (usize, usize),
+    pub(crate) runs: (usize, usize),
     /// The rule IDs the full search found violated, and the reduced.
     pub rules: (
         std::collections::BTreeSet<&'static str>,

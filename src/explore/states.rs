@@ -82,7 +82,7 @@ pub struct Leaf<'a> {
 
 impl Leaf<'_> {
     /// The root with this run's schedule: `scenario::run` replays it.
-    pub fn scenario(&self, root: &Scenario) -> Scenario {
+    pub(crate) fn scenario(&self, root: &Scenario) -> Scenario {
         Scenario {
             schedule: self.schedule.to_vec(),
             ..root.clone()
@@ -97,7 +97,7 @@ pub struct Stats {
     pub paths: usize,
     /// States expanded: choices among two or more pieces of work met for
     /// the first time (with [`Dedup::Off`], every such choice).
-    pub states: usize,
+    pub(crate) states: usize,
     /// Choices met again and not expanded (their runs stopped there).
     pub revisited: usize,
     /// Coordinator steps run, replays included.

@@ -66,7 +66,7 @@ pub enum Expected {
 
 impl Expected {
     /// The typed reader's value, projected into the oracle's terms.
-    pub fn of(r: &InquiryResponse) -> Self {
+    pub(crate) fn of(r: &InquiryResponse) -> Self {
         match r {
             InquiryResponse::Answered { id, answer } => Expected::Answered {
                 id: id.as_str().to_owned(),
@@ -125,7 +125,7 @@ pub type Decision = Result<Expected, Rejection>;
 /// `Value`s and every other field skipped; or the fact that it is some
 /// other JSON value.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Top {
+pub(crate) enum Top {
     /// A JSON object.
     Object(Vec<(String, Option<Value>)>),
     /// Any other JSON value.
@@ -184,7 +184,7 @@ impl<'de> Deserialize<'de> for Top {
 }
 
 /// Reads the top level of `bytes`, or `None` if they are not one JSON text.
-pub fn top(bytes: &[u8]) -> Option<Top> {
+pub(crate) fn top(bytes: &[u8]) -> Option<Top> {
     serde_json::from_slice(bytes).ok()
 }
 
@@ -266,9 +266,9 @@ pub(crate) fn decide_top(top: &Top) -> Decision {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Disagreement {
     /// What the typed reader gave (its error as text).
-    pub typed: Result<Expected, String>,
+    pub(crate) typed: Result<Expected, String>,
     /// What the oracle decided.
-    pub oracle: Decision,
+    pub(crate) oracle: Decision,
 }
 
 impl fmt::Display for Disagreement {

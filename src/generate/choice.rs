@@ -90,7 +90,7 @@ pub struct Replay<'a> {
 
 impl<'a> Replay<'a> {
     /// Reads `choices` from the start.
-    pub fn new(choices: &'a [u16]) -> Self {
+    pub(crate) fn new(choices: &'a [u16]) -> Self {
         Replay { choices, pos: 0 }
     }
 }
@@ -127,13 +127,13 @@ where
 /// `Unstructured::int_in_range(0..=n - 1)`, one byte for `n` up to 256, 0
 /// once the bytes run out (arbitrary's own rule), so every input decodes.
 #[derive(Debug)]
-pub struct Bytes<'u, 'a> {
+pub(crate) struct Bytes<'u, 'a> {
     u: &'u mut Unstructured<'a>,
 }
 
 impl<'u, 'a> Bytes<'u, 'a> {
     /// Reads choices from `u`.
-    pub fn new(u: &'u mut Unstructured<'a>) -> Self {
+    pub(crate) fn new(u: &'u mut Unstructured<'a>) -> Self {
         Bytes { u }
     }
 }
@@ -154,13 +154,13 @@ impl Choices for Bytes<'_, '_> {
 /// Seeded sampling: SplitMix64 (as `corpus` uses), a tiny well-mixed
 /// sequence from an explicit seed, so a sample is a pure function of it.
 #[derive(Debug, Clone)]
-pub struct Seeded {
+pub(crate) struct Seeded {
     state: u64,
 }
 
 impl Seeded {
     /// The sequence started from `seed`.
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Seeded { state: seed }
     }
 
@@ -183,7 +183,7 @@ impl Choices for Seeded {
 
 /// `count` values drawn with the seeded driver, each from its own seed
 /// (`seed`, `seed + 1`, …), so value `k` does not depend on the others.
-pub fn sample<T>(count: usize, seed: u64, generate: impl Fn(&mut Seeded) -> T) -> Vec<T> {
+pub(crate) fn sample<T>(count: usize, seed: u64, generate: impl Fn(&mut Seeded) -> T) -> Vec<T> {
     (0..count as u64)
         .map(|k| {
             generate(&mut Seeded::new(
@@ -265,13 +265,13 @@ pub fn exhaust<T>(mut generate: impl FnMut(&mut Odometer) -> T) -> Vec<T> {
 /// that always takes the same choices, indices `0..product` are exactly its
 /// values, which lets a family be visited with a stride or at one index.
 #[derive(Debug, Clone)]
-pub struct Radix {
+pub(crate) struct Radix {
     rest: usize,
 }
 
 impl Radix {
     /// Index `n`.
-    pub fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Radix { rest: n }
     }
 }
@@ -301,7 +301,7 @@ impl Choices for Radix {
 pub struct Log<C> {
     inner: C,
     /// Every choice so far.
-    pub taken: Vec<(usize, usize)>,
+    pub(crate) taken: Vec<(usize, usize)>,
 }
 
 impl<C: Choices> Log<C> {
@@ -343,7 +343,7 @@ impl<C: Choices> Choices for Log<C> {
 /// the first slot is kept. That is what lets proptest shrink a list by
 /// lowering one number, and what keeps a one-byte fuzz mutation a one-item
 /// change. `item` gets the item's index among the kept ones.
-pub fn slots<C: Choices, T>(
+pub(crate) fn slots<C: Choices, T>(
     c: &mut C,
     min: usize,
     max: usize,
@@ -375,7 +375,7 @@ pub fn slots<C: Choices, T>(
 /// so is a choice of one option. For the one-byte-per-choice property of
 /// [`Bytes`], every choice inside takes at most 256 options (a weighted one
 /// at most 256 in total).
-pub fn block<C: Choices, T>(
+pub(crate) fn block<C: Choices, T>(
     c: &mut C,
     width: usize,
     generate: impl FnOnce(&mut Block<'_, C>) -> T,
@@ -393,7 +393,7 @@ pub fn block<C: Choices, T>(
 
 /// The driver [`block`] hands its generator: `c`'s own choices, counted.
 #[derive(Debug)]
-pub struct Block<'c, C> {
+pub(crate) struct Block<'c, C> {
     inner: &'c mut C,
     left: usize,
 }

@@ -49,22 +49,22 @@ pub struct CorpusFile {
 
 /// The shape of one generated conversation.
 #[derive(Debug, Clone, Copy)]
-pub struct Shape {
+pub(crate) struct Shape {
     /// Turns after the leading `config_delta`.
-    pub turns: usize,
+    pub(crate) turns: usize,
     /// Tool-call cycles per turn: `0..=max_cycles`.
-    pub max_cycles: usize,
+    pub(crate) max_cycles: usize,
     /// Tool calls per cycle (a parallel batch): `1..=max_batch`.
-    pub max_batch: usize,
+    pub(crate) max_batch: usize,
     /// Per mille of modifying calls that ask `apply_changes`.
-    pub inquiry_per_mille: u32,
+    pub(crate) inquiry_per_mille: u32,
     /// Per mille of inquiring calls that ask their question a second time.
-    pub reask_per_mille: u32,
+    pub(crate) reask_per_mille: u32,
     /// Per mille of turns that hold an event of a kind this model does not
     /// know.
-    pub unknown_kind_per_mille: u32,
+    pub(crate) unknown_kind_per_mille: u32,
     /// Length of base64 tool contents, in source bytes: `16..=max_content`.
-    pub max_content: usize,
+    pub(crate) max_content: usize,
 }
 
 /// The committed corpus: six conversations of different shapes, each

@@ -142,7 +142,7 @@ pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
 }
 
 /// The generator itself: one scenario from `c`'s choices.
-pub fn generate(c: &mut impl Choices) -> Scenario {
+pub(crate) fn generate(c: &mut impl Choices) -> Scenario {
     let profile = c.pick(&ProfileName::ALL);
     let tty = !c.flip();
     let mut alpha = scripted_tool(c, "alpha");
@@ -212,7 +212,7 @@ fn plain(program: Program, questions: IndexMap<String, QuestionConfig>) -> ToolS
 }
 
 /// Every answer type, in the order the exploration enumerates them.
-pub fn answer_type(c: &mut impl Choices) -> AnswerType {
+pub(crate) fn answer_type(c: &mut impl Choices) -> AnswerType {
     match c.choose(4) {
         0 => AnswerType::Boolean,
         1 => AnswerType::Select {
@@ -292,7 +292,7 @@ fn question_config(c: &mut impl Choices, tool: &str, id: &str) -> QuestionConfig
 
 /// A tool kind that can ask: built-in (either hook) or local; MCP last, so
 /// the exploration can take the first three.
-pub fn source(c: &mut impl Choices, kinds: usize) -> ToolSource {
+pub(crate) fn source(c: &mut impl Choices, kinds: usize) -> ToolSource {
     match c.choose(kinds) {
         0 => ToolSource::Builtin {
             hook: BuiltinHook::Default,

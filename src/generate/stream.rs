@@ -31,7 +31,7 @@ use crate::wire::{
     InquiryRequest, InquiryResponse, InquirySource, Opaque, ToolCallRequest, ToolCallResponse,
 };
 
-pub mod draw;
+pub(crate) mod draw;
 
 /// The tool-call ID pool: three IDs, so reuse across cycles and turns is
 /// common.
@@ -250,7 +250,7 @@ pub(crate) const MAX_FLAT_EVENTS: usize = 128;
 /// response's outcome `(c / 3) % 3` (answered, cancelled, redacted), and
 /// `(c / 9) % 6` picks its answer (`true`/`false`) or its reason (the five
 /// known ones, then an unknown tag).
-pub fn flat(c: &mut impl Choices) -> Vec<Event> {
+pub(crate) fn flat(c: &mut impl Choices) -> Vec<Event> {
     fn byte(c: &mut impl Choices) -> u8 {
         c.choose(256) as u8
     }

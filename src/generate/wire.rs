@@ -19,7 +19,7 @@ use crate::wire::{
     SelectOption, Stream, ToolCallRequest, ToolCallResponse,
 };
 
-pub mod draw;
+pub(crate) mod draw;
 
 /// The `type` tags the reader types; an [`EventKind::Other`] must hold none
 /// of them, or it would read back as the typed kind.
@@ -58,7 +58,7 @@ mod budget {
     /// A JSON value, a select option, an answer type, a reason.
     pub(crate) const VALUE: usize = 256;
     /// A question, a request, a response, an event kind, an event.
-    pub const EVENT: usize = 768;
+    pub(crate) const EVENT: usize = 768;
 }
 
 strategies! {
@@ -181,7 +181,7 @@ pub enum Mutation {
 
 impl Mutation {
     /// Applies the edit in place.
-    pub fn apply(&self, bytes: &mut Vec<u8>) {
+    pub(crate) fn apply(&self, bytes: &mut Vec<u8>) {
         let len = bytes.len();
         let at = |i: usize| if len == 0 { 0 } else { i % len };
         match *self {

@@ -38,7 +38,7 @@ pub(crate) const PROMPT_LABEL: &str = "Assistant";
 /// The answer types `ask_user` offers (RFD 083 "Arguments"). `Secret` is
 /// deliberately absent: answers go back to the model and into the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AskAnswerType {
+pub(crate) enum AskAnswerType {
     /// `true` or `false`.
     Boolean,
     /// One of the options.
@@ -52,7 +52,7 @@ pub enum AskAnswerType {
 
 impl AskAnswerType {
     /// The argument's spelling: `"boolean"`, `"select"` or `"text"`.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             AskAnswerType::Boolean => AnswerKind::Boolean.name(),
             AskAnswerType::Select { .. } => AnswerKind::Select.name(),
@@ -83,13 +83,13 @@ impl AskAnswerType {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Arguments {
     /// The single-line question.
-    pub question: String,
+    pub(crate) question: String,
     /// Text shown above the question.
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
     /// The requested answer type, with the options of a select.
-    pub answer_type: AskAnswerType,
+    pub(crate) answer_type: AskAnswerType,
     /// The pre-populated answer, already checked against the type.
-    pub default: Option<Value>,
+    pub(crate) default: Option<Value>,
 }
 
 /// Why a call to `ask_user` failed. `Display` is the message the model sees.

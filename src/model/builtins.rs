@@ -16,7 +16,7 @@ use crate::model::tool::{Answers, Outcome, ToolSource};
 /// How a built-in registers itself, as the configuration layer under the
 /// user's (RFD 083 Phase 1 step 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Registration {
+pub(crate) enum Registration {
     /// RFD 083 "Tool configuration" and Phase 2 for `ask_user`: enabled but
     /// immune to bare `-T` (`allow_toggle = "if_named"`), no permission or
     /// delivery prompts (`run` and `result` unattended), hidden chrome.
@@ -27,24 +27,24 @@ pub enum Registration {
 #[derive(Debug, Clone, Copy)]
 pub struct Builtin {
     /// Its name and configuration key.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// The executor's kind, whose `inquiry_source()` hook gives the
     /// provenance (RFD 082 Phase 1).
-    pub source: ToolSource,
+    pub(crate) source: ToolSource,
     /// The executor: pure, arguments and accumulated answers in, outcome out.
     pub execute: fn(&Value, &Answers) -> Outcome,
     /// How it registers.
-    pub registration: Registration,
+    pub(crate) registration: Registration,
     /// The `prompt_label` of each question it asks, by question ID.
-    pub prompt_labels: &'static [(&'static str, &'static str)],
+    pub(crate) prompt_labels: &'static [(&'static str, &'static str)],
     /// The provider-visible description.
-    pub description: fn() -> &'static str,
+    pub(crate) description: fn() -> &'static str,
     /// The arguments' JSON Schema.
-    pub parameters: fn() -> Value,
+    pub(crate) parameters: fn() -> Value,
 }
 
 /// Every built-in, in registration order.
-pub fn all() -> &'static [Builtin] {
+pub(crate) fn all() -> &'static [Builtin] {
     const ALL: &[Builtin] = &[Builtin {
         name: ask_user::NAME,
         source: ask_user::SOURCE,

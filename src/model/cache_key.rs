@@ -32,17 +32,17 @@ pub(crate) enum CacheKey<'a> {
 
 impl<'a> CacheKey<'a> {
     /// The key of `question`'s answer for `tool`.
-    pub fn answer(tool: &'a str, question: &'a str) -> Self {
+    pub(crate) fn answer(tool: &'a str, question: &'a str) -> Self {
         CacheKey::Answer { tool, question }
     }
 
     /// The key of `tool`'s permission decision.
-    pub fn permission(tool: &'a str) -> Self {
+    pub(crate) fn permission(tool: &'a str) -> Self {
         CacheKey::Permission { tool }
     }
 
     /// The key as the cache stores it.
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         // Spelled by hand rather than through `Display`: the same text,
         // without the formatting machinery (a key is built at every
         // question and permission lookup).

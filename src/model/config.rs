@@ -102,13 +102,13 @@ impl PartialEnable {
     }
 
     /// Overlays `upper` on `self`, key by key.
-    pub fn merge(&mut self, upper: &PartialEnable) {
+    pub(crate) fn merge(&mut self, upper: &PartialEnable) {
         overlay(&mut self.state, &upper.state);
         overlay(&mut self.allow_toggle, &upper.allow_toggle);
     }
 
     /// The resolved `enable` (defaults for unset keys).
-    pub fn resolve(self) -> Enable {
+    pub(crate) fn resolve(self) -> Enable {
         let default = Enable::default();
         Enable {
             state: self.state.unwrap_or(default.state),
@@ -239,7 +239,7 @@ pub enum ConfigSource {
 
 impl ConfigSource {
     /// Parses the string form; `Err` says what is accepted.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub(crate) fn parse(s: &str) -> Result<Self, String> {
         let (kind, rest) = match s.split_once('.') {
             Some((kind, rest)) => (kind, Some(rest)),
             None => (s, None),
@@ -369,7 +369,7 @@ impl PartialToolConfig {
     /// `upper` sets wins; every field it leaves unset keeps `self`'s value.
     /// Nested tables (`enable`, `style`, each `questions.<id>`) merge key by
     /// key; `parameters` and `description` are replaced whole.
-    pub fn merge(&mut self, upper: &PartialToolConfig) {
+    pub(crate) fn merge(&mut self, upper: &PartialToolConfig) {
         overlay(&mut self.source, &upper.source);
         match (&mut self.enable, &upper.enable) {
             (Some(lower), Some(upper)) => lower.merge(upper),
@@ -667,7 +667,7 @@ pub(crate) fn toggle_enables(
 impl Toggle {
     /// Parses one flag as written on the command line: `-t`, `-T`,
     /// `-t NAME`, `-T NAME`.
-    pub fn parse(s: &str) -> Result<Toggle, String> {
+    pub(crate) fn parse(s: &str) -> Result<Toggle, String> {
         let mut words = s.split_whitespace();
         match (words.next(), words.next(), words.next()) {
             (Some("-t"), None, None) => Ok(Toggle::EnableAll),

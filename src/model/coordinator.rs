@@ -16,7 +16,7 @@ mod protocol;
 mod turn_cache;
 
 pub use protocol::{Call, CoordinatorError, Effect, Input, ResponseKind, RouteTaken};
-pub use turn_cache::{TurnCache, TurnState};
+pub(crate) use turn_cache::{TurnCache, TurnState};
 
 use std::fmt;
 
@@ -147,7 +147,7 @@ pub struct NonAnswerResponse {
     /// Which outcome it reports (and so whether it is an error).
     pub kind: ResponseKind,
     /// The model's text.
-    pub content: String,
+    pub(crate) content: String,
 }
 
 /// The tool response the LLM sees after a non-answer, for every non-answer

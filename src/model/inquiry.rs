@@ -38,17 +38,17 @@ pub enum BackendAnswerType {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BackendQuestion {
     /// The tool-local question ID.
-    pub id: String,
+    pub(crate) id: String,
     /// The question text.
-    pub text: String,
+    pub(crate) text: String,
     /// The context rendered above the question (`pre_amble` before RFD 083).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
     /// The answer type (never secret).
-    pub answer_type: BackendAnswerType,
+    pub(crate) answer_type: BackendAnswerType,
     /// The tool author's display hint, verbatim.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub default: Option<Value>,
+    pub(crate) default: Option<Value>,
 }
 
 impl BackendQuestion {
@@ -212,7 +212,7 @@ impl BackendCall {
 /// [`BackendCall::extract`] from the two things it reads, the pinned
 /// inquiry ID and the answer type, so that a caller waiting for the
 /// backend need not keep (or clone) the whole call.
-pub fn extract(
+pub(crate) fn extract(
     inquiry_id: &str,
     answer_type: &BackendAnswerType,
     structured: &Value,

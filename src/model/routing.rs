@@ -49,7 +49,7 @@ pub fn cache_eligible(
 /// (`secret_type`, RFD 082 on; an older build reads the question as text).
 /// The one place the model decides it; the prompter's no-echo input, the
 /// redaction, the cache and the routing guard all ask here.
-pub fn is_secret(question: &Question, rules: &Rules) -> bool {
+pub(crate) fn is_secret(question: &Question, rules: &Rules) -> bool {
     rules.secret_type && question.is_secret()
 }
 

@@ -90,7 +90,7 @@ impl Class {
     }
 
     /// One line for a reviewer.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Class::PrompterAnswerRecorded => "recorded prompter-answered round-trips (RFD 082: stream growth)".to_owned(),
             Class::CachedAnswerRecorded => "recorded cache-answered round-trips".to_owned(),
@@ -248,7 +248,7 @@ impl Class {
     }
 
     /// The catalog's rules (`spec/RULES.md`) that decide this class.
-    pub fn rules(&self) -> &'static [&'static str] {
+    pub(crate) fn rules(&self) -> &'static [&'static str] {
         match self {
             Class::PrompterAnswerRecorded => &["LIFE-RECORD-ALL"],
             Class::CachedAnswerRecorded => &["LIFE-RECORD-ALL", "LIFE-CACHE-ELIGIBLE"],
@@ -591,11 +591,11 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TraceView {
     /// One short line per persisted event.
-    pub stream: Vec<String>,
+    pub(crate) stream: Vec<String>,
     /// `call: [error] text` per tool response.
-    pub tool_responses: Vec<String>,
+    pub(crate) tool_responses: Vec<String>,
     /// Prompts shown, one line each.
-    pub prompts: Vec<String>,
+    pub(crate) prompts: Vec<String>,
 }
 
 /// The view of a trace, every secret answer masked where it sits
@@ -644,7 +644,7 @@ pub struct ClassReport {
     /// The class's stable name.
     pub class: String,
     /// What it means.
-    pub description: String,
+    pub(crate) description: String,
     /// How many scenarios show it.
     pub scenarios: usize,
     /// What differs in the smallest scenario (`from → to`).
@@ -653,21 +653,21 @@ pub struct ClassReport {
     /// (all flipped switches when none of them can alone: an interaction).
     pub switches: Vec<String>,
     /// The catalog rules that decide it.
-    pub rules: Vec<String>,
+    pub(crate) rules: Vec<String>,
     /// The smallest scenario that shows it, stripped of what the
     /// difference does not need (rule `AMEND-MINIMAL`) and labelled with
     /// `to`'s profile.
     pub smallest: Scenario,
     /// The command that replays `smallest` (saved as [`REPLAY_FILE`]) under
     /// `from`.
-    pub replay_from: String,
+    pub(crate) replay_from: String,
     /// The command that replays it under `to`: the two traces differ in
     /// this class.
     pub replay_to: String,
     /// Its trace under `from`.
-    pub from: TraceView,
+    pub(crate) from: TraceView,
     /// Its trace under `to`.
-    pub to: TraceView,
+    pub(crate) to: TraceView,
 }
 
 /// The default bound of `diff-profiles --format markdown`: under the
@@ -678,14 +678,14 @@ pub const MARKDOWN_LIMIT: usize = 60_000;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffReport {
     /// The old rule set (a built-in's name or a profile file's path).
-    pub from: String,
+    pub(crate) from: String,
     /// The new rule set.
     pub to: String,
     /// What the old rule set's profile file says about itself (`None` for a
     /// built-in).
-    pub from_about: Option<crate::review::profile_file::About>,
+    pub(crate) from_about: Option<crate::review::profile_file::About>,
     /// What the new rule set's profile file says about itself.
-    pub to_about: Option<crate::review::profile_file::About>,
+    pub(crate) to_about: Option<crate::review::profile_file::About>,
     /// Scenarios run under both.
     pub scenarios: usize,
     /// Scenarios whose runs differ at all.
@@ -693,10 +693,10 @@ pub struct DiffReport {
     /// One entry per class, in class order.
     pub classes: Vec<ClassReport>,
     /// The switches that differ: `(switch, from's value, to's value)`.
-    pub flipped: Vec<(String, Value, Value)>,
+    pub(crate) flipped: Vec<(String, Value, Value)>,
     /// The two rule sets (to replay the smallest scenarios).
     #[serde(skip)]
-    pub sets: (RuleSet, RuleSet),
+    pub(crate) sets: (RuleSet, RuleSet),
     /// Invariants `to` breaks that `from` keeps, each with its smallest
     /// counterexample under `to` (filled by [`regressions`]; the CI gate of
     /// `diff-profiles`, rule `AMEND-GATE`).
@@ -1263,7 +1263,7 @@ pub struct Verdict {
     pub smallest: Option<Scenario>,
     /// The command that replays `smallest` (saved as [`REPLAY_FILE`]) under
     /// the profile that violates the invariant.
-    pub replay: Option<String>,
+    pub(crate) replay: Option<String>,
     /// The first diagnostic of that scenario for this rule.
     pub example: Option<String>,
     /// The smallest counterexample's run as a Mermaid sequence diagram.
@@ -1590,7 +1590,7 @@ pub const REPLAY_FILE: &str = "scenario.json";
 /// The command line that runs a counterexample, saved as [`REPLAY_FILE`],
 /// under `set`: a profile file's switches are not in the scenario (its
 /// `profile` names a built-in), so the command names the rule set.
-pub fn replay_command(set: &RuleSet) -> String {
+pub(crate) fn replay_command(set: &RuleSet) -> String {
     format!(
         "inquiry-model run --profile {} {REPLAY_FILE}",
         shell_word(&set.label)

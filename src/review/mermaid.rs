@@ -233,7 +233,11 @@ pub fn sequence(scenario: &Scenario, rules: Rules) -> Result<String, ScenarioErr
 
 /// [`sequence`] with the secret answers as the scenario typed them (`run
 /// --reveal-secrets`).
-pub fn sequence_revealed(scenario: &Scenario, rules: Rules) -> Result<String, ScenarioError> {
+#[cfg(feature = "testkit")]
+pub(crate) fn sequence_revealed(
+    scenario: &Scenario,
+    rules: Rules,
+) -> Result<String, ScenarioError> {
     let (t, steps) = observed(scenario, rules)?;
     Ok(render(&t, &steps))
 }
@@ -253,7 +257,8 @@ fn observed(scenario: &Scenario, rules: Rules) -> Result<(Trace, Vec<Marks>), Sc
 }
 
 /// The diagram in a fenced `mermaid` block, as GitHub renders it.
-pub fn fenced(diagram: &str) -> String {
+#[cfg(feature = "testkit")]
+pub(crate) fn fenced(diagram: &str) -> String {
     format!("```mermaid\n{diagram}```\n")
 }
 

@@ -28,7 +28,7 @@ use crate::profile::{ProfileName, Rules};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleSet {
     /// How reports name it: the built-in's name, or the file's path as given.
-    pub label: String,
+    pub(crate) label: String,
     /// The built-in profile whose writer and invariants judge its runs: the
     /// built-in with the same rules if there is one, else the file's base,
     /// else the built-in with the fewest differing switches (decision
@@ -61,19 +61,21 @@ pub enum Origin {
 /// What a profile file says about itself (`title`, `amends`,
 /// `description`), for the reports that name the rule set.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct About {
+#[cfg(feature = "testkit")]
+pub(crate) struct About {
     /// The file's `title`.
-    pub title: String,
+    pub(crate) title: String,
     /// The RFD section the amendment changes.
-    pub amends: String,
+    pub(crate) amends: String,
     /// The file's `description`, if it has one.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
 }
 
 impl RuleSet {
     /// A profile file's `title`, `amends` and `description`; `None` for a
     /// built-in.
-    pub fn about(&self) -> Option<About> {
+    #[cfg(feature = "testkit")]
+    pub(crate) fn about(&self) -> Option<About> {
         match &self.origin {
             Origin::Builtin => None,
             Origin::File {
@@ -116,7 +118,7 @@ pub struct ProfileFileError {
     /// The offending field, or empty when the whole document is.
     pub field: String,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl std::fmt::Display for ProfileFileError {
@@ -132,7 +134,7 @@ impl std::fmt::Display for ProfileFileError {
 impl std::error::Error for ProfileFileError {}
 
 /// The fields a profile file may carry.
-pub const FIELDS: [&str; 6] = [
+pub(crate) const FIELDS: [&str; 6] = [
     "$schema",
     "title",
     "amends",
@@ -159,7 +161,7 @@ pub fn switches_of(rules: &Rules) -> Map<String, Value> {
 }
 
 /// The switches on which `b` differs from `a`: `(switch, a's value, b's value)`.
-pub fn differing(a: &Rules, b: &Rules) -> Vec<(String, Value, Value)> {
+pub(crate) fn differing(a: &Rules, b: &Rules) -> Vec<(String, Value, Value)> {
     let (x, y) = (switches_of(a), switches_of(b));
     x.iter()
         .filter_map(|(k, v)| {

@@ -135,11 +135,11 @@ pub enum TableKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TableReport {
     /// The heading it sits under.
-    pub section: String,
+    pub(crate) section: String,
     /// The 1-based line where it starts.
     pub line: usize,
     /// Its header cells.
-    pub header: Vec<String>,
+    pub(crate) header: Vec<String>,
     /// What it is, or `None`: not checked.
     pub kind: Option<TableKind>,
     /// Per row (empty when not checked).
@@ -150,9 +150,9 @@ pub struct TableReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExampleReport {
     /// The heading it sits under.
-    pub section: String,
+    pub(crate) section: String,
     /// The 1-based line of its block's opening fence.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Its 1-based position in the block.
     pub index: usize,
     /// The verdict.
@@ -166,7 +166,7 @@ pub struct ExampleReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RfdReport {
     /// The profile checked against.
-    pub profile: String,
+    pub(crate) profile: String,
     /// Every table found.
     pub tables: Vec<TableReport>,
     /// Every JSON value of every `json`/`jsonc` block.
@@ -285,15 +285,15 @@ pub fn check(text: &str, profile: &RuleSet) -> RfdReport {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Table {
     /// The heading it sits under.
-    pub section: String,
+    pub(crate) section: String,
     /// The 1-based line where it starts.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The header cells.
-    pub header: Vec<String>,
+    pub(crate) header: Vec<String>,
     /// The body rows (continuations merged), each as many cells as the header.
     pub rows: Vec<Vec<String>>,
     /// The 1-based line where each body row starts.
-    pub row_lines: Vec<usize>,
+    pub(crate) row_lines: Vec<usize>,
 }
 
 /// `(offset in the joined table text, 1-based line)` per line of a table.

@@ -51,27 +51,27 @@ pub enum StepKind {
 /// A pending step as a search needs to know it before taking it: whose it
 /// is, what it reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StepInfo<'a> {
+pub(crate) struct StepInfo<'a> {
     /// The call's index in the cycle.
-    pub call: usize,
+    pub(crate) call: usize,
     /// The call's ID as the scenario gives it (two calls of one cycle may
     /// share it: they then share attempt counters and inquiry IDs).
-    pub call_id: &'a str,
+    pub(crate) call_id: &'a str,
     /// The kind of work.
-    pub kind: StepKind,
+    pub(crate) kind: StepKind,
     /// The called tool's name (the turn cache's keys start with it).
-    pub tool: &'a str,
+    pub(crate) tool: &'a str,
     /// The question this step is about: for a prompt or a backend call the
     /// one it answers; for a tool run the one the tool asks next if it asks
     /// (its turn-cache key is read there); `None` for a permission or a
     /// delivery prompt and for a run that asks nothing.
-    pub question: Option<std::borrow::Cow<'a, str>>,
+    pub(crate) question: Option<std::borrow::Cow<'a, str>>,
     /// The tool is a local program (its output list is per tool, not per
     /// call).
-    pub local_program: bool,
+    pub(crate) local_program: bool,
     /// The backend reply this step would take fires the turn's token (hard
     /// quit or aborted turn), which changes every other pending step.
-    pub fires_token: bool,
+    pub(crate) fires_token: bool,
 }
 
 /// A run of a scenario that stops wherever work pends (the caller picks,
@@ -126,7 +126,7 @@ impl Clone for Machine<'_> {
 impl<'s> Machine<'s> {
     /// A run of `scenario` (its `schedule` is not read: the caller picks)
     /// under `options`, before its first step.
-    pub fn new(scenario: &'s Scenario, options: RunOptions) -> Result<Self, ScenarioError> {
+    pub(crate) fn new(scenario: &'s Scenario, options: RunOptions) -> Result<Self, ScenarioError> {
         let mut driver = Driver::new(scenario, scenario.profile.rules(), options)?;
         driver.schedule.clear();
         Ok(Machine {
@@ -146,17 +146,17 @@ impl<'s> Machine<'s> {
     }
 
     /// The pick at every choice so far.
-    pub fn schedule(&self) -> &[u32] {
+    pub(crate) fn schedule(&self) -> &[u32] {
         &self.schedule
     }
 
     /// Coordinator steps so far.
-    pub fn steps(&self) -> usize {
+    pub(crate) fn steps(&self) -> usize {
         self.driver.steps
     }
 
     /// The pending work, in the order the run loop's picks index it.
-    pub fn pending(&self) -> impl Iterator<Item = StepInfo<'_>> {
+    pub(crate) fn pending(&self) -> impl Iterator<Item = StepInfo<'_>> {
         self.work.iter().map(|w| self.info(w))
     }
 
@@ -351,7 +351,7 @@ impl<'s> Machine<'s> {
 
     /// Takes the pending work at `pick` (`< pending`): runs it
     /// and hands its input to the coordinator, calling `observe` after.
-    pub fn take(
+    pub(crate) fn take(
         &mut self,
         pick: usize,
         observe: &mut dyn FnMut(&Coordinator, &Trace),

@@ -131,7 +131,7 @@ pub fn without_unused(s: &Scenario) -> (Scenario, Vec<String>) {
 /// then without the tools only the removed calls used. `judge` returns the
 /// failure of a candidate if it fails the same way. Returns the smallest
 /// failure accepted and the tools dropped.
-pub fn strip<T>(
+pub(crate) fn strip<T>(
     best: T,
     scenario_of: impl Fn(&T) -> &Scenario,
     mut judge: impl FnMut(&Scenario) -> Option<T>,
@@ -269,7 +269,7 @@ impl List {
 /// How many candidates the strip pass ([`strip`]) judges at most for `s`:
 /// one per turn, reply, schedule pick and call, and one per unused tool
 /// (with the removal of all of them at once).
-pub fn strip_candidates(s: &Scenario) -> usize {
+pub(crate) fn strip_candidates(s: &Scenario) -> usize {
     let unused = unused_tools(s).len();
     List::ALL.iter().map(|l| l.len(s)).sum::<usize>() + unused + usize::from(unused > 1)
 }

@@ -33,7 +33,7 @@ use super::pairing;
 /// The shortest secret the scan looks for inside other strings: the length
 /// from which `INV-SECRET-NEVER-PERSISTED` searches the persisted stream
 /// (a shorter one, `"y"`, would match everywhere).
-pub const SCANNED: usize = 6;
+pub(crate) const SCANNED: usize = 6;
 
 /// The string values that are secret answers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -97,7 +97,7 @@ impl Secrets {
     /// does, rule `STREAM-PAIR-ORDER`) contributes every string of its
     /// `answer`, in the tagged RFD 082 form (`"outcome": "answered"`) and the
     /// flat pre-082 form (`{id, answer}`) alike.
-    pub fn of_events(events: &[Value]) -> Self {
+    pub(crate) fn of_events(events: &[Value]) -> Self {
         let mut out = BTreeSet::new();
         for (_, response) in secret_requests(events, &BTreeSet::new()) {
             if let Some(a) = response.and_then(|r| events[r].get("answer")) {
@@ -108,7 +108,7 @@ impl Secrets {
     }
 
     /// These secrets and `more` (values known to be secret answers).
-    pub fn with(mut self, more: impl IntoIterator<Item = String>) -> Self {
+    pub(crate) fn with(mut self, more: impl IntoIterator<Item = String>) -> Self {
         self.0.extend(more);
         self
     }
@@ -133,19 +133,19 @@ impl Secrets {
 /// Numbered masks: the `n`th distinct secret value met is printed
 /// `<secret n>` wherever it is masked.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Masks {
+pub(crate) struct Masks {
     values: Vec<Value>,
 }
 
 /// What the `n`th secret value is printed as.
-pub fn label(n: usize) -> String {
+pub(crate) fn label(n: usize) -> String {
     format!("<secret {n}>")
 }
 
 impl Masks {
     /// The number of `v`: its place among the values met so far, or the
     /// next one.
-    pub fn number(&mut self, v: &Value) -> usize {
+    pub(crate) fn number(&mut self, v: &Value) -> usize {
         match self.values.iter().position(|x| x == v) {
             Some(i) => i + 1,
             None => {
@@ -156,12 +156,13 @@ impl Masks {
     }
 
     /// The values met, in order (`<secret 1>` first).
-    pub fn values(&self) -> &[Value] {
+    #[cfg(test)]
+    pub(crate) fn values(&self) -> &[Value] {
         &self.values
     }
 
     /// `v` (a value where a secret answer sits) replaced by its mask.
-    pub fn mask(&mut self, v: &mut Value) {
+    pub(crate) fn mask(&mut self, v: &mut Value) {
         let n = self.number(v);
         *v = Value::String(label(n));
     }
@@ -169,7 +170,7 @@ impl Masks {
     /// In every string of `v`, each secret string of at least [`SCANNED`]
     /// characters replaced by its mask (a leak the scan finds, masked where
     /// it is found). Returns whether anything was masked.
-    pub fn mask_leaks(&self, v: &mut Value) -> bool {
+    pub(crate) fn mask_leaks(&self, v: &mut Value) -> bool {
         let scanned: Vec<(&str, String)> = self
             .values
             .iter()
@@ -210,7 +211,7 @@ impl Masks {
     /// a `redacted` one every field an RFD 082 writer does not write
     /// (`CHECK-SECRET-LEAK`); on a secret request an `answer`, on the event
     /// or its question; then every leak the scan finds ([`Masks::mask_leaks`]).
-    pub fn mask_events(&mut self, events: &mut [Value], also: &BTreeSet<usize>) {
+    pub(crate) fn mask_events(&mut self, events: &mut [Value], also: &BTreeSet<usize>) {
         const WRITTEN: [&str; 4] = ["type", "timestamp", "outcome", "id"];
         for (request, response) in secret_requests(events, also) {
             if let Some(Value::Object(m)) = response.map(|r| &mut events[r]) {

@@ -72,7 +72,7 @@ pub(crate) fn is_raw_marker(event: &serde_json::Value) -> bool {
 /// it runs to the next event that [`opens_turn`]. `visit` sees each of its
 /// events in order, so a caller that needs a per-turn count reads the turn
 /// once.
-pub fn scan(
+pub(crate) fn scan(
     events: &[Event],
     start: usize,
     index: usize,
@@ -105,7 +105,7 @@ pub fn turns(events: &[Event]) -> Vec<Turn> {
 
 /// What one event did to the turn count, as [`Tracker::push`] reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// The stream's first event: turn 0 begins.
     First,
     /// A `turn_start` after the first event: turn `ended` is over and the
@@ -120,7 +120,7 @@ pub enum Step {
 
 /// The turn boundary for readers that see one event at a time.
 #[derive(Debug, Clone, Default, Hash)]
-pub struct Tracker {
+pub(crate) struct Tracker {
     /// Events pushed so far.
     seen: usize,
     /// Turns begun so far.
@@ -129,7 +129,7 @@ pub struct Tracker {
 
 impl Tracker {
     /// A tracker before the first event.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Tracker::default()
     }
 
@@ -156,12 +156,13 @@ impl Tracker {
     }
 
     /// The turn the last pushed event sits in (0 before any event).
-    pub fn turn(&self) -> usize {
+    pub(crate) fn turn(&self) -> usize {
         self.begun.saturating_sub(1)
     }
 
     /// How many turns the events pushed so far make.
-    pub fn count(&self) -> usize {
+    #[cfg(feature = "testkit")]
+    pub(crate) fn count(&self) -> usize {
         self.begun
     }
 }

@@ -82,7 +82,7 @@ use crate::words::count;
 /// The text report: what ran, then per kind of failure its count and
 /// smallest example, the harness errors, the list of failing scenarios and
 /// the totals.
-pub fn text(h: &Header, r: &RunReport) -> String {
+pub(crate) fn text(h: &Header, r: &RunReport) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -308,7 +308,7 @@ fn shrink_json(s: &Shrink) -> Value {
 
 /// The JSON report (version [`CONFORM_JSON_VERSION`], one document ending
 /// in a newline).
-pub fn json(h: &Header, r: &RunReport) -> String {
+pub(crate) fn json(h: &Header, r: &RunReport) -> String {
     let groups: Vec<Value> = r
         .groups
         .iter()

@@ -82,7 +82,7 @@ pub(crate) fn kill_adapters_from_signal() {
 /// Whether `conform` was sent SIGINT or SIGTERM: the run loop stops and
 /// reports what it found so far. (A second signal ends the process at
 /// once, the adapter's group already killed by the first.)
-pub fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
@@ -192,7 +192,7 @@ pub(crate) struct Watch {
 
 impl Watch {
     /// A watch giving up after `limit` consecutive timeouts (at least 1).
-    pub fn new(limit: u32) -> Arc<Watch> {
+    pub(crate) fn new(limit: u32) -> Arc<Watch> {
         Arc::new(Watch {
             consecutive: AtomicU32::new(0),
             limit: limit.max(1),
@@ -201,12 +201,12 @@ impl Watch {
     }
 
     /// Whether the run gave up on the adapter.
-    pub fn gave_up(&self) -> bool {
+    pub(crate) fn gave_up(&self) -> bool {
         self.gave_up.load(Ordering::SeqCst)
     }
 
     /// The consecutive timeouts it gives up after.
-    pub fn limit(&self) -> u32 {
+    pub(crate) fn limit(&self) -> u32 {
         self.limit
     }
 
@@ -236,25 +236,25 @@ pub(crate) struct Subprocess {
     process: Option<Process>,
     next_id: u64,
     /// The adapter's name, from `init_ok`.
-    pub name: String,
+    pub(crate) name: String,
     /// The profiles the adapter implements, from `init_ok` (all when it
     /// does not say).
-    pub profiles: Vec<ProfileName>,
+    pub(crate) profiles: Vec<ProfileName>,
     /// The adapter covers only the core scenario language
     /// (`conformance::core_scenario`): `init_ok` says `"language": "core"`.
-    pub core_only: bool,
+    pub(crate) core_only: bool,
     /// What the adapter lets the harness steer and see (`init_ok`'s
     /// `scheduler` and `observes`), and the witness budget `conform` sets.
-    pub capabilities: Capabilities,
+    pub(crate) capabilities: Capabilities,
     /// What the adapter's environment can produce (`init_ok`'s
     /// `environment`).
-    pub environment: Environment,
+    pub(crate) environment: Environment,
 }
 
 impl Subprocess {
     /// Starts `command` (run by `sh -c`) and performs the handshake; its
     /// timeouts are counted by `watch`.
-    pub fn start(
+    pub(crate) fn start(
         command: &str,
         timeout: Duration,
         watch: Arc<Watch>,
@@ -304,7 +304,7 @@ impl Subprocess {
     /// Another process of the same adapter, as this one declared itself,
     /// started at its first scenario (`--jobs`), its timeouts counted by
     /// the same watch.
-    pub fn sibling(&self) -> Subprocess {
+    pub(crate) fn sibling(&self) -> Subprocess {
         Subprocess {
             command: self.command.clone(),
             timeout: self.timeout,

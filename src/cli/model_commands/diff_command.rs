@@ -19,20 +19,20 @@ pub(crate) struct DiffArgs {
     pub from: RuleSet,
     /// The new rule set: `legacy`, `rfd082`, `rfd083` or a profile file.
     #[arg(long, value_parser = profile_parser())]
-    pub to: RuleSet,
+    pub(crate) to: RuleSet,
     /// Take one in every N scenarios of the small scope (at least 1; 1 is
     /// all 680 448 of them, minutes and gigabytes).
     #[arg(long, default_value_t = 7, value_parser = crate::cli::at_least_one::<usize>)]
-    pub stride: usize,
+    pub(crate) stride: usize,
     /// How many random scenarios to add.
     #[arg(long, default_value_t = 1000)]
-    pub sample: usize,
+    pub(crate) sample: usize,
     /// Seed of the random scenarios.
     #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    pub format: ReportFormat,
+    pub(crate) format: ReportFormat,
     /// Markdown only: keep the report under this many characters (a
     /// pull-request comment holds 65 536) by leaving out the diagrams of
     /// the last classes; 0 prints them all.

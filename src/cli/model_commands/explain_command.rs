@@ -7,22 +7,22 @@ use super::*;
 pub(crate) struct ExplainArgs {
     /// A rule ID from spec/RULES.md, e.g. LIFE-RECORD-FIRST or CHECK-PAIRED.
     #[arg(required_unless_present = "list")]
-    pub rule: Option<String>,
+    pub(crate) rule: Option<String>,
     /// List every rule ID with its title (the first sentence of its text).
     #[arg(long, conflicts_with = "rule")]
-    pub list: bool,
+    pub(crate) list: bool,
     /// `text`, or `json` (`{"version": 1, "rules": [{id, title}]}` for
     /// `--list`; `{"version": 1, id, section, rule, source, tests}` for a
     /// rule).
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
-    pub format: TextOrJson,
+    pub(crate) format: TextOrJson,
 }
 
 /// One row of the catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogRow {
     /// The section heading it sits under.
-    pub section: String,
+    pub(crate) section: String,
     /// The rule ID.
     pub id: String,
     /// The rule's text.

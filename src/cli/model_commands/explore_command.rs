@@ -23,49 +23,49 @@ pub(crate) struct ExploreArgs {
     /// Explore this scenario file (JSON, as `run` takes; `-` for stdin)
     /// instead of the scope's families.
     #[arg(long, value_name = "FILE")]
-    pub scenario: Option<PathBuf>,
+    pub(crate) scenario: Option<PathBuf>,
     /// Check only every Nth scenario (1: the complete enumeration; at
     /// least 1).
     #[arg(long, default_value_t = 1, value_parser = crate::cli::at_least_one::<usize>)]
-    pub stride: usize,
+    pub(crate) stride: usize,
     /// `small` (single and pairs, 680 448 scenarios), `big` (small and
     /// triples), or one family alone: `single`, `pairs`, `triples`. With
     /// `--states --por --por-check` also `drawn`: the language family's
     /// 360 roots and 1 000 roots of the full scenario generator.
     #[arg(long, default_value = "small", value_parser = ["small", "big", "single", "pairs", "triples", "drawn"])]
-    pub scope: String,
+    pub(crate) scope: String,
     /// Check only part k of n (`k/n`, 0 <= k < n).
     #[arg(long, default_value = "0/1", value_parser = parse_shard)]
-    pub shard: (usize, usize),
+    pub(crate) shard: (usize, usize),
     /// Worker threads (default: the available cores; at least 1).
     #[arg(long, value_parser = crate::cli::at_least_one::<usize>)]
-    pub threads: Option<usize>,
+    pub(crate) threads: Option<usize>,
     /// Search every interleaving of each root scenario as a state graph
     /// (instead of the scope's fixed scheduler picks).
     #[arg(long)]
-    pub states: bool,
+    pub(crate) states: bool,
     /// With `--states`: `full` does not expand a state already expanded
     /// (its history included, so it is sound); `off` runs every
     /// interleaving to the end (to measure what deduplication saves).
     #[arg(long, default_value = "full", value_parser = ["full", "off"])]
-    pub dedup: String,
+    pub(crate) dedup: String,
     /// With `--states`: fork the run at every choice instead of replaying
     /// it, and run one interleaving of every equivalence class of
     /// independent steps (sleep sets); reports the classes and the
     /// reduction factor. With `--dedup off` it forks but runs every
     /// interleaving (to measure forking against replaying).
     #[arg(long, requires = "states")]
-    pub por: bool,
+    pub(crate) por: bool,
     /// With `--states --por`: under no fault and every fault of the fault
     /// matrix, search each root with every interleaving and reduced, and
     /// fail (exit 1) where they find different invariants violated.
     #[arg(long, requires = "por")]
-    pub por_check: bool,
+    pub(crate) por_check: bool,
     /// `text`, or `json`: `{"version": 1, scope, stride, shard, threads,
     /// states, dedup, seconds, report}` with every count and every
     /// violation (the text shows the first five).
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
-    pub format: TextOrJson,
+    pub(crate) format: TextOrJson,
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {

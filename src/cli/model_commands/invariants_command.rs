@@ -15,22 +15,22 @@ pub(crate) struct InvariantsArgs {
     /// The profile to judge: `legacy`, `rfd082`, `rfd083` or a profile
     /// file.
     #[arg(long, value_parser = profile_parser(), required_unless_present = "matrix")]
-    pub profile: Option<RuleSet>,
+    pub(crate) profile: Option<RuleSet>,
     /// Print the committed matrix (all profiles) instead.
     #[arg(long)]
-    pub matrix: bool,
+    pub(crate) matrix: bool,
     /// Take one in every N scenarios of the small scope (at least 1).
     #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.0, value_parser = crate::cli::at_least_one::<usize>)]
-    pub stride: usize,
+    pub(crate) stride: usize,
     /// How many random scenarios to add.
     #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.1)]
-    pub sample: usize,
+    pub(crate) sample: usize,
     /// Seed of the random scenarios.
     #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.2)]
     pub seed: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    pub format: ReportFormat,
+    pub(crate) format: ReportFormat,
 }
 
 /// `invariants`.

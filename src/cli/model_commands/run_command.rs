@@ -23,15 +23,15 @@ pub(crate) struct RunArgs {
     /// Run under this profile instead of the scenario's own: `legacy`,
     /// `rfd082`, `rfd083` or a profile file.
     #[arg(long, value_parser = profile_parser())]
-    pub profile: Option<RuleSet>,
+    pub(crate) profile: Option<RuleSet>,
     /// `json`: the trace; `mermaid`: a sequence diagram of the run (tool,
     /// coordinator, prompter, inquiry backend, persisted stream).
     #[arg(long, value_enum, default_value_t = RunFormat::Json)]
-    pub format: RunFormat,
+    pub(crate) format: RunFormat,
     /// Print the secret answers as the scenario typed them (they are the
     /// scenario's own input) instead of `<secret n>`.
     #[arg(long)]
-    pub reveal_secrets: bool,
+    pub(crate) reveal_secrets: bool,
 }
 
 /// Output formats of `run`.

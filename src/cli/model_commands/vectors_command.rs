@@ -15,20 +15,20 @@ the committed set in spec/vectors/ is `--seed 1 --count 20`.")]
 pub(crate) struct VectorsArgs {
     /// The folder to write to (created if missing).
     #[arg(long)]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Seed of the generated vectors.
     #[arg(long, default_value_t = conformance::COMMITTED.0)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// How many generated vectors.
     #[arg(long, default_value_t = conformance::COMMITTED.1)]
-    pub count: usize,
+    pub(crate) count: usize,
     /// Only vectors of these profiles (repeatable; default all).
     #[arg(long, value_name = "PROFILE", value_parser = crate::cli::profile_arg::ConformProfileParser)]
-    pub profile: Vec<crate::profile::ProfileName>,
+    pub(crate) profile: Vec<crate::profile::ProfileName>,
     /// `full` (default) or `core`: only vectors inside the core scenario
     /// language (`conformance::core_scenario`).
     #[arg(long, value_enum, default_value_t = Language::Full)]
-    pub language: Language,
+    pub(crate) language: Language,
 }
 
 /// How much of the scenario language the written vectors may use.

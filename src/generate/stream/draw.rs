@@ -50,7 +50,7 @@ pub(crate) const CLEAN_STREAM_WIDTH: usize = 2 + CLEAN_TURN_WIDTH + 4 * (2 + CLE
 pub(crate) const LOOSE_WIDTH: usize = 6;
 
 /// A tool-call ID from [`TOOL_CALL_IDS`].
-pub fn tool_call_id(c: &mut impl Choices) -> String {
+pub(crate) fn tool_call_id(c: &mut impl Choices) -> String {
     c.pick(&TOOL_CALL_IDS).to_owned()
 }
 
@@ -72,7 +72,7 @@ pub(crate) fn inquiry_id_for(c: &mut impl Choices, call: &str) -> InquiryId {
 }
 
 /// An inquiry ID from the pools.
-pub fn inquiry_id(c: &mut impl Choices) -> InquiryId {
+pub(crate) fn inquiry_id(c: &mut impl Choices) -> InquiryId {
     let call = c.pick(&TOOL_CALL_IDS);
     inquiry_id_for(c, call)
 }
@@ -104,7 +104,7 @@ pub(crate) fn response_for(c: &mut impl Choices, id: InquiryId) -> InquiryRespon
 }
 
 /// One inquiry round for a tool call: request, then its response.
-pub fn round(c: &mut impl Choices, call: &str) -> [Event; 2] {
+pub(crate) fn round(c: &mut impl Choices, call: &str) -> [Event; 2] {
     let id = inquiry_id_for(c, call);
     let response = response_for(c, id.clone());
     [inquiry_request(id), inquiry_response(response)]
@@ -114,7 +114,7 @@ pub fn round(c: &mut impl Choices, call: &str) -> [Event; 2] {
 /// ID), their requests, zero to two inquiry rounds per call (same-ID rounds
 /// pair by order), then their responses in call order or reversed. Never
 /// has an orphan. Takes 25 choices at most.
-pub fn exchange(c: &mut impl Choices) -> Vec<Event> {
+pub(crate) fn exchange(c: &mut impl Choices) -> Vec<Event> {
     let calls = slots(c, 1, 2, |c, _| {
         let call = c.pick(&TOOL_CALL_IDS);
         (call, slots(c, 0, 2, |c, _| round(c, call)))
@@ -299,12 +299,12 @@ fn turns(c: &mut impl Choices, clean: bool) -> Vec<Event> {
 
 /// A stream with orphans of every kind: up to four turns plus an optional
 /// implicit leading turn.
-pub fn stream(c: &mut impl Choices) -> Vec<Event> {
+pub(crate) fn stream(c: &mut impl Choices) -> Vec<Event> {
     turns(c, false)
 }
 
 /// A stream with no orphan of either kind (legacy duplicate IDs and reused
 /// tool-call IDs included, all paired by order).
-pub fn clean_stream(c: &mut impl Choices) -> Vec<Event> {
+pub(crate) fn clean_stream(c: &mut impl Choices) -> Vec<Event> {
     turns(c, true)
 }

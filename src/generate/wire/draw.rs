@@ -56,7 +56,7 @@ pub(crate) const SPECIAL_CHARS: [char; 10] = [
 
 /// `lo..=hi` characters of `alphabet` (the character classes of the
 /// patterns real IDs and names follow).
-pub fn word(c: &mut impl Choices, alphabet: &[u8], lo: usize, hi: usize) -> String {
+pub(crate) fn word(c: &mut impl Choices, alphabet: &[u8], lo: usize, hi: usize) -> String {
     let n = c.count(lo, hi);
     (0..n)
         .map(|_| char::from(alphabet[c.choose(alphabet.len())]))
@@ -209,7 +209,7 @@ fn json_value_within(c: &mut impl Choices, depth: usize) -> Value {
 
 /// Opaque JSON, written compactly or pretty-printed (as in real
 /// `events.json` files, whose opaque fields span several lines).
-pub fn opaque(c: &mut impl Choices) -> Opaque {
+pub(crate) fn opaque(c: &mut impl Choices) -> Opaque {
     let v = json_value(c);
     if c.flip() {
         let text = serde_json::to_string_pretty(&v).expect("a Value always serializes");
@@ -226,7 +226,7 @@ fn maybe<C: Choices, T>(c: &mut C, value: impl FnOnce(&mut C) -> T) -> Option<T>
 
 /// Provider tool-call IDs in the shapes real providers use:
 /// `call_[A-Za-z0-9]{1,8}`, `toolu_[A-Za-z0-9]{4,24}`, `[a-z0-9_.-]{1,12}`.
-pub fn tool_call_id(c: &mut impl Choices) -> String {
+pub(crate) fn tool_call_id(c: &mut impl Choices) -> String {
     match c.choose(3) {
         0 => format!("call_{}", word(c, ALNUM, 1, 8)),
         1 => format!("toolu_{}", word(c, ALNUM, 4, 24)),
@@ -236,7 +236,7 @@ pub fn tool_call_id(c: &mut impl Choices) -> String {
 
 /// Question IDs as tools write them, `[a-z_][a-z0-9_.]{0,12}` (dots
 /// included: readers must not split on them, rule `WIRE-ID-OPAQUE`).
-pub fn question_id(c: &mut impl Choices) -> String {
+pub(crate) fn question_id(c: &mut impl Choices) -> String {
     let first = word(c, LOWER, 1, 1);
     first + &word(c, QUESTION_CHARS, 0, 12)
 }
@@ -244,7 +244,7 @@ pub fn question_id(c: &mut impl Choices) -> String {
 /// Inquiry IDs: the RFD 082 three-segment form (attempts 1 to 4), the
 /// legacy two-segment form, and arbitrary strings (an ID is opaque, so any
 /// string must survive).
-pub fn inquiry_id(c: &mut impl Choices) -> InquiryId {
+pub(crate) fn inquiry_id(c: &mut impl Choices) -> InquiryId {
     match c.weighted(&[3, 2, 1]) {
         0 => {
             let (t, q) = (tool_call_id(c), question_id(c));
@@ -259,7 +259,7 @@ pub fn inquiry_id(c: &mut impl Choices) -> InquiryId {
 }
 
 /// Every persisted source, the read-only `User` and `Other` included.
-pub fn inquiry_source(c: &mut impl Choices) -> InquirySource {
+pub(crate) fn inquiry_source(c: &mut impl Choices) -> InquirySource {
     match c.choose(4) {
         0 => InquirySource::tool(word(c, LOWER, 1, 16)),
         1 => InquirySource::Assistant,
@@ -278,7 +278,7 @@ pub(crate) fn select_option(c: &mut impl Choices) -> SelectOption {
 }
 
 /// Every persisted answer type; selects with zero to three options.
-pub fn inquiry_answer_type(c: &mut impl Choices) -> InquiryAnswerType {
+pub(crate) fn inquiry_answer_type(c: &mut impl Choices) -> InquiryAnswerType {
     match c.choose(4) {
         0 => InquiryAnswerType::Boolean,
         1 => {
@@ -293,7 +293,7 @@ pub fn inquiry_answer_type(c: &mut impl Choices) -> InquiryAnswerType {
 }
 
 /// Both reuse policies.
-pub fn inquiry_answer_reuse_policy(c: &mut impl Choices) -> InquiryAnswerReusePolicy {
+pub(crate) fn inquiry_answer_reuse_policy(c: &mut impl Choices) -> InquiryAnswerReusePolicy {
     if c.flip() {
         InquiryAnswerReusePolicy::None
     } else {
@@ -304,7 +304,7 @@ pub fn inquiry_answer_reuse_policy(c: &mut impl Choices) -> InquiryAnswerReusePo
 /// A persisted question with every optional field independently present or
 /// absent: `default` (a present `null` included), and RFD 083's `context`,
 /// `exclusive` and `persistence`.
-pub fn inquiry_question(c: &mut impl Choices) -> InquiryQuestion {
+pub(crate) fn inquiry_question(c: &mut impl Choices) -> InquiryQuestion {
     let mut q = pre_083_question(c);
     q.context = maybe(c, json_string);
     q.exclusive = c.flip();
@@ -314,7 +314,7 @@ pub fn inquiry_question(c: &mut impl Choices) -> InquiryQuestion {
 
 /// A question as written before RFD 083: no `context`, `exclusive: false`,
 /// `persistence: turn` (all three absent on disk).
-pub fn pre_083_question(c: &mut impl Choices) -> InquiryQuestion {
+pub(crate) fn pre_083_question(c: &mut impl Choices) -> InquiryQuestion {
     let text = json_string(c);
     let answer_type = inquiry_answer_type(c);
     let default = maybe(c, json_value);
@@ -329,7 +329,7 @@ pub fn pre_083_question(c: &mut impl Choices) -> InquiryQuestion {
 }
 
 /// An `inquiry_request` payload.
-pub fn inquiry_request(c: &mut impl Choices) -> InquiryRequest {
+pub(crate) fn inquiry_request(c: &mut impl Choices) -> InquiryRequest {
     let id = inquiry_id(c);
     let source = inquiry_source(c);
     let question = inquiry_question(c);
@@ -343,7 +343,7 @@ pub fn inquiry_request(c: &mut impl Choices) -> InquiryRequest {
 /// A reason tag this build does not know: realistic future tags and
 /// arbitrary strings (one that happens to be a known tag is suffixed, so
 /// the result is never a known tag).
-pub fn unknown_reason_tag(c: &mut impl Choices) -> String {
+pub(crate) fn unknown_reason_tag(c: &mut impl Choices) -> String {
     let tag = match c.choose(5) {
         0 => "some_future_variant".to_owned(),
         1 => "timeout".to_owned(),
@@ -367,7 +367,7 @@ pub(crate) fn known_reason(c: &mut impl Choices) -> CancellationReason {
 }
 
 /// Every reason: the known ones and `Unknown` with a tag that is not known.
-pub fn cancellation_reason(c: &mut impl Choices) -> CancellationReason {
+pub(crate) fn cancellation_reason(c: &mut impl Choices) -> CancellationReason {
     match c.weighted(&[3, 1]) {
         0 => known_reason(c),
         _ => CancellationReason::Unknown(unknown_reason_tag(c)),
@@ -375,7 +375,7 @@ pub fn cancellation_reason(c: &mut impl Choices) -> CancellationReason {
 }
 
 /// Every response variant.
-pub fn inquiry_response(c: &mut impl Choices) -> InquiryResponse {
+pub(crate) fn inquiry_response(c: &mut impl Choices) -> InquiryResponse {
     let outcome = c.choose(3);
     let id = inquiry_id(c);
     match outcome {
@@ -392,7 +392,7 @@ pub fn inquiry_response(c: &mut impl Choices) -> InquiryResponse {
 }
 
 /// A `tool_call_request` payload, with and without arguments.
-pub fn tool_call_request(c: &mut impl Choices) -> ToolCallRequest {
+pub(crate) fn tool_call_request(c: &mut impl Choices) -> ToolCallRequest {
     let id = tool_call_id(c);
     let name = word(c, LOWER, 1, 16);
     let arguments = maybe(c, opaque);
@@ -404,7 +404,7 @@ pub fn tool_call_request(c: &mut impl Choices) -> ToolCallRequest {
 }
 
 /// A `tool_call_response` payload, with and without content and `is_error`.
-pub fn tool_call_response(c: &mut impl Choices) -> ToolCallResponse {
+pub(crate) fn tool_call_response(c: &mut impl Choices) -> ToolCallResponse {
     let id = tool_call_id(c);
     let content = maybe(c, opaque);
     let is_error = maybe(c, |c| c.flip());
@@ -433,7 +433,7 @@ pub(crate) fn other_kind_tag(c: &mut impl Choices) -> String {
 }
 
 /// Every event kind, each with its typed payload.
-pub fn event_kind(c: &mut impl Choices) -> EventKind {
+pub(crate) fn event_kind(c: &mut impl Choices) -> EventKind {
     match c.choose(8) {
         0 => EventKind::TurnStart,
         1 => EventKind::ChatRequest,
@@ -477,7 +477,7 @@ pub(crate) fn extra_fields(c: &mut impl Choices, kind: &EventKind) -> Vec<(Strin
 /// Timestamps in the fixtures' format
 /// (`2026-0[1-9]-[0-2][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9]{1,6}`),
 /// and arbitrary strings (the model keeps the text and never parses it).
-pub fn timestamp(c: &mut impl Choices) -> String {
+pub(crate) fn timestamp(c: &mut impl Choices) -> String {
     if c.weighted(&[3, 1]) == 1 {
         return json_string(c);
     }
@@ -489,7 +489,7 @@ pub fn timestamp(c: &mut impl Choices) -> String {
 
 /// Any event: every kind, with or without a timestamp, with zero to three
 /// opaque extra fields.
-pub fn event(c: &mut impl Choices) -> Event {
+pub(crate) fn event(c: &mut impl Choices) -> Event {
     let kind = event_kind(c);
     let timestamp = maybe(c, timestamp);
     let extra = extra_fields(c, &kind);
@@ -497,13 +497,13 @@ pub fn event(c: &mut impl Choices) -> Event {
 }
 
 /// A stream of up to `max_len` events.
-pub fn stream(c: &mut impl Choices, max_len: usize) -> Stream {
+pub(crate) fn stream(c: &mut impl Choices, max_len: usize) -> Stream {
     let n = c.count(0, max_len);
     Stream::new((0..n).map(|_| event(c)).collect())
 }
 
 /// Both stream layouts.
-pub fn format(c: &mut impl Choices) -> Format {
+pub(crate) fn format(c: &mut impl Choices) -> Format {
     if c.flip() {
         Format::JsonLines
     } else {
@@ -513,7 +513,7 @@ pub fn format(c: &mut impl Choices) -> Format {
 
 /// A stream of one to `max_len` events (at least one), a layout, and its
 /// bytes in that layout.
-pub fn encoded_stream(c: &mut impl Choices, max_len: usize) -> (Stream, Format, Vec<u8>) {
+pub(crate) fn encoded_stream(c: &mut impl Choices, max_len: usize) -> (Stream, Format, Vec<u8>) {
     let n = c.count(1, max_len.max(1));
     let s = Stream::new((0..n).map(|_| event(c)).collect());
     let f = format(c);
@@ -537,7 +537,7 @@ fn edit_byte(c: &mut impl Choices) -> u8 {
 }
 
 /// One edit of a byte string: every kind of [`Mutation`].
-pub fn mutation(c: &mut impl Choices) -> Mutation {
+pub(crate) fn mutation(c: &mut impl Choices) -> Mutation {
     match c.choose(5) {
         0 => Mutation::Set(position(c), edit_byte(c)),
         1 => Mutation::Insert(position(c), edit_byte(c)),
@@ -549,7 +549,7 @@ pub fn mutation(c: &mut impl Choices) -> Mutation {
 
 /// The bytes of a valid stream of up to `max_len` events with one to four
 /// edits applied.
-pub fn mutated_stream_bytes(c: &mut impl Choices, max_len: usize) -> Vec<u8> {
+pub(crate) fn mutated_stream_bytes(c: &mut impl Choices, max_len: usize) -> Vec<u8> {
     let (_, _, mut bytes) = encoded_stream(c, max_len);
     let n = c.count(1, 4);
     for _ in 0..n {

@@ -94,7 +94,7 @@ impl TurnCache {
 pub struct TurnState {
     /// The attempt counter per `(tool_call_id, question_id)` (rule
     /// `LIFE-ATTEMPT-COUNTER`).
-    pub attempts: IndexMap<(String, String), u32>,
+    pub(crate) attempts: IndexMap<(String, String), u32>,
     /// The remembered answers.
     pub cache: TurnCache,
 }

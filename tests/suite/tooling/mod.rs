@@ -22,6 +22,7 @@ mod module_graph;
 mod mutants_setup;
 mod profile_files;
 mod proptest_regressions;
+mod pub_surface;
 mod review_pictures;
 mod rfd_check;
 mod traceability;
