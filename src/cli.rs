@@ -10,6 +10,7 @@ use std::io::IsTerminal;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 pub(crate) mod check_command;
+mod github;
 pub mod conform_command;
 pub mod model_commands;
 mod paths;
