@@ -815,7 +815,7 @@ pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 
         .sum();
     let progress = Progress::start_bytes(global, "check", total, "");
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = super::progress::AboveProgress::new(&progress, io::BufWriter::new(stdout.lock()));
     let run = RunOptions {
         mode,
         strict,
@@ -926,6 +926,9 @@ fn check_inputs(
         reporter.file_end(out, &origin, summary.as_ref(), error.as_ref())?;
     }
     progress.set_message(count(totals.files, "file"));
+    out.flush()?;
+    // The bar leaves before the last lines, so they end the screen.
+    progress.clear();
     totals.exit_code = totals.exit_code();
     reporter.end(out, &totals)?;
     out.flush()?;

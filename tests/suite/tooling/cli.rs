@@ -1438,3 +1438,39 @@ fn check_quiet_prints_findings_and_the_total_only() {
     assert!(lines[1].starts_with("checked 2 files: 1 clean"), "{text}");
     assert!(!text.contains("good.jsonl"), "{text}");
 }
+
+/// Rule: CLI-CHECK-TERMINAL — `check spec/examples` rendered on an
+/// 80-column pseudo-terminal (`script`, the screen read back through the
+/// `vt100` emulator, the bar drawn at once) ends showing its total line and
+/// every file's line: the bar never overwrites stdout.
+#[test]
+fn check_on_a_terminal_keeps_its_summary() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to make a pseudo-terminal");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bin = env!("CARGO_BIN_EXE_inquiry-model");
+    let out = Command::new("script")
+        .args([
+            "-qec",
+            &format!("stty cols 80 rows 40; '{bin}' check spec/examples"),
+            "/dev/null",
+        ])
+        .current_dir(root)
+        .env("INQUIRY_MODEL_PROGRESS_DELAY_MS", "0")
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let mut screen = vt100::Parser::new(40, 80, 0);
+    screen.process(&out.stdout);
+    let text = screen.screen().contents();
+    let plain = run_in(root, &["check", "spec/examples"]);
+    for line in stdout(&plain).lines() {
+        assert!(text.contains(line), "{line:?} is not on screen:\n{text}");
+    }
+    assert!(text.contains("checked "), "{text}");
+    assert!(!text.contains("check: ["), "the bar is gone:\n{text}");
+}
