@@ -10,8 +10,8 @@ use std::io::IsTerminal;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 pub(crate) mod check_command;
-mod github;
 pub mod conform_command;
+mod github;
 pub mod model_commands;
 mod paths;
 pub(crate) mod profile_arg;

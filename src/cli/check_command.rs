@@ -801,7 +801,9 @@ pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 
             diagnostics_in_file: 0,
         }),
         FormatArg::Sarif => Box::new(SarifReporter::new(
-            args.rules_uri.or(config.rules_uri).or_else(default_rules_uri),
+            args.rules_uri
+                .or(config.rules_uri)
+                .or_else(default_rules_uri),
         )),
     };
     // The bytes of the files named or found (standard input's are counted

@@ -358,7 +358,10 @@ fn sarif_links_a_page_per_rule_and_locates_files_relatively() {
     let artifact =
         &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
     assert_eq!(artifact["uri"], "stdin", "{artifact}");
-    for rule in log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap() {
+    for rule in log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+    {
         assert!(
             !rule["helpUri"].as_str().unwrap_or("").starts_with("file:"),
             "{rule}"

@@ -1299,7 +1299,11 @@ fn check_selects_and_ignores_rules() {
     let out = run_in(&dir.0, &["check", "--ignore", "CHECK-PAIRED", "bad.jsonl"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(!stdout(&out).contains("CHECK-PAIRED"), "{}", stdout(&out));
-    assert!(stdout(&out).contains("bad.jsonl: clean"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("bad.jsonl: clean"),
+        "{}",
+        stdout(&out)
+    );
     for select in ["CHECK-PAIRED", "check", "CHECK-TOOL-PAIRED,CHECK-PAIRED"] {
         let out = run_in(&dir.0, &["check", "--select", select, "bad.jsonl"]);
         assert_eq!(code(&out), 1, "--select {select}: {}", stdout(&out));
@@ -1313,7 +1317,14 @@ fn check_selects_and_ignores_rules() {
     // JSON counts only what is reported.
     let out = run_in(
         &dir.0,
-        &["check", "--format", "json", "--ignore", "CHECK", "bad.jsonl"],
+        &[
+            "check",
+            "--format",
+            "json",
+            "--ignore",
+            "CHECK",
+            "bad.jsonl",
+        ],
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["summary"]["errors"], 0, "{doc}");
@@ -1321,7 +1332,11 @@ fn check_selects_and_ignores_rules() {
     for bad in ["CHECK-PAIR", "INV-CACHE-KEY-UNIQUE", "nonsense"] {
         let out = run_in(&dir.0, &["check", "--select", bad, "bad.jsonl"]);
         assert_eq!(code(&out), 2, "--select {bad}");
-        assert!(stderr(&out).contains("names no CHECK-* rule"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("names no CHECK-* rule"),
+            "{}",
+            stderr(&out)
+        );
     }
 }
 
@@ -1334,7 +1349,10 @@ fn check_selects_and_ignores_rules() {
 fn check_reads_the_nearest_configuration_file() {
     let dir = TempDir::new("config");
     dir.write("streams/deep/bad.jsonl", stream(false));
-    dir.write("inquiry-model.toml", "[check]\nignore = [\"CHECK-PAIRED\"]\n");
+    dir.write(
+        "inquiry-model.toml",
+        "[check]\nignore = [\"CHECK-PAIRED\"]\n",
+    );
     let out = run_in(&dir.0, &["check", "streams/deep"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     let out = run_in(&dir.0.join("streams"), &["check", "deep/bad.jsonl"]);
@@ -1343,7 +1361,10 @@ fn check_reads_the_nearest_configuration_file() {
     assert_eq!(code(&out), 1, "--select replaces the file's selection");
     let out = run_in(&dir.0, &["check", "--isolated", "streams"]);
     assert_eq!(code(&out), 1, "--isolated reads no file");
-    dir.write("streams/.inquiry-model.toml", "[check]\nselect = [\"ALL\"]\n");
+    dir.write(
+        "streams/.inquiry-model.toml",
+        "[check]\nselect = [\"ALL\"]\n",
+    );
     let out = run_in(&dir.0, &["check", "streams"]);
     assert_eq!(code(&out), 1, "the nearest file wins");
     let other = dir.write("other.toml", "[check]\nignore = [\"CHECK\"]\n");
@@ -1352,7 +1373,10 @@ fn check_reads_the_nearest_configuration_file() {
         &["check", "--config", other.to_str().unwrap(), "streams"],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    dir.write("streams/.inquiry-model.toml", "[check]\nselcet = [\"ALL\"]\n");
+    dir.write(
+        "streams/.inquiry-model.toml",
+        "[check]\nselcet = [\"ALL\"]\n",
+    );
     let out = run_in(&dir.0, &["check", "streams"]);
     assert_eq!(code(&out), 2);
     assert!(
@@ -1360,10 +1384,17 @@ fn check_reads_the_nearest_configuration_file() {
         "{}",
         stderr(&out)
     );
-    dir.write("streams/.inquiry-model.toml", "[check]\nignore = [\"CHECK-NOPE\"]\n");
+    dir.write(
+        "streams/.inquiry-model.toml",
+        "[check]\nignore = [\"CHECK-NOPE\"]\n",
+    );
     let out = run_in(&dir.0, &["check", "streams"]);
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("names no CHECK-* rule"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("names no CHECK-* rule"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Rule: CLI-CHECK-SELECT — `--statistics` prints a count per rule (most
