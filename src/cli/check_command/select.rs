@@ -5,7 +5,7 @@
 use crate::rule::Rule;
 
 /// One selector: `ALL`, a rule ID, or a prefix of IDs ending at a `-`
-/// (`CHECK-PLACEMENT` takes `CHECK-PLACEMENT-SOURCE`; `CHECK-PLACE` takes
+/// (`CHECK-PLACEMENT` takes `CHECK-PLACEMENT-SOURCE`; `check-place` takes
 /// nothing).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Selector(String);
@@ -172,7 +172,7 @@ mod tests {
     /// names no rule is refused.
     #[test]
     fn selectors_name_rules_or_whole_segments() {
-        assert!(Selector::parse("CHECK-PLACE").is_err());
+        assert!(Selector::parse("check-place").is_err());
         assert!(Selector::parse("INV-CACHE-KEY-UNIQUE").is_err());
         assert!(Selector::parse("CHECK").is_ok());
         assert!(Selector::parse("all").is_ok());

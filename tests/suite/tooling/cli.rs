@@ -1329,7 +1329,7 @@ fn check_selects_and_ignores_rules() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["summary"]["errors"], 0, "{doc}");
     assert_eq!(doc["files"][0]["status"], "clean", "{doc}");
-    for bad in ["CHECK-PAIR", "INV-CACHE-KEY-UNIQUE", "nonsense"] {
+    for bad in ["check-pair", "INV-CACHE-KEY-UNIQUE", "nonsense"] {
         let out = run_in(&dir.0, &["check", "--select", bad, "bad.jsonl"]);
         assert_eq!(code(&out), 2, "--select {bad}");
         assert!(
@@ -1386,7 +1386,7 @@ fn check_reads_the_nearest_configuration_file() {
     );
     dir.write(
         "streams/.inquiry-model.toml",
-        "[check]\nignore = [\"CHECK-NOPE\"]\n",
+        "[check]\nignore = [\"check-nope\"]\n",
     );
     let out = run_in(&dir.0, &["check", "streams"]);
     assert_eq!(code(&out), 2);
