@@ -12,6 +12,7 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 mod broken_pipe;
 pub(crate) mod check_command;
 pub mod conform_command;
+mod github;
 pub mod model_commands;
 mod paths;
 pub(crate) mod profile_arg;
@@ -132,7 +133,7 @@ impl GlobalArgs {
     pub(crate) fn progress_on(&self) -> bool {
         !self.quiet
             && match self.progress {
-                When::Auto => std::io::stderr().is_terminal(),
+                When::Auto => std::io::stderr().is_terminal() && !dumb_terminal(),
                 When::Always => true,
                 When::Never => false,
             }
@@ -147,9 +148,15 @@ impl GlobalArgs {
             When::Always => true,
             When::Never => false,
             When::Auto if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => false,
+            When::Auto if dumb_terminal() => false,
             When::Auto => set("CLICOLOR_FORCE") || std::io::stdout().is_terminal(),
         }
     }
+}
+
+/// `TERM=dumb`: a terminal that cannot move the cursor or show colour.
+fn dumb_terminal() -> bool {
+    std::env::var_os("TERM").is_some_and(|t| t == "dumb")
 }
 
 /// The parser of counts and durations that must be at least 1

@@ -18,6 +18,10 @@ use super::{
 use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode, Severity};
 use crate::wire::{EventReader, ReadError};
 
+mod config;
+mod github_format;
+mod select;
+
 /// `inquiry-model check`.
 #[derive(Args, Debug)]
 #[command(after_help = "\
@@ -47,22 +51,49 @@ pub(crate) struct CheckArgs {
     profile: super::profile_arg::CheckProfile,
     /// `text`: one line per diagnostic; `json`: one document (version 1)
     /// with every file, its diagnostics and a summary; `sarif`: a SARIF 2.1.0
-    /// log for CI code-scanning annotations.
+    /// log for CI code-scanning annotations; `github`: GitHub Actions
+    /// `::error`/`::warning` workflow commands, one per diagnostic.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     format: FormatArg,
-    /// Exit 1 on warnings too, not only on errors.
+    /// Exit 1 on warnings too, not only on errors (configuration file:
+    /// `strict`).
     #[arg(long)]
     strict: bool,
+    /// Report only these rules: rule IDs or ID prefixes ending at a `-`
+    /// (`CHECK-PLACEMENT` takes `CHECK-PLACEMENT-SOURCE`), or `ALL`;
+    /// comma-separated or repeated. Replaces the configuration file's
+    /// `select`. The most specific selector decides; `--ignore` wins a tie.
+    #[arg(long, value_name = "RULE", value_delimiter = ',', value_parser = select::Selector::parse)]
+    select: Option<Vec<select::Selector>>,
+    /// Do not report these rules (IDs or prefixes, as `--select`); adds to
+    /// the configuration file's `ignore` unless `--select` is given.
+    #[arg(long, value_name = "RULE", value_delimiter = ',', value_parser = select::Selector::parse)]
+    ignore: Vec<select::Selector>,
+    /// Exit 0 even when violations are found (2 on unusable input stays).
+    #[arg(long)]
+    exit_zero: bool,
+    /// Print how many findings each rule has (most first) instead of the
+    /// findings; text format only.
+    #[arg(long)]
+    statistics: bool,
+    /// Read this configuration file instead of searching for
+    /// `inquiry-model.toml` or `.inquiry-model.toml` in the first path's
+    /// folder and the folders above it.
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Read no configuration file.
+    #[arg(long)]
+    isolated: bool,
     /// In folders, also check files matching this glob, whatever their
     /// name and shape (relative to the folder given; `*`, `?`, `**`,
     /// `[…]`; a glob without `/` matches a file or folder name at any
     /// depth). Repeatable.
     #[arg(long, value_name = "GLOB")]
     include: Vec<String>,
-    /// SARIF only: the absolute URI of the rule catalog (`spec/RULES.md`)
-    /// that each rule's `helpUri` points into, e.g. the file on the
-    /// repository's host; by default the catalog in the source tree the
-    /// binary was built from, as a `file:` URI.
+    /// SARIF only: the absolute URI of the rule pages each rule's `helpUri`
+    /// points into (`BASE#check-paired`, one anchor per rule); by default
+    /// `docs/check-rules.md` at the repository Cargo.toml names
+    /// (configuration file: `rules-uri`).
     #[arg(long, value_name = "URI", value_parser = absolute_uri)]
     rules_uri: Option<String>,
     /// In folders, skip files and folders matching this glob (as
@@ -95,6 +126,7 @@ enum FormatArg {
     Text,
     Json,
     Sarif,
+    Github,
 }
 
 /// How one input ended.
@@ -165,14 +197,18 @@ struct Totals {
     strict: bool,
     by_rule: BTreeMap<&'static str, usize>,
     exit_code: i32,
+    /// `--exit-zero`: violations do not fail the run.
+    #[serde(skip)]
+    exit_zero: bool,
 }
 
 impl Totals {
-    /// 2 on unusable input; 1 on errors, or on warnings under `--strict`.
+    /// 2 on unusable input; 1 on errors, or on warnings under `--strict`,
+    /// unless `--exit-zero`.
     fn exit_code(&self) -> i32 {
         if self.unusable > 0 {
             EXIT_UNUSABLE
-        } else if self.errors > 0 || (self.strict && self.warnings > 0) {
+        } else if !self.exit_zero && (self.errors > 0 || (self.strict && self.warnings > 0)) {
             EXIT_VIOLATIONS
         } else {
             EXIT_OK
@@ -204,6 +240,10 @@ struct TextReporter {
     strict: bool,
     /// Severities in colour (`--color`).
     color: bool,
+    /// `-q`: no line per file, only the findings and the total.
+    quiet: bool,
+    /// `--statistics`: a count per rule instead of the findings.
+    statistics: bool,
 }
 
 impl Reporter for TextReporter {
@@ -216,6 +256,9 @@ impl Reporter for TextReporter {
     }
 
     fn diagnostic(&mut self, out: &mut dyn Write, d: &Diagnostic) -> io::Result<()> {
+        if self.statistics {
+            return Ok(());
+        }
         if !self.color {
             return writeln!(out, "{d}");
         }
@@ -247,6 +290,9 @@ impl Reporter for TextReporter {
         summary: Option<&FileSummary>,
         error: Option<&InputError>,
     ) -> io::Result<()> {
+        if self.quiet || self.statistics {
+            return Ok(());
+        }
         let Some(s) = summary else {
             return writeln!(out, "{origin}: unusable");
         };
@@ -277,6 +323,14 @@ impl Reporter for TextReporter {
     }
 
     fn end(&mut self, out: &mut dyn Write, t: &Totals) -> io::Result<()> {
+        if self.statistics {
+            let mut rows: Vec<(&str, usize)> = t.by_rule.iter().map(|(r, n)| (*r, *n)).collect();
+            rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            for (id, n) in rows {
+                let title = crate::rule::Rule::from_id(id).map_or("", |r| r.title());
+                writeln!(out, "{n:>6}  {id}  {title}")?;
+            }
+        }
         let warned = match t.warnings {
             0 => String::new(),
             n => format!(", {}", count(n, "warning")),
@@ -387,8 +441,8 @@ impl Reporter for JsonReporter {
 /// whose event position fell out of the checker's window are held until
 /// their file ends, when their positions are read again from it.
 struct SarifReporter {
-    /// The `helpUri` base: the rule catalog's address.
-    rules_uri: String,
+    /// The `helpUri` base: the rule pages' address (none: no `helpUri`).
+    rules_uri: Option<String>,
     notifications: Vec<serde_json::Value>,
     held: Vec<Diagnostic>,
     uri: String,
@@ -396,7 +450,7 @@ struct SarifReporter {
 }
 
 impl SarifReporter {
-    fn new(rules_uri: String) -> Self {
+    fn new(rules_uri: Option<String>) -> Self {
         SarifReporter {
             rules_uri,
             notifications: Vec::new(),
@@ -412,7 +466,7 @@ impl SarifReporter {
         d: &Diagnostic,
         at: Option<(usize, usize)>,
     ) -> io::Result<()> {
-        let mut physical = serde_json::json!({"artifactLocation": {"uri": self.uri}});
+        let mut physical = serde_json::json!({"artifactLocation": artifact(&self.uri)});
         if let Some((line, column)) = at {
             physical["region"] = serde_json::json!({"startLine": line, "startColumn": column});
         }
@@ -431,22 +485,54 @@ impl SarifReporter {
     }
 }
 
-/// The default `helpUri` base: the rule catalog in the source tree the
-/// binary was built from (decision "Oracle checks: SARIF rule help points
-/// at the catalog").
-fn default_rules_uri() -> String {
-    let dir = env!("CARGO_MANIFEST_DIR");
-    format!("{}/spec/RULES.md", sarif_uri(dir))
+/// The default `helpUri` base: `docs/check-rules.md` (a section per rule,
+/// its heading the rule ID) at the repository `Cargo.toml` names, on the
+/// branch `main`; none when it names none, and then no rule carries a
+/// `helpUri` rather than one that leads nowhere (decision "Oracle checks:
+/// SARIF rule help links a page per rule").
+fn default_rules_uri() -> Option<String> {
+    match env!("CARGO_PKG_REPOSITORY").trim_end_matches('/') {
+        "" => None,
+        repo => Some(format!("{repo}/blob/main/docs/check-rules.md")),
+    }
 }
 
-/// The anchor of the catalog's "Oracle checks (`CHECK-*`)" section, as
-/// Markdown renderers derive it from the heading.
-const CHECK_SECTION_ANCHOR: &str = "oracle-checks-check-";
+/// A rule's anchor on the rule pages: its heading, as Markdown renderers
+/// derive anchors (lower case; `CHECK-PAIRED` is `check-paired`).
+fn rule_anchor(id: &str) -> String {
+    id.to_ascii_lowercase()
+}
 
-/// A relative URI reference for a path: `/` separators, and every byte
-/// outside RFC 3986's unreserved set and `/` percent-encoded.
+/// The base a relative artifact URI is resolved against: the folder
+/// `check` ran in, which in CI is the repository's root (SARIF 2.1.0
+/// §3.4.4; GitHub code scanning resolves `%SRCROOT%` to its checkout).
+const SRCROOT: &str = "%SRCROOT%";
+
+/// The `artifactLocation` of an input: a relative URI with `uriBaseId` for
+/// a relative path, a `file:` URI for an absolute one, and `stdin` (with a
+/// description) for standard input.
+fn artifact(uri: &str) -> serde_json::Value {
+    if uri == "<stdin>" {
+        serde_json::json!({"uri": "stdin", "description": {"text": "standard input"}})
+    } else if uri.starts_with("file:") {
+        serde_json::json!({ "uri": uri })
+    } else {
+        serde_json::json!({"uri": uri, "uriBaseId": SRCROOT})
+    }
+}
+
+/// A URI reference for a path: `/` separators, a leading `./` dropped, and
+/// every byte outside RFC 3986's unreserved set and `/` percent-encoded;
+/// standard input stays `<stdin>` (see [`artifact`]).
 fn sarif_uri(path: &str) -> String {
+    if path == "<stdin>" {
+        return path.to_owned();
+    }
     let path = path.replace('\\', "/");
+    let mut path = path.as_str();
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest.trim_start_matches('/');
+    }
     // An absolute path is a `file` URI; a relative one stays relative (to
     // the directory `check` ran in).
     let mut out = if path.starts_with('/') {
@@ -499,20 +585,23 @@ impl Reporter for SarifReporter {
                     "" => *text,
                     d => d,
                 };
-                serde_json::json!({
+                let mut rule = serde_json::json!({
                     "id": id,
                     "shortDescription": {"text": text},
                     "fullDescription": {"text": full},
                     "help": {"text": format!(
                         "{full}\n\nThe rule's sources and tests: `inquiry-model explain {id}`."
                     )},
-                    "helpUri": format!("{}#{CHECK_SECTION_ANCHOR}", self.rules_uri),
                     // Every CHECK-* rule is an error where it applies in
                     // full; a warning is the same rule downgraded by what
                     // the turn shows (decision "Oracle checks: severity"),
                     // and each result carries its own level.
                     "defaultConfiguration": {"level": "error"},
-                })
+                });
+                if let Some(base) = &self.rules_uri {
+                    rule["helpUri"] = format!("{base}#{}", rule_anchor(id)).into();
+                }
+                rule
             })
             .collect();
         let driver = serde_json::json!({
@@ -566,7 +655,7 @@ impl Reporter for SarifReporter {
             self.result(out, &d, at)?;
         }
         if let Some(e) = error {
-            let mut physical = serde_json::json!({"artifactLocation": {"uri": self.uri}});
+            let mut physical = serde_json::json!({"artifactLocation": artifact(&self.uri)});
             if let (Some(line), Some(column)) = (e.line, e.column) {
                 physical["region"] = serde_json::json!({"startLine": line, "startColumn": column});
             }
@@ -657,18 +746,54 @@ pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 
     if let (Some(note), false) = (&args.profile.note, global.quiet) {
         eprintln!("inquiry-model: note: {note}");
     }
+    if args.statistics && args.format != FormatArg::Text {
+        eprintln!("inquiry-model: --statistics prints text; drop --format or use --format text");
+        return EXIT_UNUSABLE;
+    }
+    let config = if args.isolated {
+        Ok(config::Config::default())
+    } else {
+        match args
+            .config
+            .clone()
+            .or_else(|| config::find(&config::search_start(&args.paths)))
+        {
+            Some(path) => config::load(&path),
+            None => Ok(config::Config::default()),
+        }
+    };
+    let config = match config {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("inquiry-model: configuration: {e}");
+            return EXIT_UNUSABLE;
+        }
+    };
+    if let (Some(path), true) = (&config.path, global.verbose > 0 && !global.quiet) {
+        eprintln!("inquiry-model: configuration: {}", path.display());
+    }
+    let filter = select::RuleFilter::resolve(&[
+        config.layer,
+        select::Layer {
+            select: args.select,
+            ignore: args.ignore,
+        },
+    ]);
     let selection = Selection {
         include: args.include,
         exclude: args.exclude,
     };
     let expansion = expand_check_paths_with(&args.paths, &selection);
     let inputs = expansion.inputs;
-    let strict = args.strict;
+    let strict = args.strict || config.strict.unwrap_or(false);
     let mut reporter: Box<dyn Reporter> = match args.format {
         FormatArg::Text => Box::new(TextReporter {
             strict,
             color: global.color_on(),
+            quiet: global.quiet,
+            statistics: args.statistics,
         }),
+        FormatArg::Github => Box::new(github_format::GithubReporter),
         FormatArg::Json => Box::new(JsonReporter {
             mode,
             strict,
@@ -676,7 +801,9 @@ pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 
             diagnostics_in_file: 0,
         }),
         FormatArg::Sarif => Box::new(SarifReporter::new(
-            args.rules_uri.unwrap_or_else(default_rules_uri),
+            args.rules_uri
+                .or(config.rules_uri)
+                .or_else(default_rules_uri),
         )),
     };
     // The bytes of the files named or found (standard input's are counted
@@ -690,12 +817,17 @@ pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 
         .sum();
     let progress = Progress::start_bytes(global, "check", total, "");
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = super::progress::AboveProgress::new(&progress, io::BufWriter::new(stdout.lock()));
+    let run = RunOptions {
+        mode,
+        strict,
+        exit_zero: args.exit_zero,
+        filter,
+    };
     let result = check_inputs(
         &inputs,
         expansion.skipped,
-        mode,
-        strict,
+        &run,
         &progress,
         reporter.as_mut(),
         &mut out,
@@ -712,18 +844,28 @@ pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 
     }
 }
 
+/// How `check` judges and when it fails.
+struct RunOptions {
+    mode: ProfileMode,
+    strict: bool,
+    exit_zero: bool,
+    /// `--select`/`--ignore` and the configuration file's.
+    filter: select::RuleFilter,
+}
+
 fn check_inputs(
     inputs: &[CheckInput],
     skipped: usize,
-    mode: ProfileMode,
-    strict: bool,
+    run: &RunOptions,
     progress: &Progress,
     reporter: &mut dyn Reporter,
     out: &mut dyn Write,
 ) -> io::Result<i32> {
+    let (mode, strict) = (run.mode, run.strict);
     let mut totals = Totals {
         strict,
         skipped,
+        exit_zero: run.exit_zero,
         ..Totals::default()
     };
     reporter.begin(out)?;
@@ -735,7 +877,16 @@ fn check_inputs(
             Err(message) => (None, Some(InputError::plain(message))),
             Ok((reader, _)) => {
                 let mut write_error = None;
+                // The findings of the rules selected, counted again here.
+                let (mut errors, mut warnings) = (0, 0);
                 let mut sink = |d: Diagnostic| {
+                    if !run.filter.reports(d.rule) {
+                        return;
+                    }
+                    match d.severity {
+                        Severity::Error => errors += 1,
+                        Severity::Warning => warnings += 1,
+                    }
                     *totals.by_rule.entry(d.rule.id()).or_default() += 1;
                     if write_error.is_none() {
                         write_error = reporter.diagnostic(out, &d).err();
@@ -750,6 +901,12 @@ fn check_inputs(
                 if let Some(e) = write_error {
                     return Err(e);
                 }
+                let summary = FileSummary {
+                    diagnostics: errors + warnings,
+                    errors,
+                    warnings,
+                    ..summary
+                };
                 (
                     Some(summary),
                     read_error.as_ref().map(InputError::from_read),
@@ -771,6 +928,9 @@ fn check_inputs(
         reporter.file_end(out, &origin, summary.as_ref(), error.as_ref())?;
     }
     progress.set_message(count(totals.files, "file"));
+    out.flush()?;
+    // The bar leaves before the last lines, so they end the screen.
+    progress.clear();
     totals.exit_code = totals.exit_code();
     reporter.end(out, &totals)?;
     out.flush()?;

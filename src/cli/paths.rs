@@ -34,10 +34,10 @@ impl CheckInput {
 }
 
 /// Which files a folder yields beyond the defaults, and which it does not
-/// (`check --include/--exclude`). Globs match the path relative to the
-/// folder given, with `/` separators: `*` and `?` within one segment, `**`
-/// any number of segments, `[abc]`/`[!a-z]` one character; a glob without
-/// `/` matches any one segment (a file or folder name) at any depth
+/// (`check --include/--exclude`). Globs are `.gitignore` lines matched
+/// against the path relative to the folder given: `*` and `?` within one
+/// segment, `**` any number of segments, `[abc]`/`[!a-z]` one character; a
+/// glob without `/` matches a file or folder name at any depth
 /// (decision "Oracle checks: a folder yields the files that look like
 /// streams").
 #[derive(Debug, Clone, Default)]
@@ -71,9 +71,9 @@ pub(crate) fn expand_check_paths(paths: &[PathBuf]) -> Vec<CheckInput> {
 /// `events.json` only that file; elsewhere every `*.jsonl` and every
 /// `*.json` shaped like a persisted stream (a JSON array whose first event
 /// object has a top-level `type` key), plus what `include` names, minus
-/// what `exclude` names. Symlinked folders, VCS folders (`.git`, `.hg`,
-/// `.svn`, `.jj`) and cache folders (holding a `CACHEDIR.TAG`, as cargo's
-/// `target/`) are not entered. Each folder's files come sorted; a folder
+/// what `exclude` names and what `.gitignore`/`.ignore` files ignore.
+/// Symlinked folders, VCS folders (`.git`, `.hg`, `.svn`, `.jj`) and cache
+/// folders (holding a `CACHEDIR.TAG`, as cargo's `target/`) are not entered. Each folder's files come sorted; a folder
 /// with none is unusable.
 pub(crate) fn expand_check_paths_with(paths: &[PathBuf], selection: &Selection) -> Expansion {
     let mut out = Expansion::default();
@@ -122,46 +122,73 @@ pub(crate) fn skipped_files(n: usize) -> String {
 /// Folders never entered: version control stores.
 const VCS_FOLDERS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
 
+/// A matcher of `--include`/`--exclude` globs relative to `root`, in
+/// `.gitignore` syntax (the `ignore` crate's): a glob without `/` matches a
+/// name at any depth, one with `/` is anchored at `root`, and a folder that
+/// matches takes what lies beneath it.
+fn globs(root: &Path, globs: &[String]) -> Result<ignore::gitignore::Gitignore, String> {
+    let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
+    for g in globs {
+        let g = g.strip_prefix("./").unwrap_or(g);
+        builder
+            .add_line(None, g)
+            .map_err(|e| format!("bad glob `{g}`: {e}"))?;
+    }
+    builder.build().map_err(|e| format!("bad glob: {e}"))
+}
+
+/// Whether `path` (under the matcher's root) or a folder above it matches.
+fn matches(m: &ignore::gitignore::Gitignore, path: &Path, is_dir: bool) -> bool {
+    !m.is_empty() && m.matched_path_or_any_parents(path, is_dir).is_ignore()
+}
+
+/// The stream files under `root` and the count of skipped ones. The walk is
+/// the `ignore` crate's (ripgrep's): `.gitignore` (inside a git work tree),
+/// `.ignore` and git's `info/exclude` and global excludes are honoured;
+/// hidden folders are entered (the writer's own folder is `.jp/`), VCS
+/// stores and cache folders are not, nor symlinked folders.
 fn stream_files_under(root: &Path, selection: &Selection) -> Result<(Vec<PathBuf>, usize), String> {
+    let include = globs(root, &selection.include)?;
+    let exclude = globs(root, &selection.exclude)?;
+    let skip_folder = {
+        let exclude = exclude.clone();
+        move |entry: &ignore::DirEntry| {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if !is_dir || entry.depth() == 0 {
+                return false;
+            }
+            VCS_FOLDERS.iter().any(|v| entry.file_name() == *v)
+                || entry.path().join("CACHEDIR.TAG").is_file()
+                || matches(&exclude, entry.path(), true)
+        }
+    };
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .follow_links(false)
+        .filter_entry(move |e| !skip_folder(e))
+        .build();
+    // Each folder's files, to tell a conversation folder (holding
+    // `events.json`) from any other.
+    let mut by_folder: std::collections::BTreeMap<PathBuf, Vec<PathBuf>> = Default::default();
+    for entry in walk {
+        let entry = entry.map_err(|e| format!("cannot read folder {}: {e}", root.display()))?;
+        if entry.file_type().is_some_and(|t| t.is_file()) {
+            let path = entry.into_path();
+            let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            by_folder.entry(folder).or_default().push(path);
+        }
+    }
     let mut found = Vec::new();
     let mut skipped = 0;
-    let mut stack = vec![root.to_path_buf()];
-    let relative = |path: &Path| -> String {
-        let rel = path.strip_prefix(root).unwrap_or(path);
-        rel.components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/")
-    };
-    let excluded = |rel: &str| selection.exclude.iter().any(|g| glob_matches(g, rel));
-    while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir)
-            .map_err(|e| format!("cannot read folder {}: {e}", dir.display()))?;
-        let mut files = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| format!("cannot read folder {}: {e}", dir.display()))?;
-            let path = entry.path();
-            let kind = entry
-                .file_type()
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let rel = relative(&path);
-            if kind.is_dir() {
-                let vcs = VCS_FOLDERS.iter().any(|v| entry.file_name() == *v);
-                if !vcs && !path.join("CACHEDIR.TAG").is_file() && !excluded(&rel) {
-                    stack.push(path);
-                }
-            } else if kind.is_file() {
-                files.push((path, rel));
-            }
-        }
+    for files in by_folder.values() {
         let conversation = files
             .iter()
-            .any(|(f, _)| f.file_name().is_some_and(|n| n == "events.json"));
-        for (path, rel) in files {
+            .any(|f| f.file_name().is_some_and(|n| n == "events.json"));
+        for path in files {
             let json = path.extension().is_some_and(|e| e == "json");
             let jsonl = path.extension().is_some_and(|e| e == "jsonl");
-            let included = selection.include.iter().any(|g| glob_matches(g, &rel));
-            let take = if excluded(&rel) {
+            let included = matches(&include, path, false);
+            let take = if matches(&exclude, path, false) {
                 false
             } else if included {
                 true
@@ -169,10 +196,10 @@ fn stream_files_under(root: &Path, selection: &Selection) -> Result<(Vec<PathBuf
                 // A conversation folder's other files are its metadata.
                 path.file_name().is_some_and(|n| n == "events.json")
             } else {
-                jsonl || (json && looks_like_stream(&path))
+                jsonl || (json && looks_like_stream(path))
             };
             if take {
-                found.push(path);
+                found.push(path.clone());
             } else if json || jsonl || included {
                 skipped += 1;
             }
@@ -258,71 +285,6 @@ fn first_object_has_type(head: &[u8]) -> bool {
         i += 1;
     }
     true
-}
-
-/// Whether `glob` matches the `/`-separated relative path `path`; a glob
-/// without `/` matches any one of its segments.
-pub(crate) fn glob_matches(glob: &str, path: &str) -> bool {
-    let glob = glob.trim_start_matches("./").trim_end_matches('/');
-    let path_segments: Vec<&str> = path.split('/').collect();
-    if !glob.contains('/') {
-        return path_segments
-            .iter()
-            .any(|s| segment_matches(glob.as_bytes(), s.as_bytes()));
-    }
-    let glob_segments: Vec<&str> = glob.split('/').collect();
-    // A glob naming a folder also takes what lies beneath it.
-    segments_match(&glob_segments, &path_segments)
-        || (1..path_segments.len()).any(|n| segments_match(&glob_segments, &path_segments[..n]))
-}
-
-fn segments_match(glob: &[&str], path: &[&str]) -> bool {
-    match glob.split_first() {
-        None => path.is_empty(),
-        Some((&"**", rest)) => (0..=path.len()).any(|skip| segments_match(rest, &path[skip..])),
-        Some((g, rest)) => match path.split_first() {
-            Some((p, path_rest)) => {
-                segment_matches(g.as_bytes(), p.as_bytes()) && segments_match(rest, path_rest)
-            }
-            None => false,
-        },
-    }
-}
-
-/// One segment against one glob segment: `*`, `?`, `[…]`, literal bytes.
-fn segment_matches(glob: &[u8], name: &[u8]) -> bool {
-    match glob.split_first() {
-        None => name.is_empty(),
-        Some((b'*', rest)) => (0..=name.len()).any(|skip| segment_matches(rest, &name[skip..])),
-        Some((b'?', rest)) => !name.is_empty() && segment_matches(rest, &name[1..]),
-        Some((b'[', rest)) => {
-            let Some(close) = rest.iter().skip(1).position(|&b| b == b']').map(|i| i + 1) else {
-                // No closing bracket: a literal `[`.
-                return name.first() == Some(&b'[') && segment_matches(rest, &name[1..]);
-            };
-            let (class, after) = (&rest[..close], &rest[close + 1..]);
-            let (negated, class) = match class.first() {
-                Some(b'!' | b'^') => (true, &class[1..]),
-                _ => (false, class),
-            };
-            let Some(&c) = name.first() else {
-                return false;
-            };
-            let mut hit = false;
-            let mut i = 0;
-            while i < class.len() {
-                if i + 2 < class.len() && class[i + 1] == b'-' {
-                    hit |= class[i] <= c && c <= class[i + 2];
-                    i += 3;
-                } else {
-                    hit |= class[i] == c;
-                    i += 1;
-                }
-            }
-            hit != negated && segment_matches(after, &name[1..])
-        }
-        Some((g, rest)) => name.first() == Some(g) && segment_matches(rest, &name[1..]),
-    }
 }
 
 /// Opens one input: stdin, or a file with its size (for progress).

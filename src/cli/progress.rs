@@ -1,11 +1,16 @@
 //! The progress of a long command on stderr: a bar with the count, the rate
-//! and the time left on a terminal; with `--progress always` into a pipe or
-//! a file, the same count as a plain line about once a second. Nothing is
-//! drawn with `-q`, `--progress never`, or (`--progress auto`) when stderr
-//! is not a terminal. Standard output never sees it.
+//! and the time left on a terminal, drawn only once the command has run for
+//! [`DELAY`] and fitted to the terminal's width; with `--progress always`
+//! into a pipe or a file, the same count as a plain line about once a
+//! second. Nothing is drawn with `-q`, `--progress never`, or (`--progress
+//! auto`) when stderr is not a terminal or `TERM` is `dumb`. Standard output
+//! never sees it, and what a command writes to stdout while the bar is up
+//! goes through [`AboveProgress`], which takes the bar away first, so the
+//! bar never overwrites a line of the report.
 
 use std::io::{self, Write};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
@@ -18,7 +23,17 @@ use super::GlobalArgs;
 #[derive(Debug)]
 pub(crate) struct Progress {
     bar: ProgressBar,
+    /// Progress is on (`--progress`, `-q`, the terminal).
+    on: bool,
     terminal: bool,
+    /// The terminal target, held back until [`DELAY`] has passed.
+    pending: Mutex<Option<ProgressDrawTarget>>,
+    /// `pending` holds a target (a cheap check before its lock).
+    waiting: AtomicBool,
+    /// The bar is drawn on the terminal now.
+    visible: AtomicBool,
+    started: Instant,
+    delay: Duration,
     /// `-v`: the final count and time on stderr, progress shown or not.
     verbose: bool,
     /// The count is of bytes (shown `12.00 MiB`), not of items.
@@ -35,8 +50,8 @@ impl Progress {
             total,
             unit,
             [
-                "{prefix}: [{bar:30}] {human_pos}/{human_len} {msg} ({per_sec}, {eta} left)",
-                "{prefix}: {pos}/{len} {msg} ({per_sec}, {eta} left)",
+                "{prefix}: [{bar:30}] {human_pos}/{human_len} {wide_msg} ({rate}, {eta} left)",
+                "{prefix}: {pos}/{len} {msg} ({rate}, {eta} left)",
             ],
             false,
         )
@@ -58,7 +73,7 @@ impl Progress {
             total,
             about,
             [
-                "{prefix}: [{bar:30}] {bytes}/{total_bytes} {msg} ({bytes_per_sec}, {eta} left)",
+                "{prefix}: [{bar:30}] {bytes}/{total_bytes} {wide_msg} ({bytes_per_sec}, {eta} left)",
                 "{prefix}: {bytes}/{total_bytes} {msg} ({bytes_per_sec}, {eta} left)",
             ],
             true,
@@ -77,26 +92,48 @@ impl Progress {
     ) -> Progress {
         use std::io::IsTerminal;
         let terminal = io::stderr().is_terminal();
-        let (target, template) = if !global.progress_on() {
+        let on = global.progress_on();
+        let mut pending = None;
+        let (target, template) = if !on {
             (ProgressDrawTarget::hidden(), "")
         } else if terminal {
-            (ProgressDrawTarget::stderr_with_hz(10), on_terminal)
+            // Drawn once the delay has passed (see `poll`).
+            pending = Some(ProgressDrawTarget::stderr_with_hz(10));
+            (ProgressDrawTarget::hidden(), on_terminal)
         } else {
             (
                 ProgressDrawTarget::term_like(Box::new(Lines::default())),
                 in_lines,
             )
         };
+        // A whole number of items a second (`65964/s`), not indicatif's four
+        // decimals.
         let style = ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key(
+                "rate",
+                |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.0}/s", s.per_sec());
+                },
+            )
             .progress_chars("=> ");
         let bar = ProgressBar::with_draw_target(Some(total), target)
             .with_style(style)
             .with_prefix(what.to_owned())
             .with_message(unit.to_owned());
+        let delay = std::env::var("INQUIRY_MODEL_PROGRESS_DELAY_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(DELAY, Duration::from_millis);
         Progress {
             bar,
+            on,
             terminal,
+            waiting: AtomicBool::new(pending.is_some()),
+            pending: Mutex::new(pending),
+            visible: AtomicBool::new(false),
+            started: Instant::now(),
+            delay,
             verbose: global.verbose > 0 && !global.quiet,
             bytes,
         }
@@ -105,41 +142,72 @@ impl Progress {
     /// Whether the count is drawn or summed up at the end (else counting is
     /// wasted work).
     pub(crate) fn shown(&self) -> bool {
-        self.verbose || !self.bar.is_hidden()
+        self.verbose || self.on
+    }
+
+    /// Gives the bar its terminal once the delay has passed.
+    fn poll(&self) {
+        if !self.waiting.load(Ordering::Relaxed) || self.started.elapsed() < self.delay {
+            return;
+        }
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(target) = pending.take() {
+            self.bar.set_draw_target(target);
+            self.visible.store(true, Ordering::Relaxed);
+            self.waiting.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the bar is on the terminal now (stdout must go around it).
+    pub(crate) fn visible(&self) -> bool {
+        self.visible.load(Ordering::Relaxed)
     }
 
     /// Sets what follows the count (e.g. the file being read).
     pub(crate) fn set_message(&self, message: String) {
+        self.poll();
         self.bar.set_message(message);
     }
 
-    /// Runs `f` (which writes to stderr) with the bar out of its way.
+    /// Runs `f` (which writes to stderr or the terminal) with the bar out of
+    /// its way.
     pub(crate) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         self.bar.suspend(f)
     }
 
     /// Counts `n` more items done.
     pub(crate) fn inc(&self, n: u64) {
+        self.poll();
         self.bar.inc(n);
     }
 
     /// Sets the count to `done` and what follows it (the unit, and whatever
     /// else the command reports as it goes).
     pub(crate) fn set(&self, done: u64, unit: String) {
+        self.poll();
         self.bar.set_position(done);
         self.bar.set_message(unit);
+    }
+
+    /// Takes the bar off the terminal for good (before a command's last
+    /// lines); no-op elsewhere. [`Progress::finish`] still reports.
+    pub(crate) fn clear(&self) {
+        self.waiting.store(false, Ordering::Relaxed);
+        if self.terminal && self.visible.swap(false, Ordering::Relaxed) {
+            self.bar.finish_and_clear();
+        }
     }
 
     /// Ends the count: on a terminal the bar is erased (the report follows
     /// on stdout); in a pipe, and with `-v`, the last count is written with
     /// the time taken.
     pub(crate) fn finish(self) {
-        if self.terminal || self.bar.is_hidden() {
+        if self.terminal || !self.on {
             self.bar.finish_and_clear();
         } else {
             self.bar.abandon();
         }
-        if self.verbose || !(self.terminal || self.bar.is_hidden()) {
+        if self.verbose || (self.on && !self.terminal) {
             let (done, total) = (self.bar.position(), self.bar.length().unwrap_or(0));
             let (done, total) = if self.bytes {
                 (HumanBytes(done).to_string(), HumanBytes(total).to_string())
@@ -152,6 +220,76 @@ impl Progress {
                 self.bar.message(),
                 self.bar.elapsed().as_secs_f64()
             );
+        }
+    }
+}
+
+/// How long a command runs before its bar is drawn on a terminal: a quick
+/// run shows none (cargo's and ruff's convention; the bar of a 500-byte
+/// file would only flash). `INQUIRY_MODEL_PROGRESS_DELAY_MS` sets it (the
+/// tests draw at once).
+pub(crate) const DELAY: Duration = Duration::from_millis(500);
+
+/// Standard output written while a bar may be on the same terminal: whole
+/// lines only, each batch written with the bar taken off and drawn again
+/// below it (at most ten batches a second), so no report line is
+/// overwritten or split by a redraw. Without a visible bar it is the inner
+/// writer.
+pub(crate) struct AboveProgress<'a, W: Write> {
+    progress: &'a Progress,
+    inner: W,
+    buf: Vec<u8>,
+    last: Instant,
+}
+
+impl<'a, W: Write> AboveProgress<'a, W> {
+    /// Wraps `inner`.
+    pub(crate) fn new(progress: &'a Progress, inner: W) -> Self {
+        AboveProgress {
+            progress,
+            inner,
+            buf: Vec::new(),
+            last: Instant::now(),
+        }
+    }
+
+    /// Writes the first `n` buffered bytes with the bar out of the way.
+    fn emit(&mut self, n: usize) -> io::Result<()> {
+        let chunk: Vec<u8> = self.buf.drain(..n).collect();
+        let inner = &mut self.inner;
+        self.last = Instant::now();
+        self.progress.suspend(|| {
+            inner.write_all(&chunk)?;
+            inner.flush()
+        })
+    }
+}
+
+impl<W: Write> Write for AboveProgress<'_, W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if !self.progress.visible() {
+            if !self.buf.is_empty() {
+                let rest = std::mem::take(&mut self.buf);
+                self.inner.write_all(&rest)?;
+            }
+            return self.inner.write(data);
+        }
+        self.buf.extend_from_slice(data);
+        if let Some(nl) = self.buf.iter().rposition(|&b| b == b'\n') {
+            if self.last.elapsed() >= Duration::from_millis(100) || self.buf.len() >= 1 << 16 {
+                self.emit(nl + 1)?;
+            }
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.progress.visible() {
+            self.emit(self.buf.len())
+        } else {
+            let rest = std::mem::take(&mut self.buf);
+            self.inner.write_all(&rest)?;
+            self.inner.flush()
         }
     }
 }

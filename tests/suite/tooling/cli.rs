@@ -467,6 +467,40 @@ fn cli_check_include_and_exclude() {
     assert!(text.contains("checked 2 files:"), "{text}");
 }
 
+/// Rule: CLI-CHECK-WALK — in a git work tree, `check .` skips what
+/// `.gitignore` names (a folder and a file glob), and `.ignore` files are
+/// honoured too, as ripgrep's walker does; a file named on the command line
+/// is read even when ignored.
+#[test]
+fn cli_check_honours_gitignore() {
+    let dir = TempDir::new("gitignore");
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&dir.0)
+        .status()
+        .expect("git runs");
+    assert!(git.success());
+    dir.write(".gitignore", "/generated/\n*.tmp.jsonl\n");
+    dir.write("kept/a.jsonl", stream(true));
+    dir.write("generated/bad.jsonl", stream(false));
+    dir.write("kept/scratch.tmp.jsonl", stream(false));
+    dir.write("other/.ignore", "old/\n");
+    dir.write("other/old/bad.jsonl", stream(false));
+    dir.write("other/b.jsonl", stream(true));
+
+    let out = run_in(&dir.0, &["check", "."]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
+    assert!(text.contains("checked 2 files:"), "{text}");
+    assert!(
+        !text.contains("generated") && !text.contains("scratch") && !text.contains("old/"),
+        "{text}"
+    );
+    // Named explicitly, an ignored file is still read.
+    let out = run_in(&dir.0, &["check", "generated/bad.jsonl"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+}
+
 /// The README's SARIF example, `check --format sarif .`, run on this
 /// repository: it reads the streams (examples, corpora, seeds), skips the
 /// rest (vectors, schemas, profiles, cargo's `target/`), and exits by its
@@ -936,10 +970,12 @@ fn check_counts_bytes_on_stderr() {
     );
     let verbose = run_in(&dir.0, &["check", "-v", "bad.jsonl"]);
     assert_eq!(code(&plain), 1);
-    for o in [&shown, &quiet, &verbose] {
+    for o in [&shown, &verbose] {
         assert_eq!(code(o), code(&plain));
         assert_eq!(o.stdout, plain.stdout, "stdout is the same");
     }
+    // `-q` drops the line per file only (CLI-CHECK-QUIET).
+    assert_eq!(code(&quiet), code(&plain));
     assert!(plain.stderr.is_empty(), "{}", stderr(&plain));
     assert!(quiet.stderr.is_empty(), "-q: {}", stderr(&quiet));
     let whole = format!("check: {n} B/{n} B 1 file in ");
@@ -1251,4 +1287,223 @@ fn every_command_exits_as_its_help_says() {
     ] {
         assert!(readme.contains(says), "README: {says}");
     }
+}
+
+/// Rule: CLI-CHECK-SELECT — on a stream whose only findings are
+/// CHECK-PAIRED, `--ignore CHECK-PAIRED` exits 0 and prints no finding,
+/// `--select CHECK-PAIRED` (or its prefix `CHECK`) exits 1, `--select` of
+/// another rule exits 0; `--exit-zero` exits 0 with the findings printed; a
+/// selector naming no rule is a usage error.
+#[test]
+fn check_selects_and_ignores_rules() {
+    let dir = TempDir::new("select");
+    dir.write("bad.jsonl", stream(false));
+    let out = run_in(&dir.0, &["check", "--ignore", "CHECK-PAIRED", "bad.jsonl"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(!stdout(&out).contains("CHECK-PAIRED"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("bad.jsonl: clean"),
+        "{}",
+        stdout(&out)
+    );
+    for select in ["CHECK-PAIRED", "check", "CHECK-TOOL-PAIRED,CHECK-PAIRED"] {
+        let out = run_in(&dir.0, &["check", "--select", select, "bad.jsonl"]);
+        assert_eq!(code(&out), 1, "--select {select}: {}", stdout(&out));
+        assert!(stdout(&out).contains(ORPHAN_LINE), "{}", stdout(&out));
+    }
+    let out = run_in(&dir.0, &["check", "--select", "CHECK-TOOL", "bad.jsonl"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    let out = run_in(&dir.0, &["check", "--exit-zero", "bad.jsonl"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains(ORPHAN_LINE), "{}", stdout(&out));
+    // JSON counts only what is reported.
+    let out = run_in(
+        &dir.0,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--ignore",
+            "CHECK",
+            "bad.jsonl",
+        ],
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["errors"], 0, "{doc}");
+    assert_eq!(doc["files"][0]["status"], "clean", "{doc}");
+    for bad in ["check-pair", "INV-CACHE-KEY-UNIQUE", "nonsense"] {
+        let out = run_in(&dir.0, &["check", "--select", bad, "bad.jsonl"]);
+        assert_eq!(code(&out), 2, "--select {bad}");
+        assert!(
+            stderr(&out).contains("names no CHECK-* rule"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// Rule: CLI-CHECK-SELECT — `inquiry-model.toml` (or
+/// `.inquiry-model.toml`) in the checked folder or a folder above it sets
+/// `select`/`ignore`/`strict`; `--select` replaces the file's selection,
+/// `--isolated` reads no file, `--config` names one; an unknown key or a
+/// bad selector in the file is unusable (exit 2) and named.
+#[test]
+fn check_reads_the_nearest_configuration_file() {
+    let dir = TempDir::new("config");
+    dir.write("streams/deep/bad.jsonl", stream(false));
+    dir.write(
+        "inquiry-model.toml",
+        "[check]\nignore = [\"CHECK-PAIRED\"]\n",
+    );
+    let out = run_in(&dir.0, &["check", "streams/deep"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let out = run_in(&dir.0.join("streams"), &["check", "deep/bad.jsonl"]);
+    assert_eq!(code(&out), 0, "found from a file's folder upward");
+    let out = run_in(&dir.0, &["check", "--select", "CHECK-PAIRED", "streams"]);
+    assert_eq!(code(&out), 1, "--select replaces the file's selection");
+    let out = run_in(&dir.0, &["check", "--isolated", "streams"]);
+    assert_eq!(code(&out), 1, "--isolated reads no file");
+    dir.write(
+        "streams/.inquiry-model.toml",
+        "[check]\nselect = [\"ALL\"]\n",
+    );
+    let out = run_in(&dir.0, &["check", "streams"]);
+    assert_eq!(code(&out), 1, "the nearest file wins");
+    let other = dir.write("other.toml", "[check]\nignore = [\"CHECK\"]\n");
+    let out = run_in(
+        &dir.0,
+        &["check", "--config", other.to_str().unwrap(), "streams"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    dir.write(
+        "streams/.inquiry-model.toml",
+        "[check]\nselcet = [\"ALL\"]\n",
+    );
+    let out = run_in(&dir.0, &["check", "streams"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains(".inquiry-model.toml") && stderr(&out).contains("selcet"),
+        "{}",
+        stderr(&out)
+    );
+    dir.write(
+        "streams/.inquiry-model.toml",
+        "[check]\nignore = [\"check-nope\"]\n",
+    );
+    let out = run_in(&dir.0, &["check", "streams"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("names no CHECK-* rule"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Rule: CLI-CHECK-SELECT — `--statistics` prints a count per rule (most
+/// first) and the total line, no finding and no line per file; it is text
+/// only.
+#[test]
+fn check_statistics_counts_per_rule() {
+    let dir = TempDir::new("statistics");
+    dir.write("a.jsonl", stream(false));
+    dir.write("b.jsonl", stream(false));
+    dir.write("c.jsonl", stream(true));
+    let out = run_in(&dir.0, &["check", "--statistics", "."]);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(
+        lines[0].split_whitespace().take(2).collect::<Vec<_>>(),
+        ["2", "CHECK-PAIRED"],
+        "{text}"
+    );
+    assert!(lines[1].starts_with("checked 3 files:"), "{text}");
+    let out = run_in(&dir.0, &["check", "--statistics", "--format", "json", "."]);
+    assert_eq!(code(&out), 2);
+}
+
+/// Rule: CLI-CHECK-GITHUB — `check --format github` writes one GitHub
+/// Actions workflow command per finding (`::error` for an error,
+/// `::warning` for a warning, file, line, column, the rule as title) and one
+/// per unusable input, nothing else; exit codes as in text.
+#[test]
+fn check_writes_github_annotations() {
+    let dir = TempDir::new("github");
+    dir.write("bad.jsonl", stream(false));
+    dir.write("good.jsonl", stream(true));
+    dir.write("cut.jsonl", "{\"type\":");
+    let out = run_in(
+        &dir.0,
+        &["check", "--format", "github", "./bad.jsonl", "good.jsonl"],
+    );
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "::error file=bad.jsonl,line=3,col=1,title=CHECK-PAIRED::turn 0, event 2: \
+             inquiry request `c1.q.1` has no response in its turn ({})\n",
+            inquiry_model::rule::Rule::CheckPaired.title()
+        )
+    );
+    let out = run_in(&dir.0, &["check", "--format", "github", "cut.jsonl"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stdout(&out).starts_with("::error file=cut.jsonl,line=1,col="),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// Rule: CLI-CHECK-QUIET — `check -q` prints the findings and the total
+/// line only: no line for a clean file, nor a status line per file.
+#[test]
+fn check_quiet_prints_findings_and_the_total_only() {
+    let dir = TempDir::new("quiet");
+    dir.write("bad.jsonl", stream(false));
+    dir.write("good.jsonl", stream(true));
+    let out = run_in(&dir.0, &["check", "-q", "bad.jsonl", "good.jsonl"]);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[0], format!("bad.jsonl: {ORPHAN_LINE}"));
+    assert!(lines[1].starts_with("checked 2 files: 1 clean"), "{text}");
+    assert!(!text.contains("good.jsonl"), "{text}");
+}
+
+/// Rule: CLI-CHECK-TERMINAL — `check spec/examples` rendered on an
+/// 80-column pseudo-terminal (`script`, the screen read back through the
+/// `vt100` emulator, the bar drawn at once) ends showing its total line and
+/// every file's line: the bar never overwrites stdout.
+#[test]
+fn check_on_a_terminal_keeps_its_summary() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to make a pseudo-terminal");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bin = env!("CARGO_BIN_EXE_inquiry-model");
+    let out = Command::new("script")
+        .args([
+            "-qec",
+            &format!("stty cols 80 rows 40; '{bin}' check spec/examples"),
+            "/dev/null",
+        ])
+        .current_dir(root)
+        .env("INQUIRY_MODEL_PROGRESS_DELAY_MS", "0")
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let mut screen = vt100::Parser::new(40, 80, 0);
+    screen.process(&out.stdout);
+    let text = screen.screen().contents();
+    let plain = run_in(root, &["check", "spec/examples"]);
+    for line in stdout(&plain).lines() {
+        assert!(text.contains(line), "{line:?} is not on screen:\n{text}");
+    }
+    assert!(text.contains("checked "), "{text}");
+    assert!(!text.contains("check: ["), "the bar is gone:\n{text}");
 }
