@@ -43,7 +43,7 @@ pub const ASK_USER_QUESTION_ID: &str = "answer";
 /// The keys of `ask_user`'s success body, `{"answer_type": …, "answer": …}`
 /// (RFD 083 "Execution flow"): the answer type's name ([`AnswerKind::name`])
 /// and the answer.
-pub const ASK_USER_BODY_KEYS: (&str, &str) = ("answer_type", "answer");
+pub(crate) const ASK_USER_BODY_KEYS: (&str, &str) = ("answer_type", "answer");
 
 /// Whether the tool under the configuration key `tool` overrides
 /// `inquiry_source()` to the assistant (RFD 082 "Source attribution": "082

@@ -275,10 +275,10 @@ impl<W: Write> Write for AboveProgress<'_, W> {
             return self.inner.write(data);
         }
         self.buf.extend_from_slice(data);
-        if let Some(nl) = self.buf.iter().rposition(|&b| b == b'\n') {
-            if self.last.elapsed() >= Duration::from_millis(100) || self.buf.len() >= 1 << 16 {
-                self.emit(nl + 1)?;
-            }
+        if let Some(nl) = self.buf.iter().rposition(|&b| b == b'\n')
+            && (self.last.elapsed() >= Duration::from_millis(100) || self.buf.len() >= 1 << 16)
+        {
+            self.emit(nl + 1)?;
         }
         Ok(data.len())
     }

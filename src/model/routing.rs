@@ -360,7 +360,7 @@ impl NonAnswer {
     /// How the RFD 082 step 6 table names the event, for events the RFD
     /// names by type (`ExecutionEvent::PromptCancelled`,
     /// `InquiryError::Provider`); a refusal is named by its condition.
-    pub fn rfd_name(self) -> Option<String> {
+    pub(crate) fn rfd_name(self) -> Option<String> {
         match self {
             NonAnswer::PromptCancelled => Some("ExecutionEvent::PromptCancelled".to_owned()),
             NonAnswer::Inquiry(kind) => Some(format!("InquiryError::{}", kind.rfd_name())),
@@ -391,7 +391,7 @@ impl InquiryErrorKind {
     }
 
     /// The variant's name in RFD 028's `InquiryError`.
-    pub fn rfd_name(self) -> &'static str {
+    pub(crate) fn rfd_name(self) -> &'static str {
         match self {
             InquiryErrorKind::Cancelled => "Cancelled",
             InquiryErrorKind::Provider => "Provider",

@@ -31,7 +31,7 @@ impl<H: Hasher> io::Write for KeyWriter<'_, H> {
 
 /// Hashes `value`'s JSON serialization, then its length and whether it
 /// serialized (so that consecutive values cannot run into each other).
-pub fn hash_serialized<T: Serialize + ?Sized, H: Hasher>(value: &T, h: &mut H) {
+pub(crate) fn hash_serialized<T: Serialize + ?Sized, H: Hasher>(value: &T, h: &mut H) {
     let mut w = KeyWriter {
         hasher: h,
         written: 0,

@@ -97,7 +97,7 @@ impl Secrets {
     /// does, rule `STREAM-PAIR-ORDER`) contributes every string of its
     /// `answer`, in the tagged RFD 082 form (`"outcome": "answered"`) and the
     /// flat pre-082 form (`{id, answer}`) alike.
-    pub(crate) fn of_events(events: &[Value]) -> Self {
+    pub fn of_events(events: &[Value]) -> Self {
         let mut out = BTreeSet::new();
         for (_, response) in secret_requests(events, &BTreeSet::new()) {
             if let Some(a) = response.and_then(|r| events[r].get("answer")) {
@@ -108,7 +108,7 @@ impl Secrets {
     }
 
     /// These secrets and `more` (values known to be secret answers).
-    pub(crate) fn with(mut self, more: impl IntoIterator<Item = String>) -> Self {
+    pub fn with(mut self, more: impl IntoIterator<Item = String>) -> Self {
         self.0.extend(more);
         self
     }

@@ -19,7 +19,7 @@
 use super::InquiryId;
 
 /// The separator RFD 082 joins the parts with.
-pub const SEPARATOR: char = '.';
+pub(crate) const SEPARATOR: char = '.';
 
 /// The writer-side parts of an RFD 082 three-segment ID.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -74,7 +74,7 @@ fn after_call<'a>(s: &'a str, call: &str) -> Option<&'a str> {
 
 /// `s` read as `<call>.<question_id>.<attempt>` for the call `call`: `None`
 /// when `s` does not start with `call` and the separator, else the question ID and the attempt, or why they are not.
-pub fn read_for<'a>(s: &'a str, call: &str) -> Option<Result<(&'a str, u32), IdFault>> {
+pub(crate) fn read_for<'a>(s: &'a str, call: &str) -> Option<Result<(&'a str, u32), IdFault>> {
     let rest = after_call(s, call)?;
     let Some((question, attempt)) = rest.rsplit_once(SEPARATOR) else {
         return Some(Err(IdFault::NoAttempt));
@@ -92,7 +92,7 @@ pub fn read_for<'a>(s: &'a str, call: &str) -> Option<Result<(&'a str, u32), IdF
 /// Whether `s` is the two-segment `<call>.<question_id>` for `call`, the
 /// question ID without the separator (empty allowed, as in the
 /// three-segment form).
-pub fn is_two_segment(s: &str, call: &str) -> bool {
+pub(crate) fn is_two_segment(s: &str, call: &str) -> bool {
     after_call(s, call).is_some_and(|rest| !rest.contains(SEPARATOR))
 }
 

@@ -4,8 +4,8 @@
 
 mod amendment;
 mod amendment_gate;
-mod citations;
 mod ci_workflows;
+mod citations;
 mod cli;
 mod cli_conventions;
 mod cli_help;
