@@ -40,6 +40,9 @@ pub(crate) enum ConformFormat {
     Json,
     /// JUnit XML, one test case per vector or generated scenario.
     Junit,
+    /// GitHub Actions workflow commands: an `::error` per root cause of
+    /// failure and per harness error, then the text report.
+    Github,
 }
 
 /// `inquiry-model conform`.
@@ -451,6 +454,7 @@ pub(crate) fn conform_with_stop(
         ConformFormat::Text => output::text(&header, &report),
         ConformFormat::Json => output::json(&header, &report),
         ConformFormat::Junit => junit(&header, &report),
+        ConformFormat::Github => output::github(&header, &report),
     };
     if std::io::stdout().write_all(text.as_bytes()).is_err() {
         return EXIT_UNUSABLE;

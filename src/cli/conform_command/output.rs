@@ -254,6 +254,50 @@ pub(crate) fn text(h: &Header, r: &RunReport) -> String {
     o
 }
 
+/// `--format github`: one GitHub Actions `::error` annotation per root
+/// cause of failure (its signature the title; the count, the kinds of first
+/// difference and the smallest example the message) and one per harness
+/// error, then the text report, so the job's log keeps the summary and the
+/// exit code stays the verdict's. No file is named: a case is a scenario,
+/// not a line of the repository.
+pub(crate) fn github(h: &Header, r: &RunReport) -> String {
+    use crate::cli::github::{Annotation, Level, command};
+    let mut o = String::new();
+    for g in &r.groups {
+        let title = format!("conform: {}", g.signature);
+        let message = format!(
+            "{} (first difference: {})\n{}\nFAIL {}",
+            count(g.cases.len(), "failure"),
+            kinds_line(g),
+            example_line(g),
+            g.example
+        );
+        let a = Annotation {
+            title: &title,
+            message: &message,
+            ..Annotation::default()
+        };
+        let _ = writeln!(o, "{}", command(Level::Error, &a));
+    }
+    for out in &r.outcomes {
+        match &out.result {
+            CaseResult::HarnessError { error, .. } => {
+                let title = format!("conform: harness error on {}", out.case);
+                let message = error.to_string();
+                let a = Annotation {
+                    title: &title,
+                    message: &message,
+                    ..Annotation::default()
+                };
+                let _ = writeln!(o, "{}", command(Level::Error, &a));
+            }
+            CaseResult::Passed | CaseResult::Failed(_) | CaseResult::Unsupported { .. } => {}
+        }
+    }
+    o.push_str(&text(h, r));
+    o
+}
+
 /// Cases run, failed and declined as unsupported, of those `which` holds.
 fn tally_skipped(r: &RunReport, which: impl Fn(&CaseId) -> bool) -> (usize, usize, usize) {
     let of: Vec<_> = r.outcomes.iter().filter(|o| which(&o.case)).collect();

@@ -63,6 +63,57 @@ fn the_python_adapter_passes() {
     assert!(out.contains("generated rfd082: 150 passed"), "{out}");
 }
 
+/// Rule: CLI-CONFORM-GITHUB — `conform --format github` writes one
+/// `::error` annotation per root cause of failure, titled with its
+/// signature, then the text report; a passing adapter gets no annotation.
+#[test]
+fn conform_writes_github_annotations_per_root_cause() {
+    if !python3() {
+        return;
+    }
+    let run = |adapter: &str| {
+        conform(&[
+            "--adapter",
+            adapter,
+            "--generated",
+            "60",
+            "--seed",
+            "3",
+            "--profile",
+            "rfd083",
+            "--no-vectors",
+            "--format",
+            "github",
+        ])
+    };
+    let o = run("python3 examples/conform_adapter_broken.py");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("::error ")).collect();
+    let groups = out.lines().filter(|l| l.starts_with("== ")).count();
+    assert!(!errors.is_empty(), "{out}");
+    assert_eq!(
+        errors.len(),
+        groups,
+        "one annotation per root cause:\n{out}"
+    );
+    assert!(
+        errors
+            .iter()
+            .all(|l| l.starts_with("::error title=conform%3A ") && l.contains("::")),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.starts_with("FAILED: ")),
+        "the text report follows:\n{out}"
+    );
+    let o = run("python3 examples/conform_adapter.py");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(!out.contains("::error"), "{out}");
+    assert!(out.lines().any(|l| l == "PASS"), "{out}");
+}
+
 /// Rule: CLI-CONFORM — the broken Python adapter (a cancelled prompt
 /// answered with an error response) fails: exit 1, the divergence printed
 /// with both sides, and the generated counterexample shrunk to size ≤ 3.
@@ -957,22 +1008,24 @@ const SILENT_AFTER_INIT: &str = "python3 -c \"import json, sys\nfor l in sys.std
 
 /// Rule: CONF-GIVE-UP — an adapter that answers `init` and then stops
 /// answering is given up on after `--give-up-after` (3) consecutive
-/// timeouts: exit 2 within a few timeouts, those cases failed as
-/// implementation failures, every other case reported as not run (text,
+/// timeouts: exit 2 after a few timeouts (3 or 4 cases failed as
+/// implementation failures, every other case reported as not run; text,
 /// JSON, JUnit). Without giving up (the wrong harness, `--give-up-after`
-/// large) every case waits out its timeout.
+/// large) every case waits out its timeout (4 cases, at least 12 s). The
+/// timeout is 3 s, not 1: on a loaded machine a Python adapter can take
+/// over a second to answer `init`, and the count of cases, not the clock,
+/// shows that the run gave up.
 #[test]
 fn a_silent_adapter_is_given_up_on() {
     if !python3() {
         return;
     }
     for format in ["json", "junit"] {
-        let started = std::time::Instant::now();
         let o = conform(&[
             "--adapter",
             SILENT_AFTER_INIT,
             "--timeout",
-            "1",
+            "3",
             "--generated",
             "20",
             "--jobs",
@@ -980,11 +1033,9 @@ fn a_silent_adapter_is_given_up_on() {
             "--format",
             format,
         ]);
-        let took = started.elapsed();
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
         assert!(err.contains("gave up on the adapter"), "{err}");
-        assert!(took.as_secs() < 15, "took {took:?}");
         if format == "json" {
             let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON");
             let failed = doc["summary"]["failed"].as_u64().unwrap_or(0);
@@ -1009,7 +1060,7 @@ fn a_silent_adapter_is_given_up_on() {
         "--adapter",
         SILENT_AFTER_INIT,
         "--timeout",
-        "1",
+        "3",
         "--no-vectors",
         "--generated",
         "4",
@@ -1019,7 +1070,7 @@ fn a_silent_adapter_is_given_up_on() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        started.elapsed().as_secs() >= 4,
+        started.elapsed().as_secs() >= 12,
         "without giving up every case waits"
     );
 }
