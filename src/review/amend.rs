@@ -20,7 +20,7 @@ use crate::model::coordinator::RouteTaken;
 use crate::profile::ProfileName;
 pub use crate::review::mermaid::event_line;
 use crate::review::profile_file::RuleSet;
-use crate::scenario::strip::strip;
+use crate::scenario::strip::{strip, without_unused_by};
 use crate::scenario::{self, RunOptions, Scenario, Trace};
 use crate::stream;
 use crate::wire::{EventKind, InquiryResponse};
@@ -819,6 +819,11 @@ fn finish_diff(
                     Some((s.clone(), a, b, evidence))
                 },
             );
+            // Then without the configuration and replies neither run reads:
+            // both runs stay exactly as they were.
+            let (s, _) = without_unused_by(&s, &|x: &Scenario| {
+                run_under(x, &from).is_ok_and(|t| t == a) && run_under(x, &to).is_ok_and(|t| t == b)
+            });
             (c, (n, s, a, b, evidence))
         })
         .collect();
@@ -1333,6 +1338,17 @@ fn finish_invariants(
                         Some((c.clone(), d.to_string()))
                     },
                 );
+                // Then without the configuration and replies the run does
+                // not read: its trace and findings stay exactly as they were.
+                let s = match checked_run(&s, profile) {
+                    Some(base) => {
+                        without_unused_by(&s, &|x: &Scenario| {
+                            checked_run(x, profile).is_some_and(|r| r == base)
+                        })
+                        .0
+                    }
+                    None => s,
+                };
                 // The diagram prints answers: those of secret questions
                 // masked where they sit (rule `CLI-NO-SECRET`); a
                 // diagnostic never quotes an answer.

@@ -27,7 +27,18 @@ pub fn without_unused(s: &Scenario) -> (Scenario, Vec<String>) {
     let Ok(base) = super::run(s) else {
         return (s.clone(), Vec::new());
     };
-    let same = |c: &Scenario| super::run(c).is_ok_and(|t: Trace| t == base);
+    without_unused_by(s, &|c: &Scenario| {
+        super::run(c).is_ok_and(|t: Trace| t == base)
+    })
+}
+
+/// [`without_unused`] with the caller's test of "unused": a candidate is
+/// kept when `same` holds for it (the amendment reports ask for the same
+/// runs under both rule sets, rule `AMEND-MINIMAL`).
+pub(crate) fn without_unused_by(
+    s: &Scenario,
+    same: &dyn Fn(&Scenario) -> bool,
+) -> (Scenario, Vec<String>) {
     let mut best = s.clone();
     let mut gone = Vec::new();
     let mut attempt = |best: &mut Scenario, what: String, edit: &dyn Fn(&mut Scenario)| {

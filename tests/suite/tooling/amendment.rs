@@ -278,6 +278,68 @@ fn counterexamples_come_out_without_unused_tools_and_turns() {
     );
 }
 
+/// `s` carrying configuration no run reads: a question never asked, an
+/// assistant model no inquiry uses, a backend reply for an ID never asked.
+/// Whether tool `t` of `s` carries configuration for question `q`.
+fn configures(s: &Scenario, q: &str) -> bool {
+    serde_json::to_value(s).expect("JSON")["tools"]["t"]["questions"]
+        .get(q)
+        .is_some()
+}
+
+fn with_unused_configuration(s: &str) -> Scenario {
+    let mut v: serde_json::Value = serde_json::from_str(s).expect("JSON");
+    v["tools"]["t"]["questions"]["never"] = serde_json::json!({"target": "user"});
+    v["inquiry_model"] = serde_json::json!("unused-model");
+    v["backend_by_id"] = serde_json::json!({"c9.never.1": {"reply": "answer", "value": true}});
+    serde_json::from_value(v).expect("a scenario")
+}
+
+/// Rule: AMEND-MINIMAL — a class's smallest scenario and an invariant's
+/// smallest counterexample come out without configuration no run reads (a
+/// question never asked, an assistant model no backend call is made with, a
+/// backend reply for an ID never asked), keep what the run reads, and still
+/// show the same class or violate the same invariant.
+#[test]
+fn counterexamples_come_out_without_unused_configuration() {
+    let s = with_unused_configuration(ASKS_THE_USER);
+    assert!(configures(&s, "never") && s.inquiry_model.is_some());
+    assert_eq!(s.backend_by_id.len(), 1);
+    let r = diff_profiles(Legacy, Rfd082, std::slice::from_ref(&s));
+    let c = r
+        .classes
+        .iter()
+        .find(|c| c.class == "prompter_answer_recorded")
+        .expect("the class shows");
+    let smallest = &c.smallest;
+    assert!(!configures(smallest, "never"), "{smallest:?}");
+    assert_eq!(smallest.inquiry_model, None, "{smallest:?}");
+    assert!(smallest.backend_by_id.is_empty(), "{smallest:?}");
+    let run = |p: ProfileName| {
+        scenario::run(&Scenario {
+            profile: p,
+            ..smallest.clone()
+        })
+        .expect("runs")
+    };
+    let again = amend::classify(&run(Legacy), &run(Rfd082));
+    assert!(again.keys().any(|k| k.name() == c.class), "{again:?}");
+
+    let s = with_unused_configuration(BACKEND_FAILS);
+    let verdicts = invariants(Legacy, std::slice::from_ref(&s));
+    let v = verdicts
+        .iter()
+        .find(|v| v.rule == "INV-PAIRED")
+        .expect("a verdict");
+    let smallest = v.smallest.as_ref().expect("a counterexample");
+    assert!(!configures(smallest, "never"), "{smallest:?}");
+    assert!(smallest.backend_by_id.is_empty(), "{smallest:?}");
+    // What the run reads stays: the asked question's configuration, and the
+    // assistant model the backend call is made with (the trace records it).
+    assert!(configures(smallest, "q"), "{smallest:?}");
+    assert_eq!(smallest.inquiry_model.as_deref(), Some("unused-model"));
+}
+
 /// The reports say `1 scenario`, not `1 scenarios`: the diff's totals and
 /// class headings, and an invariant violated once (text and Markdown).
 #[test]
