@@ -1,5 +1,5 @@
 //! The coordinator's structural state key: what a state search hashes to
-//! recognise a coordinator state it has met (spec/DECISIONS.md
+//! recognise a coordinator state it has met (docs/decisions/exploration.md
 //! "Exploration: deduplicated states hold their history"), read through
 //! the coordinator's view. Plain fields are hashed as they are, JSON values
 //! and wire types by their serialization.

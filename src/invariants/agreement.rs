@@ -1,5 +1,5 @@
 //! The rules the model and the oracle both decide, each stated once
-//! (spec/DECISIONS.md "Each rule decided once"), held to agreement: the
+//! (docs/decisions/code.md "Each rule decided once"), held to agreement: the
 //! model writes, the oracle reads what it wrote, and they must not differ.
 //!
 //! Each property below was shown failing on a planted drift, the wrong

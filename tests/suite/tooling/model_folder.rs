@@ -1,6 +1,6 @@
 //! `src/model/` holds the normative model and nothing else, and the scenario
-//! driver knows no wrong implementation (spec/DECISIONS.md "The model does
-//! no I/O, no randomness, and carries no tooling"). Each check is a scanner
+//! driver knows no wrong implementation (spec/DECISIONS.md "Lifecycle:
+//! the model does no I/O, and carries no tooling"). Each check is a scanner
 //! run over the sources, shown able to fail on a planted string.
 
 use std::path::{Path, PathBuf};
