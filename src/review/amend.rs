@@ -1407,13 +1407,6 @@ struct Smallest<T> {
 }
 
 impl<T> Smallest<T> {
-    fn add(map: &mut BTreeMap<String, Smallest<T>>, key: String, other: Smallest<T>)
-    where
-        T: Clone,
-    {
-        Self::merge_into(map.entry(key), other);
-    }
-
     fn merge_into<K: Ord>(
         entry: std::collections::btree_map::Entry<'_, K, Smallest<T>>,
         other: Smallest<T>,
@@ -1454,10 +1447,10 @@ impl Tally {
             Smallest::merge_into(self.classes.entry(c), v);
         }
         for (r, v) in other.under_from {
-            Smallest::add(&mut self.under_from, r, v);
+            Smallest::merge_into(self.under_from.entry(r), v);
         }
         for (r, v) in other.under_to {
-            Smallest::add(&mut self.under_to, r, v);
+            Smallest::merge_into(self.under_to.entry(r), v);
         }
     }
 
@@ -1477,9 +1470,8 @@ impl Tally {
             for d in diags {
                 if seen.insert(d.rule.id()) {
                     let what = d.to_string();
-                    Smallest::add(
-                        found,
-                        d.rule.id().to_owned(),
+                    Smallest::merge_into(
+                        found.entry(d.rule.id().to_owned()),
                         Smallest {
                             count: 1,
                             weight,
