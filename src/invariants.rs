@@ -685,18 +685,6 @@ fn recorded_before_routed_with(
     out
 }
 
-/// The secrets of a run, for every command that prints it (rule
-/// `CLI-NO-SECRET`): the answers its tools received for `secret` questions
-/// (under every profile: `legacy` asks them as text and persists them) and
-/// those its persisted stream holds.
-pub fn trace_secrets(trace: &Trace) -> crate::stream::secrets::Secrets {
-    let events = match trace.persisted_json() {
-        serde_json::Value::Array(items) => items,
-        _ => Vec::new(),
-    };
-    crate::stream::secrets::Secrets::of_events(&events).with(secret_answers(trace))
-}
-
 /// The secret answers tools received in a run: what a re-invocation saw for
 /// a question the previous invocation asked as `Secret`.
 pub(crate) fn secret_answers(trace: &Trace) -> Vec<String> {

@@ -226,11 +226,6 @@ impl Refusal {
         self.row().name
     }
 
-    /// The refusal named `name`, if any.
-    pub fn from_name(name: &str) -> Option<Refusal> {
-        Refusal::ALL.into_iter().find(|r| r.as_str() == name)
-    }
-
     /// The tool response's text for `tool` and `question_id`: the row's
     /// template, each placeholder filled once (a name that itself reads
     /// `{tool}` is not expanded again).

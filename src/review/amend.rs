@@ -1065,18 +1065,6 @@ impl DiffReport {
         s
     }
 
-    /// Per class, the smallest scenario's two runs as Mermaid sequence
-    /// diagrams side by side (an HTML table GitHub renders), with the
-    /// switches and rules involved.
-    pub fn markdown_pictures(&self) -> String {
-        let (mut s, classes) = self.markdown_sections();
-        for (line, details) in classes {
-            s.push_str(&line);
-            s.push_str(&details);
-        }
-        s
-    }
-
     /// The switches flipped, then per class its heading and line, and its
     /// `<details>` block (the two diagrams and the scenario).
     fn markdown_sections(&self) -> (String, Vec<(String, String)>) {

@@ -19,8 +19,7 @@
 //! Masks keep identity: [`Masks`] numbers each distinct value
 //! (`<secret 1>`, `<secret 2>`), so equal masks are equal answers.
 //!
-//! [`Secrets`] is the set of secret strings the trace invariants search
-//! for. A scenario (the prompter's and backend's replies) is input the user
+//! A scenario (the prompter's and backend's replies) is input the user
 //! wrote, not stream content: it is never masked, so a printed scenario
 //! still replays.
 
@@ -34,10 +33,6 @@ use super::pairing;
 /// from which `INV-SECRET-NEVER-PERSISTED` searches the persisted stream
 /// (a shorter one, `"y"`, would match everywhere).
 pub(crate) const SCANNED: usize = 6;
-
-/// The string values that are secret answers.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Secrets(BTreeSet<String>);
 
 /// Whether an `inquiry_request` event (as JSON) asks a `secret` question:
 /// its question's `answer_type` is `{"type": "secret"}` (RFD 082) or the
@@ -88,46 +83,6 @@ pub(crate) fn secret_requests(
         })
         .map(|(i, _)| (i, response_of.get(&i).copied()))
         .collect()
-}
-
-impl Secrets {
-    /// The answers `events` persist for `secret` questions: each
-    /// `inquiry_response` paired with a `secret` `inquiry_request` (the next
-    /// unpaired request of the same `id` in its turn, as the crate's pairing
-    /// does, rule `STREAM-PAIR-ORDER`) contributes every string of its
-    /// `answer`, in the tagged RFD 082 form (`"outcome": "answered"`) and the
-    /// flat pre-082 form (`{id, answer}`) alike.
-    pub fn of_events(events: &[Value]) -> Self {
-        let mut out = BTreeSet::new();
-        for (_, response) in secret_requests(events, &BTreeSet::new()) {
-            if let Some(a) = response.and_then(|r| events[r].get("answer")) {
-                strings(a, &mut out);
-            }
-        }
-        Secrets(out)
-    }
-
-    /// These secrets and `more` (values known to be secret answers).
-    pub fn with(mut self, more: impl IntoIterator<Item = String>) -> Self {
-        self.0.extend(more);
-        self
-    }
-
-    /// Both sets.
-    pub fn union(mut self, other: Secrets) -> Self {
-        self.0.extend(other.0);
-        self
-    }
-
-    /// Whether there is nothing to mask.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The secrets, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().map(String::as_str)
-    }
 }
 
 /// Numbered masks: the `n`th distinct secret value met is printed
@@ -259,8 +214,16 @@ mod tests {
             json!({"type": "turn_start"}),
             json!({"type": "inquiry_response", "id": "t.pw", "answer": "not-paired"}),
         ];
-        let s = Secrets::of_events(&events);
-        assert_eq!(s.iter().collect::<Vec<_>>(), ["s3cret-flat", "s3cret-one"]);
+        let mut found = BTreeSet::new();
+        for (_, response) in secret_requests(&events, &BTreeSet::new()) {
+            if let Some(a) = response.and_then(|r| events[r].get("answer")) {
+                strings(a, &mut found);
+            }
+        }
+        assert_eq!(
+            found.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["s3cret-flat", "s3cret-one"]
+        );
     }
 
     /// Rule: CLI-NO-SECRET — masking is by structure: the answer of a

@@ -7,7 +7,7 @@
 //! returns `None` for anything it does not settle itself (a missing or
 //! repeated field, a value of another JSON type, an unknown tag, a read
 //! error of any kind), and the caller then types the payload through serde
-//! ([`super::from_fields`]), which decides and words every refusal. When it
+//! ([`super::codec::from_fields`]), which decides and words every refusal. When it
 //! returns a value, the value is the one serde builds (rule
 //! `PERF-TYPE-SAME`, checked by differential property tests in
 //! this module's tests).
@@ -24,7 +24,7 @@ use super::{
 
 #[cfg(test)]
 thread_local! {
-    /// How many inquiry payloads this thread's [`super::type_fields`] sent
+    /// How many inquiry payloads this thread's [`super::codec::type_fields`] sent
     /// to serde: the one way a test sees which path typed an event (rule
     /// `PERF-TYPE-SAME`: every inquiry event the writer writes takes the
     /// fast typing; both paths give the same value, so nothing else tells).
@@ -197,7 +197,8 @@ pub(super) fn inquiry_response(fields: [Option<&str>; 4]) -> Option<InquiryRespo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{RESPONSE_FIELDS, from_fields};
+    use crate::wire::RESPONSE_FIELDS;
+    use crate::wire::codec::from_fields;
     use proptest::collection::vec;
     use proptest::prelude::*;
 
@@ -339,7 +340,7 @@ mod tests {
     }
 
     /// Every escape a JSON string can hold but a lone surrogate half: what
-    /// [`crate::wire::unescape`] decodes itself.
+    /// [`crate::wire::codec::unescape`] decodes itself.
     const PAIRED_ESCAPES: [&str; 19] = [
         r#"\n"#,
         r#"\""#,
@@ -424,7 +425,7 @@ mod tests {
         fn unescape_decodes_every_paired_escape_itself(text in paired_string_text()) {
             let inner = &text[1..text.len() - 1];
             let serde = serde_json::from_str::<String>(&text).expect("valid JSON");
-            prop_assert_eq!(crate::wire::unescape(inner), Some(serde));
+            prop_assert_eq!(crate::wire::codec::unescape(inner), Some(serde));
         }
 
         /// Rule: PERF-TYPE-SAME — a JSON string's escapes decoded without
@@ -434,7 +435,7 @@ mod tests {
         fn unescape_is_serdes(text in string_text()) {
             let serde = serde_json::from_str::<String>(&text).ok();
             let inner = &text[1..text.len() - 1];
-            if let Some(fast) = crate::wire::unescape(inner) {
+            if let Some(fast) = crate::wire::codec::unescape(inner) {
                 prop_assert_eq!(Some(fast), serde.clone());
             }
             prop_assert_eq!(json_string(&text).map(Cow::into_owned), serde);

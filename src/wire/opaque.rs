@@ -1,0 +1,171 @@
+//! [`Opaque`]: a JSON value kept as written, and the byte-level checks that
+//! make it one (rules `WIRE-OPAQUE-VALID`, `WIRE-OPAQUE-EQ`).
+//!
+//! This is codec, not vocabulary: the persisted event types in
+//! [`super`] hold `Opaque` values for what the model treats as opaque, and
+//! the reader beside this file builds them.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::Serializer;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::reader;
+
+/// A JSON value kept exactly as it was written (bytes included), for the
+/// parts of an event the model treats as opaque (tool arguments, chat
+/// contents, unknown fields).
+///
+/// Every `Opaque` the reader builds holds text a [`Value`] can represent (at
+/// most 128 levels deep, no lone surrogate escapes, numbers within `f64`
+/// range; rule `WIRE-OPAQUE-VALID`), so [`Opaque::to_value`] never fails on
+/// read data. Two `Opaque`s are equal when their texts differ only in
+/// whitespace outside strings: re-indenting a stream (a pretty array written
+/// back as JSON Lines) does not change its values (rule `WIRE-OPAQUE-EQ`).
+///
+/// The text is held as a plain string (serde_json's `RawValue` would need a
+/// second parse to build, or `unsafe`): the reader builds it in the same pass
+/// that checks it, and writing borrows a `RawValue` from it.
+#[derive(Clone)]
+pub struct Opaque(pub(super) Box<str>);
+
+impl Opaque {
+    /// Wraps a value, written compactly.
+    pub fn from_value(v: &Value) -> Self {
+        // Serializing a `Value` to JSON cannot fail: its keys are strings.
+        Opaque(
+            serde_json::value::to_raw_value(v)
+                .expect("a Value always serializes")
+                .into(),
+        )
+    }
+
+    /// The JSON text as written.
+    pub fn get(&self) -> &str {
+        &self.0
+    }
+
+    /// Parses the text into a `Value`.
+    pub fn to_value(&self) -> Value {
+        // Read text was checked by `check_raw` when the `Opaque` was built;
+        // `from_value` text comes from a `Value`.
+        serde_json::from_str(&self.0).expect("Opaque holds valid JSON")
+    }
+
+    /// Wraps raw text already checked by [`check_raw`].
+    pub(super) fn from_raw(raw: Box<RawValue>) -> Self {
+        Opaque(raw.into())
+    }
+}
+
+/// Checks that raw JSON text is something a [`Value`] can hold (depth limit,
+/// valid escapes, finite numbers) without building the tree: `RawValue`
+/// alone skips over its input and accepts all three (rule
+/// `WIRE-OPAQUE-VALID`).
+pub(super) fn check_raw(raw: &RawValue) -> Result<(), String> {
+    serde_json::from_str::<Checked>(raw.get())
+        .map(|Checked| ())
+        .map_err(|e| reader::strip_position(&e.to_string()))
+}
+
+/// A JSON value read only to check that serde_json can represent it.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Checked;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+                while seq.next_element::<Checked>()?.is_some() {}
+                Ok(Checked)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+                while map.next_key::<Checked>()?.is_some() {
+                    map.next_value::<Checked>()?;
+                }
+                Ok(Checked)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The bytes of a JSON text that carry meaning: all of them except
+/// whitespace outside strings. Raw control characters cannot occur inside a
+/// valid JSON string, so dropping them never changes a value.
+pub(crate) fn significant_bytes(text: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    let mut in_string = false;
+    let mut escape = false;
+    text.iter().copied().filter(move |&b| {
+        if in_string {
+            if escape {
+                escape = false;
+            } else if b == b'\\' {
+                escape = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            true
+        } else if b == b'"' {
+            in_string = true;
+            true
+        } else {
+            !matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+        }
+    })
+}
+
+impl PartialEq for Opaque {
+    /// Equal up to whitespace outside strings (see the type's docs).
+    fn eq(&self, other: &Self) -> bool {
+        significant_bytes(self.get().as_bytes()).eq(significant_bytes(other.get().as_bytes()))
+    }
+}
+
+impl fmt::Debug for Opaque {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl Serialize for Opaque {
+    /// Writes the text verbatim, through a `RawValue` borrowed from it.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let raw: &RawValue = serde_json::from_str(&self.0)
+            .map_err(|e| serde::ser::Error::custom(format_args!("opaque text: {e}")))?;
+        raw.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Opaque {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(d)?;
+        check_raw(&raw).map_err(de::Error::custom)?;
+        Ok(Opaque::from_raw(raw))
+    }
+}
