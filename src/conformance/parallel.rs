@@ -375,6 +375,10 @@ mod tests {
     fn shards_parse_k_of_n() {
         assert_eq!(Shard::parse("1/2"), Ok(Shard { index: 1, count: 2 }));
         assert_eq!(Shard::parse("0/1"), Ok(Shard::WHOLE));
+        // The shard a report names reads back as itself.
+        for shard in [Shard::WHOLE, Shard { index: 2, count: 5 }] {
+            assert_eq!(Shard::parse(&shard.to_string()), Ok(shard));
+        }
         for bad in ["2/2", "0/0", "1", "a/b", "-1/2", ""] {
             let e = Shard::parse(bad).expect_err(bad);
             assert!(e.contains("k/n"), "{bad}: {e}");

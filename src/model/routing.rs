@@ -203,6 +203,19 @@ pub static REFUSALS: [RefusalRow; 3] = [
     },
 ];
 
+// Row `i` of [`REFUSALS`] states `Refusal::ALL[i]`, and [`Refusal::row`]
+// finds it there: a row out of place fails the build, not a message at run
+// time.
+const _: () = {
+    let mut i = 0;
+    while i < REFUSALS.len() {
+        let refusal = Refusal::ALL[i];
+        assert!(REFUSALS[i].refusal as usize == refusal as usize);
+        assert!(refusal.row().refusal as usize == refusal as usize);
+        i += 1;
+    }
+};
+
 impl Refusal {
     /// Every refusal, in declaration order (the order of [`REFUSALS`]).
     pub const ALL: [Refusal; 3] = [
@@ -212,7 +225,7 @@ impl Refusal {
     ];
 
     /// This refusal's row of [`REFUSALS`].
-    pub fn row(self) -> &'static RefusalRow {
+    pub const fn row(self) -> &'static RefusalRow {
         let index = match self {
             Refusal::NoTty => 0,
             Refusal::AssistantTarget => 1,

@@ -290,3 +290,112 @@ fn generated_scenarios_show_prompts() {
     );
     assert!(conform.tty > raw.tty, "raw {raw:?}, conform {conform:?}");
 }
+
+/// Records the profile of every scenario it is asked to run, then runs it
+/// on the model.
+struct Recording {
+    model: Model,
+    seen: Vec<(ProfileName, Scenario)>,
+}
+
+impl Implementation for Recording {
+    fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError> {
+        self.seen.push((scenario.profile, scenario.clone()));
+        self.model.run(scenario)
+    }
+}
+
+/// Rule: CONF-JOBS — every generated case runs the scenario its own
+/// profile's strategy draws at its seed and index, whichever profile's
+/// cases the worker ran before (a worker keeps one strategy per profile).
+#[test]
+fn each_generated_case_runs_its_own_profiles_scenario() {
+    let profiles = [
+        ProfileName::Rfd082,
+        ProfileName::Rfd083,
+        ProfileName::Legacy,
+    ];
+    let plan = plan(0, &profiles, 0..3, 11, Shard::WHOLE);
+    let mut one = Recording {
+        model: Model::default(),
+        seen: Vec::new(),
+    };
+    let mut imps: Vec<&mut (dyn Implementation + Send)> = vec![&mut one];
+    let ran = run_planned(&mut imps, &[], &plan, &full, &NEVER, &mut |_, _| {});
+    assert_eq!(ran.outcomes.len(), plan.len());
+    let mut expected = Vec::new();
+    for p in &plan {
+        let Planned::Generated {
+            profile,
+            seed,
+            index,
+        } = *p
+        else {
+            panic!("only generated cases were planned");
+        };
+        let tree = draw(&full(profile), seed, index).expect("a scenario");
+        expected.push((profile, tree.current()));
+    }
+    // The conformance run may run a scenario more than once (witness
+    // search, shrinking); the first run of each case is the drawn one.
+    let mut firsts = Vec::new();
+    for (profile, s) in &one.seen {
+        if firsts.last() != Some(&(*profile, s.clone())) {
+            firsts.push((*profile, s.clone()));
+        }
+    }
+    assert_eq!(firsts.len(), expected.len(), "{firsts:#?}");
+    for (k, (got, want)) in firsts.iter().zip(&expected).enumerate() {
+        assert_eq!(got.0, want.0, "case {k}: profile");
+        assert_eq!(got.1, want.1, "case {k}: scenario");
+    }
+}
+
+/// Rule: CONF-JOBS — progress is told once per case, counting the cases
+/// done and the failures so far; its last word is the whole plan and every
+/// failure the outcomes hold.
+#[test]
+fn progress_counts_each_case_and_each_failure() {
+    let vectors = curated().expect("the curated vectors");
+    let plan = plan(
+        vectors.len(),
+        &[ProfileName::Rfd082],
+        0..12,
+        5,
+        Shard::WHOLE,
+    );
+    let mut models = [faulty(), faulty()];
+    let mut imps: Vec<&mut (dyn Implementation + Send)> = models
+        .iter_mut()
+        .map(|m| m as &mut (dyn Implementation + Send))
+        .collect();
+    let mut told = Vec::new();
+    let ran = run_planned(
+        &mut imps,
+        &vectors,
+        &plan,
+        &full,
+        &NEVER,
+        &mut |done, failures| told.push((done, failures)),
+    );
+    let failed = ran
+        .outcomes
+        .iter()
+        .filter(|o| {
+            matches!(
+                o.result,
+                CaseResult::Failed(_) | CaseResult::HarnessError { .. }
+            )
+        })
+        .count();
+    assert!(failed > 1, "the faulty model fails more than one case");
+    assert_eq!(told.len(), plan.len());
+    for (k, &(done, failures)) in told.iter().enumerate() {
+        assert_eq!(done, k + 1, "{told:?}");
+        assert!(failures <= done, "{told:?}");
+        if k > 0 {
+            assert!(failures - told[k - 1].1 <= 1, "{told:?}");
+        }
+    }
+    assert_eq!(told.last(), Some(&(plan.len(), failed)));
+}
