@@ -34,11 +34,11 @@ use crate::wire::{
 
 /// The `ask_user` built-in's name and configuration key (RFD 083 "Tool
 /// configuration": `conversation.tools.ask_user`).
-pub const ASK_USER: &str = "ask_user";
+pub(crate) const ASK_USER: &str = "ask_user";
 
 /// The ID of the single question `ask_user` asks (RFD 083 "Execution flow":
 /// "The built-in always emits a single question with `id: \"answer\"`").
-pub const ASK_USER_QUESTION_ID: &str = "answer";
+pub(crate) const ASK_USER_QUESTION_ID: &str = "answer";
 
 /// The keys of `ask_user`'s success body, `{"answer_type": …, "answer": …}`
 /// (RFD 083 "Execution flow"): the answer type's name ([`AnswerKind::name`])
@@ -98,7 +98,7 @@ pub(crate) fn validates_static_answers(rules: &Rules) -> bool {
 
 /// The kind of a question's answer type, without a select's options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AnswerKind {
+pub(crate) enum AnswerKind {
     /// `boolean`.
     Boolean,
     /// `select`.

@@ -600,7 +600,7 @@ pub use crate::wire::id::IdParts;
 /// calls read the ID (the separator inside a part, [`wire::id::Parse::Ambiguous`]),
 /// the longest call's reading is judged (decision "IDs: one grammar builds
 /// and reads them, honest about ambiguity").
-pub fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
+pub(crate) fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Finding> {
     let s = id.as_str();
     let readings = wire::id::readings(s, calls);
     let fail = |why: String| {

@@ -213,7 +213,7 @@ impl Odometer {
 
     /// Moves to the next sequence after a run of the generator; `false`
     /// once every sequence has been visited.
-    pub fn advance(&mut self) -> bool {
+    pub(crate) fn advance(&mut self) -> bool {
         self.digits.truncate(self.pos);
         self.pos = 0;
         while let Some((v, n)) = self.digits.pop() {

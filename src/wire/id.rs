@@ -57,7 +57,7 @@ pub(crate) fn two_segment(tool_call_id: &str, question_id: &str) -> String {
 /// Why a string is not `<call>.<question_id>.<attempt>` for one call whose
 /// ID and separator start it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdFault {
+pub(crate) enum IdFault {
     /// No `.<attempt>` after the call (a pre-082 two-segment ID).
     NoAttempt,
     /// The attempt is not a number from 1 without leading zeros.
@@ -98,12 +98,12 @@ pub(crate) fn is_two_segment(s: &str, call: &str) -> bool {
 
 /// One call's reading of an ID: the call, and the question ID and attempt
 /// it gives or why it gives none.
-pub type Reading<'s, 'c> = (&'c str, Result<(&'s str, u32), IdFault>);
+pub(crate) type Reading<'s, 'c> = (&'c str, Result<(&'s str, u32), IdFault>);
 
 /// Every reading of `s` for the calls `calls` whose ID and separator start
 /// it: the call with the question ID and attempt it gives, or why it gives
 /// none. The longest call first (a duplicate call once).
-pub fn readings<'s, 'c>(s: &'s str, calls: &[&'c str]) -> Vec<Reading<'s, 'c>> {
+pub(crate) fn readings<'s, 'c>(s: &'s str, calls: &[&'c str]) -> Vec<Reading<'s, 'c>> {
     let mut out: Vec<Reading<'s, 'c>> = calls
         .iter()
         .filter_map(|c| read_for(s, c).map(|r| (*c, r)))
