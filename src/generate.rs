@@ -33,6 +33,26 @@ macro_rules! strategies {
 }
 
 pub mod choice;
+
+/// The known reasons, in a static so their tags are `&'static str`: the
+/// generators' reach measures name a known reason by its tag, derived from
+/// [`CancellationReason::KNOWN`](crate::wire::CancellationReason::KNOWN), so
+/// a new reason is reached or reported without a label written for it.
+#[cfg(test)]
+static KNOWN_REASONS: [crate::wire::CancellationReason;
+    crate::wire::CancellationReason::KNOWN.len()] = crate::wire::CancellationReason::KNOWN;
+
+/// A known reason's reach label (its tag); `None` for an unknown one.
+#[cfg(test)]
+fn known_reason_label(r: &crate::wire::CancellationReason) -> Option<&'static str> {
+    KNOWN_REASONS.iter().find(|k| *k == r).map(|k| k.as_str())
+}
+
+/// Every known reason's reach label.
+#[cfg(test)]
+fn known_reason_labels() -> impl Iterator<Item = &'static str> {
+    KNOWN_REASONS.iter().map(|k| k.as_str())
+}
 pub mod corpus;
 pub mod scenario;
 pub mod stream;

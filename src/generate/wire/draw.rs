@@ -351,13 +351,10 @@ pub(crate) fn unknown_reason_tag(c: &mut impl Choices) -> String {
         3 => String::new(),
         _ => json_string(c),
     };
+    // Every known tag (whatever `KNOWN` holds) becomes its near miss.
     match CancellationReason::from_tag(&tag) {
         CancellationReason::Unknown(tag) => tag,
-        CancellationReason::User
-        | CancellationReason::BackendError
-        | CancellationReason::NoPromptBackend
-        | CancellationReason::AssistantRoutingDenied
-        | CancellationReason::InvalidStaticAnswer => format!("{tag}_v2"),
+        known => format!("{}_v2", known.as_str()),
     }
 }
 
