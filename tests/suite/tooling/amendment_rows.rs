@@ -456,3 +456,34 @@ fn the_written_amendment_differs_exactly_on_prompter_failures_and_separators() {
         "{by_failure} {by_separator}"
     );
 }
+
+/// Rule: AMEND-TABLE-ROWS — `diff-profiles` names amended rows as it names
+/// flipped switches: from `rfd082` to the two rows alone, every class is a
+/// `cancelled` reason count, attributed to exactly those rows, and the rows
+/// are listed as what differs; the report passes the gate (the rows break
+/// no invariant over this corpus, or the gate names it).
+#[test]
+fn diff_profiles_names_the_amended_rows() {
+    let rows = profile_file::parse(
+        "rows.json",
+        r#"{"title": "t", "amends": "RFD 082", "base": "rfd082", "tables": {"cancellation": {
+            "prompter_failure:io": {"reason": "backend_error"},
+            "prompter_failure:no_terminal": {"reason": "backend_error"}}}}"#,
+    )
+    .expect("reads");
+    let names = [
+        "cancellation.prompter_failure:no_terminal".to_owned(),
+        "cancellation.prompter_failure:io".to_owned(),
+    ];
+    let r = amend::diff_profiles(Rfd082, rows, &amend::scenarios(300, 200, 7));
+    assert!(!r.classes.is_empty());
+    for c in &r.classes {
+        assert!(c.class.starts_with("cancellation_recorded:"), "{}", c.class);
+        assert_eq!(c.switches, names, "{}", c.class);
+    }
+    let text = r.text();
+    assert!(
+        text.contains("changes: cancellation.prompter_failure:no_terminal \"user\" -> \"backend_error\"; cancellation.prompter_failure:io \"user\" -> \"backend_error\"\n"),
+        "{text}"
+    );
+}
