@@ -276,7 +276,10 @@ impl Tables {
     }
 
     /// The rows on which `b` differs from `a`: `(table.row, a's, b's)`.
-    pub fn differing(a: &Tables, b: &Tables) -> Vec<(String, serde_json::Value, serde_json::Value)> {
+    pub fn differing(
+        a: &Tables,
+        b: &Tables,
+    ) -> Vec<(String, serde_json::Value, serde_json::Value)> {
         a.rows()
             .into_iter()
             .zip(b.rows())

@@ -431,8 +431,12 @@ fn amend_tables(
     let mut out = Vec::new();
     for (name, rows) in doc {
         let field = format!("tables.{name}");
-        let table = Table::from_name(name)
-            .ok_or_else(|| (field.clone(), format!("unknown table; the tables are {names}")))?;
+        let table = Table::from_name(name).ok_or_else(|| {
+            (
+                field.clone(),
+                format!("unknown table; the tables are {names}"),
+            )
+        })?;
         let Value::Object(rows) = rows else {
             return Err((field, format!("must be an object of rows, not {rows}")));
         };
@@ -454,7 +458,10 @@ fn amend_tables(
             let value = match spec.get(key) {
                 Some(Value::String(v)) => v.clone(),
                 Some(other) => {
-                    return Err((format!("{field}.{key}"), format!("must be a string, not {other}")));
+                    return Err((
+                        format!("{field}.{key}"),
+                        format!("must be a string, not {other}"),
+                    ));
                 }
                 None => return Err((format!("{field}.{key}"), "missing (required)".to_owned())),
             };
@@ -462,7 +469,10 @@ fn amend_tables(
                 None => None,
                 Some(Value::String(f)) => Some(f.clone()),
                 Some(other) => {
-                    return Err((format!("{field}.from"), format!("must be a string, not {other}")));
+                    return Err((
+                        format!("{field}.from"),
+                        format!("must be a string, not {other}"),
+                    ));
                 }
             };
             let before = *tables;
@@ -526,7 +536,10 @@ pub fn to_amendment_file(
         }
     }
     if !tables.is_empty() {
-        if doc.get("switches").is_some_and(|s| s.as_object().is_some_and(Map::is_empty)) {
+        if doc
+            .get("switches")
+            .is_some_and(|s| s.as_object().is_some_and(Map::is_empty))
+        {
             doc.remove("switches");
         }
         doc.insert("tables".to_owned(), Value::Object(tables));
