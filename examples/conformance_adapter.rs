@@ -265,11 +265,16 @@ impl Driver<'_> {
                         answer: value,
                         remember,
                     },
-                    // RFD 082 step 6: every prompter failure is the user's
-                    // cancellation.
-                    PrompterReply::CtrlC | PrompterReply::Eof | PrompterReply::Failure { .. } => {
+                    PrompterReply::CtrlC | PrompterReply::Eof => {
                         Input::PromptCancelled { call, inquiry_id }
                     }
+                    // The coordinator's cancellation table decides what a
+                    // prompter failure records (RFD 082 step 6: `user`).
+                    PrompterReply::Failure { failure } => Input::PromptFailed {
+                        call,
+                        inquiry_id,
+                        failure,
+                    },
                 }
             }
             Work::Inquire(call, inquiry_id) => {

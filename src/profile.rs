@@ -7,6 +7,10 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod tables;
+
+use tables::Tables;
+
 /// The named RFD stages.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
@@ -72,6 +76,7 @@ impl ProfileName {
                 widened_question: false,
                 provenance: Provenance::ToolName,
                 question_id_separator: SeparatorPolicy::Allowed,
+                tables: Tables::RFD,
             },
             ProfileName::Rfd082 => Rules {
                 record: RecordScope::EveryRoundTrip,
@@ -87,6 +92,7 @@ impl ProfileName {
                 widened_question: false,
                 provenance: Provenance::Hook,
                 question_id_separator: SeparatorPolicy::Allowed,
+                tables: Tables::RFD,
             },
             ProfileName::Rfd083 => Rules {
                 record: RecordScope::EveryRoundTrip,
@@ -102,6 +108,7 @@ impl ProfileName {
                 widened_question: true,
                 provenance: Provenance::Hook,
                 question_id_separator: SeparatorPolicy::Allowed,
+                tables: Tables::RFD,
             },
         }
     }
@@ -271,6 +278,10 @@ pub struct Rules {
     /// Whether a question ID may hold the ID separator (no RFD says; see
     /// [`SeparatorPolicy`]).
     pub(crate) question_id_separator: SeparatorPolicy,
+    /// The decision tables, row by row (not a switch: a profile file
+    /// amends them under `tables`; every built-in has [`Tables::RFD`]).
+    #[serde(skip)]
+    pub tables: Tables,
 }
 
 impl Rules {

@@ -1676,18 +1676,11 @@ impl<'s, 'o> Driver<'s, 'o> {
                     PrompterReply::CtrlC | PrompterReply::Eof => {
                         Input::PromptCancelled { call, inquiry_id }
                     }
-                    PrompterReply::Failure { failure } => {
-                        match routing::prompter_failure_event(failure) {
-                            routing::NonAnswer::PromptCancelled => {
-                                Input::PromptCancelled { call, inquiry_id }
-                            }
-                            other => {
-                                return Err(ScenarioError::Crash(format!(
-                                    "a prompter failure mapped to {other:?}"
-                                )));
-                            }
-                        }
-                    }
+                    PrompterReply::Failure { failure } => Input::PromptFailed {
+                        call,
+                        inquiry_id,
+                        failure,
+                    },
                 })
             }
             Work::Inquire { call, backend } => {

@@ -33,6 +33,7 @@ use crate::model::tool::{
     ToolSource,
 };
 use crate::predicates;
+use crate::profile::tables::{Response, Tables};
 use crate::profile::{IdFormat, RecordScope, Rules, StaticDelivery};
 use crate::wire::{
     Event, EventKind, InquiryId, InquiryRequest, InquiryResponse, InquirySource, Opaque,
@@ -159,8 +160,46 @@ pub struct NonAnswerResponse {
 /// tool-level errors with quoted texts. The same under every profile: the
 /// response did not change across them.
 pub fn non_answer_response(why: NonAnswer, tool: &str, question_id: &str) -> NonAnswerResponse {
+    non_answer_response_in(&Tables::RFD, why, tool, question_id)
+}
+
+/// [`non_answer_response`] with the kind read from `tables`' non-answer
+/// response row (possibly amended; rule `AMEND-TABLE-ROWS`). A kind the
+/// RFDs give the event keeps its text; an amended kind takes the kind's
+/// text (a failed prompt's error names the prompter).
+pub fn non_answer_response_in(
+    tables: &Tables,
+    why: NonAnswer,
+    tool: &str,
+    question_id: &str,
+) -> NonAnswerResponse {
+    match (tables.response(why.row()), why) {
+        (Response::CancelledByUser, NonAnswer::Inquiry(_)) => NonAnswerResponse {
+            kind: ResponseKind::CancelledByUser,
+            content: CANCELLED_BY_USER.to_owned(),
+        },
+        (Response::InquiryFailed, NonAnswer::PromptCancelled | NonAnswer::PrompterFailed(_)) => {
+            NonAnswerResponse {
+                kind: ResponseKind::InquiryFailed,
+                content: routing::messages::inquiry_failed(tool, "the prompter failed"),
+            }
+        }
+        (
+            Response::CancelledByUser | Response::InquiryFailed | Response::Refused,
+            NonAnswer::PromptCancelled
+            | NonAnswer::PrompterFailed(_)
+            | NonAnswer::Inquiry(_)
+            | NonAnswer::Refused(_),
+        ) => rfd_non_answer_response(why, tool, question_id),
+    }
+}
+
+/// The RFDs' response for `why` (table `spec/tables/non-answer-response.md`).
+fn rfd_non_answer_response(why: NonAnswer, tool: &str, question_id: &str) -> NonAnswerResponse {
     let (kind, content) = match why {
-        NonAnswer::PromptCancelled => (ResponseKind::CancelledByUser, CANCELLED_BY_USER.to_owned()),
+        NonAnswer::PromptCancelled | NonAnswer::PrompterFailed(_) => {
+            (ResponseKind::CancelledByUser, CANCELLED_BY_USER.to_owned())
+        }
         NonAnswer::Inquiry(kind) => (
             ResponseKind::InquiryFailed,
             routing::messages::inquiry_failed(tool, inquiry_error_text(kind)),
@@ -337,6 +376,15 @@ impl Coordinator {
             Input::PromptCancelled { call, inquiry_id } => {
                 let question = self.take_prompt(call, &inquiry_id)?;
                 self.fail(call, &question, inquiry_id, NonAnswer::PromptCancelled, fx);
+            }
+            Input::PromptFailed {
+                call,
+                inquiry_id,
+                failure,
+            } => {
+                let question = self.take_prompt(call, &inquiry_id)?;
+                let why = routing::prompter_failure_event(failure);
+                self.fail(call, &question, inquiry_id, why, fx);
             }
             Input::InquiryResult { call, result } => {
                 if !matches!(
@@ -877,7 +925,13 @@ impl Coordinator {
         }
         let human_only = routing::human_only(q, &self.rules);
         // LIFE-ROUTE: the RFD 083 precedence table.
-        let route = routing::route(config.answer.is_some(), config.target, self.tty, human_only);
+        let route = routing::route_in(
+            &self.rules.tables,
+            config.answer.is_some(),
+            config.target,
+            self.tty,
+            human_only,
+        );
         Ok(match (route, &config.answer) {
             // LIFE-STATIC-VALIDATED: under RFD 083 a static answer is checked first.
             (Route::Static, Some(answer)) => {
@@ -982,8 +1036,10 @@ impl Coordinator {
             _ => return Err(self.bad(call, "a restart")),
         };
         if let (true, Some(id)) = (self.records(Moment::NonAnswer), inquiry_id) {
-            let reason =
-                routing::cancellation_reason(NonAnswer::Inquiry(InquiryErrorKind::Cancelled));
+            let reason = routing::cancellation_reason_in(
+                &self.rules.tables,
+                NonAnswer::Inquiry(InquiryErrorKind::Cancelled),
+            );
             self.persist(
                 Event::new(EventKind::InquiryResponse(InquiryResponse::Cancelled {
                     id,
@@ -1011,7 +1067,7 @@ impl Coordinator {
         fx: &mut Vec<Effect>,
     ) {
         if let (true, Some(id)) = (self.records(Moment::NonAnswer), recorded) {
-            let reason = routing::cancellation_reason(why);
+            let reason = routing::cancellation_reason_in(&self.rules.tables, why);
             self.persist(
                 Event::new(EventKind::InquiryResponse(InquiryResponse::Cancelled {
                     id,
@@ -1020,7 +1076,12 @@ impl Coordinator {
                 fx,
             );
         }
-        let response = non_answer_response(why, &self.executing[call].call.tool, &q.id);
+        let response = non_answer_response_in(
+            &self.rules.tables,
+            why,
+            &self.executing[call].call.tool,
+            &q.id,
+        );
         self.respond_as(call, response.content, response.kind, fx);
     }
 }

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::predicates::{self, AnswerKind};
 use crate::profile::Rules;
+use crate::profile::tables::{RouteTo, Tables};
 use crate::wire::CancellationReason;
 
 /// Whether a question may only be answered by a human (rule `LIFE-HUMAN-ONLY`):
@@ -115,13 +116,37 @@ impl Route {
 /// | no | assistant | any | no | backend |
 /// | no | assistant | any | yes | refused_assistant_target |
 pub fn route(has_static: bool, target: QuestionTarget, tty: bool, human_only: bool) -> Route {
+    route_in(&Tables::RFD, has_static, target, tty, human_only)
+}
+
+/// The row of the route table (`spec/tables/route.md`, [`ROUTE_ROWS`](crate::profile::tables::ROUTE_ROWS)) that
+/// decides these inputs: the table's conditions, first match.
+pub fn route_row(has_static: bool, target: QuestionTarget, tty: bool, human_only: bool) -> usize {
     match (has_static, target, tty, human_only) {
-        (true, _, _, _) => Route::Static,
-        (false, QuestionTarget::User, true, _) => Route::Prompter,
-        (false, QuestionTarget::User, false, false) => Route::Backend,
-        (false, QuestionTarget::User, false, true) => Route::Refuse(Refusal::NoTty),
-        (false, QuestionTarget::Assistant, _, false) => Route::Backend,
-        (false, QuestionTarget::Assistant, _, true) => Route::Refuse(Refusal::AssistantTarget),
+        (true, _, _, _) => 0,
+        (false, QuestionTarget::User, true, _) => 1,
+        (false, QuestionTarget::User, false, false) => 2,
+        (false, QuestionTarget::User, false, true) => 3,
+        (false, QuestionTarget::Assistant, _, false) => 4,
+        (false, QuestionTarget::Assistant, _, true) => 5,
+    }
+}
+
+/// [`route`] with the route table's outcomes read from `tables` (a
+/// profile's, possibly amended row by row; rule `AMEND-TABLE-ROWS`).
+pub fn route_in(
+    tables: &Tables,
+    has_static: bool,
+    target: QuestionTarget,
+    tty: bool,
+    human_only: bool,
+) -> Route {
+    match tables.route(route_row(has_static, target, tty, human_only)) {
+        RouteTo::Static => Route::Static,
+        RouteTo::Prompter => Route::Prompter,
+        RouteTo::Backend => Route::Backend,
+        RouteTo::RefusedNoTty => Route::Refuse(Refusal::NoTty),
+        RouteTo::RefusedAssistantTarget => Route::Refuse(Refusal::AssistantTarget),
     }
 }
 
@@ -294,17 +319,33 @@ pub enum PrompterFailure {
     Format,
 }
 
-/// What the coordinator sees of a prompter failure (RFD 082 step 6: prompter
-/// I/O errors "are indistinguishable from Ctrl-C at the coordinator's
-/// vantage today and follow the same `User` path"). Decision in
-/// `spec/DECISIONS.md`: every prompter failure is a `PromptCancelled`,
-/// never a `BackendError`, whatever `BackendError`'s doc comment says.
-pub(crate) fn prompter_failure_event(failure: PrompterFailure) -> NonAnswer {
-    match failure {
-        PrompterFailure::NoTerminal => NonAnswer::PromptCancelled,
-        PrompterFailure::Io => NonAnswer::PromptCancelled,
-        PrompterFailure::Format => NonAnswer::PromptCancelled,
+impl PrompterFailure {
+    /// Every failure, in declaration order.
+    pub const ALL: [PrompterFailure; 3] = [
+        PrompterFailure::NoTerminal,
+        PrompterFailure::Io,
+        PrompterFailure::Format,
+    ];
+
+    /// The snake_case name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PrompterFailure::NoTerminal => "no_terminal",
+            PrompterFailure::Io => "io",
+            PrompterFailure::Format => "format",
+        }
     }
+}
+
+/// What the coordinator sees of a prompter failure: an originating event of
+/// its own, so that the cancellation table has a row for it (an amendment
+/// may map it elsewhere). Under the RFDs' table it records what Ctrl-C
+/// records (RFD 082 step 6: prompter I/O errors "are indistinguishable from
+/// Ctrl-C at the coordinator's vantage today and follow the same `User`
+/// path"; decision in `spec/DECISIONS.md`: `user`, never `BackendError`,
+/// whatever `BackendError`'s doc comment says).
+pub(crate) fn prompter_failure_event(failure: PrompterFailure) -> NonAnswer {
+    NonAnswer::PrompterFailed(failure)
 }
 
 /// What fires the inquiry backend's cancellation token (RFD 082 step 6:
@@ -339,6 +380,8 @@ pub(crate) fn token_error(cause: TokenCause) -> InquiryErrorKind {
 pub enum NonAnswer {
     /// `ExecutionEvent::PromptCancelled`: Ctrl-C or EOF at the prompt.
     PromptCancelled,
+    /// The prompter failed otherwise (rule `LIFE-PROMPTER-FAILURE`).
+    PrompterFailed(PrompterFailure),
     /// The inquiry backend returned an error.
     Inquiry(InquiryErrorKind),
     /// The coordinator refused the question itself (a row of [`REFUSALS`]).
@@ -347,10 +390,12 @@ pub enum NonAnswer {
 
 impl NonAnswer {
     /// Every originating event, in the order of `spec/tables/cancellation.md`:
-    /// the prompter's, the inquiry backend's ([`InquiryErrorKind::ALL`]),
-    /// then the refusals ([`Refusal::ALL`]).
+    /// the prompter's ([`PrompterFailure::ALL`] after Ctrl-C/EOF), the
+    /// inquiry backend's ([`InquiryErrorKind::ALL`]), then the refusals
+    /// ([`Refusal::ALL`]).
     pub fn all() -> Vec<NonAnswer> {
         let mut all = vec![NonAnswer::PromptCancelled];
+        all.extend(PrompterFailure::ALL.map(NonAnswer::PrompterFailed));
         all.extend(InquiryErrorKind::ALL.map(NonAnswer::Inquiry));
         all.extend(Refusal::ALL.map(NonAnswer::Refused));
         all
@@ -360,9 +405,34 @@ impl NonAnswer {
     pub fn name(self) -> String {
         match self {
             NonAnswer::PromptCancelled => "prompt_cancelled".to_owned(),
+            NonAnswer::PrompterFailed(f) => format!("prompter_failure:{}", f.as_str()),
             NonAnswer::Inquiry(kind) => format!("inquiry_error:{}", kind.as_str()),
             NonAnswer::Refused(refusal) => refusal.as_str().to_owned(),
         }
+    }
+
+    /// Its row in the event-keyed tables ([`EVENTS`](crate::profile::tables::EVENTS), the order of
+    /// [`NonAnswer::all`]).
+    pub fn row(self) -> usize {
+        match self {
+            NonAnswer::PromptCancelled => 0,
+            NonAnswer::PrompterFailed(PrompterFailure::NoTerminal) => 1,
+            NonAnswer::PrompterFailed(PrompterFailure::Io) => 2,
+            NonAnswer::PrompterFailed(PrompterFailure::Format) => 3,
+            NonAnswer::Inquiry(InquiryErrorKind::Cancelled) => 4,
+            NonAnswer::Inquiry(InquiryErrorKind::Provider) => 5,
+            NonAnswer::Inquiry(InquiryErrorKind::MissingStructuredData) => 6,
+            NonAnswer::Inquiry(InquiryErrorKind::AnswerExtraction) => 7,
+            NonAnswer::Inquiry(InquiryErrorKind::Other) => 8,
+            NonAnswer::Refused(Refusal::NoTty) => 9,
+            NonAnswer::Refused(Refusal::AssistantTarget) => 10,
+            NonAnswer::Refused(Refusal::InvalidStaticAnswer) => 11,
+        }
+    }
+
+    /// The event of the row named `row` ([`EVENTS`](crate::profile::tables::EVENTS)).
+    pub fn from_row(row: &str) -> Option<NonAnswer> {
+        NonAnswer::all().into_iter().find(|e| e.name() == row)
     }
 
     /// How the RFD 082 step 6 table names the event, for events the RFD
@@ -372,7 +442,7 @@ impl NonAnswer {
         match self {
             NonAnswer::PromptCancelled => Some("ExecutionEvent::PromptCancelled".to_owned()),
             NonAnswer::Inquiry(kind) => Some(format!("InquiryError::{}", kind.rfd_name())),
-            NonAnswer::Refused(_) => None,
+            NonAnswer::PrompterFailed(_) | NonAnswer::Refused(_) => None,
         }
     }
 }
@@ -416,6 +486,7 @@ impl InquiryErrorKind {
 pub fn cancellation_reason(event: NonAnswer) -> CancellationReason {
     match event {
         NonAnswer::PromptCancelled => CancellationReason::User,
+        NonAnswer::PrompterFailed(_) => CancellationReason::User,
         NonAnswer::Inquiry(InquiryErrorKind::Cancelled) => CancellationReason::User,
         NonAnswer::Inquiry(InquiryErrorKind::Provider) => CancellationReason::BackendError,
         NonAnswer::Inquiry(InquiryErrorKind::MissingStructuredData) => {
@@ -425,6 +496,14 @@ pub fn cancellation_reason(event: NonAnswer) -> CancellationReason {
         NonAnswer::Inquiry(InquiryErrorKind::Other) => CancellationReason::BackendError,
         NonAnswer::Refused(refusal) => refusal.row().reason.clone(),
     }
+}
+
+/// The reason `tables` records for `event`: its row of the cancellation
+/// table, possibly amended (rule `AMEND-TABLE-ROWS`). Under
+/// [`Tables::RFD`] it is [`cancellation_reason`] (a test holds the two
+/// equal for every event).
+pub fn cancellation_reason_in(tables: &Tables, event: NonAnswer) -> CancellationReason {
+    tables.reason(event.row()).to_wire()
 }
 
 pub use crate::predicates::AnswerMismatch;

@@ -125,8 +125,10 @@ impl Class {
 }
 
 /// The switches that change where a question goes (the routing guards, the
-/// static answer, the cache, and whether a question is refused for its ID).
+/// static answer, the cache, and whether a question is refused for its ID),
+/// and the route table's rows.
 const ROUTED: &[&str] = &[
+    "route",
     "question_id_separator",
     "secret_type",
     "exclusive",
@@ -150,6 +152,7 @@ const REMEMBERED: &[&str] = &[
 
 /// [`ROUTED`] and the ID format (a scripted backend answers by ID).
 const ROUTED_BY_ID: &[&str] = &[
+    "route",
     "question_id_separator",
     "secret_type",
     "exclusive",
@@ -161,8 +164,10 @@ const ROUTED_BY_ID: &[&str] = &[
 ];
 
 impl Class {
-    /// The rule switches that can cause this class of difference (checked
-    /// against single-switch diffs in `tests/suite/tooling/review_pictures.rs`).
+    /// The rule switches, and the decision tables (`cancellation`,
+    /// `non_answer_response`, `route`: any of their rows), that can cause
+    /// this class of difference (checked against single-switch diffs in
+    /// `tests/suite/tooling/review_pictures.rs`).
     pub fn switches(&self) -> &'static [&'static str] {
         match self {
             Class::PrompterAnswerRecorded => &[
@@ -190,6 +195,8 @@ impl Class {
             // reaches the prompter instead of the cache, and a Ctrl-C there
             // (or an aborted turn's token) records a cancellation.
             Class::CancellationRecorded(_) => &[
+                "cancellation",
+                "route",
                 "question_id_separator",
                 "record",
                 "secret_type",
@@ -232,6 +239,8 @@ impl Class {
             ],
             Class::BackendCalled | Class::ToolInvocations => ROUTED_BY_ID,
             Class::ToolResponseText => &[
+                "non_answer_response",
+                "route",
                 "question_id_separator",
                 "exclusive",
                 "secret_type",
@@ -852,9 +861,11 @@ fn finish_diff(
                         .remove(&c)
                         .unwrap_or_else(|| "(a difference in a secret answer)".to_owned()),
                     switches: {
+                        // A table row (`table.row`) is caused by its table.
+                        let cause = |k: &str| k.split('.').next().unwrap_or(k).to_owned();
                         let own: Vec<String> = flipped
                             .iter()
-                            .filter(|(k, _, _)| c.switches().contains(&k.as_str()))
+                            .filter(|(k, _, _)| c.switches().contains(&cause(k).as_str()))
                             .map(|(k, _, _)| k.clone())
                             .collect();
                         if own.is_empty() {
@@ -1136,6 +1147,14 @@ impl DiffReport {
             self.differing,
             words::count(self.classes.len(), "class")
         ));
+        if !self.flipped.is_empty() {
+            let changes: Vec<String> = self
+                .flipped
+                .iter()
+                .map(|(k, a, b)| format!("{k} {a} -> {b}"))
+                .collect();
+            s.push_str(&format!("changes: {}\n", changes.join("; ")));
+        }
         for c in &self.classes {
             s.push_str(&format!(
                 "\n== {} ({}): {}\n",

@@ -16,11 +16,18 @@
 //! `switches` lists only what the amendment flips (a switch set to the
 //! base's own value is refused: it would say "changes" where nothing does).
 //! Without `base`, `switches` must set every switch: a complete profile, as
-//! `spec/profiles/legacy.json` is. Parsing is pure (the text is given); the
-//! command line reads the file.
+//! `spec/profiles/legacy.json` is.
+//!
+//! `tables` amends the decision tables row by row (rule `AMEND-TABLE-ROWS`;
+//! [`crate::profile::tables`]): `{"cancellation": {"prompter_failure:io":
+//! {"reason": "backend_error", "from": "rfd.md:74"}}}`, each row with where
+//! it came from (optional). Like a switch, a row set to the base's own value
+//! is refused; an amendment of rows alone needs no `switches`. Parsing is
+//! pure (the text is given); the command line reads the file.
 
 use serde_json::{Map, Value};
 
+use crate::profile::tables::{Table, Tables};
 use crate::profile::{ProfileName, Rules};
 
 /// A rule set the model can run under: a built-in profile, or one read from
@@ -55,7 +62,28 @@ pub enum Origin {
         base: Option<ProfileName>,
         /// The file's `description`, if it has one.
         description: Option<String>,
+        /// The table rows it amends, in file order.
+        rows: Vec<AmendedRow>,
     },
+}
+
+/// One row a profile file amends (its `tables`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AmendedRow {
+    /// The table.
+    pub table: Table,
+    /// The row's name.
+    pub row: String,
+    /// The row's value in the file.
+    pub value: String,
+    /// Where the row came from (`from`), if the file says.
+    pub from: Option<String>,
+}
+
+impl serde::Serialize for Table {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 /// What a profile file says about itself (`title`, `amends`,
@@ -134,13 +162,14 @@ impl std::fmt::Display for ProfileFileError {
 impl std::error::Error for ProfileFileError {}
 
 /// The fields a profile file may carry.
-pub(crate) const FIELDS: [&str; 6] = [
+pub(crate) const FIELDS: [&str; 7] = [
     "$schema",
     "title",
     "amends",
     "description",
     "base",
     "switches",
+    "tables",
 ];
 
 /// Every switch of [`Rules`], in declaration order (the names a profile
@@ -160,15 +189,19 @@ pub fn switches_of(rules: &Rules) -> Map<String, Value> {
     }
 }
 
-/// The switches on which `b` differs from `a`: `(switch, a's value, b's value)`.
+/// The switches on which `b` differs from `a`, then the table rows:
+/// `(switch or table.row, a's value, b's value)`.
 pub(crate) fn differing(a: &Rules, b: &Rules) -> Vec<(String, Value, Value)> {
     let (x, y) = (switches_of(a), switches_of(b));
-    x.iter()
+    let mut out: Vec<(String, Value, Value)> = x
+        .iter()
         .filter_map(|(k, v)| {
             let w = y.get(k).cloned().unwrap_or(Value::Null);
             (v != &w).then(|| (k.clone(), v.clone(), w))
         })
-        .collect()
+        .collect();
+    out.extend(Tables::differing(&a.tables, &b.tables));
+    out
 }
 
 impl RuleSet {
@@ -246,9 +279,12 @@ pub fn parse(file: &str, text: &str) -> Result<RuleSet, ProfileFileError> {
             ));
         }
     };
+    let empty = Map::new();
     let switches = match doc.get("switches") {
         Some(Value::Object(m)) => m,
         Some(other) => return Err(err("switches", format!("must be an object, not {other}"))),
+        // An amendment of table rows alone needs no switch.
+        None if base.is_some() && doc.contains_key("tables") => &empty,
         None => return Err(err("switches", "missing (required)".to_owned())),
     };
     let names = switch_names();
@@ -288,12 +324,6 @@ pub fn parse(file: &str, text: &str) -> Result<RuleSet, ProfileFileError> {
         merged.insert(k.clone(), v.clone());
     }
     match base {
-        Some(b) if switches.is_empty() => {
-            return Err(err(
-                "switches",
-                format!("flips nothing: the file would be {b} itself"),
-            ));
-        }
         Some(_) => {}
         None => {
             let missing: Vec<&str> = names
@@ -312,8 +342,21 @@ pub fn parse(file: &str, text: &str) -> Result<RuleSet, ProfileFileError> {
             }
         }
     }
-    let rules: Rules = serde_json::from_value(Value::Object(merged))
+    let mut rules: Rules = serde_json::from_value(Value::Object(merged))
         .map_err(|e| err("switches", strip_position(&e.to_string())))?;
+    let rows = match doc.get("tables") {
+        None => Vec::new(),
+        Some(t) => amend_tables(t, &mut rules.tables, base).map_err(|(f, m)| err(&f, m))?,
+    };
+    if base.is_some() && switches.is_empty() && rows.is_empty() {
+        return Err(err(
+            "switches",
+            format!(
+                "flips nothing: the file would be {} itself",
+                base.unwrap_or_default()
+            ),
+        ));
+    }
     let judged_as = judged_as(&rules, base);
     Ok(RuleSet {
         label: file.to_owned(),
@@ -324,6 +367,7 @@ pub fn parse(file: &str, text: &str) -> Result<RuleSet, ProfileFileError> {
             amends,
             base,
             description,
+            rows,
         },
     })
 }
@@ -347,10 +391,14 @@ fn judged_as(rules: &Rules, base: Option<ProfileName>) -> ProfileName {
 /// that differ), else complete.
 pub fn to_file(title: &str, amends: &str, base: Option<ProfileName>, rules: &Rules) -> Value {
     let switches: Map<String, Value> = match base {
-        Some(b) => differing(&b.rules(), rules)
-            .into_iter()
-            .map(|(k, _, v)| (k, v))
-            .collect(),
+        Some(b) => {
+            let names = switch_names();
+            differing(&b.rules(), rules)
+                .into_iter()
+                .filter(|(k, _, _)| names.contains(k))
+                .map(|(k, _, v)| (k, v))
+                .collect()
+        }
         None => switches_of(rules),
     };
     let mut doc = Map::new();
@@ -364,6 +412,138 @@ pub fn to_file(title: &str, amends: &str, base: Option<ProfileName>, rules: &Rul
         doc.insert("base".to_owned(), Value::String(b.as_str().to_owned()));
     }
     doc.insert("switches".to_owned(), Value::Object(switches));
+    Value::Object(doc)
+}
+
+/// Applies a file's `tables` to `tables` (the base's rows): each row an
+/// object `{"<value field>": value, "from": "where it came from"}`. A row
+/// set to the base's own value is refused, as a switch is. Errors are
+/// `(field, message)`.
+fn amend_tables(
+    doc: &Value,
+    tables: &mut Tables,
+    base: Option<ProfileName>,
+) -> Result<Vec<AmendedRow>, (String, String)> {
+    let Value::Object(doc) = doc else {
+        return Err(("tables".to_owned(), format!("must be an object, not {doc}")));
+    };
+    let names = Table::ALL.map(Table::as_str).join(", ");
+    let mut out = Vec::new();
+    for (name, rows) in doc {
+        let field = format!("tables.{name}");
+        let table = Table::from_name(name).ok_or_else(|| {
+            (
+                field.clone(),
+                format!("unknown table; the tables are {names}"),
+            )
+        })?;
+        let Value::Object(rows) = rows else {
+            return Err((field, format!("must be an object of rows, not {rows}")));
+        };
+        for (row, spec) in rows {
+            let field = format!("tables.{name}.{row}");
+            let key = table.value_field();
+            let Value::Object(spec) = spec else {
+                return Err((
+                    field,
+                    format!("must be an object {{\"{key}\": …, \"from\": …}}, not {spec}"),
+                ));
+            };
+            if let Some(k) = spec.keys().find(|k| *k != key && *k != "from") {
+                return Err((
+                    format!("{field}.{k}"),
+                    format!("unknown field; a row has `{key}` and `from`"),
+                ));
+            }
+            let value = match spec.get(key) {
+                Some(Value::String(v)) => v.clone(),
+                Some(other) => {
+                    return Err((
+                        format!("{field}.{key}"),
+                        format!("must be a string, not {other}"),
+                    ));
+                }
+                None => return Err((format!("{field}.{key}"), "missing (required)".to_owned())),
+            };
+            let from = match spec.get("from") {
+                None => None,
+                Some(Value::String(f)) => Some(f.clone()),
+                Some(other) => {
+                    return Err((
+                        format!("{field}.from"),
+                        format!("must be a string, not {other}"),
+                    ));
+                }
+            };
+            let before = *tables;
+            tables
+                .set(table, row, &value)
+                .map_err(|m| (field.clone(), m))?;
+            if before == *tables {
+                return Err((
+                    field,
+                    format!(
+                        "{} already has {name}.{row} = {value}; `tables` lists only the rows the amendment changes",
+                        base.map_or("the RFD tables", ProfileName::as_str)
+                    ),
+                ));
+            }
+            out.push(AmendedRow {
+                table,
+                row: row.clone(),
+                value,
+                from,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A profile file over `base` for `rules`: the switches that differ, and
+/// the table rows that differ, each with where it came from (`from`, keyed
+/// `table.row`) and the file's `description`.
+pub fn to_amendment_file(
+    title: &str,
+    amends: &str,
+    description: Option<&str>,
+    base: ProfileName,
+    rules: &Rules,
+    from: &std::collections::BTreeMap<String, String>,
+) -> Value {
+    let mut doc = match to_file(title, amends, Some(base), rules) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    if let Some(d) = description {
+        doc.insert("description".to_owned(), Value::String(d.to_owned()));
+    }
+    let mut tables = Map::new();
+    let base_rows = base.rules().tables.rows();
+    for ((table, row, v), (_, _, b)) in rules.tables.rows().into_iter().zip(base_rows) {
+        if v == b {
+            continue;
+        }
+        let mut spec = Map::new();
+        spec.insert(table.value_field().to_owned(), v);
+        if let Some(f) = from.get(&format!("{}.{row}", table.as_str())) {
+            spec.insert("from".to_owned(), Value::String(f.clone()));
+        }
+        let entry = tables
+            .entry(table.as_str().to_owned())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = entry {
+            m.insert(row.to_owned(), Value::Object(spec));
+        }
+    }
+    if !tables.is_empty() {
+        if doc
+            .get("switches")
+            .is_some_and(|s| s.as_object().is_some_and(Map::is_empty))
+        {
+            doc.remove("switches");
+        }
+        doc.insert("tables".to_owned(), Value::Object(tables));
+    }
     Value::Object(doc)
 }
 

@@ -28,6 +28,7 @@ use serde_json::Value;
 use crate::model::routing::{self, NonAnswer, Refusal, Route};
 use crate::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::predicates;
+use crate::profile::tables::Table as AmendedTable;
 use crate::profile::{RecordScope, Rules};
 use crate::review::profile_file::RuleSet;
 use crate::wire::InquiryResponse;
@@ -171,6 +172,26 @@ pub struct RfdReport {
     pub tables: Vec<TableReport>,
     /// Every JSON value of every `json`/`jsonc` block.
     pub examples: Vec<ExampleReport>,
+    /// Every normative sentence of the prose (outside tables and fenced
+    /// blocks): tied to a switch, or not checked.
+    pub sentences: Vec<SentenceReport>,
+}
+
+/// One normative sentence of the prose (MUST, MUST NOT, SHOULD, SHOULD
+/// NOT, "never", "always"; rule `AMEND-RFD-PROSE`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SentenceReport {
+    /// The heading it sits under.
+    pub(crate) section: String,
+    /// The 1-based line where it starts.
+    pub line: usize,
+    /// The sentence, its lines joined.
+    pub text: String,
+    /// The switch it is tied to and the value it asks for, if any.
+    pub switch: Option<(String, String)>,
+    /// The verdict: against the tied switch, else not checked.
+    #[serde(flatten)]
+    pub verdict: Verdict,
 }
 
 impl RfdReport {
@@ -187,7 +208,12 @@ impl RfdReport {
             .iter()
             .filter(|e| matches!(e.verdict, Verdict::Disagrees { .. }))
             .count();
-        rows + examples
+        let sentences = self
+            .sentences
+            .iter()
+            .filter(|e| matches!(e.verdict, Verdict::Disagrees { .. }))
+            .count();
+        rows + examples + sentences
     }
 
     /// The report as text, one line per row and example, each at its own
@@ -258,6 +284,19 @@ impl RfdReport {
             };
             entries.push((e.line, text));
         }
+        for e in &self.sentences {
+            tally(&e.verdict);
+            let head = format!("{origin}:{}: sentence \"{}\"", e.line, e.text);
+            let text = match (&e.verdict, &e.switch) {
+                (Verdict::Agrees, Some((k, v))) => format!("{head}: agrees ({k} = {v})\n"),
+                (Verdict::Disagrees { profile }, Some((k, v))) => {
+                    format!("{head}: DISAGREES ({k} = {v}): {profile}\n")
+                }
+                (Verdict::Agrees | Verdict::Disagrees { .. }, None) => format!("{head}\n"),
+                (Verdict::NotChecked { why }, _) => format!("{head}: not checked ({why})\n"),
+            };
+            entries.push((e.line, text));
+        }
         entries.sort_by_key(|(line, _)| *line);
         for (_, text) in entries {
             s.push_str(&text);
@@ -278,6 +317,10 @@ pub fn check(text: &str, profile: &RuleSet) -> RfdReport {
             .map(|t| judge_table(t, &profile.rules))
             .collect(),
         examples: json_blocks(text).iter().flat_map(judge_block).collect(),
+        sentences: normative_sentences(text)
+            .into_iter()
+            .map(|n| judge_sentence(n, &profile.rules))
+            .collect(),
     }
 }
 
@@ -572,7 +615,8 @@ fn outcome(cell: &str) -> Option<Outcome> {
 /// The profile's route for one input (a boolean question).
 fn decide(rules: &Rules, (answer, target, tty, exclusive): Inputs) -> Outcome {
     let q = Question::boolean("q", "Q?").with_exclusive(exclusive);
-    Outcome::of(routing::route(
+    Outcome::of(routing::route_in(
+        &rules.tables,
         answer,
         target,
         tty,
@@ -696,6 +740,9 @@ enum Origin {
     },
     /// A static answer that does not fit.
     InvalidStatic,
+    /// Prompter failures other than Ctrl-C/EOF: no terminal, I/O, format
+    /// (the ones the row names; all three when it names none).
+    Prompter([bool; 3]),
 }
 
 fn origin(cell: &str) -> Option<Origin> {
@@ -711,6 +758,21 @@ fn origin(cell: &str) -> Option<Origin> {
     }
     if c.contains("questionconfig.answer") && c.contains("invalid") {
         return Some(Origin::InvalidStatic);
+    }
+    if c.contains("prompter") && !c.contains("answertype::secret") && !c.contains("exclusive") {
+        let named = [
+            c.contains("no tty") || c.contains("no terminal"),
+            c.contains("i/o") || c.contains("io error"),
+            c.contains("format") || c.contains("render"),
+        ];
+        let failure = c.contains("fail") || c.contains("error") || named.contains(&true);
+        if failure {
+            return Some(Origin::Prompter(if named.contains(&true) {
+                named
+            } else {
+                [true; 3]
+            }));
+        }
     }
     let secret = c.contains("answertype::secret");
     let exclusive = c.contains("exclusive = true");
@@ -757,6 +819,18 @@ fn reason_under(origin: Origin, rules: &Rules) -> Result<String, String> {
     }
     let event = match origin {
         Origin::Event(e) => e,
+        Origin::Prompter(named) => {
+            let reasons: Vec<String> = prompter_events(named)
+                .map(|e| rules.tables.reason(e.row()).to_wire().as_str().to_owned())
+                .collect();
+            return match reasons.split_first() {
+                Some((first, rest)) if rest.iter().all(|r| r == first) => Ok(first.clone()),
+                Some(_) | None => Err(format!(
+                    "the profile records {} for these prompter failures",
+                    reasons.join(", ")
+                )),
+            };
+        }
         Origin::InvalidStatic if predicates::validates_static_answers(rules) => {
             NonAnswer::Refused(Refusal::InvalidStaticAnswer)
         }
@@ -768,7 +842,13 @@ fn reason_under(origin: Origin, rules: &Rules) -> Result<String, String> {
             if secret {
                 q.answer_type = AnswerType::Secret;
             }
-            match routing::route(false, target, false, routing::human_only(&q, rules)) {
+            match routing::route_in(
+                &rules.tables,
+                false,
+                target,
+                false,
+                routing::human_only(&q, rules),
+            ) {
                 Route::Refuse(refusal) => NonAnswer::Refused(refusal),
                 Route::Static | Route::Prompter | Route::Backend => {
                     return Err("the profile routes the question to the inquiry backend".to_owned());
@@ -776,7 +856,52 @@ fn reason_under(origin: Origin, rules: &Rules) -> Result<String, String> {
             }
         }
     };
-    Ok(routing::cancellation_reason(event).as_str().to_owned())
+    Ok(routing::cancellation_reason_in(&rules.tables, event)
+        .as_str()
+        .to_owned())
+}
+
+/// The prompter-failure events a row names.
+fn prompter_events(named: [bool; 3]) -> impl Iterator<Item = NonAnswer> {
+    routing::PrompterFailure::ALL
+        .into_iter()
+        .zip(named)
+        .filter(|(_, n)| *n)
+        .map(|(f, _)| NonAnswer::PrompterFailed(f))
+}
+
+/// The events a cancellation row's origin names under `rules`, each
+/// recorded through its own row of the cancellation table; `None` when a
+/// switch decides whether the event happens at all (a guard the profile
+/// does not have, an unvalidated static answer, a profile that records no
+/// cancellation).
+fn row_events(origin: Origin, rules: &Rules) -> Option<Vec<NonAnswer>> {
+    match rules.record {
+        RecordScope::BackendOnly => return None,
+        RecordScope::EveryRoundTrip => {}
+    }
+    match origin {
+        Origin::Event(e) => Some(vec![e]),
+        Origin::Prompter(named) => Some(prompter_events(named).collect()),
+        Origin::InvalidStatic => predicates::validates_static_answers(rules)
+            .then_some(vec![NonAnswer::Refused(Refusal::InvalidStaticAnswer)]),
+        Origin::Guard { secret, target } => {
+            let mut q = Question::boolean("q", "Q?").with_exclusive(!secret);
+            if secret {
+                q.answer_type = AnswerType::Secret;
+            }
+            match routing::route_in(
+                &rules.tables,
+                false,
+                target,
+                false,
+                routing::human_only(&q, rules),
+            ) {
+                Route::Refuse(refusal) => Some(vec![NonAnswer::Refused(refusal)]),
+                Route::Static | Route::Prompter | Route::Backend => None,
+            }
+        }
+    }
 }
 
 fn judge_reason(row: usize, cells: &[String], rules: &Rules) -> RowReport {
@@ -787,6 +912,7 @@ fn judge_reason(row: usize, cells: &[String], rules: &Rules) -> RowReport {
             vec!["LIFE-CANCEL-REASON", "LIFE-GUARD-EXCLUSIVE"]
         }
         Some(Origin::InvalidStatic) => vec!["LIFE-CANCEL-REASON", "LIFE-STATIC-VALIDATED"],
+        Some(Origin::Prompter(_)) => vec!["LIFE-CANCEL-REASON", "LIFE-PROMPTER-FAILURE"],
         Some(Origin::Event(_)) | None => vec!["LIFE-CANCEL-REASON"],
     };
     let said = cells.get(1).map(|c| snake(c)).unwrap_or_default();
@@ -1041,4 +1167,289 @@ fn judge_value(
         },
     };
     report(index, verdict, rules)
+}
+
+// ---------------------------------------------------------------------------
+// Normative prose
+// ---------------------------------------------------------------------------
+
+/// A normative sentence as read: heading, first line, text.
+struct Sentence {
+    section: String,
+    line: usize,
+    text: String,
+}
+
+/// Whether a sentence says what must or must not be (RFC 2119's MUST, MUST
+/// NOT, SHOULD, SHOULD NOT, upper case as the RFDs write them; "never" and
+/// "always" in any case).
+fn is_normative(sentence: &str) -> bool {
+    let words: Vec<&str> = sentence
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().any(|w| {
+        matches!(*w, "MUST" | "SHOULD")
+            || w.eq_ignore_ascii_case("never")
+            || w.eq_ignore_ascii_case("always")
+    })
+}
+
+/// The normative sentences of the prose: outside fenced blocks and
+/// tables, paragraphs joined, split after `.`, `!` or `?` followed by
+/// white space (a `.` inside a code span does not end a sentence).
+fn normative_sentences(text: &str) -> Vec<Sentence> {
+    let mut out = Vec::new();
+    let mut heading = String::from("(before the first heading)");
+    let mut fenced = false;
+    let mut table = false;
+    // The paragraph's (line, text) pieces.
+    let mut para: Vec<(usize, String)> = Vec::new();
+    let flush = |para: &mut Vec<(usize, String)>, heading: &str, out: &mut Vec<Sentence>| {
+        for (line, sentence) in sentences_of(para) {
+            if is_normative(&sentence) {
+                out.push(Sentence {
+                    section: heading.to_owned(),
+                    line,
+                    text: sentence,
+                });
+            }
+        }
+        para.clear();
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let t = raw.trim();
+        if raw.starts_with("```") {
+            flush(&mut para, &heading, &mut out);
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        if t.is_empty() {
+            flush(&mut para, &heading, &mut out);
+            table = false;
+            continue;
+        }
+        if t.starts_with('|') || table {
+            // A table runs to the next blank line (reflowed rows included).
+            flush(&mut para, &heading, &mut out);
+            table = true;
+            continue;
+        }
+        if raw.starts_with('#') {
+            flush(&mut para, &heading, &mut out);
+            heading = t.to_owned();
+            continue;
+        }
+        if t.starts_with("<!--") {
+            continue;
+        }
+        // A list item starts a sentence of its own.
+        if t.starts_with("- ")
+            || t.starts_with("* ")
+            || t.split_once(". ")
+                .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty())
+        {
+            flush(&mut para, &heading, &mut out);
+        }
+        para.push((i + 1, t.to_owned()));
+    }
+    flush(&mut para, &heading, &mut out);
+    out
+}
+
+/// A paragraph's sentences, each with the line it starts on.
+fn sentences_of(para: &[(usize, String)]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut start = 0;
+    let mut code = false;
+    for (line, piece) in para {
+        let chars: Vec<char> = piece.chars().collect();
+        for (k, &ch) in chars.iter().enumerate() {
+            if current.is_empty() {
+                if ch.is_whitespace() {
+                    continue;
+                }
+                start = *line;
+            }
+            current.push(ch);
+            if ch == '`' {
+                code = !code;
+            }
+            let ends = !code
+                && matches!(ch, '.' | '!' | '?')
+                && chars.get(k + 1).is_none_or(|c| c.is_whitespace())
+                && !current.ends_with("e.g.")
+                && !current.ends_with("i.e.");
+            if ends {
+                out.push((start, std::mem::take(&mut current)));
+            }
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+    }
+    let rest = current.trim();
+    if !rest.is_empty() {
+        out.push((start, rest.to_owned()));
+    }
+    out
+}
+
+/// The switch a sentence states, if the tool can tie it to one: `(switch,
+/// value)`. Only a sentence that says a question ID must not hold `.` is
+/// tied, to `question_id_separator = refused` (decision "IDs: the
+/// separator sentence is the separator switch" in `spec/DECISIONS.md`).
+fn tied_switch(sentence: &str) -> Option<(&'static str, &'static str)> {
+    let c = sentence.replace(['*'], "").to_lowercase();
+    let question_id = c.contains("question_id") || c.contains("question id");
+    let dot = c.contains("`.`") || c.contains("\".\"") || c.contains("'.'");
+    (question_id && c.contains("must not contain") && dot)
+        .then_some(("question_id_separator", "refused"))
+}
+
+fn judge_sentence(s: Sentence, rules: &Rules) -> SentenceReport {
+    let tie = tied_switch(&s.text);
+    let verdict = match tie {
+        None => Verdict::NotChecked {
+            why: "normative prose no decision of the model reads".to_owned(),
+        },
+        Some((k, v)) => {
+            let got = crate::review::profile_file::switches_of(rules)
+                .get(k)
+                .and_then(|x| x.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            if got == v {
+                Verdict::Agrees
+            } else {
+                Verdict::Disagrees {
+                    profile: format!("the profile has {k} = {got}"),
+                }
+            }
+        }
+    };
+    SentenceReport {
+        section: s.section,
+        line: s.line,
+        text: s.text,
+        switch: tie.map(|(k, v)| (k.to_owned(), v.to_owned())),
+        verdict,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The profile file that agrees with the text (`--write-profile`)
+// ---------------------------------------------------------------------------
+
+/// What `rfd-check --write-profile` derives from a text and a base (rule
+/// `AMEND-WRITE-PROFILE`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Amendment {
+    /// The base's rules with every amended row and tied switch applied.
+    pub rules: Rules,
+    /// Where each amended row (`table.row`) and switch came from: `FILE:LINE`.
+    pub from: std::collections::BTreeMap<String, String>,
+    /// Disagreeing rows the tool could not turn into a table row or switch,
+    /// each `(line, why)`.
+    pub not_written: Vec<(usize, String)>,
+}
+
+/// The amendment of `base` whose tables agree with `text`: each
+/// cancellation row that disagrees with `base` on an event the base
+/// records becomes an amended row of the cancellation table, and each
+/// sentence tied to a switch sets it. Other disagreements are listed as not
+/// written (a switch, not a row, decides them). `origin` names the text in
+/// `from`.
+pub fn amendment(text: &str, base: &Rules, origin: &str) -> Amendment {
+    let mut rules = *base;
+    let mut from = std::collections::BTreeMap::new();
+    let mut not_written = Vec::new();
+    for t in tables(text) {
+        let kind = kind(&t.header);
+        for (i, row) in t.rows.iter().enumerate() {
+            let line = t.row_lines.get(i).copied().unwrap_or(t.line);
+            match kind {
+                Some(TableKind::CancellationReasons) => {
+                    let report = judge_reason(i + 1, row, base);
+                    if !matches!(report.verdict, Verdict::Disagrees { .. }) {
+                        continue;
+                    }
+                    let said = row.get(1).map(|c| snake(c)).unwrap_or_default();
+                    let events = origin_of(&row[0]).and_then(|o| row_events(o, base));
+                    let Some(events) = events else {
+                        not_written.push((
+                            line,
+                            "a switch decides whether this event happens, not a row".to_owned(),
+                        ));
+                        continue;
+                    };
+                    for e in events {
+                        let name = e.name();
+                        match rules.tables.set(AmendedTable::Cancellation, &name, &said) {
+                            Ok(()) => {
+                                from.insert(
+                                    format!("cancellation.{name}"),
+                                    format!("{origin}:{line}"),
+                                );
+                            }
+                            Err(why) => not_written.push((line, why)),
+                        }
+                    }
+                }
+                Some(
+                    TableKind::RoutingPrecedence
+                    | TableKind::RememberRules
+                    | TableKind::CacheBypass,
+                )
+                | None => {}
+            }
+        }
+        if let Some(
+            k @ (TableKind::RoutingPrecedence | TableKind::RememberRules | TableKind::CacheBypass),
+        ) = kind
+        {
+            let report = judge_table(t.clone(), base);
+            for r in report.rows {
+                if matches!(r.verdict, Verdict::Disagrees { .. }) {
+                    not_written.push((
+                        r.line,
+                        format!(
+                            "a {} row: switches decide it, and no table row of a profile file states it",
+                            match k {
+                                TableKind::RoutingPrecedence => "routing precedence",
+                                TableKind::RememberRules => "remember",
+                                TableKind::CacheBypass | TableKind::CancellationReasons => "cache",
+                            }
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for s in normative_sentences(text) {
+        if let Some((k, v)) = tied_switch(&s.text) {
+            let mut m = crate::review::profile_file::switches_of(&rules);
+            m.insert(k.to_owned(), Value::String(v.to_owned()));
+            match serde_json::from_value::<Rules>(Value::Object(m)) {
+                Ok(r) => {
+                    let tables = rules.tables;
+                    rules = Rules { tables, ..r };
+                    from.insert(k.to_owned(), format!("{origin}:{}", s.line));
+                }
+                Err(e) => not_written.push((s.line, e.to_string())),
+            }
+        }
+    }
+    Amendment {
+        rules,
+        from,
+        not_written,
+    }
+}
+
+fn origin_of(cell: &str) -> Option<Origin> {
+    origin(cell)
 }

@@ -445,6 +445,7 @@ fn in_play(c: &Coordinator, input: &Input) -> Option<(usize, Question)> {
         } => Some((*call, question.clone())),
         Input::PromptAnswered { call, .. }
         | Input::PromptCancelled { call, .. }
+        | Input::PromptFailed { call, .. }
         | Input::InquiryResult { call, .. }
         | Input::InquiryRestarted { call } => {
             c.view().awaited_question(*call).map(|q| (*call, q.clone()))

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::model::inquiry::BackendCall;
 use crate::model::prompt::Presentation;
-use crate::model::routing::{InquiryErrorKind, Refusal};
+use crate::model::routing::{InquiryErrorKind, PrompterFailure, Refusal};
 use crate::model::tool::{Answers, Outcome};
 use crate::wire::{CancellationReason, Event, InquiryId, InquirySource};
 
@@ -68,6 +68,16 @@ pub enum Input {
         call: usize,
         /// The ID allocated when the request was recorded.
         inquiry_id: Option<InquiryId>,
+    },
+    /// The prompter failed otherwise than by Ctrl-C or EOF (no terminal,
+    /// terminal I/O, rendering; rule `LIFE-PROMPTER-FAILURE`).
+    PromptFailed {
+        /// Index of the call.
+        call: usize,
+        /// The ID allocated when the request was recorded.
+        inquiry_id: Option<InquiryId>,
+        /// What failed.
+        failure: PrompterFailure,
     },
     /// The inquiry backend finished (RFD 028 `InquiryResult`).
     InquiryResult {

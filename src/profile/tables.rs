@@ -1,0 +1,355 @@
+//! The decision tables as data (rule `AMEND-TABLE-ROWS`): the cancellation
+//! reasons, the non-answer responses and the route choice, one value per
+//! row, so that a profile file can amend a table row by row
+//! (`spec/schema/profile.schema.json` `tables`).
+//!
+//! Each table is keyed by the row names of its prose in `spec/tables/`: the
+//! originating events of `cancellation.md` and `non-answer-response.md`
+//! (the names of `routing::NonAnswer::all`, in that order; a test holds the
+//! two lists equal) and the six rows of `route.md`. The model reads a
+//! row's value through [`Rules::tables`](super::Rules); the rows of the
+//! RFDs are [`Tables::RFD`], the same under every built-in profile (what a
+//! row decides is reached or not by the switches: a refusal exists only
+//! where a guard fires).
+
+use serde::{Deserialize, Serialize};
+
+use crate::wire::CancellationReason;
+
+/// The originating events, as `spec/tables/cancellation.md` names them.
+pub const EVENTS: [&str; 12] = [
+    "prompt_cancelled",
+    "prompter_failure:no_terminal",
+    "prompter_failure:io",
+    "prompter_failure:format",
+    "inquiry_error:cancelled",
+    "inquiry_error:provider",
+    "inquiry_error:missing_structured_data",
+    "inquiry_error:answer_extraction",
+    "inquiry_error:other",
+    "refused_no_tty",
+    "refused_assistant_target",
+    "invalid_static_answer",
+];
+
+/// The events that are refusals (the coordinator closed the question
+/// itself): their response is their refusal's row, not amendable here.
+const FIRST_REFUSAL: usize = 9;
+
+/// The rows of `spec/tables/route.md`, by name, in order.
+pub const ROUTE_ROWS: [&str; 6] = [
+    "static_answer",
+    "user_tty",
+    "user_no_tty",
+    "user_no_tty_human_only",
+    "assistant",
+    "assistant_human_only",
+];
+
+/// A reason the cancellation table can record: the reasons the model
+/// knows by name (`CancellationReason::KNOWN`; never `Unknown`, which JP
+/// "never writes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// `user`.
+    User,
+    /// `backend_error`.
+    BackendError,
+    /// `no_prompt_backend`.
+    NoPromptBackend,
+    /// `assistant_routing_denied`.
+    AssistantRoutingDenied,
+    /// `invalid_static_answer`.
+    InvalidStaticAnswer,
+}
+
+impl Reason {
+    /// The reason as written on the wire.
+    pub fn to_wire(self) -> CancellationReason {
+        match self {
+            Reason::User => CancellationReason::User,
+            Reason::BackendError => CancellationReason::BackendError,
+            Reason::NoPromptBackend => CancellationReason::NoPromptBackend,
+            Reason::AssistantRoutingDenied => CancellationReason::AssistantRoutingDenied,
+            Reason::InvalidStaticAnswer => CancellationReason::InvalidStaticAnswer,
+        }
+    }
+}
+
+/// The tool response after a non-answer, as the non-answer table states
+/// it: its kind (the text follows from the kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    /// A success, `Tool input cancelled by user.`.
+    CancelledByUser,
+    /// An error naming the failure.
+    InquiryFailed,
+    /// The refusal's own row (`routing::REFUSALS`): only a refusal's.
+    Refused,
+}
+
+/// Where a route-table row sends the question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RouteTo {
+    /// The configured static answer.
+    Static,
+    /// The interactive prompter.
+    Prompter,
+    /// The inquiry backend.
+    Backend,
+    /// The no-TTY guard's refusal.
+    RefusedNoTty,
+    /// The assistant-target guard's refusal.
+    RefusedAssistantTarget,
+}
+
+/// The decision tables of a profile, one value per row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tables {
+    /// The cancellation table, per [`EVENTS`] row.
+    pub(crate) reasons: [Reason; 12],
+    /// The non-answer response table, per [`EVENTS`] row.
+    pub(crate) responses: [Response; 12],
+    /// The route table, per [`ROUTE_ROWS`] row.
+    pub(crate) routes: [RouteTo; 6],
+}
+
+impl Default for Tables {
+    fn default() -> Self {
+        Tables::RFD
+    }
+}
+
+impl Tables {
+    /// The tables as the RFDs state them (`spec/tables/`): RFD 082
+    /// "Recording lifecycle" step 6 and RFD 083 "Persisted recording" for
+    /// the reasons, RFD 082 step 6 and RFD 083 steps 6–7 for the responses,
+    /// RFD 083 "Resolution precedence" with RFD 082's secret guard for the
+    /// route.
+    pub const RFD: Tables = Tables {
+        reasons: [
+            Reason::User,
+            Reason::User,
+            Reason::User,
+            Reason::User,
+            Reason::User,
+            Reason::BackendError,
+            Reason::BackendError,
+            Reason::BackendError,
+            Reason::BackendError,
+            Reason::NoPromptBackend,
+            Reason::AssistantRoutingDenied,
+            Reason::InvalidStaticAnswer,
+        ],
+        responses: [
+            Response::CancelledByUser,
+            Response::CancelledByUser,
+            Response::CancelledByUser,
+            Response::CancelledByUser,
+            Response::InquiryFailed,
+            Response::InquiryFailed,
+            Response::InquiryFailed,
+            Response::InquiryFailed,
+            Response::InquiryFailed,
+            Response::Refused,
+            Response::Refused,
+            Response::Refused,
+        ],
+        routes: [
+            RouteTo::Static,
+            RouteTo::Prompter,
+            RouteTo::Backend,
+            RouteTo::RefusedNoTty,
+            RouteTo::Backend,
+            RouteTo::RefusedAssistantTarget,
+        ],
+    };
+
+    /// The reason recorded for the event of row `event` ([`EVENTS`]).
+    pub fn reason(&self, event: usize) -> Reason {
+        self.reasons[event]
+    }
+
+    /// The response kind after the event of row `event` ([`EVENTS`]).
+    pub fn response(&self, event: usize) -> Response {
+        self.responses[event]
+    }
+
+    /// Where row `row` of the route table ([`ROUTE_ROWS`]) sends the question.
+    pub fn route(&self, row: usize) -> RouteTo {
+        self.routes[row]
+    }
+
+    /// Every row as `(table, row, value)`, in table order: `cancellation`,
+    /// `non_answer_response`, `route`.
+    pub fn rows(&self) -> Vec<(Table, &'static str, serde_json::Value)> {
+        let value = |v: &dyn erased::Name| serde_json::Value::String(v.name());
+        let mut out = Vec::new();
+        for (i, name) in EVENTS.iter().enumerate() {
+            out.push((Table::Cancellation, *name, value(&self.reasons[i])));
+        }
+        for (i, name) in EVENTS.iter().enumerate() {
+            out.push((Table::NonAnswerResponse, *name, value(&self.responses[i])));
+        }
+        for (i, name) in ROUTE_ROWS.iter().enumerate() {
+            out.push((Table::Route, *name, value(&self.routes[i])));
+        }
+        out
+    }
+
+    /// Sets row `row` of `table` to `value` (its serialized name). Errors
+    /// name what is wrong: an unknown row, a value not of the table, or a
+    /// value the row cannot take.
+    pub fn set(&mut self, table: Table, row: &str, value: &str) -> Result<(), String> {
+        let quoted = serde_json::Value::String(value.to_owned());
+        match table {
+            Table::Cancellation => {
+                let i = index(&EVENTS, row, table)?;
+                self.reasons[i] = serde_json::from_value(quoted).map_err(|_| {
+                    format!(
+                        "`{value}` is not a reason; the reasons are user, backend_error, \
+                         no_prompt_backend, assistant_routing_denied, invalid_static_answer"
+                    )
+                })?;
+            }
+            Table::NonAnswerResponse => {
+                let i = index(&EVENTS, row, table)?;
+                let v: Response = serde_json::from_value(quoted).map_err(|_| {
+                    format!("`{value}` is not a response kind; the kinds are cancelled_by_user, inquiry_failed")
+                })?;
+                let refusal = i >= FIRST_REFUSAL;
+                match (refusal, v) {
+                    (true, Response::Refused) => {}
+                    (true, Response::CancelledByUser | Response::InquiryFailed) => {
+                        return Err(format!(
+                            "`{row}` is a refusal: its response is its own row of the refusal table"
+                        ));
+                    }
+                    (false, Response::Refused) => {
+                        return Err(format!(
+                            "`refused` is a refusal's own response; `{row}` takes cancelled_by_user or inquiry_failed"
+                        ));
+                    }
+                    (false, Response::CancelledByUser | Response::InquiryFailed) => {}
+                }
+                self.responses[i] = v;
+            }
+            Table::Route => {
+                let i = index(&ROUTE_ROWS, row, table)?;
+                let v: RouteTo = serde_json::from_value(quoted).map_err(|_| {
+                    format!(
+                        "`{value}` is not a route; the routes are static, prompter, backend, \
+                         refused_no_tty, refused_assistant_target"
+                    )
+                })?;
+                // Only the first row has a static answer to use; the rows
+                // after it are read only without one.
+                match (i == 0, v) {
+                    (true, RouteTo::Static) => {}
+                    (true, _) => {
+                        return Err(
+                            "`static_answer` uses the configured answer: a configured answer \
+                             is always used (RFD 083 \"Resolution precedence\" puts it first)"
+                                .to_owned(),
+                        );
+                    }
+                    (false, RouteTo::Static) => {
+                        return Err(format!(
+                            "`{row}` applies without a configured answer: it cannot route to `static`"
+                        ));
+                    }
+                    (
+                        false,
+                        RouteTo::Prompter
+                        | RouteTo::Backend
+                        | RouteTo::RefusedNoTty
+                        | RouteTo::RefusedAssistantTarget,
+                    ) => {}
+                }
+                self.routes[i] = v;
+            }
+        }
+        Ok(())
+    }
+
+    /// The rows on which `b` differs from `a`: `(table.row, a's, b's)`.
+    pub fn differing(
+        a: &Tables,
+        b: &Tables,
+    ) -> Vec<(String, serde_json::Value, serde_json::Value)> {
+        a.rows()
+            .into_iter()
+            .zip(b.rows())
+            .filter(|((_, _, x), (_, _, y))| x != y)
+            .map(|((t, row, x), (_, _, y))| (format!("{}.{row}", t.as_str()), x, y))
+            .collect()
+    }
+}
+
+fn index(rows: &[&str], row: &str, table: Table) -> Result<usize, String> {
+    rows.iter().position(|r| *r == row).ok_or_else(|| {
+        format!(
+            "`{row}` is no row of the {} table; its rows are {}",
+            table.as_str(),
+            rows.join(", ")
+        )
+    })
+}
+
+/// The amendable tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Table {
+    /// `spec/tables/cancellation.md`.
+    Cancellation,
+    /// `spec/tables/non-answer-response.md`.
+    NonAnswerResponse,
+    /// `spec/tables/route.md`.
+    Route,
+}
+
+impl Table {
+    /// Every table, in order.
+    pub const ALL: [Table; 3] = [Table::Cancellation, Table::NonAnswerResponse, Table::Route];
+
+    /// Its name in a profile file's `tables`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Table::Cancellation => "cancellation",
+            Table::NonAnswerResponse => "non_answer_response",
+            Table::Route => "route",
+        }
+    }
+
+    /// The field of a row object holding the row's value.
+    pub fn value_field(self) -> &'static str {
+        match self {
+            Table::Cancellation => "reason",
+            Table::NonAnswerResponse => "kind",
+            Table::Route => "route",
+        }
+    }
+
+    /// The table named `name`.
+    pub fn from_name(name: &str) -> Option<Table> {
+        Table::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+mod erased {
+    /// A table value's serialized name.
+    pub(super) trait Name {
+        fn name(&self) -> String;
+    }
+
+    impl<T: serde::Serialize> Name for T {
+        fn name(&self) -> String {
+            match serde_json::to_value(self) {
+                Ok(serde_json::Value::String(s)) => s,
+                Ok(_) | Err(_) => String::new(),
+            }
+        }
+    }
+}

@@ -1,0 +1,489 @@
+//! An amendment end to end: a revised copy of RFD 082 (a prompter failure
+//! records `BackendError`; "`question_id` MUST NOT contain `.`") built from
+//! the committed excerpt, written as a profile file by `rfd-check
+//! --write-profile`, diffed against `rfd082`. Rules `AMEND-TABLE-ROWS`,
+//! `AMEND-WRITE-PROFILE`, `AMEND-RFD-PROSE`.
+
+use crate::binary::{code, run, stderr, stdout};
+use crate::external;
+
+use inquiry_model::invariants::holds_separator;
+use inquiry_model::model::routing::{self, NonAnswer, PrompterFailure};
+use inquiry_model::profile::ProfileName::{self, Rfd082};
+use inquiry_model::profile::tables::{EVENTS, ROUTE_ROWS, Table, Tables};
+use inquiry_model::review::amend::{self, run_under};
+use inquiry_model::review::profile_file::{self, RuleSet};
+use inquiry_model::review::rfd_check::{self, Verdict, check};
+use inquiry_model::scenario::{PrompterReply, Scenario};
+
+const RFD082: &str = "tests/rfd/rfd082-excerpt.md";
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(external::root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The committed RFD 082 excerpt as the other team revised it: a row for
+/// prompter failures recording `BackendError` in the step-6 table (the
+/// prose that sent them down the `User` path rewritten), and the sentence
+/// "`question_id` MUST NOT contain `.`".
+pub(crate) fn revised_rfd082() -> String {
+    let mut text = read(RFD082);
+    let row = "or EOF) | `User` | | `InquiryError::Cancelled`";
+    assert_eq!(
+        text.matches(row).count(),
+        1,
+        "the excerpt's first reason row"
+    );
+    text = text.replace(
+        row,
+        "or EOF) | `User` | | Prompter failure (I/O error, no TTY) | `BackendError` | | \
+         `InquiryError::Cancelled`",
+    );
+    let prose = "   Prompter I/O errors (e.g.\n   EOF on stdin mid-prompt) are indistinguishable \
+                 from Ctrl-C at the\n   coordinator's vantage today and follow the same `User` \
+                 path; if a future\n   change distinguishes them, the right landing is a new \
+                 `CancellationReason`\n   variant rather than re-using `BackendError`.\n";
+    assert!(text.contains(prose), "the excerpt's prompter-failure prose");
+    text = text.replace(
+        prose,
+        "   A prompter failure other than Ctrl-C or EOF (an I/O error, no TTY) is\n   told \
+         apart from a cancellation and records `BackendError`.\n",
+    );
+    let heading = "### `InquiryResponse` serialization";
+    text.replace(
+        heading,
+        &format!(
+            "`question_id` MUST NOT contain `.`: a tool whose question ID holds one is\n\
+             rejected at the tool boundary with a tool-level error, and the question is\n\
+             not recorded.\n\n{heading}"
+        ),
+    )
+}
+
+/// The 1-based line of the first line of `text` containing `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i + 1)
+        .unwrap_or_else(|| panic!("no line holds {needle}"))
+}
+
+fn written(text: &str) -> RuleSet {
+    let a = rfd_check::amendment(text, &Rfd082.rules(), "revised.md");
+    let doc =
+        profile_file::to_amendment_file("revised", "RFD 082", None, Rfd082, &a.rules, &a.from);
+    profile_file::parse("revised.json", &doc.to_string()).expect("the written file reads back")
+}
+
+/// Rule: AMEND-TABLE-ROWS — the tables as data are the RFDs' tables: the
+/// event rows are `NonAnswer::all` in order, and under `Tables::RFD` each
+/// row decides what the RFD functions decide (reason, response, route) for
+/// every event and every routing input.
+#[test]
+fn the_rfd_tables_as_data_are_the_rfd_functions() {
+    let names: Vec<String> = NonAnswer::all().into_iter().map(NonAnswer::name).collect();
+    assert_eq!(names, EVENTS.map(str::to_owned).to_vec());
+    for e in NonAnswer::all() {
+        assert_eq!(
+            routing::cancellation_reason_in(&Tables::RFD, e),
+            routing::cancellation_reason(e),
+            "{}",
+            e.name()
+        );
+        assert_eq!(NonAnswer::from_row(&e.name()), Some(e));
+    }
+    for p in ProfileName::ALL {
+        assert_eq!(p.rules().tables, Tables::RFD, "{p}");
+    }
+    let table = read("spec/tables/route.md");
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| {
+            l.starts_with("| ") && !l.starts_with("| static answer") && !l.starts_with("| ---")
+        })
+        .collect();
+    assert_eq!(rows.len(), ROUTE_ROWS.len());
+    for (i, row) in rows.iter().enumerate() {
+        assert!(row.ends_with(&format!("| {} |", ROUTE_ROWS[i])), "{row}");
+    }
+}
+
+/// Rule: AMEND-TABLE-ROWS — a profile file amends a row: the model records
+/// the amended reason for exactly that event, and the reader refuses a row
+/// set to the base's value, an unknown row or table, and a value the row
+/// cannot take, naming the field.
+#[test]
+fn a_profile_file_amends_one_row() {
+    let file = r#"{"title": "t", "amends": "RFD 082", "base": "rfd082",
+        "tables": {"cancellation": {"prompter_failure:io": {"reason": "backend_error", "from": "x.md:3"}}}}"#;
+    let set = profile_file::parse("row.json", file).expect("reads");
+    assert_eq!(set.judged_as, Rfd082);
+    assert_eq!(set.builtin_equal(), None);
+    for e in NonAnswer::all() {
+        let want = if e == NonAnswer::PrompterFailed(PrompterFailure::Io) {
+            "backend_error".to_owned()
+        } else {
+            routing::cancellation_reason(e).as_str().to_owned()
+        };
+        assert_eq!(
+            routing::cancellation_reason_in(&set.rules.tables, e).as_str(),
+            want,
+            "{}",
+            e.name()
+        );
+    }
+    assert_eq!(
+        set.flips()
+            .iter()
+            .map(|(k, _, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>(),
+        ["cancellation.prompter_failure:io=\"backend_error\""]
+    );
+    let bad = [
+        (
+            r#"{"cancellation": {"prompter_failure:io": {"reason": "user"}}}"#,
+            "tables.cancellation.prompter_failure:io",
+        ),
+        (
+            r#"{"cancellation": {"prompter_failure:tty": {"reason": "backend_error"}}}"#,
+            "tables.cancellation.prompter_failure:tty",
+        ),
+        (r#"{"reasons": {}}"#, "tables.reasons"),
+        (
+            r#"{"cancellation": {"prompter_failure:io": {"reason": "backend"}}}"#,
+            "tables.cancellation.prompter_failure:io",
+        ),
+        (
+            r#"{"cancellation": {"prompter_failure:io": {"reason": "backend_error", "line": 3}}}"#,
+            "tables.cancellation.prompter_failure:io.line",
+        ),
+        (
+            r#"{"route": {"static_answer": {"route": "prompter"}}}"#,
+            "tables.route.static_answer",
+        ),
+        (
+            r#"{"route": {"user_tty": {"route": "static"}}}"#,
+            "tables.route.user_tty",
+        ),
+        (
+            r#"{"non_answer_response": {"refused_no_tty": {"kind": "cancelled_by_user"}}}"#,
+            "tables.non_answer_response.refused_no_tty",
+        ),
+    ];
+    for (tables, field) in bad {
+        let text = format!(
+            r#"{{"title": "t", "amends": "RFD 082", "base": "rfd082", "tables": {tables}}}"#
+        );
+        let e = profile_file::parse("bad.json", &text).expect_err(&text);
+        assert_eq!(e.field, field, "{text}: {e}");
+    }
+}
+
+/// Rule: AMEND-TABLE-ROWS — the route and non-answer rows are read by the
+/// model too: a file routing the no-TTY user row to the prompter makes a
+/// no-TTY question prompt, and one answering a prompter failure with
+/// `inquiry_failed` makes the tool response an error.
+#[test]
+fn route_and_response_rows_are_read_by_the_model() {
+    let mut t = Tables::RFD;
+    t.set(Table::Route, "user_no_tty", "refused_no_tty")
+        .expect("a route row takes a refusal");
+    assert_eq!(
+        routing::route_in(
+            &t,
+            false,
+            inquiry_model::model::tool::QuestionTarget::User,
+            false,
+            false
+        ),
+        routing::Route::Refuse(routing::Refusal::NoTty)
+    );
+    t.set(
+        Table::NonAnswerResponse,
+        "prompter_failure:format",
+        "inquiry_failed",
+    )
+    .expect("a prompter row takes inquiry_failed");
+    let r = inquiry_model::model::coordinator::non_answer_response_in(
+        &t,
+        NonAnswer::PrompterFailed(PrompterFailure::Format),
+        "t",
+        "q",
+    );
+    assert!(r.kind.is_error());
+    let rfd = inquiry_model::model::coordinator::non_answer_response(
+        NonAnswer::PrompterFailed(PrompterFailure::Format),
+        "t",
+        "q",
+    );
+    assert!(!rfd.kind.is_error());
+}
+
+/// Rule: AMEND-WRITE-PROFILE, AMEND-RFD-PROSE — from the revised RFD 082,
+/// the amendment of `rfd082` amends exactly the no-terminal and I/O rows of
+/// the cancellation table (the format failure, which the row does not
+/// name, stays `user`), each from the row's own line, and sets
+/// `question_id_separator = refused` from the MUST NOT sentence's line. The
+/// text checked against it agrees everywhere; against `rfd082` it
+/// disagrees on exactly the row and the sentence. Every other normative
+/// sentence is listed as not checked at its line.
+#[test]
+fn write_profile_from_the_revised_rfd082() {
+    let text = revised_rfd082();
+    let row_line = line_of(&text, "Prompter failure (I/O error, no TTY)");
+    let sentence_line = line_of(&text, "`question_id` MUST NOT contain");
+    let a = rfd_check::amendment(&text, &Rfd082.rules(), "revised.md");
+    assert!(a.not_written.is_empty(), "{:?}", a.not_written);
+    let from: Vec<(String, String)> = a.from.clone().into_iter().collect();
+    assert_eq!(
+        from,
+        [
+            (
+                "cancellation.prompter_failure:io".to_owned(),
+                format!("revised.md:{row_line}")
+            ),
+            (
+                "cancellation.prompter_failure:no_terminal".to_owned(),
+                format!("revised.md:{row_line}")
+            ),
+            (
+                "question_id_separator".to_owned(),
+                format!("revised.md:{sentence_line}")
+            ),
+        ]
+    );
+    let set = written(&text);
+    let flips: Vec<String> = set.flips().into_iter().map(|(k, _, _)| k).collect();
+    assert_eq!(
+        flips,
+        [
+            "question_id_separator",
+            "cancellation.prompter_failure:no_terminal",
+            "cancellation.prompter_failure:io",
+        ]
+    );
+    let against_base = check(&text, &Rfd082.into());
+    assert_eq!(
+        against_base.disagreements(),
+        2,
+        "{}",
+        against_base.text("r")
+    );
+    let against_written = check(&text, &set);
+    assert_eq!(
+        against_written.disagreements(),
+        0,
+        "{}",
+        against_written.text("r")
+    );
+    let tied: Vec<usize> = against_written
+        .sentences
+        .iter()
+        .filter(|s| s.switch.is_some())
+        .map(|s| s.line)
+        .collect();
+    assert_eq!(tied, [sentence_line]);
+    let unchecked: Vec<usize> = against_written
+        .sentences
+        .iter()
+        .filter(|s| matches!(s.verdict, Verdict::NotChecked { .. }))
+        .map(|s| s.line)
+        .collect();
+    assert_eq!(
+        unchecked,
+        [
+            line_of(&text, "The on-disk shape is always"),
+            line_of(&text, "JP itself **never writes"),
+        ]
+    );
+    // Planted: the written file without its rows, or without its switch,
+    // no longer agrees, at exactly the row or the sentence.
+    let mut set_without_rows = set.clone();
+    set_without_rows.rules.tables = Tables::RFD;
+    let r = check(&text, &set_without_rows);
+    assert_eq!(r.disagreements(), 1);
+    assert!(
+        r.text("r")
+            .contains(&format!("r:{row_line}: cancellation reasons row 2")),
+        "{}",
+        r.text("r")
+    );
+    let without_switch = profile_file::parse(
+        "rows.json",
+        r#"{"title": "t", "amends": "RFD 082", "base": "rfd082", "tables": {"cancellation": {
+            "prompter_failure:io": {"reason": "backend_error"},
+            "prompter_failure:no_terminal": {"reason": "backend_error"}}}}"#,
+    )
+    .expect("reads");
+    let r = check(&text, &without_switch);
+    assert_eq!(r.disagreements(), 1);
+    assert!(
+        r.text("r")
+            .contains(&format!("r:{sentence_line}: sentence")),
+        "{}",
+        r.text("r")
+    );
+}
+
+/// Rule: AMEND-WRITE-PROFILE — on the command line: the file is written,
+/// passes the reader, names each row's line, and the text checked against
+/// it exits 0; the report lists the unchecked sentences with their lines.
+#[test]
+fn write_profile_on_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("inquiry-model-write-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let rfd = dir.join("revised.md");
+    let text = revised_rfd082();
+    std::fs::write(&rfd, &text).expect("writes");
+    let out = dir.join("amended.json");
+    let (r, o) = (rfd.to_str().expect("UTF-8"), out.to_str().expect("UTF-8"));
+    let before = run(&["rfd-check", r, "--profile", "rfd082"]);
+    assert_eq!(code(&before), 1, "{}", stderr(&before));
+    let p = run(&["rfd-check", r, "--profile", "rfd082", "--write-profile", o]);
+    assert_eq!(code(&p), 0, "{}{}", stdout(&p), stderr(&p));
+    let written = std::fs::read_to_string(&out).expect("the file is written");
+    let set = profile_file::parse(o, &written).expect("reads back");
+    assert_eq!(set.judged_as, Rfd082);
+    let row_line = line_of(&text, "Prompter failure (I/O error, no TTY)");
+    assert!(
+        written.contains(&format!("\"from\": \"{r}:{row_line}\"")),
+        "{written}"
+    );
+    let report = stdout(&p);
+    let always = line_of(&text, "The on-disk shape is always");
+    assert!(
+        report.contains(&format!("{r}:{always}: sentence")) && report.contains("not checked"),
+        "{report}"
+    );
+    let after = run(&["rfd-check", r, "--profile", o]);
+    assert_eq!(code(&after), 0, "{}", stdout(&after));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether the scenario's prompter fails with no terminal or an I/O error
+/// (the failures the revised row names).
+fn named_failure(s: &Scenario) -> bool {
+    s.prompter.iter().any(|r| {
+        matches!(
+            r,
+            PrompterReply::Failure {
+                failure: PrompterFailure::Io | PrompterFailure::NoTerminal
+            }
+        )
+    })
+}
+
+/// Rule: AMEND-TABLE-ROWS, AMEND-WRITE-PROFILE — `diff-profiles --from rfd082 --to`
+/// the written file differs exactly on prompter failures and on question
+/// IDs holding a `.`: every scenario whose runs differ differs under the
+/// amended rows alone or under the separator switch alone; the rows alone
+/// change only scenarios with a no-terminal or I/O failure at the prompter,
+/// and only in their `cancelled` reasons; the switch alone only scenarios
+/// whose IDs hold the separator. Both kinds occur.
+#[test]
+fn the_written_amendment_differs_exactly_on_prompter_failures_and_separators() {
+    let set = written(&revised_rfd082());
+    let base: RuleSet = Rfd082.into();
+    let sep = profile_file::parse(
+        "sep.json",
+        r#"{"title": "t", "amends": "RFD 082", "base": "rfd082",
+            "switches": {"question_id_separator": "refused"}}"#,
+    )
+    .expect("reads");
+    // The written file without its switch: its rows alone.
+    let rows = profile_file::parse(
+        "rows.json",
+        r#"{"title": "t", "amends": "RFD 082", "base": "rfd082", "tables": {"cancellation": {
+            "prompter_failure:io": {"reason": "backend_error"},
+            "prompter_failure:no_terminal": {"reason": "backend_error"}}}}"#,
+    )
+    .expect("reads");
+    assert_eq!(
+        rows.rules.tables, set.rules.tables,
+        "the written rows are these"
+    );
+    let (mut by_failure, mut by_separator) = (0, 0);
+    for s in amend::scenarios(300, 200, 7) {
+        let Ok(a) = run_under(&s, &base) else {
+            continue;
+        };
+        // The runs, apart from the rules each records it ran under.
+        let differs = |p: &RuleSet| {
+            run_under(&s, p).is_ok_and(|mut t| {
+                t.rules = a.rules;
+                t != a
+            })
+        };
+        let by_rows = differs(&rows);
+        let by_switch = differs(&sep);
+        if differs(&set) {
+            assert!(
+                by_rows || by_switch,
+                "differs neither by the rows nor by the switch: {}",
+                serde_json::to_string(&s).unwrap_or_default()
+            );
+        }
+        if by_rows {
+            by_failure += 1;
+            assert!(
+                named_failure(&s),
+                "{}",
+                serde_json::to_string(&s).unwrap_or_default()
+            );
+            let b = run_under(&s, &rows).expect("runs");
+            let classes: Vec<String> = amend::classify(&a, &b)
+                .into_keys()
+                .map(|c| c.name())
+                .collect();
+            assert!(
+                classes
+                    .iter()
+                    .all(|c| c.starts_with("cancellation_recorded:")),
+                "{classes:?}"
+            );
+        }
+        if by_switch {
+            by_separator += 1;
+            assert!(
+                holds_separator(&s),
+                "{}",
+                serde_json::to_string(&s).unwrap_or_default()
+            );
+        }
+    }
+    assert!(
+        by_failure > 0 && by_separator > 0,
+        "{by_failure} {by_separator}"
+    );
+}
+
+/// Rule: AMEND-TABLE-ROWS — `diff-profiles` names amended rows as it names
+/// flipped switches: from `rfd082` to the two rows alone, every class is a
+/// `cancelled` reason count, attributed to exactly those rows, and the rows
+/// are listed as what differs; the report passes the gate (the rows break
+/// no invariant over this corpus, or the gate names it).
+#[test]
+fn diff_profiles_names_the_amended_rows() {
+    let rows = profile_file::parse(
+        "rows.json",
+        r#"{"title": "t", "amends": "RFD 082", "base": "rfd082", "tables": {"cancellation": {
+            "prompter_failure:io": {"reason": "backend_error"},
+            "prompter_failure:no_terminal": {"reason": "backend_error"}}}}"#,
+    )
+    .expect("reads");
+    let names = [
+        "cancellation.prompter_failure:no_terminal".to_owned(),
+        "cancellation.prompter_failure:io".to_owned(),
+    ];
+    let r = amend::diff_profiles(Rfd082, rows, &amend::scenarios(300, 200, 7));
+    assert!(!r.classes.is_empty());
+    for c in &r.classes {
+        assert!(c.class.starts_with("cancellation_recorded:"), "{}", c.class);
+        assert_eq!(c.switches, names, "{}", c.class);
+    }
+    let text = r.text();
+    assert!(
+        text.contains("changes: cancellation.prompter_failure:no_terminal \"user\" -> \"backend_error\"; cancellation.prompter_failure:io \"user\" -> \"backend_error\"\n"),
+        "{text}"
+    );
+}
