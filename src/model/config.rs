@@ -370,6 +370,18 @@ impl PartialToolConfig {
     /// Nested tables (`enable`, `style`, each `questions.<id>`) merge key by
     /// key; `parameters` and `description` are replaced whole.
     pub(crate) fn merge(&mut self, upper: &PartialToolConfig) {
+        self.merge_settings(upper);
+        match (&mut self.style, &upper.style) {
+            (Some(lower), Some(upper)) => overlay(&mut lower.hidden, &upper.hidden),
+            (lower, upper) => overlay(lower, upper),
+        }
+        overlay(&mut self.description, &upper.description);
+        overlay(&mut self.parameters, &upper.parameters);
+    }
+
+    /// [`PartialToolConfig::merge`] of the fields a run reads
+    /// ([`ToolSettings`]): `source`, `enable`, `run`, `result`, `questions`.
+    fn merge_settings(&mut self, upper: &PartialToolConfig) {
         overlay(&mut self.source, &upper.source);
         match (&mut self.enable, &upper.enable) {
             (Some(lower), Some(upper)) => lower.merge(upper),
@@ -377,15 +389,9 @@ impl PartialToolConfig {
         }
         overlay(&mut self.run, &upper.run);
         overlay(&mut self.result, &upper.result);
-        match (&mut self.style, &upper.style) {
-            (Some(lower), Some(upper)) => overlay(&mut lower.hidden, &upper.hidden),
-            (lower, upper) => overlay(lower, upper),
-        }
         for (id, upper_q) in &upper.questions {
             self.questions.entry(id.clone()).or_default().merge(upper_q);
         }
-        overlay(&mut self.description, &upper.description);
-        overlay(&mut self.parameters, &upper.parameters);
     }
 
     /// `self` merged over `lower`: the layering of RFD 083 Phase 1 step 3,
@@ -400,30 +406,80 @@ impl PartialToolConfig {
     /// `name`. `source` is the only required field; the other defaults are
     /// documented on [`ToolConfig`].
     pub fn resolve(&self, name: &str) -> Result<ToolConfig, ConfigError> {
+        let ToolSettings {
+            source,
+            enable,
+            run,
+            result,
+            questions,
+        } = self.resolve_settings(name)?;
+        Ok(ToolConfig {
+            source,
+            enable,
+            run,
+            result,
+            style: Style {
+                hidden: self.style.and_then(|s| s.hidden).unwrap_or(false),
+            },
+            questions,
+            description: self.description.clone(),
+            parameters: self.parameters.clone(),
+        })
+    }
+
+    /// [`PartialToolConfig::resolve`] of the fields a run reads
+    /// ([`ToolSettings`]).
+    fn resolve_settings(&self, name: &str) -> Result<ToolSettings, ConfigError> {
         let source = self
             .source
             .clone()
             .ok_or_else(|| ConfigError::MissingSource {
                 tool: name.to_owned(),
             })?;
-        Ok(ToolConfig {
+        Ok(ToolSettings {
             source,
             enable: self.enable.unwrap_or_default().resolve(),
             // An unset `run` asks (spec/DECISIONS.md "Configuration: an
             // unset `run` asks"); an unset `result` delivers unattended.
             run: self.run.unwrap_or(RunPolicy::Ask),
             result: self.result.unwrap_or(RunPolicy::Unattended),
-            style: Style {
-                hidden: self.style.and_then(|s| s.hidden).unwrap_or(false),
-            },
             questions: self
                 .questions
                 .iter()
                 .map(|(id, q)| (id.clone(), q.clone().resolve()))
                 .collect(),
-            description: self.description.clone(),
-            parameters: self.parameters.clone(),
         })
+    }
+}
+
+/// The part of a tool's resolved configuration a run of the model reads:
+/// [`ToolConfig`] without the fields only the provider sees (`description`,
+/// `parameters`) or only rendering reads (`style`).
+/// [`effective_settings`] resolves it without building those fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSettings {
+    /// Where the code comes from.
+    pub source: ConfigSource,
+    /// On/off and toggle policy.
+    pub enable: Enable,
+    /// Permission before running.
+    pub run: RunPolicy,
+    /// Permission before delivering the result.
+    pub result: RunPolicy,
+    /// Per-question configuration, by question ID.
+    pub questions: IndexMap<String, QuestionConfig>,
+}
+
+impl ToolConfig {
+    /// The fields a run reads ([`ToolSettings`]), copied.
+    pub fn settings(&self) -> ToolSettings {
+        ToolSettings {
+            source: self.source.clone(),
+            enable: self.enable,
+            run: self.run,
+            result: self.result,
+            questions: self.questions.clone(),
+        }
     }
 }
 
@@ -487,9 +543,25 @@ pub fn builtins() -> Vec<(String, PartialToolConfig)> {
 /// what its [`Registration`] asks for, the labels of its questions, its
 /// description and schema.
 pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
-    let (enable, run, result, style) = match builtin.registration {
+    let style = match builtin.registration {
+        // Hidden chrome.
+        Registration::Unobtrusive => PartialStyle { hidden: Some(true) },
+    };
+    PartialToolConfig {
+        style: Some(style),
+        description: Some((builtin.description)().to_owned()),
+        parameters: Some((builtin.parameters)()),
+        ..registered_settings(builtin)
+    }
+}
+
+/// [`registered_config`] without the fields [`ToolSettings`] leaves out
+/// (`style`, `description`, `parameters`): what a run layers under the
+/// user's entry, without building the argument schema.
+fn registered_settings(builtin: &Builtin) -> PartialToolConfig {
+    let (enable, run, result) = match builtin.registration {
         // Enabled but immune to bare `-T`, no permission or delivery
-        // prompts, hidden chrome.
+        // prompts.
         Registration::Unobtrusive => (
             PartialEnable {
                 state: Some(true),
@@ -497,7 +569,6 @@ pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
             },
             RunPolicy::Unattended,
             RunPolicy::Unattended,
-            PartialStyle { hidden: Some(true) },
         ),
     };
     PartialToolConfig {
@@ -505,7 +576,7 @@ pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
         enable: Some(enable),
         run: Some(run),
         result: Some(result),
-        style: Some(style),
+        style: None,
         questions: builtin
             .prompt_labels
             .iter()
@@ -520,8 +591,8 @@ pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
                 )
             })
             .collect(),
-        description: Some((builtin.description)().to_owned()),
-        parameters: Some((builtin.parameters)()),
+        description: None,
+        parameters: None,
     }
 }
 
@@ -577,6 +648,45 @@ pub fn effective_tools_layered(
         .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
         .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
     apply_toggles(&resolved, toggles)
+}
+
+/// [`effective_tools`] of the fields a run reads ([`ToolSettings`]), built
+/// without the rest: each tool's settings equal those of its
+/// [`effective_tools`] entry, in the same order, and the same error where
+/// that fails (rule `PERF-MODEL-SETTINGS`). The model's every run resolves
+/// its tools through here.
+pub fn effective_settings(
+    user: &IndexMap<String, PartialToolConfig>,
+    toggles: &[Toggle],
+) -> Result<IndexMap<String, ToolSettings>, ConfigError> {
+    let registry = builtins::all();
+    let mut resolved = IndexMap::with_capacity(registry.len() + user.len());
+    // As `layer_builtins` layers: the built-ins first, each under the
+    // user's entry of the same key, then the user's other tools.
+    for builtin in registry {
+        let mut layer = registered_settings(builtin);
+        if let Some(upper) = user.get(builtin.name) {
+            layer.merge_settings(upper);
+        }
+        resolved.insert(builtin.name.to_owned(), layer.resolve_settings(builtin.name)?);
+    }
+    for (name, layer) in user {
+        if !resolved.contains_key(name) {
+            resolved.insert(name.clone(), layer.resolve_settings(name)?);
+        }
+    }
+    if !toggles.is_empty() {
+        let enables = resolved
+            .iter()
+            .map(|(name, s)| (name.clone(), s.enable))
+            .collect();
+        for (name, enable) in toggle_enables(&enables, toggles)? {
+            if let Some(settings) = resolved.get_mut(&name) {
+                settings.enable = enable;
+            }
+        }
+    }
+    Ok(resolved)
 }
 
 /// One `-t`/`-T` flag on the command line, in the order given.
