@@ -457,22 +457,22 @@ impl PartialToolConfig {
 /// `parameters`) or only rendering reads (`style`).
 /// [`effective_settings`] resolves it without building those fields.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolSettings {
+pub(crate) struct ToolSettings {
     /// Where the code comes from.
-    pub source: ConfigSource,
+    pub(crate) source: ConfigSource,
     /// On/off and toggle policy.
-    pub enable: Enable,
+    pub(crate) enable: Enable,
     /// Permission before running.
-    pub run: RunPolicy,
+    pub(crate) run: RunPolicy,
     /// Permission before delivering the result.
-    pub result: RunPolicy,
+    pub(crate) result: RunPolicy,
     /// Per-question configuration, by question ID.
-    pub questions: IndexMap<String, QuestionConfig>,
+    pub(crate) questions: IndexMap<String, QuestionConfig>,
 }
 
 impl ToolConfig {
     /// The fields a run reads ([`ToolSettings`]), copied.
-    pub fn settings(&self) -> ToolSettings {
+    pub(crate) fn settings(&self) -> ToolSettings {
         ToolSettings {
             source: self.source.clone(),
             enable: self.enable,
@@ -655,7 +655,7 @@ pub fn effective_tools_layered(
 /// [`effective_tools`] entry, in the same order, and the same error where
 /// that fails (rule `PERF-MODEL-SETTINGS`). The model's every run resolves
 /// its tools through here.
-pub fn effective_settings(
+pub(crate) fn effective_settings(
     user: &IndexMap<String, PartialToolConfig>,
     toggles: &[Toggle],
 ) -> Result<IndexMap<String, ToolSettings>, ConfigError> {
@@ -846,3 +846,187 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// What a resolution of the run's settings returns.
+    type Settings = Result<IndexMap<String, ToolSettings>, ConfigError>;
+
+    /// The full resolution's entries cut down to the fields a run reads.
+    fn settings_of_full(
+        user: &IndexMap<String, PartialToolConfig>,
+        toggles: &[Toggle],
+    ) -> Settings {
+        effective_tools(user, toggles).map(|tools| {
+            tools
+                .into_iter()
+                .map(|(name, config)| (name, config.settings()))
+                .collect()
+        })
+    }
+
+    /// A layer setting any of its fields (the provider's and rendering's
+    /// too, which the settings leave out).
+    fn arb_layer() -> impl Strategy<Value = PartialToolConfig> {
+        let source = prop::option::of(prop_oneof![
+            Just(ConfigSource::Builtin { tool: None }),
+            Just(ConfigSource::Local),
+            Just(ConfigSource::Mcp {
+                server: "s".to_owned(),
+                tool: None
+            }),
+        ]);
+        let enable = prop::option::of(
+            (
+                prop::option::of(any::<bool>()),
+                prop::option::of(prop_oneof![
+                    Just(AllowToggle::Always),
+                    Just(AllowToggle::IfNamed)
+                ]),
+            )
+                .prop_map(|(state, allow_toggle)| PartialEnable {
+                    state,
+                    allow_toggle,
+                }),
+        );
+        let policy = || {
+            prop::option::of(prop_oneof![
+                Just(RunPolicy::Ask),
+                Just(RunPolicy::Unattended)
+            ])
+        };
+        let question = (
+            prop::option::of(prop_oneof![
+                Just(QuestionTarget::User),
+                Just(QuestionTarget::Assistant)
+            ]),
+            prop::option::of(any::<bool>().prop_map(Value::Bool)),
+            prop::option::of("[A-Z][a-z]{0,3}"),
+        )
+            .prop_map(|(target, answer, prompt_label)| PartialQuestionConfig {
+                target,
+                answer,
+                prompt_label,
+            });
+        let questions = prop::collection::vec(
+            (
+                prop_oneof![Just("question"), Just("other")],
+                question,
+            ),
+            0..3,
+        )
+        .prop_map(|qs| {
+            qs.into_iter()
+                .map(|(id, q)| (id.to_owned(), q))
+                .collect::<IndexMap<_, _>>()
+        });
+        let shown = (
+            prop::option::of(any::<bool>()),
+            prop::option::of("[a-z]{0,4}"),
+            prop::option::of(Just(json!({"type": "object"}))),
+        );
+        (source, enable, policy(), policy(), questions, shown).prop_map(
+            |(source, enable, run, result, questions, (hidden, description, parameters))| {
+                PartialToolConfig {
+                    source,
+                    enable,
+                    run,
+                    result,
+                    style: hidden.map(|h| PartialStyle { hidden: Some(h) }),
+                    questions,
+                    description,
+                    parameters,
+                }
+            },
+        )
+    }
+
+    /// User layers under the built-in's key and two others, in any order.
+    fn arb_user() -> impl Strategy<Value = IndexMap<String, PartialToolConfig>> {
+        prop::collection::vec(
+            (
+                prop_oneof![Just("ask_user"), Just("fs_read_file"), Just("web_search")],
+                arb_layer(),
+            ),
+            0..4,
+        )
+        .prop_map(|layers| {
+            layers
+                .into_iter()
+                .map(|(name, layer)| (name.to_owned(), layer))
+                .collect()
+        })
+    }
+
+    /// Toggles, named ones included, one naming a tool no layer configures.
+    fn arb_toggles() -> impl Strategy<Value = Vec<Toggle>> {
+        let name = prop_oneof![Just("ask_user"), Just("fs_read_file"), Just("missing")];
+        prop::collection::vec(
+            prop_oneof![
+                Just(Toggle::EnableAll),
+                Just(Toggle::DisableAll),
+                name.clone().prop_map(|n| Toggle::Enable(n.to_owned())),
+                name.prop_map(|n| Toggle::Disable(n.to_owned())),
+            ],
+            0..3,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(256)
+        ))]
+
+        /// Rule: PERF-MODEL-SETTINGS — invariant: the settings a run
+        /// resolves (without descriptions, parameter schemas or styles)
+        /// are, tool by tool and in the same order, the `source`,
+        /// `enable`, `run`, `result` and `questions` of the full
+        /// resolution, and it fails with the same error where the full one
+        /// fails.
+        #[test]
+        fn run_settings_are_the_full_resolutions_fields(user in arb_user(), toggles in arb_toggles()) {
+            prop_assert_eq!(effective_settings(&user, &toggles), settings_of_full(&user, &toggles));
+        }
+    }
+
+    /// Rule: PERF-MODEL-SETTINGS — the agreement can fail: a resolution
+    /// that resolves the user's entry for a built-in alone (the built-in's
+    /// layer not under it) disagrees with the full one on a `run`-only
+    /// override of `ask_user` (the full resolution keeps the built-in's
+    /// `source`).
+    #[test]
+    fn a_settings_resolution_without_the_builtin_layer_disagrees() {
+        fn without_builtin_layer(
+            user: &IndexMap<String, PartialToolConfig>,
+            toggles: &[Toggle],
+        ) -> Settings {
+            let mut layers: IndexMap<String, PartialToolConfig> =
+                builtins().into_iter().collect();
+            for (name, layer) in user {
+                layers.insert(name.clone(), layer.clone());
+            }
+            let resolved = layers
+                .iter()
+                .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
+                .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
+            Ok(apply_toggles(&resolved, toggles)?
+                .into_iter()
+                .map(|(name, config)| (name, config.settings()))
+                .collect())
+        }
+        let override_run: IndexMap<String, PartialToolConfig> =
+            serde_json::from_value(json!({"ask_user": {"run": "ask"}}))
+                .expect("a valid layer");
+        let full = settings_of_full(&override_run, &[]);
+        assert_eq!(effective_settings(&override_run, &[]), full);
+        assert_ne!(without_builtin_layer(&override_run, &[]), full);
+        assert_eq!(
+            full.expect("the override resolves")["ask_user"].run,
+            RunPolicy::Ask
+        );
+    }
+}

@@ -6,8 +6,8 @@ use indexmap::IndexMap;
 use inquiry_model::model::ask_user;
 use inquiry_model::model::config::{
     AllowToggle, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
-    PartialStyle, PartialToolConfig, Toggle, ToolConfig, ToolSettings, apply_toggles, builtins,
-    effective_settings, effective_tools, layer_builtins, registered_config,
+    PartialStyle, PartialToolConfig, Toggle, ToolConfig, apply_toggles, builtins, effective_tools,
+    layer_builtins, registered_config,
 };
 use inquiry_model::model::tool::{QuestionConfig, QuestionTarget, RunPolicy, ToolSource};
 use proptest::prelude::*;
@@ -831,101 +831,5 @@ fn pre_081_enable_strings_load() {
             ("describe_tools", true),
             ("fs_read_file", true)
         ])
-    );
-}
-
-// ---------------------------------------------------------------------------
-// The settings a run resolves (rule PERF-MODEL-SETTINGS).
-
-/// What a resolution of the run's settings returns.
-type Settings = Result<IndexMap<String, ToolSettings>, ConfigError>;
-
-/// The full resolution's entries cut down to the fields a run reads.
-fn settings_of_full(user: &IndexMap<String, PartialToolConfig>, toggles: &[Toggle]) -> Settings {
-    effective_tools(user, toggles).map(|tools| {
-        tools
-            .into_iter()
-            .map(|(name, config)| (name, config.settings()))
-            .collect()
-    })
-}
-
-/// User layers under the built-in's key and two others, in any order.
-fn arb_user() -> impl Strategy<Value = IndexMap<String, PartialToolConfig>> {
-    prop::collection::vec(
-        (
-            prop_oneof![Just("ask_user"), Just("fs_read_file"), Just("web_search")],
-            arb_partial(),
-        ),
-        0..4,
-    )
-    .prop_map(|layers| {
-        layers
-            .into_iter()
-            .map(|(name, layer)| (name.to_owned(), layer))
-            .collect()
-    })
-}
-
-/// Toggles, named ones included, one naming a tool no layer configures.
-fn arb_toggles() -> impl Strategy<Value = Vec<Toggle>> {
-    let name = prop_oneof![Just("ask_user"), Just("fs_read_file"), Just("missing")];
-    prop::collection::vec(
-        prop_oneof![
-            Just(Toggle::EnableAll),
-            Just(Toggle::DisableAll),
-            name.clone().prop_map(|n| Toggle::Enable(n.to_owned())),
-            name.prop_map(|n| Toggle::Disable(n.to_owned())),
-        ],
-        0..3,
-    )
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(128)
-    ))]
-
-    /// Rule: PERF-MODEL-SETTINGS — invariant: the settings a run resolves
-    /// (without descriptions, parameter schemas or styles) are, tool by
-    /// tool and in the same order, the `source`, `enable`, `run`, `result`
-    /// and `questions` of the full resolution, and it fails with the same
-    /// error where the full one fails.
-    #[test]
-    fn run_settings_are_the_full_resolutions_fields(user in arb_user(), toggles in arb_toggles()) {
-        prop_assert_eq!(effective_settings(&user, &toggles), settings_of_full(&user, &toggles));
-    }
-}
-
-/// Rule: PERF-MODEL-SETTINGS — the agreement can fail: a resolution that
-/// resolves the user's entry for a built-in alone (the built-in's layer not
-/// under it) disagrees with the full one on a `run`-only override of
-/// `ask_user` (the full resolution keeps the built-in's `source`).
-#[test]
-fn a_settings_resolution_without_the_builtin_layer_disagrees() {
-    fn without_builtin_layer(
-        user: &IndexMap<String, PartialToolConfig>,
-        toggles: &[Toggle],
-    ) -> Settings {
-        let mut layers: IndexMap<String, PartialToolConfig> = builtins().into_iter().collect();
-        for (name, layer) in user {
-            layers.insert(name.clone(), layer.clone());
-        }
-        let resolved = layers
-            .iter()
-            .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
-            .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
-        Ok(apply_toggles(&resolved, toggles)?
-            .into_iter()
-            .map(|(name, config)| (name, config.settings()))
-            .collect())
-    }
-    let override_run = user(json!({"ask_user": {"run": "ask"}}));
-    let full = settings_of_full(&override_run, &[]);
-    assert_eq!(effective_settings(&override_run, &[]), full);
-    assert_ne!(without_builtin_layer(&override_run, &[]), full);
-    assert_eq!(
-        full.expect("the override resolves")["ask_user"].run,
-        RunPolicy::Ask
     );
 }
