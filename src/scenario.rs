@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 use crate::model::ask_user;
 use crate::model::config::{
     self, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
-    PartialToolConfig, Toggle, ToolConfig,
+    PartialToolConfig, Toggle, ToolConfig, ToolSettings,
 };
 use crate::model::coordinator::{
     Call, Coordinator, CoordinatorError, Effect, Input, ResponseKind, RouteTaken, RunPolicy,
@@ -680,13 +680,19 @@ impl ToolSetup {
     /// `NotFound` when it runs; its spec shows it as a default built-in,
     /// which nothing reads but `Debug`.
     pub fn spec(&self, key: &str, config: &ToolConfig) -> ToolSpec {
+        self.spec_of(key, config.settings())
+    }
+
+    /// [`ToolSetup::spec`] from the settings a run resolved
+    /// ([`configured_settings`]), taken rather than copied.
+    fn spec_of(&self, key: &str, settings: ToolSettings) -> ToolSpec {
         ToolSpec {
             source: self.executor(key).unwrap_or(ToolSource::Builtin {
                 hook: BuiltinHook::Default,
             }),
-            questions: config.questions.clone(),
-            run: config.run,
-            result: config.result,
+            questions: settings.questions,
+            run: settings.run,
+            result: settings.result,
         }
     }
 }
@@ -701,19 +707,48 @@ impl ToolSetup {
 pub fn configured_tools(
     scenario: &Scenario,
 ) -> Result<IndexMap<String, ToolConfig>, ScenarioError> {
+    let (user, toggles) = user_layer(scenario)?;
+    let effective = config::effective_tools(&user, &toggles)
+        .map_err(|e| ScenarioError::Unacceptable(e.to_string()))?;
+    scenario_tools_of(scenario, effective)
+}
+
+/// [`configured_tools`] of the fields a run reads, resolved by
+/// [`config::effective_settings`] without the rest (rule
+/// `PERF-MODEL-SETTINGS`): what every run of the model starts from.
+fn configured_settings(
+    scenario: &Scenario,
+) -> Result<IndexMap<String, ToolSettings>, ScenarioError> {
+    let (user, toggles) = user_layer(scenario)?;
+    let effective = config::effective_settings(&user, &toggles)
+        .map_err(|e| ScenarioError::Unacceptable(e.to_string()))?;
+    scenario_tools_of(scenario, effective)
+}
+
+/// The scenario's tools as the user's configuration layer, and its
+/// `-t`/`-T` flags parsed.
+fn user_layer(
+    scenario: &Scenario,
+) -> Result<(IndexMap<String, PartialToolConfig>, Vec<Toggle>), ScenarioError> {
     let toggles = scenario
         .toggles
         .iter()
         .map(|t| Toggle::parse(t))
         .collect::<Result<Vec<_>, String>>()
         .map_err(ScenarioError::Unacceptable)?;
-    let user: IndexMap<String, PartialToolConfig> = scenario
+    let user = scenario
         .tools
         .iter()
         .map(|(n, t)| (n.clone(), t.layer(n)))
         .collect();
-    let mut effective = config::effective_tools(&user, &toggles)
-        .map_err(|e| ScenarioError::Unacceptable(e.to_string()))?;
+    Ok((user, toggles))
+}
+
+/// The scenario's tools, in its order, out of every tool resolved.
+fn scenario_tools_of<T>(
+    scenario: &Scenario,
+    mut effective: IndexMap<String, T>,
+) -> Result<IndexMap<String, T>, ScenarioError> {
     scenario
         .tools
         .keys()
@@ -1249,13 +1284,12 @@ impl<'s, 'o> Driver<'s, 'o> {
         options: RunOptions,
     ) -> Result<Self, ScenarioError> {
         validate(scenario)?;
-        let configured = configured_tools(scenario)?;
-        let tools = scenario
-            .tools
-            .iter()
-            .filter_map(|(n, t)| {
-                let config = configured.get(n)?;
-                config.enable.state.then(|| (n.clone(), t.spec(n, config)))
+        let tools = configured_settings(scenario)?
+            .into_iter()
+            .filter(|(_, settings)| settings.enable.state)
+            .filter_map(|(n, settings)| {
+                let spec = scenario.tools.get(&n)?.spec_of(&n, settings);
+                Some((n, spec))
             })
             .collect();
         let sizes = SizeHint::of(scenario);

@@ -57,7 +57,8 @@ impl StepChecker {
     /// Hashes the checker's state structurally, for a state search's key
     /// (the request index's map in sorted order, its own order being
     /// arbitrary).
-    pub fn state_key<H: std::hash::Hasher>(&self, h: &mut H) {
+    #[cfg(feature = "testkit")]
+    pub(crate) fn state_key<H: std::hash::Hasher>(&self, h: &mut H) {
         use std::hash::Hash;
         // Destructured so that a new field must be placed here.
         let StepChecker {

@@ -370,6 +370,18 @@ impl PartialToolConfig {
     /// Nested tables (`enable`, `style`, each `questions.<id>`) merge key by
     /// key; `parameters` and `description` are replaced whole.
     pub(crate) fn merge(&mut self, upper: &PartialToolConfig) {
+        self.merge_settings(upper);
+        match (&mut self.style, &upper.style) {
+            (Some(lower), Some(upper)) => overlay(&mut lower.hidden, &upper.hidden),
+            (lower, upper) => overlay(lower, upper),
+        }
+        overlay(&mut self.description, &upper.description);
+        overlay(&mut self.parameters, &upper.parameters);
+    }
+
+    /// [`PartialToolConfig::merge`] of the fields a run reads
+    /// ([`ToolSettings`]): `source`, `enable`, `run`, `result`, `questions`.
+    fn merge_settings(&mut self, upper: &PartialToolConfig) {
         overlay(&mut self.source, &upper.source);
         match (&mut self.enable, &upper.enable) {
             (Some(lower), Some(upper)) => lower.merge(upper),
@@ -377,15 +389,9 @@ impl PartialToolConfig {
         }
         overlay(&mut self.run, &upper.run);
         overlay(&mut self.result, &upper.result);
-        match (&mut self.style, &upper.style) {
-            (Some(lower), Some(upper)) => overlay(&mut lower.hidden, &upper.hidden),
-            (lower, upper) => overlay(lower, upper),
-        }
         for (id, upper_q) in &upper.questions {
             self.questions.entry(id.clone()).or_default().merge(upper_q);
         }
-        overlay(&mut self.description, &upper.description);
-        overlay(&mut self.parameters, &upper.parameters);
     }
 
     /// `self` merged over `lower`: the layering of RFD 083 Phase 1 step 3,
@@ -400,30 +406,80 @@ impl PartialToolConfig {
     /// `name`. `source` is the only required field; the other defaults are
     /// documented on [`ToolConfig`].
     pub fn resolve(&self, name: &str) -> Result<ToolConfig, ConfigError> {
+        let ToolSettings {
+            source,
+            enable,
+            run,
+            result,
+            questions,
+        } = self.resolve_settings(name)?;
+        Ok(ToolConfig {
+            source,
+            enable,
+            run,
+            result,
+            style: Style {
+                hidden: self.style.and_then(|s| s.hidden).unwrap_or(false),
+            },
+            questions,
+            description: self.description.clone(),
+            parameters: self.parameters.clone(),
+        })
+    }
+
+    /// [`PartialToolConfig::resolve`] of the fields a run reads
+    /// ([`ToolSettings`]).
+    fn resolve_settings(&self, name: &str) -> Result<ToolSettings, ConfigError> {
         let source = self
             .source
             .clone()
             .ok_or_else(|| ConfigError::MissingSource {
                 tool: name.to_owned(),
             })?;
-        Ok(ToolConfig {
+        Ok(ToolSettings {
             source,
             enable: self.enable.unwrap_or_default().resolve(),
             // An unset `run` asks (spec/DECISIONS.md "Configuration: an
             // unset `run` asks"); an unset `result` delivers unattended.
             run: self.run.unwrap_or(RunPolicy::Ask),
             result: self.result.unwrap_or(RunPolicy::Unattended),
-            style: Style {
-                hidden: self.style.and_then(|s| s.hidden).unwrap_or(false),
-            },
             questions: self
                 .questions
                 .iter()
                 .map(|(id, q)| (id.clone(), q.clone().resolve()))
                 .collect(),
-            description: self.description.clone(),
-            parameters: self.parameters.clone(),
         })
+    }
+}
+
+/// The part of a tool's resolved configuration a run of the model reads:
+/// [`ToolConfig`] without the fields only the provider sees (`description`,
+/// `parameters`) or only rendering reads (`style`).
+/// [`effective_settings`] resolves it without building those fields.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolSettings {
+    /// Where the code comes from.
+    pub(crate) source: ConfigSource,
+    /// On/off and toggle policy.
+    pub(crate) enable: Enable,
+    /// Permission before running.
+    pub(crate) run: RunPolicy,
+    /// Permission before delivering the result.
+    pub(crate) result: RunPolicy,
+    /// Per-question configuration, by question ID.
+    pub(crate) questions: IndexMap<String, QuestionConfig>,
+}
+
+impl ToolConfig {
+    /// The fields a run reads ([`ToolSettings`]), copied.
+    pub(crate) fn settings(&self) -> ToolSettings {
+        ToolSettings {
+            source: self.source.clone(),
+            enable: self.enable,
+            run: self.run,
+            result: self.result,
+            questions: self.questions.clone(),
+        }
     }
 }
 
@@ -487,9 +543,25 @@ pub fn builtins() -> Vec<(String, PartialToolConfig)> {
 /// what its [`Registration`] asks for, the labels of its questions, its
 /// description and schema.
 pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
-    let (enable, run, result, style) = match builtin.registration {
+    let style = match builtin.registration {
+        // Hidden chrome.
+        Registration::Unobtrusive => PartialStyle { hidden: Some(true) },
+    };
+    PartialToolConfig {
+        style: Some(style),
+        description: Some((builtin.description)().to_owned()),
+        parameters: Some((builtin.parameters)()),
+        ..registered_settings(builtin)
+    }
+}
+
+/// [`registered_config`] without the fields [`ToolSettings`] leaves out
+/// (`style`, `description`, `parameters`): what a run layers under the
+/// user's entry, without building the argument schema.
+fn registered_settings(builtin: &Builtin) -> PartialToolConfig {
+    let (enable, run, result) = match builtin.registration {
         // Enabled but immune to bare `-T`, no permission or delivery
-        // prompts, hidden chrome.
+        // prompts.
         Registration::Unobtrusive => (
             PartialEnable {
                 state: Some(true),
@@ -497,7 +569,6 @@ pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
             },
             RunPolicy::Unattended,
             RunPolicy::Unattended,
-            PartialStyle { hidden: Some(true) },
         ),
     };
     PartialToolConfig {
@@ -505,7 +576,7 @@ pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
         enable: Some(enable),
         run: Some(run),
         result: Some(result),
-        style: Some(style),
+        style: None,
         questions: builtin
             .prompt_labels
             .iter()
@@ -520,8 +591,8 @@ pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
                 )
             })
             .collect(),
-        description: Some((builtin.description)().to_owned()),
-        parameters: Some((builtin.parameters)()),
+        description: None,
+        parameters: None,
     }
 }
 
@@ -577,6 +648,45 @@ pub fn effective_tools_layered(
         .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
         .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
     apply_toggles(&resolved, toggles)
+}
+
+/// [`effective_tools`] of the fields a run reads ([`ToolSettings`]), built
+/// without the rest: each tool's settings equal those of its
+/// [`effective_tools`] entry, in the same order, and the same error where
+/// that fails (rule `PERF-MODEL-SETTINGS`). The model's every run resolves
+/// its tools through here.
+pub(crate) fn effective_settings(
+    user: &IndexMap<String, PartialToolConfig>,
+    toggles: &[Toggle],
+) -> Result<IndexMap<String, ToolSettings>, ConfigError> {
+    let registry = builtins::all();
+    let mut resolved = IndexMap::with_capacity(registry.len() + user.len());
+    // As `layer_builtins` layers: the built-ins first, each under the
+    // user's entry of the same key, then the user's other tools.
+    for builtin in registry {
+        let mut layer = registered_settings(builtin);
+        if let Some(upper) = user.get(builtin.name) {
+            layer.merge_settings(upper);
+        }
+        resolved.insert(builtin.name.to_owned(), layer.resolve_settings(builtin.name)?);
+    }
+    for (name, layer) in user {
+        if !resolved.contains_key(name) {
+            resolved.insert(name.clone(), layer.resolve_settings(name)?);
+        }
+    }
+    if !toggles.is_empty() {
+        let enables = resolved
+            .iter()
+            .map(|(name, s)| (name.clone(), s.enable))
+            .collect();
+        for (name, enable) in toggle_enables(&enables, toggles)? {
+            if let Some(settings) = resolved.get_mut(&name) {
+                settings.enable = enable;
+            }
+        }
+    }
+    Ok(resolved)
 }
 
 /// One `-t`/`-T` flag on the command line, in the order given.
@@ -736,3 +846,187 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// What a resolution of the run's settings returns.
+    type Settings = Result<IndexMap<String, ToolSettings>, ConfigError>;
+
+    /// The full resolution's entries cut down to the fields a run reads.
+    fn settings_of_full(
+        user: &IndexMap<String, PartialToolConfig>,
+        toggles: &[Toggle],
+    ) -> Settings {
+        effective_tools(user, toggles).map(|tools| {
+            tools
+                .into_iter()
+                .map(|(name, config)| (name, config.settings()))
+                .collect()
+        })
+    }
+
+    /// A layer setting any of its fields (the provider's and rendering's
+    /// too, which the settings leave out).
+    fn arb_layer() -> impl Strategy<Value = PartialToolConfig> {
+        let source = prop::option::of(prop_oneof![
+            Just(ConfigSource::Builtin { tool: None }),
+            Just(ConfigSource::Local),
+            Just(ConfigSource::Mcp {
+                server: "s".to_owned(),
+                tool: None
+            }),
+        ]);
+        let enable = prop::option::of(
+            (
+                prop::option::of(any::<bool>()),
+                prop::option::of(prop_oneof![
+                    Just(AllowToggle::Always),
+                    Just(AllowToggle::IfNamed)
+                ]),
+            )
+                .prop_map(|(state, allow_toggle)| PartialEnable {
+                    state,
+                    allow_toggle,
+                }),
+        );
+        let policy = || {
+            prop::option::of(prop_oneof![
+                Just(RunPolicy::Ask),
+                Just(RunPolicy::Unattended)
+            ])
+        };
+        let question = (
+            prop::option::of(prop_oneof![
+                Just(QuestionTarget::User),
+                Just(QuestionTarget::Assistant)
+            ]),
+            prop::option::of(any::<bool>().prop_map(Value::Bool)),
+            prop::option::of("[A-Z][a-z]{0,3}"),
+        )
+            .prop_map(|(target, answer, prompt_label)| PartialQuestionConfig {
+                target,
+                answer,
+                prompt_label,
+            });
+        let questions = prop::collection::vec(
+            (
+                prop_oneof![Just("question"), Just("other")],
+                question,
+            ),
+            0..3,
+        )
+        .prop_map(|qs| {
+            qs.into_iter()
+                .map(|(id, q)| (id.to_owned(), q))
+                .collect::<IndexMap<_, _>>()
+        });
+        let shown = (
+            prop::option::of(any::<bool>()),
+            prop::option::of("[a-z]{0,4}"),
+            prop::option::of(Just(json!({"type": "object"}))),
+        );
+        (source, enable, policy(), policy(), questions, shown).prop_map(
+            |(source, enable, run, result, questions, (hidden, description, parameters))| {
+                PartialToolConfig {
+                    source,
+                    enable,
+                    run,
+                    result,
+                    style: hidden.map(|h| PartialStyle { hidden: Some(h) }),
+                    questions,
+                    description,
+                    parameters,
+                }
+            },
+        )
+    }
+
+    /// User layers under the built-in's key and two others, in any order.
+    fn arb_user() -> impl Strategy<Value = IndexMap<String, PartialToolConfig>> {
+        prop::collection::vec(
+            (
+                prop_oneof![Just("ask_user"), Just("fs_read_file"), Just("web_search")],
+                arb_layer(),
+            ),
+            0..4,
+        )
+        .prop_map(|layers| {
+            layers
+                .into_iter()
+                .map(|(name, layer)| (name.to_owned(), layer))
+                .collect()
+        })
+    }
+
+    /// Toggles, named ones included, one naming a tool no layer configures.
+    fn arb_toggles() -> impl Strategy<Value = Vec<Toggle>> {
+        let name = prop_oneof![Just("ask_user"), Just("fs_read_file"), Just("missing")];
+        prop::collection::vec(
+            prop_oneof![
+                Just(Toggle::EnableAll),
+                Just(Toggle::DisableAll),
+                name.clone().prop_map(|n| Toggle::Enable(n.to_owned())),
+                name.prop_map(|n| Toggle::Disable(n.to_owned())),
+            ],
+            0..3,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(256)
+        ))]
+
+        /// Rule: PERF-MODEL-SETTINGS — invariant: the settings a run
+        /// resolves (without descriptions, parameter schemas or styles)
+        /// are, tool by tool and in the same order, the `source`,
+        /// `enable`, `run`, `result` and `questions` of the full
+        /// resolution, and it fails with the same error where the full one
+        /// fails.
+        #[test]
+        fn run_settings_are_the_full_resolutions_fields(user in arb_user(), toggles in arb_toggles()) {
+            prop_assert_eq!(effective_settings(&user, &toggles), settings_of_full(&user, &toggles));
+        }
+    }
+
+    /// Rule: PERF-MODEL-SETTINGS — the agreement can fail: a resolution
+    /// that resolves the user's entry for a built-in alone (the built-in's
+    /// layer not under it) disagrees with the full one on a `run`-only
+    /// override of `ask_user` (the full resolution keeps the built-in's
+    /// `source`).
+    #[test]
+    fn a_settings_resolution_without_the_builtin_layer_disagrees() {
+        fn without_builtin_layer(
+            user: &IndexMap<String, PartialToolConfig>,
+            toggles: &[Toggle],
+        ) -> Settings {
+            let mut layers: IndexMap<String, PartialToolConfig> =
+                builtins().into_iter().collect();
+            for (name, layer) in user {
+                layers.insert(name.clone(), layer.clone());
+            }
+            let resolved = layers
+                .iter()
+                .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
+                .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
+            Ok(apply_toggles(&resolved, toggles)?
+                .into_iter()
+                .map(|(name, config)| (name, config.settings()))
+                .collect())
+        }
+        let override_run: IndexMap<String, PartialToolConfig> =
+            serde_json::from_value(json!({"ask_user": {"run": "ask"}}))
+                .expect("a valid layer");
+        let full = settings_of_full(&override_run, &[]);
+        assert_eq!(effective_settings(&override_run, &[]), full);
+        assert_ne!(without_builtin_layer(&override_run, &[]), full);
+        assert_eq!(
+            full.expect("the override resolves")["ask_user"].run,
+            RunPolicy::Ask
+        );
+    }
+}

@@ -1321,6 +1321,79 @@ pub(crate) fn invariants_with(
     finish_invariants(&profile, found)
 }
 
+/// [`invariants_with`] on `threads` workers: worker `w` takes scenarios
+/// `w`, `w + threads`, …; each invariant's count is the sum of the workers'
+/// and its smallest scenario the least weight, the first in order among
+/// equals, as the one-thread loop keeps, so the verdicts are the same
+/// whatever the number of threads (rule `AMEND-INVARIANTS-PARALLEL`; a test
+/// compares them with [`invariants`]). `done` is called once per scenario,
+/// from the workers. Only the smallest scenario of each invariant is kept,
+/// by index.
+pub fn invariants_threaded(
+    profile: impl Into<RuleSet>,
+    scenarios: &[Scenario],
+    threads: usize,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Verdict> {
+    let profile: RuleSet = profile.into();
+    let threads = threads.max(1);
+    let worker = |w: usize| {
+        let mut found: BTreeMap<String, Smallest<String>> = BTreeMap::new();
+        for (index, s) in scenarios.iter().enumerate().skip(w).step_by(threads) {
+            let s = under(s, &profile);
+            if let Some(diags) = diagnostics(&s, &profile) {
+                let weight = weight(&s);
+                let mut seen = BTreeSet::new();
+                for d in diags {
+                    if seen.insert(d.rule.id()) {
+                        let what = d.to_string();
+                        Smallest::merge_into(
+                            found.entry(d.rule.id().to_owned()),
+                            Smallest {
+                                count: 1,
+                                weight,
+                                index,
+                                what,
+                            },
+                        );
+                    }
+                }
+            }
+            done();
+        }
+        found
+    };
+    let mut found: BTreeMap<String, Smallest<String>> = BTreeMap::new();
+    let mut merge = |part: BTreeMap<String, Smallest<String>>| {
+        for (rule, best) in part {
+            Smallest::merge_into(found.entry(rule), best);
+        }
+    };
+    if threads == 1 {
+        merge(worker(0));
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|w| scope.spawn(move || worker(w)))
+                .collect();
+            for h in handles {
+                match h.join() {
+                    Ok(part) => merge(part),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+        });
+    }
+    let found = found
+        .into_iter()
+        .map(|(rule, best)| {
+            let s = under(&scenarios[best.index], &profile);
+            (rule, (best.count, s, best.what))
+        })
+        .collect();
+    finish_invariants(&profile, found)
+}
+
 /// One verdict per invariant from each violated rule's count, smallest
 /// scenario (already under `profile`) and first diagnostic.
 fn finish_invariants(

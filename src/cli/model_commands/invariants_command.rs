@@ -31,6 +31,10 @@ pub(crate) struct InvariantsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub(crate) format: ReportFormat,
+    /// Worker threads (default: the available cores; at least 1). The
+    /// report is the same, byte for byte, for every number of threads.
+    #[arg(long, value_name = "N", value_parser = crate::cli::at_least_one::<usize>)]
+    pub(crate) threads: Option<usize>,
 }
 
 /// `invariants`.
@@ -45,7 +49,12 @@ pub(crate) fn invariants_command(args: InvariantsArgs, global: &GlobalArgs) -> i
     };
     let scenarios = amend::scenarios(args.stride, args.sample, args.seed);
     let progress = Progress::start(global, "invariants", scenarios.len() as u64, "scenarios");
-    let verdicts = amend::invariants_with(profile.clone(), &scenarios, &mut || progress.inc(1));
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let verdicts = amend::invariants_threaded(profile.clone(), &scenarios, threads, &|| {
+        progress.inc(1)
+    });
     progress.finish();
     match args.format {
         ReportFormat::Json => out!(

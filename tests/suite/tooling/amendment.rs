@@ -3,7 +3,7 @@
 //! nothing; the invariant matrix shows what each stage breaks and is current.
 
 use inquiry_model::profile::ProfileName::{self, Legacy, Rfd082, Rfd083};
-use inquiry_model::review::amend::{self, DiffReport, diff_profiles, invariants};
+use inquiry_model::review::amend::{self, DiffReport, Verdict, diff_profiles, invariants};
 use inquiry_model::scenario::{self, PrompterReply, Scenario};
 use std::sync::OnceLock;
 
@@ -396,4 +396,39 @@ fn the_threaded_review_reports_what_the_reference_loops_report() {
         }
     }
     assert!(moved > 0, "no invariant is broken or restored by any pair");
+}
+
+/// Rule: AMEND-INVARIANTS-PARALLEL — `invariants`' threaded pass reports
+/// exactly what the reference loop ([`invariants`]: one thread, in order,
+/// keeping the first of equally small scenarios) reports, for every number
+/// of threads. The check can fail: a merge that takes each invariant's
+/// verdict from the first worker that found it (the workers' counts not
+/// summed, each worker's smallest not compared) disagrees.
+#[test]
+fn the_threaded_invariants_report_what_the_reference_loop_reports() {
+    let scenarios: Vec<Scenario> = corpus().iter().step_by(7).cloned().collect();
+    let reference = invariants(Legacy, &scenarios);
+    // Not vacuous: some invariant is violated in more than one scenario.
+    assert!(reference.iter().any(|v| v.violating > 1));
+    for threads in [1, 2, 3] {
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let verdicts = amend::invariants_threaded(Legacy, &scenarios, threads, &|| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert_eq!(calls.into_inner(), scenarios.len(), "one tick per scenario");
+        assert_eq!(verdicts, reference, "{threads} threads");
+    }
+    // The wrong merge, over two workers' shares.
+    let shares: Vec<Vec<Verdict>> = (0..2)
+        .map(|w| {
+            let mine: Vec<Scenario> = scenarios.iter().skip(w).step_by(2).cloned().collect();
+            invariants(Legacy, &mine)
+        })
+        .collect();
+    let first_found: Vec<Verdict> = shares[0]
+        .iter()
+        .zip(&shares[1])
+        .map(|(a, b)| if a.violating > 0 { a.clone() } else { b.clone() })
+        .collect();
+    assert_ne!(first_found, reference);
 }

@@ -225,6 +225,29 @@ fn diff_profiles_writes_the_same_bytes_on_any_number_of_threads() {
     assert_eq!(stdout(&one), stdout(&three));
 }
 
+/// Rule: AMEND-INVARIANTS-PARALLEL — `invariants --profile` writes the
+/// same bytes with one worker thread as with three.
+#[test]
+fn invariants_writes_the_same_bytes_on_any_number_of_threads() {
+    let args = [
+        "invariants",
+        "--profile",
+        "legacy",
+        "--stride",
+        "997",
+        "--sample",
+        "40",
+        "--format",
+        "markdown",
+    ];
+    let one = bin(&[&args[..], &["--threads", "1"]].concat());
+    let three = bin(&[&args[..], &["--threads", "3"]].concat());
+    assert_eq!(one.status.code(), Some(1), "{}", stdout(&one));
+    assert_eq!(three.status.code(), Some(1));
+    assert!(stdout(&one).contains("violated in"), "{}", stdout(&one));
+    assert_eq!(stdout(&one), stdout(&three));
+}
+
 /// Rule: CLI-DIFF — `diff-profiles` in every format: Markdown table,
 /// parseable JSON, text with both traces side by side.
 #[test]
