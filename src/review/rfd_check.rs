@@ -186,7 +186,7 @@ pub struct SentenceReport {
     /// The 1-based line where it starts.
     pub line: usize,
     /// The sentence, its lines joined.
-    pub text: String,
+    pub(crate) text: String,
     /// The switch it is tied to and the value it asks for, if any.
     pub switch: Option<(String, String)>,
     /// The verdict: against the tied switch, else not checked.

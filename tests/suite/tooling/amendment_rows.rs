@@ -90,7 +90,6 @@ fn the_rfd_tables_as_data_are_the_rfd_functions() {
             "{}",
             e.name()
         );
-        assert_eq!(NonAnswer::from_row(&e.name()), Some(e));
     }
     for p in ProfileName::ALL {
         assert_eq!(p.rules().tables, Tables::RFD, "{p}");
