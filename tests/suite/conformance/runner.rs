@@ -613,7 +613,10 @@ fn revised_rfd082_amendment() -> serde_json::Map<String, Value> {
         "switches": {"question_id_separator": "refused"},
         "tables": {"cancellation": {
             "prompter_failure:no_terminal": {"reason": "backend_error"},
-            "prompter_failure:io": {"reason": "backend_error"}}}
+            "prompter_failure:io": {"reason": "backend_error"}},
+            "non_answer_response": {
+            "prompter_failure:no_terminal": {"kind": "inquiry_failed"},
+            "prompter_failure:io": {"kind": "inquiry_failed"}}}
     }) {
         Value::Object(m) => m,
         _ => unreachable!("an object"),
