@@ -14,7 +14,14 @@
 //! cargo run --example conformance_adapter                  # vectors + generated, in process
 //! cargo run --example conformance_adapter -- DIR           # vectors from DIR
 //! inquiry-model conform --adapter 'target/debug/examples/conformance_adapter --serve'
+//! inquiry-model conform --profile FILE --adapter '… --serve --amendment follow'
 //! ```
+//!
+//! With `--amendment follow` it declares that it implements the amendment
+//! `conform --profile FILE` announces, and runs each scenario under the
+//! scenario's `amendment`; with `--amendment ignore` it declares it but runs
+//! the base profile (an implementation of the unrevised RFD judged against
+//! the revision).
 //!
 //! With `--serve` it speaks the JSON Lines protocol of
 //! `spec/conform-protocol.md` on stdin/stdout, so `inquiry-model conform`
@@ -31,9 +38,10 @@ use inquiry_model::model::ask_user;
 use inquiry_model::model::coordinator::{Coordinator, Effect, Input};
 use inquiry_model::model::routing::InquiryErrorKind;
 use inquiry_model::model::tool::{Answers, Outcome, ToolSource, inquiry_source_under};
-use inquiry_model::profile::{ProfileName, ResponseForm};
+use inquiry_model::profile::{ProfileName, ResponseForm, Rules};
 use inquiry_model::scenario::{
     BackendReply, Finish, PermissionReply, Program, PrompterReply, Scenario, ScriptedAsk,
+    executor_boundary,
 };
 use inquiry_model::wire::{EventKind, InquiryId, InquiryResponse};
 use serde_json::{Value, json};
@@ -45,6 +53,21 @@ impl Implementation for CoordinatorAdapter {
     fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError> {
         Ok(Observed::from_records(drive(scenario)?))
     }
+}
+
+/// What `--serve` does with an amendment the runner announces (`--amendment
+/// follow|ignore`; without the flag the adapter does not declare one and
+/// is judged against the base profile).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AmendmentMode {
+    /// Not declared: scenarios come without an amendment.
+    Undeclared,
+    /// Declared and followed: the scenario's `amendment` over its profile.
+    Follow,
+    /// Declared but not followed: an implementation of the base profile
+    /// that claims the amendment (judged against it, it fails where the
+    /// amendment changes something).
+    Ignore,
 }
 
 /// Pending work of a cycle, in the order it arose (the README's scheduler).
@@ -64,6 +87,9 @@ struct Script {
 
 struct Driver<'s> {
     s: &'s Scenario,
+    /// The rules the implementation follows: the scenario's profile, amended
+    /// by the scenario's `amendment` when it follows one.
+    rules: Rules,
     coordinator: Coordinator,
     log: Vec<Record>,
     prompter: VecDeque<PrompterReply>,
@@ -76,6 +102,14 @@ struct Driver<'s> {
 
 /// Runs one scenario; the log of what happened.
 pub fn drive(s: &Scenario) -> Result<Vec<Record>, ImplementationError> {
+    let rules = s
+        .rules()
+        .map_err(|e| ImplementationError(format!("amendment: {}", e.message())))?;
+    drive_under(s, rules)
+}
+
+/// Runs one scenario under `rules`; the log of what happened.
+pub fn drive_under(s: &Scenario, rules: Rules) -> Result<Vec<Record>, ImplementationError> {
     if !inquiry_model::conformance::core_scenario(s) {
         return Err(ImplementationError(
             "this adapter covers the core scenario language only (conformance::core_scenario)"
@@ -91,7 +125,8 @@ pub fn drive(s: &Scenario) -> Result<Vec<Record>, ImplementationError> {
         .collect();
     let mut d = Driver {
         s,
-        coordinator: Coordinator::new(s.profile.rules(), s.tty, tools),
+        rules,
+        coordinator: Coordinator::new(rules, s.tty, tools),
         log: Vec::new(),
         prompter: s.prompter.iter().cloned().collect(),
         backend: s.backend.iter().cloned().collect(),
@@ -154,7 +189,7 @@ impl Driver<'_> {
                 Effect::Persist(event) => {
                     // What a writer of this profile puts on disk: the flat
                     // legacy form for answered responses before RFD 082.
-                    let flat = matches!(self.s.profile.rules().response_form, ResponseForm::Flat)
+                    let flat = matches!(self.rules.response_form, ResponseForm::Flat)
                         && matches!(
                             event.kind,
                             EventKind::InquiryResponse(InquiryResponse::Answered { .. })
@@ -240,17 +275,16 @@ impl Driver<'_> {
                         transient: false,
                     },
                 };
+                // What crosses the executor boundary (a question ID the
+                // rules refuse becomes the tool's error).
+                let outcome = executor_boundary(&self.rules, &c.tool, outcome);
                 let source = executor.unwrap_or(ToolSource::Local);
                 Input::ToolReturned {
                     call,
                     outcome,
                     // Before RFD 082 the source was the tool's own name
                     // (the profile's `provenance` switch).
-                    source: inquiry_source_under(
-                        self.s.profile.rules().provenance,
-                        source,
-                        &c.tool,
-                    ),
+                    source: inquiry_source_under(self.rules.provenance, source, &c.tool),
                 }
             }
             Work::Prompt(call, inquiry_id, shown) => {
@@ -350,7 +384,7 @@ fn scripted(
 }
 
 /// `--serve`: the JSON Lines protocol on stdin/stdout.
-fn serve() -> i32 {
+fn serve(mode: AmendmentMode) -> i32 {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines() {
@@ -364,17 +398,25 @@ fn serve() -> i32 {
         };
         let id = msg.get("id").cloned().unwrap_or(Value::Null);
         let reply = match msg.get("type").and_then(Value::as_str) {
-            Some("init") => json!({"type": "init_ok", "in_reply_to": id,
+            Some("init") => {
+                let mut ok = json!({"type": "init_ok", "in_reply_to": id,
                 "name": "conformance_adapter (Coordinator)", "profiles": ["legacy", "rfd082", "rfd083"],
                 // It refuses scenarios outside the core language (see
                 // `drive`), so it says so and is not sent them.
-                "language": "core"}),
+                "language": "core"});
+                if mode != AmendmentMode::Undeclared && msg.get("amendment").is_some() {
+                    ok["amendment"] = json!(true);
+                }
+                ok
+            }
             Some("run") => match serde_json::from_value::<Scenario>(
                 msg.get("scenario").cloned().unwrap_or(Value::Null),
             )
             .map_err(|e| ImplementationError(format!("not a scenario: {e}")))
-            .and_then(|s| drive(&s))
-            {
+            .and_then(|s| match mode {
+                AmendmentMode::Undeclared | AmendmentMode::Follow => drive(&s),
+                AmendmentMode::Ignore => drive_under(&s, s.profile.rules()),
+            }) {
                 Ok(log) => json!({"type": "run_ok", "in_reply_to": id, "log": log}),
                 Err(e) => json!({"type": "error", "in_reply_to": id, "text": e.0}),
             },
@@ -434,7 +476,22 @@ fn check_in_process(dir: &str) -> i32 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match args.first().map(String::as_str) {
-        Some("--serve") => serve(),
+        Some("--serve") => serve(
+            match (
+                args.get(1).map(String::as_str),
+                args.get(2).map(String::as_str),
+            ) {
+                (Some("--amendment"), Some("follow")) => AmendmentMode::Follow,
+                (Some("--amendment"), Some("ignore")) => AmendmentMode::Ignore,
+                (None, _) => AmendmentMode::Undeclared,
+                (Some(other), _) => {
+                    eprintln!(
+                        "conformance_adapter: unknown argument {other}; --serve [--amendment follow|ignore]"
+                    );
+                    std::process::exit(2);
+                }
+            },
+        ),
         Some(dir) => check_in_process(dir),
         None => check_in_process(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/vectors")),
     };

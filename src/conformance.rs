@@ -788,6 +788,7 @@ where
                 permissions: Vec::new(),
                 deliveries: Vec::new(),
                 schedule: Vec::new(),
+                amendment: None,
             },
             verdict: Verdict::ImplementationFailed {
                 error: format!("the generated run was aborted: {reason}"),

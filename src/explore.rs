@@ -405,6 +405,7 @@ fn single(ch: &mut impl Choices) -> Scenario {
         backend_by_id: IndexMap::new(),
         inquiry_model: None,
         toggles: Vec::new(),
+        amendment: None,
     }
 }
 
@@ -531,6 +532,7 @@ fn pairs(ch: &mut impl Choices) -> Scenario {
         backend_by_id: IndexMap::new(),
         inquiry_model: None,
         toggles: Vec::new(),
+        amendment: None,
     }
 }
 
@@ -571,6 +573,7 @@ fn triples(ch: &mut impl Choices) -> Scenario {
         backend_by_id: IndexMap::new(),
         inquiry_model: None,
         toggles: Vec::new(),
+        amendment: None,
     }
 }
 

@@ -101,6 +101,34 @@ pub struct Scenario {
     /// `choice % pending` runs next; when they run out, the oldest runs.
     #[serde(default)]
     pub schedule: Vec<u32>,
+    /// An amendment of `profile` the run follows: a profile file's
+    /// `switches` and `tables` over `profile` as its base (`conform
+    /// --profile FILE` sets it for an adapter that implements the
+    /// amendment; rule `CONF-AMENDMENT`). Absent: the profile's own rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amendment: Option<serde_json::Map<String, Value>>,
+}
+
+impl Scenario {
+    /// The rules the scenario runs under: its profile's, amended by
+    /// [`Scenario::amendment`] when it has one (read as a profile file over
+    /// `profile`, so an unusable amendment is refused as a file is).
+    pub fn rules(&self) -> Result<Rules, ScenarioError> {
+        let Some(a) = &self.amendment else {
+            return Ok(self.profile.rules());
+        };
+        let mut doc = a.clone();
+        for (k, v) in [
+            ("title", "the scenario's amendment"),
+            ("amends", self.profile.as_str()),
+            ("base", self.profile.as_str()),
+        ] {
+            doc.insert(k.to_owned(), Value::String(v.to_owned()));
+        }
+        crate::review::profile_file::parse("amendment", &Value::Object(doc).to_string())
+            .map(|set| set.rules)
+            .map_err(|e| ScenarioError::Unacceptable(e.to_string()))
+    }
 }
 
 /// One tool: its kind, its configuration, its behaviour.
@@ -768,11 +796,19 @@ struct ScriptState {
     rejections: IndexMap<String, u8>,
 }
 
+/// The executor boundary under `rules` (for an implementation's own
+/// environment, as the example adapter plays it): a tool's outcome as it
+/// reaches the coordinator ([`SeparatorPolicy::Refused`] below).
+///
 /// The executor boundary under [`SeparatorPolicy::Refused`]: a question
 /// whose ID is empty or holds `.` (the separator of RFD 082's inquiry IDs and
 /// turn-cache keys) does not reach the coordinator; the tool's invocation
 /// ends in an error that names the ID. Under `Allowed` (RFD 082 as written)
 /// every outcome passes unchanged.
+pub fn executor_boundary(rules: &Rules, tool: &str, outcome: Outcome) -> Outcome {
+    refuse_separator(rules.question_id_separator, tool, outcome)
+}
+
 fn refuse_separator(policy: SeparatorPolicy, tool: &str, outcome: Outcome) -> Outcome {
     match (policy, outcome) {
         (SeparatorPolicy::Refused, Outcome::NeedsInput { question })
@@ -965,7 +1001,7 @@ pub fn run(scenario: &Scenario) -> Result<Trace, ScenarioError> {
 
 /// Runs a scenario, with options.
 pub fn run_with(scenario: &Scenario, options: RunOptions) -> Result<Trace, ScenarioError> {
-    let mut driver = Driver::new(scenario, scenario.profile.rules(), options)?;
+    let mut driver = Driver::new(scenario, scenario.rules()?, options)?;
     driver.run()?;
     Ok(driver.trace)
 }
@@ -977,7 +1013,7 @@ pub fn run_observed(
     options: RunOptions,
     observe: &mut dyn FnMut(&Coordinator, &Trace),
 ) -> Result<Trace, ScenarioError> {
-    run_under(scenario, scenario.profile.rules(), options, observe)
+    run_under(scenario, scenario.rules()?, options, observe)
 }
 
 /// [`run_observed`] under `rules` instead of the scenario's profile's (a
@@ -1203,7 +1239,7 @@ pub(crate) fn run_scheduled(
     observe: &mut dyn FnMut(&Coordinator, &Trace),
     scheduler: &mut dyn Scheduler,
 ) -> Result<Trace, ScenarioError> {
-    let mut driver = Driver::new(scenario, scenario.profile.rules(), options)?;
+    let mut driver = Driver::new(scenario, scenario.rules()?, options)?;
     driver.observer = Some(observe);
     driver.scheduler = Some(scheduler);
     driver.run()?;

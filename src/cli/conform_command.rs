@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use proptest::strategy::BoxedStrategy;
+use proptest::strategy::{BoxedStrategy, Strategy};
 
 mod output;
 pub(crate) mod subprocess;
@@ -20,6 +20,7 @@ use crate::conformance::parallel::{self, Shard, Stops};
 use crate::conformance::run::{CaseId, Limits, Progress, Run, RunReport, ShrinkRuns};
 use crate::conformance::{self, Vector};
 use crate::profile::ProfileName;
+use crate::review::profile_file::{self, RuleSet};
 use crate::scenario::Scenario;
 use subprocess::{Subprocess, Watch};
 
@@ -90,9 +91,11 @@ pub(crate) struct ConformArgs {
     #[arg(long, value_name = "K", conflicts_with = "generated")]
     case: Option<u32>,
     /// Only these profiles (repeatable; default: those the adapter lists):
-    /// `legacy`, `rfd082`, `rfd083` or a profile file equal to one.
+    /// `legacy`, `rfd082`, `rfd083`, a profile file equal to one, or one
+    /// amendment (a profile file with a `base`): announced to the adapter,
+    /// and the judge of an adapter that declares it (else the base is).
     #[arg(long, value_name = "PROFILE", value_parser = super::profile_arg::ConformProfileParser)]
-    profile: Vec<ProfileName>,
+    profile: Vec<RuleSet>,
     /// Seconds to wait for each reply (at least 1).
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT, value_parser = super::at_least_one::<u64>)]
     timeout: u64,
@@ -232,6 +235,8 @@ pub struct Header {
     /// What the run does not compare, and why (capabilities, pins,
     /// `--rfd-only`); every format states it.
     pub(crate) not_compared: Vec<conformance::NotCompared>,
+    /// The amendment announced, and what the adapter is judged against.
+    pub(crate) amendment: Option<String>,
 }
 
 /// Runs `conform`; returns the exit code.
@@ -247,10 +252,23 @@ pub(crate) fn conform_with_stop(
     stop: &(dyn Fn() -> bool + Sync),
 ) -> i32 {
     let watch = Watch::new(args.give_up_after);
+    let amendments: Vec<&RuleSet> = args
+        .profile
+        .iter()
+        .filter(|s| s.builtin_equal().is_none())
+        .collect();
+    if amendments.len() > 1 {
+        eprintln!(
+            "inquiry-model conform: --profile names more than one amendment; run them one at a time"
+        );
+        return EXIT_UNUSABLE;
+    }
+    let amendment = amendments.first().map(|set| amendment_message(set));
     let started = Subprocess::start(
         &args.adapter,
         Duration::from_secs(args.timeout),
         std::sync::Arc::clone(&watch),
+        amendment.as_ref().map(|(doc, _)| doc),
     );
     let mut imp = match started {
         Ok(s) => s,
@@ -263,23 +281,27 @@ pub(crate) fn conform_with_stop(
             return EXIT_UNUSABLE;
         }
     };
+    // The built-in each `--profile` names: itself, or an amendment's base.
+    let names: Vec<ProfileName> = args
+        .profile
+        .iter()
+        .map(|s| s.builtin_equal().unwrap_or(s.judged_as))
+        .collect();
     let profiles: Vec<ProfileName> = ProfileName::ALL
         .into_iter()
-        .filter(|p| {
-            imp.profiles.contains(p) && (args.profile.is_empty() || args.profile.contains(p))
-        })
+        .filter(|p| imp.profiles.contains(p) && (args.profile.is_empty() || names.contains(p)))
         .collect();
     if profiles.is_empty() {
         // Nothing to run is no verdict: say which profiles the adapter runs.
-        let names =
+        let list =
             |ps: &[ProfileName]| ps.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ");
         eprintln!(
             "inquiry-model conform: no profile to run: the adapter runs {}; --profile names {}",
             match imp.profiles.as_slice() {
                 [] => "none".to_owned(),
-                ps => names(ps),
+                ps => list(ps),
             },
-            names(&args.profile)
+            list(&names)
         );
         return EXIT_UNUSABLE;
     }
@@ -310,6 +332,16 @@ pub(crate) fn conform_with_stop(
         shard: args.shard,
         not_run: Vec::new(),
         not_run_why: None,
+        amendment: amendments.first().map(|set| {
+            let base = set.judged_as;
+            if imp.implements_amendment {
+                format!("{set} over {base}: the adapter implements it; judged against it")
+            } else {
+                format!(
+                    "{set} over {base}: the adapter does not declare it (init_ok `amendment`); judged against the base {base}"
+                )
+            }
+        }),
     };
     let mut vectors = Vec::new();
     if !args.no_vectors && args.case.is_none() {
@@ -334,6 +366,10 @@ pub(crate) fn conform_with_stop(
             } else if core_only && !conformance::core_scenario(&v.scenario) {
                 header.skipped_language.push(v.name);
             } else {
+                let mut v = v;
+                if let (Some((_, switches)), true) = (&amendment, imp.implements_amendment) {
+                    v.scenario.amendment = Some(switches.clone());
+                }
                 vectors.push(v);
             }
         }
@@ -381,8 +417,22 @@ pub(crate) fn conform_with_stop(
         return EXIT_UNUSABLE;
     }
     let environment = imp.environment.clone();
+    // An adapter that implements the amendment is sent it in every
+    // scenario, and the model runs the scenario under it.
+    let announced = amendment
+        .filter(|_| imp.implements_amendment)
+        .map(|(_, switches)| switches);
     let generator = move |p: ProfileName| -> BoxedStrategy<Scenario> {
-        conformance::environment::conform_scenarios(p, core_only, &environment)
+        let scenarios = conformance::environment::conform_scenarios(p, core_only, &environment);
+        match announced.clone() {
+            None => scenarios,
+            Some(a) => scenarios
+                .prop_map(move |mut s| {
+                    s.amendment = Some(a.clone());
+                    s
+                })
+                .boxed(),
+        }
     };
     let limits = Limits {
         shrink_steps: if args.no_shrink {
@@ -493,6 +543,41 @@ fn exit_code(report: &RunReport) -> i32 {
     } else {
         EXIT_OK
     }
+}
+
+/// The amendment as `init` announces it (`title`, `amends`, `base`,
+/// `switches`, `tables`: the profile file's own fields) and as each
+/// scenario carries it (`switches` and `tables` over the scenario's
+/// profile).
+fn amendment_message(
+    set: &RuleSet,
+) -> (
+    serde_json::Value,
+    serde_json::Map<String, serde_json::Value>,
+) {
+    let (title, amends) = match &set.origin {
+        profile_file::Origin::File { title, amends, .. } => (title.clone(), amends.clone()),
+        profile_file::Origin::Builtin => (set.to_string(), String::new()),
+    };
+    let doc = profile_file::to_amendment_file(
+        &title,
+        &amends,
+        None,
+        set.judged_as,
+        &set.rules,
+        &std::collections::BTreeMap::new(),
+    );
+    let mut doc = match doc {
+        serde_json::Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    };
+    doc.remove("$schema");
+    let carried: serde_json::Map<String, serde_json::Value> = doc
+        .iter()
+        .filter(|(k, _)| *k == "switches" || *k == "tables")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    (serde_json::Value::Object(doc), carried)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use clap::error::ErrorKind;
 
 use crate::check::ProfileMode;
 use crate::profile::ProfileName;
-use crate::review::profile_file::{self, RuleSet};
+use crate::review::profile_file::{self, Origin, RuleSet};
 
 /// Reads a profile argument: a built-in name, else a file.
 pub(crate) fn read_rule_set(value: &str) -> Result<RuleSet, String> {
@@ -131,13 +131,54 @@ impl TypedValueParser for CheckProfileParser {
     }
 }
 
-/// The parser of `conform --profile`: an adapter runs the profiles it
-/// names, so a profile file is accepted when its switches are a built-in's,
-/// and refused otherwise (naming the switches no adapter can be told).
+/// The parser of `conform --profile`: a built-in, a profile file equal to
+/// one, or an amendment (a file with a `base`), which the runner announces
+/// to the adapter (rule `CONF-AMENDMENT`). A complete file equal to no
+/// built-in is refused: an adapter is told a base and what the amendment
+/// changes over it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ConformProfileParser;
 
 impl TypedValueParser for ConformProfileParser {
+    type Value = RuleSet;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<RuleSet, clap::Error> {
+        let set = read_rule_set(&value.to_string_lossy())
+            .map_err(|why| invalid(cmd, arg, value, &why))?;
+        match (&set.origin, set.builtin_equal()) {
+            (_, Some(_)) | (Origin::File { base: Some(_), .. }, None) => Ok(set),
+            (Origin::File { base: None, .. } | Origin::Builtin, None) => {
+                let flips = set
+                    .flips()
+                    .iter()
+                    .map(|(k, _, v)| format!("{k} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Err(invalid(
+                    cmd,
+                    arg,
+                    value,
+                    &format!(
+                        "an adapter is told a base profile and an amendment over it (spec/conform-protocol.md); {} names no `base` and flips {flips} over {}, which no built-in profile does",
+                        set.label, set.judged_as
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+/// The parser of `vectors --profile`: a built-in, or a profile file equal
+/// to one (vectors are written for the built-in profiles).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BuiltinProfileParser;
+
+impl TypedValueParser for BuiltinProfileParser {
     type Value = ProfileName;
 
     fn parse_ref(
@@ -149,19 +190,13 @@ impl TypedValueParser for ConformProfileParser {
         let set = read_rule_set(&value.to_string_lossy())
             .map_err(|why| invalid(cmd, arg, value, &why))?;
         set.builtin_equal().ok_or_else(|| {
-            let flips = set
-                .flips()
-                .iter()
-                .map(|(k, _, v)| format!("{k} = {v}"))
-                .collect::<Vec<_>>()
-                .join(", ");
             invalid(
                 cmd,
                 arg,
                 value,
                 &format!(
-                    "an adapter runs the built-in profiles it names (spec/conform-protocol.md); {} flips {flips} over {}, which no built-in profile does",
-                    set.label, set.judged_as
+                    "vectors are written for the built-in profiles; {} equals none of them",
+                    set.label
                 ),
             )
         })

@@ -194,6 +194,7 @@ pub(crate) fn generate(c: &mut impl Choices) -> Scenario {
         schedule,
         backend_by_id,
         inquiry_model,
+        amendment: None,
     }
 }
 

@@ -121,7 +121,12 @@ pub fn route(has_static: bool, target: QuestionTarget, tty: bool, human_only: bo
 
 /// The row of the route table (`spec/tables/route.md`, [`ROUTE_ROWS`](crate::profile::tables::ROUTE_ROWS)) that
 /// decides these inputs: the table's conditions, first match.
-pub fn route_row(has_static: bool, target: QuestionTarget, tty: bool, human_only: bool) -> usize {
+pub(crate) fn route_row(
+    has_static: bool,
+    target: QuestionTarget,
+    tty: bool,
+    human_only: bool,
+) -> usize {
     match (has_static, target, tty, human_only) {
         (true, _, _, _) => 0,
         (false, QuestionTarget::User, true, _) => 1,
@@ -321,14 +326,14 @@ pub enum PrompterFailure {
 
 impl PrompterFailure {
     /// Every failure, in declaration order.
-    pub const ALL: [PrompterFailure; 3] = [
+    pub(crate) const ALL: [PrompterFailure; 3] = [
         PrompterFailure::NoTerminal,
         PrompterFailure::Io,
         PrompterFailure::Format,
     ];
 
     /// The snake_case name (as serialized).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             PrompterFailure::NoTerminal => "no_terminal",
             PrompterFailure::Io => "io",
@@ -413,7 +418,7 @@ impl NonAnswer {
 
     /// Its row in the event-keyed tables ([`EVENTS`](crate::profile::tables::EVENTS), the order of
     /// [`NonAnswer::all`]).
-    pub fn row(self) -> usize {
+    pub(crate) fn row(self) -> usize {
         match self {
             NonAnswer::PromptCancelled => 0,
             NonAnswer::PrompterFailed(PrompterFailure::NoTerminal) => 1,
@@ -428,11 +433,6 @@ impl NonAnswer {
             NonAnswer::Refused(Refusal::AssistantTarget) => 10,
             NonAnswer::Refused(Refusal::InvalidStaticAnswer) => 11,
         }
-    }
-
-    /// The event of the row named `row` ([`EVENTS`](crate::profile::tables::EVENTS)).
-    pub fn from_row(row: &str) -> Option<NonAnswer> {
-        NonAnswer::all().into_iter().find(|e| e.name() == row)
     }
 
     /// How the RFD 082 step 6 table names the event, for events the RFD

@@ -51,7 +51,7 @@ pub const ROUTE_ROWS: [&str; 6] = [
 /// "never writes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Reason {
+pub(crate) enum Reason {
     /// `user`.
     User,
     /// `backend_error`.
@@ -66,7 +66,7 @@ pub enum Reason {
 
 impl Reason {
     /// The reason as written on the wire.
-    pub fn to_wire(self) -> CancellationReason {
+    pub(crate) fn to_wire(self) -> CancellationReason {
         match self {
             Reason::User => CancellationReason::User,
             Reason::BackendError => CancellationReason::BackendError,
@@ -81,7 +81,7 @@ impl Reason {
 /// it: its kind (the text follows from the kind).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Response {
+pub(crate) enum Response {
     /// A success, `Tool input cancelled by user.`.
     CancelledByUser,
     /// An error naming the failure.
@@ -93,7 +93,7 @@ pub enum Response {
 /// Where a route-table row sends the question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RouteTo {
+pub(crate) enum RouteTo {
     /// The configured static answer.
     Static,
     /// The interactive prompter.
@@ -169,23 +169,23 @@ impl Tables {
     };
 
     /// The reason recorded for the event of row `event` ([`EVENTS`]).
-    pub fn reason(&self, event: usize) -> Reason {
+    pub(crate) fn reason(&self, event: usize) -> Reason {
         self.reasons[event]
     }
 
     /// The response kind after the event of row `event` ([`EVENTS`]).
-    pub fn response(&self, event: usize) -> Response {
+    pub(crate) fn response(&self, event: usize) -> Response {
         self.responses[event]
     }
 
     /// Where row `row` of the route table ([`ROUTE_ROWS`]) sends the question.
-    pub fn route(&self, row: usize) -> RouteTo {
+    pub(crate) fn route(&self, row: usize) -> RouteTo {
         self.routes[row]
     }
 
     /// Every row as `(table, row, value)`, in table order: `cancellation`,
     /// `non_answer_response`, `route`.
-    pub fn rows(&self) -> Vec<(Table, &'static str, serde_json::Value)> {
+    pub(crate) fn rows(&self) -> Vec<(Table, &'static str, serde_json::Value)> {
         let value = |v: &dyn erased::Name| serde_json::Value::String(v.name());
         let mut out = Vec::new();
         for (i, name) in EVENTS.iter().enumerate() {
@@ -276,7 +276,7 @@ impl Tables {
     }
 
     /// The rows on which `b` differs from `a`: `(table.row, a's, b's)`.
-    pub fn differing(
+    pub(crate) fn differing(
         a: &Tables,
         b: &Tables,
     ) -> Vec<(String, serde_json::Value, serde_json::Value)> {
@@ -312,10 +312,11 @@ pub enum Table {
 
 impl Table {
     /// Every table, in order.
-    pub const ALL: [Table; 3] = [Table::Cancellation, Table::NonAnswerResponse, Table::Route];
+    pub(crate) const ALL: [Table; 3] =
+        [Table::Cancellation, Table::NonAnswerResponse, Table::Route];
 
     /// Its name in a profile file's `tables`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Table::Cancellation => "cancellation",
             Table::NonAnswerResponse => "non_answer_response",
@@ -324,7 +325,7 @@ impl Table {
     }
 
     /// The field of a row object holding the row's value.
-    pub fn value_field(self) -> &'static str {
+    pub(crate) fn value_field(self) -> &'static str {
         match self {
             Table::Cancellation => "reason",
             Table::NonAnswerResponse => "kind",
@@ -333,7 +334,7 @@ impl Table {
     }
 
     /// The table named `name`.
-    pub fn from_name(name: &str) -> Option<Table> {
+    pub(crate) fn from_name(name: &str) -> Option<Table> {
         Table::ALL.into_iter().find(|t| t.as_str() == name)
     }
 }

@@ -71,13 +71,13 @@ pub enum Origin {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AmendedRow {
     /// The table.
-    pub table: Table,
+    pub(crate) table: Table,
     /// The row's name.
-    pub row: String,
+    pub(crate) row: String,
     /// The row's value in the file.
-    pub value: String,
+    pub(crate) value: String,
     /// Where the row came from (`from`), if the file says.
-    pub from: Option<String>,
+    pub(crate) from: Option<String>,
 }
 
 impl serde::Serialize for Table {

@@ -186,7 +186,7 @@ pub struct SentenceReport {
     /// The 1-based line where it starts.
     pub line: usize,
     /// The sentence, its lines joined.
-    pub text: String,
+    pub(crate) text: String,
     /// The switch it is tied to and the value it asks for, if any.
     pub switch: Option<(String, String)>,
     /// The verdict: against the tied switch, else not checked.
@@ -1395,7 +1395,31 @@ pub fn amendment(text: &str, base: &Rules, origin: &str) -> Amendment {
                                     format!("{origin}:{line}"),
                                 );
                             }
-                            Err(why) => not_written.push((line, why)),
+                            Err(why) => {
+                                not_written.push((line, why));
+                                continue;
+                            }
+                        }
+                        // A reason that fails the tool answers the call
+                        // with an error (decision "Routing: an amended
+                        // reason that fails the tool makes the response an
+                        // error"): the response row follows.
+                        let fails = rules.tables.reason(e.row()).to_wire().fails_tool();
+                        let quiet = matches!(
+                            rules.tables.response(e.row()),
+                            crate::profile::tables::Response::CancelledByUser
+                        );
+                        if fails
+                            && quiet
+                            && rules
+                                .tables
+                                .set(AmendedTable::NonAnswerResponse, &name, "inquiry_failed")
+                                .is_ok()
+                        {
+                            from.insert(
+                                format!("non_answer_response.{name}"),
+                                format!("{origin}:{line}"),
+                            );
                         }
                     }
                 }

@@ -96,6 +96,9 @@ pub(crate) fn text(h: &Header, r: &RunReport) -> String {
         h.language,
         h.scheduler
     );
+    if let Some(a) = &h.amendment {
+        let _ = writeln!(o, "amendment: {a}");
+    }
     for n in &h.not_compared {
         let _ = writeln!(o, "not compared: {n}");
     }

@@ -249,6 +249,11 @@ pub(crate) struct Subprocess {
     /// What the adapter's environment can produce (`init_ok`'s
     /// `environment`).
     pub(crate) environment: Environment,
+    /// The amendment `init` announces (`conform --profile FILE`).
+    amendment: Option<Value>,
+    /// The adapter declared it implements the amendment (`init_ok`'s
+    /// `"amendment": true`).
+    pub(crate) implements_amendment: bool,
 }
 
 impl Subprocess {
@@ -258,6 +263,7 @@ impl Subprocess {
         command: &str,
         timeout: Duration,
         watch: Arc<Watch>,
+        amendment: Option<&Value>,
     ) -> Result<Subprocess, Unusable> {
         let mut s = Subprocess {
             command: command.to_owned(),
@@ -270,6 +276,8 @@ impl Subprocess {
             core_only: false,
             capabilities: Capabilities::default(),
             environment: Environment::default(),
+            amendment: amendment.cloned(),
+            implements_amendment: false,
         };
         install_signal_handlers();
         let reply = s.spawn().map_err(|e| Unusable(e.0))?;
@@ -288,6 +296,15 @@ impl Subprocess {
         }
         s.capabilities = Capabilities::from_init_ok(&reply).map_err(Unusable)?;
         s.environment = Environment::from_init_ok(&reply).map_err(Unusable)?;
+        s.implements_amendment = match reply.get("amendment") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(Unusable(format!(
+                    "init_ok: `amendment` is true or false, not {other}"
+                )));
+            }
+        };
         s.core_only = match reply.get("language") {
             None => false,
             Some(Value::String(l)) if l == "full" => false,
@@ -316,6 +333,8 @@ impl Subprocess {
             core_only: self.core_only,
             capabilities: self.capabilities.clone(),
             environment: self.environment.clone(),
+            amendment: self.amendment.clone(),
+            implements_amendment: self.implements_amendment,
         }
     }
 
@@ -369,7 +388,11 @@ impl Subprocess {
             lines: rx,
         });
         let id = self.fresh_id();
-        let reply = self.exchange(json!({"type": "init", "id": id, "protocol": PROTOCOL}))?;
+        let mut init = json!({"type": "init", "id": id, "protocol": PROTOCOL});
+        if let Some(a) = &self.amendment {
+            init["amendment"] = a.clone();
+        }
+        let reply = self.exchange(init)?;
         match reply.get("type").and_then(Value::as_str) {
             Some("init_ok") if reply.get("in_reply_to") == Some(&json!(id)) => Ok(reply),
             _ => {

@@ -23,7 +23,7 @@ pub(crate) struct VectorsArgs {
     #[arg(long, default_value_t = conformance::COMMITTED.1)]
     pub(crate) count: usize,
     /// Only vectors of these profiles (repeatable; default all).
-    #[arg(long, value_name = "PROFILE", value_parser = crate::cli::profile_arg::ConformProfileParser)]
+    #[arg(long, value_name = "PROFILE", value_parser = crate::cli::profile_arg::BuiltinProfileParser)]
     pub(crate) profile: Vec<crate::profile::ProfileName>,
     /// `full` (default) or `core`: only vectors inside the core scenario
     /// language (`conformance::core_scenario`).

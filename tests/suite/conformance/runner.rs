@@ -21,7 +21,7 @@ use inquiry_model::generate::scenario::size;
 use inquiry_model::model::coordinator::RouteTaken;
 use inquiry_model::model::routing::Refusal;
 use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::Scenario;
+use inquiry_model::scenario::{self, Scenario};
 use inquiry_model::testkit::Faults;
 use inquiry_model::wire::CancellationReason;
 use serde_json::Value;
@@ -604,6 +604,113 @@ fn the_example_adapter_passes() {
         let r = check_generated_from(&mut imp, core_scenarios(p), 200, 9);
         assert!(r.passed(), "{p}: {}", r.failure.unwrap());
     }
+}
+
+/// The amendment `rfd-check --write-profile` writes from the revised RFD
+/// 082 (`tests/suite/tooling/amendment_rows.rs`), as a scenario carries it.
+fn revised_rfd082_amendment() -> serde_json::Map<String, Value> {
+    match serde_json::json!({
+        "switches": {"question_id_separator": "refused"},
+        "tables": {"cancellation": {
+            "prompter_failure:no_terminal": {"reason": "backend_error"},
+            "prompter_failure:io": {"reason": "backend_error"}},
+            "non_answer_response": {
+            "prompter_failure:no_terminal": {"kind": "inquiry_failed"},
+            "prompter_failure:io": {"kind": "inquiry_failed"}}}
+    }) {
+        Value::Object(m) => m,
+        _ => unreachable!("an object"),
+    }
+}
+
+/// The example adapter declaring the amendment but running the base
+/// profile (`--amendment ignore`): an implementation of the unrevised RFD.
+struct IgnoresTheAmendment;
+
+impl inquiry_model::conformance::Implementation for IgnoresTheAmendment {
+    fn run(
+        &mut self,
+        s: &Scenario,
+    ) -> Result<inquiry_model::conformance::Observed, inquiry_model::conformance::ImplementationError>
+    {
+        conformance_adapter_example::drive_under(s, s.profile.rules())
+            .map(inquiry_model::conformance::Observed::from_records)
+    }
+}
+
+/// Rule: CONF-AMENDMENT — a scenario that carries an amendment runs under
+/// it (the model's judgement and the example adapter following it, as
+/// `conform --profile FILE` sends it to an adapter that declares it): the
+/// example adapter following the amendment passes every core scenario,
+/// and the same adapter running the base `rfd082` fails exactly on the
+/// scenarios whose runs the amendment changes, which include a prompter
+/// failure and a question ID holding `.`.
+#[test]
+fn an_adapter_is_judged_against_the_amendment_it_implements() {
+    let amendment = revised_rfd082_amendment();
+    let (mut changed, mut failure, mut separator) = (0, 0, 0);
+    for (i, s) in inquiry_model::review::amend::scenarios(400, 150, 11)
+        .into_iter()
+        .filter(core_scenario)
+        .enumerate()
+    {
+        let base = Scenario {
+            profile: ProfileName::Rfd082,
+            ..s
+        };
+        let amended = Scenario {
+            amendment: Some(amendment.clone()),
+            ..base.clone()
+        };
+        let (Ok(a), Ok(mut b)) = (scenario::run(&base), scenario::run(&amended)) else {
+            continue;
+        };
+        b.rules = a.rules;
+        let differs = a != b;
+        let name = format!("case {i}");
+        let follows = conformance::check_one(
+            &mut conformance_adapter_example::CoordinatorAdapter,
+            &name,
+            &amended,
+        );
+        assert!(follows.is_none(), "{}", follows.expect("a failure"));
+        let ignores = conformance::check_one(&mut IgnoresTheAmendment, &name, &amended);
+        assert_eq!(
+            ignores.is_some(),
+            differs,
+            "{}",
+            serde_json::to_string(&amended).unwrap_or_default()
+        );
+        if differs {
+            changed += 1;
+            if amended
+                .prompter
+                .iter()
+                .any(|r| matches!(r, scenario::PrompterReply::Failure { .. }))
+            {
+                failure += 1;
+            }
+            if inquiry_model::invariants::holds_separator(&amended) {
+                separator += 1;
+            }
+        }
+    }
+    assert!(
+        changed > 0 && failure > 0 && separator > 0,
+        "{changed} {failure} {separator}"
+    );
+    // Unusable amendments are refused as profile files are.
+    let bad = Scenario {
+        amendment: Some(match serde_json::json!({"switches": {"exclusiv": true}}) {
+            Value::Object(m) => m,
+            _ => unreachable!("an object"),
+        }),
+        ..committed()[0].scenario.clone()
+    };
+    assert!(
+        scenario::run(&bad).is_err_and(|e| e.message().contains("switches.exclusiv")),
+        "the amendment's field is named"
+    );
 }
 
 fn committed_named(name: &str) -> Vector {

@@ -90,7 +90,6 @@ fn the_rfd_tables_as_data_are_the_rfd_functions() {
             "{}",
             e.name()
         );
-        assert_eq!(NonAnswer::from_row(&e.name()), Some(e));
     }
     for p in ProfileName::ALL {
         assert_eq!(p.rules().tables, Tables::RFD, "{p}");
@@ -222,7 +221,8 @@ fn route_and_response_rows_are_read_by_the_model() {
 /// Rule: AMEND-WRITE-PROFILE, AMEND-RFD-PROSE — from the revised RFD 082,
 /// the amendment of `rfd082` amends exactly the no-terminal and I/O rows of
 /// the cancellation table (the format failure, which the row does not
-/// name, stays `user`), each from the row's own line, and sets
+/// name, stays `user`), and their non-answer responses (an error: the
+/// reason fails the tool), each from the row's own line, and sets
 /// `question_id_separator = refused` from the MUST NOT sentence's line. The
 /// text checked against it agrees everywhere; against `rfd082` it
 /// disagrees on exactly the row and the sentence. Every other normative
@@ -247,6 +247,14 @@ fn write_profile_from_the_revised_rfd082() {
                 format!("revised.md:{row_line}")
             ),
             (
+                "non_answer_response.prompter_failure:io".to_owned(),
+                format!("revised.md:{row_line}")
+            ),
+            (
+                "non_answer_response.prompter_failure:no_terminal".to_owned(),
+                format!("revised.md:{row_line}")
+            ),
+            (
                 "question_id_separator".to_owned(),
                 format!("revised.md:{sentence_line}")
             ),
@@ -260,6 +268,8 @@ fn write_profile_from_the_revised_rfd082() {
             "question_id_separator",
             "cancellation.prompter_failure:no_terminal",
             "cancellation.prompter_failure:io",
+            "non_answer_response.prompter_failure:no_terminal",
+            "non_answer_response.prompter_failure:io",
         ]
     );
     let against_base = check(&text, &Rfd082.into());
@@ -378,7 +388,8 @@ fn named_failure(s: &Scenario) -> bool {
 /// IDs holding a `.`: every scenario whose runs differ differs under the
 /// amended rows alone or under the separator switch alone; the rows alone
 /// change only scenarios with a no-terminal or I/O failure at the prompter,
-/// and only in their `cancelled` reasons; the switch alone only scenarios
+/// and only in their `cancelled` reasons and the tool response (an error,
+/// as `backend_error` fails the tool); the switch alone only scenarios
 /// whose IDs hold the separator. Both kinds occur.
 #[test]
 fn the_written_amendment_differs_exactly_on_prompter_failures_and_separators() {
@@ -395,7 +406,10 @@ fn the_written_amendment_differs_exactly_on_prompter_failures_and_separators() {
         "rows.json",
         r#"{"title": "t", "amends": "RFD 082", "base": "rfd082", "tables": {"cancellation": {
             "prompter_failure:io": {"reason": "backend_error"},
-            "prompter_failure:no_terminal": {"reason": "backend_error"}}}}"#,
+            "prompter_failure:no_terminal": {"reason": "backend_error"}},
+            "non_answer_response": {
+            "prompter_failure:io": {"kind": "inquiry_failed"},
+            "prompter_failure:no_terminal": {"kind": "inquiry_failed"}}}}"#,
     )
     .expect("reads");
     assert_eq!(
@@ -438,7 +452,7 @@ fn the_written_amendment_differs_exactly_on_prompter_failures_and_separators() {
             assert!(
                 classes
                     .iter()
-                    .all(|c| c.starts_with("cancellation_recorded:")),
+                    .all(|c| c.starts_with("cancellation_recorded:") || c == "tool_response_text"),
                 "{classes:?}"
             );
         }

@@ -375,7 +375,8 @@ fn a_flipped_switch_changes_behaviour() {
 /// `check --profile spec/profiles/rfd082.json` judges exactly as `check
 /// --profile rfd082`; a file whose switches no built-in has is judged as
 /// its base with a note naming the switches on stderr; `conform` refuses
-/// such a file (an adapter is told a profile's name), exit 2.
+/// a complete file equal to no built-in (an adapter is told a base and an
+/// amendment over it), exit 2.
 #[test]
 fn check_and_conform_take_profile_files() {
     let by_name = run(&["check", "--profile", "rfd082", "spec/examples"]);
@@ -409,7 +410,28 @@ fn check_and_conform_take_profile_files() {
         assert_eq!(stdout(&o), stdout(&quiet_by_name), "{args:?}");
         assert!(stderr(&o).is_empty(), "{args:?}: {}", stderr(&o));
     }
-    let o = run(&["conform", "--adapter", "true", "--profile", dropped]);
+    // `conform` takes an amendment over a base (rule `CONF-AMENDMENT`),
+    // and refuses a complete file equal to no built-in: an adapter is told
+    // a base and what changes over it.
+    let dir = std::env::temp_dir().join(format!("inquiry-model-conform-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let complete = dir.join("complete.json");
+    let mut doc: Value =
+        serde_json::from_str(&read("spec/profiles/legacy.json")).expect("legacy.json");
+    doc["switches"]["secret_type"] = json!(true);
+    std::fs::write(&complete, doc.to_string()).expect("writes");
+    let o = run(&[
+        "conform",
+        "--adapter",
+        "true",
+        "--profile",
+        complete.to_str().expect("UTF-8"),
+    ]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("secret_type = false"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("names no `base`") && stderr(&o).contains("secret_type = true"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
