@@ -668,7 +668,10 @@ pub(crate) fn effective_settings(
         if let Some(upper) = user.get(builtin.name) {
             layer.merge_settings(upper);
         }
-        resolved.insert(builtin.name.to_owned(), layer.resolve_settings(builtin.name)?);
+        resolved.insert(
+            builtin.name.to_owned(),
+            layer.resolve_settings(builtin.name)?,
+        );
     }
     for (name, layer) in user {
         if !resolved.contains_key(name) {
@@ -913,10 +916,7 @@ mod tests {
                 prompt_label,
             });
         let questions = prop::collection::vec(
-            (
-                prop_oneof![Just("question"), Just("other")],
-                question,
-            ),
+            (prop_oneof![Just("question"), Just("other")], question),
             0..3,
         )
         .prop_map(|qs| {
@@ -1004,8 +1004,7 @@ mod tests {
             user: &IndexMap<String, PartialToolConfig>,
             toggles: &[Toggle],
         ) -> Settings {
-            let mut layers: IndexMap<String, PartialToolConfig> =
-                builtins().into_iter().collect();
+            let mut layers: IndexMap<String, PartialToolConfig> = builtins().into_iter().collect();
             for (name, layer) in user {
                 layers.insert(name.clone(), layer.clone());
             }
@@ -1019,8 +1018,7 @@ mod tests {
                 .collect())
         }
         let override_run: IndexMap<String, PartialToolConfig> =
-            serde_json::from_value(json!({"ask_user": {"run": "ask"}}))
-                .expect("a valid layer");
+            serde_json::from_value(json!({"ask_user": {"run": "ask"}})).expect("a valid layer");
         let full = settings_of_full(&override_run, &[]);
         assert_eq!(effective_settings(&override_run, &[]), full);
         assert_ne!(without_builtin_layer(&override_run, &[]), full);

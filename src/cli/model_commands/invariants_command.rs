@@ -52,9 +52,8 @@ pub(crate) fn invariants_command(args: InvariantsArgs, global: &GlobalArgs) -> i
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let verdicts = amend::invariants_threaded(profile.clone(), &scenarios, threads, &|| {
-        progress.inc(1)
-    });
+    let verdicts =
+        amend::invariants_threaded(profile.clone(), &scenarios, threads, &|| progress.inc(1));
     progress.finish();
     match args.format {
         ReportFormat::Json => out!(

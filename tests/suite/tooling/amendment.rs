@@ -428,7 +428,13 @@ fn the_threaded_invariants_report_what_the_reference_loop_reports() {
     let first_found: Vec<Verdict> = shares[0]
         .iter()
         .zip(&shares[1])
-        .map(|(a, b)| if a.violating > 0 { a.clone() } else { b.clone() })
+        .map(|(a, b)| {
+            if a.violating > 0 {
+                a.clone()
+            } else {
+                b.clone()
+            }
+        })
         .collect();
     assert_ne!(first_found, reference);
 }
