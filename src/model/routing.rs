@@ -272,7 +272,7 @@ impl Refusal {
     /// The tool response's text for `tool` and `question_id`: the row's
     /// template, each placeholder filled once (a name that itself reads
     /// `{tool}` is not expanded again).
-    pub fn message(self, tool: &str, question_id: &str) -> String {
+    pub(crate) fn message(self, tool: &str, question_id: &str) -> String {
         let mut out = String::new();
         let mut rest = self.row().message;
         while let Some(at) = rest.find('{') {

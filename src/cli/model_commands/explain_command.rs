@@ -183,7 +183,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// A rule's first sentence, whole, Markdown code marks kept: it ends at
 /// the first `. ` outside parentheses and code spans (so `(e.g. …)` and
 /// `` `a.b. c` `` do not end it).
-pub fn first_sentence(rule: &str) -> String {
+pub(crate) fn first_sentence(rule: &str) -> String {
     let (mut depth, mut code) = (0usize, false);
     let mut end = rule.len();
     for (i, c) in rule.char_indices() {

@@ -11,10 +11,8 @@ fn root() -> &'static Path {
 }
 
 /// The bar on `pub` item lines over the whole of `src/`: the count today,
-/// so the surface can only shrink (the aim is 500, and 300 lean). The
-/// decision tables as data, `rfd-check --write-profile` and scenario
-/// amendments added 17 items the tests and the example adapter use.
-const MAX_ITEMS: usize = 709;
+/// so the surface can only shrink (the aim is 500, and 300 lean).
+const MAX_ITEMS: usize = 691;
 
 /// Runs the script on `src` with `max` as the bar: its exit code, its four
 /// counts by name, and its stderr.
