@@ -584,3 +584,57 @@ fn masks_show_a_cached_secret() {
         assert!(!printed.to_string().contains("-secret"), "{printed}");
     }
 }
+
+/// Rule: CLI-NO-SECRET — under a profile that persists a `Secret` question
+/// as text (the amendment `secret-type-dropped.json`), `run` masks its
+/// answer where the request the tool asked as `Secret` was recorded, even
+/// when the value is shorter than the scan looks for (so only the structure
+/// can find it); the plain question's answer beside it is printed as typed.
+#[test]
+fn a_short_secret_is_masked_where_a_writer_persists_it_as_text() {
+    let d = dir();
+    let short = "zq9";
+    let scenario = format!(
+        r#"{{"tools":{{"vault":{{"source":{{"kind":"local"}},"run": "unattended", "program":{{"kind":"script","asks":[
+            {{"question":{{"id":"pw","text":"Password?","answer_type":{{"type":"secret"}}}}}},
+            {{"question":{{"id":"user","text":"User?","answer_type":{{"type":"text"}}}}}}],
+            "finish":{{"with":"succeed"}}}}}}}},
+          "turns":[{{"user":"go","cycles":[[{{"id":"call_1","tool":"vault"}}]]}}],
+          "prompter":[{{"reply":"answer","value":"{short}","remember":false}},
+                      {{"reply":"answer","value":"plain-user-name","remember":false}}]}}"#
+    );
+    let f = write(&d.join("short-secret.json"), &scenario);
+    let dropped = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("spec/profiles/examples/secret-type-dropped.json");
+    let o = run(&[
+        "run",
+        &f,
+        "--profile",
+        dropped.to_str().expect("a UTF-8 path"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let stream = printed_stream(&o);
+    let events = stream.as_array().expect("a persisted stream");
+    let asked = |text: &str| {
+        events
+            .iter()
+            .find(|e| e["type"] == "inquiry_request" && e["question"]["text"] == text)
+            .map(|e| e["id"].clone())
+            .expect("the request")
+    };
+    let answer_of = |id: &serde_json::Value| {
+        events
+            .iter()
+            .find(|e| e["type"] == "inquiry_response" && e["id"] == *id)
+            .map(|e| e["answer"].clone())
+            .expect("its response")
+    };
+    assert_eq!(answer_of(&asked("Password?")), "<secret 1>", "{stream:#}");
+    assert_eq!(answer_of(&asked("User?")), "plain-user-name", "{stream:#}");
+    assert!(
+        !stream.to_string().contains(&format!("\"{short}\"")),
+        "{stream:#}"
+    );
+}
