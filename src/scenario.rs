@@ -639,6 +639,7 @@ impl ToolSetup {
     /// crate builds starts here (`ToolSetup { run: …, ..ToolSetup::new(p) }`),
     /// so a new configuration key is a field and this one line, not an edit
     /// at every place a tool is drawn.
+    #[cfg(feature = "testkit")]
     pub(crate) fn new(program: Program) -> ToolSetup {
         ToolSetup {
             source: None,
