@@ -183,6 +183,59 @@ impl Tables {
         self.routes[row]
     }
 
+    /// Whether some row of these tables records `reason` for a question of
+    /// this kind (`human_only`: `secret`, or `exclusive` under RFD 083): the
+    /// route rows that apply to such a question (`spec/tables/route.md`),
+    /// each route's originating events (a static answer's
+    /// `invalid_static_answer`, the prompter's Ctrl-C/EOF and failures, the
+    /// inquiry backend's errors, a refusal's own row), and those events'
+    /// rows of the cancellation table. Under [`Tables::RFD`] this is the
+    /// reason classes of `wire::ClosesQuestions` (a test holds them equal);
+    /// the oracle reads it so that an amended row's reason is legal where
+    /// the amendment records it (decision "Amendments: the oracle reads the
+    /// amended tables").
+    pub(crate) fn records_for(&self, human_only: bool, reason: Reason) -> bool {
+        use crate::model::routing::{NonAnswer, Refusal, route_row};
+        use crate::model::tool::QuestionTarget;
+        // What an originating event needs the route to have been.
+        let reached_by = |e: NonAnswer| match e {
+            NonAnswer::PromptCancelled | NonAnswer::PrompterFailed(_) => RouteTo::Prompter,
+            NonAnswer::Inquiry(_) => RouteTo::Backend,
+            NonAnswer::Refused(Refusal::NoTty) => RouteTo::RefusedNoTty,
+            NonAnswer::Refused(Refusal::AssistantTarget) => RouteTo::RefusedAssistantTarget,
+            NonAnswer::Refused(Refusal::InvalidStaticAnswer) => RouteTo::Static,
+        };
+        let mut routes = Vec::new();
+        for has_static in [true, false] {
+            for target in [QuestionTarget::User, QuestionTarget::Assistant] {
+                for tty in [true, false] {
+                    routes.push(self.routes[route_row(has_static, target, tty, human_only)]);
+                }
+            }
+        }
+        NonAnswer::all()
+            .into_iter()
+            .any(|e| routes.contains(&reached_by(e)) && self.reasons[e.row()] == reason)
+    }
+
+    /// [`Tables::records_for`] for a reason as read from the wire: `None`
+    /// for a reason no table records (`Unknown`).
+    pub(crate) fn records_wire(
+        &self,
+        human_only: bool,
+        reason: &CancellationReason,
+    ) -> Option<bool> {
+        let r = match reason {
+            CancellationReason::User => Reason::User,
+            CancellationReason::BackendError => Reason::BackendError,
+            CancellationReason::NoPromptBackend => Reason::NoPromptBackend,
+            CancellationReason::AssistantRoutingDenied => Reason::AssistantRoutingDenied,
+            CancellationReason::InvalidStaticAnswer => Reason::InvalidStaticAnswer,
+            CancellationReason::Unknown(_) => return None,
+        };
+        Some(self.records_for(human_only, r))
+    }
+
     /// Every row as `(table, row, value)`, in table order: `cancellation`,
     /// `non_answer_response`, `route`.
     pub(crate) fn rows(&self) -> Vec<(Table, &'static str, serde_json::Value)> {
