@@ -407,3 +407,97 @@ mod erased {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ClosesQuestions;
+
+    const KNOWN: [Reason; 5] = [
+        Reason::User,
+        Reason::BackendError,
+        Reason::NoPromptBackend,
+        Reason::AssistantRoutingDenied,
+        Reason::InvalidStaticAnswer,
+    ];
+
+    /// Rules: CHECK-REASON-BACKEND-ERROR, CHECK-REASON-HUMAN-ONLY — under
+    /// the RFDs' tables, the reasons some row records for a human-only
+    /// question, and for any other, are exactly the reason classes of
+    /// `wire::ClosesQuestions` (RFD 082 "Secret questions": a secret
+    /// question "cannot be routed to the inquiry backend, full stop"; the
+    /// guards refuse only human-only questions): the oracle reading the
+    /// tables judges the built-in profiles as it did by the classes.
+    #[test]
+    fn under_the_rfd_tables_the_reasons_recorded_are_the_reason_classes() {
+        for r in KNOWN {
+            let class = r.to_wire().class().expect("a known reason has a class");
+            let (human_only, other) = match class.closes {
+                ClosesQuestions::OnlyHumanOnly => (true, false),
+                ClosesQuestions::NeverHumanOnly => (false, true),
+                ClosesQuestions::Any => (true, true),
+            };
+            assert_eq!(Tables::RFD.records_for(true, r), human_only, "{r:?}");
+            assert_eq!(Tables::RFD.records_for(false, r), other, "{r:?}");
+        }
+        assert_eq!(
+            Tables::RFD.records_wire(true, &CancellationReason::Unknown("x".to_owned())),
+            None
+        );
+    }
+
+    /// Rules: CHECK-REASON-BACKEND-ERROR, CHECK-REASON-HUMAN-ONLY,
+    /// AMEND-TABLE-ROWS — an amended row widens what is legal only where
+    /// its event can happen to that kind of question: a prompter failure
+    /// recording `backend_error` makes it legal on a human-only question
+    /// (the prompter asks them); the same reason on an inquiry-backend row
+    /// does not (a human-only question never reaches the backend), until a
+    /// route row sends a human-only question there; a backend error
+    /// recording `no_prompt_backend` makes the guard reason legal on any
+    /// question. A wrong reading that ignores the route (every row read for
+    /// every question) fails here on the backend row, and on the RFD
+    /// tables in the test above (the guard rows would make
+    /// `no_prompt_backend` legal on a plain question).
+    #[test]
+    fn an_amended_row_widens_what_is_legal_where_its_event_happens() {
+        let mut prompter = Tables::RFD;
+        prompter
+            .set(Table::Cancellation, "prompter_failure:io", "backend_error")
+            .expect("a reason row");
+        assert!(prompter.records_for(true, Reason::BackendError));
+        assert!(!prompter.records_for(false, Reason::NoPromptBackend));
+
+        let mut backend = Tables::RFD;
+        backend
+            .set(
+                Table::Cancellation,
+                "inquiry_error:cancelled",
+                "backend_error",
+            )
+            .expect("a reason row");
+        assert!(!backend.records_for(true, Reason::BackendError));
+        backend
+            .set(Table::Route, "user_no_tty_human_only", "backend")
+            .expect("a route row");
+        assert!(backend.records_for(true, Reason::BackendError));
+
+        let mut guard = Tables::RFD;
+        guard
+            .set(
+                Table::Cancellation,
+                "inquiry_error:provider",
+                "no_prompt_backend",
+            )
+            .expect("a reason row");
+        assert!(guard.records_for(false, Reason::NoPromptBackend));
+        assert!(!guard.records_for(false, Reason::AssistantRoutingDenied));
+        // A guard row amended away: the guard's reason is recorded nowhere
+        // for a plain question still, and `user` stays legal everywhere.
+        let mut refused = Tables::RFD;
+        refused
+            .set(Table::Cancellation, "refused_no_tty", "user")
+            .expect("a reason row");
+        assert!(!refused.records_for(false, Reason::NoPromptBackend));
+        assert!(refused.records_for(true, Reason::User));
+    }
+}

@@ -7,14 +7,18 @@
 use crate::binary::{code, run, stderr, stdout};
 use crate::external;
 
-use inquiry_model::invariants::holds_separator;
+use inquiry_model::check::{ProfileMode, Rule, check_events};
+use inquiry_model::generate::scenario::scenario_under;
+use inquiry_model::invariants::{check_trace, holds_separator, without_known};
 use inquiry_model::model::routing::{self, NonAnswer, PrompterFailure};
 use inquiry_model::profile::ProfileName::{self, Rfd082};
 use inquiry_model::profile::tables::{EVENTS, ROUTE_ROWS, Table, Tables};
 use inquiry_model::review::amend::{self, run_under};
 use inquiry_model::review::profile_file::{self, RuleSet};
 use inquiry_model::review::rfd_check::{self, Verdict, check};
-use inquiry_model::scenario::{PrompterReply, Scenario};
+use inquiry_model::scenario::{self, PrompterReply, Scenario};
+use inquiry_model::wire::{CancellationReason, InquiryResponse};
+use proptest::prelude::*;
 
 const RFD082: &str = "tests/rfd/rfd082-excerpt.md";
 
@@ -500,4 +504,202 @@ fn diff_profiles_names_the_amended_rows() {
         text.contains("changes: cancellation.prompter_failure:no_terminal \"user\" -> \"backend_error\"; cancellation.prompter_failure:io \"user\" -> \"backend_error\"\n"),
         "{text}"
     );
+}
+
+/// The revised RFD 082's amendment as a scenario carries it (the written
+/// file's `switches` and `tables`, read back from the file
+/// `rfd-check --write-profile` writes).
+fn revised_amendment() -> serde_json::Map<String, serde_json::Value> {
+    let text = revised_rfd082();
+    let a = rfd_check::amendment(&text, &Rfd082.rules(), "revised.md");
+    let doc =
+        profile_file::to_amendment_file("revised", "RFD 082", None, Rfd082, &a.rules, &a.from);
+    ["switches", "tables"]
+        .into_iter()
+        .filter_map(|k| doc.get(k).map(|v| (k.to_owned(), v.clone())))
+        .collect()
+}
+
+/// `s` under the revised amendment over its profile.
+fn amended(s: Scenario) -> Scenario {
+    Scenario {
+        amendment: Some(revised_amendment()),
+        ..s
+    }
+}
+
+/// The inquiries the stream closes `backend_error` on a secret question.
+fn secret_backend_errors(trace: &scenario::Trace) -> usize {
+    let secret: Vec<String> = trace
+        .stream
+        .iter()
+        .filter_map(|e| match &e.kind {
+            inquiry_model::wire::EventKind::InquiryRequest(r)
+                if r.question.answer_type == inquiry_model::wire::InquiryAnswerType::Secret =>
+            {
+                Some(r.id.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    trace
+        .stream
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.as_inquiry_response(),
+                Some(InquiryResponse::Cancelled { id, reason: CancellationReason::BackendError })
+                    if secret.contains(&id.to_string())
+            )
+        })
+        .count()
+}
+
+/// Rules: CHECK-REASON-BACKEND-ERROR, AMEND-TABLE-ROWS — the model eats its
+/// own output under an amendment: over the review corpus under the revised
+/// RFD 082's amendment, every stream the model writes satisfies its whole
+/// invariant catalog (the `CHECK-*` oracle judging with the amendment's
+/// tables among it). Streams that close a secret question `backend_error`
+/// (a prompter failure, under the amended row) occur, and the oracle that
+/// ignores the tables — the plain `rfd082` writer's — reports exactly
+/// those as CHECK-REASON-BACKEND-ERROR: the finding the amendment lifts.
+#[test]
+fn the_models_stream_under_the_amendment_checks_clean_under_it() {
+    let mut lifted = 0;
+    for s in amend::scenarios(300, 200, 7) {
+        let s = amended(Scenario {
+            profile: Rfd082,
+            ..s
+        });
+        let Ok(trace) = scenario::run(&s) else {
+            continue;
+        };
+        let found = without_known(&s, &trace.rules, check_trace(&trace, &s));
+        assert!(
+            found.is_empty(),
+            "{}\n{}",
+            found.iter().map(|d| format!("{d}\n")).collect::<String>(),
+            serde_json::to_string(&s).unwrap_or_default()
+        );
+        let base = check_events(&trace.stream, "model", ProfileMode::Fixed(Rfd082));
+        let reported = base
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == Rule::CheckReasonBackendError)
+            .count();
+        let expected = secret_backend_errors(&trace);
+        assert_eq!(
+            reported,
+            expected,
+            "{}",
+            serde_json::to_string(&s).unwrap_or_default()
+        );
+        if expected > 0 {
+            assert!(
+                named_failure(&s),
+                "{}",
+                serde_json::to_string(&s).unwrap_or_default()
+            );
+            lifted += 1;
+        }
+    }
+    assert!(
+        lifted > 0,
+        "no stream closes a secret question `backend_error`"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(128)
+    ))]
+
+    /// Rules: CHECK-REASON-BACKEND-ERROR, CHECK-REASON-HUMAN-ONLY,
+    /// AMEND-TABLE-ROWS — invariant: every stream the model writes under an
+    /// amendment checks clean under that amendment (the revised RFD 082's
+    /// rows and switch, over rfd082 and over rfd083, whose `exclusive`
+    /// questions are human-only too): the model's whole catalog holds, the
+    /// `CHECK-*` oracle judging with the amended tables.
+    /// Half the cases have every prompter reply fail as the amended rows
+    /// name (I/O or no terminal), so that the amended rows are reached.
+    #[test]
+    fn every_stream_written_under_an_amendment_checks_clean_under_it(
+        s in scenario_under(prop_oneof![Just(Rfd082), Just(ProfileName::Rfd083)]),
+        failing in proptest::option::of(prop_oneof![
+            Just(PrompterFailure::Io),
+            Just(PrompterFailure::NoTerminal)
+        ])
+    ) {
+        let mut s = amended(s);
+        if let Some(failure) = failing {
+            s.tty = true;
+            let n = s.prompter.len().max(1);
+            s.prompter = vec![PrompterReply::Failure { failure }; n];
+        }
+        let trace = scenario::run(&s).expect("generated scenarios are valid");
+        let found = without_known(&s, &trace.rules, check_trace(&trace, &s));
+        prop_assert!(
+            found.is_empty(),
+            "{}",
+            found.iter().map(|d| format!("{d}\n")).collect::<String>()
+        );
+    }
+}
+
+/// Rules: CHECK-REASON-BACKEND-ERROR, AMEND-PROFILE-FILE — `check --profile
+/// FILE` judges with the file's table rows: the model's stream under the
+/// revised amendment, which closes a secret question `backend_error` after
+/// a prompter I/O failure, is clean judged with the written file and a
+/// CHECK-REASON-BACKEND-ERROR finding judged as `rfd082` (exit 1); the
+/// note names only the switch the oracle judges as `rfd082`'s, not the rows.
+#[test]
+fn check_with_the_written_profile_reads_its_rows() {
+    let s: Scenario = serde_json::from_value(serde_json::json!({
+        "profile": "rfd082", "tty": true,
+        "tools": {"alpha": {"source": {"kind": "builtin", "hook": "default"},
+            "program": {"kind": "script", "asks": [
+                {"question": {"id": "q1", "text": "Question q1?", "answer_type": {"type": "secret"}}}
+            ], "finish": {"with": "fail", "transient": false}},
+            "run": "unattended"}},
+        "turns": [{"user": "go", "cycles": [[{"id": "c1", "tool": "alpha", "arguments": {}}]]}],
+        "prompter": [{"reply": "failure", "failure": "io"}]
+    }))
+    .expect("a scenario");
+    let trace = scenario::run(&amended(s)).expect("runs");
+    assert_eq!(secret_backend_errors(&trace), 1);
+    let dir = std::env::temp_dir().join(format!("inquiry-model-check-rows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let stream = dir.join("stream.json");
+    std::fs::write(&stream, trace.persisted_json().to_string()).expect("writes");
+    let rfd = dir.join("revised.md");
+    std::fs::write(&rfd, revised_rfd082()).expect("writes");
+    let file = dir.join("amended.json");
+    let (st, r, f) = (
+        stream.to_str().expect("UTF-8"),
+        rfd.to_str().expect("UTF-8"),
+        file.to_str().expect("UTF-8"),
+    );
+    let w = run(&["rfd-check", r, "--profile", "rfd082", "--write-profile", f]);
+    assert_eq!(code(&w), 0, "{}", stderr(&w));
+    let base = run(&["check", "--profile", "rfd082", st]);
+    assert_eq!(code(&base), 1, "{}", stdout(&base));
+    assert!(
+        stdout(&base).contains("CHECK-REASON-BACKEND-ERROR"),
+        "{}",
+        stdout(&base)
+    );
+    let with_rows = run(&["check", "--profile", f, st]);
+    assert_eq!(
+        code(&with_rows),
+        0,
+        "{}{}",
+        stdout(&with_rows),
+        stderr(&with_rows)
+    );
+    let note = stderr(&with_rows);
+    assert!(
+        note.contains("question_id_separator = \"refused\"") && !note.contains("cancellation."),
+        "{note}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
