@@ -566,8 +566,8 @@ impl Checker {
     /// The checker judging a writer that follows `tables` (an amendment's
     /// rows over its base profile's switches): the reasons those rows
     /// record are legal where they record them (CHECK-REASON-BACKEND-ERROR,
-    /// CHECK-REASON-HUMAN-ONLY; decision "Amendments: the oracle reads the
-    /// amended tables").
+    /// CHECK-REASON-HUMAN-ONLY; decision "Oracle checks: an amendment's rows widen the
+    /// reason rules").
     pub(crate) fn with_tables(mut self, tables: Tables) -> Self {
         self.tables = tables;
         self

@@ -274,8 +274,8 @@ pub(crate) fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding
 /// amended tables widen what is legal: a reason some row of `tables`
 /// records for a question of this kind ([`Tables::records_wire`]) is no
 /// finding, so an amendment whose prompter failures record `backend_error`
-/// may close a secret question with it (decision "Amendments: the oracle
-/// reads the amended tables"); under [`Tables::RFD`] no row does.
+/// may close a secret question with it (decision "Oracle checks:
+/// an amendment's rows widen the reason rules"); under [`Tables::RFD`] no row does.
 pub(crate) fn reason_for_question(
     profile: Profile,
     tables: &Tables,

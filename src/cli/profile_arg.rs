@@ -85,8 +85,8 @@ pub(crate) struct CheckProfile {
     /// The writer the streams are judged as.
     pub(crate) mode: ProfileMode,
     /// The decision tables that writer follows: a profile file's amended
-    /// rows, read by the oracle (decision "Amendments: the oracle reads the
-    /// amended tables").
+    /// rows, read by the oracle (decision "Oracle checks: an amendment's rows widen the
+    /// reason rules").
     pub(crate) tables: Tables,
     /// The note, without the `inquiry-model: note: ` prefix.
     pub(crate) note: Option<String>,

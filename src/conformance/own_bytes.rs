@@ -150,8 +150,8 @@ fn secret_in(model: &Trace, written: &[String]) -> Option<Finding> {
 fn oracle(scenario: &Scenario, model: &Trace, written: &[String]) -> Option<Finding> {
     let bytes = written.join("\n");
     // Judged as a writer of the rules the model ran under: an announced
-    // amendment's rows included (decision "Amendments: the oracle reads the
-    // amended tables").
+    // amendment's rows included (decision "Oracle checks: an amendment's rows widen the
+    // reason rules").
     let checked = check::check_bytes_in(
         bytes.as_bytes(),
         "implementation",

@@ -192,30 +192,42 @@ impl Tables {
     /// rows of the cancellation table. Under [`Tables::RFD`] this is the
     /// reason classes of `wire::ClosesQuestions` (a test holds them equal);
     /// the oracle reads it so that an amended row's reason is legal where
-    /// the amendment records it (decision "Amendments: the oracle reads the
-    /// amended tables").
+    /// the amendment records it (decision "Oracle checks: an amendment's rows widen the
+    /// reason rules").
     pub(crate) fn records_for(&self, human_only: bool, reason: Reason) -> bool {
-        use crate::model::routing::{NonAnswer, Refusal, route_row};
-        use crate::model::tool::QuestionTarget;
-        // What an originating event needs the route to have been.
-        let reached_by = |e: NonAnswer| match e {
-            NonAnswer::PromptCancelled | NonAnswer::PrompterFailed(_) => RouteTo::Prompter,
-            NonAnswer::Inquiry(_) => RouteTo::Backend,
-            NonAnswer::Refused(Refusal::NoTty) => RouteTo::RefusedNoTty,
-            NonAnswer::Refused(Refusal::AssistantTarget) => RouteTo::RefusedAssistantTarget,
-            NonAnswer::Refused(Refusal::InvalidStaticAnswer) => RouteTo::Static,
+        // Read from the tables' own row names (`spec/tables/`), not from
+        // the model, which the oracle does not import: the route rows a
+        // question of this kind can take (the rows after the first are
+        // split by `human_only` where the guards apply, shared otherwise),
+        // and the route an originating event needs.
+        let applies = |row: &str| match row {
+            "user_no_tty" | "assistant" => !human_only,
+            "user_no_tty_human_only" | "assistant_human_only" => human_only,
+            _ => true,
         };
-        let mut routes = Vec::new();
-        for has_static in [true, false] {
-            for target in [QuestionTarget::User, QuestionTarget::Assistant] {
-                for tty in [true, false] {
-                    routes.push(self.routes[route_row(has_static, target, tty, human_only)]);
-                }
+        let needs = |event: &str| {
+            if event == "prompt_cancelled" || event.starts_with("prompter_failure:") {
+                RouteTo::Prompter
+            } else if event.starts_with("inquiry_error:") {
+                RouteTo::Backend
+            } else if event == "refused_no_tty" {
+                RouteTo::RefusedNoTty
+            } else if event == "refused_assistant_target" {
+                RouteTo::RefusedAssistantTarget
+            } else {
+                RouteTo::Static
             }
-        }
-        NonAnswer::all()
-            .into_iter()
-            .any(|e| routes.contains(&reached_by(e)) && self.reasons[e.row()] == reason)
+        };
+        let routes: Vec<RouteTo> = ROUTE_ROWS
+            .iter()
+            .zip(self.routes)
+            .filter(|(row, _)| applies(row))
+            .map(|(_, to)| to)
+            .collect();
+        EVENTS
+            .iter()
+            .zip(self.reasons)
+            .any(|(event, r)| r == reason && routes.contains(&needs(event)))
     }
 
     /// [`Tables::records_for`] for a reason as read from the wire: `None`
@@ -444,6 +456,73 @@ mod tests {
             Tables::RFD.records_wire(true, &CancellationReason::Unknown("x".to_owned())),
             None
         );
+    }
+
+    /// Rule: AMEND-TABLE-ROWS — the oracle's reading of the row names
+    /// agrees with the model's: the route rows `records_for` lets a
+    /// question of each kind take are the rows `routing::route_row` picks
+    /// for some input of that kind, and each event's route is the one the
+    /// model closes it on.
+    #[test]
+    fn the_row_names_read_as_the_model_routes() {
+        use crate::model::routing::{NonAnswer, Refusal, route_row};
+        use crate::model::tool::QuestionTarget;
+        for human_only in [true, false] {
+            let mut rows = Vec::new();
+            for has_static in [true, false] {
+                for target in [QuestionTarget::User, QuestionTarget::Assistant] {
+                    for tty in [true, false] {
+                        rows.push(route_row(has_static, target, tty, human_only));
+                    }
+                }
+            }
+            rows.sort_unstable();
+            rows.dedup();
+            // One row at a time set to a route no other row of that kind
+            // takes shows which rows `records_for` reads.
+            for (i, row) in ROUTE_ROWS.iter().enumerate().skip(1) {
+                let mut t = Tables::RFD;
+                t.reasons = [Reason::User; 12];
+                t.reasons[4] = Reason::BackendError;
+                t.routes = [RouteTo::Prompter; 6];
+                t.routes[0] = RouteTo::Static;
+                t.routes[i] = RouteTo::Backend;
+                assert_eq!(
+                    t.records_for(human_only, Reason::BackendError),
+                    rows.contains(&i),
+                    "{row}, human_only {human_only}"
+                );
+            }
+        }
+        for e in NonAnswer::all() {
+            let want = match e {
+                NonAnswer::PromptCancelled | NonAnswer::PrompterFailed(_) => RouteTo::Prompter,
+                NonAnswer::Inquiry(_) => RouteTo::Backend,
+                NonAnswer::Refused(Refusal::NoTty) => RouteTo::RefusedNoTty,
+                NonAnswer::Refused(Refusal::AssistantTarget) => RouteTo::RefusedAssistantTarget,
+                NonAnswer::Refused(Refusal::InvalidStaticAnswer) => RouteTo::Static,
+            };
+            // Only this event records `no_prompt_backend`, every route
+            // taken: it is recorded where its route is.
+            let mut t = Tables::RFD;
+            t.reasons = [Reason::User; 12];
+            t.reasons[e.row()] = Reason::NoPromptBackend;
+            for to in [
+                RouteTo::Prompter,
+                RouteTo::Backend,
+                RouteTo::RefusedNoTty,
+                RouteTo::RefusedAssistantTarget,
+            ] {
+                t.routes = [to; 6];
+                t.routes[0] = RouteTo::Static;
+                assert_eq!(
+                    t.records_for(false, Reason::NoPromptBackend),
+                    to == want || want == RouteTo::Static,
+                    "{} via {to:?}",
+                    e.name()
+                );
+            }
+        }
     }
 
     /// Rules: CHECK-REASON-BACKEND-ERROR, CHECK-REASON-HUMAN-ONLY,
