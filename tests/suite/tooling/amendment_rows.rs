@@ -703,3 +703,144 @@ fn check_with_the_written_profile_reads_its_rows() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `text` with `from` replaced by `to`, where `from` occurs exactly once.
+fn edit(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(text.matches(from).count(), 1, "{from}");
+    text.replace(from, to)
+}
+
+/// Rule: AMEND-WRITE-PROFILE — routing precedence rows are written as
+/// route-table rows: a copy of the committed RFD 083 excerpt whose table
+/// fails the tool for a plain question without a TTY and prompts for a
+/// plain assistant-targeted one gives, over `rfd083`, exactly the rows
+/// `route.user_no_tty = refused_no_tty` and `route.assistant = prompter`,
+/// each from its row's line, nothing listed as not written; the text
+/// disagrees with `rfd083` on those two rows and agrees with the written
+/// file, on the command line too (exit 1, then 0).
+#[test]
+fn write_profile_writes_routing_rows() {
+    let text = read("tests/rfd/rfd083-excerpt.md");
+    let text = edit(
+        &text,
+        "| `target = \"user\"`, no TTY, `exclusive = false` | Route to inquiry backend (existing behavior).        |",
+        "| `target = \"user\"`, no TTY, `exclusive = false` | **Fail the tool**.        |",
+    );
+    let text = edit(
+        &text,
+        "| `target = \"assistant\"`, `exclusive = false`    | Route to inquiry backend (existing behavior).        |",
+        "| `target = \"assistant\"`, `exclusive = false`    | Prompt the user.        |",
+    );
+    let base = ProfileName::Rfd083;
+    let a = rfd_check::amendment(&text, &base.rules(), "route.md");
+    assert!(a.not_written.is_empty(), "{:?}", a.not_written);
+    let from: Vec<(String, String)> = a.from.clone().into_iter().collect();
+    assert_eq!(
+        from,
+        [
+            (
+                "route.assistant".to_owned(),
+                format!("route.md:{}", line_of(&text, "| Prompt the user.")),
+            ),
+            (
+                "route.user_no_tty".to_owned(),
+                format!("route.md:{}", line_of(&text, "| **Fail the tool**.  ")),
+            ),
+        ]
+    );
+    let doc = profile_file::to_amendment_file("route", "RFD 083", None, base, &a.rules, &a.from);
+    let set = profile_file::parse("route.json", &doc.to_string()).expect("reads back");
+    let flips: Vec<String> = set
+        .flips()
+        .into_iter()
+        .map(|(k, _, v)| format!("{k}={v}"))
+        .collect();
+    assert_eq!(
+        flips,
+        [
+            "route.user_no_tty=\"refused_no_tty\"",
+            "route.assistant=\"prompter\""
+        ]
+    );
+    assert_eq!(check(&text, &base.into()).disagreements(), 2);
+    let r = check(&text, &set);
+    assert_eq!(r.disagreements(), 0, "{}", r.text("r"));
+
+    let dir = std::env::temp_dir().join(format!("inquiry-model-route-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (md, json) = (dir.join("route.md"), dir.join("route.json"));
+    std::fs::write(&md, &text).expect("writes");
+    let (m, j) = (md.to_str().expect("UTF-8"), json.to_str().expect("UTF-8"));
+    let before = run(&["rfd-check", m, "--profile", "rfd083"]);
+    assert_eq!(code(&before), 1, "{}", stdout(&before));
+    let w = run(&["rfd-check", m, "--profile", "rfd083", "--write-profile", j]);
+    assert_eq!(code(&w), 0, "{}{}", stdout(&w), stderr(&w));
+    let after = run(&["rfd-check", m, "--profile", j]);
+    assert_eq!(code(&after), 0, "{}", stdout(&after));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Rule: AMEND-WRITE-PROFILE — a routing table the base's switches cannot
+/// follow row by row is not written: RFD 083's table read over `rfd082`
+/// (no `exclusive` switch, so a plain and an `exclusive` question take the
+/// same route row) decides the `user_no_tty` and `assistant` rows two ways;
+/// each deciding row is listed as not written with that reason, and
+/// nothing is written (exit 1).
+#[test]
+fn write_profile_lists_routing_rows_a_switch_decides() {
+    let text = read("tests/rfd/rfd083-excerpt.md");
+    let a = rfd_check::amendment(&text, &Rfd082.rules(), "r.md");
+    let routing: Vec<usize> = a
+        .not_written
+        .iter()
+        .filter(|(_, why)| why.contains("two ways"))
+        .map(|(line, _)| *line)
+        .collect();
+    assert_eq!(
+        routing,
+        [
+            line_of(&text, "no TTY, `exclusive = false`"),
+            line_of(&text, "| `target = \"assistant\"`, `exclusive = false`"),
+        ]
+    );
+    assert!(a.from.is_empty(), "{:?}", a.from);
+    let dir = std::env::temp_dir().join(format!("inquiry-model-nothing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("none.json");
+    let p = run(&[
+        "rfd-check",
+        &external::root()
+            .join("tests/rfd/rfd083-excerpt.md")
+            .to_string_lossy(),
+        "--profile",
+        "rfd082",
+        "--write-profile",
+        out.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(code(&p), 1, "{}", stderr(&p));
+    assert!(stdout(&p).contains("nothing written to"), "{}", stdout(&p));
+    assert!(!out.exists(), "no file is written");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Rule: AMEND-WRITE-PROFILE — remember and cache rows have no table of a
+/// profile file to hold them: a copy of the committed answer-reuse
+/// amendment offering "remember" for a `select` question, and one using
+/// the turn cache for `text` with `persistence: none`, each gets its row
+/// listed as not written at its line, with that reason.
+#[test]
+fn write_profile_lists_remember_and_cache_rows_as_not_written() {
+    let text = read("tests/rfd/reuse-amendment.md");
+    for (from, to) in [
+        ("| select | any | no |", "| select | any | yes |"),
+        ("| text | none | no |", "| text | none | yes |"),
+    ] {
+        let edited = edit(&text, from, to);
+        let a = rfd_check::amendment(&edited, &ProfileName::Rfd083.rules(), "reuse.md");
+        assert!(a.from.is_empty(), "{:?}", a.from);
+        assert_eq!(a.not_written.len(), 1, "{:?}", a.not_written);
+        let (line, why) = &a.not_written[0];
+        assert_eq!(*line, line_of(&edited, to));
+        assert!(why.contains("no table of a profile file holds it"), "{why}");
+    }
+}
