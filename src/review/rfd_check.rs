@@ -1359,10 +1359,14 @@ pub struct Amendment {
 
 /// The amendment of `base` whose tables agree with `text`: each
 /// cancellation row that disagrees with `base` on an event the base
-/// records becomes an amended row of the cancellation table, and each
-/// sentence tied to a switch sets it. Other disagreements are listed as not
-/// written (a switch, not a row, decides them). `origin` names the text in
-/// `from`.
+/// records becomes an amended row of the cancellation table (with its
+/// non-answer response row where the reason fails the tool), each routing
+/// precedence row that decides an input otherwise an amended row of the
+/// route table, and each sentence tied to a switch sets it. Other
+/// disagreements are listed as not written, with the reason: a switch
+/// decides whether the event happens, the base's switches do not tell the
+/// inputs of one route row apart, or no table of a profile file holds the
+/// row (remember, cache). `origin` names the text in `from`.
 pub fn amendment(text: &str, base: &Rules, origin: &str) -> Amendment {
     let mut rules = *base;
     let mut from = std::collections::BTreeMap::new();
