@@ -844,3 +844,66 @@ fn write_profile_lists_remember_and_cache_rows_as_not_written() {
         assert!(why.contains("no table of a profile file holds it"), "{why}");
     }
 }
+
+/// Rule: CONF-AMENDMENT — on the command line, `conform --profile` the
+/// written amendment with the shipped Python adapter (which does not
+/// declare amendments) reports, in JSON, the file, the announcement (its
+/// base and the amended rows), that the adapter does not declare it and
+/// that it was judged against the base; JUnit carries the same as
+/// properties; the run passes (the adapter implements the base).
+#[test]
+fn conform_reports_the_amendment_in_every_format() {
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !python {
+        println!("SKIPPED: python3 is not available");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "inquiry-model-conform-amend-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (md, json) = (dir.join("revised.md"), dir.join("amended.json"));
+    std::fs::write(&md, revised_rfd082()).expect("writes");
+    let (m, j) = (md.to_str().expect("UTF-8"), json.to_str().expect("UTF-8"));
+    let w = run(&["rfd-check", m, "--profile", "rfd082", "--write-profile", j]);
+    assert_eq!(code(&w), 0, "{}", stderr(&w));
+    let args = |format: &'static str| {
+        [
+            "conform",
+            "--adapter",
+            "python3 examples/conform_adapter.py",
+            "--profile",
+            j,
+            "--generated",
+            "2",
+            "--no-vectors",
+            "--format",
+            format,
+        ]
+    };
+    let o = run(&args("json"));
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let a = &doc["amendment"];
+    assert_eq!(a["file"], j, "{a}");
+    assert_eq!(a["adapter_declares"], false, "{a}");
+    assert_eq!(a["judged_against"], "base", "{a}");
+    assert_eq!(a["announced"]["base"], "rfd082", "{a}");
+    assert_eq!(
+        a["announced"]["tables"]["cancellation"]["prompter_failure:io"]["reason"], "backend_error",
+        "{a}"
+    );
+    let o = run(&args("junit"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let xml = stdout(&o);
+    assert!(
+        xml.contains("<property name=\"amendment.judged_against\" value=\"base\"/>")
+            && xml.contains("<property name=\"amendment.adapter_declares\" value=\"false\"/>"),
+        "{xml}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
