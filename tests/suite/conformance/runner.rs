@@ -653,6 +653,12 @@ impl inquiry_model::conformance::Implementation for IgnoresTheAmendment {
 #[test]
 fn an_adapter_is_judged_against_the_amendment_it_implements() {
     let amendment = revised_rfd082_amendment();
+    // The amendment is the file `rfd-check --write-profile` writes from the
+    // revised RFD 082 built from the committed excerpt.
+    assert_eq!(
+        Value::Object(amendment.clone()),
+        Value::Object(crate::tooling::amendment_rows::revised_amendment_without_from())
+    );
     let secret_io: Scenario = serde_json::from_value(serde_json::json!({
         "profile": "rfd082", "tty": true,
         "tools": {"alpha": {"source": {"kind": "builtin", "hook": "default"},
