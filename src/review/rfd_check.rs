@@ -1502,14 +1502,7 @@ pub fn amendment(text: &str, base: &Rules, origin: &str) -> Amendment {
 /// send inputs the text decides two ways to one route row (an `exclusive`
 /// the profile does not read), the deciding row is listed `(line, why)`.
 /// A row failing the tool becomes the refusal of its target's guard.
-#[allow(clippy::type_complexity)]
-fn route_rows(
-    t: &Table,
-    base: &Rules,
-) -> (
-    Vec<(usize, crate::profile::tables::RouteTo, usize)>,
-    Vec<(usize, String)>,
-) {
+fn route_rows(t: &Table, base: &Rules) -> (Vec<RouteRow>, Vec<(usize, String)>) {
     use crate::profile::tables::RouteTo;
     let parsed: Vec<Option<(Condition, Outcome)>> = t
         .rows
@@ -1586,6 +1579,10 @@ fn route_rows(
     refused.dedup();
     (rows, refused)
 }
+
+/// A route-table row to write: its index in `ROUTE_ROWS`, its route, and
+/// the line of the text's deciding row.
+type RouteRow = (usize, crate::profile::tables::RouteTo, usize);
 
 fn origin_of(cell: &str) -> Option<Origin> {
     origin(cell)
