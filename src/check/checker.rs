@@ -927,6 +927,7 @@ impl Checker {
                             if let ([call], InquiryResponse::Cancelled { id, reason }) =
                                 (req.candidates.as_slice(), resp)
                                 && rules::fails_tool(reason)
+                                && !self.tables.answers_quietly(reason)
                             {
                                 self.turn
                                     .failed_calls

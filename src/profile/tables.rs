@@ -230,6 +230,19 @@ impl Tables {
             .any(|(event, r)| r == reason && routes.contains(&needs(event)))
     }
 
+    /// Whether some event these tables record `reason` for is answered
+    /// `cancelled_by_user` (a success; `spec/tables/non-answer-response.md`):
+    /// then the reason does not end the call with an error
+    /// (CHECK-REASON-FAILS-TOOL, CHECK-ONE-QUESTION read it with the reason
+    /// classes; decision "Oracle checks: an amendment's rows widen the
+    /// reason rules"). Under [`Tables::RFD`] only `user` is.
+    pub(crate) fn answers_quietly(&self, reason: &CancellationReason) -> bool {
+        self.reasons
+            .iter()
+            .zip(self.responses)
+            .any(|(r, response)| r.to_wire() == *reason && response == Response::CancelledByUser)
+    }
+
     /// [`Tables::records_for`] for a reason as read from the wire: `None`
     /// for a reason no table records (`Unknown`).
     pub(crate) fn records_wire(
@@ -456,6 +469,37 @@ mod tests {
             Tables::RFD.records_wire(true, &CancellationReason::Unknown("x".to_owned())),
             None
         );
+    }
+
+    /// Rules: CHECK-REASON-FAILS-TOOL, AMEND-TABLE-ROWS — under the RFDs'
+    /// tables no reason that fails the tool is ever answered with a
+    /// success (the class holds); an amended response row answering a
+    /// backend error `cancelled_by_user` makes `backend_error` quiet, and
+    /// only it.
+    #[test]
+    fn only_an_amended_response_row_makes_a_failing_reason_quiet() {
+        for r in KNOWN {
+            let wire = r.to_wire();
+            assert_eq!(
+                Tables::RFD.answers_quietly(&wire),
+                !wire.fails_tool(),
+                "{r:?}"
+            );
+        }
+        let mut t = Tables::RFD;
+        t.set(
+            Table::NonAnswerResponse,
+            "inquiry_error:provider",
+            "cancelled_by_user",
+        )
+        .expect("a response row");
+        for r in KNOWN {
+            assert_eq!(
+                t.answers_quietly(&r.to_wire()),
+                matches!(r, Reason::User | Reason::BackendError),
+                "{r:?}"
+            );
+        }
     }
 
     /// Rule: AMEND-TABLE-ROWS — the oracle's reading of the row names

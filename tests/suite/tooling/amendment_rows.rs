@@ -925,3 +925,51 @@ fn conform_reports_the_amendment_in_every_format() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Rules: CHECK-REASON-FAILS-TOOL, AMEND-TABLE-ROWS — an amendment whose
+/// non-answer response row answers a provider error `cancelled_by_user`
+/// (a success) makes the model close the inquiry `backend_error` and answer
+/// the call with a success; that stream checks clean under the amendment
+/// (the oracle reads the response row), and the oracle that ignores the
+/// tables reports CHECK-REASON-FAILS-TOOL on it.
+#[test]
+fn a_quiet_backend_error_checks_clean_under_its_amendment() {
+    let s: Scenario = serde_json::from_value(serde_json::json!({
+        "profile": "rfd082", "tty": false,
+        "tools": {"alpha": {"source": {"kind": "builtin", "hook": "default"},
+            "program": {"kind": "script", "asks": [
+                {"question": {"id": "q1", "text": "Question q1?", "answer_type": {"type": "boolean"}}}
+            ], "finish": {"with": "fail", "transient": false}},
+            "run": "unattended"}},
+        "turns": [{"user": "go", "cycles": [[{"id": "c1", "tool": "alpha", "arguments": {}}]]}],
+        "backend": [{"reply": "error", "error": "provider"}],
+        "amendment": {"tables": {"non_answer_response": {
+            "inquiry_error:provider": {"kind": "cancelled_by_user"}}}}
+    }))
+    .expect("a scenario");
+    let trace = scenario::run(&s).expect("runs");
+    let closed = trace.stream.iter().any(|e| {
+        matches!(
+            e.as_inquiry_response(),
+            Some(InquiryResponse::Cancelled {
+                reason: CancellationReason::BackendError,
+                ..
+            })
+        )
+    });
+    assert!(closed, "{}", trace.persisted_json());
+    let found = without_known(&s, &trace.rules, check_trace(&trace, &s));
+    assert!(
+        found.is_empty(),
+        "{}",
+        found.iter().map(|d| format!("{d}\n")).collect::<String>()
+    );
+    let base = check_events(&trace.stream, "model", ProfileMode::Fixed(Rfd082));
+    let rules: Vec<Rule> = base.diagnostics.iter().map(|d| d.rule).collect();
+    assert_eq!(
+        rules,
+        [Rule::CheckReasonFailsTool],
+        "{}",
+        trace.persisted_json()
+    );
+}
