@@ -4,7 +4,7 @@
 
 mod amendment;
 mod amendment_gate;
-mod amendment_rows;
+pub(crate) mod amendment_rows;
 mod ci_workflows;
 mod citations;
 mod cli;
