@@ -173,7 +173,7 @@ pub enum Refusal {
 /// One refusal as the RFDs' tables state it: plain data, so that a table
 /// can be read, printed and (by a profile) amended row by row.
 #[derive(Debug)]
-pub struct RefusalRow {
+pub(crate) struct RefusalRow {
     /// The refusal this row states.
     pub refusal: Refusal,
     /// Its name: the originating event in `spec/tables/`, the route a trace
@@ -194,7 +194,7 @@ pub struct RefusalRow {
 /// The refusal table (rule `LIFE-NON-ANSWER-RESPONSE`, `LIFE-CANCEL-REASON`;
 /// `spec/tables/cancellation.md`, `spec/tables/non-answer-response.md`),
 /// one row per [`Refusal`] in declaration order.
-pub static REFUSALS: [RefusalRow; 3] = [
+pub(crate) static REFUSALS: [RefusalRow; 3] = [
     RefusalRow {
         refusal: Refusal::NoTty,
         name: "refused_no_tty",
@@ -255,7 +255,7 @@ impl Refusal {
     ];
 
     /// This refusal's row of [`REFUSALS`].
-    pub const fn row(self) -> &'static RefusalRow {
+    pub(crate) const fn row(self) -> &'static RefusalRow {
         let index = match self {
             Refusal::NoTty => 0,
             Refusal::AssistantTarget => 1,
