@@ -17,7 +17,7 @@ use crate::wire::CancellationReason;
 
 /// Whether a question may only be answered by a human (rule `LIFE-HUMAN-ONLY`):
 /// [`Rules::human_only`] of the question's [`is_secret`] and `exclusive`.
-pub fn human_only(question: &Question, rules: &Rules) -> bool {
+pub(crate) fn human_only(question: &Question, rules: &Rules) -> bool {
     rules.human_only(is_secret(question, rules), question.exclusive)
 }
 
@@ -32,7 +32,7 @@ pub fn human_only(question: &Question, rules: &Rules) -> bool {
 /// | no | turn | any | yes |
 /// | no | none | on | no |
 /// | no | none | off | yes |
-pub fn cache_eligible(
+pub(crate) fn cache_eligible(
     secret: bool,
     persistence: AnswerReusePolicy,
     persistence_gate: bool,
@@ -59,7 +59,7 @@ pub(crate) fn is_secret(question: &Question, rules: &Rules) -> bool {
 /// where the cache would take the answer. The one place it is decided: the
 /// prompter's presentation ([`crate::model::prompt::present`]) and the cache write
 /// both ask here.
-pub fn remember_offered(question: &Question, rules: &Rules) -> bool {
+pub(crate) fn remember_offered(question: &Question, rules: &Rules) -> bool {
     match question.answer_type {
         AnswerType::Boolean => cache_eligible(
             is_secret(question, rules),
@@ -551,3 +551,6 @@ pub mod messages {
         format!("{tool}: the user denied permission to run this tool.")
     }
 }
+
+#[cfg(test)]
+mod decision_tables_tests;

@@ -116,13 +116,13 @@ impl Question {
     }
 
     /// Sets the context.
-    pub fn with_context(mut self, context: impl Into<String>) -> Self {
+    pub(crate) fn with_context(mut self, context: impl Into<String>) -> Self {
         self.context = Some(context.into());
         self
     }
 
     /// Sets the default.
-    pub fn with_default(mut self, default: Value) -> Self {
+    pub(crate) fn with_default(mut self, default: Value) -> Self {
         self.default = Some(default);
         self
     }
@@ -134,7 +134,7 @@ impl Question {
     }
 
     /// Sets `persistence`.
-    pub fn with_persistence(mut self, persistence: AnswerReusePolicy) -> Self {
+    pub(crate) fn with_persistence(mut self, persistence: AnswerReusePolicy) -> Self {
         self.persistence = persistence;
         self
     }
