@@ -1327,3 +1327,6 @@ mod plan_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod explore_sample_tests;

@@ -724,7 +724,7 @@ impl EventKind {
     /// Whether providers may see this event (RFD 004/005 draft "Event
     /// Visibility", rule `WIRE-VISIBILITY`): an allowlist, so any kind this
     /// build does not know is hidden.
-    pub fn is_provider_visible(&self) -> bool {
+    pub(crate) fn is_provider_visible(&self) -> bool {
         match self {
             EventKind::ChatRequest
             | EventKind::ChatResponse
@@ -815,7 +815,7 @@ impl Event {
     }
 
     /// See [`EventKind::is_provider_visible`].
-    pub fn is_provider_visible(&self) -> bool {
+    pub(crate) fn is_provider_visible(&self) -> bool {
         self.kind.is_provider_visible()
     }
 
@@ -877,3 +877,6 @@ pub(crate) use reader::FieldsRef;
 pub(crate) use reader::object_members;
 pub use reader::{EventReader, Format, ReadError, ReadErrorKind, Stream};
 pub(crate) use reader::{Resume, Rewind};
+
+#[cfg(all(test, feature = "testkit"))]
+mod wire_serde_tests;

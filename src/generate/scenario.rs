@@ -80,7 +80,7 @@ pub fn scenario_under(
 /// drawn scenario is mapped into the core language ([`into_core`]), never
 /// rejected, so any number of cases can be drawn (rule
 /// `CONF-CORE-BY-CONSTRUCTION`). Shrinking works through the map.
-pub fn core_scenario_under(
+pub(crate) fn core_scenario_under(
     profile: impl Strategy<Value = ProfileName>,
 ) -> impl Strategy<Value = Scenario> {
     scenario_under(profile).prop_map(into_core)

@@ -796,7 +796,7 @@ impl Toggle {
 
 /// The tools in effect for a turn: built-ins layered under the user's
 /// configuration, resolved, then the CLI toggles applied.
-pub fn effective_tools(
+pub(crate) fn effective_tools(
     user: &IndexMap<String, PartialToolConfig>,
     toggles: &[Toggle],
 ) -> Result<IndexMap<String, ToolConfig>, ConfigError> {

@@ -143,7 +143,7 @@ impl Question {
     /// `Secret`. Rules-blind on purpose: this is what the tool asked. Whether
     /// the lifecycle treats the question as secret depends on the profile and
     /// is `routing::is_secret`, built on this.
-    pub fn is_secret(&self) -> bool {
+    pub(crate) fn is_secret(&self) -> bool {
         match self.answer_type {
             AnswerType::Secret => true,
             AnswerType::Boolean | AnswerType::Select { .. } | AnswerType::Text => false,

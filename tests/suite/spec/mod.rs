@@ -2,7 +2,6 @@
 //! `ask_user`, configuration, prompts, and the invariants over generated and
 //! faulty runs.
 
-mod ask_user;
 mod coordinator_protocol;
 mod delivery_and_abort;
 mod fault_matrix;

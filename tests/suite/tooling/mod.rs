@@ -2,7 +2,6 @@
 //! review, exploration, fuzz corpus replay, traceability, the module graph,
 //! docs and build scripts.
 
-mod amendment;
 mod amendment_gate;
 mod amendment_rows;
 mod ci_workflows;
@@ -14,9 +13,7 @@ mod cli_model;
 mod clusterfuzzlite;
 mod docs_complete;
 mod explore_por;
-mod explore_sample;
 mod explore_states;
-mod fuzz_corpus_replay;
 mod generator_reach;
 mod model_folder;
 mod module_graph;

@@ -77,12 +77,15 @@ fn the_selection_names_existing_files_and_tests() {
                     root().join(format!("{dir}/{module}.rs")).exists()
                         || root().join(format!("{dir}/{module}")).is_dir()
                 }),
-                [area, file] if root().join(format!("tests/suite/{area}")).is_dir() => root()
-                    .join(format!("tests/suite/{area}/{file}.rs"))
-                    .exists(),
-                // A unit-test module in a file of its own, beside the
-                // library file it tests: `parent::name_tests::`.
-                [parent, file] => src_file_exists(&format!("{parent}/{file}.rs")),
+                // A file of the integration-test binary, or a unit-test
+                // module in a file of its own beside the library file it
+                // tests (`parent::name_tests::`).
+                [area, file] => {
+                    root()
+                        .join(format!("tests/suite/{area}/{file}.rs"))
+                        .exists()
+                        || src_file_exists(&format!("{area}/{file}.rs"))
+                }
                 _ => false,
             };
             assert!(exists, "{path}: the filter {filter} names no module");

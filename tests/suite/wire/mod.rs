@@ -6,5 +6,4 @@ mod schema;
 mod wire_numbers;
 mod wire_reader_errors;
 mod wire_real_input;
-mod wire_serde;
 mod wire_stream_files;
