@@ -433,7 +433,7 @@ fn sanitize_seeds() -> Vec<(&'static str, Vec<u8>)> {
 
 /// Deterministic pseudo-random bytes (a 64-bit LCG), for the structured
 /// targets' seeds.
-pub fn lcg_bytes(seed: u64, len: usize) -> Vec<u8> {
+pub(crate) fn lcg_bytes(seed: u64, len: usize) -> Vec<u8> {
     let mut x = seed;
     (0..len)
         .map(|_| {

@@ -131,13 +131,13 @@ pub(crate) fn into_core(mut s: Scenario) -> Scenario {
 /// A scenario decoded from fuzz bytes (the `scenario` fuzz target): total,
 /// any bytes (the empty slice included) decode to a valid scenario, one
 /// byte per choice, so a one-byte mutation changes one decision.
-pub fn from_bytes(u: &mut Unstructured<'_>) -> Scenario {
+pub(crate) fn from_bytes(u: &mut Unstructured<'_>) -> Scenario {
     generate(&mut Bytes::new(u))
 }
 
 /// `count` scenarios sampled with `seed` (SplitMix64): deterministic for
 /// its arguments, and independent of proptest's version.
-pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
+pub(crate) fn sample(count: usize, seed: u64) -> Vec<Scenario> {
     choice::sample(count, seed, |c: &mut Seeded| generate(c))
 }
 
@@ -364,7 +364,7 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
 /// call `c1.x` of `beta` asking `1`: both `c1.x.1.1`) and turn-cache keys
 /// (tool `alpha` asking `x.1`, tool `alpha.x` asking `1`: both
 /// `alpha.x.1`). An empty ID is not drawn here (a scenario runs it:
-/// `tests/suite/spec/id_separator.rs`).
+/// `src/wire/id/id_separator_tests.rs`).
 pub(crate) const UNUSUAL_QUESTION_IDS: [[[&str; 2]; 2]; 2] =
     [[["x.1", ".x."], ["1", "x."]], [["1", "x."], ["x.1", ".x."]]];
 

@@ -755,7 +755,7 @@ pub fn run_under(s: &Scenario, p: &RuleSet) -> Result<Trace, scenario::ScenarioE
 
 /// `count` scenarios drawn from the scenario generator with `seed` (the
 /// seeded driver, [`crate::generate::scenario::sample`]).
-pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
+pub(crate) fn sample(count: usize, seed: u64) -> Vec<Scenario> {
     strategy::sample(count, seed)
 }
 
@@ -1284,7 +1284,7 @@ pub struct Verdict {
 
 /// Which invariants hold under `profile` over `scenarios`: every `INV-*`
 /// rule of the catalog, and every `CHECK-*` rule any run breaks.
-pub fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Verdict> {
+pub(crate) fn invariants(profile: impl Into<RuleSet>, scenarios: &[Scenario]) -> Vec<Verdict> {
     invariants_with(profile, scenarios, &mut || {})
 }
 

@@ -152,7 +152,7 @@ fn legacy_breaks_pairing_and_recording_and_later_profiles_hold() {
 
     // RFD 082 and 083 break nothing but the flaw of RFD 082's joined IDs,
     // and that only on scenarios whose IDs hold the separator (its
-    // smallest counterexample does; `tests/suite/spec/id_separator.rs`).
+    // smallest counterexample does; `src/wire/id/id_separator_tests.rs`).
     for p in [Rfd082, Rfd083] {
         let broken: Vec<String> = invariants(p, corpus())
             .into_iter()

@@ -4,12 +4,9 @@
 
 mod coordinator_protocol;
 mod delivery_and_abort;
-mod fault_matrix;
 mod hard_quit;
-mod id_separator;
 mod inquiry_backend;
 mod lifecycle_rfd082;
 mod lifecycle_rfd083;
 mod no_secret_printed;
-mod properties;
 mod trace_snapshots;
