@@ -808,7 +808,7 @@ where
 /// "The core language" lists exactly these, by [`OutsideCore::id`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum OutsideCore {
+pub enum OutsideCore {
     /// A call to a tool whose program is a local program (the stdout
     /// protocol).
     LocalProgram,
