@@ -207,7 +207,7 @@ impl Verdict {
     /// The root cause a run groups this failure by and shrinking keeps
     /// (rule `CONF-GROUP-SIGNATURE`): a divergence's [`compare::Signature`]
     /// (under every schedule or the scenario's own), else the category.
-    pub(crate) fn signature(&self) -> compare::Signature {
+    pub fn signature(&self) -> compare::Signature {
         match self {
             Verdict::Diverged(d) | Verdict::DivergedEverySchedule { divergence: d, .. } => {
                 d.signature.clone()

@@ -147,7 +147,7 @@ pub fn known_violation(s: &Scenario, rules: &crate::profile::Rules, rule: Rule) 
 /// ID is "the correlation key"), so in such a turn a response may be judged
 /// against the other request of its ID (a reason, an outcome or a placement
 /// that belongs to the other question).
-pub(crate) fn without_known(
+pub fn without_known(
     s: &Scenario,
     rules: &crate::profile::Rules,
     found: Vec<Diagnostic>,
@@ -195,7 +195,7 @@ pub fn check_trace(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
 
 /// Every invariant that can be judged after one step: the finished-run ones
 /// that hold at every prefix, plus the coordinator's state.
-pub(crate) fn check_step(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
+pub fn check_step(coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
     let state = state_texts(coordinator);
     let mut out = secrets_never_persisted(trace, &[("coordinator state", state.as_str())]);
     out.extend(cache_hygiene(coordinator, trace));

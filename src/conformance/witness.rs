@@ -85,7 +85,7 @@ impl EntryKind {
     ];
 
     /// The name in `init_ok`'s `observes`.
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             EntryKind::Persisted => "persisted",
             EntryKind::Invoked => "invoked",
@@ -136,7 +136,7 @@ impl Capabilities {
     /// The capabilities an adapter declares in `init_ok` (`scheduler`,
     /// `observes`; each absent field keeps its default). An unknown value
     /// is an error naming the field and what is allowed.
-    pub(crate) fn from_init_ok(init_ok: &Value) -> Result<Capabilities, String> {
+    pub fn from_init_ok(init_ok: &Value) -> Result<Capabilities, String> {
         let mut caps = Capabilities::default();
         if let Some(s) = init_ok.get("scheduler") {
             caps.scheduler = serde_json::from_value(s.clone())
