@@ -226,7 +226,7 @@ pub(crate) fn answer_type(c: &mut impl Choices) -> AnswerType {
 
 /// A question's type, `exclusive` and `persistence` (the per-question space
 /// the exploration enumerates completely; no context, no default).
-pub fn core_question(c: &mut impl Choices, id: &str) -> Question {
+pub(crate) fn core_question(c: &mut impl Choices, id: &str) -> Question {
     let mut q = Question::text(id, format!("Question {id}?"));
     q.answer_type = answer_type(c);
     q.exclusive = c.flip();

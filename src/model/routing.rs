@@ -513,7 +513,10 @@ pub use crate::predicates::AnswerMismatch;
 /// step 6), by the inquiry backend's answer extraction (RFD 028) and by
 /// `ask_user`'s checks of its `default` and of the accumulated answer (RFD
 /// 083 "Arguments").
-pub fn validate_answer(answer_type: &AnswerType, value: &Value) -> Result<(), AnswerMismatch> {
+pub(crate) fn validate_answer(
+    answer_type: &AnswerType,
+    value: &Value,
+) -> Result<(), AnswerMismatch> {
     let (kind, options): (AnswerKind, &[String]) = match answer_type {
         AnswerType::Boolean => (AnswerKind::Boolean, &[]),
         AnswerType::Select { options } => (AnswerKind::Select, options),

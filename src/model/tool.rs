@@ -128,7 +128,7 @@ impl Question {
     }
 
     /// Sets `exclusive`.
-    pub fn with_exclusive(mut self, exclusive: bool) -> Self {
+    pub(crate) fn with_exclusive(mut self, exclusive: bool) -> Self {
         self.exclusive = exclusive;
         self
     }

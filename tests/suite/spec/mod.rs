@@ -5,7 +5,6 @@
 mod coordinator_protocol;
 mod delivery_and_abort;
 mod hard_quit;
-mod inquiry_backend;
 mod lifecycle_rfd082;
 mod lifecycle_rfd083;
 mod no_secret_printed;
