@@ -28,6 +28,7 @@ use std::io::BufRead;
 
 use serde::{Serialize, Serializer};
 
+use crate::profile::tables::Tables;
 use crate::wire::{Event, EventReader, ReadError, ReadErrorKind};
 
 mod checker;
@@ -187,7 +188,19 @@ pub fn check_reader<R: BufRead>(
     mode: ProfileMode,
     sink: &mut dyn FnMut(Diagnostic),
 ) -> (FileSummary, Option<ReadError>) {
-    let mut checker = Checker::new(origin, mode);
+    check_reader_in(reader, origin, mode, Tables::RFD, sink)
+}
+
+/// [`check_reader`] of a writer that follows `tables` (an amendment's rows
+/// over the profile's switches; [`Checker::with_tables`]).
+pub(crate) fn check_reader_in<R: BufRead>(
+    reader: R,
+    origin: &str,
+    mode: ProfileMode,
+    tables: Tables,
+    sink: &mut dyn FnMut(Diagnostic),
+) -> (FileSummary, Option<ReadError>) {
+    let mut checker = Checker::new(origin, mode).with_tables(tables);
     let mut error = None;
     let mut first_malformed: Option<ReadError> = None;
     let mut good = 0usize;
@@ -289,8 +302,20 @@ fn malformed_message(e: &ReadError) -> String {
 /// assert!(rules.contains(&"CHECK-PAIRED"), "{rules:?}");
 /// ```
 pub fn check_bytes(bytes: &[u8], origin: &str, mode: ProfileMode) -> Checked {
+    check_bytes_in(bytes, origin, mode, Tables::RFD)
+}
+
+/// [`check_bytes`] of a writer that follows `tables`
+/// ([`Checker::with_tables`]).
+pub(crate) fn check_bytes_in(
+    bytes: &[u8],
+    origin: &str,
+    mode: ProfileMode,
+    tables: Tables,
+) -> Checked {
     let mut diagnostics = Vec::new();
-    let (summary, error) = check_reader(bytes, origin, mode, &mut |d| diagnostics.push(d));
+    let (summary, error) =
+        check_reader_in(bytes, origin, mode, tables, &mut |d| diagnostics.push(d));
     Checked {
         summary,
         diagnostics,

@@ -357,18 +357,15 @@ fn single(ch: &mut impl Choices) -> Scenario {
     let profile = ch.pick(&PROFILES);
     let tool = ToolSetup {
         source: Some(source),
-        program: Program::Script {
+        questions: IndexMap::from([("q".to_owned(), c)]),
+        run: Some(RunPolicy::Unattended),
+        ..ToolSetup::new(Program::Script {
             asks: vec![ScriptedAsk {
                 question: q.clone(),
                 reject_first,
             }],
             finish: Finish::Succeed,
-        },
-        questions: IndexMap::from([("q".to_owned(), c)]),
-        run: Some(RunPolicy::Unattended),
-        result: None,
-        assistant: IndexMap::new(),
-        enable: None,
+        })
     };
     let (turns, schedule) = match shape {
         0 => (vec![turn(vec![vec![call("c1", "t")]])], vec![]),
@@ -451,15 +448,12 @@ fn scripted_tool(
 ) -> ToolSetup {
     ToolSetup {
         source: Some(generated::source(&mut Radix::new(t), 3)),
-        program: Program::Script {
-            asks,
-            finish: Finish::Succeed,
-        },
         questions,
         run: Some(RunPolicy::Unattended),
-        result: None,
-        assistant: IndexMap::new(),
-        enable: None,
+        ..ToolSetup::new(Program::Script {
+            asks,
+            finish: Finish::Succeed,
+        })
     }
 }
 

@@ -354,7 +354,7 @@ fn typed_by_prompter(trace: &Trace, d: &Diagnostic) -> bool {
 pub(crate) fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
     let bytes = serde_json::to_vec(&trace.persisted_json()).unwrap_or_default();
     let mode = ProfileMode::Fixed(trace.profile);
-    let checked = check::check_bytes(&bytes, ORIGIN, mode);
+    let checked = check::check_bytes_in(&bytes, ORIGIN, mode, trace.rules.tables);
     // The model's scenarios hold synthetic assistant-hooked built-ins, which
     // RFD 082 sanctions for tests ("tests exercise the assistant-source path
     // with a synthetic built-in") and production streams never hold; the

@@ -633,6 +633,25 @@ impl From<CoordinatorError> for ScenarioError {
 pub(crate) const MAX_STEPS: usize = 100_000;
 
 impl ToolSetup {
+    /// A tool that runs `program` and configures nothing else: no source
+    /// override, no questions, no assistant targets, and `run`, `result`
+    /// and `enable` unset, so the layers below decide them. Every tool the
+    /// crate builds starts here (`ToolSetup { run: …, ..ToolSetup::new(p) }`),
+    /// so a new configuration key is a field and this one line, not an edit
+    /// at every place a tool is drawn.
+    #[cfg(feature = "testkit")]
+    pub(crate) fn new(program: Program) -> ToolSetup {
+        ToolSetup {
+            source: None,
+            program,
+            questions: IndexMap::new(),
+            run: None,
+            result: None,
+            enable: None,
+            assistant: IndexMap::new(),
+        }
+    }
+
     /// The executor behind the tool configured under `key`, and so its kind
     /// and provenance hook (RFD 082 "Crossing the executor boundary").
     ///

@@ -11,6 +11,7 @@ use super::rules::{self, Finding, OpenCallRef, QuestionFacts, Severity};
 use super::shape::Shape;
 use super::{Diagnostic, FileSummary, Profile, ProfileMode, TurnsByProfile};
 use crate::predicates;
+use crate::profile::tables::Tables;
 use crate::rule::Rule;
 use crate::stream::{PairStep, Pairer};
 use crate::wire::{Event, EventKind, FieldsRef, InquiryId, InquiryResponse, RawEvent, type_fields};
@@ -535,6 +536,9 @@ pub struct Checker {
     errors: usize,
     warnings: usize,
     finished: bool,
+    /// The decision tables the writer follows: [`Tables::RFD`] unless an
+    /// amendment's ([`Checker::with_tables`]).
+    tables: Tables,
 }
 
 impl Checker {
@@ -555,7 +559,18 @@ impl Checker {
             errors: 0,
             warnings: 0,
             finished: false,
+            tables: Tables::RFD,
         }
+    }
+
+    /// The checker judging a writer that follows `tables` (an amendment's
+    /// rows over its base profile's switches): the reasons those rows
+    /// record are legal where they record them (CHECK-REASON-BACKEND-ERROR,
+    /// CHECK-REASON-HUMAN-ONLY; decision "Oracle checks: an amendment's rows widen the
+    /// reason rules").
+    pub(crate) fn with_tables(mut self, tables: Tables) -> Self {
+        self.tables = tables;
+        self
     }
 
     /// Bytes the checker holds on the heap for the current turn's requests
@@ -912,6 +927,7 @@ impl Checker {
                             if let ([call], InquiryResponse::Cancelled { id, reason }) =
                                 (req.candidates.as_slice(), resp)
                                 && rules::fails_tool(reason)
+                                && !self.tables.answers_quietly(reason)
                             {
                                 self.turn
                                     .failed_calls
@@ -930,7 +946,7 @@ impl Checker {
                             self.turn.find(
                                 index,
                                 Gate::Always,
-                                rules::reason_for_question(profile, q, resp),
+                                rules::reason_for_question(profile, &self.tables, q, resp),
                             );
                             if req.two_segment {
                                 // Reported at the request, as the other

@@ -11,6 +11,7 @@
 use super::shape::Shape;
 use super::{Profile, ProfileMode};
 use crate::predicates::{self, AnswerMismatch, AskUserShapeFault, TextFault};
+use crate::profile::tables::Tables;
 use crate::rule::Rule;
 use crate::wire::id::IdFault;
 use crate::wire::{
@@ -269,9 +270,15 @@ pub(crate) fn stray_answer(r: &InquiryResponse, shape: &Shape) -> Option<Finding
 /// "Persisted recording" emit sites): the guard reasons close only
 /// human-only questions, and human-only questions never reach the inquiry
 /// backend, so never fail there. `user` and unknown reasons are legal for any
-/// question (unknown tags are read-only landing pads, RFD 082).
+/// question (unknown tags are read-only landing pads, RFD 082). A profile's
+/// amended tables widen what is legal: a reason some row of `tables`
+/// records for a question of this kind ([`Tables::records_wire`]) is no
+/// finding, so an amendment whose prompter failures record `backend_error`
+/// may close a secret question with it (decision "Oracle checks:
+/// an amendment's rows widen the reason rules"); under [`Tables::RFD`] no row does.
 pub(crate) fn reason_for_question(
     profile: Profile,
+    tables: &Tables,
     q: QuestionFacts,
     r: &InquiryResponse,
 ) -> Option<Finding> {
@@ -283,8 +290,12 @@ pub(crate) fn reason_for_question(
         Some(class) => class.closes,
         None => return None,
     };
+    let human_only = q.human_only(profile);
+    if tables.records_wire(human_only, reason) == Some(true) {
+        return None;
+    }
     match closes {
-        ClosesQuestions::OnlyHumanOnly if !q.human_only(profile) => {
+        ClosesQuestions::OnlyHumanOnly if !human_only => {
             let also = if profile.rules().exclusive {
                 "secret or exclusive"
             } else {
@@ -300,7 +311,7 @@ pub(crate) fn reason_for_question(
                 ),
             ))
         }
-        ClosesQuestions::NeverHumanOnly if q.human_only(profile) => Some(Finding::new(
+        ClosesQuestions::NeverHumanOnly if human_only => Some(Finding::new(
             Rule::CheckReasonBackendError,
             vec![id.to_string()],
             format!(

@@ -150,7 +150,7 @@ pub(crate) struct Shape {
 
 impl Shape {
     /// Reads the shape from the raw fields, as written.
-    pub fn of_raw(raw: &RawEvent) -> Shape {
+    pub(crate) fn of_raw(raw: &RawEvent) -> Shape {
         Shape::of_texts(
             |name: &str| raw.field(name).map(|v| v.get()),
             &mut raw.fields.iter().map(|(k, _)| k.as_str()),

@@ -16,6 +16,7 @@ use super::{
     progress::Progress,
 };
 use crate::check::{self, Diagnostic, FileSummary, Profile, ProfileMode, Severity};
+use crate::profile::tables::Tables;
 use crate::wire::{EventReader, ReadError};
 
 mod config;
@@ -820,6 +821,7 @@ pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 
     let mut out = super::progress::AboveProgress::new(&progress, io::BufWriter::new(stdout.lock()));
     let run = RunOptions {
         mode,
+        tables: args.profile.tables,
         strict,
         exit_zero: args.exit_zero,
         filter,
@@ -847,6 +849,8 @@ pub(crate) fn check_command(args: CheckArgs, global: &super::GlobalArgs) -> i32 
 /// How `check` judges and when it fails.
 struct RunOptions {
     mode: ProfileMode,
+    /// A profile file's table rows, which the oracle reads.
+    tables: Tables,
     strict: bool,
     exit_zero: bool,
     /// `--select`/`--ignore` and the configuration file's.
@@ -894,9 +898,9 @@ fn check_inputs(
                 };
                 let (summary, read_error) = if progress.shown() {
                     let reader = Counted::new(reader, progress);
-                    check::check_reader(reader, &origin, mode, &mut sink)
+                    check::check_reader_in(reader, &origin, mode, run.tables, &mut sink)
                 } else {
-                    check::check_reader(reader, &origin, mode, &mut sink)
+                    check::check_reader_in(reader, &origin, mode, run.tables, &mut sink)
                 };
                 if let Some(e) = write_error {
                     return Err(e);

@@ -236,7 +236,41 @@ pub struct Header {
     /// `--rfd-only`); every format states it.
     pub(crate) not_compared: Vec<conformance::NotCompared>,
     /// The amendment announced, and what the adapter is judged against.
-    pub(crate) amendment: Option<String>,
+    pub(crate) amendment: Option<AmendmentReport>,
+}
+
+/// What a report says of the amendment a run announced (rule
+/// `CONF-AMENDMENT`): every format states it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AmendmentReport {
+    /// The profile file, as `--profile` named it.
+    pub(crate) file: String,
+    /// The amendment as `init` announced it (`title`, `amends`, `base`,
+    /// `switches`, `tables`).
+    pub(crate) announced: serde_json::Value,
+    /// Its base.
+    pub(crate) base: crate::profile::ProfileName,
+    /// The adapter declared it implements it (`init_ok`'s `amendment`).
+    pub(crate) declared: bool,
+}
+
+impl AmendmentReport {
+    /// What the adapter is judged against: `amendment` or `base`.
+    pub(crate) fn judged_against(&self) -> &'static str {
+        if self.declared { "amendment" } else { "base" }
+    }
+
+    /// The text report's line, without `amendment: `.
+    pub(crate) fn line(&self) -> String {
+        let (file, base) = (&self.file, self.base);
+        if self.declared {
+            format!("{file} over {base}: the adapter implements it; judged against it")
+        } else {
+            format!(
+                "{file} over {base}: the adapter does not declare it (init_ok `amendment`); judged against the base {base}"
+            )
+        }
+    }
 }
 
 /// Runs `conform`; returns the exit code.
@@ -332,16 +366,15 @@ pub(crate) fn conform_with_stop(
         shard: args.shard,
         not_run: Vec::new(),
         not_run_why: None,
-        amendment: amendments.first().map(|set| {
-            let base = set.judged_as;
-            if imp.implements_amendment {
-                format!("{set} over {base}: the adapter implements it; judged against it")
-            } else {
-                format!(
-                    "{set} over {base}: the adapter does not declare it (init_ok `amendment`); judged against the base {base}"
-                )
-            }
-        }),
+        amendment: amendments
+            .first()
+            .zip(amendment.as_ref())
+            .map(|(set, (doc, _))| AmendmentReport {
+                file: set.to_string(),
+                announced: doc.clone(),
+                base: set.judged_as,
+                declared: imp.implements_amendment,
+            }),
     };
     let mut vectors = Vec::new();
     if !args.no_vectors && args.case.is_none() {
@@ -601,6 +634,89 @@ mod tests {
             outcomes: results.into_iter().map(outcome).collect(),
             stopped,
             ..RunReport::default()
+        }
+    }
+
+    fn header(amendment: Option<AmendmentReport>) -> Header {
+        Header {
+            adapter: "a".to_owned(),
+            profiles: vec![crate::profile::ProfileName::Rfd082],
+            language: "core",
+            scheduler: "steered",
+            vectors_from: None,
+            skipped_profile: Vec::new(),
+            skipped_language: Vec::new(),
+            skipped_pinned: Vec::new(),
+            pinned_summary: None,
+            not_compared: Vec::new(),
+            generated: (1, 3),
+            shard: None,
+            not_run: Vec::new(),
+            not_run_why: None,
+            amendment,
+        }
+    }
+
+    /// Rule: CONF-AMENDMENT — every report format states the amendment a
+    /// run announced: the file, what `init` announced (its base, switches
+    /// and rows), whether the adapter declared it implements it, and what
+    /// it was judged against (text: the `amendment:` line; JSON:
+    /// `amendment` {`file`, `announced`, `adapter_declares`,
+    /// `judged_against`}, `null` without one; JUnit: `amendment*`
+    /// properties in every suite). A report that says "amendment" for an
+    /// adapter that did not declare it, or drops the announcement, fails.
+    #[test]
+    fn every_format_reports_the_amendment() {
+        let announced = serde_json::json!({"title": "t", "amends": "RFD 082", "base": "rfd082",
+            "switches": {"question_id_separator": "refused"},
+            "tables": {"cancellation": {"prompter_failure:io": {"reason": "backend_error"}}}});
+        let r = report(vec![CaseResult::Passed], false);
+        let none = output::json(&header(None), &r);
+        let doc: serde_json::Value = serde_json::from_str(&none).expect("JSON");
+        assert_eq!(doc["amendment"], serde_json::Value::Null);
+        assert!(!output::junit(&header(None), &r).contains("amendment"));
+        for declared in [true, false] {
+            let h = header(Some(AmendmentReport {
+                file: "amended.json".to_owned(),
+                announced: announced.clone(),
+                base: crate::profile::ProfileName::Rfd082,
+                declared,
+            }));
+            let against = if declared { "amendment" } else { "base" };
+            let doc: serde_json::Value = serde_json::from_str(&output::json(&h, &r)).expect("JSON");
+            assert_eq!(
+                doc["amendment"],
+                serde_json::json!({"file": "amended.json", "announced": announced,
+                    "adapter_declares": declared, "judged_against": against})
+            );
+            let xml = output::junit(&h, &r);
+            let parsed = roxmltree::Document::parse(&xml).expect("well-formed");
+            for suite in parsed.descendants().filter(|n| n.has_tag_name("testsuite")) {
+                let prop = |name: &str| {
+                    suite
+                        .descendants()
+                        .find(|p| p.has_tag_name("property") && p.attribute("name") == Some(name))
+                        .and_then(|p| p.attribute("value"))
+                        .map(str::to_owned)
+                };
+                assert_eq!(prop("amendment").as_deref(), Some("amended.json"));
+                assert_eq!(
+                    prop("amendment.adapter_declares"),
+                    Some(declared.to_string())
+                );
+                assert_eq!(prop("amendment.judged_against").as_deref(), Some(against));
+                let a: serde_json::Value =
+                    serde_json::from_str(&prop("amendment.announced").unwrap_or_default())
+                        .expect("the announcement as JSON");
+                assert_eq!(a, announced);
+            }
+            let text = output::text(&h, &r);
+            let line = text
+                .lines()
+                .find(|l| l.starts_with("amendment: amended.json over rfd082: "))
+                .unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(line.ends_with("judged against it"), declared, "{line}");
+            assert_eq!(line.ends_with("judged against the base rfd082"), !declared);
         }
     }
 

@@ -9,7 +9,8 @@ use clap::builder::TypedValueParser;
 use clap::error::ErrorKind;
 
 use crate::check::ProfileMode;
-use crate::profile::ProfileName;
+use crate::profile::tables::Tables;
+use crate::profile::{ProfileName, Rules};
 use crate::review::profile_file::{self, Origin, RuleSet};
 
 /// Reads a profile argument: a built-in name, else a file.
@@ -83,6 +84,10 @@ pub(crate) struct CheckProfileParser;
 pub(crate) struct CheckProfile {
     /// The writer the streams are judged as.
     pub(crate) mode: ProfileMode,
+    /// The decision tables that writer follows: a profile file's amended
+    /// rows, read by the oracle (decision "Oracle checks: an amendment's rows widen the
+    /// reason rules").
+    pub(crate) tables: Tables,
     /// The note, without the `inquiry-model: note: ` prefix.
     pub(crate) note: Option<String>,
 }
@@ -99,6 +104,7 @@ impl TypedValueParser for CheckProfileParser {
         if value == "auto" {
             return Ok(CheckProfile {
                 mode: ProfileMode::Auto,
+                tables: Tables::RFD,
                 note: None,
             });
         }
@@ -110,7 +116,15 @@ impl TypedValueParser for CheckProfileParser {
                 &why.replace("expected legacy", "expected auto, legacy"),
             )
         })?;
-        let unjudged = profile_file::differing(&set.judged_as.rules(), &set.rules);
+        // The table rows are judged as the file states them; only the
+        // switches are judged as the built-in's.
+        let unjudged = profile_file::differing(
+            &set.judged_as.rules(),
+            &Rules {
+                tables: set.judged_as.rules().tables,
+                ..set.rules
+            },
+        );
         let note = (!unjudged.is_empty()).then(|| {
             format!(
                 "{} is judged as the {} writer; the oracle judges its switches {} as {}'s",
@@ -126,6 +140,7 @@ impl TypedValueParser for CheckProfileParser {
         });
         Ok(CheckProfile {
             mode: ProfileMode::Fixed(set.judged_as),
+            tables: set.rules.tables,
             note,
         })
     }

@@ -108,6 +108,27 @@ fn write_profile(origin: &str, text: &str, profile: &RuleSet, out: &std::path::P
         Origin::File { base: None, .. } | Origin::Builtin => profile.judged_as,
     };
     let amendment = rfd_check::amendment(text, &profile.rules, origin);
+    if amendment.from.is_empty() {
+        // No row or switch to write: a profile file that amends nothing
+        // is no amendment (the reader refuses it), so none is written.
+        let report = rfd_check::check(text, profile);
+        let mut printed = report.text(origin);
+        printed.push_str(&format!(
+            "nothing written to {}: no disagreeing row or sentence of {origin} is one a profile file over {base} can state\n",
+            out.display()
+        ));
+        for (line, why) in &amendment.not_written {
+            printed.push_str(&format!("{origin}:{line}: not written: {why}\n"));
+        }
+        if std::io::Write::write_all(&mut std::io::stdout(), printed.as_bytes()).is_err() {
+            return EXIT_UNUSABLE;
+        }
+        return if report.disagreements() > 0 {
+            EXIT_VIOLATIONS
+        } else {
+            EXIT_OK
+        };
+    }
     let title = std::path::Path::new(origin)
         .file_name()
         .map_or_else(|| origin.to_owned(), |n| n.to_string_lossy().into_owned());

@@ -149,10 +149,14 @@ fn secret_in(model: &Trace, written: &[String]) -> Option<Finding> {
 /// flaw's findings in a turn whose inquiry IDs collide.
 fn oracle(scenario: &Scenario, model: &Trace, written: &[String]) -> Option<Finding> {
     let bytes = written.join("\n");
-    let checked = check::check_bytes(
+    // Judged as a writer of the rules the model ran under: an announced
+    // amendment's rows included (decision "Oracle checks: an amendment's rows widen the
+    // reason rules").
+    let checked = check::check_bytes_in(
         bytes.as_bytes(),
         "implementation",
         ProfileMode::Fixed(scenario.profile),
+        model.rules.tables,
     );
     let events: Vec<Value> = written
         .iter()

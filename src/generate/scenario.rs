@@ -202,13 +202,9 @@ pub(crate) fn generate(c: &mut impl Choices) -> Scenario {
 /// unset `run` asks).
 fn plain(program: Program, questions: IndexMap<String, QuestionConfig>) -> ToolSetup {
     ToolSetup {
-        source: None,
-        program,
         questions,
         run: Some(RunPolicy::Unattended),
-        result: None,
-        assistant: IndexMap::new(),
-        enable: None,
+        ..ToolSetup::new(program)
     }
 }
 
@@ -348,12 +344,9 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
     };
     ToolSetup {
         source: Some(source),
-        program: Program::Script { asks, finish },
         questions,
         run: Some(run),
-        result: None,
-        assistant: IndexMap::new(),
-        enable: None,
+        ..ToolSetup::new(Program::Script { asks, finish })
     }
 }
 

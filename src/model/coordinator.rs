@@ -59,6 +59,22 @@ pub struct ToolSpec {
     pub result: RunPolicy,
 }
 
+impl ToolSpec {
+    /// A tool of kind `source` with what no configuration layer sets
+    /// resolved to its default ([`crate::model::config::ToolConfig`]): no
+    /// questions configured, `run = "ask"`, `result = "unattended"`. Specs
+    /// built by hand start here (`ToolSpec { run: …, ..ToolSpec::new(s) }`),
+    /// so a new configuration key is a field and this one line.
+    pub fn new(source: ToolSource) -> ToolSpec {
+        ToolSpec {
+            source,
+            questions: IndexMap::new(),
+            run: RunPolicy::Ask,
+            result: RunPolicy::Unattended,
+        }
+    }
+}
+
 impl fmt::Debug for ToolSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let questions: Vec<(&String, QuestionTarget, bool, &Option<String>)> = self

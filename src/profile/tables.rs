@@ -183,6 +183,84 @@ impl Tables {
         self.routes[row]
     }
 
+    /// Whether some row of these tables records `reason` for a question of
+    /// this kind (`human_only`: `secret`, or `exclusive` under RFD 083): the
+    /// route rows that apply to such a question (`spec/tables/route.md`),
+    /// each route's originating events (a static answer's
+    /// `invalid_static_answer`, the prompter's Ctrl-C/EOF and failures, the
+    /// inquiry backend's errors, a refusal's own row), and those events'
+    /// rows of the cancellation table. Under [`Tables::RFD`] this is the
+    /// reason classes of `wire::ClosesQuestions` (a test holds them equal);
+    /// the oracle reads it so that an amended row's reason is legal where
+    /// the amendment records it (decision "Oracle checks: an amendment's rows widen the
+    /// reason rules").
+    pub(crate) fn records_for(&self, human_only: bool, reason: Reason) -> bool {
+        // Read from the tables' own row names (`spec/tables/`), not from
+        // the model, which the oracle does not import: the route rows a
+        // question of this kind can take (the rows after the first are
+        // split by `human_only` where the guards apply, shared otherwise),
+        // and the route an originating event needs.
+        let applies = |row: &str| match row {
+            "user_no_tty" | "assistant" => !human_only,
+            "user_no_tty_human_only" | "assistant_human_only" => human_only,
+            _ => true,
+        };
+        let needs = |event: &str| {
+            if event == "prompt_cancelled" || event.starts_with("prompter_failure:") {
+                RouteTo::Prompter
+            } else if event.starts_with("inquiry_error:") {
+                RouteTo::Backend
+            } else if event == "refused_no_tty" {
+                RouteTo::RefusedNoTty
+            } else if event == "refused_assistant_target" {
+                RouteTo::RefusedAssistantTarget
+            } else {
+                RouteTo::Static
+            }
+        };
+        let routes: Vec<RouteTo> = ROUTE_ROWS
+            .iter()
+            .zip(self.routes)
+            .filter(|(row, _)| applies(row))
+            .map(|(_, to)| to)
+            .collect();
+        EVENTS
+            .iter()
+            .zip(self.reasons)
+            .any(|(event, r)| r == reason && routes.contains(&needs(event)))
+    }
+
+    /// Whether some event these tables record `reason` for is answered
+    /// `cancelled_by_user` (a success; `spec/tables/non-answer-response.md`):
+    /// then the reason does not end the call with an error
+    /// (CHECK-REASON-FAILS-TOOL, CHECK-ONE-QUESTION read it with the reason
+    /// classes; decision "Oracle checks: an amendment's rows widen the
+    /// reason rules"). Under [`Tables::RFD`] only `user` is.
+    pub(crate) fn answers_quietly(&self, reason: &CancellationReason) -> bool {
+        self.reasons
+            .iter()
+            .zip(self.responses)
+            .any(|(r, response)| r.to_wire() == *reason && response == Response::CancelledByUser)
+    }
+
+    /// [`Tables::records_for`] for a reason as read from the wire: `None`
+    /// for a reason no table records (`Unknown`).
+    pub(crate) fn records_wire(
+        &self,
+        human_only: bool,
+        reason: &CancellationReason,
+    ) -> Option<bool> {
+        let r = match reason {
+            CancellationReason::User => Reason::User,
+            CancellationReason::BackendError => Reason::BackendError,
+            CancellationReason::NoPromptBackend => Reason::NoPromptBackend,
+            CancellationReason::AssistantRoutingDenied => Reason::AssistantRoutingDenied,
+            CancellationReason::InvalidStaticAnswer => Reason::InvalidStaticAnswer,
+            CancellationReason::Unknown(_) => return None,
+        };
+        Some(self.records_for(human_only, r))
+    }
+
     /// Every row as `(table, row, value)`, in table order: `cancellation`,
     /// `non_answer_response`, `route`.
     pub(crate) fn rows(&self) -> Vec<(Table, &'static str, serde_json::Value)> {
@@ -352,5 +430,197 @@ mod erased {
                 Ok(_) | Err(_) => String::new(),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ClosesQuestions;
+
+    const KNOWN: [Reason; 5] = [
+        Reason::User,
+        Reason::BackendError,
+        Reason::NoPromptBackend,
+        Reason::AssistantRoutingDenied,
+        Reason::InvalidStaticAnswer,
+    ];
+
+    /// Rules: CHECK-REASON-BACKEND-ERROR, CHECK-REASON-HUMAN-ONLY — under
+    /// the RFDs' tables, the reasons some row records for a human-only
+    /// question, and for any other, are exactly the reason classes of
+    /// `wire::ClosesQuestions` (RFD 082 "Secret questions": a secret
+    /// question "cannot be routed to the inquiry backend, full stop"; the
+    /// guards refuse only human-only questions): the oracle reading the
+    /// tables judges the built-in profiles as it did by the classes.
+    #[test]
+    fn under_the_rfd_tables_the_reasons_recorded_are_the_reason_classes() {
+        for r in KNOWN {
+            let class = r.to_wire().class().expect("a known reason has a class");
+            let (human_only, other) = match class.closes {
+                ClosesQuestions::OnlyHumanOnly => (true, false),
+                ClosesQuestions::NeverHumanOnly => (false, true),
+                ClosesQuestions::Any => (true, true),
+            };
+            assert_eq!(Tables::RFD.records_for(true, r), human_only, "{r:?}");
+            assert_eq!(Tables::RFD.records_for(false, r), other, "{r:?}");
+        }
+        assert_eq!(
+            Tables::RFD.records_wire(true, &CancellationReason::Unknown("x".to_owned())),
+            None
+        );
+    }
+
+    /// Rules: CHECK-REASON-FAILS-TOOL, AMEND-TABLE-ROWS — under the RFDs'
+    /// tables no reason that fails the tool is ever answered with a
+    /// success (the class holds); an amended response row answering a
+    /// backend error `cancelled_by_user` makes `backend_error` quiet, and
+    /// only it.
+    #[test]
+    fn only_an_amended_response_row_makes_a_failing_reason_quiet() {
+        for r in KNOWN {
+            let wire = r.to_wire();
+            assert_eq!(
+                Tables::RFD.answers_quietly(&wire),
+                !wire.fails_tool(),
+                "{r:?}"
+            );
+        }
+        let mut t = Tables::RFD;
+        t.set(
+            Table::NonAnswerResponse,
+            "inquiry_error:provider",
+            "cancelled_by_user",
+        )
+        .expect("a response row");
+        for r in KNOWN {
+            assert_eq!(
+                t.answers_quietly(&r.to_wire()),
+                matches!(r, Reason::User | Reason::BackendError),
+                "{r:?}"
+            );
+        }
+    }
+
+    /// Rule: AMEND-TABLE-ROWS — the oracle's reading of the row names
+    /// agrees with the model's: the route rows `records_for` lets a
+    /// question of each kind take are the rows `routing::route_row` picks
+    /// for some input of that kind, and each event's route is the one the
+    /// model closes it on.
+    #[test]
+    fn the_row_names_read_as_the_model_routes() {
+        use crate::model::routing::{NonAnswer, Refusal, route_row};
+        use crate::model::tool::QuestionTarget;
+        for human_only in [true, false] {
+            let mut rows = Vec::new();
+            for has_static in [true, false] {
+                for target in [QuestionTarget::User, QuestionTarget::Assistant] {
+                    for tty in [true, false] {
+                        rows.push(route_row(has_static, target, tty, human_only));
+                    }
+                }
+            }
+            rows.sort_unstable();
+            rows.dedup();
+            // One row at a time set to a route no other row of that kind
+            // takes shows which rows `records_for` reads.
+            for (i, row) in ROUTE_ROWS.iter().enumerate().skip(1) {
+                let mut t = Tables::RFD;
+                t.reasons = [Reason::User; 12];
+                t.reasons[4] = Reason::BackendError;
+                t.routes = [RouteTo::Prompter; 6];
+                t.routes[0] = RouteTo::Static;
+                t.routes[i] = RouteTo::Backend;
+                assert_eq!(
+                    t.records_for(human_only, Reason::BackendError),
+                    rows.contains(&i),
+                    "{row}, human_only {human_only}"
+                );
+            }
+        }
+        for e in NonAnswer::all() {
+            let want = match e {
+                NonAnswer::PromptCancelled | NonAnswer::PrompterFailed(_) => RouteTo::Prompter,
+                NonAnswer::Inquiry(_) => RouteTo::Backend,
+                NonAnswer::Refused(Refusal::NoTty) => RouteTo::RefusedNoTty,
+                NonAnswer::Refused(Refusal::AssistantTarget) => RouteTo::RefusedAssistantTarget,
+                NonAnswer::Refused(Refusal::InvalidStaticAnswer) => RouteTo::Static,
+            };
+            // Only this event records `no_prompt_backend`, every route
+            // taken: it is recorded where its route is.
+            let mut t = Tables::RFD;
+            t.reasons = [Reason::User; 12];
+            t.reasons[e.row()] = Reason::NoPromptBackend;
+            for to in [
+                RouteTo::Prompter,
+                RouteTo::Backend,
+                RouteTo::RefusedNoTty,
+                RouteTo::RefusedAssistantTarget,
+            ] {
+                t.routes = [to; 6];
+                t.routes[0] = RouteTo::Static;
+                assert_eq!(
+                    t.records_for(false, Reason::NoPromptBackend),
+                    to == want || want == RouteTo::Static,
+                    "{} via {to:?}",
+                    e.name()
+                );
+            }
+        }
+    }
+
+    /// Rules: CHECK-REASON-BACKEND-ERROR, CHECK-REASON-HUMAN-ONLY,
+    /// AMEND-TABLE-ROWS — an amended row widens what is legal only where
+    /// its event can happen to that kind of question: a prompter failure
+    /// recording `backend_error` makes it legal on a human-only question
+    /// (the prompter asks them); the same reason on an inquiry-backend row
+    /// does not (a human-only question never reaches the backend), until a
+    /// route row sends a human-only question there; a backend error
+    /// recording `no_prompt_backend` makes the guard reason legal on any
+    /// question. A wrong reading that ignores the route (every row read for
+    /// every question) fails here on the backend row, and on the RFD
+    /// tables in the test above (the guard rows would make
+    /// `no_prompt_backend` legal on a plain question).
+    #[test]
+    fn an_amended_row_widens_what_is_legal_where_its_event_happens() {
+        let mut prompter = Tables::RFD;
+        prompter
+            .set(Table::Cancellation, "prompter_failure:io", "backend_error")
+            .expect("a reason row");
+        assert!(prompter.records_for(true, Reason::BackendError));
+        assert!(!prompter.records_for(false, Reason::NoPromptBackend));
+
+        let mut backend = Tables::RFD;
+        backend
+            .set(
+                Table::Cancellation,
+                "inquiry_error:cancelled",
+                "backend_error",
+            )
+            .expect("a reason row");
+        assert!(!backend.records_for(true, Reason::BackendError));
+        backend
+            .set(Table::Route, "user_no_tty_human_only", "backend")
+            .expect("a route row");
+        assert!(backend.records_for(true, Reason::BackendError));
+
+        let mut guard = Tables::RFD;
+        guard
+            .set(
+                Table::Cancellation,
+                "inquiry_error:provider",
+                "no_prompt_backend",
+            )
+            .expect("a reason row");
+        assert!(guard.records_for(false, Reason::NoPromptBackend));
+        assert!(!guard.records_for(false, Reason::AssistantRoutingDenied));
+        // A guard row amended away: the guard's reason is recorded nowhere
+        // for a plain question still, and `user` stays legal everywhere.
+        let mut refused = Tables::RFD;
+        refused
+            .set(Table::Cancellation, "refused_no_tty", "user")
+            .expect("a reason row");
+        assert!(!refused.records_for(false, Reason::NoPromptBackend));
+        assert!(refused.records_for(true, Reason::User));
     }
 }

@@ -1359,10 +1359,14 @@ pub struct Amendment {
 
 /// The amendment of `base` whose tables agree with `text`: each
 /// cancellation row that disagrees with `base` on an event the base
-/// records becomes an amended row of the cancellation table, and each
-/// sentence tied to a switch sets it. Other disagreements are listed as not
-/// written (a switch, not a row, decides them). `origin` names the text in
-/// `from`.
+/// records becomes an amended row of the cancellation table (with its
+/// non-answer response row where the reason fails the tool), each routing
+/// precedence row that decides an input otherwise an amended row of the
+/// route table, and each sentence tied to a switch sets it. Other
+/// disagreements are listed as not written, with the reason: a switch
+/// decides whether the event happens, the base's switches do not tell the
+/// inputs of one route row apart, or no table of a profile file holds the
+/// row (remember, cache). `origin` names the text in `from`.
 pub fn amendment(text: &str, base: &Rules, origin: &str) -> Amendment {
     let mut rules = *base;
     let mut from = std::collections::BTreeMap::new();
@@ -1431,21 +1435,37 @@ pub fn amendment(text: &str, base: &Rules, origin: &str) -> Amendment {
                 | None => {}
             }
         }
-        if let Some(
-            k @ (TableKind::RoutingPrecedence | TableKind::RememberRules | TableKind::CacheBypass),
-        ) = kind
-        {
+        if kind == Some(TableKind::RoutingPrecedence) {
+            let (rows, refused) = route_rows(&t, base);
+            for (row, to, line) in rows {
+                let value = serde_json::to_value(to)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                let name = crate::profile::tables::ROUTE_ROWS[row];
+                match rules.tables.set(AmendedTable::Route, name, &value) {
+                    Ok(()) => {
+                        from.insert(format!("route.{name}"), format!("{origin}:{line}"));
+                    }
+                    Err(why) => not_written.push((line, why)),
+                }
+            }
+            not_written.extend(refused);
+        }
+        if let Some(k @ (TableKind::RememberRules | TableKind::CacheBypass)) = kind {
             let report = judge_table(t.clone(), base);
             for r in report.rows {
                 if matches!(r.verdict, Verdict::Disagrees { .. }) {
                     not_written.push((
                         r.line,
                         format!(
-                            "a {} row: switches decide it, and no table row of a profile file states it",
+                            "a {} row: no table of a profile file holds it (the tables are \
+                             cancellation, non_answer_response and route); switches decide it",
                             match k {
-                                TableKind::RoutingPrecedence => "routing precedence",
                                 TableKind::RememberRules => "remember",
-                                TableKind::CacheBypass | TableKind::CancellationReasons => "cache",
+                                TableKind::CacheBypass
+                                | TableKind::RoutingPrecedence
+                                | TableKind::CancellationReasons => "cache",
                             }
                         ),
                     ));
@@ -1473,6 +1493,96 @@ pub fn amendment(text: &str, base: &Rules, origin: &str) -> Amendment {
         not_written,
     }
 }
+
+/// The route-table rows a routing precedence table states otherwise than
+/// `base`: for every input the table decides (first match, as
+/// [`judge_precedence`] reads it) otherwise than the base, the route row
+/// the model reads for that input set to what the deciding row says,
+/// `(row, route, line of the deciding row)`. Where the base's switches
+/// send inputs the text decides two ways to one route row (an `exclusive`
+/// the profile does not read), the deciding row is listed `(line, why)`.
+/// A row failing the tool becomes the refusal of its target's guard.
+fn route_rows(t: &Table, base: &Rules) -> (Vec<RouteRow>, Vec<(usize, String)>) {
+    use crate::profile::tables::RouteTo;
+    let parsed: Vec<Option<(Condition, Outcome)>> = t
+        .rows
+        .iter()
+        .map(|r| Some((condition(&r[0])?, outcome(r.get(1)?)?)))
+        .collect();
+    let judged = parsed
+        .iter()
+        .position(Option::is_none)
+        .unwrap_or(parsed.len());
+    let line_of = |i: usize| t.row_lines.get(i).copied().unwrap_or(t.line);
+    // Per route row: the value the text gives it and the deciding row.
+    let mut wanted: std::collections::BTreeMap<usize, (RouteTo, usize)> =
+        std::collections::BTreeMap::new();
+    let mut refused: Vec<(usize, String)> = Vec::new();
+    let mut conflicting = std::collections::BTreeSet::new();
+    for answer in [true, false] {
+        for target in [QuestionTarget::User, QuestionTarget::Assistant] {
+            for tty in [true, false] {
+                for exclusive in [false, true] {
+                    let input = (answer, target, tty, exclusive);
+                    let Some(decider) = parsed[..judged]
+                        .iter()
+                        .position(|p| p.is_some_and(|(c, _)| c.matches(input)))
+                    else {
+                        continue;
+                    };
+                    let Some((_, said)) = parsed[decider] else {
+                        continue;
+                    };
+                    let q = Question::boolean("q", "Q?").with_exclusive(exclusive);
+                    let row =
+                        routing::route_row(answer, target, tty, routing::human_only(&q, base));
+                    let to = match (said, target) {
+                        (Outcome::Static, _) => RouteTo::Static,
+                        (Outcome::Prompt, _) => RouteTo::Prompter,
+                        (Outcome::Backend, _) => RouteTo::Backend,
+                        (Outcome::Fail, QuestionTarget::User) => RouteTo::RefusedNoTty,
+                        (Outcome::Fail, QuestionTarget::Assistant) => {
+                            RouteTo::RefusedAssistantTarget
+                        }
+                    };
+                    match wanted.get(&row) {
+                        Some((other, _)) if *other != to => {
+                            conflicting.insert(row);
+                        }
+                        Some(_) => {}
+                        None => {
+                            wanted.insert(row, (to, line_of(decider)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (row, (to, line)) in wanted {
+        let name = crate::profile::tables::ROUTE_ROWS[row];
+        if conflicting.contains(&row) {
+            refused.push((
+                line,
+                format!(
+                    "the text decides inputs of route row `{name}` two ways, which the \
+                     profile's switches do not tell apart (`exclusive` makes a question \
+                     human-only only where the `exclusive` switch is on): a switch decides it, \
+                     not a row"
+                ),
+            ));
+        } else if base.tables.route(row) != to {
+            rows.push((row, to, line));
+        }
+    }
+    refused.sort();
+    refused.dedup();
+    (rows, refused)
+}
+
+/// A route-table row to write: its index in `ROUTE_ROWS`, its route, and
+/// the line of the text's deciding row.
+type RouteRow = (usize, crate::profile::tables::RouteTo, usize);
 
 fn origin_of(cell: &str) -> Option<Origin> {
     origin(cell)

@@ -97,7 +97,7 @@ pub(crate) fn text(h: &Header, r: &RunReport) -> String {
         h.scheduler
     );
     if let Some(a) = &h.amendment {
-        let _ = writeln!(o, "amendment: {a}");
+        let _ = writeln!(o, "amendment: {}", a.line());
     }
     for n in &h.not_compared {
         let _ = writeln!(o, "not compared: {n}");
@@ -404,6 +404,12 @@ pub(crate) fn json(h: &Header, r: &RunReport) -> String {
             "scheduler": h.scheduler,
         },
         "not_compared": h.not_compared,
+        "amendment": h.amendment.as_ref().map(|a| json!({
+            "file": a.file,
+            "announced": a.announced,
+            "adapter_declares": a.declared,
+            "judged_against": a.judged_against(),
+        })),
         "vectors": h.vectors_from.as_ref().map(|from| json!({
             "from": from,
             "skipped_profile": h.skipped_profile,
@@ -495,6 +501,23 @@ fn properties(o: &mut String, h: &Header, r: &RunReport) {
             "      <property name=\"not_compared\" value=\"{}\"/>",
             xml_escape(&n.to_string())
         );
+    }
+    if let Some(a) = &h.amendment {
+        for (name, value) in [
+            ("amendment", a.file.clone()),
+            (
+                "amendment.announced",
+                serde_json::to_string(&a.announced).unwrap_or_default(),
+            ),
+            ("amendment.adapter_declares", a.declared.to_string()),
+            ("amendment.judged_against", a.judged_against().to_owned()),
+        ] {
+            let _ = writeln!(
+                o,
+                "      <property name=\"{name}\" value=\"{}\"/>",
+                xml_escape(&value)
+            );
+        }
     }
     o.push_str("    </properties>\n");
 }

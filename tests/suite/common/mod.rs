@@ -1,6 +1,5 @@
 //! Shared helpers for the scenario tests.
 
-use indexmap::IndexMap;
 use inquiry_model::model::coordinator::{Coordinator, RunPolicy, ToolSpec};
 use inquiry_model::model::tool::ToolSource;
 use inquiry_model::profile::ProfileName;
@@ -80,10 +79,8 @@ pub fn coordinator_under(profile: ProfileName, tools: Vec<(&str, ToolSource)>) -
             (
                 n.to_owned(),
                 ToolSpec {
-                    source: s,
-                    questions: IndexMap::new(),
                     run: RunPolicy::Unattended,
-                    result: RunPolicy::Unattended,
+                    ..ToolSpec::new(s)
                 },
             )
         })

@@ -14,28 +14,56 @@ use inquiry_model::model::tool::ToolSource;
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, RunOptions, Scenario};
 
-/// Rule CONF-KIND-NAMES: every response kind's name is the one
-/// `spec/vector-format.md` lists for the `kind` field of
-/// `tool_responses` (read from the document, not from the code), the same
-/// name serde writes into a vector, and no two kinds share a name. An
-/// implementer's adapter reports these names; a renamed or blank name
-/// would make every vector that expects it fail for the wrong reason.
+/// Rule CONF-KIND-NAMES: every response kind's name is one that
+/// `spec/vector-format.md` lists for the `kind` field of `tool_responses`,
+/// or one in the `kind` column of `spec/tables/non-answer-response.md`,
+/// which the format names for a question closed without an answer (both
+/// read from the documents, not from the code); it is the name serde writes
+/// into a vector, and no two kinds share a name. An implementer's adapter
+/// reports these names; a renamed or blank name would make every vector
+/// that expects it fail for the wrong reason.
 #[test]
 fn response_kind_names_are_the_ones_the_vector_format_lists() {
-    let doc = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/spec/vector-format.md"
-    ))
-    .expect("spec/vector-format.md is in the repository");
+    let read = |rel: &str| {
+        std::fs::read_to_string(format!("{}/{rel}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap_or_else(|e| panic!("{rel} is in the repository: {e}"))
+    };
+    let doc = read("spec/vector-format.md");
     let start = doc
         .find("`kind` is which outcome the response reports:")
         .expect("vector-format.md describes the kind field");
-    let end = start + doc[start..].find('.').expect("the list ends with a period");
-    let listed: BTreeSet<&str> = doc[start..end]
+    let end = start
+        + doc[start..]
+            .find(';')
+            .expect("the list ends with a semicolon");
+    let tail = &doc[end..end + doc[end..].find("\n- ").expect("the next field follows")];
+    assert!(
+        tail.contains("`kind` column") && tail.contains("spec/tables/non-answer-response.md"),
+        "vector-format.md sends the non-answer kinds to the table: {tail}"
+    );
+    let mut listed: BTreeSet<String> = doc[start..end]
         .split('`')
         .skip(3) // "", "kind", " is which … reports: "
         .step_by(2)
+        .map(str::to_owned)
         .collect();
+    let table = read("spec/tables/non-answer-response.md");
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| {
+            l.starts_with("| ") && !l.starts_with("| originating") && !l.starts_with("| ---")
+        })
+        .collect();
+    assert!(!rows.is_empty(), "non-answer-response.md has its table");
+    for row in rows {
+        let kind = row
+            .split('|')
+            .nth(2)
+            .expect("a row has a kind column")
+            .trim();
+        listed.insert(kind.to_owned());
+    }
+    let listed: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
     let names: BTreeSet<&str> = ResponseKind::all().iter().map(|k| k.as_str()).collect();
     assert_eq!(
         names.len(),
@@ -44,7 +72,7 @@ fn response_kind_names_are_the_ones_the_vector_format_lists() {
     );
     assert_eq!(
         names, listed,
-        "ResponseKind names differ from spec/vector-format.md"
+        "ResponseKind names differ from spec/vector-format.md and the non-answer table"
     );
     for kind in ResponseKind::all() {
         let serialized = serde_json::to_value(kind).expect("a kind serializes");

@@ -386,10 +386,8 @@ fn turn_cache_split() {
     tools.insert(
         "t".to_owned(),
         ToolSpec {
-            source: ToolSource::Local,
-            questions: IndexMap::new(),
             run: RunPolicy::Ask,
-            result: RunPolicy::Unattended,
+            ..ToolSpec::new(ToolSource::Local)
         },
     );
     let mut c2 = Coordinator::new(ProfileName::Rfd083.rules(), true, tools);

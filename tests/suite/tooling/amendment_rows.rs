@@ -7,14 +7,18 @@
 use crate::binary::{code, run, stderr, stdout};
 use crate::external;
 
-use inquiry_model::invariants::holds_separator;
+use inquiry_model::check::{ProfileMode, Rule, check_events};
+use inquiry_model::generate::scenario::scenario_under;
+use inquiry_model::invariants::{check_trace, holds_separator, without_known};
 use inquiry_model::model::routing::{self, NonAnswer, PrompterFailure};
 use inquiry_model::profile::ProfileName::{self, Rfd082};
 use inquiry_model::profile::tables::{EVENTS, ROUTE_ROWS, Table, Tables};
 use inquiry_model::review::amend::{self, run_under};
 use inquiry_model::review::profile_file::{self, RuleSet};
 use inquiry_model::review::rfd_check::{self, Verdict, check};
-use inquiry_model::scenario::{PrompterReply, Scenario};
+use inquiry_model::scenario::{self, PrompterReply, Scenario};
+use inquiry_model::wire::{CancellationReason, InquiryResponse};
+use proptest::prelude::*;
 
 const RFD082: &str = "tests/rfd/rfd082-excerpt.md";
 
@@ -499,5 +503,473 @@ fn diff_profiles_names_the_amended_rows() {
     assert!(
         text.contains("changes: cancellation.prompter_failure:no_terminal \"user\" -> \"backend_error\"; cancellation.prompter_failure:io \"user\" -> \"backend_error\"\n"),
         "{text}"
+    );
+}
+
+/// The revised RFD 082's amendment as a scenario carries it (the written
+/// file's `switches` and `tables`, read back from the file
+/// `rfd-check --write-profile` writes).
+fn revised_amendment() -> serde_json::Map<String, serde_json::Value> {
+    let text = revised_rfd082();
+    let a = rfd_check::amendment(&text, &Rfd082.rules(), "revised.md");
+    let doc =
+        profile_file::to_amendment_file("revised", "RFD 082", None, Rfd082, &a.rules, &a.from);
+    ["switches", "tables"]
+        .into_iter()
+        .filter_map(|k| doc.get(k).map(|v| (k.to_owned(), v.clone())))
+        .collect()
+}
+
+/// [`revised_amendment`] without the rows' `from` (as a scenario that
+/// states it by hand carries it).
+pub(crate) fn revised_amendment_without_from() -> serde_json::Map<String, serde_json::Value> {
+    let mut a = revised_amendment();
+    if let Some(serde_json::Value::Object(tables)) = a.get_mut("tables") {
+        for rows in tables.values_mut() {
+            if let serde_json::Value::Object(rows) = rows {
+                for row in rows.values_mut() {
+                    if let serde_json::Value::Object(row) = row {
+                        row.remove("from");
+                    }
+                }
+            }
+        }
+    }
+    a
+}
+
+/// `s` under the revised amendment over its profile.
+fn amended(s: Scenario) -> Scenario {
+    Scenario {
+        amendment: Some(revised_amendment()),
+        ..s
+    }
+}
+
+/// The inquiries the stream closes `backend_error` on a secret question.
+fn secret_backend_errors(trace: &scenario::Trace) -> usize {
+    let secret: Vec<String> = trace
+        .stream
+        .iter()
+        .filter_map(|e| match &e.kind {
+            inquiry_model::wire::EventKind::InquiryRequest(r)
+                if r.question.answer_type == inquiry_model::wire::InquiryAnswerType::Secret =>
+            {
+                Some(r.id.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    trace
+        .stream
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.as_inquiry_response(),
+                Some(InquiryResponse::Cancelled { id, reason: CancellationReason::BackendError })
+                    if secret.contains(&id.to_string())
+            )
+        })
+        .count()
+}
+
+/// Rules: CHECK-REASON-BACKEND-ERROR, AMEND-TABLE-ROWS — the model eats its
+/// own output under an amendment: over the review corpus under the revised
+/// RFD 082's amendment, every stream the model writes satisfies its whole
+/// invariant catalog (the `CHECK-*` oracle judging with the amendment's
+/// tables among it). Streams that close a secret question `backend_error`
+/// (a prompter failure, under the amended row) occur, and the oracle that
+/// ignores the tables — the plain `rfd082` writer's — reports exactly
+/// those as CHECK-REASON-BACKEND-ERROR: the finding the amendment lifts.
+#[test]
+fn the_models_stream_under_the_amendment_checks_clean_under_it() {
+    let mut lifted = 0;
+    for s in amend::scenarios(300, 200, 7) {
+        let s = amended(Scenario {
+            profile: Rfd082,
+            ..s
+        });
+        let Ok(trace) = scenario::run(&s) else {
+            continue;
+        };
+        let found = without_known(&s, &trace.rules, check_trace(&trace, &s));
+        assert!(
+            found.is_empty(),
+            "{}\n{}",
+            found.iter().map(|d| format!("{d}\n")).collect::<String>(),
+            serde_json::to_string(&s).unwrap_or_default()
+        );
+        let base = check_events(&trace.stream, "model", ProfileMode::Fixed(Rfd082));
+        let reported = base
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == Rule::CheckReasonBackendError)
+            .count();
+        let expected = secret_backend_errors(&trace);
+        assert_eq!(
+            reported,
+            expected,
+            "{}",
+            serde_json::to_string(&s).unwrap_or_default()
+        );
+        if expected > 0 {
+            assert!(
+                named_failure(&s),
+                "{}",
+                serde_json::to_string(&s).unwrap_or_default()
+            );
+            lifted += 1;
+        }
+    }
+    assert!(
+        lifted > 0,
+        "no stream closes a secret question `backend_error`"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(128)
+    ))]
+
+    /// Rules: CHECK-REASON-BACKEND-ERROR, CHECK-REASON-HUMAN-ONLY,
+    /// AMEND-TABLE-ROWS — invariant: every stream the model writes under an
+    /// amendment checks clean under that amendment (the revised RFD 082's
+    /// rows and switch, over rfd082 and over rfd083, whose `exclusive`
+    /// questions are human-only too): the model's whole catalog holds, the
+    /// `CHECK-*` oracle judging with the amended tables.
+    /// Half the cases have every prompter reply fail as the amended rows
+    /// name (I/O or no terminal), so that the amended rows are reached.
+    #[test]
+    fn every_stream_written_under_an_amendment_checks_clean_under_it(
+        s in scenario_under(prop_oneof![Just(Rfd082), Just(ProfileName::Rfd083)]),
+        failing in proptest::option::of(prop_oneof![
+            Just(PrompterFailure::Io),
+            Just(PrompterFailure::NoTerminal)
+        ])
+    ) {
+        let mut s = amended(s);
+        if let Some(failure) = failing {
+            s.tty = true;
+            let n = s.prompter.len().max(1);
+            s.prompter = vec![PrompterReply::Failure { failure }; n];
+        }
+        let trace = scenario::run(&s).expect("generated scenarios are valid");
+        let found = without_known(&s, &trace.rules, check_trace(&trace, &s));
+        prop_assert!(
+            found.is_empty(),
+            "{}",
+            found.iter().map(|d| format!("{d}\n")).collect::<String>()
+        );
+    }
+}
+
+/// Rules: CHECK-REASON-BACKEND-ERROR, AMEND-PROFILE-FILE — `check --profile
+/// FILE` judges with the file's table rows: the model's stream under the
+/// revised amendment, which closes a secret question `backend_error` after
+/// a prompter I/O failure, is clean judged with the written file and a
+/// CHECK-REASON-BACKEND-ERROR finding judged as `rfd082` (exit 1); the
+/// note names only the switch the oracle judges as `rfd082`'s, not the rows.
+#[test]
+fn check_with_the_written_profile_reads_its_rows() {
+    let s: Scenario = serde_json::from_value(serde_json::json!({
+        "profile": "rfd082", "tty": true,
+        "tools": {"alpha": {"source": {"kind": "builtin", "hook": "default"},
+            "program": {"kind": "script", "asks": [
+                {"question": {"id": "q1", "text": "Question q1?", "answer_type": {"type": "secret"}}}
+            ], "finish": {"with": "fail", "transient": false}},
+            "run": "unattended"}},
+        "turns": [{"user": "go", "cycles": [[{"id": "c1", "tool": "alpha", "arguments": {}}]]}],
+        "prompter": [{"reply": "failure", "failure": "io"}]
+    }))
+    .expect("a scenario");
+    let trace = scenario::run(&amended(s)).expect("runs");
+    assert_eq!(secret_backend_errors(&trace), 1);
+    let dir = std::env::temp_dir().join(format!("inquiry-model-check-rows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let stream = dir.join("stream.json");
+    std::fs::write(&stream, trace.persisted_json().to_string()).expect("writes");
+    let rfd = dir.join("revised.md");
+    std::fs::write(&rfd, revised_rfd082()).expect("writes");
+    let file = dir.join("amended.json");
+    let (st, r, f) = (
+        stream.to_str().expect("UTF-8"),
+        rfd.to_str().expect("UTF-8"),
+        file.to_str().expect("UTF-8"),
+    );
+    let w = run(&["rfd-check", r, "--profile", "rfd082", "--write-profile", f]);
+    assert_eq!(code(&w), 0, "{}", stderr(&w));
+    let base = run(&["check", "--profile", "rfd082", st]);
+    assert_eq!(code(&base), 1, "{}", stdout(&base));
+    assert!(
+        stdout(&base).contains("CHECK-REASON-BACKEND-ERROR"),
+        "{}",
+        stdout(&base)
+    );
+    let with_rows = run(&["check", "--profile", f, st]);
+    assert_eq!(
+        code(&with_rows),
+        0,
+        "{}{}",
+        stdout(&with_rows),
+        stderr(&with_rows)
+    );
+    let note = stderr(&with_rows);
+    assert!(
+        note.contains("question_id_separator = \"refused\"") && !note.contains("cancellation."),
+        "{note}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `text` with `from` replaced by `to`, where `from` occurs exactly once.
+fn edit(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(text.matches(from).count(), 1, "{from}");
+    text.replace(from, to)
+}
+
+/// Rule: AMEND-WRITE-PROFILE — routing precedence rows are written as
+/// route-table rows: a copy of the committed RFD 083 excerpt whose table
+/// fails the tool for a plain question without a TTY and prompts for a
+/// plain assistant-targeted one gives, over `rfd083`, exactly the rows
+/// `route.user_no_tty = refused_no_tty` and `route.assistant = prompter`,
+/// each from its row's line, nothing listed as not written; the text
+/// disagrees with `rfd083` on those two rows and agrees with the written
+/// file, on the command line too (exit 1, then 0).
+#[test]
+fn write_profile_writes_routing_rows() {
+    let text = read("tests/rfd/rfd083-excerpt.md");
+    let text = edit(
+        &text,
+        "| `target = \"user\"`, no TTY, `exclusive = false` | Route to inquiry backend (existing behavior).        |",
+        "| `target = \"user\"`, no TTY, `exclusive = false` | **Fail the tool**.        |",
+    );
+    let text = edit(
+        &text,
+        "| `target = \"assistant\"`, `exclusive = false`    | Route to inquiry backend (existing behavior).        |",
+        "| `target = \"assistant\"`, `exclusive = false`    | Prompt the user.        |",
+    );
+    let base = ProfileName::Rfd083;
+    let a = rfd_check::amendment(&text, &base.rules(), "route.md");
+    assert!(a.not_written.is_empty(), "{:?}", a.not_written);
+    let from: Vec<(String, String)> = a.from.clone().into_iter().collect();
+    assert_eq!(
+        from,
+        [
+            (
+                "route.assistant".to_owned(),
+                format!("route.md:{}", line_of(&text, "| Prompt the user.")),
+            ),
+            (
+                "route.user_no_tty".to_owned(),
+                format!("route.md:{}", line_of(&text, "| **Fail the tool**.  ")),
+            ),
+        ]
+    );
+    let doc = profile_file::to_amendment_file("route", "RFD 083", None, base, &a.rules, &a.from);
+    let set = profile_file::parse("route.json", &doc.to_string()).expect("reads back");
+    let flips: Vec<String> = set
+        .flips()
+        .into_iter()
+        .map(|(k, _, v)| format!("{k}={v}"))
+        .collect();
+    assert_eq!(
+        flips,
+        [
+            "route.user_no_tty=\"refused_no_tty\"",
+            "route.assistant=\"prompter\""
+        ]
+    );
+    assert_eq!(check(&text, &base.into()).disagreements(), 2);
+    let r = check(&text, &set);
+    assert_eq!(r.disagreements(), 0, "{}", r.text("r"));
+
+    let dir = std::env::temp_dir().join(format!("inquiry-model-route-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (md, json) = (dir.join("route.md"), dir.join("route.json"));
+    std::fs::write(&md, &text).expect("writes");
+    let (m, j) = (md.to_str().expect("UTF-8"), json.to_str().expect("UTF-8"));
+    let before = run(&["rfd-check", m, "--profile", "rfd083"]);
+    assert_eq!(code(&before), 1, "{}", stdout(&before));
+    let w = run(&["rfd-check", m, "--profile", "rfd083", "--write-profile", j]);
+    assert_eq!(code(&w), 0, "{}{}", stdout(&w), stderr(&w));
+    let after = run(&["rfd-check", m, "--profile", j]);
+    assert_eq!(code(&after), 0, "{}", stdout(&after));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Rule: AMEND-WRITE-PROFILE — a routing table the base's switches cannot
+/// follow row by row is not written: RFD 083's table read over `rfd082`
+/// (no `exclusive` switch, so a plain and an `exclusive` question take the
+/// same route row) decides the `user_no_tty` and `assistant` rows two ways;
+/// each deciding row is listed as not written with that reason, and
+/// nothing is written (exit 1).
+#[test]
+fn write_profile_lists_routing_rows_a_switch_decides() {
+    let text = read("tests/rfd/rfd083-excerpt.md");
+    let a = rfd_check::amendment(&text, &Rfd082.rules(), "r.md");
+    let routing: Vec<usize> = a
+        .not_written
+        .iter()
+        .filter(|(_, why)| why.contains("two ways"))
+        .map(|(line, _)| *line)
+        .collect();
+    assert_eq!(
+        routing,
+        [
+            line_of(&text, "no TTY, `exclusive = false`"),
+            line_of(&text, "| `target = \"assistant\"`, `exclusive = false`"),
+        ]
+    );
+    assert!(a.from.is_empty(), "{:?}", a.from);
+    let dir = std::env::temp_dir().join(format!("inquiry-model-nothing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("none.json");
+    let p = run(&[
+        "rfd-check",
+        &external::root()
+            .join("tests/rfd/rfd083-excerpt.md")
+            .to_string_lossy(),
+        "--profile",
+        "rfd082",
+        "--write-profile",
+        out.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(code(&p), 1, "{}", stderr(&p));
+    assert!(stdout(&p).contains("nothing written to"), "{}", stdout(&p));
+    assert!(!out.exists(), "no file is written");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Rule: AMEND-WRITE-PROFILE — remember and cache rows have no table of a
+/// profile file to hold them: a copy of the committed answer-reuse
+/// amendment offering "remember" for a `select` question, and one using
+/// the turn cache for `text` with `persistence: none`, each gets its row
+/// listed as not written at its line, with that reason.
+#[test]
+fn write_profile_lists_remember_and_cache_rows_as_not_written() {
+    let text = read("tests/rfd/reuse-amendment.md");
+    for (from, to) in [
+        ("| select | any | no |", "| select | any | yes |"),
+        ("| text | none | no |", "| text | none | yes |"),
+    ] {
+        let edited = edit(&text, from, to);
+        let a = rfd_check::amendment(&edited, &ProfileName::Rfd083.rules(), "reuse.md");
+        assert!(a.from.is_empty(), "{:?}", a.from);
+        assert_eq!(a.not_written.len(), 1, "{:?}", a.not_written);
+        let (line, why) = &a.not_written[0];
+        assert_eq!(*line, line_of(&edited, to));
+        assert!(why.contains("no table of a profile file holds it"), "{why}");
+    }
+}
+
+/// Rule: CONF-AMENDMENT — on the command line, `conform --profile` the
+/// written amendment with the shipped Python adapter (which does not
+/// declare amendments) reports, in JSON, the file, the announcement (its
+/// base and the amended rows), that the adapter does not declare it and
+/// that it was judged against the base; JUnit carries the same as
+/// properties; the run passes (the adapter implements the base).
+#[test]
+fn conform_reports_the_amendment_in_every_format() {
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !python {
+        println!("SKIPPED: python3 is not available");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "inquiry-model-conform-amend-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (md, json) = (dir.join("revised.md"), dir.join("amended.json"));
+    std::fs::write(&md, revised_rfd082()).expect("writes");
+    let (m, j) = (md.to_str().expect("UTF-8"), json.to_str().expect("UTF-8"));
+    let w = run(&["rfd-check", m, "--profile", "rfd082", "--write-profile", j]);
+    assert_eq!(code(&w), 0, "{}", stderr(&w));
+    let args = |format: &'static str| {
+        [
+            "conform",
+            "--adapter",
+            "python3 examples/conform_adapter.py",
+            "--profile",
+            j,
+            "--generated",
+            "2",
+            "--no-vectors",
+            "--format",
+            format,
+        ]
+    };
+    let o = run(&args("json"));
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let a = &doc["amendment"];
+    assert_eq!(a["file"], j, "{a}");
+    assert_eq!(a["adapter_declares"], false, "{a}");
+    assert_eq!(a["judged_against"], "base", "{a}");
+    assert_eq!(a["announced"]["base"], "rfd082", "{a}");
+    assert_eq!(
+        a["announced"]["tables"]["cancellation"]["prompter_failure:io"]["reason"], "backend_error",
+        "{a}"
+    );
+    let o = run(&args("junit"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let xml = stdout(&o);
+    assert!(
+        xml.contains("<property name=\"amendment.judged_against\" value=\"base\"/>")
+            && xml.contains("<property name=\"amendment.adapter_declares\" value=\"false\"/>"),
+        "{xml}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Rules: CHECK-REASON-FAILS-TOOL, AMEND-TABLE-ROWS — an amendment whose
+/// non-answer response row answers a provider error `cancelled_by_user`
+/// (a success) makes the model close the inquiry `backend_error` and answer
+/// the call with a success; that stream checks clean under the amendment
+/// (the oracle reads the response row), and the oracle that ignores the
+/// tables reports CHECK-REASON-FAILS-TOOL on it.
+#[test]
+fn a_quiet_backend_error_checks_clean_under_its_amendment() {
+    let s: Scenario = serde_json::from_value(serde_json::json!({
+        "profile": "rfd082", "tty": false,
+        "tools": {"alpha": {"source": {"kind": "builtin", "hook": "default"},
+            "program": {"kind": "script", "asks": [
+                {"question": {"id": "q1", "text": "Question q1?", "answer_type": {"type": "boolean"}}}
+            ], "finish": {"with": "fail", "transient": false}},
+            "run": "unattended"}},
+        "turns": [{"user": "go", "cycles": [[{"id": "c1", "tool": "alpha", "arguments": {}}]]}],
+        "backend": [{"reply": "error", "error": "provider"}],
+        "amendment": {"tables": {"non_answer_response": {
+            "inquiry_error:provider": {"kind": "cancelled_by_user"}}}}
+    }))
+    .expect("a scenario");
+    let trace = scenario::run(&s).expect("runs");
+    let closed = trace.stream.iter().any(|e| {
+        matches!(
+            e.as_inquiry_response(),
+            Some(InquiryResponse::Cancelled {
+                reason: CancellationReason::BackendError,
+                ..
+            })
+        )
+    });
+    assert!(closed, "{}", trace.persisted_json());
+    let found = without_known(&s, &trace.rules, check_trace(&trace, &s));
+    assert!(
+        found.is_empty(),
+        "{}",
+        found.iter().map(|d| format!("{d}\n")).collect::<String>()
+    );
+    let base = check_events(&trace.stream, "model", ProfileMode::Fixed(Rfd082));
+    let rules: Vec<Rule> = base.diagnostics.iter().map(|d| d.rule).collect();
+    assert_eq!(
+        rules,
+        [Rule::CheckReasonFailsTool],
+        "{}",
+        trace.persisted_json()
     );
 }

@@ -3,7 +3,7 @@
 //! docs and build scripts.
 
 mod amendment_gate;
-mod amendment_rows;
+pub(crate) mod amendment_rows;
 mod ci_workflows;
 mod citations;
 mod cli;
