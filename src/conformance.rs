@@ -893,7 +893,7 @@ impl OutsideCore {
 
 /// Why `s` is outside the core scenario language ([`OutsideCore`]); empty
 /// when it is inside.
-pub fn outside_core(s: &Scenario) -> Vec<OutsideCore> {
+pub(crate) fn outside_core(s: &Scenario) -> Vec<OutsideCore> {
     OutsideCore::ALL
         .into_iter()
         .filter(|r| r.holds(s))
@@ -966,3 +966,6 @@ pub fn vector_files(vectors: &[Vector]) -> Vec<(String, String)> {
 /// The committed vector set (`spec/vectors/`): curated plus 20 generated
 /// with seed 1.
 pub const COMMITTED: (u64, usize) = (1, 20);
+
+#[cfg(all(test, feature = "testkit"))]
+mod docs_complete_tests;

@@ -1321,3 +1321,6 @@ mod plan_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod explore_sample_tests;

@@ -2,7 +2,7 @@
 //! the fuzzer's bytes (rule family `FUZZ-*` in `spec/RULES.md`).
 //!
 //! The targets under `fuzz/fuzz_targets/` are one-line wrappers around these
-//! functions, and `tests/suite/tooling/fuzz_corpus_replay.rs` replays the committed corpus
+//! functions, and `src/fuzzing/fuzz_corpus_replay_tests.rs` replays the committed corpus
 //! (`fuzz/corpus/<target>/`) through the same functions on stable Rust, so
 //! a corpus entry that once found a bug keeps guarding it in `make test`.
 //!
@@ -1512,3 +1512,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod fuzz_corpus_replay_tests;

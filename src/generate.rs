@@ -57,3 +57,6 @@ pub mod corpus;
 pub mod scenario;
 pub mod stream;
 pub mod wire;
+
+#[cfg(test)]
+mod generator_reach_tests;

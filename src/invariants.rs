@@ -84,7 +84,7 @@ pub(crate) const LEGACY_KNOWN_GAPS: [Rule; 7] = [
 /// two-segment ID whose question ID holds `.` (`c1.x.1`: call `c1`,
 /// question `x.1`) reads as an RFD 082 three-segment ID (question `x`,
 /// attempt 1), so the oracle sees a turn written by two writers.
-pub const SEPARATOR_FLAW: [Rule; 4] = [
+pub(crate) const SEPARATOR_FLAW: [Rule; 4] = [
     Rule::InvIdUnique,
     Rule::InvCacheKeyUnique,
     Rule::CheckTurnUniqueId,
@@ -252,7 +252,7 @@ fn non_stream_invariants(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> 
 /// writer's counter) and judged against the ID it was persisted under. The
 /// construction joins the parts with `.`, which they may hold: call `a`
 /// asking `b.1` and call `a.b` asking `1` both record `a.b.1.1`.
-pub fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
+pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
     let mut attempts: HashMap<(usize, &str, &str), u32> = HashMap::new();
     let mut named: HashMap<(usize, String), (&str, &str, u32)> = HashMap::new();
     let mut out = Vec::new();
@@ -293,7 +293,7 @@ pub fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
 /// answers tool `a.b`'s question `c`. Reported where a question is answered
 /// from the cache under a key that an earlier question of the turn, of
 /// another (tool, question), was resolved under.
-pub fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
+pub(crate) fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
     let mut tool_of: HashMap<(usize, usize, usize), &str> = HashMap::new();
     for inv in &trace.invocations {
         tool_of
@@ -1883,3 +1883,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(all(test, feature = "testkit"))]
+mod properties_tests;

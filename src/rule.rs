@@ -401,7 +401,7 @@ impl Rule {
 
     /// Whether the rule is an invariant of the model's runs (`INV-*`) rather
     /// than an oracle check over a persisted stream (`CHECK-*`).
-    pub(crate) const fn is_invariant(self) -> bool {
+    pub const fn is_invariant(self) -> bool {
         match self {
             Rule::CheckPaired
             | Rule::CheckResponseAfterRequest

@@ -58,3 +58,6 @@ pub fn provider_view_indexed(
         .enumerate()
         .filter(|(_, e)| e.is_provider_visible())
 }
+
+#[cfg(all(test, feature = "testkit"))]
+mod stream_props_tests;

@@ -422,7 +422,7 @@ impl CancellationReason {
     }
 
     /// Reads a tag: a known one gives its variant, anything else `Unknown`.
-    pub fn from_tag(tag: &str) -> Self {
+    pub(crate) fn from_tag(tag: &str) -> Self {
         match tag {
             "user" => CancellationReason::User,
             "backend_error" => CancellationReason::BackendError,
@@ -438,7 +438,7 @@ impl CancellationReason {
 /// the call that asked it: the reason classes the model (its tool responses)
 /// and the oracle (CHECK-REASON-FAILS-TOOL, CHECK-REASON-HUMAN-ONLY,
 /// CHECK-REASON-BACKEND-ERROR, CHECK-ONE-QUESTION) both read, stated once
-/// here. `tests/suite/spec/decision_tables.rs` checks each against the RFD sentence
+/// here. `src/model/routing/decision_tables_tests.rs` checks each against the RFD sentence
 /// that fixes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ReasonClass {
@@ -470,7 +470,7 @@ pub enum ClosesQuestions {
 impl CancellationReason {
     /// The reason's class; `None` for `Unknown`, which readers "MUST NOT
     /// branch on" (RFD 082 "`InquiryResponse` serialization").
-    pub fn class(&self) -> Option<ReasonClass> {
+    pub(crate) fn class(&self) -> Option<ReasonClass> {
         let (fails_tool, closes) = match self {
             CancellationReason::User => (false, ClosesQuestions::Any),
             CancellationReason::BackendError => (true, ClosesQuestions::NeverHumanOnly),
@@ -484,7 +484,7 @@ impl CancellationReason {
 
     /// Whether the reason fails the tool ([`ReasonClass::fails_tool`];
     /// `false` for `Unknown`).
-    pub fn fails_tool(&self) -> bool {
+    pub(crate) fn fails_tool(&self) -> bool {
         self.class().is_some_and(|c| c.fails_tool)
     }
 
@@ -724,7 +724,7 @@ impl EventKind {
     /// Whether providers may see this event (RFD 004/005 draft "Event
     /// Visibility", rule `WIRE-VISIBILITY`): an allowlist, so any kind this
     /// build does not know is hidden.
-    pub fn is_provider_visible(&self) -> bool {
+    pub(crate) fn is_provider_visible(&self) -> bool {
         match self {
             EventKind::ChatRequest
             | EventKind::ChatResponse
@@ -815,7 +815,7 @@ impl Event {
     }
 
     /// See [`EventKind::is_provider_visible`].
-    pub fn is_provider_visible(&self) -> bool {
+    pub(crate) fn is_provider_visible(&self) -> bool {
         self.kind.is_provider_visible()
     }
 
@@ -877,3 +877,6 @@ pub(crate) use reader::FieldsRef;
 pub(crate) use reader::object_members;
 pub use reader::{EventReader, Format, ReadError, ReadErrorKind, Stream};
 pub(crate) use reader::{Resume, Rewind};
+
+#[cfg(all(test, feature = "testkit"))]
+mod wire_serde_tests;

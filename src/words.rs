@@ -3,7 +3,7 @@
 
 /// `1 turn`, `2 turns`, `2 classes`: a count and its noun, singular for
 /// exactly one; a noun ending in a hiss (`s`, `x`, `ch`, `sh`) takes `es`.
-pub fn count(n: usize, noun: &str) -> String {
+pub(crate) fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("{n} {noun}")
     } else if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {

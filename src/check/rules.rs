@@ -146,7 +146,7 @@ impl Finding {
 
 /// What the response rules need to know about a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct QuestionFacts {
+pub(crate) struct QuestionFacts {
     /// `answer_type` is `secret` (RFD 082 "Secret questions").
     pub(crate) secret: bool,
     /// `exclusive: true` (RFD 083 "Non-interactive behavior").
@@ -176,7 +176,7 @@ impl QuestionFacts {
     /// `profile`: [`crate::profile::Rules::human_only`], the rule the model
     /// routes by (`secret` always, RFD 082; `exclusive` from RFD 083 on), with
     /// the persisted answer type as the secret.
-    pub fn human_only(&self, profile: Profile) -> bool {
+    pub(crate) fn human_only(&self, profile: Profile) -> bool {
         profile.rules().human_only(self.secret, self.exclusive)
     }
 

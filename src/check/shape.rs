@@ -120,7 +120,7 @@ fn names_a_field_no_writer_writes<'a>(mut names: impl Iterator<Item = &'a str>) 
 ///
 /// Every field is `false` for events that are not inquiry events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Shape {
+pub(crate) struct Shape {
     /// `inquiry_response` only: written with an `outcome` tag (RFD 082), as
     /// opposed to the legacy flat `{id, answer}`.
     pub tagged: bool,
@@ -197,7 +197,7 @@ impl Shape {
     /// `answered`, a `reason` only on `cancelled`, RFD 083 fields only when
     /// they differ from their defaults; and the event's kept extra fields,
     /// which the writer writes back verbatim.
-    pub fn of_event(event: &Event) -> Shape {
+    pub(crate) fn of_event(event: &Event) -> Shape {
         let extra = |name: &str| event.extra.iter().any(|(n, _)| n == name);
         match &event.kind {
             EventKind::InquiryResponse(r) => Shape {
@@ -269,7 +269,7 @@ impl Shape {
     /// Each stage is derived from the profiles' switches
     /// ([`Profile::first_with`]), never named here: the stage that proves a
     /// shape is the first whose writer has the switch that writes it.
-    pub fn evidence(&self, event: &Event) -> Option<Profile> {
+    pub(crate) fn evidence(&self, event: &Event) -> Option<Profile> {
         match &event.kind {
             EventKind::InquiryRequest(r) => {
                 if self.question_083.iter().any(|present| *present) {

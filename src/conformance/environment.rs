@@ -195,7 +195,7 @@ fn typed_stand_in(input: InputKind, options: &[String], k: usize) -> Value {
 /// answers in the model's run, the first ill-typed one replaced and the
 /// model run again, until every answer shown fits (a reply feeds the
 /// prompts after it). Deterministic; lists keep their lengths.
-pub fn fit(env: &Environment, mut s: Scenario) -> Scenario {
+pub(crate) fn fit(env: &Environment, mut s: Scenario) -> Scenario {
     for (k, reply) in s.backend.iter_mut().enumerate() {
         *reply = fit_backend(env, reply, k);
     }

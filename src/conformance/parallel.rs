@@ -25,7 +25,7 @@ use crate::scenario::{self, Scenario};
 /// One case of a run, before it runs: a vector by its position in the
 /// run's vector list, or a generated case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Planned {
+pub(crate) enum Planned {
     /// The vector at this position of the run's list.
     Vector(usize),
     /// Generated case `index` of `profile`, seeded `seed`.
@@ -45,7 +45,7 @@ pub enum Planned {
 /// (rule `CONF-SHARD`); dealing round-robin keeps each shard a mix of the
 /// vectors and every profile's generated cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
+pub(crate) struct Shard {
     /// `k`, from 0.
     pub(crate) index: u32,
     /// `n`, at least 1.
@@ -54,7 +54,7 @@ pub struct Shard {
 
 impl Shard {
     /// The whole run.
-    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+    pub(crate) const WHOLE: Shard = Shard { index: 0, count: 1 };
 
     /// Reads `k/n` (`0 <= k < n`).
     pub(crate) fn parse(s: &str) -> Result<Shard, String> {
@@ -83,7 +83,7 @@ impl std::fmt::Display for Shard {
 
 /// The whole run's cases in their one order (the vectors, then each
 /// profile's generated cases `cases` seeded `seed`), keeping `shard`'s.
-pub fn plan(
+pub(crate) fn plan(
     vectors: usize,
     profiles: &[ProfileName],
     cases: std::ops::Range<u32>,
@@ -128,7 +128,7 @@ pub(crate) fn case_id(p: Planned, vectors: &[Vector]) -> CaseId {
 pub(crate) type SyncGenerator<'a> = &'a (dyn Fn(ProfileName) -> BoxedStrategy<Scenario> + Sync);
 
 /// When to stop, shareable between the workers.
-pub struct Stops<'a> {
+pub(crate) struct Stops<'a> {
     /// Checked before each case: no case starts once it holds.
     pub stop: &'a (dyn Fn() -> bool + Sync),
     /// Checked after each case: once it holds (the run was interrupted, the
@@ -156,7 +156,7 @@ pub struct Ran {
 /// (cases done, failures so far) after each case. The outcomes come back
 /// in plan order, so a run's report does not depend on how many workers
 /// ran it (rule `CONF-JOBS`).
-pub fn run_planned(
+pub(crate) fn run_planned(
     imps: &mut [&mut (dyn Implementation + Send)],
     vectors: &[Vector],
     plan: &[Planned],
@@ -385,3 +385,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(all(test, feature = "testkit"))]
+mod parallel_tests;

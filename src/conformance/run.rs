@@ -210,12 +210,12 @@ impl RunReport {
     }
 
     /// Cases that failed.
-    pub fn failed(&self) -> usize {
+    pub(crate) fn failed(&self) -> usize {
         self.count(|r| matches!(r, CaseResult::Failed(_)))
     }
 
     /// Cases the harness could not judge.
-    pub fn harness_errors(&self) -> usize {
+    pub(crate) fn harness_errors(&self) -> usize {
         self.count(|r| matches!(r, CaseResult::HarnessError { .. }))
     }
 
@@ -322,7 +322,7 @@ fn case_runner(seed: u64, index: u32) -> TestRunner {
 
 /// Generated case `index` of a run seeded `seed` drawn from `strategy`,
 /// as its shrinkable tree; an error if the generator cannot draw it.
-pub fn draw<S: Strategy<Value = Scenario>>(
+pub(crate) fn draw<S: Strategy<Value = Scenario>>(
     strategy: &S,
     seed: u64,
     index: u32,
@@ -813,3 +813,6 @@ pub(crate) fn group_failures(outcomes: &[Outcome]) -> Vec<Pending> {
 /// What "size" counts ([`size`]), for reports.
 pub(crate) const SIZE_MEANS: &str =
     "calls + scripted questions + prompter, backend, permission and delivery replies";
+
+#[cfg(all(test, feature = "testkit"))]
+mod conform_run_tests;

@@ -85,7 +85,7 @@ impl EntryKind {
     ];
 
     /// The name in `init_ok`'s `observes`.
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             EntryKind::Persisted => "persisted",
             EntryKind::Invoked => "invoked",
@@ -211,7 +211,7 @@ pub(crate) fn attribute(actual: &mut Observed, expected: &Observed) {
 
 /// Compares `actual` with `expected` on what `observes` covers, prompts
 /// without a call ID attributed by `expected` (see [`attribute`]).
-pub fn compare_observed(
+pub(crate) fn compare_observed(
     scenario: &Scenario,
     expected: &Observed,
     actual: &Observed,
@@ -299,7 +299,7 @@ fn prompt_pairs(actual: &Observed, model: &Observed) -> Vec<(String, usize, usiz
 /// and anchors are matched by their place in their call (a run whose calls'
 /// events differ is `compare`'s to report); an anchor the model has not yet
 /// persisted when it persisted the read is out of order.
-pub fn log_order(
+pub(crate) fn log_order(
     model: &Observed,
     actual: &Observed,
     observes: &BTreeSet<EntryKind>,
@@ -764,3 +764,6 @@ mod testkit {
         }
     }
 }
+
+#[cfg(all(test, feature = "cli"))]
+mod witness_tests;

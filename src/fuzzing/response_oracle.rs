@@ -30,7 +30,7 @@ use crate::wire::{CancellationReason, InquiryResponse};
 /// The cancellation tags the RFDs name: RFD 082's four
 /// (`CancellationReason` "round-trips as") and RFD 083's
 /// `invalid_static_answer`. Any other string is a tag from a newer writer.
-pub const RFD_REASON_TAGS: [&str; 5] = [
+pub(crate) const RFD_REASON_TAGS: [&str; 5] = [
     "user",
     "backend_error",
     "no_prompt_backend",
@@ -118,7 +118,7 @@ pub enum Rejection {
 }
 
 /// The oracle's verdict.
-pub type Decision = Result<Expected, Rejection>;
+pub(crate) type Decision = Result<Expected, Rejection>;
 
 /// The top level of a JSON text as the oracle reads it: an object's fields
 /// in written order (duplicates kept), the response's own fields as
@@ -189,7 +189,7 @@ pub(crate) fn top(bytes: &[u8]) -> Option<Top> {
 }
 
 /// The RFD's decision on raw bytes.
-pub fn decide(bytes: &[u8]) -> Decision {
+pub(crate) fn decide(bytes: &[u8]) -> Decision {
     match top(bytes) {
         None => Err(Rejection::NotJson),
         Some(t) => decide_top(&t),

@@ -5,7 +5,7 @@
 //!
 //! `examples/fuzz_corpus.rs` (`make fuzz-corpus`) writes [`generated`] as
 //! `fuzz/corpus/<target>/seed-*` and [`from_examples`] over `spec/examples/`
-//! as `example-*`; `tests/suite/tooling/fuzz_corpus_replay.rs` checks that the committed
+//! as `example-*`; `src/fuzzing/fuzz_corpus_replay_tests.rs` checks that the committed
 //! `seed-*` files are exactly what [`generated`] gives. Other files in a
 //! corpus folder (`crash-*`, `regression-*`) are kept by hand.
 
@@ -40,7 +40,7 @@ const STREAM_TARGETS: [&str; 3] = ["stream_reader", "roundtrip_stream", "check_b
 
 /// RFD 082 "`InquiryResponse` serialization": the seven tagged examples, as
 /// printed there.
-pub const RFD082_TAGGED: [&str; 7] = [
+pub(crate) const RFD082_TAGGED: [&str; 7] = [
     "{\n  \"outcome\": \"answered\",\n  \"id\": \"call_1.confirm.1\",\n  \"answer\": true\n}",
     "{\n  \"outcome\": \"cancelled\",\n  \"id\": \"call_1.confirm.1\",\n  \"reason\": \"user\"\n}",
     "{\n  \"outcome\": \"cancelled\",\n  \"id\": \"call_1.confirm.1\",\n  \"reason\": \"backend_error\"\n}",
@@ -51,7 +51,7 @@ pub const RFD082_TAGGED: [&str; 7] = [
 ];
 
 /// RFD 082: the legacy flat form written by pre-082 code.
-pub const RFD082_LEGACY: &str = "{\n  \"id\": \"call_1.answer\",\n  \"answer\": true\n}";
+pub(crate) const RFD082_LEGACY: &str = "{\n  \"id\": \"call_1.answer\",\n  \"answer\": true\n}";
 
 /// Responses at the edges of the read rules, named.
 pub(crate) const RESPONSE_EDGES: [(&str, &str); 27] = [
@@ -433,7 +433,7 @@ fn sanitize_seeds() -> Vec<(&'static str, Vec<u8>)> {
 
 /// Deterministic pseudo-random bytes (a 64-bit LCG), for the structured
 /// targets' seeds.
-pub fn lcg_bytes(seed: u64, len: usize) -> Vec<u8> {
+pub(crate) fn lcg_bytes(seed: u64, len: usize) -> Vec<u8> {
     let mut x = seed;
     (0..len)
         .map(|_| {

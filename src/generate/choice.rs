@@ -115,7 +115,11 @@ impl Choices for Replay<'_> {
 /// them toward 0) shrinks the value toward the generator's simplest
 /// choices; `min` should cover the choices a value usually takes, so the
 /// unshrunk draws are not biased toward short tails.
-pub fn strategy<T, F>(min: usize, max: usize, generate: F) -> impl Strategy<Value = T> + Clone
+pub(crate) fn strategy<T, F>(
+    min: usize,
+    max: usize,
+    generate: F,
+) -> impl Strategy<Value = T> + Clone
 where
     T: std::fmt::Debug,
     F: Fn(&mut Replay<'_>) -> T + Clone,

@@ -80,7 +80,7 @@ pub fn scenario_under(
 /// drawn scenario is mapped into the core language ([`into_core`]), never
 /// rejected, so any number of cases can be drawn (rule
 /// `CONF-CORE-BY-CONSTRUCTION`). Shrinking works through the map.
-pub fn core_scenario_under(
+pub(crate) fn core_scenario_under(
     profile: impl Strategy<Value = ProfileName>,
 ) -> impl Strategy<Value = Scenario> {
     scenario_under(profile).prop_map(into_core)
@@ -131,13 +131,13 @@ pub(crate) fn into_core(mut s: Scenario) -> Scenario {
 /// A scenario decoded from fuzz bytes (the `scenario` fuzz target): total,
 /// any bytes (the empty slice included) decode to a valid scenario, one
 /// byte per choice, so a one-byte mutation changes one decision.
-pub fn from_bytes(u: &mut Unstructured<'_>) -> Scenario {
+pub(crate) fn from_bytes(u: &mut Unstructured<'_>) -> Scenario {
     generate(&mut Bytes::new(u))
 }
 
 /// `count` scenarios sampled with `seed` (SplitMix64): deterministic for
 /// its arguments, and independent of proptest's version.
-pub fn sample(count: usize, seed: u64) -> Vec<Scenario> {
+pub(crate) fn sample(count: usize, seed: u64) -> Vec<Scenario> {
     choice::sample(count, seed, |c: &mut Seeded| generate(c))
 }
 
@@ -222,7 +222,7 @@ pub(crate) fn answer_type(c: &mut impl Choices) -> AnswerType {
 
 /// A question's type, `exclusive` and `persistence` (the per-question space
 /// the exploration enumerates completely; no context, no default).
-pub fn core_question(c: &mut impl Choices, id: &str) -> Question {
+pub(crate) fn core_question(c: &mut impl Choices, id: &str) -> Question {
     let mut q = Question::text(id, format!("Question {id}?"));
     q.answer_type = answer_type(c);
     q.exclusive = c.flip();
@@ -357,7 +357,7 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
 /// call `c1.x` of `beta` asking `1`: both `c1.x.1.1`) and turn-cache keys
 /// (tool `alpha` asking `x.1`, tool `alpha.x` asking `1`: both
 /// `alpha.x.1`). An empty ID is not drawn here (a scenario runs it:
-/// `tests/suite/spec/id_separator.rs`).
+/// `src/wire/id/id_separator_tests.rs`).
 pub(crate) const UNUSUAL_QUESTION_IDS: [[[&str; 2]; 2]; 2] =
     [[["x.1", ".x."], ["1", "x."]], [["1", "x."], ["x.1", ".x."]]];
 

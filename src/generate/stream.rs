@@ -305,7 +305,7 @@ pub(crate) fn flat(c: &mut impl Choices) -> Vec<Event> {
 /// [`flat`] read from fuzz bytes: total (any bytes decode; running out
 /// only ends the stream), one byte per number, so the hand-written seeds of
 /// `fuzz/corpus/sanitize/` decode as written.
-pub fn flat_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
+pub(crate) fn flat_from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
     flat(&mut Bytes::new(u))
 }
 

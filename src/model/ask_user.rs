@@ -20,15 +20,15 @@ use crate::model::tool::{
 use crate::predicates::{self, AnswerKind, TextFault};
 
 /// The tool's name and configuration key (`conversation.tools.ask_user`).
-pub const NAME: &str = predicates::ASK_USER;
+pub(crate) const NAME: &str = predicates::ASK_USER;
 
 /// The ID of the single question `ask_user` asks (RFD 083 "Execution flow"):
 /// the answer's key in the turn and the `questions.answer` config slot.
-pub const QUESTION_ID: &str = predicates::ASK_USER_QUESTION_ID;
+pub(crate) const QUESTION_ID: &str = predicates::ASK_USER_QUESTION_ID;
 
 /// The executor's kind: a built-in whose `inquiry_source()` override returns
 /// `InquirySource::Assistant` (RFD 083 Phase 2, rule `ASK-PROVENANCE`).
-pub const SOURCE: ToolSource = ToolSource::Builtin {
+pub(crate) const SOURCE: ToolSource = ToolSource::Builtin {
     hook: BuiltinHook::Assistant,
 };
 
@@ -81,7 +81,7 @@ impl AskAnswerType {
 
 /// Validated `ask_user` arguments.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Arguments {
+pub(crate) struct Arguments {
     /// The single-line question.
     pub(crate) question: String,
     /// Text shown above the question.
@@ -94,7 +94,7 @@ pub struct Arguments {
 
 /// Why a call to `ask_user` failed. `Display` is the message the model sees.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AskUserError {
+pub(crate) enum AskUserError {
     /// Rule `ASK-ARG-OBJECT`: the arguments are not a JSON object.
     NotAnObject {
         /// What was sent instead.
@@ -424,7 +424,7 @@ impl Arguments {
     /// Checks the accumulated answer against the answer type and options
     /// (rule `ASK-ANSWER-CHECK`) with the one answer-shape check, reported
     /// with RFD 083's generic wording.
-    pub fn check_answer(&self, answer: &Value) -> Result<(), AskUserError> {
+    pub(crate) fn check_answer(&self, answer: &Value) -> Result<(), AskUserError> {
         self.answer_type.validate(answer).map_err(|m| match m {
             AnswerMismatch::WrongType { expected } => AskUserError::AnswerTypeMismatch {
                 answer_type: self.answer_type.name(),
@@ -484,7 +484,7 @@ pub fn description() -> &'static str {
 /// `ASK-SCHEMA`). Provider-valid: concrete types only, and `question` is the
 /// only (unconditionally) required property; the cross-field rules are
 /// checked by [`execute`].
-pub fn parameters() -> Value {
+pub(crate) fn parameters() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -514,3 +514,6 @@ pub fn parameters() -> Value {
         "required": ["question"]
     })
 }
+
+#[cfg(all(test, feature = "testkit"))]
+mod ask_user_tests;

@@ -59,7 +59,7 @@ pub(crate) fn all() -> &'static [Builtin] {
 
 /// The built-in registered under the configuration key `key`, if any (RFD
 /// 083 "Built-in aliasing": found by the key, never by the `source` string).
-pub fn find(key: &str) -> Option<&'static Builtin> {
+pub(crate) fn find(key: &str) -> Option<&'static Builtin> {
     all().iter().find(|b| b.name == key)
 }
 

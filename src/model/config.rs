@@ -76,7 +76,7 @@ pub struct PartialEnable {
 
 impl PartialEnable {
     /// What the bool shorthand `enable = state` means.
-    pub fn shorthand(state: bool) -> Self {
+    pub(crate) fn shorthand(state: bool) -> Self {
         PartialEnable {
             state: Some(state),
             allow_toggle: Some(AllowToggle::Always),
@@ -396,7 +396,7 @@ impl PartialToolConfig {
 
     /// `self` merged over `lower`: the layering of RFD 083 Phase 1 step 3,
     /// with `lower` the built-in defaults.
-    pub fn merged_over(&self, lower: &PartialToolConfig) -> PartialToolConfig {
+    pub(crate) fn merged_over(&self, lower: &PartialToolConfig) -> PartialToolConfig {
         let mut out = lower.clone();
         out.merge(self);
         out
@@ -405,7 +405,7 @@ impl PartialToolConfig {
     /// Resolves the layer into a complete configuration for the tool named
     /// `name`. `source` is the only required field; the other defaults are
     /// documented on [`ToolConfig`].
-    pub fn resolve(&self, name: &str) -> Result<ToolConfig, ConfigError> {
+    pub(crate) fn resolve(&self, name: &str) -> Result<ToolConfig, ConfigError> {
         let ToolSettings {
             source,
             enable,
@@ -542,7 +542,7 @@ pub fn builtins() -> Vec<(String, PartialToolConfig)> {
 /// Phase 2, rule `ASK-REGISTERED-CONFIG` for `ask_user`): source `builtin`,
 /// what its [`Registration`] asks for, the labels of its questions, its
 /// description and schema.
-pub fn registered_config(builtin: &Builtin) -> PartialToolConfig {
+pub(crate) fn registered_config(builtin: &Builtin) -> PartialToolConfig {
     let style = match builtin.registration {
         // Hidden chrome.
         Registration::Unobtrusive => PartialStyle { hidden: Some(true) },
@@ -601,7 +601,7 @@ fn registered_settings(builtin: &Builtin) -> PartialToolConfig {
 /// user's entry for the same key merged *over* the built-in's, never a
 /// replacement of it. Built-ins come first in registration order, then the
 /// user's other tools in their order.
-pub fn layer_builtins(
+pub(crate) fn layer_builtins(
     user: &IndexMap<String, PartialToolConfig>,
 ) -> IndexMap<String, PartialToolConfig> {
     let mut out = IndexMap::new();
@@ -796,7 +796,7 @@ impl Toggle {
 
 /// The tools in effect for a turn: built-ins layered under the user's
 /// configuration, resolved, then the CLI toggles applied.
-pub fn effective_tools(
+pub(crate) fn effective_tools(
     user: &IndexMap<String, PartialToolConfig>,
     toggles: &[Toggle],
 ) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
@@ -1028,3 +1028,6 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod config_merge_tests;

@@ -19,7 +19,7 @@ use crate::wire::{Event, EventKind, Opaque, ToolCallResponse};
 /// The answer types the backend can be asked for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum BackendAnswerType {
+pub(crate) enum BackendAnswerType {
     /// `{"type":"boolean"}`.
     Boolean,
     /// `{"type":"string","enum":[…]}`.
@@ -96,7 +96,7 @@ impl BackendAnswerType {
 /// The two answer types without options take a prebuilt schema and pin the
 /// ID in it (cloning the maps costs less than building and hashing them
 /// again at every backend call); a select builds its own.
-pub fn schema(inquiry_id: &str, answer_type: &BackendAnswerType) -> Value {
+pub(crate) fn schema(inquiry_id: &str, answer_type: &BackendAnswerType) -> Value {
     let slot = match answer_type {
         BackendAnswerType::Boolean => 0,
         BackendAnswerType::Text => 1,
@@ -263,3 +263,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(all(test, feature = "testkit"))]
+mod inquiry_backend_tests;

@@ -62,7 +62,11 @@ pub struct Presentation {
 /// A label that is empty or only whitespace renders no header, like `None`:
 /// an empty header line says nothing about who is asking. The default of a
 /// `Secret` question is not shown: a no-echo field displays no value.
-pub fn present(question: &Question, rules: &Rules, prompt_label: Option<&str>) -> Presentation {
+pub(crate) fn present(
+    question: &Question,
+    rules: &Rules,
+    prompt_label: Option<&str>,
+) -> Presentation {
     let remember_affordance = routing::remember_offered(question, rules);
     let (input, options) = match &question.answer_type {
         AnswerType::Secret if routing::is_secret(question, rules) => {
@@ -125,3 +129,6 @@ impl Presentation {
         out
     }
 }
+
+#[cfg(test)]
+mod prompt_presentation_tests;

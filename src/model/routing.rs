@@ -17,7 +17,7 @@ use crate::wire::CancellationReason;
 
 /// Whether a question may only be answered by a human (rule `LIFE-HUMAN-ONLY`):
 /// [`Rules::human_only`] of the question's [`is_secret`] and `exclusive`.
-pub fn human_only(question: &Question, rules: &Rules) -> bool {
+pub(crate) fn human_only(question: &Question, rules: &Rules) -> bool {
     rules.human_only(is_secret(question, rules), question.exclusive)
 }
 
@@ -32,7 +32,7 @@ pub fn human_only(question: &Question, rules: &Rules) -> bool {
 /// | no | turn | any | yes |
 /// | no | none | on | no |
 /// | no | none | off | yes |
-pub fn cache_eligible(
+pub(crate) fn cache_eligible(
     secret: bool,
     persistence: AnswerReusePolicy,
     persistence_gate: bool,
@@ -59,7 +59,7 @@ pub(crate) fn is_secret(question: &Question, rules: &Rules) -> bool {
 /// where the cache would take the answer. The one place it is decided: the
 /// prompter's presentation ([`crate::model::prompt::present`]) and the cache write
 /// both ask here.
-pub fn remember_offered(question: &Question, rules: &Rules) -> bool {
+pub(crate) fn remember_offered(question: &Question, rules: &Rules) -> bool {
     match question.answer_type {
         AnswerType::Boolean => cache_eligible(
             is_secret(question, rules),
@@ -173,7 +173,7 @@ pub enum Refusal {
 /// One refusal as the RFDs' tables state it: plain data, so that a table
 /// can be read, printed and (by a profile) amended row by row.
 #[derive(Debug)]
-pub struct RefusalRow {
+pub(crate) struct RefusalRow {
     /// The refusal this row states.
     pub refusal: Refusal,
     /// Its name: the originating event in `spec/tables/`, the route a trace
@@ -194,7 +194,7 @@ pub struct RefusalRow {
 /// The refusal table (rule `LIFE-NON-ANSWER-RESPONSE`, `LIFE-CANCEL-REASON`;
 /// `spec/tables/cancellation.md`, `spec/tables/non-answer-response.md`),
 /// one row per [`Refusal`] in declaration order.
-pub static REFUSALS: [RefusalRow; 3] = [
+pub(crate) static REFUSALS: [RefusalRow; 3] = [
     RefusalRow {
         refusal: Refusal::NoTty,
         name: "refused_no_tty",
@@ -255,7 +255,7 @@ impl Refusal {
     ];
 
     /// This refusal's row of [`REFUSALS`].
-    pub const fn row(self) -> &'static RefusalRow {
+    pub(crate) const fn row(self) -> &'static RefusalRow {
         let index = match self {
             Refusal::NoTty => 0,
             Refusal::AssistantTarget => 1,
@@ -513,7 +513,10 @@ pub use crate::predicates::AnswerMismatch;
 /// step 6), by the inquiry backend's answer extraction (RFD 028) and by
 /// `ask_user`'s checks of its `default` and of the accumulated answer (RFD
 /// 083 "Arguments").
-pub fn validate_answer(answer_type: &AnswerType, value: &Value) -> Result<(), AnswerMismatch> {
+pub(crate) fn validate_answer(
+    answer_type: &AnswerType,
+    value: &Value,
+) -> Result<(), AnswerMismatch> {
     let (kind, options): (AnswerKind, &[String]) = match answer_type {
         AnswerType::Boolean => (AnswerKind::Boolean, &[]),
         AnswerType::Select { options } => (AnswerKind::Select, options),
@@ -551,3 +554,6 @@ pub mod messages {
         format!("{tool}: the user denied permission to run this tool.")
     }
 }
+
+#[cfg(test)]
+mod decision_tables_tests;

@@ -116,25 +116,25 @@ impl Question {
     }
 
     /// Sets the context.
-    pub fn with_context(mut self, context: impl Into<String>) -> Self {
+    pub(crate) fn with_context(mut self, context: impl Into<String>) -> Self {
         self.context = Some(context.into());
         self
     }
 
     /// Sets the default.
-    pub fn with_default(mut self, default: Value) -> Self {
+    pub(crate) fn with_default(mut self, default: Value) -> Self {
         self.default = Some(default);
         self
     }
 
     /// Sets `exclusive`.
-    pub fn with_exclusive(mut self, exclusive: bool) -> Self {
+    pub(crate) fn with_exclusive(mut self, exclusive: bool) -> Self {
         self.exclusive = exclusive;
         self
     }
 
     /// Sets `persistence`.
-    pub fn with_persistence(mut self, persistence: AnswerReusePolicy) -> Self {
+    pub(crate) fn with_persistence(mut self, persistence: AnswerReusePolicy) -> Self {
         self.persistence = persistence;
         self
     }
@@ -143,7 +143,7 @@ impl Question {
     /// `Secret`. Rules-blind on purpose: this is what the tool asked. Whether
     /// the lifecycle treats the question as secret depends on the profile and
     /// is `routing::is_secret`, built on this.
-    pub fn is_secret(&self) -> bool {
+    pub(crate) fn is_secret(&self) -> bool {
         match self.answer_type {
             AnswerType::Secret => true,
             AnswerType::Boolean | AnswerType::Select { .. } | AnswerType::Text => false,

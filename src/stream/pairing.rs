@@ -347,12 +347,12 @@ impl Pairer {
     }
 
     /// The turn the last pushed event sits in.
-    pub fn turn(&self) -> usize {
+    pub(crate) fn turn(&self) -> usize {
         self.turns.turn()
     }
 
     /// Feeds the event at `index` (events must be pushed in stream order).
-    pub fn push(&mut self, index: usize, event: &Event) -> PairStep {
+    pub(crate) fn push(&mut self, index: usize, event: &Event) -> PairStep {
         match self.turns.push(&event.kind) {
             turns::Step::Next { ended } => {
                 return PairStep::TurnEnded {

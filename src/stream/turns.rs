@@ -134,7 +134,7 @@ impl Tracker {
     }
 
     /// Feeds the next event of the stream.
-    pub fn push(&mut self, kind: &EventKind) -> Step {
+    pub(crate) fn push(&mut self, kind: &EventKind) -> Step {
         self.push_marker(is_marker(kind))
     }
 

@@ -491,3 +491,6 @@ fn release(state: &mut FaultState, call: Option<usize>, fx: &mut Vec<Effect>, wr
         fx.push(Effect::Persist(request));
     }
 }
+
+#[cfg(test)]
+mod fault_matrix_tests;

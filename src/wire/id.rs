@@ -237,3 +237,6 @@ mod tests {
         assert!(!is_two_segment("c.q.1", "c"));
     }
 }
+
+#[cfg(all(test, feature = "testkit"))]
+mod id_separator_tests;

@@ -988,3 +988,6 @@ impl Stream {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(all(test, feature = "testkit"))]
+mod wire_reader_errors_tests;

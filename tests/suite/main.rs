@@ -1,6 +1,6 @@
 //! The integration tests, one binary: a module per area, the shared helpers
 //! compiled once. `cargo test --test suite -- wire::` runs one area,
-//! `cargo test --test suite -- spec::properties` one file.
+//! `cargo test --test suite -- spec::lifecycle_rfd082` one file.
 //!
 //! Repository checks that run cargo themselves (the lean library's
 //! dependency set and build) are not here: `make test` runs them from

@@ -116,7 +116,7 @@ impl ReadError {
     }
 
     /// 1-based column (in bytes) of the error.
-    pub fn column(&self) -> usize {
+    pub(crate) fn column(&self) -> usize {
         self.column
     }
 

@@ -33,7 +33,7 @@ fn committed() -> Vec<Vector> {
     inquiry_model::cli::conform_command::read_vectors(&dir).unwrap()
 }
 
-/// The faults of `tests/suite/spec/fault_matrix.rs`, by name. (`nondeterministic_answers`
+/// The faults of `src/testkit/faults/fault_matrix_tests.rs`, by name. (`nondeterministic_answers`
 /// only reorders the keys of an answers map, which the RFDs leave free and
 /// the runner compares as a JSON value; `INV-DETERMINISTIC` owns it.)
 fn faults() -> Vec<(&'static str, Faults)> {

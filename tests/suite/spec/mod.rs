@@ -2,18 +2,10 @@
 //! `ask_user`, configuration, prompts, and the invariants over generated and
 //! faulty runs.
 
-mod ask_user;
-mod config_merge;
 mod coordinator_protocol;
-mod decision_tables;
 mod delivery_and_abort;
-mod fault_matrix;
 mod hard_quit;
-mod id_separator;
-mod inquiry_backend;
 mod lifecycle_rfd082;
 mod lifecycle_rfd083;
 mod no_secret_printed;
-mod prompt_presentation;
-mod properties;
 mod trace_snapshots;

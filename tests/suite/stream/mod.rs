@@ -4,4 +4,3 @@
 mod corpus;
 mod sanitize_clean;
 mod stream_ops;
-mod stream_props;

@@ -2,7 +2,6 @@
 //! review, exploration, fuzz corpus replay, traceability, the module graph,
 //! docs and build scripts.
 
-mod amendment;
 mod amendment_gate;
 pub(crate) mod amendment_rows;
 mod ci_workflows;
@@ -12,12 +11,8 @@ mod cli_conventions;
 mod cli_help;
 mod cli_model;
 mod clusterfuzzlite;
-mod docs_complete;
 mod explore_por;
-mod explore_sample;
 mod explore_states;
-mod fuzz_corpus_replay;
-mod generator_reach;
 mod model_folder;
 mod module_graph;
 mod mutants_setup;

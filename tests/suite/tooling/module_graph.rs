@@ -134,6 +134,16 @@ fn crate_graph() -> Graph {
             if path.extension().and_then(|e| e.to_str()) != Some("rs") {
                 continue;
             }
+            // A unit-test module in a file of its own (`*_tests.rs`, declared
+            // under `#[cfg(test)]`) is not part of the library's import graph
+            // either, as with the inline ones below.
+            if path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .is_some_and(|s| s.ends_with("_tests"))
+            {
+                continue;
+            }
             let rel = path.strip_prefix(&src).expect("under src");
             let mut parts = rel.components().map(|c| {
                 c.as_os_str()

@@ -19,6 +19,22 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Whether a file of `src/` ends with the path `tail` (`parent/name.rs`).
+fn src_file_exists(tail: &str) -> bool {
+    let mut stack = vec![root().join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.ends_with(tail) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// `(path, cargo test arguments)` of `spec/mutants-tests.tsv`.
 fn selection() -> Vec<(String, Vec<String>)> {
     let text = std::fs::read_to_string(root().join("spec/mutants-tests.tsv")).unwrap();
@@ -61,9 +77,15 @@ fn the_selection_names_existing_files_and_tests() {
                     root().join(format!("{dir}/{module}.rs")).exists()
                         || root().join(format!("{dir}/{module}")).is_dir()
                 }),
-                [area, file] => root()
-                    .join(format!("tests/suite/{area}/{file}.rs"))
-                    .exists(),
+                // A file of the integration-test binary, or a unit-test
+                // module in a file of its own beside the library file it
+                // tests (`parent::name_tests::`).
+                [area, file] => {
+                    root()
+                        .join(format!("tests/suite/{area}/{file}.rs"))
+                        .exists()
+                        || src_file_exists(&format!("{area}/{file}.rs"))
+                }
                 _ => false,
             };
             assert!(exists, "{path}: the filter {filter} names no module");
@@ -317,7 +339,7 @@ fn the_script_selects_then_rechecks_survivors_with_the_whole_suite() {
     assert!(first.contains("--shard 1/4"), "{first}");
     assert!(
         first.contains(
-            "--cargo-arg=--lib --cargo-arg=--test --cargo-arg=suite -- -- routing:: spec::decision_tables::"
+            "--cargo-arg=--lib --cargo-arg=--test --cargo-arg=suite -- -- routing:: routing::decision_tables_tests::"
         ),
         "{first}"
     );

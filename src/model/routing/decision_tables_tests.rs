@@ -4,10 +4,10 @@
 //! The tables are parsed from the Markdown a reviewer reads, so a change to
 //! either side that the other does not follow fails here.
 
-use inquiry_model::model::routing::{self, NonAnswer, Refusal, Route};
-use inquiry_model::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
-use inquiry_model::profile::ProfileName;
-use inquiry_model::wire::{CancellationReason, ClosesQuestions};
+use crate::model::routing::{self, NonAnswer, Refusal, Route};
+use crate::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
+use crate::profile::ProfileName;
+use crate::wire::{CancellationReason, ClosesQuestions};
 
 /// The rows of the first Markdown table in a file, as cells.
 fn table(name: &str) -> Vec<Vec<String>> {
@@ -182,7 +182,7 @@ fn non_answer_response_table_matches_spec() {
             .iter()
             .find(|r| r[0] == name)
             .unwrap_or_else(|| panic!("no row for {name}"));
-        let got = inquiry_model::model::coordinator::non_answer_response(why, "t", "q");
+        let got = crate::model::coordinator::non_answer_response(why, "t", "q");
         assert_eq!(got.kind.as_str(), row[1], "{name}");
         assert_eq!(got.kind.is_error().to_string(), row[2], "{name}");
     }
@@ -196,7 +196,7 @@ fn non_answer_response_table_matches_spec() {
 /// `exclusive` only under RFD 083 ("Non-interactive behavior").
 #[test]
 fn human_only_is_the_rfd_answer_for_model_and_oracle() {
-    use inquiry_model::check::rules::QuestionFacts;
+    use crate::check::rules::QuestionFacts;
     // (profile, secret, exclusive) -> (model, oracle)
     let table = [
         (ProfileName::Legacy, false, false, false, false),
@@ -372,7 +372,7 @@ fn model_non_answers_follow_the_reason_classes() {
         let name = why.name();
         let reason = routing::cancellation_reason(why);
         let class = reason.class().expect("the model writes known reasons");
-        let response = inquiry_model::model::coordinator::non_answer_response(why, "t", "q");
+        let response = crate::model::coordinator::non_answer_response(why, "t", "q");
         if class.fails_tool {
             assert!(response.kind.is_error(), "{name}: {reason} fails the tool");
         }
@@ -398,9 +398,9 @@ fn model_non_answers_follow_the_reason_classes() {
 /// switch, fails here.
 #[test]
 fn stage_a_shape_proves_is_the_rfd_stage() {
-    use inquiry_model::check::Profile;
-    use inquiry_model::check::shape::Shape;
-    use inquiry_model::wire::Event;
+    use crate::check::Profile;
+    use crate::check::shape::Shape;
+    use crate::wire::Event;
     let request = |answer_type: &str, extra: &str| {
         format!(
             r#"{{"type":"inquiry_request","timestamp":"2026-01-01 00:00:00.000000","id":"c.q.1","source":{{"source":"tool","name":"t"}},"question":{{"text":"Q?","answer_type":{{"type":"{answer_type}"}}{extra}}}}}"#

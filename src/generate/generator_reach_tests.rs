@@ -3,11 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::fuzzing::seeds;
+use crate::generate;
+use crate::review::amend;
+use crate::scenario::{self, Scenario, features::Feature};
 use arbitrary::Unstructured;
-use inquiry_model::fuzzing::seeds;
-use inquiry_model::generate;
-use inquiry_model::review::amend;
-use inquiry_model::scenario::{self, Scenario, features::Feature};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

@@ -8,17 +8,17 @@
 use std::cell::Cell;
 use std::time::Duration;
 
-use inquiry_model::conformance::run::{
+use crate::conformance::run::{
     CaseId, CaseResult, Limits, Progress, Run, RunReport, ShrinkEnd, ShrinkRuns, draw,
     unused_tools, without_unused,
 };
-use inquiry_model::conformance::{
+use crate::conformance::{
     self, ImplementationError, Model, Observed, Vector, core_scenario, core_scenarios,
 };
-use inquiry_model::generate::scenario::{scenario_under, size};
-use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::{self, Scenario};
-use inquiry_model::testkit::Faults;
+use crate::generate::scenario::{scenario_under, size};
+use crate::profile::ProfileName;
+use crate::scenario::{self, Scenario};
+use crate::testkit::Faults;
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 
@@ -74,8 +74,8 @@ proptest! {
     /// no draw is ever rejected.
     #[test]
     fn every_core_scenario_drawn_is_in_the_core_language(
-        s in inquiry_model::generate::scenario::core_scenario_under(
-            inquiry_model::generate::scenario::profile())
+        s in crate::generate::scenario::core_scenario_under(
+            crate::generate::scenario::profile())
     ) {
         prop_assert!(core_scenario(&s), "{}", serde_json::to_string(&s).unwrap());
         prop_assert!(scenario::run(&s).is_ok());

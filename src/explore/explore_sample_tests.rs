@@ -2,7 +2,7 @@
 //! `make explore` runs the complete enumeration (see `src/explore.rs` for
 //! the bounds).
 
-use inquiry_model::explore::{Family, explore, family_size, scenario_at};
+use crate::explore::{Family, explore, family_size, scenario_at};
 
 /// Rules: every INV-* and CHECK-* rule — every 61st scenario of both
 /// families passes every invariant after every step and at the end; the

@@ -11,16 +11,16 @@
 //! amendment `spec/profiles/examples/question-id-without-separator.json`
 //! removes it and changes nothing else.
 
-use inquiry_model::check::Diagnostic;
-use inquiry_model::generate::scenario::{sample, scenario_under, size};
-use inquiry_model::invariants::{
+use crate::check::Diagnostic;
+use crate::generate::scenario::{sample, scenario_under, size};
+use crate::invariants::{
     SEPARATOR_FLAW, cache_keys_unique, check_trace, holds_separator, ids_unique,
 };
-use inquiry_model::profile::ProfileName::{self, Rfd082, Rfd083};
-use inquiry_model::review::amend::{self, diff_profiles, regressions, run_under};
-use inquiry_model::review::profile_file::{self, RuleSet};
-use inquiry_model::rule::Rule;
-use inquiry_model::scenario::{self, Scenario};
+use crate::profile::ProfileName::{self, Rfd082, Rfd083};
+use crate::review::amend::{self, diff_profiles, regressions, run_under};
+use crate::review::profile_file::{self, RuleSet};
+use crate::rule::Rule;
+use crate::scenario::{self, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 use serde_json::json;
@@ -402,12 +402,12 @@ fn an_empty_question_id_runs_and_checks_clean() {
             .collect();
         assert_eq!(ids, ["call_1..1"], "{name}");
         assert_eq!(check_trace(&t, &s), vec![], "{name}");
-        let bytes = inquiry_model::wire::Stream::new(t.stream.clone()).to_array_string();
+        let bytes = crate::wire::Stream::new(t.stream.clone()).to_array_string();
         for mode in [
-            inquiry_model::check::ProfileMode::Auto,
-            inquiry_model::check::ProfileMode::Fixed(profile),
+            crate::check::ProfileMode::Auto,
+            crate::check::ProfileMode::Fixed(profile),
         ] {
-            let c = inquiry_model::check::check_bytes(bytes.as_bytes(), "s.json", mode);
+            let c = crate::check::check_bytes(bytes.as_bytes(), "s.json", mode);
             assert!(c.error.is_none(), "{name}");
             assert_eq!(c.diagnostics, vec![], "{name} {mode}");
         }

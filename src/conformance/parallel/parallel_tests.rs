@@ -6,19 +6,17 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use inquiry_model::conformance::environment::{
+use crate::conformance::environment::{
     Environment, PrompterAnswers, conform_scenarios, fit, fits, prompt_share,
 };
-use inquiry_model::conformance::parallel::{Planned, Shard, Stops, plan, run_planned};
-use inquiry_model::conformance::run::{CaseResult, Outcome, draw};
-use inquiry_model::conformance::{
-    Attempt, Implementation, ImplementationError, Model, Observed, curated,
-};
-use inquiry_model::generate::scenario::scenario_under;
-use inquiry_model::model::routing::InquiryErrorKind;
-use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::{BackendReply, Scenario};
-use inquiry_model::testkit::Faults;
+use crate::conformance::parallel::{Planned, Shard, Stops, plan, run_planned};
+use crate::conformance::run::{CaseResult, Outcome, draw};
+use crate::conformance::{Attempt, Implementation, ImplementationError, Model, Observed, curated};
+use crate::generate::scenario::scenario_under;
+use crate::model::routing::InquiryErrorKind;
+use crate::profile::ProfileName;
+use crate::scenario::{BackendReply, Scenario};
+use crate::testkit::Faults;
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 
@@ -203,7 +201,7 @@ fn a_declined_scenario_is_skipped_not_passed() {
     let strategy = full(ProfileName::Rfd083);
     let mut declined = 0;
     for o in &ran.outcomes {
-        let inquiry_model::conformance::run::CaseId::Generated { index, .. } = o.case else {
+        let crate::conformance::run::CaseId::Generated { index, .. } = o.case else {
             panic!("a generated case")
         };
         let s = draw(&strategy, 2, index).expect("drawn").current();

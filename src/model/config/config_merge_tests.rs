@@ -2,14 +2,14 @@
 //! "Drawbacks"): built-in defaults merge under user configuration, the two
 //! `enable` shapes, and the `-t`/`-T` toggles.
 
-use indexmap::IndexMap;
-use inquiry_model::model::ask_user;
-use inquiry_model::model::config::{
+use crate::model::ask_user;
+use crate::model::config::{
     AllowToggle, ConfigError, ConfigSource, Enable, PartialEnable, PartialQuestionConfig,
     PartialStyle, PartialToolConfig, Toggle, ToolConfig, apply_toggles, builtins, effective_tools,
     layer_builtins, registered_config,
 };
-use inquiry_model::model::tool::{QuestionConfig, QuestionTarget, RunPolicy, ToolSource};
+use crate::model::tool::{QuestionConfig, QuestionTarget, RunPolicy, ToolSource};
+use indexmap::IndexMap;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -151,13 +151,13 @@ fn layering_order_and_defaults_for_user_tools() {
     );
     assert_eq!(
         layered["ask_user"],
-        registered_config(inquiry_model::model::builtins::find("ask_user").unwrap())
+        registered_config(crate::model::builtins::find("ask_user").unwrap())
     );
     assert_eq!(
         builtins(),
         vec![(
             "ask_user".to_owned(),
-            registered_config(inquiry_model::model::builtins::find("ask_user").unwrap())
+            registered_config(crate::model::builtins::find("ask_user").unwrap())
         )]
     );
 
@@ -372,7 +372,7 @@ fn source_strings_round_trip() {
 /// written, reviewed as a snapshot; it reads back to the same value.
 #[test]
 fn registered_config_snapshot_and_round_trip() {
-    let registered = registered_config(inquiry_model::model::builtins::find("ask_user").unwrap());
+    let registered = registered_config(crate::model::builtins::find("ask_user").unwrap());
     let written = serde_json::to_value(&registered).unwrap();
     insta::assert_json_snapshot!("ask_user_registered_config", written);
     let read: PartialToolConfig = serde_json::from_value(written).unwrap();
@@ -711,8 +711,7 @@ fn the_command_line_delta_is_a_third_layer() {
         "fs": {"enable": false, "questions": {"q": {"answer": "x"}}}
     }));
     let tools =
-        inquiry_model::model::config::effective_tools_layered(&[file.clone(), delta.clone()], &[])
-            .unwrap();
+        crate::model::config::effective_tools_layered(&[file.clone(), delta.clone()], &[]).unwrap();
     let ask = &tools["ask_user"];
     assert_eq!(
         ask.enable,
@@ -753,12 +752,11 @@ fn the_command_line_delta_is_a_third_layer() {
     );
     // Order matters: the delta under the file gives the file's values.
     let swapped =
-        inquiry_model::model::config::effective_tools_layered(&[delta, file.clone()], &[]).unwrap();
+        crate::model::config::effective_tools_layered(&[delta, file.clone()], &[]).unwrap();
     assert!(!swapped["ask_user"].enable.state);
     // One layer is exactly the two-layer merge.
     assert_eq!(
-        inquiry_model::model::config::effective_tools_layered(std::slice::from_ref(&file), &[])
-            .unwrap(),
+        crate::model::config::effective_tools_layered(std::slice::from_ref(&file), &[]).unwrap(),
         effective_tools(&file, &[]).unwrap()
     );
 }

@@ -9,22 +9,20 @@
 
 use std::collections::BTreeSet;
 
-use inquiry_model::conformance::witness::{
-    self, EntryKind, FreeModel, InterleavingBug, Outcome, Search,
-};
-use inquiry_model::conformance::{
+use crate::conformance::witness::{self, EntryKind, FreeModel, InterleavingBug, Outcome, Search};
+use crate::conformance::{
     Capabilities, Implementation, ImplementationError, Model, Observed, SchedulerCapability,
     Vector, Verdict, check_generated, check_vectors,
 };
-use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::Scenario;
-use inquiry_model::testkit::Faults;
+use crate::profile::ProfileName;
+use crate::scenario::Scenario;
+use crate::testkit::Faults;
 use serde_json::json;
 
 /// The committed vectors, read from `spec/vectors/` (not recomputed).
 fn committed() -> Vec<Vector> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
-    inquiry_model::cli::conform_command::read_vectors(&dir).unwrap()
+    crate::cli::conform_command::read_vectors(&dir).unwrap()
 }
 
 fn all_kinds() -> BTreeSet<EntryKind> {
@@ -245,7 +243,7 @@ fn every_fault_still_fails_when_run_free() {
 /// an interleaving-only bug (often not), in no more schedules.
 #[test]
 fn cutting_never_loses_a_witness() {
-    let scenarios = inquiry_model::generate::scenario::sample(1500, 11);
+    let scenarios = crate::generate::scenario::sample(1500, 11);
     let (mut searched, mut with_cut, mut without, mut exhausted) = (0, 0, 0, 0);
     for s in &scenarios {
         for bug in [None, Some(InterleavingBug::PromptBeforeRecordOutOfOrder)] {
@@ -255,7 +253,7 @@ fn cutting_never_loses_a_witness() {
             }
             .run(s)
             .unwrap();
-            let expected = Observed::of(&inquiry_model::scenario::run(s).unwrap());
+            let expected = Observed::of(&crate::scenario::run(s).unwrap());
             if witness::compare_observed(s, &expected, &actual, &all_kinds()).is_none() {
                 continue;
             }
@@ -298,7 +296,7 @@ fn cutting_never_loses_a_witness() {
 /// prompter reply so that an implementation that prompts twice is
 /// answered.
 fn cached_parallel() -> Scenario {
-    let v = inquiry_model::conformance::curated()
+    let v = crate::conformance::curated()
         .unwrap()
         .into_iter()
         .find(|v| v.name == "route-cached-parallel")
@@ -422,8 +420,7 @@ fn a_call_that_ignores_its_cycles_remembered_answer_fails_when_free() {
     let d = witness::log_order(&routed_first, &actual, &all_kinds()).expect("out of order");
     assert_eq!(d.kind, "log_order", "{d:?}");
     assert!(d.at.contains("call \"call_1\""), "{d:?}");
-    let f =
-        inquiry_model::conformance::check_one(&mut IgnoresCycleCache, "cached", &s).expect("fails");
+    let f = crate::conformance::check_one(&mut IgnoresCycleCache, "cached", &s).expect("fails");
     assert!(
         matches!(f.verdict, Verdict::DivergedEverySchedule { .. }),
         "{}",
@@ -432,7 +429,7 @@ fn a_call_that_ignores_its_cycles_remembered_answer_fails_when_free() {
     let right = LastCallFirst.run(&s).unwrap();
     assert_eq!(right.prompts.len(), 1, "call 1 is answered from the cache");
     assert_eq!(
-        inquiry_model::conformance::check_one(&mut LastCallFirst, "cached", &s),
+        crate::conformance::check_one(&mut LastCallFirst, "cached", &s),
         None
     );
 }
@@ -461,7 +458,7 @@ fn the_cut_on_a_tool_response_prunes() {
         .find(|r| r.tool_call_id == "call_1")
         .unwrap();
     assert!(!r.is_error);
-    r.kind = inquiry_model::conformance::ResponseKind::ResultWithheld;
+    r.kind = crate::conformance::ResponseKind::ResultWithheld;
     let how = |cut| Search {
         observes: all_kinds(),
         budget: 100,

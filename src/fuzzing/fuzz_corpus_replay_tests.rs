@@ -1,6 +1,6 @@
 //! The fuzz corpus on stable Rust: every committed input under
 //! `fuzz/corpus/<target>/` is replayed through the same entry function the
-//! cargo-fuzz target calls (`inquiry_model::fuzzing`), so an input that once
+//! cargo-fuzz target calls (`crate::fuzzing`), so an input that once
 //! found a bug keeps guarding it in `make test`. Also checks that the fuzz
 //! crate, the corpus, the generated seeds and the dictionary agree with
 //! `fuzzing::TARGETS`, and the independent RFD 082 response decision the
@@ -11,15 +11,15 @@ use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
+use crate::fuzzing::response_oracle::{self as oracle, Expected, Rejection};
+use crate::fuzzing::{self, TARGETS, seeds};
+use crate::generate;
+use crate::model::tool::{AnswerType, ToolSource};
+use crate::profile::ProfileName;
+use crate::scenario::{self, BackendReply, Program};
+use crate::stream;
+use crate::wire::{CancellationReason, EventKind, InquiryId, InquiryResponse, Stream};
 use arbitrary::Unstructured;
-use inquiry_model::fuzzing::response_oracle::{self as oracle, Expected, Rejection};
-use inquiry_model::fuzzing::{self, TARGETS, seeds};
-use inquiry_model::generate;
-use inquiry_model::model::tool::{AnswerType, ToolSource};
-use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::{self, BackendReply, Program};
-use inquiry_model::stream;
-use inquiry_model::wire::{CancellationReason, EventKind, InquiryId, InquiryResponse, Stream};
 use serde_json::{Value, json};
 
 const CORPUS: &str = "fuzz/corpus";
@@ -514,7 +514,7 @@ fn typed_reader_agrees_with_the_rfd_on_the_former_divergences() {
         assert!(typed.is_err(), "the typed reader rejects {text}: {typed:?}");
         let event = format!(r#"{{"type":"inquiry_response","id":"e","answer":1,"x":{text}}}"#);
         assert!(
-            serde_json::from_str::<inquiry_model::wire::Event>(&event).is_ok(),
+            serde_json::from_str::<crate::wire::Event>(&event).is_ok(),
             "only as a response"
         );
     }
@@ -594,7 +594,7 @@ fn rfd_examples_survive_every_roundtrip_entry() {
             text.trim_start().trim_start_matches('{')
         );
         assert!(
-            serde_json::from_str::<inquiry_model::wire::Event>(&event).is_ok(),
+            serde_json::from_str::<crate::wire::Event>(&event).is_ok(),
             "{event}"
         );
         for entry in [fuzzing::event, fuzzing::roundtrip_event] {

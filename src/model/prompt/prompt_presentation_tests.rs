@@ -3,12 +3,12 @@
 //! persistence × prompt_label) combination"; RFD 082 "Secret questions" for
 //! no-echo input).
 
+use crate::model::ask_user;
+use crate::model::config::effective_tools;
+use crate::model::prompt::{InputKind, Presentation, present};
+use crate::model::tool::{AnswerReusePolicy, AnswerType, Outcome, Question};
+use crate::profile::{ProfileName, Rules};
 use indexmap::IndexMap;
-use inquiry_model::model::ask_user;
-use inquiry_model::model::config::effective_tools;
-use inquiry_model::model::prompt::{InputKind, Presentation, present};
-use inquiry_model::model::tool::{AnswerReusePolicy, AnswerType, Outcome, Question};
-use inquiry_model::profile::{ProfileName, Rules};
 use proptest::prelude::*;
 use serde_json::json;
 

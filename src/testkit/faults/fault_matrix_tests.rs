@@ -2,16 +2,16 @@
 //! fault-injection switch (`testkit::Faults`) is caught by the invariant
 //! it exists for, and the counterexample shrinks to a small scenario.
 //!
-//! Each fault runs the same property as `tests/suite/spec/properties.rs` (every
+//! Each fault runs the same property as `src/invariants/properties_tests.rs` (every
 //! invariant after every step and at the end) with a deterministic RNG, so
 //! this test gives the same verdicts on every machine.
 
-use inquiry_model::check::Diagnostic;
-use inquiry_model::generate::scenario::{scenario_under, size};
-use inquiry_model::invariants::{check_step, check_trace, without_known};
-use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::{self, RunOptions, Scenario};
-use inquiry_model::testkit::Faults;
+use crate::check::Diagnostic;
+use crate::generate::scenario::{scenario_under, size};
+use crate::invariants::{check_step, check_trace, without_known};
+use crate::profile::ProfileName;
+use crate::scenario::{self, RunOptions, Scenario};
+use crate::testkit::Faults;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
@@ -24,7 +24,7 @@ fn violations(s: &Scenario, faults: Faults) -> Vec<Diagnostic> {
     .expect("generated scenarios are valid");
     found.extend(check_trace(&trace, s));
     // RFD 082's separator flaw is the model's finding about the RFD, not a
-    // fault (`tests/suite/spec/id_separator.rs` shows it found and shrunk).
+    // fault (`src/wire/id/id_separator_tests.rs` shows it found and shrunk).
     without_known(s, &trace.rules, found)
 }
 
@@ -252,9 +252,9 @@ fn nondeterminism_is_caught() {
 /// leaves orphans behind, and the property catches it with a small stream.
 #[test]
 fn sanitize_across_turns_is_caught_and_shrinks() {
-    use inquiry_model::generate::stream as arb;
-    use inquiry_model::stream::pair;
-    use inquiry_model::testkit::sanitize_across_turns;
+    use crate::generate::stream as arb;
+    use crate::stream::pair;
+    use crate::testkit::sanitize_across_turns;
     let mut runner = TestRunner::new_with_rng(
         Config {
             cases: 2000,
@@ -265,7 +265,7 @@ fn sanitize_across_turns_is_caught_and_shrinks() {
     );
     // A small alphabet of events shrinks to the essence: a request, a turn
     // boundary, a response with the same ID.
-    let id = |k: u8| inquiry_model::wire::InquiryId::from_opaque(format!("call_{k}.q.1"));
+    let id = |k: u8| crate::wire::InquiryId::from_opaque(format!("call_{k}.q.1"));
     let event = prop_oneof![
         Just(arb::turn_start()),
         (0u8..2).prop_map(move |k| arb::inquiry_request(id(k))),
@@ -287,7 +287,7 @@ fn sanitize_across_turns_is_caught_and_shrinks() {
                 minimal.len()
             );
             // Without the fault the same stream is repaired.
-            let out = inquiry_model::stream::sanitize(minimal).events;
+            let out = crate::stream::sanitize(minimal).events;
             assert!(pair(&out).is_complete());
         }
         other => panic!("the cross-turn fault was not caught: {other:?}"),

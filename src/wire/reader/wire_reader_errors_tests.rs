@@ -4,8 +4,8 @@
 
 use std::io::{self, BufReader, Read};
 
-use inquiry_model::generate::wire as strategy;
-use inquiry_model::wire::{EventReader, Format, ReadError, ReadErrorKind, Stream};
+use crate::generate::wire as strategy;
+use crate::wire::{EventReader, Format, ReadError, ReadErrorKind, Stream};
 use proptest::prelude::*;
 
 /// One malformed input and the error it must give.

@@ -6,9 +6,9 @@
 
 use std::collections::BTreeSet;
 
-use inquiry_model::conformance::{OutsideCore, PINS, core_scenario, outside_core};
-use inquiry_model::review::amend;
-use inquiry_model::scenario::{Scenario, features::Feature};
+use crate::conformance::{OutsideCore, PINS, core_scenario, outside_core};
+use crate::review::amend;
+use crate::scenario::{Scenario, features::Feature};
 use serde_json::{Value, json};
 
 fn read(path: &str) -> String {

@@ -3,14 +3,14 @@
 //! the accumulated answer, the provider description and schema, provenance,
 //! and the pre-083 `Question` compatibility of RFD 083 Phase 1 step 1.
 
-use indexmap::IndexMap;
-use inquiry_model::model::ask_user::{self, Arguments, AskUserError};
-use inquiry_model::model::config::{ConfigSource, PartialToolConfig, effective_tools};
-use inquiry_model::model::tool::{
+use crate::model::ask_user::{self, Arguments, AskUserError};
+use crate::model::config::{ConfigSource, PartialToolConfig, effective_tools};
+use crate::model::tool::{
     AnswerReusePolicy, AnswerType, Answers, BuiltinHook, Outcome, Question, ToolSource,
     resolve_inquiry_source,
 };
-use inquiry_model::wire::InquirySource;
+use crate::wire::InquirySource;
+use indexmap::IndexMap;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -930,7 +930,7 @@ proptest! {
 
 /// A scenario whose one call `c1` runs `ask_user` with `arguments`; the
 /// prompter answers `"x"`.
-fn ask_user_scenario(arguments: &Value) -> inquiry_model::scenario::Scenario {
+fn ask_user_scenario(arguments: &Value) -> crate::scenario::Scenario {
     serde_json::from_value(json!({
         "tools": {"ask_user": {"program": {"kind": "ask_user"}}},
         "turns": [{"cycles": [[{"id": "c1", "tool": "ask_user", "arguments": arguments}]]}],
@@ -943,10 +943,8 @@ fn ask_user_scenario(arguments: &Value) -> inquiry_model::scenario::Scenario {
 /// the arguments can be read as a question at all (a string `question`, a
 /// known `answer_type`, string `options` only on a select): what a writer
 /// that skipped the argument checks would persist.
-fn question_as_given(arguments: &Value) -> Option<inquiry_model::wire::InquiryQuestion> {
-    use inquiry_model::wire::{
-        InquiryAnswerReusePolicy, InquiryAnswerType, InquiryQuestion, SelectOption,
-    };
+fn question_as_given(arguments: &Value) -> Option<crate::wire::InquiryQuestion> {
+    use crate::wire::{InquiryAnswerReusePolicy, InquiryAnswerType, InquiryQuestion, SelectOption};
     let text = arguments.get("question")?.as_str()?.to_owned();
     let options = match arguments.get("options") {
         None => None,
@@ -989,26 +987,26 @@ proptest! {
     /// `ask_user` never authors.
     #[test]
     fn model_and_oracle_agree_on_ask_user_question_shape(
-        arguments in inquiry_model::generate::choice::strategy(
-            6, 6, |c| inquiry_model::generate::scenario::ask_user_arguments_by_part(c),
+        arguments in crate::generate::choice::strategy(
+            6, 6, |c| crate::generate::scenario::ask_user_arguments_by_part(c),
         ),
     ) {
-        use inquiry_model::check::{self, ProfileMode};
-        use inquiry_model::rule::Rule;
-        use inquiry_model::wire::EventKind;
-        let shape_findings = |events: &[inquiry_model::wire::Event]| {
+        use crate::check::{self, ProfileMode};
+        use crate::rule::Rule;
+        use crate::wire::EventKind;
+        let shape_findings = |events: &[crate::wire::Event]| {
             check::check_events(events, "trace", ProfileMode::Auto)
                 .diagnostics
                 .into_iter()
                 .filter(|d| d.rule == Rule::CheckAskUserShape)
                 .count()
         };
-        let trace = inquiry_model::scenario::run(&ask_user_scenario(&arguments)).expect("runs");
+        let trace = crate::scenario::run(&ask_user_scenario(&arguments)).expect("runs");
         let authored = trace.stream.iter().any(|e| e.as_inquiry_request().is_some());
         if authored {
             prop_assert_eq!(shape_findings(&trace.stream), 0, "{}", arguments);
         } else if let Some(q) = question_as_given(&arguments) {
-            let mut stream = inquiry_model::scenario::run(&ask_user_scenario(
+            let mut stream = crate::scenario::run(&ask_user_scenario(
                 &json!({"question": "Proceed?"}),
             ))
             .expect("runs")

@@ -5,18 +5,18 @@
 //! properties`, for a longer search). Failures shrink to small scenarios and
 //! are kept in `tests/proptest-regressions/spec/properties.txt`.
 
-use inquiry_model::check::Diagnostic;
-use inquiry_model::generate::scenario::{scenario, scenario_under};
-use inquiry_model::invariants::{check_step, check_trace};
-use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::{self, RunOptions};
+use crate::check::Diagnostic;
+use crate::generate::scenario::{scenario, scenario_under};
+use crate::invariants::{check_step, check_trace};
+use crate::profile::ProfileName;
+use crate::scenario::{self, RunOptions};
 use proptest::prelude::*;
 
 fn report(d: &[Diagnostic]) -> String {
     d.iter().map(|d| format!("{d}\n")).collect()
 }
 
-use inquiry_model::invariants::{known_violation, without_known};
+use crate::invariants::{known_violation, without_known};
 
 proptest! {
     #![proptest_config(ProptestConfig { max_shrink_iters: 4096, ..ProptestConfig::default() })]
@@ -27,7 +27,7 @@ proptest! {
     /// CHECK-* rule — every finished run under rfd082 and rfd083 satisfies
     /// the whole catalog, but for RFD 082's separator flaw where the
     /// scenario's IDs hold the separator (`invariants::SEPARATOR_FLAW`,
-    /// shown found and shrunk in `tests/suite/spec/id_separator.rs`).
+    /// shown found and shrunk in `src/wire/id/id_separator_tests.rs`).
     #[test]
     fn every_invariant_holds_after_every_run(s in scenario_under(prop_oneof![Just(ProfileName::Rfd082), Just(ProfileName::Rfd083)])) {
         let trace = scenario::run(&s).expect("generated scenarios are valid");

@@ -2,8 +2,8 @@
 //! the RFD's JSON examples as snapshots, one event of every kind as
 //! snapshots, and round-trip properties for every wire type.
 
-use inquiry_model::generate::wire as strategy;
-use inquiry_model::wire::{
+use crate::generate::wire as strategy;
+use crate::wire::{
     CancellationReason, Event, EventKind, InquiryAnswerReusePolicy, InquiryAnswerType, InquiryId,
     InquiryQuestion, InquiryRequest, InquiryResponse, InquirySource, Opaque, SelectOption, Stream,
 };
@@ -845,7 +845,7 @@ fn a_raw_events_tag_is_its_type_string_decoded() {
         (r#"{"type":1}"#, None),
         (r#"{"kind":"turn_start"}"#, None),
     ] {
-        let raw: inquiry_model::wire::RawEvent = serde_json::from_str(text).expect("reads");
+        let raw: crate::wire::RawEvent = serde_json::from_str(text).expect("reads");
         assert_eq!(raw.tag().as_deref(), tag, "{text}");
     }
 }
@@ -857,7 +857,7 @@ fn a_raw_events_tag_is_its_type_string_decoded() {
 #[test]
 fn a_value_that_is_not_an_object_is_refused_as_not_an_event() {
     for text in ["1", "[1]", r#""turn_start""#, "null", "true"] {
-        let raw = serde_json::from_str::<inquiry_model::wire::RawEvent>(text).unwrap_err();
+        let raw = serde_json::from_str::<crate::wire::RawEvent>(text).unwrap_err();
         assert!(
             raw.to_string().contains("expected an event object"),
             "{text}: {raw}"

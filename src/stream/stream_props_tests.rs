@@ -1,16 +1,16 @@
 //! Properties of turns, pairing, sanitize and the provider view over
-//! generated streams (`inquiry_model::generate::stream`), each checked against an
+//! generated streams (`crate::generate::stream`), each checked against an
 //! independent, deliberately naive reference written here. Case counts
 //! follow `PROPTEST_CASES` (the Makefile sets 256).
 
 use std::collections::{HashMap, HashSet};
 
-use inquiry_model::generate::stream as arb;
-use inquiry_model::stream::{
+use crate::generate::stream as arb;
+use crate::stream::{
     Orphan, Pair, PairStep, Pairer, Pairing, Sanitized, pair, pair_tool_calls, provider_view,
     sanitize, turns,
 };
-use inquiry_model::wire::{Event, EventKind, InquiryId, InquiryResponse};
+use crate::wire::{Event, EventKind, InquiryId, InquiryResponse};
 use proptest::prelude::*;
 
 /// Which pairing a reference run is about.

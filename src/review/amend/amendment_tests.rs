@@ -2,9 +2,9 @@
 //! name, each as its own class; a profile diffed against itself shows
 //! nothing; the invariant matrix shows what each stage breaks and is current.
 
-use inquiry_model::profile::ProfileName::{self, Legacy, Rfd082, Rfd083};
-use inquiry_model::review::amend::{self, DiffReport, Verdict, diff_profiles, invariants};
-use inquiry_model::scenario::{self, PrompterReply, Scenario};
+use crate::profile::ProfileName::{self, Legacy, Rfd082, Rfd083};
+use crate::review::amend::{self, DiffReport, Verdict, diff_profiles, invariants};
+use crate::scenario::{self, PrompterReply, Scenario};
 use std::sync::OnceLock;
 
 fn corpus() -> &'static [Scenario] {
@@ -152,18 +152,18 @@ fn legacy_breaks_pairing_and_recording_and_later_profiles_hold() {
 
     // RFD 082 and 083 break nothing but the flaw of RFD 082's joined IDs,
     // and that only on scenarios whose IDs hold the separator (its
-    // smallest counterexample does; `tests/suite/spec/id_separator.rs`).
+    // smallest counterexample does; `src/wire/id/id_separator_tests.rs`).
     for p in [Rfd082, Rfd083] {
         let broken: Vec<String> = invariants(p, corpus())
             .into_iter()
             .filter(|v| v.violating > 0)
             .filter(|v| {
-                let flaw = inquiry_model::rule::Rule::from_id(&v.rule)
-                    .is_some_and(|r| inquiry_model::invariants::SEPARATOR_FLAW.contains(&r));
+                let flaw = crate::rule::Rule::from_id(&v.rule)
+                    .is_some_and(|r| crate::invariants::SEPARATOR_FLAW.contains(&r));
                 !(flaw
                     && v.smallest
                         .as_ref()
-                        .is_some_and(inquiry_model::invariants::holds_separator))
+                        .is_some_and(crate::invariants::holds_separator))
             })
             .map(|v| format!("{}: {:?}", v.rule, v.example))
             .collect();
@@ -269,10 +269,9 @@ fn counterexamples_come_out_without_unused_tools_and_turns() {
     assert_eq!(smallest.profile, Legacy);
     // Still unpaired when run as printed: more requests than responses.
     let t = scenario::run(smallest).expect("runs");
-    let count =
-        |f: &dyn Fn(&inquiry_model::wire::Event) -> bool| t.stream.iter().filter(|e| f(e)).count();
+    let count = |f: &dyn Fn(&crate::wire::Event) -> bool| t.stream.iter().filter(|e| f(e)).count();
     assert!(
-        count(&|e| matches!(e.kind, inquiry_model::wire::EventKind::InquiryRequest(_)))
+        count(&|e| matches!(e.kind, crate::wire::EventKind::InquiryRequest(_)))
             > count(&|e| e.as_inquiry_response().is_some()),
         "{smallest:?}"
     );
@@ -374,7 +373,7 @@ fn reports_count_one_in_the_singular() {
 /// order, keeping the first of equally small scenarios.
 #[test]
 fn the_threaded_review_reports_what_the_reference_loops_report() {
-    use inquiry_model::review::profile_file::RuleSet;
+    use crate::review::profile_file::RuleSet;
     let scenarios: Vec<Scenario> = corpus().iter().step_by(3).cloned().collect();
     let mut moved = 0;
     for (from, to) in [(Legacy, Rfd082), (Rfd082, Rfd083), (Legacy, Rfd083)] {

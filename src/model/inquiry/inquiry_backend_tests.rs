@@ -1,15 +1,49 @@
 //! The inquiry backend of RFD 028 as the trace records it: schema per answer
 //! type, the cloned conversation, answer extraction and its errors.
 
-use crate::common;
+use crate::scenario::{self as driver, Trace};
+use crate::wire::Event;
+use serde_json::Value;
 
-use common::*;
-use inquiry_model::model::inquiry::{BackendAnswerType, BackendCall, BackendQuestion, schema};
-use inquiry_model::model::routing::{AnswerMismatch, InquiryErrorKind, validate_answer};
-use inquiry_model::model::tool::{AnswerType, Question};
-use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::Scenario;
-use inquiry_model::wire::{CancellationReason, EventKind, InquiryResponse};
+/// A scenario from its JSON (the suite's `common::scenario`).
+fn scenario(v: Value) -> Scenario {
+    serde_json::from_value(v).unwrap_or_else(|e| panic!("scenario does not parse: {e}"))
+}
+
+/// Runs a scenario given as JSON.
+fn run(v: Value) -> Trace {
+    driver::run(&scenario(v)).unwrap_or_else(|e| panic!("scenario failed: {e}"))
+}
+
+/// The persisted inquiry responses, in order.
+fn responses(t: &Trace) -> Vec<&InquiryResponse> {
+    t.stream
+        .iter()
+        .filter_map(Event::as_inquiry_response)
+        .collect()
+}
+
+/// The reasons of every `Cancelled` response.
+fn cancel_reasons(t: &Trace) -> Vec<CancellationReason> {
+    responses(t)
+        .into_iter()
+        .filter_map(|r| match r {
+            InquiryResponse::Cancelled { reason, .. } => Some(reason.clone()),
+            InquiryResponse::Answered { .. } | InquiryResponse::Redacted { .. } => None,
+        })
+        .collect()
+}
+
+/// The serialized persisted stream as text.
+fn stream_text(t: &Trace) -> String {
+    serde_json::to_string(&t.persisted_json()).expect("serializes")
+}
+use crate::model::inquiry::{BackendAnswerType, BackendCall, BackendQuestion, schema};
+use crate::model::routing::{AnswerMismatch, InquiryErrorKind, validate_answer};
+use crate::model::tool::{AnswerType, Question};
+use crate::profile::ProfileName;
+use crate::scenario::Scenario;
+use crate::wire::{CancellationReason, EventKind, InquiryResponse};
 use serde_json::json;
 
 /// Rule: LIFE-BACKEND-SCHEMA — one schema per answer type, the inquiry ID
@@ -258,7 +292,7 @@ fn per_question_and_dedicated_inquiry_models() {
             "backend": [{"reply": "answer", "value": true}]
         })
     };
-    let model = |t: &inquiry_model::scenario::Trace| t.backend_calls[0].model.clone();
+    let model = |t: &crate::scenario::Trace| t.backend_calls[0].model.clone();
     assert_eq!(model(&run(v(json!(null), json!({})))), None);
     assert_eq!(
         model(&run(v(json!("small-model"), json!({})))),
@@ -314,22 +348,22 @@ proptest::proptest! {
     /// `answered` is CHECK-SECRET-NOT-ANSWERED's, not a question of fit.
     #[test]
     fn model_and_oracle_agree_on_answer_fits(
-        (question, answer, backend) in inquiry_model::generate::choice::strategy(4, 6, |c| {
-            use inquiry_model::generate::{choice::Choices, scenario};
+        (question, answer, backend) in crate::generate::choice::strategy(4, 6, |c| {
+            use crate::generate::{choice::Choices, scenario};
             (scenario::core_question(c, "q"), scenario::answer_value(c), c.flip())
         }),
     ) {
-        use inquiry_model::check::{self, ProfileMode};
-        use inquiry_model::rule::Rule;
+        use crate::check::{self, ProfileMode};
+        use crate::rule::Rule;
         proptest::prop_assume!(question.answer_type != AnswerType::Secret);
-        let fit_findings = |events: &[inquiry_model::wire::Event]| {
+        let fit_findings = |events: &[crate::wire::Event]| {
             check::check_events(events, "trace", ProfileMode::Auto)
                 .diagnostics
                 .into_iter()
                 .filter(|d| d.rule == Rule::CheckAnswerFits)
                 .count()
         };
-        let mut stream = inquiry_model::scenario::run(&one_question(&question, &answer, backend))
+        let mut stream = crate::scenario::run(&one_question(&question, &answer, backend))
             .expect("runs")
             .stream;
         let response = stream
