@@ -11,5 +11,13 @@
 pub(crate) mod faults;
 pub(crate) mod sanitize;
 
+// Unit tests of model modules that drive scenarios, which needs the
+// generators: they live here, where the feature is, so that the model
+// folder holds no feature switch.
+#[cfg(test)]
+mod ask_user_tests;
+#[cfg(test)]
+mod inquiry_backend_tests;
+
 pub use faults::Faults;
 pub use sanitize::sanitize_across_turns;

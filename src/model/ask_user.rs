@@ -514,6 +514,3 @@ pub(crate) fn parameters() -> Value {
         "required": ["question"]
     })
 }
-
-#[cfg(all(test, feature = "testkit"))]
-mod ask_user_tests;

@@ -263,6 +263,3 @@ mod tests {
         }
     }
 }
-
-#[cfg(all(test, feature = "testkit"))]
-mod inquiry_backend_tests;
