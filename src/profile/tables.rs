@@ -14,44 +14,27 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::routing::{REFUSALS, Refusal};
 use crate::wire::CancellationReason;
 
-/// The events that are refusals (the coordinator closed the question
-/// itself) start here: their response is their refusal's row, not
-/// amendable here.
-const FIRST_REFUSAL: usize = 9;
-
-/// How many rows the event tables have: the events that are not refusals,
-/// then one per refusal, in the order of [`REFUSALS`].
-pub(crate) const ROWS: usize = FIRST_REFUSAL + Refusal::ALL.len();
-
 /// The originating events, as `spec/tables/cancellation.md` names them.
-/// A refusal's row is named by its [`REFUSALS`] row, not restated here.
-pub const EVENTS: [&str; ROWS] = {
-    let named = [
-        "prompt_cancelled",
-        "prompter_failure:no_terminal",
-        "prompter_failure:io",
-        "prompter_failure:format",
-        "inquiry_error:cancelled",
-        "inquiry_error:provider",
-        "inquiry_error:missing_structured_data",
-        "inquiry_error:answer_extraction",
-        "inquiry_error:other",
-    ];
-    let mut out = [""; ROWS];
-    let mut i = 0;
-    while i < ROWS {
-        out[i] = if i < FIRST_REFUSAL {
-            named[i]
-        } else {
-            REFUSALS[i - FIRST_REFUSAL].name
-        };
-        i += 1;
-    }
-    out
-};
+pub const EVENTS: [&str; 12] = [
+    "prompt_cancelled",
+    "prompter_failure:no_terminal",
+    "prompter_failure:io",
+    "prompter_failure:format",
+    "inquiry_error:cancelled",
+    "inquiry_error:provider",
+    "inquiry_error:missing_structured_data",
+    "inquiry_error:answer_extraction",
+    "inquiry_error:other",
+    "refused_no_tty",
+    "refused_assistant_target",
+    "invalid_static_answer",
+];
+
+/// The events that are refusals (the coordinator closed the question
+/// itself): their response is their refusal's row, not amendable here.
+const FIRST_REFUSAL: usize = 9;
 
 /// The rows of `spec/tables/route.md`, by name, in order.
 pub const ROUTE_ROWS: [&str; 6] = [
@@ -82,20 +65,6 @@ pub(crate) enum Reason {
 }
 
 impl Reason {
-    /// The reason a refusal's row records ([`REFUSALS`]), as the tables
-    /// hold it. Every refusal records a reason the model knows by name; an
-    /// `Unknown` one fails the build, since [`Tables::RFD`] is a constant.
-    const fn of_refusal(reason: &CancellationReason) -> Reason {
-        match reason {
-            CancellationReason::User => Reason::User,
-            CancellationReason::BackendError => Reason::BackendError,
-            CancellationReason::NoPromptBackend => Reason::NoPromptBackend,
-            CancellationReason::AssistantRoutingDenied => Reason::AssistantRoutingDenied,
-            CancellationReason::InvalidStaticAnswer => Reason::InvalidStaticAnswer,
-            CancellationReason::Unknown(_) => panic!("a refusal records a reason the model knows"),
-        }
-    }
-
     /// The reason as written on the wire.
     pub(crate) fn to_wire(self) -> CancellationReason {
         match self {
@@ -141,9 +110,9 @@ pub(crate) enum RouteTo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tables {
     /// The cancellation table, per [`EVENTS`] row.
-    pub(crate) reasons: [Reason; ROWS],
+    pub(crate) reasons: [Reason; 12],
     /// The non-answer response table, per [`EVENTS`] row.
-    pub(crate) responses: [Response; ROWS],
+    pub(crate) responses: [Response; 12],
     /// The route table, per [`ROUTE_ROWS`] row.
     pub(crate) routes: [RouteTo; 6],
 }
@@ -160,53 +129,35 @@ impl Tables {
     /// the reasons, RFD 082 step 6 and RFD 083 steps 6–7 for the responses,
     /// RFD 083 "Resolution precedence" with RFD 082's secret guard for the
     /// route.
-    /// A refusal's reason is its [`REFUSALS`] row's, and its response is
-    /// that row ([`Response::Refused`]): neither is stated here again.
     pub const RFD: Tables = Tables {
-        reasons: {
-            let named = [
-                Reason::User,
-                Reason::User,
-                Reason::User,
-                Reason::User,
-                Reason::User,
-                Reason::BackendError,
-                Reason::BackendError,
-                Reason::BackendError,
-                Reason::BackendError,
-            ];
-            let mut out = [Reason::User; ROWS];
-            let mut i = 0;
-            while i < ROWS {
-                out[i] = if i < FIRST_REFUSAL {
-                    named[i]
-                } else {
-                    Reason::of_refusal(&REFUSALS[i - FIRST_REFUSAL].reason)
-                };
-                i += 1;
-            }
-            out
-        },
-        responses: {
-            let named = [
-                Response::CancelledByUser,
-                Response::CancelledByUser,
-                Response::CancelledByUser,
-                Response::CancelledByUser,
-                Response::InquiryFailed,
-                Response::InquiryFailed,
-                Response::InquiryFailed,
-                Response::InquiryFailed,
-                Response::InquiryFailed,
-            ];
-            let mut out = [Response::Refused; ROWS];
-            let mut i = 0;
-            while i < FIRST_REFUSAL {
-                out[i] = named[i];
-                i += 1;
-            }
-            out
-        },
+        reasons: [
+            Reason::User,
+            Reason::User,
+            Reason::User,
+            Reason::User,
+            Reason::User,
+            Reason::BackendError,
+            Reason::BackendError,
+            Reason::BackendError,
+            Reason::BackendError,
+            Reason::NoPromptBackend,
+            Reason::AssistantRoutingDenied,
+            Reason::InvalidStaticAnswer,
+        ],
+        responses: [
+            Response::CancelledByUser,
+            Response::CancelledByUser,
+            Response::CancelledByUser,
+            Response::CancelledByUser,
+            Response::InquiryFailed,
+            Response::InquiryFailed,
+            Response::InquiryFailed,
+            Response::InquiryFailed,
+            Response::InquiryFailed,
+            Response::Refused,
+            Response::Refused,
+            Response::Refused,
+        ],
         routes: [
             RouteTo::Static,
             RouteTo::Prompter,
@@ -575,7 +526,7 @@ mod tests {
             // takes shows which rows `records_for` reads.
             for (i, row) in ROUTE_ROWS.iter().enumerate().skip(1) {
                 let mut t = Tables::RFD;
-                t.reasons = [Reason::User; ROWS];
+                t.reasons = [Reason::User; 12];
                 t.reasons[4] = Reason::BackendError;
                 t.routes = [RouteTo::Prompter; 6];
                 t.routes[0] = RouteTo::Static;
@@ -598,7 +549,7 @@ mod tests {
             // Only this event records `no_prompt_backend`, every route
             // taken: it is recorded where its route is.
             let mut t = Tables::RFD;
-            t.reasons = [Reason::User; ROWS];
+            t.reasons = [Reason::User; 12];
             t.reasons[e.row()] = Reason::NoPromptBackend;
             for to in [
                 RouteTo::Prompter,
