@@ -32,6 +32,25 @@ pub const EVENTS: [&str; 12] = [
     "invalid_static_answer",
 ];
 
+/// The route each event of [`EVENTS`] happens on, row by row: a prompt
+/// event on the prompter's, a backend error on the backend's, a guard's
+/// refusal on its own, a static answer's refusal on the static answer's.
+/// Sized as [`EVENTS`], so a new event does not build without its route.
+const EVENT_ROUTES: [RouteTo; EVENTS.len()] = [
+    RouteTo::Prompter,
+    RouteTo::Prompter,
+    RouteTo::Prompter,
+    RouteTo::Prompter,
+    RouteTo::Backend,
+    RouteTo::Backend,
+    RouteTo::Backend,
+    RouteTo::Backend,
+    RouteTo::Backend,
+    RouteTo::RefusedNoTty,
+    RouteTo::RefusedAssistantTarget,
+    RouteTo::Static,
+];
+
 /// The events that are refusals (the coordinator closed the question
 /// itself): their response is their refusal's row, not amendable here.
 const FIRST_REFUSAL: usize = 9;
@@ -205,29 +224,16 @@ impl Tables {
             "user_no_tty_human_only" | "assistant_human_only" => human_only,
             _ => true,
         };
-        let needs = |event: &str| {
-            if event == "prompt_cancelled" || event.starts_with("prompter_failure:") {
-                RouteTo::Prompter
-            } else if event.starts_with("inquiry_error:") {
-                RouteTo::Backend
-            } else if event == "refused_no_tty" {
-                RouteTo::RefusedNoTty
-            } else if event == "refused_assistant_target" {
-                RouteTo::RefusedAssistantTarget
-            } else {
-                RouteTo::Static
-            }
-        };
         let routes: Vec<RouteTo> = ROUTE_ROWS
             .iter()
             .zip(self.routes)
             .filter(|(row, _)| applies(row))
             .map(|(_, to)| to)
             .collect();
-        EVENTS
+        EVENT_ROUTES
             .iter()
             .zip(self.reasons)
-            .any(|(event, r)| r == reason && routes.contains(&needs(event)))
+            .any(|(needs, r)| r == reason && routes.contains(needs))
     }
 
     /// Whether some event these tables record `reason` for is answered
