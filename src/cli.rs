@@ -103,7 +103,7 @@ pub(crate) struct GlobalArgs {
     pub(crate) quiet: bool,
     /// Say more on stderr (what runs, and how long it took).
     #[arg(short, long, global = true, action = ArgAction::Count)]
-    pub verbose: u8,
+    pub(crate) verbose: u8,
     /// Colour standard output (a text report's severities; a command
     /// whose output has no colour ignores it): `auto` colours on a terminal
     /// unless `NO_COLOR` is set (`CLICOLOR_FORCE` colours any output).

@@ -115,7 +115,7 @@ impl AnswerKind {
     /// "Arguments") and of its success body (RFD 083 "Execution flow":
     /// `{"answer_type": "boolean", "answer": true}`), and the persisted
     /// answer type's `type` tag.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             AnswerKind::Boolean => "boolean",
             AnswerKind::Select => "select",

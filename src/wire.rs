@@ -441,21 +441,21 @@ impl CancellationReason {
 /// here. `src/model/routing/decision_tables_tests.rs` checks each against the RFD sentence
 /// that fixes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ReasonClass {
+pub(crate) struct ReasonClass {
     /// The call ends with a tool-level error: the routing guards "fail the
     /// tool with a tool-level error" (RFD 082 "Secret questions", RFD 083
     /// "Non-interactive behavior"), an invalid static answer is an
     /// `Outcome::Error` (RFD 083 step 6), and a backend failure keeps the
     /// error it always was (RFD 082 step 6: the response is "unchanged").
-    pub fails_tool: bool,
+    pub(crate) fails_tool: bool,
     /// Which questions the reason may close.
-    pub closes: ClosesQuestions,
+    pub(crate) closes: ClosesQuestions,
 }
 
 /// Which questions a cancellation reason may close, by whether they need a
 /// human answer (`Secret`, or RFD 083's `exclusive`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ClosesQuestions {
+pub(crate) enum ClosesQuestions {
     /// Only a routing guard records it, and the guards refuse only
     /// human-only questions (RFD 082 "Secret questions" step 3).
     OnlyHumanOnly,

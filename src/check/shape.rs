@@ -123,7 +123,7 @@ fn names_a_field_no_writer_writes<'a>(mut names: impl Iterator<Item = &'a str>) 
 pub(crate) struct Shape {
     /// `inquiry_response` only: written with an `outcome` tag (RFD 082), as
     /// opposed to the legacy flat `{id, answer}`.
-    pub tagged: bool,
+    pub(crate) tagged: bool,
     /// `inquiry_response` only: an `answer` field is present on disk, whatever
     /// the outcome.
     pub(crate) answer_on_disk: bool,

@@ -17,15 +17,15 @@ pub(crate) enum Level {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Annotation<'a> {
     /// The file, relative to the repository root (none for standard input).
-    pub file: Option<&'a str>,
+    pub(crate) file: Option<&'a str>,
     /// 1-based line.
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// 1-based column.
-    pub col: Option<usize>,
+    pub(crate) col: Option<usize>,
     /// The title (a rule ID, or a case name).
-    pub title: &'a str,
+    pub(crate) title: &'a str,
     /// The text.
-    pub message: &'a str,
+    pub(crate) message: &'a str,
 }
 
 /// The command's message escaped as the runner unescapes it: `%`, CR, LF.

@@ -29,7 +29,7 @@ unusable input, or nothing checked (no table row the model decides and no \
 example).")]
 pub(crate) struct RfdCheckArgs {
     /// The RFD's Markdown text.
-    pub rfd: PathBuf,
+    pub(crate) rfd: PathBuf,
     /// The profile to check against: `legacy`, `rfd082`, `rfd083` or a
     /// profile file.
     #[arg(long, value_parser = super::profile_arg::RuleSetParser, default_value = "rfd083")]

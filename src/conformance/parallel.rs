@@ -130,11 +130,11 @@ pub(crate) type SyncGenerator<'a> = &'a (dyn Fn(ProfileName) -> BoxedStrategy<Sc
 /// When to stop, shareable between the workers.
 pub(crate) struct Stops<'a> {
     /// Checked before each case: no case starts once it holds.
-    pub stop: &'a (dyn Fn() -> bool + Sync),
+    pub(crate) stop: &'a (dyn Fn() -> bool + Sync),
     /// Checked after each case: once it holds (the run was interrupted, the
     /// implementation killed under the case), a case that did not pass is
     /// not recorded (rule `CONF-INTERRUPT-NOT-A-VERDICT`).
-    pub interrupted: &'a (dyn Fn() -> bool + Sync),
+    pub(crate) interrupted: &'a (dyn Fn() -> bool + Sync),
 }
 
 /// What the parallel loop ran.

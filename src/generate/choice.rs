@@ -83,7 +83,7 @@ pub trait Choices {
 /// sequence is spent. Sixteen bits: generators choose among a few options
 /// (256 at most), and each bit is one more step of proptest's shrinking.
 #[derive(Debug, Clone)]
-pub struct Replay<'a> {
+pub(crate) struct Replay<'a> {
     choices: &'a [u16],
     pos: usize,
 }

@@ -470,7 +470,7 @@ pub fn execute(arguments: &Value, answers: &Answers) -> Outcome {
 /// The provider-visible description: RFD 083's suggested long-form wording,
 /// set as `description` (not `summary`) so the usage guard is sent in every
 /// request.
-pub fn description() -> &'static str {
+pub(crate) fn description() -> &'static str {
     "Ask the user a typed question (boolean, select, or text) and receive their answer. \
      Use only when the conversation does not provide the information you need and the \
      user can reasonably be expected to answer. When in doubt, answer the user's original \

@@ -43,13 +43,13 @@ struct CheckTable {
 #[derive(Debug, Default)]
 pub(crate) struct Config {
     /// The file read, if any.
-    pub path: Option<PathBuf>,
+    pub(crate) path: Option<PathBuf>,
     /// Its rule selection, the first layer.
-    pub layer: Layer,
+    pub(crate) layer: Layer,
     /// `strict`.
-    pub strict: Option<bool>,
+    pub(crate) strict: Option<bool>,
     /// `rules-uri`.
-    pub rules_uri: Option<String>,
+    pub(crate) rules_uri: Option<String>,
 }
 
 /// The nearest configuration file at or above `start`.

@@ -52,9 +52,9 @@ impl Selector {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Layer {
     /// `select`: when given, the rules of this layer start from these.
-    pub select: Option<Vec<Selector>>,
+    pub(crate) select: Option<Vec<Selector>>,
     /// `ignore`: rules taken out.
-    pub ignore: Vec<Selector>,
+    pub(crate) ignore: Vec<Selector>,
 }
 
 /// The rules that report, resolved from the layers in order as ruff does:

@@ -16,7 +16,7 @@ base breaks that the target restores.")]
 pub(crate) struct DiffArgs {
     /// The old rule set: `legacy`, `rfd082`, `rfd083` or a profile file.
     #[arg(long, value_parser = profile_parser())]
-    pub from: RuleSet,
+    pub(crate) from: RuleSet,
     /// The new rule set: `legacy`, `rfd082`, `rfd083` or a profile file.
     #[arg(long, value_parser = profile_parser())]
     pub(crate) to: RuleSet,
@@ -37,11 +37,11 @@ pub(crate) struct DiffArgs {
     /// pull-request comment holds 65 536) by leaving out the diagrams of
     /// the last classes; 0 prints them all.
     #[arg(long, default_value_t = amend::MARKDOWN_LIMIT, value_name = "N")]
-    pub max_chars: usize,
+    pub(crate) max_chars: usize,
     /// Worker threads (default: the available cores; at least 1). The
     /// report is the same, byte for byte, for every number of threads.
     #[arg(long, value_name = "N", value_parser = crate::cli::at_least_one::<usize>)]
-    pub threads: Option<usize>,
+    pub(crate) threads: Option<usize>,
 }
 
 /// `diff-profiles`.

@@ -27,7 +27,7 @@ pub(crate) struct InvariantsArgs {
     pub(crate) sample: usize,
     /// Seed of the random scenarios.
     #[arg(long, default_value_t = amend::MATRIX_SCENARIOS.2)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub(crate) format: ReportFormat,

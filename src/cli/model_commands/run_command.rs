@@ -19,7 +19,7 @@ values the scenario typed.")]
 pub(crate) struct RunArgs {
     /// The scenario file (or a conformance vector, whose `scenario` is run),
     /// or `-` for stdin.
-    pub scenario: PathBuf,
+    pub(crate) scenario: PathBuf,
     /// Run under this profile instead of the scenario's own: `legacy`,
     /// `rfd082`, `rfd083` or a profile file.
     #[arg(long, value_parser = profile_parser())]
