@@ -50,7 +50,7 @@ pub fn provider_view(events: &[Event]) -> impl DoubleEndedIterator<Item = &Event
 
 /// [`provider_view`] with each event's index in the full stream, for
 /// diagnostics that point back at the persisted stream.
-pub fn provider_view_indexed(
+pub(crate) fn provider_view_indexed(
     events: &[Event],
 ) -> impl DoubleEndedIterator<Item = (usize, &Event)> + Clone {
     events
@@ -61,3 +61,6 @@ pub fn provider_view_indexed(
 
 #[cfg(all(test, feature = "testkit"))]
 mod stream_props_tests;
+
+#[cfg(all(test, feature = "testkit"))]
+mod stream_ops_tests;

@@ -71,7 +71,7 @@ pub fn chat_response() -> Event {
 }
 
 /// An event of a kind the model does not type (e.g. `config_delta`).
-pub fn other(tag: &str) -> Event {
+pub(crate) fn other(tag: &str) -> Event {
     Event::with(
         None,
         EventKind::Other(tag.to_owned()),
@@ -99,7 +99,7 @@ pub fn tool_call_response(id: &str) -> Event {
 
 /// An `inquiry_request` from [`TOOL_NAME`] with a boolean question whose
 /// text is `text` (tests use it to tell same-ID requests apart).
-pub fn inquiry_request_with_text(id: InquiryId, text: &str) -> Event {
+pub(crate) fn inquiry_request_with_text(id: InquiryId, text: &str) -> Event {
     Event::new(EventKind::InquiryRequest(InquiryRequest {
         id,
         source: InquirySource::tool(TOOL_NAME),
@@ -120,7 +120,7 @@ pub fn inquiry_request(id: InquiryId) -> Event {
 }
 
 /// An `inquiry_response` with the given outcome.
-pub fn inquiry_response(response: InquiryResponse) -> Event {
+pub(crate) fn inquiry_response(response: InquiryResponse) -> Event {
     Event::new(EventKind::InquiryResponse(response))
 }
 
