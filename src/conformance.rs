@@ -271,14 +271,16 @@ impl fmt::Display for Verdict {
 /// One thing a run does not compare, and why (every report states these:
 /// rule `CONF-NOT-COMPARED`). Capabilities fill it ([`not_compared_by`]);
 /// so do the run's options that skip what a pin covers.
+#[cfg(feature = "testkit")]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NotCompared {
+pub(crate) struct NotCompared {
     /// What is not compared.
     pub(crate) what: String,
     /// Why.
     pub(crate) why: String,
 }
 
+#[cfg(feature = "testkit")]
 impl fmt::Display for NotCompared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} — {}", self.what, self.why)

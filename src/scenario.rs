@@ -952,7 +952,8 @@ impl RunOptions {
     /// implementation, to show that a check catches it). The driver clones
     /// it at the start of each run, so runs under the same options share no
     /// state.
-    pub fn with_step(step: impl Step + 'static) -> Self {
+    #[cfg(feature = "testkit")]
+    pub(crate) fn with_step(step: impl Step + 'static) -> Self {
         RunOptions {
             step: Some(Box::new(step)),
         }

@@ -139,7 +139,7 @@ pub(crate) struct Stops<'a> {
 
 /// What the parallel loop ran.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ran {
+pub(crate) struct Ran {
     /// The outcomes of the cases that ran, in plan order.
     pub outcomes: Vec<Outcome>,
     /// The planned cases that did not run (the run was stopped), in plan

@@ -136,7 +136,8 @@ impl Capabilities {
     /// The capabilities an adapter declares in `init_ok` (`scheduler`,
     /// `observes`; each absent field keeps its default). An unknown value
     /// is an error naming the field and what is allowed.
-    pub fn from_init_ok(init_ok: &Value) -> Result<Capabilities, String> {
+    #[cfg(feature = "testkit")]
+    pub(crate) fn from_init_ok(init_ok: &Value) -> Result<Capabilities, String> {
         let mut caps = Capabilities::default();
         if let Some(s) = init_ok.get("scheduler") {
             caps.scheduler = serde_json::from_value(s.clone())
