@@ -45,7 +45,7 @@
 //! Shards and worker threads split the roots. [`explore_por`] searches the
 //! same roots by forking instead of replaying, one interleaving per
 //! equivalence class of independent steps ([`por`], sleep sets), and
-//! [`compare_por`] holds it to every interleaving under every fault.
+//! `compare_por` holds it to every interleaving under every fault.
 //!
 //! Beside the families, the **language** roots ([`language_root`], 360)
 //! reach the parts of the scenario language the families leave out (tools
@@ -820,7 +820,7 @@ pub(crate) fn explore_por_with(
     })
 }
 
-/// The reduced search held to every interleaving ([`compare_por`]).
+/// The reduced search held to every interleaving (`compare_por`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PorCheck {
     /// Roots searched.
@@ -849,11 +849,12 @@ pub struct PorCheck {
 /// Every root of `plan`'s shard, under every row of the fault matrix
 /// ([`por::fault_matrix`]): the reduced search must find exactly the
 /// invariants violated that every interleaving finds ([`por::agreement`]).
-pub fn compare_por(families: &[Family], plan: Plan) -> PorCheck {
+#[cfg(test)]
+pub(crate) fn compare_por(families: &[Family], plan: Plan) -> PorCheck {
     compare_por_with(families, plan, &|| {})
 }
 
-/// [`compare_por`], calling `done` after each root is compared under every
+/// `compare_por`, calling `done` after each root is compared under every
 /// row (from the worker threads; for a progress count).
 pub(crate) fn compare_por_with(
     families: &[Family],
@@ -1090,7 +1091,7 @@ fn compare_root(root: &Scenario, label: &str, rows: &[(String, RunOptions)], che
     }
 }
 
-/// [`compare_por`] on one given root (`explore --scenario FILE
+/// `compare_por` on one given root (`explore --scenario FILE
 /// --states --por --por-check`): under no fault and every fault of the
 /// fault matrix, the reduced search against every interleaving.
 pub(crate) fn compare_given(root: &Scenario, label: &str) -> PorCheck {

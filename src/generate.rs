@@ -13,7 +13,7 @@
 //! (`explore::generate`). Four drivers feed them: proptest with shrinking
 //! (the strategies of each module, thin wrappers), fuzz bytes
 //! (`from_bytes`), seeded sampling (`sample`) and exhaustive enumeration
-//! ([`choice::exhaust`], [`choice::Radix`]).
+//! (`choice::exhaust`, compiled for tests, [`choice::Radix`]).
 
 /// Proptest strategies that wrap the generators of a module's `draw`: each
 /// `name -> Type = budget;` is a `pub fn name() -> BoxedStrategy<Type>`

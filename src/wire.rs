@@ -490,7 +490,8 @@ impl CancellationReason {
 
     /// Whether only a routing guard records the reason
     /// ([`ClosesQuestions::OnlyHumanOnly`]).
-    pub fn is_guard(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_guard(&self) -> bool {
         self.class()
             .is_some_and(|c| c.closes == ClosesQuestions::OnlyHumanOnly)
     }

@@ -217,6 +217,7 @@ impl Odometer {
 
     /// Moves to the next sequence after a run of the generator; `false`
     /// once every sequence has been visited.
+    #[cfg(test)]
     pub(crate) fn advance(&mut self) -> bool {
         self.digits.truncate(self.pos);
         self.pos = 0;
@@ -254,7 +255,8 @@ impl Choices for Odometer {
 }
 
 /// Every value of a finite generator, in odometer order.
-pub fn exhaust<T>(mut generate: impl FnMut(&mut Odometer) -> T) -> Vec<T> {
+#[cfg(test)]
+pub(crate) fn exhaust<T>(mut generate: impl FnMut(&mut Odometer) -> T) -> Vec<T> {
     let mut o = Odometer::new();
     let mut out = vec![generate(&mut o)];
     while o.advance() {

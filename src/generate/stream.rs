@@ -1,9 +1,9 @@
 //! Generators of structured streams, and the event builders they use
-//! (public, so tests and downstream fuzzers can build the same shapes by
-//! hand). The generators are written once against [`Choices`] in [`draw`];
+//! (those the integration tests name are public, so downstream fuzzers can
+//! build the same shapes by hand; the rest are crate-internal). The generators are written once against [`Choices`] in [`draw`];
 //! here they are driven by proptest (the strategies [`stream`],
 //! [`clean_stream`], [`loose_event`], …, each a thin wrapper of the
-//! generator of the same name), fuzz bytes ([`from_bytes`]) and a seed
+//! generator of the same name), fuzz bytes (`from_bytes`, compiled for tests) and a seed
 //! ([`sample`]); the unit tests also drive [`clean_stream`]'s generator
 //! with fuzz bytes and a seed. [`flat`]
 //! is the stream encoding of the `sanitize` fuzz target (with fuzz bytes,
@@ -205,7 +205,8 @@ fn assemble(
 /// A stream with orphans of every kind decoded from fuzz bytes
 /// ([`draw::stream`] under the [`Bytes`] driver): total, one byte per
 /// choice in a fixed layout, so a one-byte mutation changes one turn.
-pub fn from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
+#[cfg(test)]
+pub(crate) fn from_bytes(u: &mut Unstructured<'_>) -> Vec<Event> {
     draw::stream(&mut Bytes::new(u))
 }
 

@@ -3,16 +3,19 @@
 //! against [`Choices`](super::choice::Choices) in [`draw`] (one plain
 //! function per type), and driven here by proptest (the strategies below,
 //! each a thin wrapper of the generator of the same name), fuzz bytes
-//! ([`from_bytes`]) and a seed ([`sample`]).
+//! (`from_bytes`, compiled for tests) and a seed ([`sample`]).
 //!
 //! Each covers every variant of its type (see [`draw`]); test
 //! `the_wire_generators_reach_every_shape` lists what they reach and fails
 //! naming whatever a generator stops producing.
 
+#[cfg(test)]
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 
-use super::choice::{self, Bytes, Seeded};
+#[cfg(test)]
+use super::choice::Bytes;
+use super::choice::{self, Seeded};
 use crate::wire::{
     CancellationReason, Event, EventKind, Format, InquiryAnswerReusePolicy, InquiryAnswerType,
     InquiryId, InquiryQuestion, InquiryRequest, InquiryResponse, InquirySource, Opaque,
@@ -36,7 +39,8 @@ pub const KNOWN_KINDS: [&str; 7] = [
 /// An event decoded from fuzz bytes ([`draw::event`] under the
 /// [`Bytes`] driver): total, any bytes (the empty slice included) decode,
 /// and the same bytes always give the same event.
-pub fn from_bytes(u: &mut Unstructured<'_>) -> Event {
+#[cfg(test)]
+pub(crate) fn from_bytes(u: &mut Unstructured<'_>) -> Event {
     draw::event(&mut Bytes::new(u))
 }
 
