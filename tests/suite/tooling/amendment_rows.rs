@@ -136,9 +136,17 @@ fn a_profile_file_amends_one_row() {
             .collect::<Vec<_>>(),
         ["cancellation.prompter_failure:io=\"backend_error\""]
     );
+    // A row set to the base's own value (read from the RFD tables, not
+    // restated) is refused.
+    let base_io = routing::cancellation_reason_in(
+        &Tables::RFD,
+        NonAnswer::PrompterFailed(PrompterFailure::Io),
+    );
+    let same_as_base =
+        format!(r#"{{"cancellation": {{"prompter_failure:io": {{"reason": "{base_io}"}}}}}}"#);
     let bad = [
         (
-            r#"{"cancellation": {"prompter_failure:io": {"reason": "user"}}}"#,
+            same_as_base.as_str(),
             "tables.cancellation.prompter_failure:io",
         ),
         (
@@ -494,8 +502,10 @@ fn diff_profiles_names_the_amended_rows() {
         assert_eq!(c.switches, names, "{}", c.class);
     }
     let text = r.text();
+    let base = |f| routing::cancellation_reason_in(&Tables::RFD, NonAnswer::PrompterFailed(f));
+    let (tty, io) = (base(PrompterFailure::NoTerminal), base(PrompterFailure::Io));
     assert!(
-        text.contains("changes: cancellation.prompter_failure:no_terminal \"user\" -> \"backend_error\"; cancellation.prompter_failure:io \"user\" -> \"backend_error\"\n"),
+        text.contains(&format!("changes: cancellation.prompter_failure:no_terminal \"{tty}\" -> \"backend_error\"; cancellation.prompter_failure:io \"{io}\" -> \"backend_error\"\n")),
         "{text}"
     );
 }
