@@ -80,9 +80,10 @@ fn written(text: &str) -> RuleSet {
 }
 
 /// Rule: AMEND-TABLE-ROWS — the tables as data are the RFDs' tables: the
-/// event rows are `NonAnswer::all` in order, and under `Tables::RFD` each
-/// row decides what the RFD functions decide (reason, response, route) for
-/// every event and every routing input.
+/// event rows are `NonAnswer::all` in order, every built-in profile has
+/// `Tables::RFD`, and the route rows are `spec/tables/route.md`'s (the
+/// reasons and responses are held to their prose tables in
+/// `decision_tables_tests`).
 #[test]
 fn the_rfd_tables_as_data_are_the_rfd_functions() {
     let names: Vec<String> = NonAnswer::all().into_iter().map(NonAnswer::name).collect();
