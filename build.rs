@@ -1,5 +1,5 @@
-//! Builds the committed conformance vectors (`spec/vectors/*.json`, not
-//! `index.json`) into the binary, so `inquiry-model conform` runs them from
+//! Builds the committed conformance vectors (`spec/vectors/*.json`) into
+//! the binary, so `inquiry-model conform` runs them from
 //! any directory: writes `$OUT_DIR/builtin_vectors.rs`, a list of
 //! `(name, include_str!(file))` sorted by name. A vector file added or
 //! removed reruns this script.
@@ -58,7 +58,7 @@ fn main() {
             entries
                 .filter_map(|e| e.ok())
                 .filter_map(|e| e.file_name().into_string().ok())
-                .filter(|n| n.ends_with(".json") && n != "index.json")
+                .filter(|n| n.ends_with(".json"))
                 .collect()
         })
         .unwrap_or_default();

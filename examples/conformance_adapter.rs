@@ -440,7 +440,7 @@ fn check_in_process(dir: &str) -> i32 {
     };
     for e in entries.flatten() {
         let p = e.path();
-        if p.extension().is_some_and(|x| x == "json") && !p.ends_with("index.json") {
+        if p.extension().is_some_and(|x| x == "json") {
             match std::fs::read_to_string(&p)
                 .map_err(|e| e.to_string())
                 .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))

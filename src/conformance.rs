@@ -942,27 +942,17 @@ pub fn vectors(seed: u64, count: usize) -> Result<Vec<Vector>, String> {
 }
 
 /// The files `inquiry-model vectors` writes: `<name>.json` per vector,
-/// pretty JSON ending in a newline, plus `index.json` listing name,
-/// description and rules. Pure: the caller writes them.
+/// pretty JSON ending in a newline. Each opens with its name, description
+/// and rules, so the folder is its own index (no index file restates
+/// them). Pure: the caller writes them.
 pub fn vector_files(vectors: &[Vector]) -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = vectors
+    vectors
         .iter()
         .map(|v| {
             let text = serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
             (format!("{}.json", v.name), text)
         })
-        .collect();
-    let index: Vec<Value> = vectors
-        .iter()
-        .map(
-            |v| serde_json::json!({"name": v.name, "description": v.description, "rules": v.rules}),
-        )
-        .collect();
-    files.push((
-        "index.json".to_owned(),
-        serde_json::to_string_pretty(&index).unwrap_or_default() + "\n",
-    ));
-    files
+        .collect()
 }
 
 /// The committed vector set (`spec/vectors/`): curated plus 20 generated

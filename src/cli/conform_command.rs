@@ -64,7 +64,7 @@ pub(crate) struct ConformArgs {
     /// The adapter command line (run by `sh -c`).
     #[arg(long, value_name = "CMD")]
     adapter: String,
-    /// A directory of vectors (`<name>.json`; `index.json` is skipped)
+    /// A directory of vectors (`<name>.json`)
     /// instead of the committed ones built into the binary.
     #[arg(long, value_name = "DIR")]
     vectors: Option<PathBuf>,
@@ -162,17 +162,14 @@ fn pin_arg(s: &str) -> Result<conformance::Pin, String> {
     })
 }
 
-/// Reads the vectors of `dir` (`<name>.json`, `index.json` left out),
+/// Reads the vectors of `dir` (every `<name>.json`),
 /// sorted by file name; an unreadable or malformed file is an error naming
 /// it (and the line and column).
 pub fn read_vectors(dir: &std::path::Path) -> Result<Vec<Vector>, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "json")
-                && p.file_name().is_some_and(|n| n != "index.json")
-        })
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     paths.sort();
     paths

@@ -632,9 +632,10 @@ mod tests {
 
     /// Rule: CHECK-TOOL-PAIRED — exhaustively, every stream of a
     /// `turn_start` and up to two loose events of one tool call and one
-    /// question (the [`draw::loose_event_in`] family: 1 + 32 + 32² = 1 057
-    /// streams, 32 = a request, a response, three inquiry request IDs and
-    /// three IDs times nine outcomes) round-trips through the writer and
+    /// question (the [`draw::loose_event_in`] family: 1 + w + w² streams, w
+    /// = a request, a response, three inquiry request IDs and three IDs
+    /// times the response outcomes: both booleans, each known reason and an
+    /// unknown one, redacted; 1 057 streams with five known reasons) round-trips through the writer and
     /// reader in both layouts, and its reference repair has no pairing
     /// finding.
     #[test]
@@ -647,7 +648,9 @@ mod tests {
             }
             events
         });
-        assert_eq!(family.len(), 1 + 32 + 32 * 32);
+        let outcomes = 2 + (CancellationReason::KNOWN.len() + 1) + 1;
+        let width = 2 + 3 + 3 * outcomes;
+        assert_eq!(family.len(), 1 + width + width * width);
         let distinct: BTreeSet<String> = family
             .iter()
             .map(|s| Stream::new(s.clone()).to_array_string())

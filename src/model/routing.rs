@@ -12,7 +12,8 @@ use serde_json::Value;
 use crate::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::predicates::{self, AnswerKind};
 use crate::profile::Rules;
-use crate::profile::tables::{RouteTo, Tables};
+pub use crate::profile::tables::Refusal;
+use crate::profile::tables::{FIRST_REFUSAL, RouteTo, Tables};
 use crate::wire::CancellationReason;
 
 /// Whether a question may only be answered by a human (rule `LIFE-HUMAN-ONLY`):
@@ -80,7 +81,7 @@ pub enum Route {
     /// The inquiry backend (RFD 028).
     Backend,
     /// Fail the tool: a routing guard refused the question (a row of
-    /// [`REFUSALS`]).
+    /// [`REFUSALS`](crate::profile::tables::REFUSALS)).
     Refuse(Refusal),
 }
 
@@ -152,145 +153,6 @@ pub fn route_in(
         RouteTo::Backend => Route::Backend,
         RouteTo::RefusedNoTty => Route::Refuse(Refusal::NoTty),
         RouteTo::RefusedAssistantTarget => Route::Refuse(Refusal::AssistantTarget),
-    }
-}
-
-/// A question the coordinator closes itself, without asking anyone: a
-/// routing guard or a static answer that does not fit (RFD 082 "Secret
-/// questions", RFD 083 "Resolution precedence" and "Static-answer
-/// validation"). What each records, answers and is called is its row of
-/// [`REFUSALS`]; nothing else decides it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Refusal {
-    /// The no-TTY guard refused a human-only question.
-    NoTty,
-    /// The assistant-target guard refused a human-only question.
-    AssistantTarget,
-    /// A configured static answer did not fit the question (RFD 083 step 6).
-    InvalidStaticAnswer,
-}
-
-/// One refusal as the RFDs' tables state it: plain data, so that a table
-/// can be read, printed and (by a profile) amended row by row.
-#[derive(Debug)]
-pub(crate) struct RefusalRow {
-    /// The refusal this row states.
-    pub refusal: Refusal,
-    /// Its name: the originating event in `spec/tables/`, the route a trace
-    /// shows and the
-    /// [`ResponseKind`](crate::model::coordinator::ResponseKind) of the tool response.
-    pub name: &'static str,
-    /// The reason recorded in `InquiryResponse::Cancelled` (RFD 082
-    /// "Recording lifecycle" step 6 table and "Cancellation reasons"; RFD
-    /// 083 "Persisted recording").
-    pub reason: CancellationReason,
-    /// The tool response's text, with `{tool}` and `{question_id}` filled
-    /// in by [`Refusal::message`] (rule `LIFE-GUARD-MESSAGES`).
-    pub message: &'static str,
-    /// How the review pictures name the path.
-    pub words: &'static str,
-}
-
-/// The refusal table (rule `LIFE-NON-ANSWER-RESPONSE`, `LIFE-CANCEL-REASON`;
-/// `spec/tables/cancellation.md`, `spec/tables/non-answer-response.md`),
-/// one row per [`Refusal`] in declaration order.
-pub(crate) static REFUSALS: [RefusalRow; 3] = [
-    RefusalRow {
-        refusal: Refusal::NoTty,
-        name: "refused_no_tty",
-        // RFD 082 step 6: "`AnswerType::Secret` and no TTY available |
-        // `NoPromptBackend`"; RFD 083 reuses it for `exclusive = true`.
-        reason: CancellationReason::NoPromptBackend,
-        // RFD 083 step 7, no-TTY refusal.
-        message: "{tool} cannot run because no interactive terminal is available. Do not retry \
-                  this tool call in this turn; continue without user input or explain what \
-                  information is missing.",
-        words: "refused: no TTY",
-    },
-    RefusalRow {
-        refusal: Refusal::AssistantTarget,
-        name: "refused_assistant_target",
-        // RFD 082 step 6: "`AnswerType::Secret` and `target = \"assistant\"` |
-        // `AssistantRoutingDenied`"; RFD 083 reuses it for `exclusive = true`.
-        reason: CancellationReason::AssistantRoutingDenied,
-        // RFD 083 step 7, assistant-target refusal.
-        message: "{tool} requires a human answer and cannot be routed to the assistant. Do not \
-                  retry this tool call in this turn.",
-        words: "refused: assistant target",
-    },
-    RefusalRow {
-        refusal: Refusal::InvalidStaticAnswer,
-        name: "invalid_static_answer",
-        // RFD 083 "Static-answer validation": "records the corresponding
-        // inquiry response as `InquiryResponse::Cancelled { reason:
-        // InvalidStaticAnswer }`".
-        reason: CancellationReason::InvalidStaticAnswer,
-        // RFD 083 step 6, the source-aware static-answer error.
-        message: "{tool}: the configured conversation.tools.{tool}.questions.{question_id}.answer \
-                  value does not match the question's answer_type. Update the configuration; do \
-                  not retry.",
-        words: "refused: invalid static answer",
-    },
-];
-
-// Row `i` of [`REFUSALS`] states `Refusal::ALL[i]`, and [`Refusal::row`]
-// finds it there: a row out of place fails the build, not a message at run
-// time.
-const _: () = {
-    let mut i = 0;
-    while i < REFUSALS.len() {
-        let refusal = Refusal::ALL[i];
-        assert!(REFUSALS[i].refusal as usize == refusal as usize);
-        assert!(refusal.row().refusal as usize == refusal as usize);
-        i += 1;
-    }
-};
-
-impl Refusal {
-    /// Every refusal, in declaration order (the order of [`REFUSALS`]).
-    pub const ALL: [Refusal; 3] = [
-        Refusal::NoTty,
-        Refusal::AssistantTarget,
-        Refusal::InvalidStaticAnswer,
-    ];
-
-    /// This refusal's row of [`REFUSALS`].
-    pub(crate) const fn row(self) -> &'static RefusalRow {
-        let index = match self {
-            Refusal::NoTty => 0,
-            Refusal::AssistantTarget => 1,
-            Refusal::InvalidStaticAnswer => 2,
-        };
-        &REFUSALS[index]
-    }
-
-    /// Its name (the row's `name`).
-    pub fn as_str(self) -> &'static str {
-        self.row().name
-    }
-
-    /// The tool response's text for `tool` and `question_id`: the row's
-    /// template, each placeholder filled once (a name that itself reads
-    /// `{tool}` is not expanded again).
-    pub(crate) fn message(self, tool: &str, question_id: &str) -> String {
-        let mut out = String::new();
-        let mut rest = self.row().message;
-        while let Some(at) = rest.find('{') {
-            out.push_str(&rest[..at]);
-            let tail = &rest[at..];
-            if let Some(after) = tail.strip_prefix("{tool}") {
-                out.push_str(tool);
-                rest = after;
-            } else if let Some(after) = tail.strip_prefix("{question_id}") {
-                out.push_str(question_id);
-                rest = after;
-            } else {
-                out.push('{');
-                rest = &tail[1..];
-            }
-        }
-        out.push_str(rest);
-        out
     }
 }
 
@@ -389,7 +251,7 @@ pub enum NonAnswer {
     PrompterFailed(PrompterFailure),
     /// The inquiry backend returned an error.
     Inquiry(InquiryErrorKind),
-    /// The coordinator refused the question itself (a row of [`REFUSALS`]).
+    /// The coordinator refused the question itself (a row of [`REFUSALS`](crate::profile::tables::REFUSALS)).
     Refused(Refusal),
 }
 
@@ -429,9 +291,7 @@ impl NonAnswer {
             NonAnswer::Inquiry(InquiryErrorKind::MissingStructuredData) => 6,
             NonAnswer::Inquiry(InquiryErrorKind::AnswerExtraction) => 7,
             NonAnswer::Inquiry(InquiryErrorKind::Other) => 8,
-            NonAnswer::Refused(Refusal::NoTty) => 9,
-            NonAnswer::Refused(Refusal::AssistantTarget) => 10,
-            NonAnswer::Refused(Refusal::InvalidStaticAnswer) => 11,
+            NonAnswer::Refused(refusal) => FIRST_REFUSAL + refusal.index(),
         }
     }
 
@@ -480,28 +340,11 @@ impl InquiryErrorKind {
     }
 }
 
-/// The cancellation-reason mapping (rule `LIFE-CANCEL-REASON`; RFD 082
-/// "Recording lifecycle" table, RFD 083 "Persisted recording" table;
-/// `spec/tables/cancellation.md`). A refusal's reason is its row's.
-pub fn cancellation_reason(event: NonAnswer) -> CancellationReason {
-    match event {
-        NonAnswer::PromptCancelled => CancellationReason::User,
-        NonAnswer::PrompterFailed(_) => CancellationReason::User,
-        NonAnswer::Inquiry(InquiryErrorKind::Cancelled) => CancellationReason::User,
-        NonAnswer::Inquiry(InquiryErrorKind::Provider) => CancellationReason::BackendError,
-        NonAnswer::Inquiry(InquiryErrorKind::MissingStructuredData) => {
-            CancellationReason::BackendError
-        }
-        NonAnswer::Inquiry(InquiryErrorKind::AnswerExtraction) => CancellationReason::BackendError,
-        NonAnswer::Inquiry(InquiryErrorKind::Other) => CancellationReason::BackendError,
-        NonAnswer::Refused(refusal) => refusal.row().reason.clone(),
-    }
-}
-
-/// The reason `tables` records for `event`: its row of the cancellation
-/// table, possibly amended (rule `AMEND-TABLE-ROWS`). Under
-/// [`Tables::RFD`] it is [`cancellation_reason`] (a test holds the two
-/// equal for every event).
+/// The reason `tables` records for `event` (rule `LIFE-CANCEL-REASON`):
+/// its row of the cancellation table, possibly amended (rule
+/// `AMEND-TABLE-ROWS`). Under [`Tables::RFD`] it is RFD 082 "Recording
+/// lifecycle" step 6 and RFD 083 "Persisted recording"
+/// (`spec/tables/cancellation.md`; a test holds the two equal).
 pub fn cancellation_reason_in(tables: &Tables, event: NonAnswer) -> CancellationReason {
     tables.reason(event.row()).to_wire()
 }
@@ -527,7 +370,7 @@ pub(crate) fn validate_answer(
 }
 
 /// The tool-level error texts other than the refusals' (those are rows of
-/// [`REFUSALS`](super::REFUSALS)).
+/// [`REFUSALS`](crate::profile::tables::REFUSALS)(crate::profile::tables::REFUSALS)).
 pub mod messages {
     /// The inquiry backend failed.
     pub(crate) fn inquiry_failed(tool: &str, error: &str) -> String {

@@ -16,8 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::wire::CancellationReason;
 
-/// The originating events, as `spec/tables/cancellation.md` names them.
-pub const EVENTS: [&str; 12] = [
+/// The originating events other than the refusals, as
+/// `spec/tables/cancellation.md` names them: the prompter's, then the
+/// inquiry backend's.
+const ASKED_EVENTS: [&str; 9] = [
     "prompt_cancelled",
     "prompter_failure:no_terminal",
     "prompter_failure:io",
@@ -27,16 +29,13 @@ pub const EVENTS: [&str; 12] = [
     "inquiry_error:missing_structured_data",
     "inquiry_error:answer_extraction",
     "inquiry_error:other",
-    "refused_no_tty",
-    "refused_assistant_target",
-    "invalid_static_answer",
 ];
 
-/// The route each event of [`EVENTS`] happens on, row by row: a prompt
-/// event on the prompter's, a backend error on the backend's, a guard's
-/// refusal on its own, a static answer's refusal on the static answer's.
-/// Sized as [`EVENTS`], so a new event does not build without its route.
-const EVENT_ROUTES: [RouteTo; EVENTS.len()] = [
+/// The route each event of [`ASKED_EVENTS`] happens on, row by row: a
+/// prompt event on the prompter's, a backend error on the backend's (a
+/// refusal's is its row's `on`). Sized as [`ASKED_EVENTS`], so a new event
+/// does not build without its route.
+const ASKED_ROUTES: [RouteTo; ASKED_EVENTS.len()] = [
     RouteTo::Prompter,
     RouteTo::Prompter,
     RouteTo::Prompter,
@@ -46,14 +45,48 @@ const EVENT_ROUTES: [RouteTo; EVENTS.len()] = [
     RouteTo::Backend,
     RouteTo::Backend,
     RouteTo::Backend,
-    RouteTo::RefusedNoTty,
-    RouteTo::RefusedAssistantTarget,
-    RouteTo::Static,
 ];
 
-/// The events that are refusals (the coordinator closed the question
-/// itself): their response is their refusal's row, not amendable here.
-const FIRST_REFUSAL: usize = 9;
+/// The row of the first refusal in the event-keyed tables: the refusals
+/// (the coordinator closed the question itself) follow the asked events,
+/// in the order of [`REFUSALS`]; their response is their refusal's row,
+/// not amendable here.
+pub(crate) const FIRST_REFUSAL: usize = ASKED_EVENTS.len();
+
+/// How many originating events the event-keyed tables have.
+const EVENT_COUNT: usize = ASKED_EVENTS.len() + REFUSALS.len();
+
+/// The originating events, as `spec/tables/cancellation.md` names them:
+/// [`ASKED_EVENTS`], then each refusal's name ([`REFUSALS`]).
+pub const EVENTS: [&str; EVENT_COUNT] = {
+    let mut out = [""; EVENT_COUNT];
+    let mut i = 0;
+    while i < EVENT_COUNT {
+        out[i] = if i < FIRST_REFUSAL {
+            ASKED_EVENTS[i]
+        } else {
+            REFUSALS[i - FIRST_REFUSAL].name
+        };
+        i += 1;
+    }
+    out
+};
+
+/// The route each event of [`EVENTS`] happens on (`None`: a refusal
+/// decided before any route, on every route).
+const EVENT_ROUTES: [Option<RouteTo>; EVENT_COUNT] = {
+    let mut out = [None; EVENT_COUNT];
+    let mut i = 0;
+    while i < EVENT_COUNT {
+        out[i] = if i < FIRST_REFUSAL {
+            Some(ASKED_ROUTES[i])
+        } else {
+            REFUSALS[i - FIRST_REFUSAL].on
+        };
+        i += 1;
+    }
+    out
+};
 
 /// The rows of `spec/tables/route.md`, by name, in order.
 pub const ROUTE_ROWS: [&str; 6] = [
@@ -125,13 +158,167 @@ pub(crate) enum RouteTo {
     RefusedAssistantTarget,
 }
 
+/// A question the coordinator closes itself, without asking anyone: a
+/// routing guard or a static answer that does not fit (RFD 082 "Secret
+/// questions", RFD 083 "Resolution precedence" and "Static-answer
+/// validation"). What each records, answers and is called is its row of
+/// [`REFUSALS`]; nothing else decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Refusal {
+    /// The no-TTY guard refused a human-only question.
+    NoTty,
+    /// The assistant-target guard refused a human-only question.
+    AssistantTarget,
+    /// A configured static answer did not fit the question (RFD 083 step 6).
+    InvalidStaticAnswer,
+}
+
+/// One refusal as the RFDs' tables state it: plain data, so that a table
+/// can be read, printed and (by a profile) amended row by row.
+#[derive(Debug)]
+pub(crate) struct RefusalRow {
+    /// The refusal this row states.
+    pub refusal: Refusal,
+    /// Its name: the originating event in `spec/tables/`, the route a trace
+    /// shows and the
+    /// `ResponseKind` of the tool response.
+    pub name: &'static str,
+    /// The reason recorded in `InquiryResponse::Cancelled` (RFD 082
+    /// "Recording lifecycle" step 6 table and "Cancellation reasons"; RFD
+    /// 083 "Persisted recording"): the refusal's row of the cancellation
+    /// table in [`Tables::RFD`].
+    pub reason: Reason,
+    /// The route-table outcome the refusal happens on (a guard's refusal on
+    /// its own, a static answer's on the static answer's); `None` for a
+    /// refusal decided before any route, which may close any question.
+    pub on: Option<RouteTo>,
+    /// The tool response's text, with `{tool}` and `{question_id}` filled
+    /// in by [`Refusal::message`] (rule `LIFE-GUARD-MESSAGES`).
+    pub message: &'static str,
+    /// How the review pictures name the path.
+    pub words: &'static str,
+}
+
+/// The refusal table (rule `LIFE-NON-ANSWER-RESPONSE`, `LIFE-CANCEL-REASON`;
+/// `spec/tables/cancellation.md`, `spec/tables/non-answer-response.md`),
+/// one row per [`Refusal`] in declaration order. Each row is also an
+/// originating event of the event-keyed tables ([`EVENTS`], after the
+/// prompter's and the backend's): its name, reason and route are read
+/// from here, not stated again.
+pub(crate) static REFUSALS: [RefusalRow; Refusal::ALL.len()] = [
+    RefusalRow {
+        refusal: Refusal::NoTty,
+        name: "refused_no_tty",
+        // RFD 082 step 6: "`AnswerType::Secret` and no TTY available |
+        // `NoPromptBackend`"; RFD 083 reuses it for `exclusive = true`.
+        reason: Reason::NoPromptBackend,
+        on: Some(RouteTo::RefusedNoTty),
+        // RFD 083 step 7, no-TTY refusal.
+        message: "{tool} cannot run because no interactive terminal is available. Do not retry \
+                  this tool call in this turn; continue without user input or explain what \
+                  information is missing.",
+        words: "refused: no TTY",
+    },
+    RefusalRow {
+        refusal: Refusal::AssistantTarget,
+        name: "refused_assistant_target",
+        // RFD 082 step 6: "`AnswerType::Secret` and `target = \"assistant\"` |
+        // `AssistantRoutingDenied`"; RFD 083 reuses it for `exclusive = true`.
+        reason: Reason::AssistantRoutingDenied,
+        on: Some(RouteTo::RefusedAssistantTarget),
+        // RFD 083 step 7, assistant-target refusal.
+        message: "{tool} requires a human answer and cannot be routed to the assistant. Do not \
+                  retry this tool call in this turn.",
+        words: "refused: assistant target",
+    },
+    RefusalRow {
+        refusal: Refusal::InvalidStaticAnswer,
+        name: "invalid_static_answer",
+        // RFD 083 "Static-answer validation": "records the corresponding
+        // inquiry response as `InquiryResponse::Cancelled { reason:
+        // InvalidStaticAnswer }`".
+        reason: Reason::InvalidStaticAnswer,
+        on: Some(RouteTo::Static),
+        // RFD 083 step 6, the source-aware static-answer error.
+        message: "{tool}: the configured conversation.tools.{tool}.questions.{question_id}.answer \
+                  value does not match the question's answer_type. Update the configuration; do \
+                  not retry.",
+        words: "refused: invalid static answer",
+    },
+];
+
+// Row `i` of [`REFUSALS`] states `Refusal::ALL[i]`, and [`Refusal::row`]
+// finds it there: a row out of place fails the build, not a message at run
+// time.
+const _: () = {
+    let mut i = 0;
+    while i < REFUSALS.len() {
+        let refusal = Refusal::ALL[i];
+        assert!(REFUSALS[i].refusal as usize == refusal as usize);
+        assert!(refusal.row().refusal as usize == refusal as usize);
+        i += 1;
+    }
+};
+
+impl Refusal {
+    /// Every refusal, in declaration order (the order of [`REFUSALS`]).
+    pub const ALL: [Refusal; 3] = [
+        Refusal::NoTty,
+        Refusal::AssistantTarget,
+        Refusal::InvalidStaticAnswer,
+    ];
+
+    /// Its place in [`Refusal::ALL`] and [`REFUSALS`].
+    pub(crate) const fn index(self) -> usize {
+        match self {
+            Refusal::NoTty => 0,
+            Refusal::AssistantTarget => 1,
+            Refusal::InvalidStaticAnswer => 2,
+        }
+    }
+
+    /// This refusal's row of [`REFUSALS`].
+    pub(crate) const fn row(self) -> &'static RefusalRow {
+        &REFUSALS[self.index()]
+    }
+
+    /// Its name (the row's `name`).
+    pub fn as_str(self) -> &'static str {
+        self.row().name
+    }
+
+    /// The tool response's text for `tool` and `question_id`: the row's
+    /// template, each placeholder filled once (a name that itself reads
+    /// `{tool}` is not expanded again).
+    pub(crate) fn message(self, tool: &str, question_id: &str) -> String {
+        let mut out = String::new();
+        let mut rest = self.row().message;
+        while let Some(at) = rest.find('{') {
+            out.push_str(&rest[..at]);
+            let tail = &rest[at..];
+            if let Some(after) = tail.strip_prefix("{tool}") {
+                out.push_str(tool);
+                rest = after;
+            } else if let Some(after) = tail.strip_prefix("{question_id}") {
+                out.push_str(question_id);
+                rest = after;
+            } else {
+                out.push('{');
+                rest = &tail[1..];
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
 /// The decision tables of a profile, one value per row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tables {
     /// The cancellation table, per [`EVENTS`] row.
-    pub(crate) reasons: [Reason; 12],
+    pub(crate) reasons: [Reason; EVENT_COUNT],
     /// The non-answer response table, per [`EVENTS`] row.
-    pub(crate) responses: [Response; 12],
+    pub(crate) responses: [Response; EVENT_COUNT],
     /// The route table, per [`ROUTE_ROWS`] row.
     pub(crate) routes: [RouteTo; 6],
 }
@@ -148,8 +335,9 @@ impl Tables {
     /// the reasons, RFD 082 step 6 and RFD 083 steps 6–7 for the responses,
     /// RFD 083 "Resolution precedence" with RFD 082's secret guard for the
     /// route.
-    pub const RFD: Tables = Tables {
-        reasons: [
+    pub const RFD: Tables = {
+        // The asked events' rows; a refusal's are its row of [`REFUSALS`].
+        let asked_reasons = [
             Reason::User,
             Reason::User,
             Reason::User,
@@ -159,11 +347,8 @@ impl Tables {
             Reason::BackendError,
             Reason::BackendError,
             Reason::BackendError,
-            Reason::NoPromptBackend,
-            Reason::AssistantRoutingDenied,
-            Reason::InvalidStaticAnswer,
-        ],
-        responses: [
+        ];
+        let asked_responses = [
             Response::CancelledByUser,
             Response::CancelledByUser,
             Response::CancelledByUser,
@@ -173,18 +358,31 @@ impl Tables {
             Response::InquiryFailed,
             Response::InquiryFailed,
             Response::InquiryFailed,
-            Response::Refused,
-            Response::Refused,
-            Response::Refused,
-        ],
-        routes: [
-            RouteTo::Static,
-            RouteTo::Prompter,
-            RouteTo::Backend,
-            RouteTo::RefusedNoTty,
-            RouteTo::Backend,
-            RouteTo::RefusedAssistantTarget,
-        ],
+        ];
+        let mut reasons = [Reason::User; EVENT_COUNT];
+        let mut responses = [Response::Refused; EVENT_COUNT];
+        let mut i = 0;
+        while i < EVENT_COUNT {
+            if i < FIRST_REFUSAL {
+                reasons[i] = asked_reasons[i];
+                responses[i] = asked_responses[i];
+            } else {
+                reasons[i] = REFUSALS[i - FIRST_REFUSAL].reason;
+            }
+            i += 1;
+        }
+        Tables {
+            reasons,
+            responses,
+            routes: [
+                RouteTo::Static,
+                RouteTo::Prompter,
+                RouteTo::Backend,
+                RouteTo::RefusedNoTty,
+                RouteTo::Backend,
+                RouteTo::RefusedAssistantTarget,
+            ],
+        }
     };
 
     /// The reason recorded for the event of row `event` ([`EVENTS`]).
@@ -233,7 +431,7 @@ impl Tables {
         EVENT_ROUTES
             .iter()
             .zip(self.reasons)
-            .any(|(needs, r)| r == reason && routes.contains(needs))
+            .any(|(on, r)| r == reason && on.is_none_or(|needs| routes.contains(&needs)))
     }
 
     /// Whether some event these tables record `reason` for is answered
@@ -515,7 +713,7 @@ mod tests {
     /// model closes it on.
     #[test]
     fn the_row_names_read_as_the_model_routes() {
-        use crate::model::routing::{NonAnswer, Refusal, route_row};
+        use crate::model::routing::{NonAnswer, route_row};
         use crate::model::tool::QuestionTarget;
         for human_only in [true, false] {
             let mut rows = Vec::new();
@@ -532,7 +730,7 @@ mod tests {
             // takes shows which rows `records_for` reads.
             for (i, row) in ROUTE_ROWS.iter().enumerate().skip(1) {
                 let mut t = Tables::RFD;
-                t.reasons = [Reason::User; 12];
+                t.reasons = [Reason::User; EVENT_COUNT];
                 t.reasons[4] = Reason::BackendError;
                 t.routes = [RouteTo::Prompter; 6];
                 t.routes[0] = RouteTo::Static;
@@ -545,17 +743,19 @@ mod tests {
             }
         }
         for e in NonAnswer::all() {
+            // A refusal's route is its row's `on`, held to the model's
+            // route function by the test below.
             let want = match e {
-                NonAnswer::PromptCancelled | NonAnswer::PrompterFailed(_) => RouteTo::Prompter,
-                NonAnswer::Inquiry(_) => RouteTo::Backend,
-                NonAnswer::Refused(Refusal::NoTty) => RouteTo::RefusedNoTty,
-                NonAnswer::Refused(Refusal::AssistantTarget) => RouteTo::RefusedAssistantTarget,
-                NonAnswer::Refused(Refusal::InvalidStaticAnswer) => RouteTo::Static,
+                NonAnswer::PromptCancelled | NonAnswer::PrompterFailed(_) => {
+                    Some(RouteTo::Prompter)
+                }
+                NonAnswer::Inquiry(_) => Some(RouteTo::Backend),
+                NonAnswer::Refused(refusal) => refusal.row().on,
             };
             // Only this event records `no_prompt_backend`, every route
             // taken: it is recorded where its route is.
             let mut t = Tables::RFD;
-            t.reasons = [Reason::User; 12];
+            t.reasons = [Reason::User; EVENT_COUNT];
             t.reasons[e.row()] = Reason::NoPromptBackend;
             for to in [
                 RouteTo::Prompter,
@@ -567,12 +767,51 @@ mod tests {
                 t.routes[0] = RouteTo::Static;
                 assert_eq!(
                     t.records_for(false, Reason::NoPromptBackend),
-                    to == want || want == RouteTo::Static,
+                    want.is_none_or(|w| to == w || w == RouteTo::Static),
                     "{} via {to:?}",
                     e.name()
                 );
             }
         }
+    }
+
+    /// Rule: LIFE-ROUTE — a refusal's row says which route-table outcome
+    /// it happens on (`on`), and the model's route function agrees: every
+    /// routing input the RFD route table sends to a guard's outcome is
+    /// refused by the model with the refusal whose row names that outcome,
+    /// and a refusal the route function never gives is decided outside
+    /// the route table (a static answer's, or before any route). A row
+    /// naming another guard's outcome fails here.
+    #[test]
+    fn each_refusal_happens_on_the_outcome_the_model_refuses_on() {
+        use crate::model::routing::{Refusal, Route, route};
+        use crate::model::tool::QuestionTarget;
+        let mut refused_by_route = Vec::new();
+        for has_static in [true, false] {
+            for target in [QuestionTarget::User, QuestionTarget::Assistant] {
+                for tty in [true, false] {
+                    for human_only in [true, false] {
+                        let row =
+                            crate::model::routing::route_row(has_static, target, tty, human_only);
+                        let outcome = Tables::RFD.route(row);
+                        if let Route::Refuse(r) = route(has_static, target, tty, human_only) {
+                            assert_eq!(r.row().on, Some(outcome), "{}", r.as_str());
+                            refused_by_route.push(r);
+                        }
+                    }
+                }
+            }
+        }
+        for r in Refusal::ALL {
+            if !refused_by_route.contains(&r) {
+                assert!(
+                    matches!(r.row().on, None | Some(RouteTo::Static)),
+                    "{} is decided outside the route table",
+                    r.as_str()
+                );
+            }
+        }
+        assert!(!refused_by_route.is_empty());
     }
 
     /// Rules: CHECK-REASON-BACKEND-ERROR, CHECK-REASON-HUMAN-ONLY,

@@ -6,7 +6,7 @@ use super::*;
 #[derive(Args, Debug)]
 #[command(after_help = "\
 Writes one `<name>.json` per vector ({name, description, rules, scenario, \
-expected}) and an `index.json`. The curated vectors cover every routing path, \
+expected}); each file opens with its name, description and rules. The curated vectors cover every routing path, \
 guard and cancellation reason; `--count` generated ones follow, drawn with \
 `--seed`. `--profile` (repeatable) and `--language core` keep only the vectors \
 of those profiles and inside the core scenario language (what a `conform` \

@@ -197,7 +197,7 @@ pub enum ResponseKind {
     /// The inquiry backend failed (any `InquiryError`).
     InquiryFailed,
     /// The coordinator refused the question (a guard, or a static answer
-    /// that does not fit): a row of [`REFUSALS`](crate::model::routing::REFUSALS).
+    /// that does not fit): a row of [`REFUSALS`](crate::profile::tables::REFUSALS).
     Refused(Refusal),
     /// The user denied permission to run the tool.
     PermissionDenied,
@@ -242,7 +242,7 @@ impl ResponseKind {
             | ResponseKind::UnknownTool => true,
             ResponseKind::CancelledByUser => CancellationReason::User.fails_tool(),
             ResponseKind::InquiryFailed => CancellationReason::BackendError.fails_tool(),
-            ResponseKind::Refused(refusal) => refusal.row().reason.fails_tool(),
+            ResponseKind::Refused(refusal) => refusal.row().reason.to_wire().fails_tool(),
         }
     }
 
@@ -310,7 +310,7 @@ pub enum RouteTaken {
     /// The inquiry backend was asked.
     Backend,
     /// The coordinator refused the question (a row of
-    /// [`REFUSALS`](crate::model::routing::REFUSALS)).
+    /// [`REFUSALS`](crate::profile::tables::REFUSALS)).
     Refused(Refusal),
 }
 

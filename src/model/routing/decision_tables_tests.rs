@@ -7,6 +7,7 @@
 use crate::model::routing::{self, NonAnswer, Refusal, Route};
 use crate::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::profile::ProfileName;
+use crate::profile::tables::Tables;
 use crate::wire::{CancellationReason, ClosesQuestions};
 
 /// The rows of the first Markdown table in a file, as cells.
@@ -148,7 +149,8 @@ fn remember_table_matches_spec() {
     }
 }
 
-/// Rule: LIFE-CANCEL-REASON — `routing::cancellation_reason` is exactly
+/// Rule: LIFE-CANCEL-REASON — the cancellation table the model reads
+/// ([`Tables::RFD`], through `routing::cancellation_reason_in`) is exactly
 /// `spec/tables/cancellation.md`, and the table covers every originating event.
 #[test]
 fn cancellation_table_matches_spec() {
@@ -161,7 +163,11 @@ fn cancellation_table_matches_spec() {
     for event in NonAnswer::all() {
         let name = event.name();
         let want = lookup(&rows, &[&name]);
-        assert_eq!(routing::cancellation_reason(event).as_str(), want, "{name}");
+        assert_eq!(
+            routing::cancellation_reason_in(&Tables::RFD, event).as_str(),
+            want,
+            "{name}"
+        );
     }
 }
 
@@ -370,7 +376,7 @@ fn reason_classes_are_the_rfd_rows() {
 fn model_non_answers_follow_the_reason_classes() {
     for why in NonAnswer::all() {
         let name = why.name();
-        let reason = routing::cancellation_reason(why);
+        let reason = routing::cancellation_reason_in(&Tables::RFD, why);
         let class = reason.class().expect("the model writes known reasons");
         let response = crate::model::coordinator::non_answer_response(why, "t", "q");
         if class.fails_tool {
