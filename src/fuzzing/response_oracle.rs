@@ -40,7 +40,7 @@ pub(crate) const RFD_REASON_TAGS: [&str; 5] = [
 
 /// What the RFD says an accepted response is, in the oracle's own terms.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Expected {
+pub(crate) enum Expected {
     /// `Answered { id, answer }`.
     Answered {
         /// The ID as written.
@@ -93,7 +93,7 @@ impl Expected {
 
 /// Why the oracle rejects an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Rejection {
+pub(crate) enum Rejection {
     /// Not one JSON text, or a response field a `Value` cannot hold.
     NotJson,
     /// A JSON value other than an object.
@@ -264,7 +264,7 @@ pub(crate) fn decide_top(top: &Top) -> Decision {
 
 /// The typed reader and the oracle disagree.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Disagreement {
+pub(crate) struct Disagreement {
     /// What the typed reader gave (its error as text).
     pub(crate) typed: Result<Expected, String>,
     /// What the oracle decided.
@@ -282,7 +282,7 @@ impl fmt::Display for Disagreement {
 }
 
 /// Agreement on accept/reject and, when both accept, on the value.
-pub fn compare(
+pub(crate) fn compare(
     typed: &Result<InquiryResponse, serde_json::Error>,
     oracle: &Decision,
 ) -> Result<(), Box<Disagreement>> {

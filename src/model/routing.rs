@@ -309,7 +309,7 @@ impl NonAnswer {
 
 impl InquiryErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [InquiryErrorKind; 5] = [
+    pub(crate) const ALL: [InquiryErrorKind; 5] = [
         InquiryErrorKind::Cancelled,
         InquiryErrorKind::Provider,
         InquiryErrorKind::MissingStructuredData,
@@ -318,7 +318,7 @@ impl InquiryErrorKind {
     ];
 
     /// The snake_case name (as serialized).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             InquiryErrorKind::Cancelled => "cancelled",
             InquiryErrorKind::Provider => "provider",

@@ -262,7 +262,7 @@ const _: () = {
 
 impl Refusal {
     /// Every refusal, in declaration order (the order of [`REFUSALS`]).
-    pub const ALL: [Refusal; 3] = [
+    pub(crate) const ALL: [Refusal; 3] = [
         Refusal::NoTty,
         Refusal::AssistantTarget,
         Refusal::InvalidStaticAnswer,
@@ -283,7 +283,7 @@ impl Refusal {
     }
 
     /// Its name (the row's `name`).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         self.row().name
     }
 
