@@ -1,0 +1,153 @@
+//! The scenarios a review runs, made when a worker needs them, and grouped
+//! so that a scenario that differs from another in its `profile` alone runs
+//! once.
+//!
+//! A run under a rule set reads the scenario with its `profile` replaced by
+//! the rule set's (`under`), so scenarios that differ in nothing else give
+//! the same two runs. The exploration families pick the profile last
+//! ([`explore::profile_place`]): the strided indices `m`, `m + place`, `m +
+//! 2 place` of a family are one scenario under the three profiles, and
+//! [`ReviewScenarios::unit`] hands them out together, each index with its
+//! own profile (its weight and its place in the order are its own).
+
+use crate::explore::{self, Family};
+use crate::profile::ProfileName;
+use crate::scenario::Scenario;
+
+/// Where a review's scenarios come from.
+#[derive(Debug)]
+pub(crate) enum ReviewScenarios<'a> {
+    /// A list in memory: each scenario alone (the tests' corpora).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Listed(&'a [Scenario]),
+    /// [`super::scenarios`]`(stride, sample, seed)`, in that order, without
+    /// holding the strided part: a scenario of a family is made when it is
+    /// run, and again when it is reported.
+    Drawn {
+        /// One in every `stride` of each family.
+        stride: usize,
+        /// The drawn scenarios (a seeded sequence: made up front).
+        sample: Vec<Scenario>,
+    },
+}
+
+/// Scenarios that differ in their `profile` alone: `base` under each
+/// member's profile is the scenario at the member's index.
+#[derive(Debug)]
+pub(crate) struct Unit {
+    /// The scenario (its `profile` is the first member's).
+    pub(crate) base: Scenario,
+    /// `(index, profile)` in index order.
+    pub(crate) members: Vec<(usize, ProfileName)>,
+}
+
+impl Unit {
+    /// The scenario at a member's index.
+    pub(crate) fn scenario(&self, profile: ProfileName) -> Scenario {
+        Scenario {
+            profile,
+            ..self.base.clone()
+        }
+    }
+}
+
+const FAMILIES: [Family; 2] = [Family::Single, Family::Pairs];
+
+impl ReviewScenarios<'_> {
+    /// The amendment tools' scenarios for `stride`, `sample` and `seed`.
+    pub(crate) fn drawn(stride: usize, sample: usize, seed: u64) -> ReviewScenarios<'static> {
+        ReviewScenarios::Drawn {
+            stride: stride.max(1),
+            sample: super::sample(sample, seed),
+        }
+    }
+
+    /// How many strided scenarios a family gives.
+    fn strided(family: Family, stride: usize) -> usize {
+        explore::family_size(family).div_ceil(stride)
+    }
+
+    /// How many scenarios there are.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            ReviewScenarios::Listed(list) => list.len(),
+            ReviewScenarios::Drawn { stride, sample } => {
+                FAMILIES
+                    .iter()
+                    .map(|&f| Self::strided(f, *stride))
+                    .sum::<usize>()
+                    + sample.len()
+            }
+        }
+    }
+
+    /// The scenario at `index` (`index < self.len()`).
+    pub(crate) fn at(&self, index: usize) -> Scenario {
+        match self {
+            ReviewScenarios::Listed(list) => list[index].clone(),
+            ReviewScenarios::Drawn { stride, sample } => {
+                let mut i = index;
+                for f in FAMILIES {
+                    let n = Self::strided(f, *stride);
+                    if i < n {
+                        return explore::scenario_at(f, i * stride);
+                    }
+                    i -= n;
+                }
+                sample[i].clone()
+            }
+        }
+    }
+
+    /// How many units [`ReviewScenarios::unit`] numbers (some empty).
+    pub(crate) fn units(&self) -> usize {
+        match self {
+            ReviewScenarios::Listed(list) => list.len(),
+            ReviewScenarios::Drawn { sample, .. } => {
+                FAMILIES
+                    .iter()
+                    .map(|&f| explore::profile_place(f))
+                    .sum::<usize>()
+                    + sample.len()
+            }
+        }
+    }
+
+    /// Unit `u` (`u < self.units()`), `None` when it has no member: every
+    /// index is a member of exactly one unit.
+    pub(crate) fn unit(&self, u: usize) -> Option<Unit> {
+        match self {
+            ReviewScenarios::Listed(list) => Some(Unit {
+                base: list[u].clone(),
+                members: vec![(u, list[u].profile)],
+            }),
+            ReviewScenarios::Drawn { stride, sample } => {
+                let (mut u, mut offset) = (u, 0);
+                for f in FAMILIES {
+                    let place = explore::profile_place(f);
+                    if u < place {
+                        let members: Vec<(usize, ProfileName)> = ProfileName::ALL
+                            .iter()
+                            .enumerate()
+                            .map(|(p, &profile)| (p * place + u, profile))
+                            .filter(|(n, _)| n % stride == 0)
+                            .map(|(n, profile)| (offset + n / stride, profile))
+                            .collect();
+                        let (_, first) = *members.first()?;
+                        let base = Scenario {
+                            profile: first,
+                            ..explore::scenario_at(f, u)
+                        };
+                        return Some(Unit { base, members });
+                    }
+                    u -= place;
+                    offset += Self::strided(f, *stride);
+                }
+                Some(Unit {
+                    base: sample[u].clone(),
+                    members: vec![(offset + u, sample[u].profile)],
+                })
+            }
+        }
+    }
+}
