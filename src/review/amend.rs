@@ -19,7 +19,7 @@ use crate::invariants::{
     INVARIANTS, StepChecker, StreamMemo, check_step, check_trace, check_trace_memo,
 };
 use crate::model::coordinator::RouteTaken;
-use crate::profile::ProfileName;
+use crate::profile::{ProfileName, ResponseForm};
 pub use crate::review::mermaid::event_line;
 use crate::review::profile_file::RuleSet;
 use crate::scenario::strip::{strip, without_unused_by};
@@ -306,7 +306,31 @@ fn reasons(t: &Trace) -> BTreeMap<String, usize> {
     m
 }
 
+/// The responses of `t`'s persisted stream written flat (no `outcome`)
+/// and tagged: [`Trace::persisted_json`] writes every response with its
+/// `outcome` and drops it from an answer under the flat form, so this counts
+/// the events without writing them (rule `PERF-REVIEW-SHAPES`; a test holds
+/// it to [`flat_responses_written`]).
 fn flat_responses(t: &Trace) -> (usize, usize) {
+    let flat_form = matches!(t.rules.response_form, ResponseForm::Flat);
+    let (mut flat, mut tagged) = (0, 0);
+    for e in &t.stream {
+        match e.as_inquiry_response() {
+            Some(InquiryResponse::Answered { .. }) if flat_form => flat += 1,
+            Some(
+                InquiryResponse::Answered { .. }
+                | InquiryResponse::Cancelled { .. }
+                | InquiryResponse::Redacted { .. },
+            ) => tagged += 1,
+            None => {}
+        }
+    }
+    (flat, tagged)
+}
+
+/// [`flat_responses`] read from the persisted JSON itself.
+#[cfg(test)]
+fn flat_responses_written(t: &Trace) -> (usize, usize) {
     let json = t.persisted_json();
     let events = json.as_array().cloned().unwrap_or_default();
     let responses: Vec<&Value> = events

@@ -154,3 +154,46 @@ fn a_checked_run_without_its_step_checks_disagrees() {
     });
     assert!(disagree);
 }
+
+/// Rule: PERF-REVIEW-SHAPES — the response shapes counted from the events
+/// are those of the persisted JSON (`flat_responses_written`), on every
+/// sampled run under every built-in profile, with no fault and each planted
+/// fault; both shapes occur. A count that ignores the profile's response
+/// form (every answer flat) disagrees.
+#[test]
+fn response_shapes_are_counted_as_written() {
+    let sample = checked_sample();
+    let (mut flat, mut tagged, mut wrong) = (0, 0, 0);
+    for faults in std::iter::once(Faults::default()).chain(Faults::each_alone()) {
+        for p in ProfileName::ALL {
+            let set = RuleSet::from(p);
+            for s in &sample {
+                let Some((t, _)) = checked_run_with(s, &set, faults.into()) else {
+                    continue;
+                };
+                let written = flat_responses_written(&t);
+                assert_eq!(flat_responses(&t), written, "{faults:?} {p} {s:?}");
+                flat += written.0;
+                tagged += written.1;
+                let answers = t
+                    .stream
+                    .iter()
+                    .filter(|e| {
+                        matches!(
+                            e.as_inquiry_response(),
+                            Some(InquiryResponse::Answered { .. })
+                        )
+                    })
+                    .count();
+                let responses = t
+                    .stream
+                    .iter()
+                    .filter(|e| e.as_inquiry_response().is_some())
+                    .count();
+                wrong += usize::from((answers, responses - answers) != written);
+            }
+        }
+    }
+    assert!(flat > 0 && tagged > 0, "{flat} flat, {tagged} tagged");
+    assert!(wrong > 0);
+}
