@@ -26,9 +26,21 @@ pub(crate) enum ReviewScenarios<'a> {
     Drawn {
         /// One in every `stride` of each family.
         stride: usize,
+        /// Each family's layout, in order.
+        families: Vec<Strided>,
         /// The drawn scenarios (a seeded sequence: made up front).
         sample: Vec<Scenario>,
     },
+}
+
+/// Where a family's strided scenarios sit among the indices and units.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Strided {
+    family: Family,
+    /// [`explore::profile_place`].
+    place: usize,
+    /// How many strided scenarios it gives.
+    count: usize,
 }
 
 /// Scenarios that differ in their `profile` alone: `base` under each
@@ -56,28 +68,28 @@ const FAMILIES: [Family; 2] = [Family::Single, Family::Pairs];
 impl ReviewScenarios<'_> {
     /// The amendment tools' scenarios for `stride`, `sample` and `seed`.
     pub(crate) fn drawn(stride: usize, sample: usize, seed: u64) -> ReviewScenarios<'static> {
+        let stride = stride.max(1);
         ReviewScenarios::Drawn {
-            stride: stride.max(1),
+            stride,
+            families: FAMILIES
+                .iter()
+                .map(|&family| Strided {
+                    family,
+                    place: explore::profile_place(family),
+                    count: explore::family_size(family).div_ceil(stride),
+                })
+                .collect(),
             sample: super::sample(sample, seed),
         }
-    }
-
-    /// How many strided scenarios a family gives.
-    fn strided(family: Family, stride: usize) -> usize {
-        explore::family_size(family).div_ceil(stride)
     }
 
     /// How many scenarios there are.
     pub(crate) fn len(&self) -> usize {
         match self {
             ReviewScenarios::Listed(list) => list.len(),
-            ReviewScenarios::Drawn { stride, sample } => {
-                FAMILIES
-                    .iter()
-                    .map(|&f| Self::strided(f, *stride))
-                    .sum::<usize>()
-                    + sample.len()
-            }
+            ReviewScenarios::Drawn {
+                families, sample, ..
+            } => families.iter().map(|f| f.count).sum::<usize>() + sample.len(),
         }
     }
 
@@ -85,14 +97,17 @@ impl ReviewScenarios<'_> {
     pub(crate) fn at(&self, index: usize) -> Scenario {
         match self {
             ReviewScenarios::Listed(list) => list[index].clone(),
-            ReviewScenarios::Drawn { stride, sample } => {
+            ReviewScenarios::Drawn {
+                stride,
+                families,
+                sample,
+            } => {
                 let mut i = index;
-                for f in FAMILIES {
-                    let n = Self::strided(f, *stride);
-                    if i < n {
-                        return explore::scenario_at(f, i * stride);
+                for f in families {
+                    if i < f.count {
+                        return explore::scenario_at(f.family, i * stride);
                     }
-                    i -= n;
+                    i -= f.count;
                 }
                 sample[i].clone()
             }
@@ -103,13 +118,9 @@ impl ReviewScenarios<'_> {
     pub(crate) fn units(&self) -> usize {
         match self {
             ReviewScenarios::Listed(list) => list.len(),
-            ReviewScenarios::Drawn { sample, .. } => {
-                FAMILIES
-                    .iter()
-                    .map(|&f| explore::profile_place(f))
-                    .sum::<usize>()
-                    + sample.len()
-            }
+            ReviewScenarios::Drawn {
+                families, sample, ..
+            } => families.iter().map(|f| f.place).sum::<usize>() + sample.len(),
         }
     }
 
@@ -121,10 +132,18 @@ impl ReviewScenarios<'_> {
                 base: list[u].clone(),
                 members: vec![(u, list[u].profile)],
             }),
-            ReviewScenarios::Drawn { stride, sample } => {
+            ReviewScenarios::Drawn {
+                stride,
+                families,
+                sample,
+            } => {
                 let (mut u, mut offset) = (u, 0);
-                for f in FAMILIES {
-                    let place = explore::profile_place(f);
+                for &Strided {
+                    family,
+                    place,
+                    count,
+                } in families
+                {
                     if u < place {
                         let members: Vec<(usize, ProfileName)> = ProfileName::ALL
                             .iter()
@@ -136,12 +155,12 @@ impl ReviewScenarios<'_> {
                         let (_, first) = *members.first()?;
                         let base = Scenario {
                             profile: first,
-                            ..explore::scenario_at(f, u)
+                            ..explore::scenario_at(family, u)
                         };
                         return Some(Unit { base, members });
                     }
                     u -= place;
-                    offset += Self::strided(f, *stride);
+                    offset += count;
                 }
                 Some(Unit {
                     base: sample[u].clone(),
