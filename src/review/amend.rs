@@ -1522,7 +1522,10 @@ fn checked_run_memo(
     options: RunOptions,
     memo: &mut StreamMemo,
 ) -> Option<(Trace, Vec<Diagnostic>)> {
-    let s = under(s, profile);
+    let s = match s.profile == profile.judged_as {
+        true => std::borrow::Cow::Borrowed(s),
+        false => std::borrow::Cow::Owned(under(s, profile)),
+    };
     let mut diags = Vec::new();
     let mut checker = StepChecker::new();
     let t = scenario::run_under(&s, profile.rules, options, &mut |c, t| {
@@ -1596,9 +1599,13 @@ impl Tally {
     /// all its members), each with every invariant checked, give the
     /// diff's classes and both sides' violations at once; each member
     /// counts with its own index and weight.
-    fn unit(&mut self, unit: &Unit, from: &RuleSet, to: &RuleSet, memo: &mut StreamMemo) {
+    fn unit(&mut self, mut unit: Unit, from: &RuleSet, to: &RuleSet, memo: &mut StreamMemo) {
+        // The base labelled as each side in turn, so no run copies it.
+        unit.base.profile = from.judged_as;
         let a = checked_run_memo(&unit.base, from, RunOptions::default(), memo);
+        unit.base.profile = to.judged_as;
         let b = checked_run_memo(&unit.base, to, RunOptions::default(), memo);
+        let unit = &unit;
         let firsts = |run: &Option<(Trace, Vec<Diagnostic>)>| {
             run.as_ref().map(|(_, diags)| first_by_rule(diags))
         };
@@ -1607,17 +1614,11 @@ impl Tally {
             (Some((a, _)), Some((b, _))) => Some(classify(a, b)),
             (None, _) | (_, None) => None,
         };
-        // A member's weight under a profile: members and sides share the
-        // few profiles there are.
-        let mut weights: Vec<(ProfileName, (usize, usize))> = Vec::new();
-        let mut weight_as = |p: ProfileName| match weights.iter().find(|(q, _)| *q == p) {
-            Some(&(_, w)) => w,
-            None => {
-                let w = weight(&unit.scenario(p));
-                weights.push((p, w));
-                w
-            }
-        };
+        // A member's weight under a profile, from the base's (written once,
+        // and only when something is merged).
+        let mut base = None;
+        let mut weight_as =
+            |p: ProfileName| Unit::weight_as(*base.get_or_insert_with(|| unit.base_weight()), p);
         for &(index, profile) in &unit.members {
             for (firsts, set, found) in [
                 (&firsts_a, from, &mut self.under_from),
@@ -1710,10 +1711,10 @@ pub(crate) fn review(
                 let Some(unit) = scenarios.unit(u) else {
                     continue;
                 };
-                tally.unit(&unit, from, to, &mut memo);
                 for _ in &unit.members {
                     done();
                 }
+                tally.unit(unit, from, to, &mut memo);
             }
         }
         tally

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::review_scenarios::ReviewScenarios;
+use super::review_scenarios::{ReviewScenarios, Unit};
 use super::*;
 use crate::profile::ProfileName::{Legacy, Rfd083};
 use crate::testkit::Faults;
@@ -196,4 +196,27 @@ fn response_shapes_are_counted_as_written() {
     }
     assert!(flat > 0 && tagged > 0, "{flat} flat, {tagged} tagged");
     assert!(wrong > 0);
+}
+
+/// Rule: PERF-REVIEW-UNITS — a member's weight reckoned from its unit's
+/// base is the weight of the member's scenario as written, for every unit
+/// of a drawn set and every profile. Reckoning that forgets the base's own
+/// profile name (adding the member's to the base's length) is wrong on
+/// every one of them.
+#[test]
+fn a_members_weight_is_its_written_scenarios() {
+    let drawn = ReviewScenarios::drawn(STRIDE, 12, 5);
+    let mut units = 0;
+    for u in 0..drawn.units() {
+        let Some(unit) = drawn.unit(u) else { continue };
+        units += 1;
+        let base = unit.base_weight();
+        for p in ProfileName::ALL {
+            let want = weight(&unit.scenario(p));
+            assert_eq!(Unit::weight_as(base, p), want, "unit {u} under {p}");
+            let name = serde_json::to_string(&p).unwrap().len();
+            assert_ne!((base.0.0, base.0.1 + name), want);
+        }
+    }
+    assert!(units > 0);
 }
