@@ -273,7 +273,7 @@ impl StreamMemo {
 
     /// An empty memo that forgets everything past `capacity` entries (at
     /// least 1).
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
         StreamMemo {
             capacity: Some(capacity.max(1)),
             ..StreamMemo::default()
