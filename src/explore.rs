@@ -249,6 +249,18 @@ pub fn scenario_at(family: Family, n: usize) -> Scenario {
     generate(family, &mut Radix::new(n))
 }
 
+/// The place value of a family's profile choice: each family's generator
+/// picks the profile last (its most significant digit, of
+/// [`ProfileName::ALL`]'s length) and the profile sets the scenario's
+/// `profile` and nothing else, so the scenario at `n` is the one at `n %
+/// profile_place(family)` with the profile `ProfileName::ALL[n /
+/// profile_place(family)]` (a test holds it on samples of each family).
+pub(crate) fn profile_place(family: Family) -> usize {
+    let dims = dims(family);
+    debug_assert_eq!(dims.last(), Some(&PROFILES.len()));
+    dims[..dims.len() - 1].iter().product()
+}
+
 /// A family's generator, written against the choice interface so the
 /// exhaustive driver ([`crate::generate::choice::Odometer`]) enumerates it
 /// too; the question space is the scenario generator's own

@@ -205,6 +205,9 @@ impl StepChecker {
 pub struct StreamMemo {
     pub(super) entries: HashMap<u64, Vec<MemoEntry>>,
     pub(super) len: usize,
+    /// Entries kept before it forgets them all (`None`:
+    /// [`StreamMemo::CAPACITY`]).
+    capacity: Option<usize>,
     /// Lookups answered from memory.
     pub hits: usize,
     /// Lookups computed.
@@ -268,6 +271,15 @@ impl StreamMemo {
         StreamMemo::default()
     }
 
+    /// An empty memo that forgets everything past `capacity` entries (at
+    /// least 1).
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        StreamMemo {
+            capacity: Some(capacity.max(1)),
+            ..StreamMemo::default()
+        }
+    }
+
     /// `(stream_rules(trace), wire_round_trip(trace))`, from memory when the
     /// same stream was judged before under the same profile and rules.
     pub(super) fn stream_invariants(
@@ -300,7 +312,7 @@ impl StreamMemo {
         }
         self.misses += 1;
         let found = (stream_rules(trace), wire_round_trip(trace));
-        if self.len >= Self::CAPACITY {
+        if self.len >= self.capacity.unwrap_or(Self::CAPACITY) {
             self.entries.clear();
             self.len = 0;
         }

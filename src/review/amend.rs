@@ -15,9 +15,11 @@ use serde_json::Value;
 use crate::check::Diagnostic;
 use crate::explore::{self, Family};
 use crate::generate::scenario as strategy;
-use crate::invariants::{INVARIANTS, check_step, check_trace};
+use crate::invariants::{
+    INVARIANTS, StepChecker, StreamMemo, check_step, check_trace, check_trace_memo,
+};
 use crate::model::coordinator::RouteTaken;
-use crate::profile::ProfileName;
+use crate::profile::{ProfileName, ResponseForm};
 pub use crate::review::mermaid::event_line;
 use crate::review::profile_file::RuleSet;
 use crate::scenario::strip::{strip, without_unused_by};
@@ -25,6 +27,7 @@ use crate::scenario::{self, RunOptions, Scenario, Trace};
 use crate::stream;
 use crate::wire::{EventKind, InquiryResponse};
 use crate::words;
+use review_scenarios::{ReviewScenarios, Unit};
 
 /// A kind of behavioural difference between two runs of one scenario.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -303,7 +306,31 @@ fn reasons(t: &Trace) -> BTreeMap<String, usize> {
     m
 }
 
+/// The responses of `t`'s persisted stream written flat (no `outcome`)
+/// and tagged: [`Trace::persisted_json`] writes every response with its
+/// `outcome` and drops it from an answer under the flat form, so this counts
+/// the events without writing them (rule `PERF-REVIEW-SHAPES`; a test holds
+/// it to [`flat_responses_written`]).
 fn flat_responses(t: &Trace) -> (usize, usize) {
+    let flat_form = matches!(t.rules.response_form, ResponseForm::Flat);
+    let (mut flat, mut tagged) = (0, 0);
+    for e in &t.stream {
+        match e.as_inquiry_response() {
+            Some(InquiryResponse::Answered { .. }) if flat_form => flat += 1,
+            Some(
+                InquiryResponse::Answered { .. }
+                | InquiryResponse::Cancelled { .. }
+                | InquiryResponse::Redacted { .. },
+            ) => tagged += 1,
+            None => {}
+        }
+    }
+    (flat, tagged)
+}
+
+/// [`flat_responses`] read from the persisted JSON itself.
+#[cfg(test)]
+fn flat_responses_written(t: &Trace) -> (usize, usize) {
     let json = t.persisted_json();
     let events = json.as_array().cloned().unwrap_or_default();
     let responses: Vec<&Value> = events
@@ -1465,13 +1492,47 @@ fn diagnostics(s: &Scenario, profile: &RuleSet) -> Option<Vec<Diagnostic>> {
 /// read) and the diagnostics in the order found; `None` if the model
 /// refuses the scenario.
 fn checked_run(s: &Scenario, profile: &RuleSet) -> Option<(Trace, Vec<Diagnostic>)> {
+    checked_run_with(s, profile, RunOptions::default())
+}
+
+/// [`checked_run`] with run options (the tests' planted faults).
+fn checked_run_with(
+    s: &Scenario,
+    profile: &RuleSet,
+    options: RunOptions,
+) -> Option<(Trace, Vec<Diagnostic>)> {
     let s = under(s, profile);
     let mut diags = Vec::new();
-    let t = scenario::run_under(&s, profile.rules, RunOptions::default(), &mut |c, t| {
+    let t = scenario::run_under(&s, profile.rules, options, &mut |c, t| {
         diags.extend(check_step(c, t))
     })
     .ok()?;
     diags.extend(check_trace(&t, &s));
+    Some((t, diags))
+}
+
+/// [`checked_run`] with the incremental step checker and the stream
+/// invariants remembered in `memo` (as the exploration checks): the same
+/// trace, and for every rule the same first diagnostic in the same order
+/// of first finding (rule `PERF-REVIEW-CHECKED`); later findings of a rule
+/// may be fewer (a secret reported once, not at every later step).
+fn checked_run_memo(
+    s: &Scenario,
+    profile: &RuleSet,
+    options: RunOptions,
+    memo: &mut StreamMemo,
+) -> Option<(Trace, Vec<Diagnostic>)> {
+    let s = match s.profile == profile.judged_as {
+        true => std::borrow::Cow::Borrowed(s),
+        false => std::borrow::Cow::Owned(under(s, profile)),
+    };
+    let mut diags = Vec::new();
+    let mut checker = StepChecker::new();
+    let t = scenario::run_under(&s, profile.rules, options, &mut |c, t| {
+        diags.extend(checker.step(c, t))
+    })
+    .ok()?;
+    diags.extend(check_trace_memo(&t, &s, memo));
     Some((t, diags))
 }
 
@@ -1534,90 +1595,136 @@ impl Tally {
         }
     }
 
-    /// Scenario `index`: its runs under both rule sets, each with every
-    /// invariant checked, give the diff's classes and both sides'
-    /// violations at once.
-    fn scenario(&mut self, index: usize, s: &Scenario, from: &RuleSet, to: &RuleSet) {
-        let a = checked_run(s, from);
-        let b = checked_run(s, to);
-        for (run, set, found) in [
-            (&a, from, &mut self.under_from),
-            (&b, to, &mut self.under_to),
-        ] {
-            let Some((_, diags)) = run else { continue };
-            let weight = weight(&under(s, set));
-            let mut seen = BTreeSet::new();
-            for d in diags {
-                if seen.insert(d.rule.id()) {
-                    let what = d.to_string();
+    /// The scenarios of `unit`: its runs under both rule sets (once for
+    /// all its members), each with every invariant checked, give the
+    /// diff's classes and both sides' violations at once; each member
+    /// counts with its own index and weight.
+    fn unit(&mut self, mut unit: Unit, from: &RuleSet, to: &RuleSet, memo: &mut StreamMemo) {
+        // The base labelled as each side in turn, so no run copies it.
+        unit.base.profile = from.judged_as;
+        let a = checked_run_memo(&unit.base, from, RunOptions::default(), memo);
+        unit.base.profile = to.judged_as;
+        let b = checked_run_memo(&unit.base, to, RunOptions::default(), memo);
+        let unit = &unit;
+        let firsts = |run: &Option<(Trace, Vec<Diagnostic>)>| {
+            run.as_ref().map(|(_, diags)| first_by_rule(diags))
+        };
+        let (firsts_a, firsts_b) = (firsts(&a), firsts(&b));
+        let classes = match (&a, &b) {
+            (Some((a, _)), Some((b, _))) => Some(classify(a, b)),
+            (None, _) | (_, None) => None,
+        };
+        // A member's weight under a profile, from the base's (written once,
+        // and only when something is merged).
+        let mut base = None;
+        let mut weight_as =
+            |p: ProfileName| Unit::weight_as(*base.get_or_insert_with(|| unit.base_weight()), p);
+        for &(index, profile) in &unit.members {
+            for (firsts, set, found) in [
+                (&firsts_a, from, &mut self.under_from),
+                (&firsts_b, to, &mut self.under_to),
+            ] {
+                let Some(firsts) = firsts else { continue };
+                if firsts.is_empty() {
+                    continue;
+                }
+                let weight = weight_as(set.judged_as);
+                for (rule, what) in firsts {
                     Smallest::merge_into(
-                        found.entry(d.rule.id().to_owned()),
+                        found.entry(rule.clone()),
                         Smallest {
                             count: 1,
                             weight,
                             index,
-                            what,
+                            what: what.clone(),
                         },
                     );
                 }
             }
-        }
-        let (Some((a, _)), Some((b, _))) = (a, b) else {
-            return;
-        };
-        self.run += 1;
-        let classes = classify(&a, &b);
-        if !classes.is_empty() {
+            let Some(classes) = &classes else { continue };
+            self.run += 1;
+            if classes.is_empty() {
+                continue;
+            }
             self.differing += 1;
-        }
-        let weight = weight(s);
-        for (c, what) in classes {
-            Smallest::merge_into(
-                self.classes.entry(c),
-                Smallest {
-                    count: 1,
-                    weight,
-                    index,
-                    what,
-                },
-            );
+            let weight = weight_as(profile);
+            for (c, what) in classes {
+                Smallest::merge_into(
+                    self.classes.entry(c.clone()),
+                    Smallest {
+                        count: 1,
+                        weight,
+                        index,
+                        what: what.clone(),
+                    },
+                );
+            }
         }
     }
 }
 
+/// Each rule's first diagnostic, as text, in the order the rules are first
+/// found.
+fn first_by_rule(diags: &[Diagnostic]) -> Vec<(String, String)> {
+    let mut seen = BTreeSet::new();
+    diags
+        .iter()
+        .filter(|d| seen.insert(d.rule.id()))
+        .map(|d| (d.rule.id().to_owned(), d.to_string()))
+        .collect()
+}
+
 /// [`diff_profiles`] and [`changes`] in one pass on `threads` workers: each
 /// scenario runs once under each rule set, with every invariant checked
-/// (instead of four runs), and worker `w` takes scenarios `w`, `w +
-/// threads`, …. The smallest scenario of a class is the least weight, the
-/// first in order among equals, as in the one-thread loops, so the report
-/// is the same whatever the number of threads (rule `AMEND-DIFF`; a test
-/// compares it with [`diff_profiles`] and [`changes`]). `done` is called
-/// once per scenario, from the workers. Only the smallest scenario of each
-/// class is kept, by index: no trace outlives its scenario's turn.
+/// (instead of four runs), and scenarios that differ in their `profile`
+/// alone run once ([`review_scenarios::Unit`]). The workers take units in
+/// chunks as they finish the last, and make each scenario when they take
+/// it: no scenario, trace or report outlives its unit but the smallest of
+/// each class, kept by index. The smallest scenario of a class is the least
+/// weight, the first in order among equals, as in the one-thread loops, so
+/// the report is the same whatever the number of threads and the order
+/// the units are run in (rule `AMEND-DIFF`; tests compare it with
+/// [`diff_profiles`] and [`changes`]). `done` is called once per scenario,
+/// from the workers.
 pub(crate) fn review(
     from: &RuleSet,
     to: &RuleSet,
-    scenarios: &[Scenario],
+    scenarios: &ReviewScenarios<'_>,
     threads: usize,
     done: &(dyn Fn() + Sync),
 ) -> (DiffReport, Changes) {
+    // Units a worker takes at a time: a few milliseconds of work, so the
+    // workers end together.
+    const CHUNK: usize = 16;
     let threads = threads.max(1);
-    let worker = |w: usize| {
+    let units = scenarios.units();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || {
         let mut tally = Tally::default();
-        for (i, s) in scenarios.iter().enumerate().skip(w).step_by(threads) {
-            tally.scenario(i, s, from, to);
-            done();
+        let mut memo = StreamMemo::with_capacity(REVIEW_MEMO_CAPACITY);
+        loop {
+            let start = next.fetch_add(CHUNK, std::sync::atomic::Ordering::Relaxed);
+            if start >= units {
+                break;
+            }
+            for u in start..units.min(start + CHUNK) {
+                let Some(unit) = scenarios.unit(u) else {
+                    continue;
+                };
+                for _ in &unit.members {
+                    done();
+                }
+                tally.unit(unit, from, to, &mut memo);
+            }
         }
         tally
     };
     let mut tally = Tally::default();
     if threads == 1 {
-        tally = worker(0);
+        tally = worker();
     } else {
         std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|w| scope.spawn(move || worker(w)))
-                .collect();
+            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
             for h in handles {
                 match h.join() {
                     Ok(part) => tally.merge(part),
@@ -1630,11 +1737,11 @@ pub(crate) fn review(
         .classes
         .into_iter()
         .filter_map(|(c, best)| {
-            let s = &scenarios[best.index];
-            let (Ok(a), Ok(b)) = (run_under(s, from), run_under(s, to)) else {
+            let s = scenarios.at(best.index);
+            let (Ok(a), Ok(b)) = (run_under(&s, from), run_under(&s, to)) else {
                 return None;
             };
-            Some((c, (best.count, s.clone(), a, b, best.what)))
+            Some((c, (best.count, s, a, b, best.what)))
         })
         .collect();
     let found = |map: BTreeMap<String, Smallest<String>>, set: &RuleSet| {
@@ -1642,7 +1749,7 @@ pub(crate) fn review(
             .map(|(rule, best)| {
                 (
                     rule,
-                    (best.count, under(&scenarios[best.index], set), best.what),
+                    (best.count, under(&scenarios.at(best.index), set), best.what),
                 )
             })
             .collect()
@@ -1658,6 +1765,10 @@ pub(crate) fn review(
     );
     (report, changes_of(under_from, under_to))
 }
+
+/// Streams a review's worker remembers the stream invariants of: each entry
+/// holds its stream, so this bounds a worker's memory.
+const REVIEW_MEMO_CAPACITY: usize = 4_096;
 
 /// One value per prompt, for a reader (no Rust debug text such as
 /// `Some("Ops")`): `a, b` in prompt order, `(no prompt)` for none.
@@ -1750,5 +1861,10 @@ pub(crate) fn invariant_matrix(scenarios: &[Scenario], description: &str) -> Str
     s
 }
 
+pub(crate) mod review_scenarios;
+
 #[cfg(all(test, feature = "testkit"))]
 mod amendment_tests;
+
+#[cfg(all(test, feature = "testkit"))]
+mod review_pass_tests;

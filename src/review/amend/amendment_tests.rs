@@ -3,6 +3,7 @@
 //! nothing; the invariant matrix shows what each stage breaks and is current.
 
 use crate::profile::ProfileName::{self, Legacy, Rfd082, Rfd083};
+use crate::review::amend::review_scenarios::ReviewScenarios;
 use crate::review::amend::{self, DiffReport, Verdict, diff_profiles, invariants};
 use crate::scenario::{self, PrompterReply, Scenario};
 use std::sync::OnceLock;
@@ -385,9 +386,15 @@ fn the_threaded_review_reports_what_the_reference_loops_report() {
         moved += changes.broken.len() + changes.restored.len();
         for threads in [1, 2, 3] {
             let calls = std::sync::atomic::AtomicUsize::new(0);
-            let (report, found) = amend::review(&from, &to, &scenarios, threads, &|| {
-                calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            });
+            let (report, found) = amend::review(
+                &from,
+                &to,
+                &ReviewScenarios::Listed(&scenarios),
+                threads,
+                &|| {
+                    calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                },
+            );
             assert_eq!(calls.into_inner(), scenarios.len(), "one tick per scenario");
             assert_eq!(report, reference, "{threads} threads");
             assert_eq!(found, changes, "{threads} threads");
