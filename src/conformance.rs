@@ -961,3 +961,9 @@ pub const COMMITTED: (u64, usize) = (1, 20);
 
 #[cfg(all(test, feature = "testkit"))]
 mod docs_complete_tests;
+#[cfg(all(test, feature = "cli"))]
+mod own_bytes_tests;
+#[cfg(all(test, feature = "cli"))]
+mod pins_tests;
+#[cfg(all(test, feature = "cli"))]
+mod runner_tests;

@@ -1337,3 +1337,7 @@ mod plan_tests {
 
 #[cfg(test)]
 mod explore_sample_tests;
+#[cfg(test)]
+mod por_agreement_tests;
+#[cfg(test)]
+mod state_search_tests;

@@ -167,16 +167,16 @@
 
 #[cfg(test)]
 mod alloc_count;
+pub mod check;
+pub mod conformance;
+#[cfg(feature = "testkit")]
+pub mod explore;
 /// Where unit tests find stream files and the RFD texts: the integration
 /// suite's helper, one file for both test trees.
 #[cfg(test)]
 #[path = "../tests/suite/external/mod.rs"]
 #[allow(dead_code)] // each test tree uses its own part of it
 mod external;
-pub mod check;
-pub mod conformance;
-#[cfg(feature = "testkit")]
-pub mod explore;
 #[cfg(feature = "testkit")]
 #[doc(hidden)]
 pub mod fuzzing;

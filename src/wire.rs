@@ -879,5 +879,9 @@ pub(crate) use reader::object_members;
 pub use reader::{EventReader, Format, ReadError, ReadErrorKind, Stream};
 pub(crate) use reader::{Resume, Rewind};
 
+#[cfg(all(test, feature = "cli"))]
+mod rfd_examples_tests;
+#[cfg(all(test, feature = "cli"))]
+mod schema_tests;
 #[cfg(all(test, feature = "testkit"))]
 mod wire_serde_tests;

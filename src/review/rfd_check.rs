@@ -47,7 +47,7 @@ pub struct Block {
 }
 
 /// Every fenced block whose info string starts with `json`, with its
-/// heading (the reading of `tests/suite/wire/rfd_examples.rs`, which built
+/// heading (the reading of `src/wire/rfd_examples_tests.rs`, which built
 /// `spec/rfd-examples/`): fences are three backticks at a line's start.
 pub fn json_blocks(text: &str) -> Vec<Block> {
     let mut blocks = Vec::new();

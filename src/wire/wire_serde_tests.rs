@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 /// RFD 082's JSON examples, kept as data (`spec/rfd-examples/`, checked
-/// against the RFD text by `tests/suite/wire/rfd_examples.rs`).
+/// against the RFD text by `src/wire/rfd_examples_tests.rs`).
 const RFD_082_EXAMPLES: [&str; 2] = [
     "spec/rfd-examples/rfd082-inquiryresponse-serialization-1.json",
     "spec/rfd-examples/rfd082-inquiryresponse-serialization-2.json",

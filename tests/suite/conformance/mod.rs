@@ -3,6 +3,5 @@
 
 mod conform_cli;
 mod exact_marks;
-mod own_bytes;
 mod pins;
 mod runner;

@@ -1272,7 +1272,7 @@ fn every_command_exits_as_its_help_says() {
         }
         // The model keeps every invariant on the explored scope, so no
         // command line makes `explore` find a violation (the state search
-        // is shown to find injected faults in tests/suite/tooling/explore_states.rs).
+        // is shown to find injected faults in src/explore/state_search_tests.rs).
         if command == "explore" {
             seen.push(1);
         }

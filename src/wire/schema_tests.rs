@@ -11,9 +11,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use inquiry_model::generate::wire as strategy;
-use inquiry_model::scenario::{self, Scenario};
-use inquiry_model::wire::{Event, EventKind, Stream};
+use crate::generate::wire as strategy;
+use crate::scenario::{self, Scenario};
+use crate::wire::{Event, EventKind, Stream};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;

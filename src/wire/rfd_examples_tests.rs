@@ -58,7 +58,7 @@ fn slug(heading: &str) -> String {
 /// uses on an RFD's text).
 fn extract(rfd: &str, source: &str, text: &str) -> Vec<Block> {
     let mut per_section = std::collections::BTreeMap::<String, usize>::new();
-    inquiry_model::review::rfd_check::json_blocks(text)
+    crate::review::rfd_check::json_blocks(text)
         .into_iter()
         .map(|b| {
             let k = per_section.entry(b.section.clone()).or_default();
@@ -128,7 +128,7 @@ fn write(blocks: &[Block]) {
         })
         .collect();
     let index = json!({
-        "description": "Every fenced json/jsonc block of the RFD texts, byte for byte (tests/suite/wire/rfd_examples.rs checks them against the RFD texts when INQUIRY_MODEL_RFDS names their folder). A block may hold several top-level JSON values, as the RFD prints them.",
+        "description": "Every fenced json/jsonc block of the RFD texts, byte for byte (src/wire/rfd_examples_tests.rs checks them against the RFD texts when INQUIRY_MODEL_RFDS names their folder). A block may hold several top-level JSON values, as the RFD prints them.",
         "examples": entries,
     });
     let mut text = serde_json::to_string_pretty(&index).unwrap();

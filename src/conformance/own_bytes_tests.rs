@@ -6,18 +6,18 @@
 
 use std::collections::BTreeSet;
 
-use inquiry_model::conformance::{
+use crate::conformance::{
     self, Capabilities, EntryKind, Implementation, ImplementationError, Model, Observed,
     ResponseKind, Vector, Verdict, check_generated, check_vectors,
 };
-use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::{self, PrompterReply, Scenario, Trace};
+use crate::profile::ProfileName;
+use crate::scenario::{self, PrompterReply, Scenario, Trace};
 use serde_json::{Value, json};
 
 /// The committed vectors, read from `spec/vectors/`.
 fn committed() -> Vec<Vector> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
-    inquiry_model::cli::conform_command::read_vectors(&dir).unwrap()
+    crate::cli::conform_command::read_vectors(&dir).unwrap()
 }
 
 /// The model, its observation rewritten (its own bytes included), under

@@ -1,0 +1,381 @@
+//! Vectors that pin the model's own decisions (rule `CONF-PINS`), a denied
+//! permission's `is_error` left uncompared (rule `CONF-EXACT-CLASS`), and
+//! divergences that read as labelled fields.
+
+use std::collections::BTreeMap;
+
+use crate::conformance::{
+    self, Capabilities, Implementation, ImplementationError, Model, Observed, PINS, Pin,
+    ResponseKind, Vector, Verdict, check_generated, check_vectors, compare, skip_pinned,
+};
+use crate::profile::ProfileName;
+use crate::scenario::{BackendReply, Scenario};
+use serde_json::Value;
+
+fn curated() -> Vec<Vector> {
+    conformance::curated().expect("curated vectors build")
+}
+
+fn vector(name: &str) -> Vector {
+    curated()
+        .into_iter()
+        .find(|v| v.name == name)
+        .unwrap_or_else(|| panic!("no curated vector {name}"))
+}
+
+/// Rule: CONF-PINS — the curated vectors pin exactly these decisions
+/// (listed by hand from what each scenario reaches); every other curated
+/// vector is pure RFD.
+#[test]
+fn curated_vectors_pin_exactly_the_listed_decisions() {
+    let want: BTreeMap<&str, Vec<Pin>> = [
+        (
+            "delivery-prompt-withheld",
+            vec![Pin::DeliveryWithheldResponse],
+        ),
+        ("inquiry-model-choice", vec![Pin::BackendModelChoice]),
+        ("token-aborted-turn", vec![Pin::AbortedTurnToken]),
+        (
+            "token-aborted-turn-cancels-parallel",
+            vec![Pin::AbortedTurnToken],
+        ),
+        ("token-hard-quit", vec![Pin::HardQuitAftermath]),
+        ("token-restart", vec![Pin::RestartRerunsTool]),
+        (
+            "toggles-disable-all-spares-ask-user",
+            vec![Pin::DisabledToolUnknown],
+        ),
+        ("config-merge-layers", vec![Pin::DisabledToolUnknown]),
+        (
+            "permission-no-terminal",
+            vec![Pin::PermissionPromptNoTerminal],
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let vectors = curated();
+    for v in &vectors {
+        let expected = want.get(v.name.as_str()).cloned().unwrap_or_default();
+        assert_eq!(v.pins, expected, "{}", v.name);
+    }
+    for name in want.keys() {
+        assert!(vectors.iter().any(|v| v.name == *name), "{name}");
+    }
+}
+
+/// Rule: CONF-PINS — every decision of the table is pinned by at least one
+/// curated vector, and its IDs round-trip.
+#[test]
+fn every_pin_is_reached_and_named_once() {
+    let vectors = curated();
+    for p in PINS {
+        assert_eq!(Pin::from_id(p.pin.id()), Some(p.pin));
+        assert_eq!(p.pin.info(), &p);
+        assert!(
+            vectors.iter().any(|v| v.pins.contains(&p.pin)),
+            "{} is pinned by no curated vector",
+            p.pin
+        );
+    }
+    assert_eq!(Pin::from_id("no-such-pin"), None);
+}
+
+/// Rule: CONF-PINS — opting out skips the vectors that pin the decision,
+/// counted per decision; opting out of nothing keeps them all.
+#[test]
+fn skipping_pins_counts_per_decision() {
+    let all = curated();
+    let n = all.len();
+    let none = skip_pinned(all.clone(), &[]);
+    assert_eq!(none.kept.len(), n);
+    assert_eq!(none.summary(), None);
+    let one = skip_pinned(all.clone(), &[Pin::AbortedTurnToken]);
+    assert_eq!(one.kept.len(), n - 2);
+    assert_eq!(
+        one.summary().as_deref(),
+        Some("2 skipped (pin a model decision: aborted-turn-token ×2)")
+    );
+    let every: Vec<Pin> = PINS.iter().map(|p| p.pin).collect();
+    let rfd_only = skip_pinned(all, &every);
+    assert_eq!(rfd_only.skipped_vectors, 9);
+    assert!(rfd_only.kept.iter().all(|v| v.pins.is_empty()));
+}
+
+/// Flips `is_error` of every tool response of `call` (log and stream).
+fn flip_is_error(o: &Observed, call: &str) -> Observed {
+    let mut o = o.clone();
+    for r in &mut o.tool_responses {
+        if r.tool_call_id == call {
+            r.is_error = !r.is_error;
+        }
+    }
+    for e in &mut o.stream {
+        if e.get("type").and_then(Value::as_str) == Some("tool_call_response")
+            && e.get("id").and_then(Value::as_str) == Some(call)
+        {
+            let b = e["is_error"].as_bool().unwrap();
+            e["is_error"] = Value::Bool(!b);
+        }
+    }
+    o
+}
+
+/// Rule: CONF-EXACT-CLASS — a denied permission's `is_error` is not
+/// compared (RFD 082 Non-Goals keep permission prompts out of scope): an
+/// implementation answering the denial as a success passes; one that runs
+/// the tool anyway still fails, and so does a flipped `is_error` of any
+/// other kind of response.
+#[test]
+fn a_denied_permissions_is_error_is_not_compared() {
+    let v = vector("permission-denied");
+    assert_eq!(
+        v.expected.tool_responses[0].kind,
+        ResponseKind::PermissionDenied
+    );
+    let success = flip_is_error(&v.expected, "call_1");
+    assert_eq!(compare(&v.scenario, &v.expected, &success), None);
+    let mut ran = success.clone();
+    ran.tool_responses[0].kind = ResponseKind::ToolSuccess;
+    assert!(compare(&v.scenario, &v.expected, &ran).is_some());
+
+    let c = vector("reason-user-ctrl-c");
+    let flipped = flip_is_error(&c.expected, "call_1");
+    let d = compare(&c.scenario, &c.expected, &flipped).expect("diverges");
+    assert!(d.kind.starts_with("stream/"), "{d:?}");
+}
+
+/// Rule: CONF-EXACT-CLASS — a difference reads as labelled fields, not as
+/// a bare tuple: a tool response's class, a prompt's position; the
+/// divergence kinds stay as they were.
+#[test]
+fn divergences_read_as_labelled_fields() {
+    let c = vector("reason-user-ctrl-c");
+    let mut wrong = c.expected.clone();
+    wrong.tool_responses[0].is_error = true;
+    let d = compare(&c.scenario, &c.expected, &wrong).expect("diverges");
+    assert_eq!(d.kind, "tool_responses/class");
+    assert_eq!(d.expected, "is_error: false, kind: cancelled_by_user");
+    assert_eq!(d.actual, "is_error: true, kind: cancelled_by_user");
+
+    let mut early = c.expected.clone();
+    early.prompts[0].stream_position -= 1;
+    let d = compare(&c.scenario, &c.expected, &early).expect("diverges");
+    assert_eq!(d.kind, "prompts");
+    assert!(
+        d.expected
+            .starts_with("events of its call persisted before the prompt: 2, presentation: {"),
+        "{}",
+        d.expected
+    );
+    assert!(
+        d.actual
+            .starts_with("events of its call persisted before the prompt: 1, presentation: {"),
+        "{}",
+        d.actual
+    );
+
+    let mut none = c.expected.clone();
+    none.tool_responses.clear();
+    let d = compare(&c.scenario, &c.expected, &none).expect("diverges");
+    assert_eq!(d.actual, "(nothing)");
+
+    let a = vector("route-static");
+    let mut other = a.expected.clone();
+    other.invocations[1].answers = serde_json::json!({"confirm": false});
+    let d = compare(&a.scenario, &a.expected, &other).expect("diverges");
+    assert_eq!(d.kind, "invocations");
+    assert_eq!(d.expected, "tool: fs, answers: {\"confirm\":true}");
+}
+
+/// Every decision of the table: what `conform --rfd-only` skips.
+fn every_pin() -> std::collections::BTreeSet<Pin> {
+    PINS.iter().map(|p| p.pin).collect()
+}
+
+/// The model (steered) with its run's scenario and observation rewritten,
+/// judged with the given pins skipped.
+struct Rewritten {
+    scenario: fn(&Scenario) -> Scenario,
+    observed: fn(&Scenario, Observed) -> Observed,
+    skip: std::collections::BTreeSet<Pin>,
+}
+
+impl Implementation for Rewritten {
+    fn run(&mut self, s: &Scenario) -> Result<Observed, ImplementationError> {
+        let o = Model::default().run(&(self.scenario)(s))?;
+        Ok((self.observed)(s, o))
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            skip_pins: self.skip.clone(),
+            ..Capabilities::default()
+        }
+    }
+}
+
+fn committed() -> Vec<Vector> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
+    crate::cli::conform_command::read_vectors(&dir).unwrap()
+}
+
+/// The response of every inquiry the cancellation token ended (its backend
+/// call's reply is `cancelled` with a cause) recorded with reason
+/// `backend_error` instead of `user`.
+fn token_as_backend_error(s: &Scenario, mut o: Observed) -> Observed {
+    let trace = crate::scenario::run(s).unwrap();
+    let ended: Vec<String> = trace
+        .backend_calls
+        .iter()
+        .filter(|b| matches!(b.reply, BackendReply::Cancelled { .. }))
+        .map(|b| b.call.inquiry_id.clone())
+        .collect();
+    for e in &mut o.stream {
+        if e["type"] == "inquiry_response"
+            && e["reason"] == "user"
+            && ended.iter().any(|id| e["id"] == id.as_str())
+        {
+            e["reason"] = Value::from("backend_error");
+        }
+    }
+    o
+}
+
+/// Rule: CONF-PINS — pins cover fields, not vectors: an implementation
+/// that records `backend_error` when the cancellation token fires (RFD 082
+/// step 6 table: "`InquiryError::Cancelled` (cancellation token fired —
+/// user restart, tool cancel, hard quit) | `User`") fails under
+/// `--rfd-only` (every pin skipped) on each vector that reaches a hard
+/// quit, a restart and an aborted turn, though each pins the aftermath,
+/// and on generated scenarios; the model itself passes every committed
+/// vector with every pin skipped.
+#[test]
+fn a_token_recorded_as_backend_error_fails_under_rfd_only() {
+    let vectors = committed();
+    let mut wrong = Rewritten {
+        scenario: Scenario::clone,
+        observed: token_as_backend_error,
+        skip: every_pin(),
+    };
+    let failures = check_vectors(&mut wrong, &vectors);
+    for name in ["token-hard-quit", "token-restart", "token-aborted-turn"] {
+        let f = failures
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("{name} passes"));
+        let Verdict::Diverged(d) = &f.verdict else {
+            panic!("{}", f.verdict)
+        };
+        assert_eq!(d.kind, "stream/inquiry_response", "{f}");
+        assert!(d.actual.contains("backend_error"), "{f}");
+    }
+    let r = check_generated(&mut wrong, ProfileName::Rfd083, 300, 1);
+    let f = r.failure.expect("a generated scenario reaches a token");
+    assert!(f.verdict.kind().contains("inquiry_response"), "{f}");
+    let mut right = Rewritten {
+        scenario: Scenario::clone,
+        observed: |_, o| o,
+        skip: every_pin(),
+    };
+    let failures = check_vectors(&mut right, &vectors);
+    assert!(failures.is_empty(), "{}", failures[0]);
+}
+
+/// After a hard quit, a tool response for the quitting call (the pinned
+/// aftermath says none is written).
+fn responds_after_hard_quit(_: &Scenario, mut o: Observed) -> Observed {
+    o.stream.push(serde_json::json!({
+        "type": "tool_call_response", "id": "call_1", "is_error": true, "content": "cancelled"
+    }));
+    o.tool_responses.push(crate::conformance::ToolResponse {
+        tool_call_id: "call_1".to_owned(),
+        tool: "fs".to_owned(),
+        is_error: true,
+        kind: ResponseKind::CancelledByUser,
+        content: "cancelled".to_owned(),
+    });
+    o
+}
+
+/// Rule: CONF-PINS — what a skipped pin covers is not compared: after a
+/// hard quit, an implementation that still answers the quitting call
+/// passes `token-hard-quit` with `hard-quit-aftermath` skipped, and fails
+/// it with the pin kept; the list of what was not compared names the pin.
+#[test]
+fn a_skipped_pin_leaves_only_its_fields_uncompared() {
+    let v = committed()
+        .into_iter()
+        .find(|v| v.name == "token-hard-quit")
+        .unwrap();
+    let skip: std::collections::BTreeSet<Pin> = [Pin::HardQuitAftermath].into();
+    let mut skipped = Rewritten {
+        scenario: Scenario::clone,
+        observed: responds_after_hard_quit,
+        skip: skip.clone(),
+    };
+    let failures = check_vectors(&mut skipped, std::slice::from_ref(&v));
+    assert!(failures.is_empty(), "{}", failures[0]);
+    let mut kept = Rewritten {
+        scenario: Scenario::clone,
+        observed: responds_after_hard_quit,
+        skip: Default::default(),
+    };
+    assert_eq!(check_vectors(&mut kept, std::slice::from_ref(&v)).len(), 1);
+    let trace = crate::scenario::run(&v.scenario).unwrap();
+    let covers = conformance::pins::covers(&skip, &v.scenario, &trace);
+    assert_eq!(covers.len(), 1, "{covers:?}");
+    assert_eq!(covers[0].pin(), Pin::HardQuitAftermath);
+    let listed = conformance::not_compared(&skip);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].0, Pin::HardQuitAftermath);
+    let line = conformance::pins::not_compared_summary(&skip).unwrap();
+    assert!(line.contains("because pin hard-quit-aftermath"), "{line}");
+    assert_eq!(
+        conformance::pins::not_compared_summary(&Default::default()),
+        None
+    );
+}
+
+/// Without a terminal, every permission prompt allowed: the `run = ask`
+/// tools run unasked.
+fn unasked_without_terminal(s: &Scenario) -> Scenario {
+    let mut s = s.clone();
+    if !s.tty {
+        s.permissions =
+            vec![serde_json::from_value(serde_json::json!({"reply": "allow"})).unwrap(); 64];
+    }
+    s
+}
+
+/// Rule: CONF-PINS — the pin for a permission prompt without a terminal:
+/// an implementation that runs `run = ask` tools unasked without a
+/// terminal passes every committed vector and generated scenarios of every
+/// profile under `--rfd-only`, and fails `permission-no-terminal` (and
+/// some generated scenarios) with the pin kept.
+#[test]
+fn running_ask_tools_unasked_without_a_terminal_passes_under_rfd_only() {
+    let vectors = committed();
+    let mut unasked = Rewritten {
+        scenario: unasked_without_terminal,
+        observed: |_, o| o,
+        skip: every_pin(),
+    };
+    let failures = check_vectors(&mut unasked, &vectors);
+    assert!(failures.is_empty(), "{}", failures[0]);
+    for p in ProfileName::ALL {
+        let r = check_generated(&mut unasked, p, 150, 9);
+        assert!(r.passed(), "{p}: {}", r.failure.unwrap());
+    }
+    let mut pinned = Rewritten {
+        scenario: unasked_without_terminal,
+        observed: |_, o| o,
+        skip: Default::default(),
+    };
+    let failures = check_vectors(&mut pinned, &vectors);
+    assert!(
+        failures.iter().any(|f| f.name == "permission-no-terminal"),
+        "permission-no-terminal passes with the pin kept"
+    );
+    let r = check_generated(&mut pinned, ProfileName::Rfd083, 300, 9);
+    assert!(!r.passed(), "no generated scenario reaches the pin");
+}
