@@ -1868,3 +1868,6 @@ mod amendment_tests;
 
 #[cfg(all(test, feature = "testkit"))]
 mod review_pass_tests;
+
+#[cfg(all(test, feature = "testkit"))]
+mod amendment_gate_tests;
