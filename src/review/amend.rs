@@ -1871,3 +1871,6 @@ mod review_pass_tests;
 
 #[cfg(all(test, feature = "testkit"))]
 mod amendment_gate_tests;
+
+#[cfg(all(test, feature = "testkit"))]
+pub(crate) mod amendment_rows_tests;
