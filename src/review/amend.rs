@@ -170,7 +170,7 @@ impl Class {
     /// The rule switches, and the decision tables (`cancellation`,
     /// `non_answer_response`, `route`: any of their rows), that can cause
     /// this class of difference (checked against single-switch diffs in
-    /// `tests/suite/tooling/review_pictures.rs`).
+    /// `review::mermaid::review_pictures_tests`).
     pub fn switches(&self) -> &'static [&'static str] {
         match self {
             Class::PrompterAnswerRecorded => &[
@@ -1868,3 +1868,9 @@ mod amendment_tests;
 
 #[cfg(all(test, feature = "testkit"))]
 mod review_pass_tests;
+
+#[cfg(all(test, feature = "testkit"))]
+mod amendment_gate_tests;
+
+#[cfg(all(test, feature = "testkit"))]
+pub(crate) mod amendment_rows_tests;

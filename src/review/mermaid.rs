@@ -302,3 +302,6 @@ pub fn event_line(e: &crate::wire::Event) -> String {
         other => other.tag().to_owned(),
     }
 }
+
+#[cfg(all(test, feature = "testkit"))]
+mod review_pictures_tests;

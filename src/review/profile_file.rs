@@ -553,3 +553,6 @@ fn strip_position(msg: &str) -> String {
         None => msg.to_owned(),
     }
 }
+
+#[cfg(all(test, feature = "testkit"))]
+mod profile_files_tests;

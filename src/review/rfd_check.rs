@@ -1587,3 +1587,6 @@ type RouteRow = (usize, crate::profile::tables::RouteTo, usize);
 fn origin_of(cell: &str) -> Option<Origin> {
     origin(cell)
 }
+
+#[cfg(test)]
+mod rfd_check_tests;
