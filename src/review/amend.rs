@@ -1873,4 +1873,4 @@ mod review_pass_tests;
 mod amendment_gate_tests;
 
 #[cfg(all(test, feature = "testkit"))]
-pub(crate) mod amendment_rows_tests;
+mod amendment_rows_tests;

@@ -491,26 +491,6 @@ fn revised_amendment() -> serde_json::Map<String, serde_json::Value> {
         .collect()
 }
 
-/// [`revised_amendment`] without the rows' `from` (as a scenario that
-/// states it by hand carries it): for the tests of other modules that run a
-/// scenario under the revised amendment; none of this file's needs it.
-#[allow(dead_code)]
-pub(crate) fn revised_amendment_without_from() -> serde_json::Map<String, serde_json::Value> {
-    let mut a = revised_amendment();
-    if let Some(serde_json::Value::Object(tables)) = a.get_mut("tables") {
-        for rows in tables.values_mut() {
-            if let serde_json::Value::Object(rows) = rows {
-                for row in rows.values_mut() {
-                    if let serde_json::Value::Object(row) = row {
-                        row.remove("from");
-                    }
-                }
-            }
-        }
-    }
-    a
-}
-
 /// `s` under the revised amendment over its profile.
 fn amended(s: Scenario) -> Scenario {
     Scenario {
