@@ -121,7 +121,7 @@ pub struct SelectOption {
 
 impl SelectOption {
     /// The `{value, description?}` option.
-    pub fn new(value: Value, description: Option<String>) -> Self {
+    pub(crate) fn new(value: Value, description: Option<String>) -> Self {
         SelectOption {
             value,
             description,
@@ -410,7 +410,7 @@ impl CancellationReason {
     ];
 
     /// The serde tag (RFD 082 "Reader behavior": `as_str` helper).
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             CancellationReason::User => "user",
             CancellationReason::BackendError => "backend_error",

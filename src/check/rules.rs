@@ -159,7 +159,7 @@ pub(crate) use crate::predicates::AnswerKind;
 
 impl QuestionFacts {
     /// The facts of a persisted question.
-    pub fn of(q: &InquiryQuestion) -> Self {
+    pub(crate) fn of(q: &InquiryQuestion) -> Self {
         QuestionFacts {
             secret: match q.answer_type {
                 InquiryAnswerType::Secret => true,

@@ -291,7 +291,7 @@ impl Arguments {
     /// errors, after the JSON shapes (object, strings, array of strings).
     /// `null` counts as absent for every argument; unknown keys are ignored
     /// (the schema does not forbid them).
-    pub fn parse(arguments: &Value) -> Result<Arguments, AskUserError> {
+    pub(crate) fn parse(arguments: &Value) -> Result<Arguments, AskUserError> {
         let Value::Object(args) = arguments else {
             return Err(AskUserError::NotAnObject {
                 found: kind(arguments),

@@ -282,7 +282,7 @@ impl ConfigSource {
     /// `local` or `mcp` source on a built-in's key shadows the built-in
     /// executor, and with it the built-in's provenance hook (RFD 083 Phase 1
     /// step 3).
-    pub fn executor(&self, key: &str) -> Result<ToolSource, ConfigError> {
+    pub(crate) fn executor(&self, key: &str) -> Result<ToolSource, ConfigError> {
         match self {
             ConfigSource::Builtin { .. } => {
                 builtin_executor(key).ok_or_else(|| ConfigError::UnknownBuiltin {

@@ -183,7 +183,7 @@ pub fn non_answer_response(why: NonAnswer, tool: &str, question_id: &str) -> Non
 /// response row (possibly amended; rule `AMEND-TABLE-ROWS`). A kind the
 /// RFDs give the event keeps its text; an amended kind takes the kind's
 /// text (a failed prompt's error names the prompter).
-pub fn non_answer_response_in(
+pub(crate) fn non_answer_response_in(
     tables: &Tables,
     why: NonAnswer,
     tool: &str,

@@ -53,7 +53,7 @@ pub struct BackendQuestion {
 
 impl BackendQuestion {
     /// `None` for a human-only question: the type system keeps it out.
-    pub fn new(question: &Question, rules: &Rules) -> Option<BackendQuestion> {
+    pub(crate) fn new(question: &Question, rules: &Rules) -> Option<BackendQuestion> {
         if routing::human_only(question, rules) {
             return None;
         }
@@ -166,7 +166,7 @@ fn serialize_events<S: serde::Serializer>(events: &[Event], s: S) -> Result<S::O
 impl BackendCall {
     /// Builds the call for `question`, asked by tool call `tool_call_id`,
     /// against a persisted stream of `persisted_len` events.
-    pub fn new(
+    pub(crate) fn new(
         inquiry_id: &str,
         tool_call_id: &str,
         tool: &str,

@@ -140,7 +140,7 @@ pub(crate) fn route_row(
 
 /// [`route`] with the route table's outcomes read from `tables` (a
 /// profile's, possibly amended row by row; rule `AMEND-TABLE-ROWS`).
-pub fn route_in(
+pub(crate) fn route_in(
     tables: &Tables,
     has_static: bool,
     target: QuestionTarget,
@@ -345,7 +345,7 @@ impl InquiryErrorKind {
 /// `AMEND-TABLE-ROWS`). Under [`Tables::RFD`] it is RFD 082 "Recording
 /// lifecycle" step 6 and RFD 083 "Persisted recording"
 /// (`spec/tables/cancellation.md`; a test holds the two equal).
-pub fn cancellation_reason_in(tables: &Tables, event: NonAnswer) -> CancellationReason {
+pub(crate) fn cancellation_reason_in(tables: &Tables, event: NonAnswer) -> CancellationReason {
     tables.reason(event.row()).to_wire()
 }
 

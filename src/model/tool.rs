@@ -106,7 +106,7 @@ impl Question {
     }
 
     /// A free-text question.
-    pub fn text(id: impl Into<String>, text: impl Into<String>) -> Self {
+    pub(crate) fn text(id: impl Into<String>, text: impl Into<String>) -> Self {
         Question::with_type(id, text, AnswerType::Text)
     }
 

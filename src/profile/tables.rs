@@ -58,7 +58,7 @@ const EVENT_COUNT: usize = ASKED_EVENTS.len() + REFUSALS.len();
 
 /// The originating events, as `spec/tables/cancellation.md` names them:
 /// [`ASKED_EVENTS`], then each refusal's name ([`REFUSALS`]).
-pub const EVENTS: [&str; EVENT_COUNT] = {
+pub(crate) const EVENTS: [&str; EVENT_COUNT] = {
     let mut out = [""; EVENT_COUNT];
     let mut i = 0;
     while i < EVENT_COUNT {
@@ -89,7 +89,7 @@ const EVENT_ROUTES: [Option<RouteTo>; EVENT_COUNT] = {
 };
 
 /// The rows of `spec/tables/route.md`, by name, in order.
-pub const ROUTE_ROWS: [&str; 6] = [
+pub(crate) const ROUTE_ROWS: [&str; 6] = [
     "static_answer",
     "user_tty",
     "user_no_tty",
@@ -335,7 +335,7 @@ impl Tables {
     /// the reasons, RFD 082 step 6 and RFD 083 steps 6–7 for the responses,
     /// RFD 083 "Resolution precedence" with RFD 082's secret guard for the
     /// route.
-    pub const RFD: Tables = {
+    pub(crate) const RFD: Tables = {
         // The asked events' rows; a refusal's are its row of [`REFUSALS`].
         let asked_reasons = [
             Reason::User,
@@ -485,7 +485,7 @@ impl Tables {
     /// Sets row `row` of `table` to `value` (its serialized name). Errors
     /// name what is wrong: an unknown row, a value not of the table, or a
     /// value the row cannot take.
-    pub fn set(&mut self, table: Table, row: &str, value: &str) -> Result<(), String> {
+    pub(crate) fn set(&mut self, table: Table, row: &str, value: &str) -> Result<(), String> {
         let quoted = serde_json::Value::String(value.to_owned());
         match table {
             Table::Cancellation => {
@@ -583,7 +583,7 @@ fn index(rows: &[&str], row: &str, table: Table) -> Result<usize, String> {
 
 /// The amendable tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Table {
+pub(crate) enum Table {
     /// `spec/tables/cancellation.md`.
     Cancellation,
     /// `spec/tables/non-answer-response.md`.

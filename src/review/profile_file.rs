@@ -182,7 +182,7 @@ pub(crate) fn switch_names() -> Vec<String> {
 }
 
 /// The rules as a JSON object, switch by switch.
-pub fn switches_of(rules: &Rules) -> Map<String, Value> {
+pub(crate) fn switches_of(rules: &Rules) -> Map<String, Value> {
     match serde_json::to_value(rules) {
         Ok(Value::Object(m)) => m,
         Ok(_) | Err(_) => Map::new(),

@@ -342,7 +342,7 @@ pub struct Pairer {
 
 impl Pairer {
     /// A pairer before the first event.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Pairer::default()
     }
 
@@ -440,7 +440,7 @@ impl Pairer {
     }
 
     /// Ends the stream: the current turn's unpaired requests, in stream order.
-    pub fn finish(&mut self) -> Vec<usize> {
+    pub(crate) fn finish(&mut self) -> Vec<usize> {
         let out = self
             .log
             .iter()

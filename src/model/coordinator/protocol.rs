@@ -231,7 +231,7 @@ impl ResponseKind {
     /// (RFD 082 step 6 leaves the tool response as it was, `Tool input
     /// cancelled by user.`), a failed inquiry reports its failure as
     /// `backend_error` does, even when the cancellation token closed it.
-    pub fn is_error(self) -> bool {
+    pub(crate) fn is_error(self) -> bool {
         match self {
             // A withheld result is the user's choice, like a cancelled
             // prompt, not a failure of the tool (DECISIONS "Configuration
@@ -316,7 +316,7 @@ pub enum RouteTaken {
 
 impl RouteTaken {
     /// Every path, in declaration order (a refusal once per [`Refusal::ALL`]).
-    pub fn all() -> Vec<RouteTaken> {
+    pub(crate) fn all() -> Vec<RouteTaken> {
         let mut all = vec![
             RouteTaken::Cached,
             RouteTaken::Static,
@@ -328,7 +328,7 @@ impl RouteTaken {
     }
 
     /// The snake_case name (as serialized).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RouteTaken::Cached => "cached",
             RouteTaken::Static => "static",
