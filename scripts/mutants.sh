@@ -5,6 +5,7 @@
 #
 #   MUTANTS_FILES="src/model/routing.rs src/check/"       the files; a folder stands
 #                                                  for every .rs file under it
+#                                                  but its *_tests.rs
 #                                                  (default: all of
 #                                                  spec/mutants-tests.tsv)
 #   MUTANTS_SHARD=k/n                               this shard of every file
@@ -30,9 +31,10 @@ MAP=spec/mutants-tests.tsv
 if [ -z "${MUTANTS_FILES:-}" ]; then
   MUTANTS_FILES=$(grep -v '^#' "$MAP" | cut -f1 | tr '\n' ' ')
 fi
-# A folder stands for every .rs file under it; each file is named once.
+# A folder stands for every .rs file under it but its unit-test files
+# (`*_tests.rs`, which are tests, not code under test); each file is named once.
 MUTANTS_FILES=$(for p in $MUTANTS_FILES; do
-  if [ -d "$p" ]; then find "${p%/}" -name '*.rs' | sort; else echo "$p"; fi
+  if [ -d "$p" ]; then find "${p%/}" -name '*.rs' ! -name '*_tests.rs' | sort; else echo "$p"; fi
 done | awk '!seen[$0]++' | tr '\n' ' ')
 shard=()
 if [ -n "${MUTANTS_SHARD:-}" ]; then

@@ -633,3 +633,18 @@ mod tests {
         }
     }
 }
+
+#[cfg(all(test, feature = "cli"))]
+mod check_adversarial_tests;
+#[cfg(all(test, feature = "cli"))]
+mod check_contract_tests;
+#[cfg(all(test, feature = "cli"))]
+mod check_rules_tests;
+#[cfg(all(test, feature = "cli"))]
+mod check_severity_tests;
+#[cfg(all(test, feature = "cli"))]
+mod check_support_tests;
+#[cfg(all(test, feature = "cli"))]
+mod check_tool_calls_tests;
+#[cfg(all(test, feature = "cli"))]
+mod check_writer_tests;

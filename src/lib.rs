@@ -167,6 +167,9 @@
 
 #[cfg(test)]
 mod alloc_count;
+// Test helpers shared with the integration suite name the crate by its name.
+#[cfg(test)]
+extern crate self as inquiry_model;
 pub mod check;
 pub mod conformance;
 #[cfg(feature = "testkit")]

@@ -62,5 +62,11 @@ pub(crate) fn provider_view_indexed(
 #[cfg(all(test, feature = "testkit"))]
 mod stream_props_tests;
 
+#[cfg(all(test, feature = "cli"))]
+mod corpus_tests;
+#[cfg(all(test, feature = "cli"))]
+mod sanitize_clean_tests;
+#[cfg(all(test, feature = "cli"))]
+mod stream_files_tests;
 #[cfg(all(test, feature = "testkit"))]
 mod stream_ops_tests;

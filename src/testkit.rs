@@ -16,8 +16,22 @@ pub(crate) mod sanitize;
 // folder holds no feature switch.
 #[cfg(test)]
 mod ask_user_tests;
+#[cfg(all(test, feature = "cli"))]
+mod coordinator_protocol_tests;
+#[cfg(all(test, feature = "cli"))]
+mod delivery_and_abort_tests;
+#[cfg(all(test, feature = "cli"))]
+mod hard_quit_tests;
 #[cfg(test)]
 mod inquiry_backend_tests;
+#[cfg(all(test, feature = "cli"))]
+mod lifecycle_rfd082_tests;
+#[cfg(all(test, feature = "cli"))]
+mod lifecycle_rfd083_tests;
+#[cfg(all(test, feature = "cli"))]
+mod spec_common_tests;
+#[cfg(all(test, feature = "cli"))]
+mod trace_snapshots_tests;
 
 pub use faults::Faults;
 pub use sanitize::sanitize_across_turns;

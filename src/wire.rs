@@ -885,3 +885,5 @@ mod rfd_examples_tests;
 mod schema_tests;
 #[cfg(all(test, feature = "testkit"))]
 mod wire_serde_tests;
+#[cfg(all(test, feature = "cli"))]
+mod wire_stream_files_tests;

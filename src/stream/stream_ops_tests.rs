@@ -2,7 +2,7 @@
 //! sanitize, provider view (rules `STREAM-*` in `spec/RULES.md`). The first
 //! three tests are the RFD 082 Phase 3 test list items, named after it. The
 //! committed corpus and the real streams are read by
-//! `tests/suite/stream/stream_ops.rs`.
+//! `src/stream/stream_files_tests.rs`.
 
 use std::collections::HashSet;
 

@@ -1,11 +1,4 @@
-//! The model's rules: the lifecycle of RFD 082 and RFD 083, routing,
-//! `ask_user`, configuration, prompts, and the invariants over generated and
-//! faulty runs.
+//! What the model's commands print: no secret ever (the model's rules
+//! themselves are tested in the crate, `src/testkit/spec/`).
 
-mod coordinator_protocol;
-mod delivery_and_abort;
-mod hard_quit;
-mod lifecycle_rfd082;
-mod lifecycle_rfd083;
 mod no_secret_printed;
-mod trace_snapshots;

@@ -7,12 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
-use inquiry_model::check::rules::{self as r};
-use inquiry_model::check::{
+use crate::check::rules::{self as r};
+use crate::check::{
     Checked, Diagnostic, Position, Profile, ProfileMode, Rule, TurnsByProfile, check_bytes,
     check_events,
 };
-use inquiry_model::wire::{InquiryId, Stream};
+use crate::wire::{InquiryId, Stream};
 use serde_json::{Value, json};
 
 const AUTO: ProfileMode = ProfileMode::Auto;
@@ -114,7 +114,7 @@ fn run(s: &S, mode: ProfileMode) -> Checked {
     c
 }
 
-fn found(s: &S, mode: ProfileMode) -> Vec<(inquiry_model::check::Rule, usize, usize)> {
+fn found(s: &S, mode: ProfileMode) -> Vec<(crate::check::Rule, usize, usize)> {
     run(s, mode)
         .diagnostics
         .iter()

@@ -4,11 +4,11 @@
 
 use crate::external;
 
-use inquiry_model::generate::corpus::{COMMITTED_SEED, jp_like};
+use crate::generate::corpus::{COMMITTED_SEED, jp_like};
 use serde_json::Value;
 
 /// Rule: WIRE-CORPUS — the committed files are byte for byte what
-/// `inquiry_model::generate::corpus` writes from `COMMITTED_SEED` (`make corpus`
+/// `crate::generate::corpus` writes from `COMMITTED_SEED` (`make corpus`
 /// rewrites them), and there are no others.
 #[test]
 fn committed_corpus_is_the_generators_output() {

@@ -6,8 +6,8 @@ use std::fs::{self, File};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use inquiry_model::generate::wire as strategy;
-use inquiry_model::wire::{
+use crate::generate::wire as strategy;
+use crate::wire::{
     CancellationReason, Event, EventKind, EventReader, Format, InquiryAnswerReusePolicy,
     InquiryResponse, InquirySource, Stream,
 };

@@ -1,95 +1,97 @@
 //! A hand-built stream for the oracle's tests (the builder of
-//! `oracle::check_rules`, shared by the other oracle tests).
+//! `oracle::check_rules`, shared by the other oracle tests, in the crate and
+//! in the integration suite: it names the crate `inquiry_model`, which the
+//! crate's own tests alias to itself).
 
 use inquiry_model::check::{Checked, Profile, ProfileMode, Severity, check_bytes};
 use serde_json::{Value, json};
 
-pub const AUTO: ProfileMode = ProfileMode::Auto;
-pub const LEGACY: ProfileMode = ProfileMode::Fixed(Profile::Legacy);
-pub const R082: ProfileMode = ProfileMode::Fixed(Profile::Rfd082);
-pub const R083: ProfileMode = ProfileMode::Fixed(Profile::Rfd083);
+pub(crate) const AUTO: ProfileMode = ProfileMode::Auto;
+pub(crate) const LEGACY: ProfileMode = ProfileMode::Fixed(Profile::Legacy);
+pub(crate) const R082: ProfileMode = ProfileMode::Fixed(Profile::Rfd082);
+pub(crate) const R083: ProfileMode = ProfileMode::Fixed(Profile::Rfd083);
 
 /// A hand-built stream, one JSON object per event.
 #[derive(Debug, Clone, Default)]
-pub struct S(pub Vec<Value>);
+pub(crate) struct S(pub(crate) Vec<Value>);
 
-pub fn boolean() -> Value {
+pub(crate) fn boolean() -> Value {
     json!({"text": "Apply the patch?", "answer_type": {"type": "boolean"}})
 }
 
-pub fn text() -> Value {
+pub(crate) fn text() -> Value {
     json!({"text": "Commit message?", "answer_type": {"type": "text"}})
 }
 
-pub fn select(options: &[&str]) -> Value {
+pub(crate) fn select(options: &[&str]) -> Value {
     let options: Vec<Value> = options.iter().map(|o| json!({"value": o})).collect();
     json!({"text": "Which one?", "answer_type": {"type": "select", "options": options}})
 }
 
-pub fn secret() -> Value {
+pub(crate) fn secret() -> Value {
     json!({"text": "SSH key passphrase", "answer_type": {"type": "secret"}})
 }
 
-pub fn tool(name: &str) -> Value {
+pub(crate) fn tool(name: &str) -> Value {
     json!({"source": "tool", "name": name})
 }
 
 impl S {
-    pub fn new() -> S {
+    pub(crate) fn new() -> S {
         S::default()
     }
-    pub fn push(mut self, v: Value) -> S {
+    pub(crate) fn push(mut self, v: Value) -> S {
         self.0.push(v);
         self
     }
-    pub fn turn(self) -> S {
+    pub(crate) fn turn(self) -> S {
         self.push(json!({"type": "turn_start", "timestamp": "2026-05-12 10:00:00.000000"}))
     }
-    pub fn chat(self) -> S {
+    pub(crate) fn chat(self) -> S {
         self.push(json!({"type": "chat_request", "content": "go"}))
     }
-    pub fn reply(self) -> S {
+    pub(crate) fn reply(self) -> S {
         self.push(json!({"type": "chat_response", "message": "done"}))
     }
-    pub fn call(self, id: &str, name: &str) -> S {
+    pub(crate) fn call(self, id: &str, name: &str) -> S {
         self.push(json!({"type": "tool_call_request", "id": id, "name": name, "arguments": {}}))
     }
-    pub fn done(self, id: &str) -> S {
+    pub(crate) fn done(self, id: &str) -> S {
         self.push(
             json!({"type": "tool_call_response", "id": id, "content": "ok", "is_error": false}),
         )
     }
-    pub fn failed(self, id: &str) -> S {
+    pub(crate) fn failed(self, id: &str) -> S {
         self.push(
             json!({"type": "tool_call_response", "id": id, "content": "error", "is_error": true}),
         )
     }
     /// A request from tool `fs`.
-    pub fn ask(self, id: &str, question: Value) -> S {
+    pub(crate) fn ask(self, id: &str, question: Value) -> S {
         self.ask_from(id, tool("fs"), question)
     }
-    pub fn ask_from(self, id: &str, source: Value, question: Value) -> S {
+    pub(crate) fn ask_from(self, id: &str, source: Value, question: Value) -> S {
         self.push(
             json!({"type": "inquiry_request", "id": id, "source": source, "question": question}),
         )
     }
-    pub fn answer(self, id: &str, answer: Value) -> S {
+    pub(crate) fn answer(self, id: &str, answer: Value) -> S {
         self.push(
             json!({"type": "inquiry_response", "outcome": "answered", "id": id, "answer": answer}),
         )
     }
-    pub fn flat(self, id: &str, answer: Value) -> S {
+    pub(crate) fn flat(self, id: &str, answer: Value) -> S {
         self.push(json!({"type": "inquiry_response", "id": id, "answer": answer}))
     }
-    pub fn cancel(self, id: &str, reason: &str) -> S {
+    pub(crate) fn cancel(self, id: &str, reason: &str) -> S {
         self.push(
             json!({"type": "inquiry_response", "outcome": "cancelled", "id": id, "reason": reason}),
         )
     }
-    pub fn redact(self, id: &str) -> S {
+    pub(crate) fn redact(self, id: &str) -> S {
         self.push(json!({"type": "inquiry_response", "outcome": "redacted", "id": id}))
     }
-    pub fn bytes(&self) -> Vec<u8> {
+    pub(crate) fn bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
         for v in &self.0 {
             out.extend(serde_json::to_vec(v).unwrap());
@@ -101,18 +103,18 @@ impl S {
 
 /// A one-call turn of tool `fs` (call `c1`): event 0 is the marker, 1 the
 /// call; the body starts at 2.
-pub fn in_call(body: impl FnOnce(S) -> S) -> S {
+pub(crate) fn in_call(body: impl FnOnce(S) -> S) -> S {
     body(S::new().turn().call("c1", "fs")).done("c1")
 }
 
-pub fn run(s: &S, mode: ProfileMode) -> Checked {
+pub(crate) fn run(s: &S, mode: ProfileMode) -> Checked {
     let c = check_bytes(&s.bytes(), "test.jsonl", mode);
     assert_eq!(c.error, None, "hand-built stream must read");
     c
 }
 
 /// `(rule, severity, turn, event)` of every diagnostic.
-pub fn found(
+pub(crate) fn found(
     s: &S,
     mode: ProfileMode,
 ) -> Vec<(inquiry_model::check::Rule, Severity, usize, usize)> {
@@ -123,11 +125,11 @@ pub fn found(
         .collect()
 }
 
-pub fn lines(c: &Checked) -> String {
+pub(crate) fn lines(c: &Checked) -> String {
     c.diagnostics.iter().map(|d| format!("{d}\n")).collect()
 }
 
-pub fn clean(s: &S, mode: ProfileMode) {
+pub(crate) fn clean(s: &S, mode: ProfileMode) {
     let c = run(s, mode);
     assert!(
         c.diagnostics.is_empty(),
@@ -136,4 +138,15 @@ pub fn clean(s: &S, mode: ProfileMode) {
     );
 }
 
-pub use Severity::{Error as E, Warning as W};
+#[allow(unused_imports)] // the suite's oracle tests use neither
+pub(crate) use Severity::{Error as E, Warning as W};
+
+/// A legacy turn whose inquiry-backend call failed: one flat pair, and a
+/// request a pre-082 writer left unanswered (RFD 082 "Motivation").
+pub(crate) fn legacy_backend_failure() -> S {
+    in_call(|s| {
+        s.ask("c1.apply", boolean())
+            .flat("c1.apply", json!(true))
+            .ask("c1.other", boolean())
+    })
+}

@@ -3,12 +3,12 @@
 //! and the conformance comparison catching an implementation that gets them
 //! wrong.
 
-use crate::common;
+use super::spec_common_tests as common;
 
+use crate::conformance::{self, Observed, ResponseKind};
+use crate::scenario::{self as model, DeliveryReply};
+use crate::wire::{CancellationReason, InquiryResponse};
 use common::{requests, responses, run};
-use inquiry_model::conformance::{self, Observed, ResponseKind};
-use inquiry_model::scenario::{self as model, DeliveryReply};
-use inquiry_model::wire::{CancellationReason, InquiryResponse};
 use serde_json::{Value, json};
 
 fn fs_with_result(result: &str, deliveries: Value) -> Value {
@@ -181,7 +181,7 @@ fn the_merge_layers_vector_depends_on_the_command_line_layer() {
         on.iter()
             .any(|r| r.tool == "ask_user" && r.kind == ResponseKind::ToolSuccess)
     );
-    let mut without: inquiry_model::scenario::Scenario = v.scenario.clone();
+    let mut without: crate::scenario::Scenario = v.scenario.clone();
     without.toggles.retain(|t| t != "-t ask_user");
     let off = model::run(&without).unwrap();
     assert!(

@@ -1,16 +1,14 @@
 //! RFD 082 Phase 1–3 tests, by the names of the RFD's test lists, run
 //! through the state machine.
 
-use crate::common;
+use super::spec_common_tests as common;
 
+use crate::model::coordinator::{Call, Coordinator, Effect, Input, RunPolicy, ToolSpec};
+use crate::model::tool::{BuiltinHook, Outcome, Question, ToolSource, resolve_inquiry_source};
+use crate::profile::ProfileName;
+use crate::wire::{CancellationReason, InquiryId, InquiryResponse, InquirySource};
 use common::*;
 use indexmap::IndexMap;
-use inquiry_model::model::coordinator::{Call, Coordinator, Effect, Input, RunPolicy, ToolSpec};
-use inquiry_model::model::tool::{
-    BuiltinHook, Outcome, Question, ToolSource, resolve_inquiry_source,
-};
-use inquiry_model::profile::ProfileName;
-use inquiry_model::wire::{CancellationReason, InquiryId, InquiryResponse, InquirySource};
 use serde_json::{Value, json};
 
 fn boolean_tool(qid: &str) -> Value {
@@ -153,7 +151,7 @@ fn cache_bypass() {
         ]
     }));
     let mut max_entries = 0;
-    let t = inquiry_model::scenario::run_observed(&s, Default::default(), &mut |c, _| {
+    let t = crate::scenario::run_observed(&s, Default::default(), &mut |c, _| {
         if let Some(ts) = c.turn_state() {
             max_entries = max_entries.max(ts.cache.tool_answers().len());
         }
@@ -699,7 +697,7 @@ fn secret_default_is_persisted_unchanged() {
     assert_eq!(r[0].question.default, Some(json!("placeholder-default")));
     assert!(matches!(
         r[0].question.answer_type,
-        inquiry_model::wire::InquiryAnswerType::Secret
+        crate::wire::InquiryAnswerType::Secret
     ));
     assert!(matches!(responses(&t)[0], InquiryResponse::Redacted { .. }));
     assert!(!stream_text(&t).contains("the-real-token-value"));
@@ -817,7 +815,7 @@ fn token_causes_record_user_and_persist_by_cause() {
             "backend": [{"reply": "cancelled", "cause": cause}, {"reply": "answer", "value": true}]
         })))
     };
-    let kinds_of = |t: &inquiry_model::scenario::Trace| -> Vec<String> {
+    let kinds_of = |t: &crate::scenario::Trace| -> Vec<String> {
         kinds(t).into_iter().map(str::to_owned).collect()
     };
     let cancel = with("tool_cancel");
@@ -892,23 +890,23 @@ fn token_causes_record_user_and_persist_by_cause() {
     let s = scenario(one_boolean_call(json!({
         "tty": false, "backend": [{"reply": "cancelled", "cause": "hard_quit"}]
     })));
-    assert_eq!(inquiry_model::invariants::check_trace(&quit, &s), []);
+    assert_eq!(crate::invariants::check_trace(&quit, &s), []);
     let bytes = serde_json::to_vec(&quit.persisted_json()).unwrap();
-    let checked = inquiry_model::check::check_bytes(&bytes, "quit", Default::default());
+    let checked = crate::check::check_bytes(&bytes, "quit", Default::default());
     let found: Vec<_> = checked
         .diagnostics
         .iter()
         .map(|d| (d.rule.id(), d.event_index))
         .collect();
     assert_eq!(found, [("CHECK-TOOL-PAIRED", 2)]);
-    let events = inquiry_model::wire::Stream::from_slice(&bytes, "quit")
+    let events = crate::wire::Stream::from_slice(&bytes, "quit")
         .unwrap()
         .events;
-    let repaired = inquiry_model::stream::sanitize(events).events;
+    let repaired = crate::stream::sanitize(events).events;
     let mut out = Vec::new();
-    inquiry_model::wire::Stream::new(repaired)
+    crate::wire::Stream::new(repaired)
         .write_array(&mut out)
         .unwrap();
-    let checked = inquiry_model::check::check_bytes(&out, "repaired", Default::default());
+    let checked = crate::check::check_bytes(&out, "repaired", Default::default());
     assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
 }

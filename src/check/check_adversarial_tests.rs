@@ -2,10 +2,10 @@
 //! oracle passing under auto, each now a finding (and the legal neighbours
 //! of each still clean).
 
-use crate::check_support;
+use super::check_support_tests as check_support;
 
+use crate::rule::Rule;
 use check_support::*;
-use inquiry_model::rule::Rule;
 use serde_json::{Value, json};
 
 fn ask_user_q(extra: Value) -> Value {

@@ -7,8 +7,8 @@ use crate::external;
 
 use std::path::Path;
 
-use inquiry_model::stream::{pair, pair_tool_calls, sanitize, turns};
-use inquiry_model::wire::Stream;
+use crate::stream::{pair, pair_tool_calls, sanitize, turns};
+use crate::wire::Stream;
 use serde_json::Value;
 
 /// Reads `path` and asserts that it pairs every inquiry and every tool call

@@ -5,8 +5,8 @@
 //! under `legacy` as under `rfd082`. Before RFD 082 a cancelled inquiry
 //! writes no response, so the legacy stream stops at the request.
 
-use inquiry_model::conformance::{Observed, compare};
-use inquiry_model::scenario::{self, Scenario};
+use crate::conformance::{Observed, compare};
+use crate::scenario::{self, Scenario};
 use serde_json::{Value, json};
 
 fn boolean_tool() -> Value {

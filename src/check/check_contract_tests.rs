@@ -2,10 +2,10 @@
 //! each a hand-built violation with the exact findings, and its legal
 //! neighbour clean. The RFD sentence that decides each is cited on the test.
 
-use crate::check_support;
+use super::check_support_tests as check_support;
 
+use crate::rule::Rule;
 use check_support::*;
-use inquiry_model::rule::Rule;
 use serde_json::{Value, json};
 
 /// An RFD 083 question (its `context` shows an RFD 083 writer under auto).
@@ -230,7 +230,7 @@ fn select_stream(answer: &str) -> String {
 /// for byte as read.
 #[test]
 fn select_options_in_the_writers_shapes_read_and_round_trip_byte_for_byte() {
-    use inquiry_model::wire::Stream;
+    use crate::wire::Stream;
     let text = select_stream(r#""main""#);
     let stream = Stream::from_slice(text.as_bytes(), "x").expect("the writer's shapes read");
     let mut lines = Vec::new();
@@ -244,7 +244,7 @@ fn select_options_in_the_writers_shapes_read_and_round_trip_byte_for_byte() {
     stream.write_array(&mut array).unwrap();
     let again = Stream::from_slice(&array, "y").unwrap();
     assert_eq!(again.events, stream.events);
-    let repaired = inquiry_model::stream::sanitize(stream.events.clone());
+    let repaired = crate::stream::sanitize(stream.events.clone());
     assert!(repaired.is_unchanged());
     let mut out = Vec::new();
     Stream::new(repaired.events)
@@ -268,12 +268,12 @@ fn select_options_in_the_writers_shapes_read_and_round_trip_byte_for_byte() {
 #[test]
 fn answer_fits_judges_an_answer_against_options_of_every_shape() {
     for fits in [r#""main""#, "2", r#""dev""#, r#""x""#, r#""y""#] {
-        let c = inquiry_model::check::check_bytes(select_stream(fits).as_bytes(), "t", R083);
+        let c = crate::check::check_bytes(select_stream(fits).as_bytes(), "t", R083);
         assert_eq!(c.error, None);
         assert!(c.diagnostics.is_empty(), "{fits}: {:?}", c.diagnostics);
     }
     for stray in [r#""Dev""#, r#""label""#, r#""2""#, "null"] {
-        let c = inquiry_model::check::check_bytes(select_stream(stray).as_bytes(), "t", R083);
+        let c = crate::check::check_bytes(select_stream(stray).as_bytes(), "t", R083);
         let rules: Vec<_> = c
             .diagnostics
             .iter()

@@ -1,10 +1,10 @@
 //! RFD 083 Phase 1 tests and the `ask_user` scenarios of Phase 2, run
 //! through the state machine.
 
-use crate::common;
+use super::spec_common_tests as common;
 
+use crate::wire::{CancellationReason, InquiryResponse, InquirySource};
 use common::*;
-use inquiry_model::wire::{CancellationReason, InquiryResponse, InquirySource};
 use serde_json::{Value, json};
 
 const NO_TTY_MESSAGE: &str = "ask_user cannot run because no interactive terminal is available. \
@@ -156,15 +156,11 @@ fn persistence_none_bypasses_the_cache() {
         }))
     };
     let mut remembered = 0;
-    let t = inquiry_model::scenario::run_observed(
-        &scenario("rfd083"),
-        Default::default(),
-        &mut |c, _| {
-            if let Some(ts) = c.turn_state() {
-                remembered = remembered.max(ts.cache.tool_answers().len());
-            }
-        },
-    )
+    let t = crate::scenario::run_observed(&scenario("rfd083"), Default::default(), &mut |c, _| {
+        if let Some(ts) = c.turn_state() {
+            remembered = remembered.max(ts.cache.tool_answers().len());
+        }
+    })
     .unwrap();
     assert_eq!(t.prompts.len(), 2);
     assert_eq!(remembered, 0);
@@ -174,7 +170,7 @@ fn persistence_none_bypasses_the_cache() {
             .all(|p| !p.presentation.remember_affordance)
     );
     // RFD 082 alone has no persistence field: the answer is remembered.
-    let t = inquiry_model::scenario::run(&scenario("rfd082")).unwrap();
+    let t = crate::scenario::run(&scenario("rfd082")).unwrap();
     assert_eq!(t.prompts.len(), 1);
     assert!(t.prompts[0].presentation.remember_affordance);
 }
@@ -350,7 +346,7 @@ fn legacy_provenance_is_the_tool_name() {
             "backend": [{"reply": "answer", "value": true}, {"reply": "answer", "value": true}]
         })
     };
-    let sources = |t: &inquiry_model::scenario::Trace| -> Vec<InquirySource> {
+    let sources = |t: &crate::scenario::Trace| -> Vec<InquirySource> {
         requests(t).iter().map(|r| r.source.clone()).collect()
     };
     let legacy = run(v("legacy"));
@@ -366,9 +362,9 @@ fn legacy_provenance_is_the_tool_name() {
         sources(&rfd082),
         [InquirySource::Assistant, InquirySource::tool("plain")]
     );
-    let report = inquiry_model::review::amend::diff_profiles(
-        inquiry_model::profile::ProfileName::Legacy,
-        inquiry_model::profile::ProfileName::Rfd082,
+    let report = crate::review::amend::diff_profiles(
+        crate::profile::ProfileName::Legacy,
+        crate::profile::ProfileName::Rfd082,
         &[scenario(v("legacy"))],
     );
     let classes: Vec<&str> = report.classes.iter().map(|c| c.class.as_str()).collect();
@@ -406,12 +402,12 @@ fn persistence_none_skips_the_cache_read() {
     assert!(
         !t.resolutions
             .iter()
-            .any(|r| r.route == inquiry_model::model::coordinator::RouteTaken::Cached)
+            .any(|r| r.route == crate::model::coordinator::RouteTaken::Cached)
     );
 
-    let faulty = inquiry_model::scenario::run_with(
+    let faulty = crate::scenario::run_with(
         &scenario(remembered_then_once()),
-        inquiry_model::scenario::RunOptions::from(inquiry_model::testkit::Faults {
+        crate::scenario::RunOptions::from(crate::testkit::Faults {
             ignore_persistence_gate: true,
             ..Default::default()
         }),
@@ -467,7 +463,7 @@ fn enable_and_toggles_drive_the_lifecycle() {
     let off = run(v(json!(["-T", "-T ask_user"])));
     assert!(requests(&off).is_empty() && off.prompts.is_empty());
     // A toggle naming no tool is a clear error, not a silent no-op.
-    let err = inquiry_model::scenario::run(&scenario(v(json!(["-T nope"])))).unwrap_err();
+    let err = crate::scenario::run(&scenario(v(json!(["-T nope"])))).unwrap_err();
     assert_eq!(err.to_string(), "no tool named `nope` is configured");
     assert!(
         err.is_unacceptable(),
@@ -498,7 +494,7 @@ fn scenario_tools_are_a_user_layer_over_the_builtins() {
             "permissions": [{"reply": "allow"}, {"reply": "allow"}]
         })
     };
-    let asked = |t: &inquiry_model::scenario::Trace| -> Vec<String> {
+    let asked = |t: &crate::scenario::Trace| -> Vec<String> {
         t.permission_prompts
             .iter()
             .map(|p| p.tool_call_id.clone())

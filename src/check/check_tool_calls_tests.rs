@@ -1,10 +1,10 @@
 //! CHECK-TOOL-PAIRED, tool-call pairing within a turn
 //! (RFD 082 Phase 3: repair "within each turn's event window").
 
-use crate::check_support;
+use super::check_support_tests as check_support;
 
+use crate::rule::Rule;
 use check_support::*;
-use inquiry_model::rule::Rule;
 
 /// Rule: CHECK-TOOL-PAIRED — a call with no response in its turn is reported
 /// at the request, under every profile (a call never carries over a turn).
@@ -115,7 +115,7 @@ fn tool_paired_real_and_bundled_streams_are_clean() {
                 continue;
             }
             let bytes = std::fs::read(&p).unwrap();
-            let c = inquiry_model::check::check_bytes(&bytes, &p.display().to_string(), AUTO);
+            let c = crate::check::check_bytes(&bytes, &p.display().to_string(), AUTO);
             assert_eq!(c.error, None);
             assert!(c.diagnostics.is_empty(), "{}", lines(&c));
         }

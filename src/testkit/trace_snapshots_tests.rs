@@ -2,7 +2,7 @@
 //! cancellation reason, under every profile side by side, so a reviewer sees
 //! what each stage persists and what the model is told.
 
-use crate::common;
+use super::spec_common_tests as common;
 
 use common::*;
 use serde_json::{Value, json};

@@ -10,10 +10,10 @@ use crate::external;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use inquiry_model::check::{Checked, ProfileMode, check_bytes};
-use inquiry_model::generate::stream as arb;
-use inquiry_model::stream::{Sanitized, sanitize};
-use inquiry_model::wire::{Event, Stream};
+use crate::check::{Checked, ProfileMode, check_bytes};
+use crate::generate::stream as arb;
+use crate::stream::{Sanitized, sanitize};
+use crate::wire::{Event, Stream};
 use proptest::prelude::*;
 
 /// The rules judged only once the turn's writer is read from its request

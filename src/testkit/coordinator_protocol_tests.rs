@@ -3,16 +3,16 @@
 //! feeds the coordinator an input that does not fit its state, and the
 //! `Debug` views the secret scan and the state search read.
 
-use crate::common;
+use super::spec_common_tests as common;
 
 use std::collections::BTreeSet;
 
+use crate::model::coordinator::{Call, Coordinator, Input, ResponseKind};
+use crate::model::tool::ToolSource;
+use crate::profile::ProfileName;
+use crate::scenario::{self, RunOptions, Scenario};
 use common::coordinator_under;
 use indexmap::IndexMap;
-use inquiry_model::model::coordinator::{Call, Coordinator, Input, ResponseKind};
-use inquiry_model::model::tool::ToolSource;
-use inquiry_model::profile::ProfileName;
-use inquiry_model::scenario::{self, RunOptions, Scenario};
 
 /// Rule CONF-KIND-NAMES: every response kind's name is one that
 /// `spec/vector-format.md` lists for the `kind` field of `tool_responses`,
