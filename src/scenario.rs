@@ -1020,7 +1020,7 @@ pub fn run(scenario: &Scenario) -> Result<Trace, ScenarioError> {
 }
 
 /// Runs a scenario, with options.
-pub fn run_with(scenario: &Scenario, options: RunOptions) -> Result<Trace, ScenarioError> {
+pub(crate) fn run_with(scenario: &Scenario, options: RunOptions) -> Result<Trace, ScenarioError> {
     let mut driver = Driver::new(scenario, scenario.rules()?, options)?;
     driver.run()?;
     Ok(driver.trace)

@@ -113,7 +113,7 @@ impl std::fmt::Display for Severity {
 
 /// A rule broken by one event: what [`super::Diagnostic`] adds a position to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// The `CHECK-*` ID.
     pub rule: Rule,
     /// Error, or warning.
@@ -768,7 +768,11 @@ pub(crate) fn turn_one_writer(first: &InquiryId, upgrade: bool, mode: ProfileMod
 /// an orphaned `…q.1`) leaves `…q.2` first, and readers treat IDs as opaque,
 /// so a gap or a later start tells a reader nothing it may use (decision
 /// "Oracle checks: attempts after a repair").
-pub fn id_attempt(id: &InquiryId, parts: &IdParts, previous: Option<u32>) -> Option<Finding> {
+pub(crate) fn id_attempt(
+    id: &InquiryId,
+    parts: &IdParts,
+    previous: Option<u32>,
+) -> Option<Finding> {
     let last = previous?;
     if parts.attempt > last {
         return None;

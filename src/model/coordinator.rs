@@ -345,7 +345,7 @@ impl Coordinator {
     }
 
     /// Whether every call of the current cycle has responded.
-    pub fn cycle_done(&self) -> bool {
+    pub(crate) fn cycle_done(&self) -> bool {
         self.executing
             .iter()
             .all(|t| matches!(t.status, Status::Done))

@@ -279,7 +279,7 @@ pub enum ToolSource {
 /// Resolves the persisted `InquirySource` from the tool's kind alone (RFD 082
 /// "Source attribution", rule `LIFE-PROVENANCE`). Configuration is not an
 /// input: there is no parameter through which it could be.
-pub fn resolve_inquiry_source(source: ToolSource, name: &str) -> InquirySource {
+pub(crate) fn resolve_inquiry_source(source: ToolSource, name: &str) -> InquirySource {
     let assistant_override = match source {
         ToolSource::Builtin {
             hook: BuiltinHook::Assistant,

@@ -209,7 +209,7 @@ pub enum ResponseKind {
 
 impl ResponseKind {
     /// Every kind, in declaration order (a refusal once per [`Refusal::ALL`]).
-    pub fn all() -> Vec<ResponseKind> {
+    pub(crate) fn all() -> Vec<ResponseKind> {
         let mut all = vec![
             ResponseKind::ToolSuccess,
             ResponseKind::ToolError,
@@ -247,7 +247,7 @@ impl ResponseKind {
     }
 
     /// The snake_case name (as serialized).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ResponseKind::ToolSuccess => "tool_success",
             ResponseKind::ToolError => "tool_error",
