@@ -1874,3 +1874,5 @@ mod amendment_gate_tests;
 
 #[cfg(all(test, feature = "testkit"))]
 mod amendment_rows_tests;
+#[cfg(all(test, feature = "testkit"))]
+mod revised_rfd082_tests;

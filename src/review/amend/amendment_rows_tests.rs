@@ -8,7 +8,6 @@
 //! `tests/suite/tooling/amendment_rows.rs`.
 
 use crate::check::{ProfileMode, Rule, check_events};
-use crate::external;
 use crate::generate::scenario::scenario_under;
 use crate::invariants::{check_trace, holds_separator, without_known};
 use crate::model::routing::{self, NonAnswer, PrompterFailure};
@@ -21,57 +20,7 @@ use crate::scenario::{self, PrompterReply, Scenario};
 use crate::wire::{CancellationReason, InquiryResponse};
 use proptest::prelude::*;
 
-const RFD082: &str = "tests/rfd/rfd082-excerpt.md";
-
-fn read(rel: &str) -> String {
-    std::fs::read_to_string(external::root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-/// The committed RFD 082 excerpt as the other team revised it: a row for
-/// prompter failures recording `BackendError` in the step-6 table (the
-/// prose that sent them down the `User` path rewritten), and the sentence
-/// "`question_id` MUST NOT contain `.`".
-pub(crate) fn revised_rfd082() -> String {
-    let mut text = read(RFD082);
-    let row = "or EOF) | `User` | | `InquiryError::Cancelled`";
-    assert_eq!(
-        text.matches(row).count(),
-        1,
-        "the excerpt's first reason row"
-    );
-    text = text.replace(
-        row,
-        "or EOF) | `User` | | Prompter failure (I/O error, no TTY) | `BackendError` | | \
-         `InquiryError::Cancelled`",
-    );
-    let prose = "   Prompter I/O errors (e.g.\n   EOF on stdin mid-prompt) are indistinguishable \
-                 from Ctrl-C at the\n   coordinator's vantage today and follow the same `User` \
-                 path; if a future\n   change distinguishes them, the right landing is a new \
-                 `CancellationReason`\n   variant rather than re-using `BackendError`.\n";
-    assert!(text.contains(prose), "the excerpt's prompter-failure prose");
-    text = text.replace(
-        prose,
-        "   A prompter failure other than Ctrl-C or EOF (an I/O error, no TTY) is\n   told \
-         apart from a cancellation and records `BackendError`.\n",
-    );
-    let heading = "### `InquiryResponse` serialization";
-    text.replace(
-        heading,
-        &format!(
-            "`question_id` MUST NOT contain `.`: a tool whose question ID holds one is\n\
-             rejected at the tool boundary with a tool-level error, and the question is\n\
-             not recorded.\n\n{heading}"
-        ),
-    )
-}
-
-/// The 1-based line of the first line of `text` containing `needle`.
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .map(|i| i + 1)
-        .unwrap_or_else(|| panic!("no line holds {needle}"))
-}
+use super::revised_rfd082_tests::*;
 
 fn written(text: &str) -> RuleSet {
     let a = rfd_check::amendment(text, &Rfd082.rules(), "revised.md");
@@ -477,55 +426,6 @@ fn diff_profiles_names_the_amended_rows() {
     );
 }
 
-/// The revised RFD 082's amendment as a scenario carries it (the written
-/// file's `switches` and `tables`, read back from the file
-/// `rfd-check --write-profile` writes).
-fn revised_amendment() -> serde_json::Map<String, serde_json::Value> {
-    let text = revised_rfd082();
-    let a = rfd_check::amendment(&text, &Rfd082.rules(), "revised.md");
-    let doc =
-        profile_file::to_amendment_file("revised", "RFD 082", None, Rfd082, &a.rules, &a.from);
-    ["switches", "tables"]
-        .into_iter()
-        .filter_map(|k| doc.get(k).map(|v| (k.to_owned(), v.clone())))
-        .collect()
-}
-
-/// `s` under the revised amendment over its profile.
-fn amended(s: Scenario) -> Scenario {
-    Scenario {
-        amendment: Some(revised_amendment()),
-        ..s
-    }
-}
-
-/// The inquiries the stream closes `backend_error` on a secret question.
-fn secret_backend_errors(trace: &scenario::Trace) -> usize {
-    let secret: Vec<String> = trace
-        .stream
-        .iter()
-        .filter_map(|e| match &e.kind {
-            crate::wire::EventKind::InquiryRequest(r)
-                if r.question.answer_type == crate::wire::InquiryAnswerType::Secret =>
-            {
-                Some(r.id.to_string())
-            }
-            _ => None,
-        })
-        .collect();
-    trace
-        .stream
-        .iter()
-        .filter(|e| {
-            matches!(
-                e.as_inquiry_response(),
-                Some(InquiryResponse::Cancelled { id, reason: CancellationReason::BackendError })
-                    if secret.contains(&id.to_string())
-            )
-        })
-        .count()
-}
-
 /// Rules: CHECK-REASON-BACKEND-ERROR, AMEND-TABLE-ROWS — the model eats its
 /// own output under an amendment: over the review corpus under the revised
 /// RFD 082's amendment, every stream the model writes satisfies its whole
@@ -615,12 +515,6 @@ proptest! {
             found.iter().map(|d| format!("{d}\n")).collect::<String>()
         );
     }
-}
-
-/// `text` with `from` replaced by `to`, where `from` occurs exactly once.
-fn edit(text: &str, from: &str, to: &str) -> String {
-    assert_eq!(text.matches(from).count(), 1, "{from}");
-    text.replace(from, to)
 }
 
 /// Rule: AMEND-WRITE-PROFILE — remember and cache rows have no table of a
