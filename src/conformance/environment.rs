@@ -354,6 +354,10 @@ mod tests {
             Environment::from_init_ok(&json!({})),
             Ok(Environment::default())
         );
+        let typed = Environment::from_init_ok(&json!({"environment": {
+            "prompter_answers": "typed"}}))
+        .expect("reads");
+        assert_eq!(typed.prompter_answers, PrompterAnswers::Typed);
         let env = Environment::from_init_ok(&json!({"environment": {
             "prompter_answers": "any", "backend_errors": ["cancelled"], "token_causes": []}}))
         .expect("reads");
@@ -375,5 +379,88 @@ mod tests {
             let e = Environment::from_init_ok(&bad).expect_err("refused");
             assert!(e.contains(says), "{e}");
         }
+    }
+
+    /// A scenario the default environment cannot give: a number typed at a
+    /// yes/no prompt, an answer that is not an option typed at a select,
+    /// and a backend that returns `cancelled` on its own (beside the token
+    /// fired for a restart, which it can give).
+    fn beyond_the_default() -> Scenario {
+        serde_json::from_value(json!({
+            "tty": true,
+            "tools": {"t": {"run": "unattended",
+                "questions": {"a": {"target": "assistant"}},
+                "program": {"kind": "script", "asks": [
+                    {"question": {"id": "u", "text": "U?", "answer_type": {"type": "boolean"}}},
+                    {"question": {"id": "s", "text": "S?",
+                        "answer_type": {"type": "select", "options": ["x", "y"]}}},
+                    {"question": {"id": "a", "text": "A?", "answer_type": {"type": "boolean"}}}
+                ]}}},
+            "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],
+            "prompter": [
+                {"reply": "answer", "value": 7},
+                {"reply": "answer", "value": "z"}],
+            "backend": [
+                {"reply": "error", "error": "cancelled"},
+                {"reply": "cancelled", "cause": "restart"}]
+        }))
+        .expect("the scenario reads")
+    }
+
+    /// Rule: CONF-ENVIRONMENT — the model's own scripted environment
+    /// (`Environment::anything`) gives every reply the scenario language
+    /// can say (`spec/conform-protocol.md` "Environment": `any` prompter
+    /// answers, every backend error `cancelled` included, every token
+    /// cause): fitting leaves any scenario as it is, and it fits. The
+    /// default environment cannot give three of its replies: fitting
+    /// replaces those ("an ill-typed prompter answer is replaced by one of
+    /// the prompt's type (`true`, the first option, a text marker)"; "a
+    /// backend error it cannot raise becomes one it can") and keeps the
+    /// token cause, and the result fits. Each of the two kinds alone makes
+    /// a scenario unfit (the prompter's answers with no backend reply).
+    #[test]
+    fn the_models_own_environment_gives_every_reply() {
+        let all = Environment::anything();
+        assert_eq!(all.prompter_answers, PrompterAnswers::Any);
+        assert!(all.backend_errors.contains(&InquiryErrorKind::Cancelled));
+        assert!(
+            BACKEND_RAISES
+                .iter()
+                .all(|e| all.backend_errors.contains(e))
+        );
+        assert!(TOKEN_CAUSES.iter().all(|c| all.token_causes.contains(c)));
+        let s = beyond_the_default();
+        assert_eq!(fit(&all, s.clone()), s);
+        assert!(fits(&all, &s));
+        let default = Environment::default();
+        assert!(!fits(&default, &s));
+        let fitted = fit(&default, s.clone());
+        assert!(fits(&default, &fitted));
+        let answers: Vec<&PrompterReply> = fitted.prompter.iter().collect();
+        assert_eq!(
+            answers,
+            [
+                &PrompterReply::Answer {
+                    value: json!(true),
+                    remember: false
+                },
+                &PrompterReply::Answer {
+                    value: json!("x"),
+                    remember: false
+                },
+            ]
+        );
+        assert_ne!(fitted.backend[0], s.backend[0], "the cancelled error");
+        assert_eq!(fitted.backend[1], s.backend[1], "the token cause");
+        let prompts_only = Scenario {
+            backend: Vec::new(),
+            ..s.clone()
+        };
+        assert!(!fits(&default, &prompts_only));
+        let backend_only = Scenario {
+            prompter: fitted.prompter.clone(),
+            ..s
+        };
+        assert!(!fits(&default, &backend_only));
     }
 }

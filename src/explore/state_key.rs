@@ -105,3 +105,6 @@ pub(crate) fn coordinator_key<H: Hasher>(coordinator: &Coordinator, h: &mut H) {
         }
     }
 }
+
+#[cfg(test)]
+mod state_key_tests;

@@ -340,3 +340,6 @@ pub fn check_trace_memo(
     out.extend(wire);
     out
 }
+
+#[cfg(test)]
+mod incremental_tests;

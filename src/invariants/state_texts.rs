@@ -131,3 +131,6 @@ fn visit_serialized<T: Serialize>(value: &T, visit: &mut dyn FnMut(&str)) {
         visit_value(&v, visit);
     }
 }
+
+#[cfg(test)]
+mod state_texts_tests;
