@@ -273,6 +273,7 @@ impl StreamMemo {
 
     /// An empty memo that forgets everything past `capacity` entries (at
     /// least 1).
+    #[cfg(any(test, feature = "testkit"))]
     pub(crate) fn with_capacity(capacity: usize) -> Self {
         StreamMemo {
             capacity: Some(capacity.max(1)),
