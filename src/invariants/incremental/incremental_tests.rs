@@ -64,7 +64,9 @@ fn a_memo_keeps_at_most_its_capacity() {
     let with_mark = |k: usize| {
         let mut t = ta.clone();
         t.stream
-            .push(crate::wire::Event::new(EventKind::Other(format!("mark_{k}"))));
+            .push(crate::wire::Event::new(EventKind::Other(format!(
+                "mark_{k}"
+            ))));
         t
     };
     let lens = |mut memo: StreamMemo| -> Vec<usize> {
