@@ -21,12 +21,11 @@ for d, _, fs in os.walk('src'):
                 m = re.match(r'\s*pub use (.*);', l)
                 if m:
                     reexp.update(re.findall(r'\b([A-Za-z_][A-Za-z0-9_]*)\b', m.group(1)))
-keep_files = set(os.environ.get('NARROW_KEEP', '').split())
 changed = {}
 for d, _, fs in os.walk('src'):
     for f in fs:
         p = os.path.join(d, f)
-        if not f.endswith('.rs') or f.endswith('_tests.rs') or p == 'src/lib.rs' or p in keep_files:
+        if not f.endswith('.rs') or f.endswith('_tests.rs') or p == 'src/lib.rs':
             continue
         lines = open(p).read().split('\n'); dirty = False
         for i, l in enumerate(lines):

@@ -28,7 +28,7 @@ mod inquiry_backend_tests;
 mod lifecycle_rfd082_tests;
 #[cfg(all(test, feature = "cli"))]
 mod lifecycle_rfd083_tests;
-#[cfg(all(test, feature = "cli"))]
+#[cfg(test)]
 mod spec_common_tests;
 #[cfg(all(test, feature = "cli"))]
 mod trace_snapshots_tests;

@@ -6,19 +6,14 @@
 
 use std::collections::BTreeSet;
 
+use super::runner_tests::committed;
 use crate::conformance::{
     self, Capabilities, EntryKind, Implementation, ImplementationError, Model, Observed,
-    ResponseKind, Vector, Verdict, check_generated, check_vectors,
+    ResponseKind, Verdict, check_generated, check_vectors,
 };
 use crate::profile::ProfileName;
 use crate::scenario::{self, PrompterReply, Scenario, Trace};
 use serde_json::{Value, json};
-
-/// The committed vectors, read from `spec/vectors/`.
-fn committed() -> Vec<Vector> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
-    crate::cli::conform_command::read_vectors(&dir).unwrap()
-}
 
 /// The model, its observation rewritten (its own bytes included), under
 /// the given `observes` (all kinds when `None`).

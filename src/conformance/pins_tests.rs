@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use super::runner_tests::committed;
 use crate::conformance::{
     self, Capabilities, Implementation, ImplementationError, Model, Observed, PINS, Pin,
     ResponseKind, Vector, Verdict, check_generated, check_vectors, compare, skip_pinned,
@@ -212,11 +213,6 @@ impl Implementation for Rewritten {
             ..Capabilities::default()
         }
     }
-}
-
-fn committed() -> Vec<Vector> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
-    crate::cli::conform_command::read_vectors(&dir).unwrap()
 }
 
 /// The response of every inquiry the cancellation token ended (its backend

@@ -23,11 +23,9 @@ use crate::wire::CancellationReason;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-/// The faults of `src/testkit/faults/fault_matrix_tests.rs`, by name. (`nondeterministic_answers`
-/// only reorders the keys of an answers map, which the RFDs leave free and
-/// the runner compares as a JSON value; `INV-DETERMINISTIC` owns it.)
-/// The committed vectors, read from `spec/vectors/` (not recomputed).
-fn committed() -> Vec<Vector> {
+/// The committed vectors as `spec/vectors/` holds them (read, not
+/// recomputed): what the conformance unit tests run.
+pub(super) fn committed() -> Vec<Vector> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
     crate::cli::conform_command::read_vectors(&dir).unwrap()
 }

@@ -1,43 +1,7 @@
 //! The inquiry backend of RFD 028 as the trace records it: schema per answer
 //! type, the cloned conversation, answer extraction and its errors.
 
-use crate::scenario::{self as driver, Trace};
-use crate::wire::Event;
-use serde_json::Value;
-
-/// A scenario from its JSON (the suite's `common::scenario`).
-fn scenario(v: Value) -> Scenario {
-    serde_json::from_value(v).unwrap_or_else(|e| panic!("scenario does not parse: {e}"))
-}
-
-/// Runs a scenario given as JSON.
-fn run(v: Value) -> Trace {
-    driver::run(&scenario(v)).unwrap_or_else(|e| panic!("scenario failed: {e}"))
-}
-
-/// The persisted inquiry responses, in order.
-fn responses(t: &Trace) -> Vec<&InquiryResponse> {
-    t.stream
-        .iter()
-        .filter_map(Event::as_inquiry_response)
-        .collect()
-}
-
-/// The reasons of every `Cancelled` response.
-fn cancel_reasons(t: &Trace) -> Vec<CancellationReason> {
-    responses(t)
-        .into_iter()
-        .filter_map(|r| match r {
-            InquiryResponse::Cancelled { reason, .. } => Some(reason.clone()),
-            InquiryResponse::Answered { .. } | InquiryResponse::Redacted { .. } => None,
-        })
-        .collect()
-}
-
-/// The serialized persisted stream as text.
-fn stream_text(t: &Trace) -> String {
-    serde_json::to_string(&t.persisted_json()).expect("serializes")
-}
+use super::spec_common_tests::{cancel_reasons, responses, run, stream_text};
 use crate::model::inquiry::{BackendAnswerType, BackendCall, BackendQuestion, schema};
 use crate::model::routing::{AnswerMismatch, InquiryErrorKind, validate_answer};
 use crate::model::tool::{AnswerType, Question};

@@ -9,21 +9,16 @@
 
 use std::collections::BTreeSet;
 
+use crate::conformance::runner_tests::committed;
 use crate::conformance::witness::{self, EntryKind, FreeModel, InterleavingBug, Outcome, Search};
 use crate::conformance::{
     Capabilities, Implementation, ImplementationError, Model, Observed, SchedulerCapability,
-    Vector, Verdict, check_generated, check_vectors,
+    Verdict, check_generated, check_vectors,
 };
 use crate::profile::ProfileName;
 use crate::scenario::Scenario;
 use crate::testkit::Faults;
 use serde_json::json;
-
-/// The committed vectors, read from `spec/vectors/` (not recomputed).
-fn committed() -> Vec<Vector> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
-    crate::cli::conform_command::read_vectors(&dir).unwrap()
-}
 
 fn all_kinds() -> BTreeSet<EntryKind> {
     EntryKind::ALL.into_iter().collect()

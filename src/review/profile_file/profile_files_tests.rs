@@ -5,17 +5,14 @@
 //! command line (exit 2, the README's worked example, `check` and `conform`
 //! taking files) is tested in `tests/suite/tooling/profile_files.rs`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::LazyLock;
 
+use crate::external::root;
 use crate::profile::ProfileName::{self, Rfd082, Rfd083};
 use crate::review::amend::{self, diff_profiles};
 use crate::review::profile_file::{self, Origin, RuleSet};
 use serde_json::Value;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 const SCHEMA: &str = "spec/schema/profile.schema.json";
 

@@ -7,17 +7,12 @@
 
 use crate::binary;
 
-use std::path::Path;
-
+use crate::external::root;
 use binary::{code, run, stderr, stdout};
 use inquiry_model::profile::ProfileName::{Rfd082, Rfd083};
 use inquiry_model::review::amend::{self, diff_profiles};
 use inquiry_model::review::profile_file::{self, RuleSet};
 use serde_json::{Value, json};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 const EXAMPLE: &str = "spec/profiles/examples/rfd083-over-rfd082.json";
 
