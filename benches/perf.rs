@@ -858,6 +858,57 @@ fn sarif_memory(cfg: &Config, table: &mut Table) {
 // 4. model throughput
 // ---------------------------------------------------------------------------
 
+/// Runs `inquiry-model explore ARGS --format json -q` (the searches are
+/// the command's; the library exposes only the families they enumerate)
+/// and returns the command's own timing of its search (`seconds`, which
+/// leaves out the process start) and its report. A violation or an error
+/// fails the command, and so the bench.
+fn explore_command(args: &[&str]) -> (Duration, serde_json::Value) {
+    let bin = env!("CARGO_BIN_EXE_inquiry-model");
+    let out = Command::new(bin)
+        .arg("explore")
+        .args(args)
+        .args(["--format", "json", "-q"])
+        .output()
+        .expect("cannot run inquiry-model explore");
+    assert!(
+        out.status.success(),
+        "explore {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("explore --format json prints JSON");
+    let seconds = doc["seconds"].as_f64().expect("the report's seconds");
+    (Duration::from_secs_f64(seconds), doc["report"].clone())
+}
+
+/// A count of an `explore` report.
+fn count(report: &serde_json::Value, key: &str) -> usize {
+    report[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("the report's {key}")) as usize
+}
+
+/// The scenarios (or, searching states, runs) an `explore` report checked.
+fn explored(report: &serde_json::Value) -> usize {
+    report["scenarios"]
+        .as_object()
+        .expect("the report's scenarios")
+        .values()
+        .map(|v| v.as_u64().unwrap_or(0) as usize)
+        .sum()
+}
+
+/// The roots an `explore --states` report searched.
+fn roots(report: &serde_json::Value) -> usize {
+    report["roots"]
+        .as_object()
+        .expect("the report's roots")
+        .values()
+        .map(|v| v.as_u64().unwrap_or(0) as usize)
+        .sum()
+}
+
 /// Every `stride`-th scenario of the families, as `explore` enumerates them.
 fn explored_scenarios(families: &[Family], stride: usize) -> Vec<scenario::Scenario> {
     families
@@ -886,13 +937,12 @@ fn model(cfg: &Config, table: &mut Table) {
     };
     let mut steps = 0usize;
     let mut total = 0usize;
+    let stride = cfg.stride.to_string();
     let mut checked = || {
-        let t = Instant::now();
-        let report = explore::explore(&families, cfg.stride);
-        let d = t.elapsed();
-        assert!(report.violations.is_empty() && report.errors.is_empty());
-        steps = report.steps;
-        total = report.total();
+        let (d, report) =
+            explore_command(&["--scope", "small", "--stride", &stride, "--threads", "1"]);
+        steps = count(&report, "steps");
+        total = explored(&report);
         d
     };
     let runs = if cfg.full { 3 } else { 1 };
@@ -1176,23 +1226,16 @@ fn model_bars(cfg: &Config, table: &mut Table) {
         verdict(ratio <= 2.0, "<= 2.00x"),
         spread(&times[1]),
     );
-    // Exploration: worker threads against one, same plan otherwise.
+    // Exploration: worker threads against one, same stride otherwise.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let plan = |threads| explore::Plan {
-        stride: cfg.stride,
-        shard: (0, 1),
-        threads,
-    };
+    let (stride, workers) = (cfg.stride.to_string(), cores.to_string());
     let mut total = 0usize;
     let mut distinct = 0usize;
-    let mut one = || timed(|| explore::explore_plan(&families, plan(1)));
+    let mut one = || explore_command(&["--stride", &stride, "--threads", "1"]).0;
     let mut many = || {
-        let t = Instant::now();
-        let r = explore::explore_plan(&families, plan(cores));
-        let d = t.elapsed();
-        assert!(r.violations.is_empty() && r.errors.is_empty());
-        total = r.total();
-        distinct = r.distinct_streams;
+        let (d, r) = explore_command(&["--stride", &stride, "--threads", &workers]);
+        total = explored(&r);
+        distinct = count(&r, "distinct_streams");
         d
     };
     let times = interleaved(runs, &mut [&mut one, &mut many]);
@@ -1211,28 +1254,28 @@ fn model_bars(cfg: &Config, table: &mut Table) {
     // The state search: every interleaving of a stride of
     // the pairs family's roots, deduplicating (the state with its history)
     // against running every interleaving; one thread each.
-    let roots_plan = explore::Plan {
-        stride: cfg.stride * 50,
-        shard: (0, 1),
-        threads: 1,
+    let root_stride = (cfg.stride * 50).to_string();
+    let states = |more: &[&'static str]| {
+        let mut args = vec!["--scope", "pairs", "--states", "--threads", "1"];
+        args.extend_from_slice(more);
+        move |stride: &str| {
+            let mut all = args.clone();
+            all.extend(["--stride", stride]);
+            explore_command(&all)
+        }
     };
     let mut runs_full = 0usize;
-    let mut states = (0usize, 0usize);
+    let mut seen = (0usize, 0usize);
     let mut runs_off = 0usize;
     let mut full = || {
-        let t = Instant::now();
-        let r = explore::explore_states(&[Family::Pairs], roots_plan, explore::states::Dedup::Full);
-        let d = t.elapsed();
-        assert!(r.violations.is_empty() && r.errors.is_empty());
-        runs_full = r.total();
-        states = (r.distinct_states, r.revisited_states);
+        let (d, r) = states(&["--dedup", "full"])(&root_stride);
+        runs_full = explored(&r);
+        seen = (count(&r, "distinct_states"), count(&r, "revisited_states"));
         d
     };
     let mut off = || {
-        let t = Instant::now();
-        let r = explore::explore_states(&[Family::Pairs], roots_plan, explore::states::Dedup::Off);
-        let d = t.elapsed();
-        runs_off = r.total();
+        let (d, r) = states(&["--dedup", "off"])(&root_stride);
+        runs_off = explored(&r);
         d
     };
     let times = interleaved(runs, &mut [&mut full, &mut off]);
@@ -1240,8 +1283,8 @@ fn model_bars(cfg: &Config, table: &mut Table) {
     table.push(
         format!(
             "state search runs/s, pairs roots every interleaving, dedup ({runs_full} of {runs_off} interleavings run, {} distinct states, {} met again; root stride {})",
-            states.0,
-            states.1,
+            seen.0,
+            seen.1,
             cfg.stride * 50
         ),
         format!("{:.0} runs/s", per_s(runs_full, tf)),
@@ -1254,17 +1297,13 @@ fn model_bars(cfg: &Config, table: &mut Table) {
     // sleep-set reduction on the pairs and the triples roots; one thread.
     let mut runs_fork = 0usize;
     let mut fork = || {
-        let t = Instant::now();
-        let r = explore::explore_por(&[Family::Pairs], roots_plan, explore::por::Reduction::Off);
-        let d = t.elapsed();
-        runs_fork = r.total();
+        let (d, r) = states(&["--por", "--dedup", "off"])(&root_stride);
+        runs_fork = explored(&r);
         d
     };
     let mut replay = || {
-        let t = Instant::now();
-        let r = explore::explore_states(&[Family::Pairs], roots_plan, explore::states::Dedup::Off);
-        let d = t.elapsed();
-        runs_off = r.total();
+        let (d, r) = states(&["--dedup", "off"])(&root_stride);
+        runs_off = explored(&r);
         d
     };
     let times = interleaved(runs, &mut [&mut fork, &mut replay]);
@@ -1280,37 +1319,38 @@ fn model_bars(cfg: &Config, table: &mut Table) {
         "-",
         spread(&times[0]),
     );
-    for (family, stride) in [
-        (Family::Pairs, cfg.stride * 50),
-        (Family::Triples, cfg.stride * 400),
-    ] {
-        let plan = explore::Plan {
-            stride,
-            ..roots_plan
-        };
+    for (family, stride) in [("pairs", cfg.stride * 50), ("triples", cfg.stride * 400)] {
+        let stride_arg = stride.to_string();
         let mut report = None;
         let mut reduced = || {
-            let t = Instant::now();
-            let r = explore::explore_por(&[family], plan, explore::por::Reduction::SleepSets);
-            let d = t.elapsed();
-            assert!(r.violations.is_empty() && r.errors.is_empty());
+            let (d, r) = explore_command(&[
+                "--scope",
+                family,
+                "--states",
+                "--por",
+                "--threads",
+                "1",
+                "--stride",
+                &stride_arg,
+            ]);
             report = Some(r);
             d
         };
         let times = interleaved(runs, &mut [&mut reduced]);
         let t = median(times[0].clone());
         let r = report.expect("the search ran");
-        let classes = r.total();
+        let classes = explored(&r);
+        let interleavings = r["interleavings"]
+            .as_u64()
+            .expect("the report's interleavings");
         table.push(
             format!(
-                "sleep-set search, {} roots ({} roots, {classes} classes of {} interleavings; root stride {stride})",
-                family.name(),
-                r.roots.values().sum::<usize>(),
-                r.interleavings
+                "sleep-set search, {family} roots ({} roots, {classes} classes of {interleavings} interleavings; root stride {stride})",
+                roots(&r),
             ),
             format!("{:.0} classes/s", per_s(classes, t)),
-            format!("{:.0} interleavings/s covered", r.interleavings as f64 / t.as_secs_f64().max(1e-9)),
-            format!("{:.1}x fewer runs", r.interleavings as f64 / classes.max(1) as f64),
+            format!("{:.0} interleavings/s covered", interleavings as f64 / t.as_secs_f64().max(1e-9)),
+            format!("{:.1}x fewer runs", interleavings as f64 / classes.max(1) as f64),
             "-",
             spread(&times[0]),
         );

@@ -927,7 +927,7 @@ pub fn core_scenarios(profile: ProfileName) -> impl proptest::strategy::Strategy
 /// (named `generated-<seed>-<k>`). Deterministic for its arguments.
 pub fn vectors(seed: u64, count: usize) -> Result<Vec<Vector>, String> {
     let mut out = curated()?;
-    for (k, s) in crate::review::amend::sample(count, seed)
+    for (k, s) in crate::generate::scenario::sample(count, seed)
         .into_iter()
         .enumerate()
     {

@@ -249,6 +249,23 @@ pub fn scenario_at(family: Family, n: usize) -> Scenario {
     generate(family, &mut Radix::new(n))
 }
 
+/// The scenarios the reviewer's commands (`diff-profiles`, `invariants`)
+/// run: every `stride`-th scenario of the small scope (single, then pairs),
+/// then `sample_size` scenarios drawn with `seed` from the full scenario
+/// generator. Deterministic for its arguments.
+pub fn scenarios(stride: usize, sample_size: usize, seed: u64) -> Vec<Scenario> {
+    let mut out = Vec::new();
+    for family in [Family::Single, Family::Pairs] {
+        let mut n = 0;
+        while n < family_size(family) {
+            out.push(scenario_at(family, n));
+            n += stride.max(1);
+        }
+    }
+    out.extend(crate::generate::scenario::sample(sample_size, seed));
+    out
+}
+
 /// The place value of a family's profile choice: each family's generator
 /// picks the profile last (its most significant digit, of
 /// [`ProfileName::ALL`]'s length) and the profile sets the scenario's

@@ -56,8 +56,11 @@
 //!   persisted streams, `CHECK-*`; it never needs the model, so it judges
 //!   any implementation's streams), [`invariants`] (the invariants of the
 //!   model's runs, `INV-*`), [`conformance`] (the conformance runner and
-//!   vectors), [`masks`] (how commands print secrets) and [`review`] (RFD
-//!   amendments, the RFD text check, profile diffs and their pictures).
+//!   vectors) and [`masks`] (how commands print secrets). The reviewer's
+//!   tools (RFD amendments as profile files, the RFD text check, profile
+//!   diffs and their pictures) are the command line's (`rfd-check`,
+//!   `diff-profiles`, `invariants`, `run --format mermaid`), not library
+//!   API; a scenario's `amendment` is read by the same profile-file reader.
 //!
 //! Behind the `testkit` feature (on by default through `cli`):
 //!
@@ -66,8 +69,10 @@
 //!   exhaustive enumeration), and a seeded corpus of streams in the on-disk
 //!   shape of real pre-082 conversations. Not `gen`: a reserved word in
 //!   Rust 2024.
-//! - [`explore`], `review::amend`: exhaustive small-scope exploration,
-//!   profile diffs and the invariant matrix.
+//! - [`explore`]: the small scope's scenario families, enumerable by index
+//!   ([`explore::scenario_at`]), and the scenarios the reviewer's commands
+//!   run ([`explore::scenarios`]); the searches over them are the `explore`,
+//!   `diff-profiles` and `invariants` commands.
 //! - `conformance::check_generated` and the generated vectors (the rest of
 //!   [`conformance`], the runner and the vector format, is always there).
 //! - [`testkit`]: wrong implementations (the coordinator's faults, a
@@ -190,7 +195,7 @@ pub mod masks;
 pub mod model;
 pub mod predicates;
 pub mod profile;
-pub mod review;
+mod review;
 pub mod rule;
 pub mod scenario;
 pub mod stream;

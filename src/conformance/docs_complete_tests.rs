@@ -7,7 +7,6 @@
 use std::collections::BTreeSet;
 
 use crate::conformance::{OutsideCore, PINS, core_scenario, outside_core};
-use crate::review::amend;
 use crate::scenario::{Scenario, features::Feature};
 use serde_json::{Value, json};
 
@@ -187,7 +186,7 @@ fn walk(v: &Value, key: Option<&str>, out: &mut BTreeSet<String>) {
 #[test]
 fn every_field_and_tag_a_generated_scenario_emits_is_documented() {
     let mut seen = BTreeSet::new();
-    for s in amend::sample(2_000, 7) {
+    for s in crate::generate::scenario::sample(2_000, 7) {
         walk(&serde_json::to_value(&s).unwrap(), None, &mut seen);
     }
     for needed in ["turns", "cycles", "schedule", "reject_first", "toggles"] {

@@ -5,7 +5,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::fuzzing::seeds;
 use crate::generate;
-use crate::review::amend;
 use crate::scenario::{self, Scenario, features::Feature};
 use arbitrary::Unstructured;
 use proptest::strategy::{Strategy, ValueTree};
@@ -47,7 +46,7 @@ fn every_driver_reaches_every_declared_feature() {
 }
 
 /// Rule: CONF-FEATURES-REACHED — in 2 000 scenarios drawn from
-/// `amend::sample` (the seeded driver, fixed seed), every entry of `Feature::ALL` is
+/// `generate::scenario::sample` (the seeded driver, fixed seed), every entry of `Feature::ALL` is
 /// reached by at least one run: question defaults, raw backend replies
 /// (RFD 028 answer extraction), malformed `ask_user` arguments, every
 /// prompter failure and token cause, the local-tool protocol, an aliased
@@ -56,7 +55,7 @@ fn every_driver_reaches_every_declared_feature() {
 #[test]
 fn the_scenario_generator_reaches_every_declared_feature() {
     let mut counts: BTreeMap<Feature, usize> = BTreeMap::new();
-    for s in amend::sample(2_000, 17) {
+    for s in crate::generate::scenario::sample(2_000, 17) {
         let trace = scenario::run(&s).expect("generated scenarios are valid");
         for f in scenario::features::reached(&s, &trace) {
             *counts.entry(f).or_default() += 1;

@@ -294,17 +294,6 @@ impl NonAnswer {
             NonAnswer::Refused(refusal) => FIRST_REFUSAL + refusal.index(),
         }
     }
-
-    /// How the RFD 082 step 6 table names the event, for events the RFD
-    /// names by type (`ExecutionEvent::PromptCancelled`,
-    /// `InquiryError::Provider`); a refusal is named by its condition.
-    pub(crate) fn rfd_name(self) -> Option<String> {
-        match self {
-            NonAnswer::PromptCancelled => Some("ExecutionEvent::PromptCancelled".to_owned()),
-            NonAnswer::Inquiry(kind) => Some(format!("InquiryError::{}", kind.rfd_name())),
-            NonAnswer::PrompterFailed(_) | NonAnswer::Refused(_) => None,
-        }
-    }
 }
 
 impl InquiryErrorKind {
@@ -325,17 +314,6 @@ impl InquiryErrorKind {
             InquiryErrorKind::MissingStructuredData => "missing_structured_data",
             InquiryErrorKind::AnswerExtraction => "answer_extraction",
             InquiryErrorKind::Other => "other",
-        }
-    }
-
-    /// The variant's name in RFD 028's `InquiryError`.
-    pub(crate) fn rfd_name(self) -> &'static str {
-        match self {
-            InquiryErrorKind::Cancelled => "Cancelled",
-            InquiryErrorKind::Provider => "Provider",
-            InquiryErrorKind::MissingStructuredData => "MissingStructuredData",
-            InquiryErrorKind::AnswerExtraction => "AnswerExtraction",
-            InquiryErrorKind::Other => "Other",
         }
     }
 }

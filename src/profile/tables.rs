@@ -195,7 +195,9 @@ pub(crate) struct RefusalRow {
     /// The tool response's text, with `{tool}` and `{question_id}` filled
     /// in by [`Refusal::message`] (rule `LIFE-GUARD-MESSAGES`).
     pub message: &'static str,
-    /// How the review pictures name the path.
+    /// How the review pictures name the path (read by the command line's
+    /// pictures only).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub words: &'static str,
 }
 

@@ -13,7 +13,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::check::Diagnostic;
-use crate::explore::{self, Family};
 use crate::generate::scenario as strategy;
 use crate::invariants::{
     INVARIANTS, StepChecker, StreamMemo, check_step, check_trace, check_trace_memo,
@@ -634,12 +633,6 @@ pub struct TraceView {
     pub(crate) prompts: Vec<String>,
 }
 
-/// The view of a trace, every secret answer masked where it sits
-/// (`<secret n>`, rule `CLI-NO-SECRET`: [`crate::masks`]).
-pub fn view(t: &Trace) -> TraceView {
-    raw_view(&crate::masks::mask(t).trace)
-}
-
 fn raw_view(t: &Trace) -> TraceView {
     TraceView {
         stream: t.stream.iter().map(event_line).collect(),
@@ -752,21 +745,8 @@ fn weight(s: &Scenario) -> (usize, usize) {
     )
 }
 
-/// Which scenarios the amendment tools run: a stride through the exhaustive
-/// small scope, then `sample` scenarios drawn with `seed` from the general
-/// strategy. Deterministic for given arguments.
-pub fn scenarios(stride: usize, sample_size: usize, seed: u64) -> Vec<Scenario> {
-    let mut out = Vec::new();
-    for family in [Family::Single, Family::Pairs] {
-        let mut n = 0;
-        while n < explore::family_size(family) {
-            out.push(explore::scenario_at(family, n));
-            n += stride.max(1);
-        }
-    }
-    out.extend(sample(sample_size, seed));
-    out
-}
+/// Which scenarios the amendment tools run.
+pub(crate) use crate::explore::scenarios;
 
 fn under(s: &Scenario, p: &RuleSet) -> Scenario {
     Scenario {
@@ -780,13 +760,9 @@ pub fn run_under(s: &Scenario, p: &RuleSet) -> Result<Trace, scenario::ScenarioE
     scenario::run_under(&under(s, p), p.rules, RunOptions::default(), &mut |_, _| {})
 }
 
-/// `count` scenarios drawn from the scenario generator with `seed` (the
-/// seeded driver, [`crate::generate::scenario::sample`]).
-pub(crate) fn sample(count: usize, seed: u64) -> Vec<Scenario> {
-    strategy::sample(count, seed)
-}
-
-/// Runs every scenario under `from` and `to` and classifies the differences.
+/// Runs every scenario under `from` and `to` and classifies the differences:
+/// the reference loop the tests hold the command's threaded review to.
+#[cfg(test)]
 pub fn diff_profiles(
     from: impl Into<RuleSet>,
     to: impl Into<RuleSet>,
@@ -797,6 +773,7 @@ pub fn diff_profiles(
 
 /// [`diff_profiles`], calling `done` after each scenario (for a progress
 /// count).
+#[cfg(test)]
 pub(crate) fn diff_profiles_with(
     from: impl Into<RuleSet>,
     to: impl Into<RuleSet>,
@@ -922,6 +899,7 @@ fn finish_diff(
 /// The invariants `to` breaks that `from` keeps over `scenarios` (rule
 /// `AMEND-GATE`): every `INV-*`/`CHECK-*` rule with no violation under
 /// `from` and at least one under `to`, with `to`'s smallest counterexample.
+#[cfg(test)]
 pub fn regressions(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
     changes(from, to, scenarios, &mut || {}).broken
 }
@@ -940,6 +918,7 @@ pub struct Changes {
 /// The invariants `to` restores over `scenarios`: every `INV-*`/`CHECK-*`
 /// rule with at least one violation under `from` and none under `to`, with
 /// `from`'s smallest counterexample (rule `AMEND-RESTORED`).
+#[cfg(test)]
 pub fn restorations(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
     changes(from, to, scenarios, &mut || {}).restored
 }
@@ -947,6 +926,7 @@ pub fn restorations(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec
 /// Both directions of [`regressions`] from one run of the invariants under
 /// each rule set, calling `done` after each scenario run (twice per
 /// scenario: under `from`, then under `to`; for a progress count).
+#[cfg(test)]
 pub fn changes(
     from: &RuleSet,
     to: &RuleSet,
@@ -1009,6 +989,7 @@ impl Verdict {
 impl DiffReport {
     /// A Markdown report a reviewer can paste into a pull request, in at
     /// most [`MARKDOWN_LIMIT`] characters (see [`DiffReport::markdown_within`]).
+    #[cfg(test)]
     pub fn markdown(&self) -> String {
         self.markdown_within(Some(MARKDOWN_LIMIT))
     }

@@ -207,6 +207,7 @@ pub(crate) fn differing(a: &Rules, b: &Rules) -> Vec<(String, Value, Value)> {
 impl RuleSet {
     /// The switches this rule set flips over its base (a file's `base`; for
     /// a complete file or a built-in, the built-in it is judged as).
+    #[cfg(feature = "cli")]
     pub fn flips(&self) -> Vec<(String, Value, Value)> {
         let base = match &self.origin {
             Origin::File {
@@ -218,6 +219,7 @@ impl RuleSet {
     }
 
     /// The built-in profile with exactly these rules, if any.
+    #[cfg(feature = "cli")]
     pub fn builtin_equal(&self) -> Option<ProfileName> {
         ProfileName::ALL
             .into_iter()
@@ -389,6 +391,7 @@ fn judged_as(rules: &Rules, base: Option<ProfileName>) -> ProfileName {
 
 /// A profile file for `rules`: over `base` when given (only the switches
 /// that differ), else complete.
+#[cfg(feature = "cli")]
 pub fn to_file(title: &str, amends: &str, base: Option<ProfileName>, rules: &Rules) -> Value {
     let switches: Map<String, Value> = match base {
         Some(b) => {
@@ -502,6 +505,7 @@ fn amend_tables(
 /// A profile file over `base` for `rules`: the switches that differ, and
 /// the table rows that differ, each with where it came from (`from`, keyed
 /// `table.row`) and the file's `description`.
+#[cfg(feature = "cli")]
 pub fn to_amendment_file(
     title: &str,
     amends: &str,

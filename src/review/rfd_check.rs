@@ -25,7 +25,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::routing::{self, NonAnswer, Refusal, Route};
+use crate::model::routing::{self, InquiryErrorKind, NonAnswer, Refusal, Route};
 use crate::model::tool::{AnswerReusePolicy, AnswerType, Question, QuestionTarget};
 use crate::predicates;
 use crate::profile::tables::Table as AmendedTable;
@@ -745,12 +745,32 @@ enum Origin {
     Prompter([bool; 3]),
 }
 
+/// How the RFD 082 step 6 table names an event, for events the RFD names
+/// by type (`ExecutionEvent::PromptCancelled`, `InquiryError::Provider`,
+/// RFD 028's `InquiryError` variants); a refusal and a prompter failure are
+/// named by their condition.
+fn rfd_name(event: NonAnswer) -> Option<String> {
+    let kind = match event {
+        NonAnswer::PromptCancelled => return Some("ExecutionEvent::PromptCancelled".to_owned()),
+        NonAnswer::PrompterFailed(_) | NonAnswer::Refused(_) => return None,
+        NonAnswer::Inquiry(kind) => kind,
+    };
+    let variant = match kind {
+        InquiryErrorKind::Cancelled => "Cancelled",
+        InquiryErrorKind::Provider => "Provider",
+        InquiryErrorKind::MissingStructuredData => "MissingStructuredData",
+        InquiryErrorKind::AnswerExtraction => "AnswerExtraction",
+        InquiryErrorKind::Other => "Other",
+    };
+    Some(format!("InquiryError::{variant}"))
+}
+
 fn origin(cell: &str) -> Option<Origin> {
     let c = plain(cell);
     // The events the RFD names by type, derived from the model's own
     // list: a new one is recognised once it has an RFD name.
     for event in NonAnswer::all() {
-        if let Some(name) = event.rfd_name()
+        if let Some(name) = rfd_name(event)
             && c.contains(&name.to_lowercase())
         {
             return Some(Origin::Event(event));

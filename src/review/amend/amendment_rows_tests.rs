@@ -22,6 +22,28 @@ use proptest::prelude::*;
 
 use super::revised_rfd082_tests::*;
 
+/// The revised RFD 082's amendment as a scenario carries it (the written
+/// file's `switches` and `tables`, read back from the file
+/// `rfd-check --write-profile` writes).
+pub(crate) fn revised_amendment() -> serde_json::Map<String, serde_json::Value> {
+    let text = revised_rfd082();
+    let a = rfd_check::amendment(&text, &Rfd082.rules(), "revised.md");
+    let doc =
+        profile_file::to_amendment_file("revised", "RFD 082", None, Rfd082, &a.rules, &a.from);
+    ["switches", "tables"]
+        .into_iter()
+        .filter_map(|k| doc.get(k).map(|v| (k.to_owned(), v.clone())))
+        .collect()
+}
+
+/// `s` under the revised amendment over its profile.
+pub(crate) fn amended(s: Scenario) -> Scenario {
+    Scenario {
+        amendment: Some(revised_amendment()),
+        ..s
+    }
+}
+
 fn written(text: &str) -> RuleSet {
     let a = rfd_check::amendment(text, &Rfd082.rules(), "revised.md");
     let doc =
@@ -585,4 +607,79 @@ fn a_quiet_backend_error_checks_clean_under_its_amendment() {
         "{}",
         trace.persisted_json()
     );
+}
+
+/// Rule: AMEND-WRITE-PROFILE — routing precedence rows are written as
+/// route-table rows: a copy of the committed RFD 083 excerpt whose table
+/// fails the tool for a plain question without a TTY and prompts for a
+/// plain assistant-targeted one gives, over `rfd083`, exactly the rows
+/// `route.user_no_tty = refused_no_tty` and `route.assistant = prompter`,
+/// each from its row's line, nothing listed as not written; the text
+/// disagrees with `rfd083` on those two rows and agrees with the written
+/// file. (The same on the command line, exit 1 then 0, is
+/// the command-line test's.)
+#[test]
+fn write_profile_writes_routing_rows() {
+    let text = routing_rows_edited();
+    let base = ProfileName::Rfd083;
+    let a = rfd_check::amendment(&text, &base.rules(), "route.md");
+    assert!(a.not_written.is_empty(), "{:?}", a.not_written);
+    let from: Vec<(String, String)> = a.from.clone().into_iter().collect();
+    assert_eq!(
+        from,
+        [
+            (
+                "route.assistant".to_owned(),
+                format!("route.md:{}", line_of(&text, "| Prompt the user.")),
+            ),
+            (
+                "route.user_no_tty".to_owned(),
+                format!("route.md:{}", line_of(&text, "| **Fail the tool**.  ")),
+            ),
+        ]
+    );
+    let doc = profile_file::to_amendment_file("route", "RFD 083", None, base, &a.rules, &a.from);
+    let set = profile_file::parse("route.json", &doc.to_string()).expect("reads back");
+    let flips: Vec<String> = set
+        .flips()
+        .into_iter()
+        .map(|(k, _, v)| format!("{k}={v}"))
+        .collect();
+    assert_eq!(
+        flips,
+        [
+            "route.user_no_tty=\"refused_no_tty\"",
+            "route.assistant=\"prompter\""
+        ]
+    );
+    assert_eq!(check(&text, &base.into()).disagreements(), 2);
+    let r = check(&text, &set);
+    assert_eq!(r.disagreements(), 0, "{}", r.text("r"));
+}
+
+/// Rule: AMEND-WRITE-PROFILE — a routing table the base's switches cannot
+/// follow row by row is not written: RFD 083's table read over `rfd082`
+/// (no `exclusive` switch, so a plain and an `exclusive` question take the
+/// same route row) decides the `user_no_tty` and `assistant` rows two ways;
+/// each deciding row is listed as not written with that reason, and
+/// nothing is
+/// written (on the command line: exit 1, the command-line test's).
+#[test]
+fn write_profile_lists_routing_rows_a_switch_decides() {
+    let text = read("tests/rfd/rfd083-excerpt.md");
+    let a = rfd_check::amendment(&text, &Rfd082.rules(), "r.md");
+    let routing: Vec<usize> = a
+        .not_written
+        .iter()
+        .filter(|(_, why)| why.contains("two ways"))
+        .map(|(line, _)| *line)
+        .collect();
+    assert_eq!(
+        routing,
+        [
+            line_of(&text, "no TTY, `exclusive = false`"),
+            line_of(&text, "| `target = \"assistant\"`, `exclusive = false`"),
+        ]
+    );
+    assert!(a.from.is_empty(), "{:?}", a.from);
 }

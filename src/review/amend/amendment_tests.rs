@@ -444,3 +444,62 @@ fn the_threaded_invariants_report_what_the_reference_loop_reports() {
         .collect();
     assert_ne!(first_found, reference);
 }
+
+/// Rule: CLI-NO-SECRET — the traces a diff report shows side by side mask
+/// a secret answer where it sits: a scenario whose secret answer `legacy`
+/// persists (its event line quotes it) and `rfd082` redacts differs between
+/// the two, and neither the text, the Markdown nor the JSON report prints
+/// the answer outside the printed scenarios (input, printed as given so
+/// that it replays); the text shows `<secret 1>` in its place. The same
+/// reports through `diff-profiles` are the command-line test's
+/// (`tests/suite/spec/no_secret_printed.rs`).
+#[test]
+fn a_diff_report_masks_the_secret_answer_its_traces_hold() {
+    const SECRET: &str = "hunter2-zq7";
+    let s: Scenario = serde_json::from_value(serde_json::json!({
+        "profile": "rfd082", "tty": false,
+        "tools": {"vault": {"source": {"kind": "local"}, "run": "unattended",
+            "program": {"kind": "script", "asks": [
+                {"question": {"id": "pw", "text": "Password?", "answer_type": {"type": "secret"}}}],
+                "finish": {"with": "succeed"}}}},
+        "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "vault"}]]}],
+        "prompter": [{"reply": "ctrl_c"}],
+        "backend": [{"reply": "answer", "value": SECRET}]
+    }))
+    .expect("a scenario");
+    let legacy = scenario::run(&Scenario {
+        profile: Legacy,
+        ..s.clone()
+    })
+    .expect("runs");
+    assert!(
+        legacy.persisted_json().to_string().contains(SECRET),
+        "legacy persists the answer: the report has a secret to mask"
+    );
+    let report = diff_profiles(Legacy, Rfd082, std::slice::from_ref(&s));
+    assert!(!report.classes.is_empty(), "the two profiles differ");
+    // The printed scenarios are input: every line holding one is dropped,
+    // and in JSON every `smallest` field.
+    let without_scenarios = |text: String| {
+        text.lines()
+            .filter(|l| !l.contains("\"turns\":"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut json = serde_json::to_value(&report).expect("serializes");
+    for c in json["classes"].as_array_mut().expect("classes") {
+        c.as_object_mut().expect("a class").remove("smallest");
+    }
+    let text = without_scenarios(report.text());
+    for (what, out) in [
+        ("text", &text),
+        ("markdown", &without_scenarios(report.markdown())),
+        ("json", &json.to_string()),
+    ] {
+        assert!(
+            !out.contains(SECRET),
+            "the {what} report prints the secret:\n{out}"
+        );
+    }
+    assert!(text.contains("<secret 1>"), "{text}");
+}

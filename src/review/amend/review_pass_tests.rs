@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use super::review_scenarios::{ReviewScenarios, Unit};
 use super::*;
+use crate::explore::{self, Family};
 use crate::profile::ProfileName::{Legacy, Rfd083};
 use crate::testkit::Faults;
 
@@ -96,7 +97,7 @@ fn checked_sample() -> Vec<Scenario> {
                 .map(move |n| explore::scenario_at(f, n))
         })
         .collect();
-    out.extend(sample(60, 0x8283));
+    out.extend(crate::generate::scenario::sample(60, 0x8283));
     out
 }
 

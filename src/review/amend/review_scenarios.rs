@@ -102,7 +102,7 @@ impl ReviewScenarios<'_> {
                     count: explore::family_size(family).div_ceil(stride),
                 })
                 .collect(),
-            sample: super::sample(sample, seed),
+            sample: crate::generate::scenario::sample(sample, seed),
         }
     }
 

@@ -2,12 +2,12 @@
 //! unit tests (`amendment_rows_tests`) and the command-line ones
 //! (`tests/suite/tooling/amendment_rows.rs`, which includes this file by
 //! path): both name the crate `inquiry_model` and find the committed files
-//! through their own `crate::external`.
+//! through their own `crate::external`. The amendment written from it is
+//! each side's own: the library's from `rfd_check::amendment`, the command
+//! line's from the file `rfd-check --write-profile` writes.
 
 use crate::external;
-use inquiry_model::profile::ProfileName::Rfd082;
-use inquiry_model::review::{profile_file, rfd_check};
-use inquiry_model::scenario::{self, Scenario};
+use inquiry_model::scenario;
 use inquiry_model::wire::{CancellationReason, InquiryResponse};
 
 pub(crate) const RFD082: &str = "tests/rfd/rfd082-excerpt.md";
@@ -62,28 +62,6 @@ pub(crate) fn line_of(text: &str, needle: &str) -> usize {
         .unwrap_or_else(|| panic!("no line holds {needle}"))
 }
 
-/// The revised RFD 082's amendment as a scenario carries it (the written
-/// file's `switches` and `tables`, read back from the file
-/// `rfd-check --write-profile` writes).
-pub(crate) fn revised_amendment() -> serde_json::Map<String, serde_json::Value> {
-    let text = revised_rfd082();
-    let a = rfd_check::amendment(&text, &Rfd082.rules(), "revised.md");
-    let doc =
-        profile_file::to_amendment_file("revised", "RFD 082", None, Rfd082, &a.rules, &a.from);
-    ["switches", "tables"]
-        .into_iter()
-        .filter_map(|k| doc.get(k).map(|v| (k.to_owned(), v.clone())))
-        .collect()
-}
-
-/// `s` under the revised amendment over its profile.
-pub(crate) fn amended(s: Scenario) -> Scenario {
-    Scenario {
-        amendment: Some(revised_amendment()),
-        ..s
-    }
-}
-
 /// The inquiries the stream closes `backend_error` on a secret question.
 pub(crate) fn secret_backend_errors(trace: &scenario::Trace) -> usize {
     let secret: Vec<String> = trace
@@ -115,4 +93,22 @@ pub(crate) fn secret_backend_errors(trace: &scenario::Trace) -> usize {
 pub(crate) fn edit(text: &str, from: &str, to: &str) -> String {
     assert_eq!(text.matches(from).count(), 1, "{from}");
     text.replace(from, to)
+}
+
+/// The committed RFD 083 excerpt with its table failing the tool for a
+/// plain question without a TTY and prompting for a plain
+/// assistant-targeted one.
+pub(crate) fn routing_rows_edited() -> String {
+    let text = read("tests/rfd/rfd083-excerpt.md");
+    let text = edit(
+        &text,
+        "| `target = \"user\"`, no TTY, `exclusive = false` | Route to inquiry backend (existing behavior).        |",
+        "| `target = \"user\"`, no TTY, `exclusive = false` | **Fail the tool**.        |",
+    );
+    let text = edit(
+        &text,
+        "| `target = \"assistant\"`, `exclusive = false`    | Route to inquiry backend (existing behavior).        |",
+        "| `target = \"assistant\"`, `exclusive = false`    | Prompt the user.        |",
+    );
+    text
 }

@@ -266,3 +266,33 @@ fn a_flipped_switch_changes_behaviour() {
     );
     assert!(!classes.contains(&"id_shape") && !classes.contains(&"response_shape"));
 }
+
+/// Rule: AMEND-PROFILE-FILE — the README's worked example: RFD 083 written
+/// as a file over `rfd082` has `rfd083`'s rules and diffs from `rfd082`
+/// exactly as the built-in `rfd083` does (same classes, counts, evidence
+/// and smallest scenarios); only the replay command names the rule set as
+/// given, the file here. The same through `diff-profiles` is the
+/// command-line test's (`tests/suite/tooling/profile_files.rs`).
+#[test]
+fn readme_example_file_diffs_as_the_builtin() {
+    const EXAMPLE: &str = "spec/profiles/examples/rfd083-over-rfd082.json";
+    let set = load(EXAMPLE);
+    assert_eq!(set.rules, Rfd083.rules());
+    let corpus = amend::scenarios(97, 60, 1);
+    let from_file = diff_profiles(Rfd082, set, &corpus);
+    let builtin = diff_profiles(Rfd082, Rfd083, &corpus);
+    assert!(!builtin.classes.is_empty());
+    let without_replay = |r: &amend::DiffReport| {
+        r.classes
+            .iter()
+            .cloned()
+            .map(|mut c| {
+                assert!(c.replay_to.contains(&r.to), "{}", c.replay_to);
+                c.replay_to = String::new();
+                c
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(without_replay(&from_file), without_replay(&builtin));
+    assert_eq!(from_file.differing, builtin.differing);
+}

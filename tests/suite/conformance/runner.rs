@@ -154,7 +154,7 @@ fn an_adapter_is_judged_against_the_amendment_it_implements() {
         "the base's oracle reports the amended row"
     );
     let (mut changed, mut failure, mut separator) = (0, 0, 0);
-    for (i, s) in inquiry_model::review::amend::scenarios(400, 150, 11)
+    for (i, s) in inquiry_model::explore::scenarios(400, 150, 11)
         .into_iter()
         .filter(core_scenario)
         .enumerate()

@@ -9,7 +9,6 @@
 use crate::binary;
 
 use binary::{code, run, stderr, stdout};
-use inquiry_model::review::amend;
 
 const DROPPED: &str = "spec/profiles/examples/secret-type-dropped.json";
 
@@ -102,15 +101,15 @@ fn response_outcomes(trace: &str) -> Vec<String> {
 }
 
 /// Runs a printed replay command (`inquiry-model run --profile P
-/// scenario.json`) with `scenario.json` standing for `file`.
+/// scenario.json`) with its last word, the file the scenario is saved as,
+/// standing for `file`.
 fn replay(command: &str, file: &std::path::Path) -> String {
     let words: Vec<&str> = command.split_whitespace().collect();
     assert_eq!(words.first(), Some(&"inquiry-model"), "{command}");
+    assert_eq!(words.last(), Some(&"scenario.json"), "{command}");
     let file = file.to_str().expect("a UTF-8 path");
-    let args: Vec<&str> = words[1..]
-        .iter()
-        .map(|w| if *w == amend::REPLAY_FILE { file } else { w })
-        .collect();
+    let mut args: Vec<&str> = words[1..].to_vec();
+    *args.last_mut().expect("the scenario file") = file;
     let o = run(&args);
     assert_eq!(code(&o), 0, "{command}: {}", stderr(&o));
     stdout(&o)
@@ -142,7 +141,7 @@ fn printed_counterexamples_replay_with_the_printed_command() {
     let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
     let dir = std::env::temp_dir().join(format!("inquiry-model-replay-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temp dir");
-    let file = dir.join(amend::REPLAY_FILE);
+    let file = dir.join("scenario.json");
 
     let broken = report["broken_invariants"]
         .as_array()

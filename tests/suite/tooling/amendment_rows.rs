@@ -11,9 +11,6 @@
 use crate::binary::{code, run, stderr, stdout};
 use crate::external;
 
-use inquiry_model::profile::ProfileName::{self, Rfd082};
-use inquiry_model::review::profile_file;
-use inquiry_model::review::rfd_check::{self, check};
 use inquiry_model::scenario::{self, Scenario};
 
 use super::revised_rfd082::*;
@@ -35,8 +32,8 @@ fn write_profile_on_the_command_line() {
     let p = run(&["rfd-check", r, "--profile", "rfd082", "--write-profile", o]);
     assert_eq!(code(&p), 0, "{}{}", stdout(&p), stderr(&p));
     let written = std::fs::read_to_string(&out).expect("the file is written");
-    let set = profile_file::parse(o, &written).expect("reads back");
-    assert_eq!(set.judged_as, Rfd082);
+    let doc: serde_json::Value = serde_json::from_str(&written).expect("the file is JSON");
+    assert_eq!(doc["base"], "rfd082", "{written}");
     let row_line = line_of(&text, "Prompter failure (I/O error, no TTY)");
     assert!(
         written.contains(&format!("\"from\": \"{r}:{row_line}\"")),
@@ -53,10 +50,46 @@ fn write_profile_on_the_command_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// [`revised_amendment`] without the rows' `from` (as a scenario that
+/// The revised RFD 082's amendment as a scenario carries it: the
+/// `switches` and `tables` of the file `rfd-check --write-profile` writes
+/// from it (over `rfd082`), and that file's path.
+fn written_amendment(
+    dir: &std::path::Path,
+) -> (serde_json::Map<String, serde_json::Value>, String) {
+    let rfd = dir.join("revised.md");
+    std::fs::write(&rfd, revised_rfd082()).expect("writes");
+    let file = dir.join("amended.json");
+    let (r, f) = (
+        rfd.to_str().expect("UTF-8").to_owned(),
+        file.to_str().expect("UTF-8").to_owned(),
+    );
+    let w = run(&[
+        "rfd-check",
+        &r,
+        "--profile",
+        "rfd082",
+        "--write-profile",
+        &f,
+    ]);
+    assert_eq!(code(&w), 0, "{}", stderr(&w));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("the file is written"))
+            .expect("the file is JSON");
+    let amendment = ["switches", "tables"]
+        .into_iter()
+        .filter_map(|k| doc.get(k).map(|v| (k.to_owned(), v.clone())))
+        .collect();
+    (amendment, f)
+}
+
+/// The written amendment without the rows' `from` (as a scenario that
 /// states it by hand carries it).
 pub(crate) fn revised_amendment_without_from() -> serde_json::Map<String, serde_json::Value> {
-    let mut a = revised_amendment();
+    let dir =
+        std::env::temp_dir().join(format!("inquiry-model-without-from-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (mut a, _) = written_amendment(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
     if let Some(serde_json::Value::Object(tables)) = a.get_mut("tables") {
         for rows in tables.values_mut() {
             if let serde_json::Value::Object(rows) = rows {
@@ -90,22 +123,18 @@ fn check_with_the_written_profile_reads_its_rows() {
         "prompter": [{"reply": "failure", "failure": "io"}]
     }))
     .expect("a scenario");
-    let trace = scenario::run(&amended(s)).expect("runs");
-    assert_eq!(secret_backend_errors(&trace), 1);
     let dir = std::env::temp_dir().join(format!("inquiry-model-check-rows-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
+    let (amendment, f) = written_amendment(&dir);
+    let trace = scenario::run(&Scenario {
+        amendment: Some(amendment),
+        ..s
+    })
+    .expect("runs");
+    assert_eq!(secret_backend_errors(&trace), 1);
     let stream = dir.join("stream.json");
     std::fs::write(&stream, trace.persisted_json().to_string()).expect("writes");
-    let rfd = dir.join("revised.md");
-    std::fs::write(&rfd, revised_rfd082()).expect("writes");
-    let file = dir.join("amended.json");
-    let (st, r, f) = (
-        stream.to_str().expect("UTF-8"),
-        rfd.to_str().expect("UTF-8"),
-        file.to_str().expect("UTF-8"),
-    );
-    let w = run(&["rfd-check", r, "--profile", "rfd082", "--write-profile", f]);
-    assert_eq!(code(&w), 0, "{}", stderr(&w));
+    let (st, f) = (stream.to_str().expect("UTF-8"), f.as_str());
     let base = run(&["check", "--profile", "rfd082", st]);
     assert_eq!(code(&base), 1, "{}", stdout(&base));
     assert!(
@@ -129,62 +158,16 @@ fn check_with_the_written_profile_reads_its_rows() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Rule: AMEND-WRITE-PROFILE — routing precedence rows are written as
-/// route-table rows: a copy of the committed RFD 083 excerpt whose table
-/// fails the tool for a plain question without a TTY and prompts for a
-/// plain assistant-targeted one gives, over `rfd083`, exactly the rows
-/// `route.user_no_tty = refused_no_tty` and `route.assistant = prompter`,
-/// each from its row's line, nothing listed as not written; the text
-/// disagrees with `rfd083` on those two rows and agrees with the written
-/// file, on the command line too (exit 1, then 0).
+/// Rule: AMEND-WRITE-PROFILE — on the command line, routing precedence
+/// rows are written as route-table rows: `rfd-check` finds the edited RFD
+/// 083 excerpt (the tool failed for a plain question without a TTY, a
+/// plain assistant-targeted one prompted) disagreeing with `rfd083` (exit
+/// 1), writes the file over `rfd083`, and agrees with the written file
+/// (exit 0). Which rows are written, each from its line, is the unit test
+/// beside the writer.
 #[test]
 fn write_profile_writes_routing_rows() {
-    let text = read("tests/rfd/rfd083-excerpt.md");
-    let text = edit(
-        &text,
-        "| `target = \"user\"`, no TTY, `exclusive = false` | Route to inquiry backend (existing behavior).        |",
-        "| `target = \"user\"`, no TTY, `exclusive = false` | **Fail the tool**.        |",
-    );
-    let text = edit(
-        &text,
-        "| `target = \"assistant\"`, `exclusive = false`    | Route to inquiry backend (existing behavior).        |",
-        "| `target = \"assistant\"`, `exclusive = false`    | Prompt the user.        |",
-    );
-    let base = ProfileName::Rfd083;
-    let a = rfd_check::amendment(&text, &base.rules(), "route.md");
-    assert!(a.not_written.is_empty(), "{:?}", a.not_written);
-    let from: Vec<(String, String)> = a.from.clone().into_iter().collect();
-    assert_eq!(
-        from,
-        [
-            (
-                "route.assistant".to_owned(),
-                format!("route.md:{}", line_of(&text, "| Prompt the user.")),
-            ),
-            (
-                "route.user_no_tty".to_owned(),
-                format!("route.md:{}", line_of(&text, "| **Fail the tool**.  ")),
-            ),
-        ]
-    );
-    let doc = profile_file::to_amendment_file("route", "RFD 083", None, base, &a.rules, &a.from);
-    let set = profile_file::parse("route.json", &doc.to_string()).expect("reads back");
-    let flips: Vec<String> = set
-        .flips()
-        .into_iter()
-        .map(|(k, _, v)| format!("{k}={v}"))
-        .collect();
-    assert_eq!(
-        flips,
-        [
-            "route.user_no_tty=\"refused_no_tty\"",
-            "route.assistant=\"prompter\""
-        ]
-    );
-    assert_eq!(check(&text, &base.into()).disagreements(), 2);
-    let r = check(&text, &set);
-    assert_eq!(r.disagreements(), 0, "{}", r.text("r"));
-
+    let text = routing_rows_edited();
     let dir = std::env::temp_dir().join(format!("inquiry-model-route-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (md, json) = (dir.join("route.md"), dir.join("route.json"));
@@ -199,30 +182,12 @@ fn write_profile_writes_routing_rows() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Rule: AMEND-WRITE-PROFILE — a routing table the base's switches cannot
-/// follow row by row is not written: RFD 083's table read over `rfd082`
-/// (no `exclusive` switch, so a plain and an `exclusive` question take the
-/// same route row) decides the `user_no_tty` and `assistant` rows two ways;
-/// each deciding row is listed as not written with that reason, and
-/// nothing is written (exit 1).
+/// Rule: AMEND-WRITE-PROFILE — on the command line, a routing table the
+/// base's switches cannot follow row by row (RFD 083's read over
+/// `rfd082`) is not written: exit 1, "nothing written to", no file. Which
+/// rows are listed, and why, is the unit test beside the writer.
 #[test]
 fn write_profile_lists_routing_rows_a_switch_decides() {
-    let text = read("tests/rfd/rfd083-excerpt.md");
-    let a = rfd_check::amendment(&text, &Rfd082.rules(), "r.md");
-    let routing: Vec<usize> = a
-        .not_written
-        .iter()
-        .filter(|(_, why)| why.contains("two ways"))
-        .map(|(line, _)| *line)
-        .collect();
-    assert_eq!(
-        routing,
-        [
-            line_of(&text, "no TTY, `exclusive = false`"),
-            line_of(&text, "| `target = \"assistant\"`, `exclusive = false`"),
-        ]
-    );
-    assert!(a.from.is_empty(), "{:?}", a.from);
     let dir = std::env::temp_dir().join(format!("inquiry-model-nothing-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let out = dir.join("none.json");
