@@ -105,10 +105,9 @@ pub(crate) fn routing_rows_edited() -> String {
         "| `target = \"user\"`, no TTY, `exclusive = false` | Route to inquiry backend (existing behavior).        |",
         "| `target = \"user\"`, no TTY, `exclusive = false` | **Fail the tool**.        |",
     );
-    let text = edit(
+    edit(
         &text,
         "| `target = \"assistant\"`, `exclusive = false`    | Route to inquiry backend (existing behavior).        |",
         "| `target = \"assistant\"`, `exclusive = false`    | Prompt the user.        |",
-    );
-    text
+    )
 }
