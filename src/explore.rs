@@ -61,9 +61,9 @@
 //! The legacy profile is held to the invariants it keeps; the ones RFD 082
 //! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.
 
-pub mod por;
+pub(crate) mod por;
 pub(crate) mod state_key;
-pub mod states;
+pub(crate) mod states;
 
 use std::collections::BTreeMap;
 
@@ -111,29 +111,29 @@ impl Family {
 
 /// The outcome of an exploration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// Scenarios enumerated and checked, per family.
     pub(crate) scenarios: BTreeMap<String, usize>,
     /// Scenarios per profile.
     pub(crate) per_profile: BTreeMap<String, usize>,
     /// Coordinator steps checked.
-    pub steps: usize,
+    pub(crate) steps: usize,
     /// Distinct persisted streams judged by the stream invariants (per
     /// worker: a stream met by two workers counts twice); the other
     /// scenarios ended in a stream already judged (see
     /// [`crate::invariants::StreamMemo`]).
-    pub distinct_streams: usize,
+    pub(crate) distinct_streams: usize,
     /// State-graph search ([`explore_states`]): root scenarios searched per
     /// family (empty for the schedule enumeration, where `scenarios`
     /// counts the scenarios; in a state search `scenarios` counts the
     /// complete runs, each a root with one interleaving).
-    pub roots: BTreeMap<String, usize>,
+    pub(crate) roots: BTreeMap<String, usize>,
     /// State-graph search: distinct states expanded (choices among two or
     /// more pieces of work met for the first time within their root).
-    pub distinct_states: usize,
+    pub(crate) distinct_states: usize,
     /// State-graph search: choices that reached a state already expanded
     /// and were not expanded again (what deduplication saved).
-    pub revisited_states: usize,
+    pub(crate) revisited_states: usize,
     /// Forking search ([`explore_por`]): prefixes cut because every
     /// pending step slept (with sleep sets; each run is then one
     /// equivalence class).
@@ -141,13 +141,13 @@ pub struct Report {
     /// Forking search: every interleaving of the roots searched, by the
     /// multinomial count of their calls' work ([`por::interleavings`]), to
     /// set the runs against.
-    pub interleavings: u64,
+    pub(crate) interleavings: u64,
     /// Legacy-profile findings of the invariants RFD 082 fixes, per rule.
-    pub legacy_known_gaps: BTreeMap<String, usize>,
+    pub(crate) legacy_known_gaps: BTreeMap<String, usize>,
     /// Every other violation, with its scenario (none expected).
-    pub violations: Vec<(Scenario, Vec<String>)>,
+    pub(crate) violations: Vec<(Scenario, Vec<String>)>,
     /// Scenarios the model refused to run (none expected).
-    pub errors: Vec<(Scenario, String)>,
+    pub(crate) errors: Vec<(Scenario, String)>,
 }
 
 impl Report {
@@ -169,7 +169,7 @@ impl Report {
     }
 
     /// Total scenarios checked.
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.scenarios.values().sum()
     }
 
@@ -200,16 +200,16 @@ impl Report {
 
 /// Which part of the enumeration to check, and with how many threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Check every `stride`-th scenario of each family (1: all of them).
-    pub stride: usize,
+    pub(crate) stride: usize,
     /// `(k, n)`: check only the scenarios whose position in the (strided)
     /// enumeration is `k` modulo `n` (`0 <= k < n`); `(0, 1)` is all of
     /// them. The `n` shards of one enumeration are disjoint and together
     /// are the whole, so `n` CI jobs can split it.
-    pub shard: (usize, usize),
+    pub(crate) shard: (usize, usize),
     /// Worker threads (at least 1).
-    pub threads: usize,
+    pub(crate) threads: usize,
 }
 
 impl Default for Plan {
@@ -600,12 +600,8 @@ fn triples(ch: &mut impl Choices) -> Scenario {
     }
 }
 
-/// Runs and checks one scenario, adding to the report.
-pub fn check_one(s: &Scenario, family: Family, report: &mut Report) {
-    check_one_with(s, family, report, &mut StreamMemo::new());
-}
-
-/// [`check_one`], remembering the stream invariants' results in `memo`.
+/// Runs and checks one scenario, adding to the report, remembering the
+/// stream invariants' results in `memo`.
 pub(crate) fn check_one_with(
     s: &Scenario,
     family: Family,
@@ -688,7 +684,7 @@ fn is_root(family: Family, n: usize) -> bool {
 /// with their scheduler choices at their first value (single without its
 /// fifth shape, pairs without its order choice, triples without its five
 /// picks).
-pub fn root_indices(family: Family) -> Vec<usize> {
+pub(crate) fn root_indices(family: Family) -> Vec<usize> {
     (0..family_size(family))
         .filter(|&n| is_root(family, n))
         .collect()
@@ -696,7 +692,7 @@ pub fn root_indices(family: Family) -> Vec<usize> {
 
 /// The root scenario at index `n` of a family: its scenario with no
 /// schedule.
-pub fn root_at(family: Family, n: usize) -> Scenario {
+pub(crate) fn root_at(family: Family, n: usize) -> Scenario {
     Scenario {
         schedule: Vec::new(),
         ..scenario_at(family, n)
@@ -742,7 +738,8 @@ pub(crate) fn search_one(
 /// each, [`states::search`]): `plan`'s shard of the roots (`k` modulo `n`
 /// over the strided root order) over its worker threads, deduplicating as
 /// `dedup` says.
-pub fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> Report {
+#[cfg(test)]
+pub(crate) fn explore_states(families: &[Family], plan: Plan, dedup: states::Dedup) -> Report {
     explore_states_with(families, plan, dedup, &|| {})
 }
 
@@ -823,14 +820,10 @@ pub(crate) fn search_one_por(
 
 /// The forking search over the families' roots (every interleaving of
 /// each, [`por::search`], reduced as `reduction` says), sharded and
-/// threaded as [`explore_states`]. `distinct_states` counts the choices
+/// threaded as the state search. `distinct_states` counts the choices
 /// met (a forking search keeps no set of states).
-pub fn explore_por(families: &[Family], plan: Plan, reduction: por::Reduction) -> Report {
-    explore_por_with(families, plan, reduction, &|| {})
-}
-
-/// [`explore_por`], calling `done` after each root is searched (from the
-/// worker threads; for a progress count).
+/// Calls `done` after each root is searched (from the worker threads;
+/// for a progress count).
 pub(crate) fn explore_por_with(
     families: &[Family],
     plan: Plan,
@@ -851,9 +844,9 @@ pub(crate) fn explore_por_with(
 
 /// The reduced search held to every interleaving (`compare_por`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PorCheck {
+pub(crate) struct PorCheck {
     /// Roots searched.
-    pub roots: usize,
+    pub(crate) roots: usize,
     /// Roots skipped for having more interleavings than the cap (the
     /// drawn-root comparison only).
     pub(crate) skipped: usize,
@@ -867,12 +860,12 @@ pub struct PorCheck {
     /// Runs of the reduced searches.
     pub(crate) reduced_runs: usize,
     /// (root, fault row) pairs where the full search found a violation.
-    pub violating: usize,
+    pub(crate) violating: usize,
     /// Where the two found different invariants violated: the fault row,
     /// the root and both sets.
-    pub disagreements: Vec<String>,
+    pub(crate) disagreements: Vec<String>,
     /// Roots the model refused or crashed on.
-    pub errors: Vec<String>,
+    pub(crate) errors: Vec<String>,
 }
 
 /// Every root of `plan`'s shard, under every row of the fault matrix
@@ -1027,7 +1020,7 @@ pub(crate) fn drawn_roots() -> Vec<(String, Scenario)> {
 /// under no fault and every fault of the fault matrix; roots above
 /// [`DRAWN_CAP`] interleavings are skipped. `done` is called after each
 /// root.
-pub fn compare_drawn(plan: Plan, done: &(dyn Fn() + Sync)) -> PorCheck {
+pub(crate) fn compare_drawn(plan: Plan, done: &(dyn Fn() + Sync)) -> PorCheck {
     let rows = por::fault_matrix();
     let roots = drawn_roots();
     let stride = plan.stride.max(1);
@@ -1216,7 +1209,8 @@ fn in_threads(threads: usize, worker: &(dyn Fn(usize) -> Report + Sync)) -> Repo
 
 /// Enumerates the families, checking every `stride`-th scenario (1 for the
 /// complete enumeration), and reports.
-pub fn explore(families: &[Family], stride: usize) -> Report {
+#[cfg(test)]
+pub(crate) fn explore(families: &[Family], stride: usize) -> Report {
     explore_plan(
         families,
         Plan {
@@ -1231,7 +1225,8 @@ pub fn explore(families: &[Family], stride: usize) -> Report {
 /// `threads`-th scenario of the shard from its `w`-th). The report is the
 /// same whatever the number of threads, but for the order of the violations
 /// and `distinct_streams` (each worker remembers its own streams).
-pub fn explore_plan(families: &[Family], plan: Plan) -> Report {
+#[cfg(test)]
+pub(crate) fn explore_plan(families: &[Family], plan: Plan) -> Report {
     explore_plan_with(families, plan, &|| {})
 }
 

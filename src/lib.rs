@@ -177,7 +177,7 @@ mod alloc_count;
 extern crate self as inquiry_model;
 pub mod check;
 pub mod conformance;
-#[cfg(feature = "testkit")]
+#[cfg(feature = "cli")]
 pub mod explore;
 /// Where unit tests find stream files and the RFD texts: the integration
 /// suite's helper, one file for both test trees.

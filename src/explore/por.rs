@@ -80,7 +80,7 @@ use crate::scenario::{RunOptions, Scenario, ScenarioError, Trace};
 
 /// Whether the search reduces by sleep sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reduction {
+pub(crate) enum Reduction {
     /// Every interleaving.
     Off,
     /// One interleaving per equivalence class (sleep sets).
@@ -104,12 +104,13 @@ pub(crate) enum Queue {
 /// step touches, or (kept to show a test failing, never used by a command)
 /// the former one derived from tool identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Independence {
+pub(crate) enum Independence {
     /// Concrete keys, reply lists and call IDs (the module documentation).
     Touched,
     /// Keys per tool name and calls by their index in the cycle: unsound
     /// where tools `a` and `a.b` share a key, or two calls of a cycle share
     /// an ID. For tests only.
+    #[cfg_attr(not(test), allow(dead_code))]
     ToolIdentity,
 }
 
@@ -134,7 +135,7 @@ impl Touched {
 /// What one step reads and writes beyond its own call (see the module
 /// documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Footprint {
+pub(crate) struct Footprint {
     /// The call's index in the cycle.
     pub(crate) call: usize,
     /// The kind of work: with the call, the step's identity among the
@@ -252,14 +253,16 @@ impl Footprint {
 }
 
 /// One complete run of the search.
-pub struct Run<'a> {
+pub(crate) struct Run<'a> {
     /// The pick at every choice (0 where one piece of work pended): with
     /// the root, a scenario whose `schedule` replays the run.
     pub(crate) schedule: &'a [u32],
-    /// Every step's footprint, in order.
-    pub steps: &'a [Footprint],
-    /// The finished trace.
-    pub trace: &'a Trace,
+    /// Every step's footprint, in order (read by the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) steps: &'a [Footprint],
+    /// The finished trace (read by the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) trace: &'a Trace,
     /// Every finding: after every step, then at the end.
     pub(crate) findings: &'a [Diagnostic],
 }
@@ -276,25 +279,15 @@ impl Run<'_> {
 
 /// What one root's search did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Stats {
+pub(crate) struct Stats {
     /// Complete runs; with sleep sets, one per equivalence class.
-    pub runs: usize,
+    pub(crate) runs: usize,
     /// Prefixes cut because every pending step slept.
-    pub blocked: usize,
+    pub(crate) blocked: usize,
     /// Coordinator steps run (each once: no replay).
-    pub steps: usize,
+    pub(crate) steps: usize,
     /// Choices among two or more pieces of work.
-    pub choices: usize,
-}
-
-impl Stats {
-    /// Adds another search's counts.
-    pub fn add(&mut self, other: &Stats) {
-        self.runs += other.runs;
-        self.blocked += other.blocked;
-        self.steps += other.steps;
-        self.choices += other.choices;
-    }
+    pub(crate) choices: usize,
 }
 
 /// A point of the walk: the run and its checker, cloned at a choice.
@@ -410,7 +403,7 @@ impl Walk<'_, '_> {
 /// `run` for every complete run; the end-of-run stream invariants are
 /// remembered in `memo`. Errors (a scenario the model refuses or a model
 /// crash) end the search.
-pub fn search(
+pub(crate) fn search(
     root: &Scenario,
     options: RunOptions,
     reduction: Reduction,
@@ -450,6 +443,7 @@ pub(crate) fn search_under(
 
 /// A step named within its run: its call, its kind, and how many steps of
 /// that call and kind came before it, plus one.
+#[cfg(test)]
 pub(crate) type StepName = (usize, StepKind, usize);
 
 /// A run's equivalence class under the independence: its steps (each named
@@ -457,7 +451,8 @@ pub(crate) type StepName = (usize, StepKind, usize);
 /// and for every dependent pair of steps which came first. Two runs are
 /// equivalent (one is the other with independent neighbours swapped) when
 /// these are equal.
-pub fn class_of(steps: &[Footprint]) -> Vec<(StepName, StepName)> {
+#[cfg(test)]
+pub(crate) fn class_of(steps: &[Footprint]) -> Vec<(StepName, StepName)> {
     let mut seen: std::collections::HashMap<(usize, StepKind), usize> = Default::default();
     let named: Vec<StepName> = steps
         .iter()
@@ -488,7 +483,7 @@ pub fn class_of(steps: &[Footprint]) -> Vec<(StepName, StepName)> {
 /// depends on the order (the pairs and triples families' roots: their
 /// calls ask different tools, so no remembered answer of one serves
 /// another); the reduction factor is set against it.
-pub fn interleavings(root: &Scenario, options: RunOptions) -> Result<u64, ScenarioError> {
+pub(crate) fn interleavings(root: &Scenario, options: RunOptions) -> Result<u64, ScenarioError> {
     use std::collections::BTreeMap;
     let trace = crate::scenario::run_with(
         &Scenario {
@@ -549,7 +544,7 @@ pub fn interleavings(root: &Scenario, options: RunOptions) -> Result<u64, Scenar
 /// The rows of the fault matrix the reduced search is held to: no fault,
 /// then every fault on its own, each named. The one place this module
 /// reads the model's fault switches.
-pub fn fault_matrix() -> Vec<(String, RunOptions)> {
+pub(crate) fn fault_matrix() -> Vec<(String, RunOptions)> {
     crate::testkit::Faults::each_alone()
         .into_iter()
         .map(|faults| {
@@ -570,11 +565,11 @@ pub fn fault_matrix() -> Vec<(String, RunOptions)> {
 /// What the full and the reduced search of one root found, under one row
 /// of the fault matrix.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Agreement {
+pub(crate) struct Agreement {
     /// The full search's runs and the reduced search's.
     pub(crate) runs: (usize, usize),
     /// The rule IDs the full search found violated, and the reduced.
-    pub rules: (
+    pub(crate) rules: (
         std::collections::BTreeSet<&'static str>,
         std::collections::BTreeSet<&'static str>,
     ),
@@ -582,7 +577,7 @@ pub struct Agreement {
 
 impl Agreement {
     /// The two searches found the same invariants violated.
-    pub fn agrees(&self) -> bool {
+    pub(crate) fn agrees(&self) -> bool {
         self.rules.0 == self.rules.1
     }
 }
@@ -592,12 +587,12 @@ impl Agreement {
 /// named by its invariant and by its root, the scenario without its
 /// schedule, which is what every violating interleaving shrinks to under
 /// the schedule).
-pub fn agreement(root: &Scenario, options: RunOptions) -> Result<Agreement, ScenarioError> {
+pub(crate) fn agreement(root: &Scenario, options: RunOptions) -> Result<Agreement, ScenarioError> {
     agreement_under(root, options, Independence::Touched)
 }
 
 /// [`agreement`] with the reduced search under `independence`.
-pub fn agreement_under(
+pub(crate) fn agreement_under(
     root: &Scenario,
     options: RunOptions,
     independence: Independence,

@@ -59,25 +59,27 @@ use crate::scenario::{self, ChoicePoint, RunOptions, Scenario, ScenarioError, Sc
 /// What the search hashes at a choice to recognise a state already
 /// expanded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dedup {
+pub(crate) enum Dedup {
     /// Coordinator, driver, checker, findings and trace so far: sound.
     Full,
     /// The coordinator's state alone: unsound, for the differential test.
+    #[cfg_attr(not(test), allow(dead_code))]
     Coordinator,
     /// No deduplication: every interleaving is run to the end.
     Off,
 }
 
 /// One complete run of the search: a root and a schedule.
-pub struct Leaf<'a> {
+pub(crate) struct Leaf<'a> {
     /// The pick at every scheduler choice of the run (0 where only one
     /// piece of work was pending): with the root, a [`Scenario`] whose
     /// `schedule` replays this run ([`Leaf::scenario`]).
-    pub schedule: &'a [u32],
-    /// The finished trace.
-    pub trace: &'a Trace,
+    pub(crate) schedule: &'a [u32],
+    /// The finished trace (read by the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) trace: &'a Trace,
     /// Every finding of the run: after every step, then at the end.
-    pub findings: &'a [Diagnostic],
+    pub(crate) findings: &'a [Diagnostic],
 }
 
 impl Leaf<'_> {
@@ -92,26 +94,16 @@ impl Leaf<'_> {
 
 /// What one root's search did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Stats {
+pub(crate) struct Stats {
     /// Complete runs (each a distinct interleaving, judged at the end).
-    pub paths: usize,
+    pub(crate) paths: usize,
     /// States expanded: choices among two or more pieces of work met for
     /// the first time (with [`Dedup::Off`], every such choice).
     pub(crate) states: usize,
     /// Choices met again and not expanded (their runs stopped there).
-    pub revisited: usize,
+    pub(crate) revisited: usize,
     /// Coordinator steps run, replays included.
-    pub steps: usize,
-}
-
-impl Stats {
-    /// Adds another search's counts.
-    pub fn add(&mut self, other: &Stats) {
-        self.paths += other.paths;
-        self.states += other.states;
-        self.revisited += other.revisited;
-        self.steps += other.steps;
-    }
+    pub(crate) steps: usize,
 }
 
 /// Writes into two SipHash lanes at once (a 128-bit digest).
@@ -319,7 +311,7 @@ impl Scheduler for Dfs<'_> {
 /// `options`, deduplicating as `dedup` says, calling `leaf` for every
 /// complete run; the end-of-run stream invariants are remembered in `memo`.
 /// Errors (a scenario the model refuses or a model crash) end the search.
-pub fn search(
+pub(crate) fn search(
     root: &Scenario,
     options: RunOptions,
     dedup: Dedup,

@@ -31,7 +31,7 @@ use review_scenarios::{ReviewScenarios, Unit};
 /// A kind of behavioural difference between two runs of one scenario.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case", tag = "class", content = "reason")]
-pub enum Class {
+pub(crate) enum Class {
     /// Prompter-answered round-trips are recorded in one and not the other.
     PrompterAnswerRecorded,
     /// Cache-answered round-trips are recorded in one and not the other.
@@ -79,7 +79,7 @@ pub enum Class {
 
 impl Class {
     /// A stable name (`cancellation_recorded:user`).
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         let s = serde_json::to_value(self).unwrap_or(Value::Null);
         match (
             s.get("class").and_then(Value::as_str),
@@ -170,7 +170,7 @@ impl Class {
     /// `non_answer_response`, `route`: any of their rows), that can cause
     /// this class of difference (checked against single-switch diffs in
     /// `review::mermaid::review_pictures_tests`).
-    pub fn switches(&self) -> &'static [&'static str] {
+    pub(crate) fn switches(&self) -> &'static [&'static str] {
         match self {
             Class::PrompterAnswerRecorded => &[
                 "question_id_separator",
@@ -396,7 +396,7 @@ fn questions_by_id(t: &Trace) -> BTreeMap<(usize, String), Value> {
 /// Drawbacks, and what a reviewer compares: event recorded or not, response outcome
 /// or reason, ID shape, tool invocations and answers, prompts, tool
 /// response text).
-pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
+pub(crate) fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
     let mut out = BTreeMap::new();
     let mut when = |cond: bool, c: Class, evidence: &dyn Fn() -> String| {
         if cond {
@@ -624,7 +624,7 @@ pub fn classify(a: &Trace, b: &Trace) -> BTreeMap<Class, String> {
 /// A trace as a reviewer reads it: one line per persisted event, then what
 /// the model was told.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TraceView {
+pub(crate) struct TraceView {
     /// One short line per persisted event.
     pub(crate) stream: Vec<String>,
     /// `call: [error] text` per tool response.
@@ -669,30 +669,30 @@ fn raw_view(t: &Trace) -> TraceView {
 
 /// One class of difference with its smallest example.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ClassReport {
+pub(crate) struct ClassReport {
     /// The class's stable name.
-    pub class: String,
+    pub(crate) class: String,
     /// What it means.
     pub(crate) description: String,
     /// How many scenarios show it.
-    pub scenarios: usize,
+    pub(crate) scenarios: usize,
     /// What differs in the smallest scenario (`from → to`).
-    pub evidence: String,
+    pub(crate) evidence: String,
     /// The switches flipped between the two rule sets that can cause it
     /// (all flipped switches when none of them can alone: an interaction).
-    pub switches: Vec<String>,
+    pub(crate) switches: Vec<String>,
     /// The catalog rules that decide it.
     pub(crate) rules: Vec<String>,
     /// The smallest scenario that shows it, stripped of what the
     /// difference does not need (rule `AMEND-MINIMAL`) and labelled with
     /// `to`'s profile.
-    pub smallest: Scenario,
+    pub(crate) smallest: Scenario,
     /// The command that replays `smallest` (saved as [`REPLAY_FILE`]) under
     /// `from`.
     pub(crate) replay_from: String,
     /// The command that replays it under `to`: the two traces differ in
     /// this class.
-    pub replay_to: String,
+    pub(crate) replay_to: String,
     /// Its trace under `from`.
     pub(crate) from: TraceView,
     /// Its trace under `to`.
@@ -701,26 +701,26 @@ pub struct ClassReport {
 
 /// The default bound of `diff-profiles --format markdown`: under the
 /// 65 536 characters a pull-request comment holds, with room for a note.
-pub const MARKDOWN_LIMIT: usize = 60_000;
+pub(crate) const MARKDOWN_LIMIT: usize = 60_000;
 
 /// The result of a profile diff.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DiffReport {
+pub(crate) struct DiffReport {
     /// The old rule set (a built-in's name or a profile file's path).
     pub(crate) from: String,
     /// The new rule set.
-    pub to: String,
+    pub(crate) to: String,
     /// What the old rule set's profile file says about itself (`None` for a
     /// built-in).
     pub(crate) from_about: Option<crate::review::profile_file::About>,
     /// What the new rule set's profile file says about itself.
     pub(crate) to_about: Option<crate::review::profile_file::About>,
     /// Scenarios run under both.
-    pub scenarios: usize,
+    pub(crate) scenarios: usize,
     /// Scenarios whose runs differ at all.
-    pub differing: usize,
+    pub(crate) differing: usize,
     /// One entry per class, in class order.
-    pub classes: Vec<ClassReport>,
+    pub(crate) classes: Vec<ClassReport>,
     /// The switches that differ: `(switch, from's value, to's value)`.
     pub(crate) flipped: Vec<(String, Value, Value)>,
     /// The two rule sets (to replay the smallest scenarios).
@@ -729,11 +729,11 @@ pub struct DiffReport {
     /// Invariants `to` breaks that `from` keeps, each with its smallest
     /// counterexample under `to` (filled by [`regressions`]; the CI gate of
     /// `diff-profiles`, rule `AMEND-GATE`).
-    pub broken_invariants: Vec<Verdict>,
+    pub(crate) broken_invariants: Vec<Verdict>,
     /// Invariants `from` breaks that `to` keeps, each with its smallest
     /// counterexample under `from` (filled by [`changes`]; rule
     /// `AMEND-RESTORED`).
-    pub restored_invariants: Vec<Verdict>,
+    pub(crate) restored_invariants: Vec<Verdict>,
 }
 
 fn weight(s: &Scenario) -> (usize, usize) {
@@ -756,14 +756,14 @@ fn under(s: &Scenario, p: &RuleSet) -> Scenario {
 }
 
 /// Runs `s` under a rule set (its switches; its built-in judges the trace).
-pub fn run_under(s: &Scenario, p: &RuleSet) -> Result<Trace, scenario::ScenarioError> {
+pub(crate) fn run_under(s: &Scenario, p: &RuleSet) -> Result<Trace, scenario::ScenarioError> {
     scenario::run_under(&under(s, p), p.rules, RunOptions::default(), &mut |_, _| {})
 }
 
 /// Runs every scenario under `from` and `to` and classifies the differences:
 /// the reference loop the tests hold the command's threaded review to.
 #[cfg(test)]
-pub fn diff_profiles(
+pub(crate) fn diff_profiles(
     from: impl Into<RuleSet>,
     to: impl Into<RuleSet>,
     scenarios: &[Scenario],
@@ -900,26 +900,26 @@ fn finish_diff(
 /// `AMEND-GATE`): every `INV-*`/`CHECK-*` rule with no violation under
 /// `from` and at least one under `to`, with `to`'s smallest counterexample.
 #[cfg(test)]
-pub fn regressions(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
+pub(crate) fn regressions(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
     changes(from, to, scenarios, &mut || {}).broken
 }
 
 /// The invariants an amendment breaks and those it restores.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Changes {
+pub(crate) struct Changes {
     /// Invariants `to` breaks that `from` keeps, with `to`'s smallest
     /// counterexample ([`regressions`]).
-    pub broken: Vec<Verdict>,
+    pub(crate) broken: Vec<Verdict>,
     /// Invariants `from` breaks that `to` keeps, with `from`'s smallest
     /// counterexample (rule `AMEND-RESTORED`).
-    pub restored: Vec<Verdict>,
+    pub(crate) restored: Vec<Verdict>,
 }
 
 /// The invariants `to` restores over `scenarios`: every `INV-*`/`CHECK-*`
 /// rule with at least one violation under `from` and none under `to`, with
 /// `from`'s smallest counterexample (rule `AMEND-RESTORED`).
 #[cfg(test)]
-pub fn restorations(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
+pub(crate) fn restorations(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec<Verdict> {
     changes(from, to, scenarios, &mut || {}).restored
 }
 
@@ -927,7 +927,7 @@ pub fn restorations(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) -> Vec
 /// each rule set, calling `done` after each scenario run (twice per
 /// scenario: under `from`, then under `to`; for a progress count).
 #[cfg(test)]
-pub fn changes(
+pub(crate) fn changes(
     from: &RuleSet,
     to: &RuleSet,
     scenarios: &[Scenario],
@@ -990,7 +990,7 @@ impl DiffReport {
     /// A Markdown report a reviewer can paste into a pull request, in at
     /// most [`MARKDOWN_LIMIT`] characters (see [`DiffReport::markdown_within`]).
     #[cfg(test)]
-    pub fn markdown(&self) -> String {
+    pub(crate) fn markdown(&self) -> String {
         self.markdown_within(Some(MARKDOWN_LIMIT))
     }
 
@@ -1000,7 +1000,7 @@ impl DiffReport {
     /// `limit`, a class whose details would pass it keeps its heading and
     /// line but not its details, and a closing note says how many were left
     /// out and how to get them.
-    pub fn markdown_within(&self, limit: Option<usize>) -> String {
+    pub(crate) fn markdown_within(&self, limit: Option<usize>) -> String {
         let mut s = format!(
             "### Behaviour changes from `{}` to `{}`\n\n",
             self.from, self.to
@@ -1137,7 +1137,7 @@ impl DiffReport {
 
     /// Plain text: per class, the count and the smallest scenario with both
     /// traces side by side.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut s = String::new();
         for (label, about) in [(&self.from, &self.from_about), (&self.to, &self.to_about)] {
             if let Some(a) = about {
@@ -1272,22 +1272,22 @@ fn side_by_side(ha: &str, a: &[String], hb: &str, b: &[String]) -> String {
 /// Whether an invariant holds under a profile, with its smallest
 /// counterexample when it does not.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The rule ID.
-    pub rule: String,
+    pub(crate) rule: String,
     /// Scenarios that violate it.
-    pub violating: usize,
+    pub(crate) violating: usize,
     /// The smallest violating scenario, stripped of what the violation does
     /// not need (rule `AMEND-MINIMAL`) and labelled with the profile's
     /// built-in.
-    pub smallest: Option<Scenario>,
+    pub(crate) smallest: Option<Scenario>,
     /// The command that replays `smallest` (saved as [`REPLAY_FILE`]) under
     /// the profile that violates the invariant.
     pub(crate) replay: Option<String>,
     /// The first diagnostic of that scenario for this rule.
-    pub example: Option<String>,
+    pub(crate) example: Option<String>,
     /// The smallest counterexample's run as a Mermaid sequence diagram.
-    pub diagram: Option<String>,
+    pub(crate) diagram: Option<String>,
 }
 
 /// Which invariants hold under `profile` over `scenarios`: every `INV-*`
@@ -1765,7 +1765,7 @@ fn shown<T: std::fmt::Display>(items: &[T]) -> String {
 }
 
 /// The file name the replay commands give a counterexample's scenario.
-pub const REPLAY_FILE: &str = "scenario.json";
+pub(crate) const REPLAY_FILE: &str = "scenario.json";
 
 /// The command line that runs a counterexample, saved as [`REPLAY_FILE`],
 /// under `set`: a profile file's switches are not in the scenario (its

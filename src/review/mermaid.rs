@@ -49,7 +49,7 @@ const WIDTH: usize = 72;
 /// Text fit for a Mermaid message: one line, at most [`WIDTH`] characters,
 /// `#`, `;`, `<` and `>` written as Mermaid entity codes (`;` would end the
 /// statement, `<`/`>` read as HTML).
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let cut: String = if one_line.chars().count() > WIDTH {
         one_line.chars().take(WIDTH - 1).collect::<String>() + "…"
@@ -226,7 +226,7 @@ fn render(t: &Trace, steps: &[Marks]) -> String {
 
 /// Runs `scenario` under `rules` and draws it, every secret answer masked
 /// where it sits (`<secret n>`, rule `CLI-NO-SECRET`: [`crate::masks`]).
-pub fn sequence(scenario: &Scenario, rules: Rules) -> Result<String, ScenarioError> {
+pub(crate) fn sequence(scenario: &Scenario, rules: Rules) -> Result<String, ScenarioError> {
     let (t, steps) = observed(scenario, rules)?;
     Ok(render(&crate::masks::mask(&t).trace, &steps))
 }

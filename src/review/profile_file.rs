@@ -33,23 +33,23 @@ use crate::profile::{ProfileName, Rules};
 /// A rule set the model can run under: a built-in profile, or one read from
 /// a profile file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleSet {
+pub(crate) struct RuleSet {
     /// How reports name it: the built-in's name, or the file's path as given.
     pub(crate) label: String,
     /// The built-in profile whose writer and invariants judge its runs: the
     /// built-in with the same rules if there is one, else the file's base,
     /// else the built-in with the fewest differing switches (decision
     /// "Reviewers": the stream oracle knows three writers).
-    pub judged_as: ProfileName,
+    pub(crate) judged_as: ProfileName,
     /// The switches the coordinator reads.
-    pub rules: Rules,
+    pub(crate) rules: Rules,
     /// Where it came from.
-    pub origin: Origin,
+    pub(crate) origin: Origin,
 }
 
 /// Where a [`RuleSet`] came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// A built-in profile (`ProfileName::rules`).
     Builtin,
     /// A profile file.
@@ -69,7 +69,7 @@ pub enum Origin {
 
 /// One row a profile file amends (its `tables`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct AmendedRow {
+pub(crate) struct AmendedRow {
     /// The table.
     pub(crate) table: Table,
     /// The row's name.
@@ -140,11 +140,11 @@ impl std::fmt::Display for RuleSet {
 /// Why a profile file is unusable: the file, the field (a JSON path such as
 /// `switches.exclusive`, empty for the document) and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProfileFileError {
+pub(crate) struct ProfileFileError {
     /// The file as named on the command line.
-    pub file: String,
+    pub(crate) file: String,
     /// The offending field, or empty when the whole document is.
-    pub field: String,
+    pub(crate) field: String,
     /// What is wrong.
     pub(crate) message: String,
 }
@@ -208,7 +208,7 @@ impl RuleSet {
     /// The switches this rule set flips over its base (a file's `base`; for
     /// a complete file or a built-in, the built-in it is judged as).
     #[cfg(feature = "cli")]
-    pub fn flips(&self) -> Vec<(String, Value, Value)> {
+    pub(crate) fn flips(&self) -> Vec<(String, Value, Value)> {
         let base = match &self.origin {
             Origin::File {
                 base: Some(base), ..
@@ -220,7 +220,7 @@ impl RuleSet {
 
     /// The built-in profile with exactly these rules, if any.
     #[cfg(feature = "cli")]
-    pub fn builtin_equal(&self) -> Option<ProfileName> {
+    pub(crate) fn builtin_equal(&self) -> Option<ProfileName> {
         ProfileName::ALL
             .into_iter()
             .find(|p| p.rules() == self.rules)
@@ -228,7 +228,7 @@ impl RuleSet {
 }
 
 /// Reads a profile file's text. `file` names it in errors.
-pub fn parse(file: &str, text: &str) -> Result<RuleSet, ProfileFileError> {
+pub(crate) fn parse(file: &str, text: &str) -> Result<RuleSet, ProfileFileError> {
     let err = |field: &str, message: String| ProfileFileError {
         file: file.to_owned(),
         field: field.to_owned(),
@@ -392,7 +392,12 @@ fn judged_as(rules: &Rules, base: Option<ProfileName>) -> ProfileName {
 /// A profile file for `rules`: over `base` when given (only the switches
 /// that differ), else complete.
 #[cfg(feature = "cli")]
-pub fn to_file(title: &str, amends: &str, base: Option<ProfileName>, rules: &Rules) -> Value {
+pub(crate) fn to_file(
+    title: &str,
+    amends: &str,
+    base: Option<ProfileName>,
+    rules: &Rules,
+) -> Value {
     let switches: Map<String, Value> = match base {
         Some(b) => {
             let names = switch_names();
@@ -506,7 +511,7 @@ fn amend_tables(
 /// the table rows that differ, each with where it came from (`from`, keyed
 /// `table.row`) and the file's `description`.
 #[cfg(feature = "cli")]
-pub fn to_amendment_file(
+pub(crate) fn to_amendment_file(
     title: &str,
     amends: &str,
     description: Option<&str>,

@@ -35,21 +35,21 @@ use crate::wire::InquiryResponse;
 
 /// One fenced block of the RFD.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Block {
+pub(crate) struct Block {
     /// The heading it sits under.
-    pub section: String,
+    pub(crate) section: String,
     /// The 1-based line of its opening fence.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The info string (`json`, `jsonc`).
-    pub lang: String,
+    pub(crate) lang: String,
     /// The text between the fences.
-    pub body: String,
+    pub(crate) body: String,
 }
 
 /// Every fenced block whose info string starts with `json`, with its
 /// heading (the reading of `src/wire/rfd_examples_tests.rs`, which built
 /// `spec/rfd-examples/`): fences are three backticks at a line's start.
-pub fn json_blocks(text: &str) -> Vec<Block> {
+pub(crate) fn json_blocks(text: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut heading = String::from("(before the first heading)");
     let mut open: Option<(usize, String, String)> = None;
@@ -87,7 +87,7 @@ pub fn json_blocks(text: &str) -> Vec<Block> {
 /// A verdict on one row or example.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The profile decides what the text says.
     Agrees,
     /// It does not; what the profile does instead.
@@ -104,24 +104,24 @@ pub enum Verdict {
 
 /// One table row's verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RowReport {
+pub(crate) struct RowReport {
     /// 1-based row number within the table (header excluded).
-    pub row: usize,
+    pub(crate) row: usize,
     /// The 1-based line where the row starts in the text.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The row's cells.
-    pub cells: Vec<String>,
+    pub(crate) cells: Vec<String>,
     /// The verdict.
     #[serde(flatten)]
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// The rules that decide it.
-    pub rules: Vec<&'static str>,
+    pub(crate) rules: Vec<&'static str>,
 }
 
 /// What a table is, to the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TableKind {
+pub(crate) enum TableKind {
     /// Configuration → routing outcome, first match wins.
     RoutingPrecedence,
     /// Originating event or condition → persisted `reason`.
@@ -134,69 +134,69 @@ pub enum TableKind {
 
 /// One table's report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TableReport {
+pub(crate) struct TableReport {
     /// The heading it sits under.
     pub(crate) section: String,
     /// The 1-based line where it starts.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Its header cells.
     pub(crate) header: Vec<String>,
     /// What it is, or `None`: not checked.
-    pub kind: Option<TableKind>,
+    pub(crate) kind: Option<TableKind>,
     /// Per row (empty when not checked).
-    pub rows: Vec<RowReport>,
+    pub(crate) rows: Vec<RowReport>,
 }
 
 /// One JSON value of a fenced block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ExampleReport {
+pub(crate) struct ExampleReport {
     /// The heading it sits under.
     pub(crate) section: String,
     /// The 1-based line of its block's opening fence.
     pub(crate) line: usize,
     /// Its 1-based position in the block.
-    pub index: usize,
+    pub(crate) index: usize,
     /// The verdict.
     #[serde(flatten)]
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// The rules that decide it.
-    pub rules: Vec<&'static str>,
+    pub(crate) rules: Vec<&'static str>,
 }
 
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RfdReport {
+pub(crate) struct RfdReport {
     /// The profile checked against.
     pub(crate) profile: String,
     /// Every table found.
-    pub tables: Vec<TableReport>,
+    pub(crate) tables: Vec<TableReport>,
     /// Every JSON value of every `json`/`jsonc` block.
-    pub examples: Vec<ExampleReport>,
+    pub(crate) examples: Vec<ExampleReport>,
     /// Every normative sentence of the prose (outside tables and fenced
     /// blocks): tied to a switch, or not checked.
-    pub sentences: Vec<SentenceReport>,
+    pub(crate) sentences: Vec<SentenceReport>,
 }
 
 /// One normative sentence of the prose (MUST, MUST NOT, SHOULD, SHOULD
 /// NOT, "never", "always"; rule `AMEND-RFD-PROSE`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SentenceReport {
+pub(crate) struct SentenceReport {
     /// The heading it sits under.
     pub(crate) section: String,
     /// The 1-based line where it starts.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The sentence, its lines joined.
     pub(crate) text: String,
     /// The switch it is tied to and the value it asks for, if any.
-    pub switch: Option<(String, String)>,
+    pub(crate) switch: Option<(String, String)>,
     /// The verdict: against the tied switch, else not checked.
     #[serde(flatten)]
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
 }
 
 impl RfdReport {
     /// Rows and examples that disagree.
-    pub fn disagreements(&self) -> usize {
+    pub(crate) fn disagreements(&self) -> usize {
         let rows = self
             .tables
             .iter()
@@ -218,7 +218,7 @@ impl RfdReport {
 
     /// The report as text, one line per row and example, each at its own
     /// line of the RFD text and in line order.
-    pub fn text(&self, origin: &str) -> String {
+    pub(crate) fn text(&self, origin: &str) -> String {
         let mut s = format!("{origin}: checked against {}\n", self.profile);
         let (mut agree, mut disagree, mut unchecked) = (0, 0, 0);
         let mut tally = |v: &Verdict| match v {
@@ -309,7 +309,7 @@ impl RfdReport {
 }
 
 /// Checks an RFD's text against a rule set.
-pub fn check(text: &str, profile: &RuleSet) -> RfdReport {
+pub(crate) fn check(text: &str, profile: &RuleSet) -> RfdReport {
     RfdReport {
         profile: profile.label.clone(),
         tables: tables(text)
@@ -326,7 +326,7 @@ pub fn check(text: &str, profile: &RuleSet) -> RfdReport {
 
 /// A table as read: where, under which heading, its header and rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Table {
+pub(crate) struct Table {
     /// The heading it sits under.
     pub(crate) section: String,
     /// The 1-based line where it starts.
@@ -334,7 +334,7 @@ pub struct Table {
     /// The header cells.
     pub(crate) header: Vec<String>,
     /// The body rows (continuations merged), each as many cells as the header.
-    pub rows: Vec<Vec<String>>,
+    pub(crate) rows: Vec<Vec<String>>,
     /// The 1-based line where each body row starts.
     pub(crate) row_lines: Vec<usize>,
 }
@@ -1367,14 +1367,14 @@ fn judge_sentence(s: Sentence, rules: &Rules) -> SentenceReport {
 /// What `rfd-check --write-profile` derives from a text and a base (rule
 /// `AMEND-WRITE-PROFILE`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Amendment {
+pub(crate) struct Amendment {
     /// The base's rules with every amended row and tied switch applied.
-    pub rules: Rules,
+    pub(crate) rules: Rules,
     /// Where each amended row (`table.row`) and switch came from: `FILE:LINE`.
-    pub from: std::collections::BTreeMap<String, String>,
+    pub(crate) from: std::collections::BTreeMap<String, String>,
     /// Disagreeing rows the tool could not turn into a table row or switch,
     /// each `(line, why)`.
-    pub not_written: Vec<(usize, String)>,
+    pub(crate) not_written: Vec<(usize, String)>,
 }
 
 /// The amendment of `base` whose tables agree with `text`: each
@@ -1387,7 +1387,7 @@ pub struct Amendment {
 /// decides whether the event happens, the base's switches do not tell the
 /// inputs of one route row apart, or no table of a profile file holds the
 /// row (remember, cache). `origin` names the text in `from`.
-pub fn amendment(text: &str, base: &Rules, origin: &str) -> Amendment {
+pub(crate) fn amendment(text: &str, base: &Rules, origin: &str) -> Amendment {
     let mut rules = *base;
     let mut from = std::collections::BTreeMap::new();
     let mut not_written = Vec::new();
