@@ -69,10 +69,6 @@
 //!   exhaustive enumeration), and a seeded corpus of streams in the on-disk
 //!   shape of real pre-082 conversations. Not `gen`: a reserved word in
 //!   Rust 2024.
-//! - [`explore`]: the small scope's scenario families, enumerable by index
-//!   ([`explore::scenario_at`]), and the scenarios the reviewer's commands
-//!   run ([`explore::scenarios`]); the searches over them are the `explore`,
-//!   `diff-profiles` and `invariants` commands.
 //! - `conformance::check_generated` and the generated vectors (the rest of
 //!   [`conformance`], the runner and the vector format, is always there).
 //! - [`testkit`]: wrong implementations (the coordinator's faults, a
@@ -82,7 +78,11 @@
 //!   for `fuzz/`, not for library users).
 //!
 //! Behind the `cli` feature (the default): `cli`, the command line, the only
-//! module that does I/O (hidden from the docs: the binary's, not an API).
+//! module that does I/O (hidden from the docs: the binary's, not an API),
+//! and [`explore`]: the small scope's scenario families, enumerable by
+//! index ([`explore::scenario_at`]), and the scenarios the reviewer's
+//! commands run ([`explore::scenarios`]); the searches over them are the
+//! `explore`, `diff-profiles` and `invariants` commands.
 //! A library user who turns default features off builds serde, serde_json,
 //! indexmap, hashbrown and memchr only.
 //!
