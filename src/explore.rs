@@ -30,7 +30,7 @@
 //!   replies × TTY on/off × 3 profiles: 2 985 984 scenarios, about 19
 //!   coordinator steps each.
 //!
-//! [`explore_plan`] runs a shard of the enumeration (`k` modulo `n`) over
+//! `explore_plan` runs a shard of the enumeration (`k` modulo `n`) over
 //! worker threads. The end-of-run stream invariants are remembered per
 //! worker by their input ([`crate::invariants::StreamMemo`]): a scenario
 //! that ends in a stream already judged (same events, profile, rules and
@@ -38,28 +38,28 @@
 //! streams. The step invariants run on every step of every scenario
 //! (incrementally, [`crate::invariants::StepChecker`]).
 //!
-//! [`explore_states`] searches instead each family's roots (its scenarios
-//! without their scheduler picks, [`root_indices`]) as state graphs: every
+//! `explore_states` searches instead each family's roots (its scenarios
+//! without their scheduler picks, `root_indices`) as state graphs: every
 //! interleaving of each run to the end, a state already expanded not
-//! expanded again ([`states`]; the state holds its history, see there).
-//! Shards and worker threads split the roots. [`explore_por`] searches the
+//! expanded again (`states`; the state holds its history, see there).
+//! Shards and worker threads split the roots. `explore_por_with` searches the
 //! same roots by forking instead of replaying, one interleaving per
-//! equivalence class of independent steps ([`por`], sleep sets), and
+//! equivalence class of independent steps (`por`, sleep sets), and
 //! `compare_por` holds it to every interleaving under every fault.
 //!
-//! Beside the families, the **language** roots ([`language_root`], 360)
+//! Beside the families, the **language** roots (`language_root`, 360)
 //! reach the parts of the scenario language the families leave out (tools
 //! `a` and `a.b` sharing a turn-cache key, a call ID twice in a cycle and
 //! again in a later one, every cause of the cancellation token, `ask_user`
 //! beside a permission and a delivery prompt in one cycle); with roots of
 //! the full scenario generator they are the drawn roots
-//! ([`compare_drawn`]), where the reduced search is held to every
+//! (`compare_drawn`), where the reduced search is held to every
 //! interleaving under every fault (`make explore-por-drawn`).
-//! [`explore_given`] and [`compare_given`] do the same searches on one
+//! `explore_given` and `compare_given` do the same searches on one
 //! given scenario (`explore --scenario FILE`).
 //!
 //! The legacy profile is held to the invariants it keeps; the ones RFD 082
-//! exists to fix ([`LEGACY_KNOWN_GAPS`]) are counted, not failed.
+//! exists to fix (`LEGACY_KNOWN_GAPS`) are counted, not failed.
 
 pub(crate) mod por;
 pub(crate) mod state_key;
@@ -134,7 +134,7 @@ pub(crate) struct Report {
     /// State-graph search: choices that reached a state already expanded
     /// and were not expanded again (what deduplication saved).
     pub(crate) revisited_states: usize,
-    /// Forking search ([`explore_por`]): prefixes cut because every
+    /// Forking search (`explore_por_with`): prefixes cut because every
     /// pending step slept (with sleep sets; each run is then one
     /// equivalence class).
     pub(crate) blocked_runs: usize,
@@ -244,7 +244,7 @@ fn dims(family: Family) -> Vec<usize> {
 
 /// The scenario at index `n` of a family (`n < family_size(family)`): the
 /// family's generator driven by `n` read as a mixed-radix number, the first
-/// choice the least significant digit ([`Radix`]).
+/// choice the least significant digit (`generate::choice::Radix`).
 pub fn scenario_at(family: Family, n: usize) -> Scenario {
     generate(family, &mut Radix::new(n))
 }
