@@ -1608,10 +1608,13 @@ impl<'s, 'o> Driver<'s, 'o> {
                         .collect(),
                 });
             }
+            // `turn {t} done`, without the formatting machinery.
+            let mut content = String::with_capacity(16);
+            content.push_str("turn ");
+            crate::wire::id::push_decimal(&mut content, u64::try_from(t).unwrap_or(u64::MAX));
+            content.push_str(" done");
             self.handle(
-                Input::EndTurn {
-                    content: format!("turn {t} done"),
-                },
+                Input::EndTurn { content },
                 at,
                 &[],
                 &mut work,

@@ -55,7 +55,7 @@ pub(crate) fn three_segment(tool_call_id: &str, question_id: &str, attempt: u32)
     id.push(SEPARATOR);
     id.push_str(question_id);
     id.push(SEPARATOR);
-    push_decimal(&mut id, attempt);
+    push_decimal(&mut id, u64::from(attempt));
     id
 }
 
@@ -70,8 +70,8 @@ pub(crate) fn two_segment(tool_call_id: &str, question_id: &str) -> String {
 
 /// Appends `n` in decimal without leading zeros (as `Display` writes it,
 /// rule `PERF-ID-TEXT`).
-pub(crate) fn push_decimal(out: &mut String, n: u32) {
-    let mut digits = [0u8; 10];
+pub(crate) fn push_decimal(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = n;
     loop {

@@ -25,12 +25,12 @@ proptest! {
 /// when the number is 0 (the loop run while `n > 0`) disagrees at 0.
 #[test]
 fn decimals_are_displays_at_every_length() {
-    fn pushed(n: u32) -> String {
+    fn pushed(n: u64) -> String {
         let mut s = String::new();
         push_decimal(&mut s, n);
         s
     }
-    fn while_positive(mut n: u32) -> String {
+    fn while_positive(mut n: u64) -> String {
         let mut digits = Vec::new();
         while n > 0 {
             digits.push(char::from(b'0' + (n % 10) as u8));
@@ -38,12 +38,13 @@ fn decimals_are_displays_at_every_length() {
         }
         digits.iter().rev().collect()
     }
+    let mut cases = vec![0, u64::from(u32::MAX), u64::MAX];
     let mut n: u64 = 1;
-    let mut cases = vec![0, u32::MAX];
-    while n <= u64::from(u32::MAX) {
-        cases.extend([n - 1, n, n + 1].map(|m| u32::try_from(m).unwrap_or(u32::MAX)));
-        n *= 10;
+    while let Some(next) = n.checked_mul(10) {
+        cases.extend([n - 1, n, n + 1]);
+        n = next;
     }
+    cases.extend([n - 1, n, n + 1]);
     for n in cases {
         assert_eq!(pushed(n), n.to_string());
     }
