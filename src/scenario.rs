@@ -1613,12 +1613,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             content.push_str("turn ");
             crate::wire::id::push_decimal(&mut content, u64::try_from(t).unwrap_or(u64::MAX));
             content.push_str(" done");
-            self.handle(
-                Input::EndTurn { content },
-                at,
-                &[],
-                &mut work,
-            )?;
+            self.handle(Input::EndTurn { content }, at, &[], &mut work)?;
         }
         Ok(())
     }
