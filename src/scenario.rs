@@ -772,6 +772,39 @@ fn configured_settings(
     scenario_tools_of(scenario, effective)
 }
 
+/// The tools a run's coordinator knows: each enabled scenario tool's spec,
+/// in the scenario's order, from [`configured_settings`].
+fn run_tools_plain(scenario: &Scenario) -> Result<IndexMap<String, ToolSpec>, ScenarioError> {
+    Ok(configured_settings(scenario)?
+        .into_iter()
+        .filter(|(_, settings)| settings.enable.state)
+        .filter_map(|(n, settings)| {
+            let spec = scenario.tools.get(&n)?.spec_of(&n, settings);
+            Some((n, spec))
+        })
+        .collect())
+}
+
+/// [`run_tools_plain`], built in one map (rule `PERF-RUN-TOOLS`): without
+/// `-t`/`-T` flags no tool's settings depend on another's, so each
+/// scenario tool is resolved alone by [`config::untoggled_settings`] and
+/// the built-ins it does not list are never built. With flags, the plain
+/// path.
+fn run_tools(scenario: &Scenario) -> Result<IndexMap<String, ToolSpec>, ScenarioError> {
+    if !scenario.toggles.is_empty() {
+        return run_tools_plain(scenario);
+    }
+    let mut tools = IndexMap::with_capacity(scenario.tools.len());
+    for (name, setup) in &scenario.tools {
+        let settings = config::untoggled_settings(name, setup.layer(name))
+            .map_err(|e| ScenarioError::Unacceptable(e.to_string()))?;
+        if settings.enable.state {
+            tools.insert(name.clone(), setup.spec_of(name, settings));
+        }
+    }
+    Ok(tools)
+}
+
 /// The scenario's tools as the user's configuration layer, and its
 /// `-t`/`-T` flags parsed.
 fn user_layer(
@@ -1340,14 +1373,7 @@ impl<'s, 'o> Driver<'s, 'o> {
         options: RunOptions,
     ) -> Result<Self, ScenarioError> {
         validate(scenario)?;
-        let tools = configured_settings(scenario)?
-            .into_iter()
-            .filter(|(_, settings)| settings.enable.state)
-            .filter_map(|(n, settings)| {
-                let spec = scenario.tools.get(&n)?.spec_of(&n, settings);
-                Some((n, spec))
-            })
-            .collect();
+        let tools = run_tools(scenario)?;
         let sizes = SizeHint::of(scenario);
         Ok(Driver {
             scenario,
@@ -1582,14 +1608,12 @@ impl<'s, 'o> Driver<'s, 'o> {
                         .collect(),
                 });
             }
-            self.handle(
-                Input::EndTurn {
-                    content: format!("turn {t} done"),
-                },
-                at,
-                &[],
-                &mut work,
-            )?;
+            // `turn {t} done`, without the formatting machinery.
+            let mut content = String::with_capacity(16);
+            content.push_str("turn ");
+            crate::wire::id::push_decimal(&mut content, u64::try_from(t).unwrap_or(u64::MAX));
+            content.push_str(" done");
+            self.handle(Input::EndTurn { content }, at, &[], &mut work)?;
         }
         Ok(())
     }
@@ -1904,3 +1928,6 @@ pub fn validate(scenario: &Scenario) -> Result<(), ScenarioError> {
     }
     Ok(())
 }
+
+#[cfg(all(test, feature = "testkit"))]
+mod run_tools_tests;

@@ -450,6 +450,25 @@ impl PartialToolConfig {
                 .collect(),
         })
     }
+
+    /// [`PartialToolConfig::resolve_settings`] of a layer taken whole: the
+    /// same settings, its question map moved rather than copied.
+    fn into_settings(self, name: &str) -> Result<ToolSettings, ConfigError> {
+        let source = self.source.ok_or_else(|| ConfigError::MissingSource {
+            tool: name.to_owned(),
+        })?;
+        Ok(ToolSettings {
+            source,
+            enable: self.enable.unwrap_or_default().resolve(),
+            run: self.run.unwrap_or(RunPolicy::Ask),
+            result: self.result.unwrap_or(RunPolicy::Unattended),
+            questions: self
+                .questions
+                .into_iter()
+                .map(|(id, q)| (id, q.resolve()))
+                .collect(),
+        })
+    }
 }
 
 /// The part of a tool's resolved configuration a run of the model reads:
@@ -690,6 +709,26 @@ pub(crate) fn effective_settings(
         }
     }
     Ok(resolved)
+}
+
+/// One tool's entry of [`effective_settings`] when no `-t`/`-T` flag is
+/// given, resolved alone from the user's layer for it (taken, not copied):
+/// a built-in's registered layer under it where `name` is a built-in's key,
+/// else the layer itself (rule `PERF-RUN-TOOLS`). A run of the model
+/// resolves only its scenario's tools, so it skips the built-ins it does not
+/// list and the maps [`effective_settings`] builds for all of them.
+pub(crate) fn untoggled_settings(
+    name: &str,
+    user: PartialToolConfig,
+) -> Result<ToolSettings, ConfigError> {
+    match builtins::find(name) {
+        Some(builtin) => {
+            let mut layer = registered_settings(builtin);
+            layer.merge_settings(&user);
+            layer.into_settings(name)
+        }
+        None => user.into_settings(name),
+    }
 }
 
 /// One `-t`/`-T` flag on the command line, in the order given.
@@ -990,6 +1029,25 @@ mod tests {
         #[test]
         fn run_settings_are_the_full_resolutions_fields(user in arb_user(), toggles in arb_toggles()) {
             prop_assert_eq!(effective_settings(&user, &toggles), settings_of_full(&user, &toggles));
+        }
+
+        /// Rule: PERF-RUN-TOOLS — invariant: with no `-t`/`-T` flag, each
+        /// user tool's settings resolved alone are its entry of the
+        /// settings resolved together; where those fail, resolving some
+        /// tool alone fails with the same error.
+        #[test]
+        fn untoggled_settings_are_the_entries_resolved_together(user in arb_user()) {
+            let together = effective_settings(&user, &[]);
+            match &together {
+                Ok(all) => {
+                    for (name, layer) in &user {
+                        prop_assert_eq!(untoggled_settings(name, layer.clone()), Ok(all[name].clone()));
+                    }
+                }
+                Err(e) => prop_assert!(user
+                    .iter()
+                    .any(|(name, layer)| untoggled_settings(name, layer.clone()).as_ref().err() == Some(e))),
+            }
         }
     }
 

@@ -478,10 +478,8 @@ impl Coordinator {
                     ));
                 }
                 let mut e = Event::new(EventKind::ChatResponse);
-                e.extra.push((
-                    "message".to_owned(),
-                    Opaque::from_value(&Value::String(content)),
-                ));
+                e.extra
+                    .push(("message".to_owned(), Opaque::from_text(&content)));
                 self.persist(e, fx);
                 self.executing.clear();
                 self.turn = None;
@@ -526,10 +524,8 @@ impl Coordinator {
         self.executing.clear();
         self.persist(Event::new(EventKind::TurnStart), fx);
         let mut e = Event::new(EventKind::ChatRequest);
-        e.extra.push((
-            "content".to_owned(),
-            Opaque::from_value(&Value::String(content)),
-        ));
+        e.extra
+            .push(("content".to_owned(), Opaque::from_text(&content)));
         self.persist(e, fx);
         Ok(())
     }
@@ -563,20 +559,16 @@ impl Coordinator {
             self.persist(request, fx);
         }
         for i in 0..self.executing.len() {
-            let tool = self.executing[i].call.tool.clone();
-            let Some(spec) = self.tools.get(&tool) else {
-                self.respond_as(
-                    i,
-                    format!("{tool}: no such tool is configured."),
-                    ResponseKind::UnknownTool,
-                    fx,
-                );
+            let tool = &self.executing[i].call.tool;
+            let Some(run) = self.tools.get(tool).map(|spec| spec.run) else {
+                let content = format!("{tool}: no such tool is configured.");
+                self.respond_as(i, content, ResponseKind::UnknownTool, fx);
                 continue;
             };
-            match spec.run {
+            match run {
                 RunPolicy::Unattended => self.start(i, fx),
                 RunPolicy::Ask => {
-                    let key = CacheKey::permission(&tool).key();
+                    let key = CacheKey::permission(tool).key();
                     let decided = self
                         .turn
                         .as_ref()
@@ -653,14 +645,9 @@ impl Coordinator {
     ) {
         let is_error = kind.is_error();
         let id = self.executing[call].call.id.clone();
-        // The text goes into the event and into the effect: moved through
-        // the `Value` the opaque field is written from, not cloned.
-        let text = Value::String(content);
-        let opaque = Opaque::from_value(&text);
-        let content = match text {
-            Value::String(content) => content,
-            other => other.to_string(),
-        };
+        // The text goes into the event (written as a JSON string) and,
+        // moved, into the effect.
+        let opaque = Opaque::from_text(&content);
         self.persist(
             Event::new(EventKind::ToolCallResponse(ToolCallResponse {
                 id,

@@ -176,21 +176,19 @@ impl BackendCall {
         let schema = schema(inquiry_id, &question.answer_type);
         let paused = Event::new(EventKind::ToolCallResponse(ToolCallResponse {
             id: tool_call_id.to_owned(),
-            content: Some(Opaque::from_value(&Value::String(
-                [
+            content: Some(Opaque::from_text(
+                &[
                     "Tool paused: ",
                     tool,
                     " is waiting for an answer to a question.",
                 ]
                 .concat(),
-            ))),
+            )),
             is_error: Some(false),
         }));
         let mut ask = Event::new(EventKind::ChatRequest);
-        ask.extra.push((
-            "content".to_owned(),
-            Opaque::from_value(&Value::String(question.text.clone())),
-        ));
+        ask.extra
+            .push(("content".to_owned(), Opaque::from_text(&question.text)));
         ask.extra
             .push(("schema".to_owned(), Opaque::from_value(&schema)));
         BackendCall {

@@ -45,13 +45,47 @@ impl IdParts {
 
 /// `<tool_call_id>.<question_id>.<attempt>`, the attempt in decimal without
 /// leading zeros.
+///
+/// Joined by hand into one allocation of the right size (rule
+/// `PERF-ID-TEXT`: the text `format!` writes), as the model builds an ID at
+/// every question.
 pub(crate) fn three_segment(tool_call_id: &str, question_id: &str, attempt: u32) -> String {
-    format!("{tool_call_id}{SEPARATOR}{question_id}{SEPARATOR}{attempt}")
+    let mut id = String::with_capacity(tool_call_id.len() + question_id.len() + 2 + 10);
+    id.push_str(tool_call_id);
+    id.push(SEPARATOR);
+    id.push_str(question_id);
+    id.push(SEPARATOR);
+    push_decimal(&mut id, u64::from(attempt));
+    id
 }
 
 /// `<tool_call_id>.<question_id>`, the pre-082 form.
 pub(crate) fn two_segment(tool_call_id: &str, question_id: &str) -> String {
-    format!("{tool_call_id}{SEPARATOR}{question_id}")
+    let mut id = String::with_capacity(tool_call_id.len() + 1 + question_id.len());
+    id.push_str(tool_call_id);
+    id.push(SEPARATOR);
+    id.push_str(question_id);
+    id
+}
+
+/// Appends `n` in decimal without leading zeros (as `Display` writes it,
+/// rule `PERF-ID-TEXT`).
+pub(crate) fn push_decimal(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        // `rest % 10` is below 10, so the digit is ASCII.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
 }
 
 /// Why a string is not `<call>.<question_id>.<attempt>` for one call whose
@@ -240,3 +274,6 @@ mod tests {
 
 #[cfg(all(test, feature = "testkit"))]
 mod id_separator_tests;
+
+#[cfg(test)]
+mod id_text_tests;

@@ -43,6 +43,22 @@ impl Opaque {
         )
     }
 
+    /// Wraps the JSON string holding `text`: the text
+    /// `Opaque::from_value(&Value::String(text))` holds, written by the same
+    /// serde_json string writer without building the `Value` (rule
+    /// `PERF-OPAQUE-TEXT`).
+    pub(crate) fn from_text(text: &str) -> Self {
+        let mut out = Vec::with_capacity(text.len() + 2);
+        // Writing a `str` into a `Vec` cannot fail, and serde_json writes
+        // UTF-8.
+        serde_json::to_writer(&mut out, text).expect("a str always serializes");
+        Opaque(
+            String::from_utf8(out)
+                .expect("serde_json writes UTF-8")
+                .into_boxed_str(),
+        )
+    }
+
     /// The JSON text as written.
     pub fn get(&self) -> &str {
         &self.0
@@ -169,3 +185,6 @@ impl<'de> Deserialize<'de> for Opaque {
         Ok(Opaque::from_raw(raw))
     }
 }
+
+#[cfg(test)]
+mod opaque_text_tests;
