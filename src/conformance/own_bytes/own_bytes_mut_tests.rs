@@ -94,3 +94,39 @@ fn a_secret_is_searched_for_as_json_writes_it() {
     let line = json!({"m": "x say \"hi\" y"}).to_string();
     assert!(line.contains(&escaped("say \"hi\"")));
 }
+
+/// Rule: CONF-OWN-BYTES — the typed secrets are the values typed at a
+/// no-echo prompt "less any value the model's own stream persists":
+/// a secret of at least [`SUBSTRING_MIN`] characters is dropped when the
+/// model's own persisted stream holds it anywhere, even inside a longer
+/// string (it is searched for as a part, so the model would fail its own
+/// bytes); a shorter one is dropped only when persisted as a whole string,
+/// never for being part of a word (`"e"` is in every event's `type`).
+#[test]
+fn a_typed_secret_is_dropped_only_where_the_models_own_stream_would_hold_it() {
+    let vector = super::super::runner_tests::committed()
+        .into_iter()
+        .find(|v| v.name == "secret-prompter-redacted")
+        .expect("the committed vector that types a secret");
+    let model = crate::scenario::run(&vector.scenario).expect("the model runs it");
+    let k = model
+        .prompts
+        .iter()
+        .position(|p| !p.presentation.echo)
+        .expect("a no-echo prompt");
+    let own = model.persisted_json().to_string();
+    let typed_as = |value: &str| {
+        let mut t = model.clone();
+        t.prompts[k].reply = PrompterReply::Answer {
+            value: json!(value),
+            remember: false,
+        };
+        typed_secrets(&t).contains(value)
+    };
+    assert!(own.contains("inquiry_req") && !own.contains("\"inquiry_req\""));
+    assert!(!typed_as("inquiry_req"), "part of a persisted string");
+    assert!(own.contains('e'));
+    assert!(typed_as("e"), "short: part of words, not a persisted string");
+    assert!(!own.contains("zz-not-persisted"));
+    assert!(typed_as("zz-not-persisted"));
+}
