@@ -125,6 +125,8 @@ fn a_typed_secret_is_dropped_only_where_the_models_own_stream_would_hold_it() {
     };
     assert!(own.contains("inquiry_req") && !own.contains("\"inquiry_req\""));
     assert!(!typed_as("inquiry_req"), "part of a persisted string");
+    assert_eq!("inquir".chars().count(), SUBSTRING_MIN);
+    assert!(!typed_as("inquir"), "searched for as a part from 6 characters");
     assert!(own.contains('e'));
     assert!(typed_as("e"), "short: part of words, not a persisted string");
     assert!(!own.contains("zz-not-persisted"));
