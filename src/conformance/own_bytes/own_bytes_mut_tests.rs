@@ -69,7 +69,10 @@ fn a_secret_is_found_at_its_json_pointer() {
     assert_eq!(holds(&v, "ab", ""), Some("/d".to_owned()));
     // Short: only a whole string (or member name) counts.
     assert_eq!(holds(&json!({"k": "xaby"}), "ab", ""), None);
-    assert_eq!(holds(&json!({"ab": 1}), "ab", ""), Some("/, a member name".to_owned()));
+    assert_eq!(
+        holds(&json!({"ab": 1}), "ab", ""),
+        Some("/, a member name".to_owned())
+    );
     let named = json!({"b/c~": {"hunter22": 1}});
     assert_eq!(
         holds(&named, "hunter22", ""),
@@ -79,7 +82,10 @@ fn a_secret_is_found_at_its_json_pointer() {
         holds(&json!({"b/c~": ["hunter22"]}), "hunter22", ""),
         Some("/b~1c~0/0".to_owned())
     );
-    assert_eq!(holds(&json!({"k": ["x", 1, null, true]}), "hunter22", ""), None);
+    assert_eq!(
+        holds(&json!({"k": ["x", 1, null, true]}), "hunter22", ""),
+        None
+    );
     assert_eq!(holds(&json!("hunter2"), "hunter22", ""), None);
 }
 
@@ -126,9 +132,15 @@ fn a_typed_secret_is_dropped_only_where_the_models_own_stream_would_hold_it() {
     assert!(own.contains("inquiry_req") && !own.contains("\"inquiry_req\""));
     assert!(!typed_as("inquiry_req"), "part of a persisted string");
     assert_eq!("inquir".chars().count(), SUBSTRING_MIN);
-    assert!(!typed_as("inquir"), "searched for as a part from 6 characters");
+    assert!(
+        !typed_as("inquir"),
+        "searched for as a part from 6 characters"
+    );
     assert!(own.contains('e'));
-    assert!(typed_as("e"), "short: part of words, not a persisted string");
+    assert!(
+        typed_as("e"),
+        "short: part of words, not a persisted string"
+    );
     assert!(!own.contains("zz-not-persisted"));
     assert!(typed_as("zz-not-persisted"));
 }
