@@ -235,3 +235,6 @@ fn colliding_turns(events: &[Value]) -> BTreeSet<usize> {
     }
     out
 }
+
+#[cfg(test)]
+mod own_bytes_mut_tests;

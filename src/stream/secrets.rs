@@ -293,3 +293,6 @@ mod tests {
         assert!(!asks_secret(&json!({"question": {}})));
     }
 }
+
+#[cfg(test)]
+mod secrets_mut_tests;
