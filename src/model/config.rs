@@ -430,25 +430,15 @@ impl PartialToolConfig {
     /// [`PartialToolConfig::resolve`] of the fields a run reads
     /// ([`ToolSettings`]).
     fn resolve_settings(&self, name: &str) -> Result<ToolSettings, ConfigError> {
-        let source = self
-            .source
-            .clone()
-            .ok_or_else(|| ConfigError::MissingSource {
-                tool: name.to_owned(),
-            })?;
-        Ok(ToolSettings {
-            source,
-            enable: self.enable.unwrap_or_default().resolve(),
-            // An unset `run` asks (spec/DECISIONS.md "Configuration: an
-            // unset `run` asks"); an unset `result` delivers unattended.
-            run: self.run.unwrap_or(RunPolicy::Ask),
-            result: self.result.unwrap_or(RunPolicy::Unattended),
-            questions: self
-                .questions
-                .iter()
-                .map(|(id, q)| (id.clone(), q.clone().resolve()))
-                .collect(),
-        })
+        PartialToolConfig {
+            source: self.source.clone(),
+            enable: self.enable,
+            run: self.run,
+            result: self.result,
+            questions: self.questions.clone(),
+            ..PartialToolConfig::default()
+        }
+        .into_settings(name)
     }
 
     /// [`PartialToolConfig::resolve_settings`] of a layer taken whole: the
@@ -460,6 +450,8 @@ impl PartialToolConfig {
         Ok(ToolSettings {
             source,
             enable: self.enable.unwrap_or_default().resolve(),
+            // An unset `run` asks (spec/DECISIONS.md "Configuration: an
+            // unset `run` asks"); an unset `result` delivers unattended.
             run: self.run.unwrap_or(RunPolicy::Ask),
             result: self.result.unwrap_or(RunPolicy::Unattended),
             questions: self
