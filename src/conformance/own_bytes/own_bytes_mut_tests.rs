@@ -144,3 +144,59 @@ fn a_typed_secret_is_dropped_only_where_the_models_own_stream_would_hold_it() {
     assert!(!own.contains("zz-not-persisted"));
     assert!(typed_as("zz-not-persisted"));
 }
+
+/// A one-call scenario under `rfd082` whose tool `alpha` asks the boolean
+/// question `qid`, answered `true` at the prompt.
+fn asked(qid: &str) -> Scenario {
+    serde_json::from_value(json!({
+        "profile": "rfd082", "tty": true,
+        "tools": {"alpha": {"source": {"kind": "local"}, "run": "unattended",
+            "program": {"kind": "script", "asks": [
+                {"question": {"id": qid, "text": "Go on?", "answer_type": {"type": "boolean"}}}],
+                "finish": {"with": "succeed"}}}},
+        "turns": [{"user": "go", "cycles": [[{"id": "c1", "tool": "alpha"}]]}],
+        "prompter": [{"reply": "answer", "value": true, "remember": false}]
+    }))
+    .expect("a scenario")
+}
+
+/// The model's run of `s` and its persisted lines, `edit`ed.
+fn written(s: &Scenario, edit: impl FnOnce(&mut Vec<Value>)) -> (Trace, Vec<String>) {
+    let trace = crate::scenario::run(s).expect("runs");
+    let mut events = trace.persisted_json().as_array().expect("an array").clone();
+    edit(&mut events);
+    let lines = events.iter().map(Value::to_string).collect();
+    (trace, lines)
+}
+
+fn oracle_rule(f: Option<Finding>) -> Option<String> {
+    match f {
+        Some(Finding::Oracle { rule, .. }) => Some(rule),
+        Some(Finding::Secret { .. }) | None => None,
+    }
+}
+
+/// Rule: CONF-OWN-BYTES — the waiver of an unanswered tool call is as
+/// narrow as its reason: a run the model did not interrupt whose written
+/// stream leaves the last turn's tool call unanswered is a finding (the
+/// waiver is for an interrupted run's last call only).
+#[test]
+fn an_unanswered_call_is_waived_only_in_an_interrupted_run() {
+    // The model's own bytes pass: the edits below are what fails.
+    let s = asked("q1");
+    let (trace, lines) = written(&s, |_| {});
+    assert!(!trace.interrupted);
+    assert!(oracle(&s, &trace, &lines).is_none());
+    // The tool call left unanswered (its response and what follows cut).
+    let (trace, lines) = written(&s, |events| {
+        let at = events
+            .iter()
+            .position(|e| e["type"] == "tool_call_response")
+            .expect("a tool response");
+        events.truncate(at);
+    });
+    assert_eq!(
+        oracle_rule(oracle(&s, &trace, &lines)).as_deref(),
+        Some("CHECK-TOOL-PAIRED")
+    );
+}
