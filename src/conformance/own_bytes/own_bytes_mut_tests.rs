@@ -145,11 +145,11 @@ fn a_typed_secret_is_dropped_only_where_the_models_own_stream_would_hold_it() {
     assert!(typed_as("zz-not-persisted"));
 }
 
-/// A one-call scenario under `rfd082` whose tool `alpha` asks the boolean
+/// A one-call scenario under `profile` whose tool `alpha` asks the boolean
 /// question `qid`, answered `true` at the prompt.
-fn asked(qid: &str) -> Scenario {
+fn asked(profile: &str, qid: &str) -> Scenario {
     serde_json::from_value(json!({
-        "profile": "rfd082", "tty": true,
+        "profile": profile, "tty": true,
         "tools": {"alpha": {"source": {"kind": "local"}, "run": "unattended",
             "program": {"kind": "script", "asks": [
                 {"question": {"id": qid, "text": "Go on?", "answer_type": {"type": "boolean"}}}],
@@ -183,7 +183,7 @@ fn oracle_rule(f: Option<Finding>) -> Option<String> {
 #[test]
 fn an_unanswered_call_is_waived_only_in_an_interrupted_run() {
     // The model's own bytes pass: the edits below are what fails.
-    let s = asked("q1");
+    let s = asked("rfd082", "q1");
     let (trace, lines) = written(&s, |_| {});
     assert!(!trace.interrupted);
     assert!(oracle(&s, &trace, &lines).is_none());
@@ -199,4 +199,34 @@ fn an_unanswered_call_is_waived_only_in_an_interrupted_run() {
         oracle_rule(oracle(&s, &trace, &lines)).as_deref(),
         Some("CHECK-TOOL-PAIRED")
     );
+}
+
+/// Rule: CONF-OWN-BYTES — the waiver of an answer that does not fit is as
+/// narrow as its reason (what the user typed is the user's): under
+/// `rfd083`, whose oracle reports an answer that cannot fit its question
+/// (RFD 083 "Execution flow"), an answer the prompter never typed,
+/// persisted `answered`, is a finding, with or without a question ID that
+/// holds the separator (that waiver is for the turns whose IDs collide).
+#[test]
+fn an_answer_nobody_typed_that_does_not_fit_is_a_finding() {
+    for qid in ["q1", "q.1"] {
+        let s = asked("rfd083", qid);
+        let (trace, lines) = written(&s, |_| {});
+        assert!(
+            oracle(&s, &trace, &lines).is_none(),
+            "{qid}: the model's own bytes"
+        );
+        let (trace, lines) = written(&s, |events| {
+            let response = events
+                .iter_mut()
+                .find(|e| e["type"] == "inquiry_response")
+                .expect("a response");
+            response["answer"] = json!("maybe");
+        });
+        assert_eq!(
+            oracle_rule(oracle(&s, &trace, &lines)).as_deref(),
+            Some("CHECK-ANSWER-FITS"),
+            "{qid}"
+        );
+    }
 }
