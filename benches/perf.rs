@@ -52,7 +52,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use inquiry_model::check::{self, ProfileMode};
-use inquiry_model::explore::{self, Family};
+use inquiry_model::explore;
 use inquiry_model::generate::scenario::scenario_under;
 use inquiry_model::invariants::{
     StepChecker, StreamMemo, check_trace, check_trace_memo, known_violation,
@@ -909,21 +909,9 @@ fn roots(report: &serde_json::Value) -> usize {
         .sum()
 }
 
-/// Every `stride`-th scenario of the families, as `explore` enumerates them.
-fn explored_scenarios(families: &[Family], stride: usize) -> Vec<scenario::Scenario> {
-    families
-        .iter()
-        .flat_map(|&f| {
-            (0..explore::family_size(f))
-                .step_by(stride.max(1))
-                .map(move |n| explore::scenario_at(f, n))
-        })
-        .collect()
-}
-
 fn model(cfg: &Config, table: &mut Table) {
-    let families = [Family::Single, Family::Pairs];
-    let scenarios = explored_scenarios(&families, cfg.stride);
+    // Every `stride`-th scenario of the small scope, as `explore` enumerates it.
+    let scenarios = explore::scenarios(cfg.stride, 0, 0);
     // The bare model: every scenario run step by step, observed by a no-op.
     let mut bare_steps = 0usize;
     let mut bare = || {
@@ -1173,8 +1161,8 @@ fn fuzz_rates(cfg: &Config, table: &mut Table) {
 /// at 2x the bare model's time or less, on the same prebuilt scenarios; and
 /// the exploration with its worker threads against one thread.
 fn model_bars(cfg: &Config, table: &mut Table) {
-    let families = [Family::Single, Family::Pairs];
-    let scenarios = explored_scenarios(&families, cfg.stride);
+    // Every `stride`-th scenario of the small scope, as `explore` enumerates it.
+    let scenarios = explore::scenarios(cfg.stride, 0, 0);
     let mut steps = 0usize;
     let mut bare = || {
         steps = 0;

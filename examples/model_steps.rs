@@ -24,7 +24,7 @@
 
 use std::time::Instant;
 
-use inquiry_model::explore::{self, Family};
+use inquiry_model::explore;
 use inquiry_model::invariants::{StepChecker, StreamMemo, check_trace_memo};
 use inquiry_model::scenario::{self, RunOptions, Scenario};
 
@@ -68,14 +68,8 @@ fn main() {
         Some("checked") => checked,
         _ => bare,
     };
-    let scenarios: Vec<Scenario> = [Family::Single, Family::Pairs]
-        .iter()
-        .flat_map(|&f| {
-            (0..explore::family_size(f))
-                .step_by(stride.max(1))
-                .map(move |n| explore::scenario_at(f, n))
-        })
-        .collect();
+    // Every `stride`-th scenario of the small scope, as `explore` enumerates it.
+    let scenarios: Vec<Scenario> = explore::scenarios(stride, 0, 0);
     let mut best = f64::INFINITY;
     let mut steps = 0;
     for _ in 0..rounds.max(1) {

@@ -87,7 +87,7 @@ use crate::scenario::{
 /// Which family to enumerate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Family {
+pub(crate) enum Family {
     /// One tool, one question, the whole per-question space.
     Single,
     /// Two tools, two questions each, representative question kinds.
@@ -100,7 +100,7 @@ pub enum Family {
 
 impl Family {
     /// The family's name on the command line and in reports.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Family::Single => "single",
             Family::Pairs => "pairs",
@@ -224,7 +224,7 @@ impl Default for Plan {
 
 /// How many scenarios a family holds: the product of its choices, which
 /// the family generators take in this order, whatever the index.
-pub fn family_size(family: Family) -> usize {
+pub(crate) fn family_size(family: Family) -> usize {
     dims(family).iter().product()
 }
 
@@ -245,7 +245,7 @@ fn dims(family: Family) -> Vec<usize> {
 /// The scenario at index `n` of a family (`n < family_size(family)`): the
 /// family's generator driven by `n` read as a mixed-radix number, the first
 /// choice the least significant digit (`generate::choice::Radix`).
-pub fn scenario_at(family: Family, n: usize) -> Scenario {
+pub(crate) fn scenario_at(family: Family, n: usize) -> Scenario {
     generate(family, &mut Radix::new(n))
 }
 

@@ -79,10 +79,10 @@
 //!
 //! Behind the `cli` feature (the default): `cli`, the command line, the only
 //! module that does I/O (hidden from the docs: the binary's, not an API),
-//! and [`explore`]: the small scope's scenario families, enumerable by
-//! index ([`explore::scenario_at`]), and the scenarios the reviewer's
-//! commands run ([`explore::scenarios`]); the searches over them are the
-//! `explore`, `diff-profiles` and `invariants` commands.
+//! and [`explore`], whose one public item is [`explore::scenarios`]: every
+//! `stride`-th scenario of the small scope and drawn ones, the corpus the
+//! reviewer's commands run; the searches over it are the `explore`,
+//! `diff-profiles` and `invariants` commands.
 //! A library user who turns default features off builds serde, serde_json,
 //! indexmap, hashbrown and memchr only.
 //!

@@ -12,7 +12,7 @@ fn root() -> &'static Path {
 
 /// The bar on `pub` item lines over the whole of `src/`: the count today,
 /// so the surface can only shrink (500 is the bar; 300 lean is the aim).
-const MAX_ITEMS: usize = 476;
+const MAX_ITEMS: usize = 472;
 
 /// Runs the script on `src` with `max` as the bar: its exit code, its four
 /// counts by name, and its stderr.
