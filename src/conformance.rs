@@ -962,6 +962,8 @@ pub const COMMITTED: (u64, usize) = (1, 20);
 #[cfg(all(test, feature = "testkit"))]
 mod docs_complete_tests;
 #[cfg(all(test, feature = "cli"))]
+mod masked_pair_mut_tests;
+#[cfg(all(test, feature = "cli"))]
 mod own_bytes_tests;
 #[cfg(all(test, feature = "cli"))]
 mod pins_tests;
