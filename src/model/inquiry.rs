@@ -123,6 +123,50 @@ thread_local! {
     ];
 }
 
+/// [`schema`] as the JSON text `Opaque::from_value` writes of it, without
+/// building the `Value` for the two answer types without options: their
+/// prebuilt text around the pinned ID, which serde_json's string writer
+/// writes in its place (rule `PERF-SCHEMA-TEXT`).
+pub(crate) fn schema_text(inquiry_id: &str, answer_type: &BackendAnswerType) -> Opaque {
+    let slot = match answer_type {
+        BackendAnswerType::Boolean => 0,
+        BackendAnswerType::Text => 1,
+        BackendAnswerType::Select { .. } => {
+            return Opaque::from_value(&build_schema(inquiry_id, answer_type));
+        }
+    };
+    SCHEMA_TEXTS.with(|t| {
+        let (before, after) = &t[slot];
+        let mut out = Vec::with_capacity(before.len() + inquiry_id.len() + 2 + after.len());
+        out.extend_from_slice(before.as_bytes());
+        // Writing a `str` into a `Vec` cannot fail.
+        serde_json::to_writer(&mut out, inquiry_id).expect("a str always serializes");
+        out.extend_from_slice(after.as_bytes());
+        Opaque::from_json_text(String::from_utf8(out).expect("serde_json writes UTF-8"))
+    })
+}
+
+/// The place of the pinned ID in a prebuilt schema's text: a string no
+/// schema holds elsewhere, written as serde_json writes it.
+const PIN: &str = "\u{1}pinned\u{1}";
+
+thread_local! {
+    /// [`schema_text`]'s prebuilt texts of `boolean` and `text` schemas: the
+    /// text before the pinned ID's JSON string, and after it.
+    static SCHEMA_TEXTS: [(String, String); 2] = [
+        split_at_pin(&BackendAnswerType::Boolean),
+        split_at_pin(&BackendAnswerType::Text),
+    ];
+}
+
+fn split_at_pin(answer_type: &BackendAnswerType) -> (String, String) {
+    let text = build_schema(PIN, answer_type).to_string();
+    let pin = Value::String(PIN.to_owned()).to_string();
+    // The schema is built here from a fixed shape that holds the pin once.
+    let (before, after) = text.split_once(&pin).expect("the schema holds its pin");
+    (before.to_owned(), after.to_owned())
+}
+
 /// [`schema`], built from scratch.
 fn build_schema(inquiry_id: &str, answer_type: &BackendAnswerType) -> Value {
     let answer = match answer_type {
@@ -141,26 +185,37 @@ fn build_schema(inquiry_id: &str, answer_type: &BackendAnswerType) -> Value {
     })
 }
 
-/// One call of the inquiry backend, as the trace records it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One call of the inquiry backend, as the trace records it. Its
+/// structured-output schema is a function of the pinned ID and the answer
+/// type ([`BackendCall::schema`]), so it is not held: a trace serializes it
+/// in its place (`inquiry_id`, `question`, `schema`, `cloned_events`,
+/// `appended`), and the appended `ChatRequest` carries its text (rule
+/// `PERF-SCHEMA-TEXT`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct BackendCall {
     /// The ID pinned in the schema.
     pub inquiry_id: String,
     /// The question as the backend sees it.
     pub question: BackendQuestion,
-    /// The structured-output schema.
-    pub schema: Value,
     /// How many persisted events the cloned conversation starts with.
     pub cloned_events: usize,
     /// What the clone gets appended: the synthetic paused `ToolCallResponse`
     /// and the question as a `ChatRequest` carrying the schema (RFD 028
     /// "ToolCoordinator Integration").
-    #[serde(serialize_with = "serialize_events")]
     pub appended: Vec<Event>,
 }
 
-fn serialize_events<S: serde::Serializer>(events: &[Event], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(events)
+impl Serialize for BackendCall {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("BackendCall", 5)?;
+        st.serialize_field("inquiry_id", &self.inquiry_id)?;
+        st.serialize_field("question", &self.question)?;
+        st.serialize_field("schema", &self.schema())?;
+        st.serialize_field("cloned_events", &self.cloned_events)?;
+        st.serialize_field("appended", &self.appended)?;
+        st.end()
+    }
 }
 
 impl BackendCall {
@@ -173,7 +228,7 @@ impl BackendCall {
         question: BackendQuestion,
         persisted_len: usize,
     ) -> BackendCall {
-        let schema = schema(inquiry_id, &question.answer_type);
+        let schema = schema_text(inquiry_id, &question.answer_type);
         let paused = Event::new(EventKind::ToolCallResponse(ToolCallResponse {
             id: tool_call_id.to_owned(),
             content: Some(Opaque::from_text(
@@ -190,14 +245,18 @@ impl BackendCall {
         ask.extra
             .push(("content".to_owned(), Opaque::from_text(&question.text)));
         ask.extra
-            .push(("schema".to_owned(), Opaque::from_value(&schema)));
+            .push(("schema".to_owned(), schema));
         BackendCall {
             inquiry_id: inquiry_id.to_owned(),
             question,
-            schema,
             cloned_events: persisted_len,
             appended: vec![paused, ask],
         }
+    }
+
+    /// The structured-output schema of the call ([`schema`]).
+    pub(crate) fn schema(&self) -> Value {
+        schema(&self.inquiry_id, &self.question.answer_type)
     }
 
     /// Extracts and validates the answer from the backend's structured
@@ -233,6 +292,7 @@ pub(crate) fn extract(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     /// Rule: LIFE-BACKEND-SCHEMA — each call's schema pins its own ID and
     /// is written in the order RFD 028 "Schema Generation" lists the
@@ -259,5 +319,58 @@ mod tests {
                 assert_eq!(schema(id, &t).to_string(), text(id, answer));
             }
         }
+    }
+
+    /// The schema's text written the plain way: the `Value`, then its text.
+    fn plain_text(id: &str, t: &BackendAnswerType) -> String {
+        Opaque::from_value(&build_schema(id, t)).get().to_owned()
+    }
+
+    fn answer_types() -> impl Strategy<Value = BackendAnswerType> {
+        prop_oneof![
+            Just(BackendAnswerType::Boolean),
+            Just(BackendAnswerType::Text),
+            proptest::collection::vec(any::<String>(), 0..3)
+                .prop_map(|options| BackendAnswerType::Select { options }),
+        ]
+    }
+
+    proptest! {
+        /// Rule: PERF-SCHEMA-TEXT — invariant: for any inquiry ID (quotes,
+        /// backslashes, control characters, any Unicode) and answer type,
+        /// the schema text a backend call's `ChatRequest` carries is, byte
+        /// for byte, the text of the schema `Value` built from scratch, and
+        /// the call's `schema()` is that `Value`.
+        #[test]
+        fn a_schemas_text_is_its_values(id in any::<String>(), t in answer_types()) {
+            let plain = plain_text(&id, &t);
+            let text = schema_text(&id, &t);
+            prop_assert_eq!(text.get(), plain.as_str());
+            let q = BackendQuestion {
+                id: "q".to_owned(),
+                text: "Q?".to_owned(),
+                context: None,
+                answer_type: t.clone(),
+                default: None,
+            };
+            let call = BackendCall::new(&id, "c", "tool", q, 0);
+            prop_assert_eq!(call.schema(), build_schema(&id, &t));
+            let carried = call.appended[1].extra.iter().find(|(k, _)| k == "schema");
+            prop_assert_eq!(carried.map(|(_, v)| v.get()), Some(plain.as_str()));
+        }
+    }
+
+    /// Rule: PERF-SCHEMA-TEXT — the comparison is byte for byte and can
+    /// fail: a writer that puts the ID in without escaping it differs on an
+    /// ID holding a quote.
+    #[test]
+    fn a_schema_writer_without_escapes_disagrees() {
+        let unescaped = |id: &str| {
+            SCHEMA_TEXTS.with(|t| format!("{}\"{id}\"{}", t[0].0, t[0].1))
+        };
+        let t = BackendAnswerType::Boolean;
+        assert_eq!(unescaped("c1.q.1"), plain_text("c1.q.1", &t));
+        assert_ne!(unescaped("c1.\"q\".1"), plain_text("c1.\"q\".1", &t));
+        assert_eq!(schema_text("c1.\"q\".1", &t).get(), plain_text("c1.\"q\".1", &t));
     }
 }

@@ -125,7 +125,7 @@ fn backend_sees_the_cloned_stream_with_the_paused_call() {
         .iter()
         .find(|(k, _)| k == "schema")
         .map(|(_, v)| v.to_value());
-    assert_eq!(carried, Some(b.schema.clone()));
+    assert_eq!(carried, Some(b.schema()));
     assert!(!stream_text(&t).contains("Tool paused"));
     assert!(matches!(
         responses(&t)[..],

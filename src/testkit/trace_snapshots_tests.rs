@@ -58,7 +58,7 @@ fn view(base: &Value) -> Value {
                 "stream": stream,
                 "prompts": t.prompts.iter().map(|p| p.presentation.render()).collect::<Vec<_>>(),
                 "backend_calls": t.backend_calls.iter().map(|b| json!({
-                    "inquiry_id": b.call.inquiry_id, "schema": b.call.schema
+                    "inquiry_id": b.call.inquiry_id, "schema": b.call.schema()
                 })).collect::<Vec<_>>(),
                 "invocations": t.invocations.iter().map(|i| json!({
                     "call": i.tool_call_id, "n": i.invocation, "answers": i.answers
