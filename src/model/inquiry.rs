@@ -244,8 +244,7 @@ impl BackendCall {
         let mut ask = Event::new(EventKind::ChatRequest);
         ask.extra
             .push(("content".to_owned(), Opaque::from_text(&question.text)));
-        ask.extra
-            .push(("schema".to_owned(), schema));
+        ask.extra.push(("schema".to_owned(), schema));
         BackendCall {
             inquiry_id: inquiry_id.to_owned(),
             question,
@@ -365,12 +364,13 @@ mod tests {
     /// ID holding a quote.
     #[test]
     fn a_schema_writer_without_escapes_disagrees() {
-        let unescaped = |id: &str| {
-            SCHEMA_TEXTS.with(|t| format!("{}\"{id}\"{}", t[0].0, t[0].1))
-        };
+        let unescaped = |id: &str| SCHEMA_TEXTS.with(|t| format!("{}\"{id}\"{}", t[0].0, t[0].1));
         let t = BackendAnswerType::Boolean;
         assert_eq!(unescaped("c1.q.1"), plain_text("c1.q.1", &t));
         assert_ne!(unescaped("c1.\"q\".1"), plain_text("c1.\"q\".1", &t));
-        assert_eq!(schema_text("c1.\"q\".1", &t).get(), plain_text("c1.\"q\".1", &t));
+        assert_eq!(
+            schema_text("c1.\"q\".1", &t).get(),
+            plain_text("c1.\"q\".1", &t)
+        );
     }
 }
