@@ -999,7 +999,9 @@ impl Checker {
             Plain::ToolCallRequest { id, name } => {
                 let (id, _) = self.turn.texts.find_or_add(&id);
                 let (name_key, _) = self.turn.texts.find_or_add(&name);
-                self.turn.calls.insert(index, OpenCall { id, name: name_key });
+                self.turn
+                    .calls
+                    .insert(index, OpenCall { id, name: name_key });
                 self.turn.fresh_calls.push(index);
                 if name == predicates::ASK_USER {
                     self.turn
