@@ -33,6 +33,7 @@ use crate::wire::{Event, EventReader, ReadError, ReadErrorKind};
 
 mod checker;
 mod diagnostic;
+mod plain;
 pub mod rules;
 pub mod shape;
 

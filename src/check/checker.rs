@@ -7,6 +7,7 @@ use hashbrown::HashMap;
 use hashbrown::hash_map::Entry;
 
 use super::diagnostic::one_line;
+use super::plain::Plain;
 use super::rules::{self, Finding, OpenCallRef, QuestionFacts, Severity};
 use super::shape::Shape;
 use super::{Diagnostic, FileSummary, Profile, ProfileMode, TurnsByProfile};
@@ -611,6 +612,12 @@ impl Checker {
         fields: FieldsRef<'_>,
         sink: &mut dyn FnMut(Diagnostic),
     ) -> Result<(), String> {
+        // Every kind but the inquiry kinds is judged from what `Plain`
+        // reads, straight from the texts (rule `PERF-CHECK-PLAIN`).
+        if let Some(plain) = Plain::of_fields(&fields) {
+            self.push_plain(plain, sink);
+            return Ok(());
+        }
         let shape = Shape::of_texts(
             |name: &str| {
                 fields
@@ -679,6 +686,10 @@ impl Checker {
         content: Option<&str>,
         sink: &mut dyn FnMut(Diagnostic),
     ) {
+        if let Some(plain) = Plain::of_event(event, content) {
+            self.push_plain(plain, sink);
+            return;
+        }
         let index = self.next_index;
         self.next_index += 1;
         let step = self.pairer.push(index, event);
@@ -697,29 +708,6 @@ impl Checker {
         self.turn.note(shape.evidence(event));
         let profile = self.mode.event_profile();
         match &event.kind {
-            EventKind::ToolCallRequest(call) => {
-                let (id, _) = self.turn.texts.find_or_add(&call.id);
-                let (name, _) = self.turn.texts.find_or_add(&call.name);
-                self.turn.calls.insert(index, OpenCall { id, name });
-                self.turn.fresh_calls.push(index);
-                if call.name == predicates::ASK_USER {
-                    self.turn
-                        .ask_user_calls
-                        .insert(index, AskUserCall::default());
-                }
-                match self.turn.calls_by_id.entry(id) {
-                    Entry::Occupied(mut queue) => queue.get_mut().more.push_back(index),
-                    Entry::Vacant(slot) => {
-                        slot.insert(CallQueue {
-                            first: index,
-                            more: VecDeque::new(),
-                        });
-                    }
-                }
-            }
-            EventKind::ToolCallResponse(resp) => {
-                self.close_call(&resp.id, index, resp.is_error, content);
-            }
             EventKind::InquiryRequest(req) => {
                 let facts = QuestionFacts::of(&req.question);
                 let options: Option<Box<[serde_json::Value]>> = match &req.question.answer_type {
@@ -979,17 +967,77 @@ impl Checker {
                     PairStep::None | PairStep::Opened { .. } | PairStep::TurnEnded { .. } => {}
                 }
             }
-            EventKind::ChatRequest | EventKind::ChatResponse => {
+            // Judged by `push_plain` above.
+            EventKind::ToolCallRequest(_)
+            | EventKind::ToolCallResponse(_)
+            | EventKind::ChatRequest
+            | EventKind::ChatResponse
+            | EventKind::TurnStart
+            | EventKind::Other(_) => {}
+        }
+    }
+
+    /// Feeds the next event of a kind judged without its on-disk shape
+    /// (every kind but the inquiry kinds; see [`Plain`]).
+    fn push_plain(&mut self, event: Plain<'_>, sink: &mut dyn FnMut(Diagnostic)) {
+        let index = self.next_index;
+        self.next_index += 1;
+        match self.pairer.push_neither(event.is_marker()) {
+            PairStep::TurnEnded {
+                orphan_requests, ..
+            } => {
+                self.close_turn(&orphan_requests, true, sink);
+                self.turn_index = self.pairer.turn();
+            }
+            PairStep::None
+            | PairStep::Opened { .. }
+            | PairStep::Paired(_)
+            | PairStep::OrphanResponse { .. } => {}
+        }
+        // Such an event shows no writer's stage (`Shape::evidence`).
+        match event {
+            Plain::ToolCallRequest { id, name } => {
+                let (id, _) = self.turn.texts.find_or_add(&id);
+                let (name_key, _) = self.turn.texts.find_or_add(&name);
+                self.turn
+                    .calls
+                    .insert(index, OpenCall { id, name: name_key });
+                self.turn.fresh_calls.push(index);
+                if name == predicates::ASK_USER {
+                    self.turn
+                        .ask_user_calls
+                        .insert(index, AskUserCall::default());
+                }
+                match self.turn.calls_by_id.entry(id) {
+                    Entry::Occupied(mut queue) => queue.get_mut().more.push_back(index),
+                    Entry::Vacant(slot) => {
+                        slot.insert(CallQueue {
+                            first: index,
+                            more: VecDeque::new(),
+                        });
+                    }
+                }
+            }
+            Plain::ToolCallResponse {
+                id,
+                is_error,
+                content,
+            } => {
+                self.close_call(&id, index, is_error, content);
+            }
+            Plain::Chat(tag) => {
                 let mut fresh = std::mem::take(&mut self.turn.fresh_calls);
                 for call in fresh.drain(..) {
-                    let finding = self.turn.calls.get(&call).map(|c| {
-                        rules::tool_adjacent(self.turn.texts.key(c.id), call, event.kind.tag())
-                    });
+                    let finding = self
+                        .turn
+                        .calls
+                        .get(&call)
+                        .map(|c| rules::tool_adjacent(self.turn.texts.key(c.id), call, tag));
                     self.turn.find(index, Gate::Always, finding);
                 }
                 self.turn.fresh_calls = fresh;
             }
-            EventKind::TurnStart | EventKind::Other(_) => {}
+            Plain::TurnStart | Plain::Other => {}
         }
     }
 

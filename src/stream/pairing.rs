@@ -353,14 +353,8 @@ impl Pairer {
 
     /// Feeds the event at `index` (events must be pushed in stream order).
     pub(crate) fn push(&mut self, index: usize, event: &Event) -> PairStep {
-        match self.turns.push(&event.kind) {
-            turns::Step::Next { ended } => {
-                return PairStep::TurnEnded {
-                    turn: ended,
-                    orphan_requests: self.finish(),
-                };
-            }
-            turns::Step::First | turns::Step::Same => {}
+        if let Some(ended) = self.push_turn(turns::is_marker(&event.kind)) {
+            return ended;
         }
         match inquiry_role(event) {
             Role::Request(id) => PairStep::Opened {
@@ -377,6 +371,23 @@ impl Pairer {
                 },
             },
             Role::Neither => PairStep::None,
+        }
+    }
+
+    /// [`Pairer::push`] for an event that is neither an inquiry request nor
+    /// a response: only whether it opens a turn (`marker`) matters.
+    pub(crate) fn push_neither(&mut self, marker: bool) -> PairStep {
+        self.push_turn(marker).unwrap_or(PairStep::None)
+    }
+
+    /// The turn part of a push: the step when the event ends the turn.
+    fn push_turn(&mut self, marker: bool) -> Option<PairStep> {
+        match self.turns.push_marker(marker) {
+            turns::Step::Next { ended } => Some(PairStep::TurnEnded {
+                turn: ended,
+                orphan_requests: self.finish(),
+            }),
+            turns::Step::First | turns::Step::Same => None,
         }
     }
 
