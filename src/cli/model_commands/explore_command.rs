@@ -32,7 +32,7 @@ pub(crate) struct ExploreArgs {
     /// triples), or one family alone: `single`, `pairs`, `triples`. With
     /// `--states --por --por-check` also `drawn`: the language family's
     /// 360 roots and 1 000 roots of the full scenario generator.
-    #[arg(long, default_value = "small", value_parser = ["small", "big", "single", "pairs", "triples", "drawn"])]
+    #[arg(long, default_value = "small", value_parser = ["small", "big", "single", "pairs", "triples", "quads", "turns2", "bigger", "drawn"])]
     pub(crate) scope: String,
     /// Check only part k of n (`k/n`, 0 <= k < n).
     #[arg(long, default_value = "0/1", value_parser = parse_shard)]
@@ -96,6 +96,9 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
         "single" => &[Family::Single],
         "pairs" => &[Family::Pairs],
         "triples" => &[Family::Triples],
+        "quads" => &[Family::Quads],
+        "turns2" => &[Family::Turns2],
+        "bigger" => &[Family::Quads, Family::Turns2],
         _ => &[Family::Single, Family::Pairs],
     };
     let threads = args
@@ -271,6 +274,17 @@ fn print_report(
             .collect::<Vec<_>>()
             .join(", ")
     );
+    if !report.separator_flaw.is_empty() {
+        out!(
+            "separator flaw on dotted names (known, counted, not failed): {}",
+            report
+                .separator_flaw
+                .iter()
+                .map(|(r, n)| format!("{r} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     out!(
         "violations: {}; scenarios the model refused: {}",
         report.violations.len(),
