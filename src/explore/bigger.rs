@@ -8,11 +8,13 @@
 //!   tool. The tools are `t1`, `t2`, `t3` asking `q` each, or `a`, `a.b`,
 //!   `t3` asking `b.c`, `c`, `q`: `a`'s and `a.b`'s questions then share the
 //!   turn-cache key `a.b.c` (RFD 082 "Splitting the turn-cache state" keys
-//!   by `<tool_name>.<question_id>`). Each tool's question is one of the 8
-//!   representative kinds (the dotted pair asks one kind for both, so the
-//!   shared key holds one question's answers) × 2 prompter replies × 2
-//!   backend replies × TTY on/off × 3 profiles: 2 × 8^3 ... see
-//!   [`QUADS_DIMS`] (the dotted pair's shared kind makes its half 8^2).
+//!   by `<tool_name>.<question_id>`). The built-ins' questions are each one
+//!   of the 8 representative kinds, the local tool's one of 4 ×
+//!   2 prompter replies × 2 backend replies × TTY on/off × 3 profiles
+//!   ([`QUADS_DIMS`]: 12 288 roots). With dotted names
+//!   a remembered answer of `a` serves `a.b`: the separator flaw
+//!   (`INV-CACHE-KEY-UNIQUE`, rule table), which the searches count as
+//!   known and do not fail.
 //! - **turns2** — two turns of the same two parallel calls (call IDs `c1`,
 //!   `c2` reused), `t1` a built-in asking an assistant-targeted question (4
 //!   kinds), `t2` a local tool asking one of the 8 representative kinds;
@@ -39,11 +41,9 @@ use crate::scenario::{BackendReply, Scenario, ScriptedAsk};
 
 /// The quads family's choices, in the order its generator takes them: the
 /// tool names (plain or dotted), the kind of `t1`/`a`'s question, of
-/// `t2`/`a.b`'s (plain names only: the dotted pair asks `a`'s kind), of
-/// `t3`'s, prompter, backend, TTY, profile. The second digit is read for
-/// both shapes (a bijection needs every digit read), and ignored by the
-/// dotted shape: [`quads_canonical`] says which indices the family holds.
-pub(crate) const QUADS_DIMS: [usize; 8] = [2, 8, 8, 8, 2, 2, 2, 3];
+/// `t2`/`a.b`'s ([`REPRESENTATIVE`]), of `t3`'s ([`LOCAL_KINDS`]),
+/// prompter, backend, TTY, profile.
+pub(crate) const QUADS_DIMS: [usize; 8] = [2, 8, 8, 4, 2, 2, 2, 3];
 
 /// The turns2 family's choices, in the order its generator takes them: the
 /// kind of `t1`'s assistant-targeted question ([`ASSISTANT_KINDS`]), of
@@ -52,14 +52,16 @@ pub(crate) const QUADS_DIMS: [usize; 8] = [2, 8, 8, 8, 2, 2, 2, 3];
 /// (answer or provider error), prompter, TTY, profile.
 pub(crate) const TURNS2_DIMS: [usize; 8] = [4, 8, 4, 2, 2, 2, 2, 3];
 
-/// Whether the quads index `n` is one the family holds: the dotted shape
-/// reads its second question kind from its first, so of its indices only
-/// those whose second digit is 0 are kept (the others would repeat them).
-pub(crate) fn quads_canonical(n: usize) -> bool {
-    let dotted = n % QUADS_DIMS[0] == 1;
-    let second = (n / QUADS_DIMS[0]) % QUADS_DIMS[1] % QUADS_DIMS[2];
-    !dotted || second == 0
-}
+/// The quads family's kinds of the local tool's question: half of
+/// [`REPRESENTATIVE`] (the whole scope in one CPU-hour), one of each
+/// route: prompted and remembered, prompted and never remembered, a secret,
+/// the inquiry backend.
+const LOCAL_KINDS: [(usize, usize); 4] = [
+    (0, 0), // plain boolean
+    (8, 0), // boolean, persistence none
+    (3, 0), // secret
+    (0, 1), // boolean targeted at the assistant
+];
 
 /// The turns2 family's kinds of `t1`'s question, every one targeted at the
 /// assistant so its call reaches the inquiry backend: `(question kind,
@@ -94,7 +96,11 @@ fn ask(kind: (usize, usize), id: &str, slot: &str) -> (ScriptedAsk, IndexMap<Str
 /// The quads family's generator.
 pub(crate) fn quads(ch: &mut impl Choices) -> Scenario {
     let dotted = ch.flip();
-    let kinds: Vec<usize> = (0..3).map(|_| ch.choose(REPRESENTATIVE.len())).collect();
+    let kinds = [
+        REPRESENTATIVE[ch.choose(REPRESENTATIVE.len())],
+        REPRESENTATIVE[ch.choose(REPRESENTATIVE.len())],
+        LOCAL_KINDS[ch.choose(LOCAL_KINDS.len())],
+    ];
     let (prompter_kind, backend_kind) = (ch.choose(2), ch.choose(2));
     let tty = ch.flip();
     let profile = ch.pick(&PROFILES);
@@ -105,7 +111,7 @@ pub(crate) fn quads(ch: &mut impl Choices) -> Scenario {
     };
     let mut tools = IndexMap::new();
     for t in 0..3 {
-        let (a, questions) = ask(REPRESENTATIVE[kinds[t]], ids[t], names[t]);
+        let (a, questions) = ask(kinds[t], ids[t], names[t]);
         tools.insert(names[t].to_owned(), scripted_tool(t, vec![a], questions));
     }
     let (prompter, backend) = representative_replies(prompter_kind, backend_kind, 12, "qp");
@@ -179,3 +185,83 @@ pub(crate) fn turns2(ch: &mut impl Choices) -> Scenario {
         amendment: None,
     }
 }
+
+/// What the reduced search found on a shard of roots under one fault row
+/// of the fault matrix ([`super::por::fault_matrix`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct FaultRow {
+    /// Roots searched under the fault.
+    pub(crate) roots: usize,
+    /// Complete runs (one per equivalence class).
+    pub(crate) runs: usize,
+    /// Roots where some run found a violation the search does not excuse
+    /// (not a legacy known gap, not the separator flaw): the roots that
+    /// catch the fault.
+    pub(crate) detected: usize,
+    /// Per rule ID, the roots where some run found it violated (excused
+    /// findings left out).
+    pub(crate) rules: std::collections::BTreeMap<String, usize>,
+    /// Roots the model refused or crashed on under the fault.
+    pub(crate) errors: usize,
+}
+
+impl FaultRow {
+    /// Adds another shard's or worker's counts.
+    pub(crate) fn merge(&mut self, other: &FaultRow) {
+        self.roots += other.roots;
+        self.runs += other.runs;
+        self.detected += other.detected;
+        for (k, v) in &other.rules {
+            *self.rules.entry(k.clone()).or_default() += v;
+        }
+        self.errors += other.errors;
+    }
+}
+
+/// Searches one root reduced by sleep sets under every row of `rows` (the
+/// fault matrix, no fault first): under no fault as `explore --states
+/// --por` does ([`super::search_one_por`], every finding not excused a
+/// violation), under each fault counting in `report.fault_rows` the runs,
+/// the roots that catch it and the rules they find.
+pub(crate) fn sweep_one(
+    root: &Scenario,
+    family: &str,
+    rows: &[(String, crate::scenario::RunOptions)],
+    report: &mut super::Report,
+    memo: &mut crate::invariants::StreamMemo,
+) {
+    for (i, (name, options)) in rows.iter().enumerate() {
+        if i == 0 {
+            super::search_one_por(
+                root,
+                family,
+                super::por::Reduction::SleepSets,
+                options.clone(),
+                report,
+                memo,
+            );
+            continue;
+        }
+        let mut found = std::collections::BTreeSet::new();
+        let result = super::por::search(
+            root,
+            options.clone(),
+            super::por::Reduction::SleepSets,
+            memo,
+            &mut |run| found.extend(super::unexcused(root, run.findings).into_iter().map(|r| r.id())),
+        );
+        let row = report.fault_rows.entry(name.clone()).or_default();
+        row.roots += 1;
+        match result {
+            Ok(stats) => {
+                row.runs += stats.runs;
+                row.detected += usize::from(!found.is_empty());
+                for rule in found {
+                    *row.rules.entry(rule.to_owned()).or_default() += 1;
+                }
+            }
+            Err(_) => row.errors += 1,
+        }
+    }
+}
+
