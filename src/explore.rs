@@ -1453,10 +1453,10 @@ mod plan_tests {
 }
 
 #[cfg(test)]
+mod bigger_tests;
+#[cfg(test)]
 mod explore_sample_tests;
 #[cfg(test)]
 mod por_agreement_tests;
 #[cfg(test)]
 mod state_search_tests;
-#[cfg(test)]
-mod bigger_tests;

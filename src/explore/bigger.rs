@@ -82,7 +82,14 @@ const CAUSES: [TokenCause; 4] = [
     TokenCause::ToolCancel,
 ];
 
-fn ask(kind: (usize, usize), id: &str, slot: &str) -> (ScriptedAsk, IndexMap<String, crate::model::tool::QuestionConfig>) {
+fn ask(
+    kind: (usize, usize),
+    id: &str,
+    slot: &str,
+) -> (
+    ScriptedAsk,
+    IndexMap<String, crate::model::tool::QuestionConfig>,
+) {
     let (q, c) = representative(id, kind, slot);
     (
         ScriptedAsk {
@@ -248,7 +255,13 @@ pub(crate) fn sweep_one(
             options.clone(),
             super::por::Reduction::SleepSets,
             memo,
-            &mut |run| found.extend(super::unexcused(root, run.findings).into_iter().map(|r| r.id())),
+            &mut |run| {
+                found.extend(
+                    super::unexcused(root, run.findings)
+                        .into_iter()
+                        .map(|r| r.id()),
+                )
+            },
         );
         let row = report.fault_rows.entry(name.clone()).or_default();
         row.roots += 1;
@@ -264,4 +277,3 @@ pub(crate) fn sweep_one(
         }
     }
 }
-
