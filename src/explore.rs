@@ -744,7 +744,8 @@ fn unexcused(s: &Scenario, found: &[Diagnostic]) -> Vec<crate::rule::Rule> {
         .iter()
         .zip(flawed)
         .filter(|(d, flaw)| {
-            !flaw && !(s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule))
+            let gap = s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule);
+            !(*flaw || gap)
         })
         .map(|(d, _)| d.rule)
         .collect()
