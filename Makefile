@@ -74,7 +74,7 @@ explore-triples:
 ## family (two turns of two calls, the token fired by each cause in the
 ## first or second backend reply; 6 144 roots). Fails on a violation under
 ## no fault (the legacy gaps and the dotted names' separator flaw are
-## counted); per fault, reports the roots that catch it. About 62 min of
+## counted); per fault, reports the roots that catch it. About 60 min of
 ## CPU on a loaded 2-core host (docs/performance-log.md); CI splits it
 ## over 8 shards.
 .PHONY: explore-bigger
