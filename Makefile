@@ -67,6 +67,20 @@ explore-states:
 explore-triples:
 	bash -c 'time $(CARGO) run --quiet --release -- explore --scope triples --states --por --stride $(STRIDE) --shard $(SHARD)'
 
+## The bigger scope (src/explore/bigger.rs), every interleaving reduced by
+## sleep sets, under no fault and each of the 13 faults of the fault matrix:
+## the quads family (four calls in one cycle, two of one tool, plain or
+## dotted tool names sharing a cache key; 12 288 roots) and the turns2
+## family (two turns of two calls, the token fired by each cause in the
+## first or second backend reply; 6 144 roots). Fails on a violation under
+## no fault (the legacy gaps and the dotted names' separator flaw are
+## counted); per fault, reports the roots that catch it. About 60 min of
+## CPU on a loaded 2-core host (docs/performance-log.md); CI splits it
+## over 8 shards.
+.PHONY: explore-bigger
+explore-bigger:
+	bash -c 'time $(CARGO) run --quiet --release -- explore --scope bigger --states --por --faults --stride $(STRIDE) --shard $(SHARD)'
+
 ## Soundness of the reduction: on every root of the pairs family, under no
 ## fault and every fault of the fault matrix, the reduced search finds
 ## exactly the invariants violated that every interleaving finds (exit 1

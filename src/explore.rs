@@ -58,9 +58,18 @@
 //! `explore_given` and `compare_given` do the same searches on one
 //! given scenario (`explore --scenario FILE`).
 //!
+//! The **bigger** scope ([`bigger`]: `quads`, four calls in one cycle with
+//! plain or dotted tool names, and `turns2`, two turns with each cause of
+//! the cancellation token) has no scheduler picks: every scenario is a
+//! root, searched reduced under no fault and every fault of the fault
+//! matrix (`explore_faults_with`, `make explore-bigger`).
+//!
 //! The legacy profile is held to the invariants it keeps; the ones RFD 082
-//! exists to fix (`LEGACY_KNOWN_GAPS`) are counted, not failed.
+//! exists to fix (`LEGACY_KNOWN_GAPS`) are counted, not failed, and so is
+//! the separator flaw on dotted names (rule `INV-CACHE-KEY-UNIQUE`: RFD
+//! 082's joined keys collide) where the profile lets the names through.
 
+pub(crate) mod bigger;
 pub(crate) mod por;
 pub(crate) mod state_key;
 pub(crate) mod states;
@@ -96,6 +105,12 @@ pub(crate) enum Family {
     /// three parallel calls, under every choice of the scheduler's first
     /// five picks (the big scope; not in the default run).
     Triples,
+    /// Four calls in one cycle, two of them of one tool, plain or dotted
+    /// tool names ([`bigger`]; every scenario a root).
+    Quads,
+    /// Two turns of two calls, the backend's first or second reply the
+    /// token fired by each cause ([`bigger`]; every scenario a root).
+    Turns2,
 }
 
 impl Family {
@@ -105,6 +120,8 @@ impl Family {
             Family::Single => "single",
             Family::Pairs => "pairs",
             Family::Triples => "triples",
+            Family::Quads => "quads",
+            Family::Turns2 => "turns2",
         }
     }
 }
@@ -144,6 +161,14 @@ pub(crate) struct Report {
     pub(crate) interleavings: u64,
     /// Legacy-profile findings of the invariants RFD 082 fixes, per rule.
     pub(crate) legacy_known_gaps: BTreeMap<String, usize>,
+    /// Findings of the separator flaw (RFD 082's joined keys and IDs
+    /// colliding on dotted names; counted, not failed), per rule.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) separator_flaw: BTreeMap<String, usize>,
+    /// The reduced search under each fault of the fault matrix
+    /// (`explore --states --por --faults`), by the fault's name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) fault_rows: BTreeMap<String, bigger::FaultRow>,
     /// Every other violation, with its scenario (none expected).
     pub(crate) violations: Vec<(Scenario, Vec<String>)>,
     /// Scenarios the model refused to run (none expected).
@@ -163,6 +188,8 @@ impl Report {
             blocked_runs: 0,
             interleavings: 0,
             legacy_known_gaps: BTreeMap::new(),
+            separator_flaw: BTreeMap::new(),
+            fault_rows: BTreeMap::new(),
             violations: Vec::new(),
             errors: Vec::new(),
         }
@@ -192,6 +219,12 @@ impl Report {
         self.interleavings += other.interleavings;
         for (k, v) in other.legacy_known_gaps {
             *self.legacy_known_gaps.entry(k).or_default() += v;
+        }
+        for (k, v) in other.separator_flaw {
+            *self.separator_flaw.entry(k).or_default() += v;
+        }
+        for (k, v) in other.fault_rows {
+            self.fault_rows.entry(k).or_default().merge(&v);
         }
         self.violations.extend(other.violations);
         self.errors.extend(other.errors);
@@ -239,6 +272,8 @@ fn dims(family: Family) -> Vec<usize> {
         // 3 question slots, prompter, backend, 6 scheduler picks, tty,
         // profile
         Family::Triples => vec![8, 8, 8, 2, 2, 3, 3, 3, 3, 3, 2, 3],
+        Family::Quads => bigger::QUADS_DIMS.to_vec(),
+        Family::Turns2 => bigger::TURNS2_DIMS.to_vec(),
     }
 }
 
@@ -287,6 +322,8 @@ pub(crate) fn generate(family: Family, c: &mut impl Choices) -> Scenario {
         Family::Single => single(c),
         Family::Pairs => pairs(c),
         Family::Triples => triples(c),
+        Family::Quads => bigger::quads(c),
+        Family::Turns2 => bigger::turns2(c),
     }
 }
 
@@ -636,7 +673,8 @@ fn check_named(s: &Scenario, name: &str, report: &mut Report, memo: &mut StreamM
     classify(s, found.iter(), report, &mut |s| s.clone());
 }
 
-/// Counts a run's legacy known gaps and records its other findings as a
+/// Counts a run's legacy known gaps and its findings of the separator
+/// flaw ([`separator_flaw`]), and records its other findings as a
 /// violation of `scenario(s)` (built only when there is one).
 fn classify<'d>(
     s: &Scenario,
@@ -644,11 +682,21 @@ fn classify<'d>(
     report: &mut Report,
     scenario: &mut dyn FnMut(&Scenario) -> Scenario,
 ) {
+    let found: Vec<&Diagnostic> = found.collect();
+    if found.is_empty() {
+        return;
+    }
+    let flawed = separator_flaw(s, &found);
     let mut bad = Vec::new();
-    for d in found {
+    for (d, flaw) in found.into_iter().zip(flawed) {
         if s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule) {
             *report
                 .legacy_known_gaps
+                .entry(d.rule.id().to_owned())
+                .or_default() += 1;
+        } else if flaw {
+            *report
+                .separator_flaw
                 .entry(d.rule.id().to_owned())
                 .or_default() += 1;
         } else {
@@ -659,6 +707,48 @@ fn classify<'d>(
         bad.dedup();
         report.violations.push((scenario(s), bad));
     }
+}
+
+/// Which of a run's findings are the separator flaw, as
+/// [`crate::invariants::without_known`] excuses them: a finding of
+/// [`crate::invariants::SEPARATOR_FLAW`] where the scenario's tool or
+/// question IDs hold the separator and its rules let them through (RFD
+/// 082's joined keys and IDs collide: tool `a`'s `b.c` and tool `a.b`'s
+/// `c`), and every oracle finding in a turn where such a collision of
+/// inquiry IDs was found.
+fn separator_flaw(s: &Scenario, found: &[&Diagnostic]) -> Vec<bool> {
+    let Ok(rules) = s.rules() else {
+        return vec![false; found.len()];
+    };
+    let flaw = |d: &Diagnostic| {
+        !(s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule))
+            && crate::invariants::known_violation(s, &rules, d.rule)
+    };
+    let collided: Vec<usize> = found
+        .iter()
+        .filter(|d| d.rule == crate::rule::Rule::InvIdUnique && flaw(d))
+        .map(|d| d.turn)
+        .collect();
+    found
+        .iter()
+        .map(|d| flaw(d) || (!d.rule.is_invariant() && collided.contains(&d.turn)))
+        .collect()
+}
+
+/// The rules of a run's findings that the searches do not excuse: not a
+/// legacy known gap, not the separator flaw ([`classify`] counts those).
+fn unexcused(s: &Scenario, found: &[Diagnostic]) -> Vec<crate::rule::Rule> {
+    let refs: Vec<&Diagnostic> = found.iter().collect();
+    let flawed = separator_flaw(s, &refs);
+    found
+        .iter()
+        .zip(flawed)
+        .filter(|(d, flaw)| {
+            let gap = s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule);
+            !(*flaw || gap)
+        })
+        .map(|(d, _)| d.rule)
+        .collect()
 }
 
 /// Whether the scenario at index `n` of a family is a root of the state
@@ -677,6 +767,8 @@ fn is_root(family: Family, n: usize) -> bool {
         Family::Single => digits[6] != 4,
         Family::Pairs => digits[6] == 0,
         Family::Triples => digits[5..10].iter().all(|&p| p == 0),
+        Family::Quads => true,
+        Family::Turns2 => true,
     }
 }
 
@@ -839,6 +931,20 @@ pub(crate) fn explore_por_with(
             report,
             memo,
         )
+    })
+}
+
+/// The reduced search over the families' roots under no fault and every
+/// fault of the fault matrix ([`bigger::sweep_one`]), sharded and threaded
+/// as the state search; `done` is called after each root's every row.
+pub(crate) fn explore_faults_with(
+    families: &[Family],
+    plan: Plan,
+    done: &(dyn Fn() + Sync),
+) -> Report {
+    let rows = por::fault_matrix();
+    over_roots(families, plan, done, &|root, f, report, memo| {
+        bigger::sweep_one(root, f.name(), &rows, report, memo)
     })
 }
 
@@ -1347,6 +1453,8 @@ mod plan_tests {
     }
 }
 
+#[cfg(test)]
+mod bigger_tests;
 #[cfg(test)]
 mod explore_sample_tests;
 #[cfg(test)]

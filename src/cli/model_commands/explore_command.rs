@@ -18,7 +18,10 @@ states and shards by root. `--scenario FILE` explores one given scenario \
 instead of the scope: as scheduled, or with `--states` every interleaving of \
 it (its `schedule` ignored), `--por` reduced, `--por-check` the reduced \
 search against every interleaving under every fault; exit 2 if the file is \
-not a scenario the model runs.")]
+not a scenario the model runs. `--scope bigger --states --por --faults` \
+searches the quads and turns2 families reduced under no fault and each fault \
+of the fault matrix, failing on a violation under no fault and counting per \
+fault the roots that catch it.")]
 pub(crate) struct ExploreArgs {
     /// Explore this scenario file (JSON, as `run` takes; `-` for stdin)
     /// instead of the scope's families.
@@ -29,10 +32,12 @@ pub(crate) struct ExploreArgs {
     #[arg(long, default_value_t = 1, value_parser = crate::cli::at_least_one::<usize>)]
     pub(crate) stride: usize,
     /// `small` (single and pairs, 680 448 scenarios), `big` (small and
-    /// triples), or one family alone: `single`, `pairs`, `triples`. With
+    /// triples), `bigger` (quads and turns2, for `--states --por
+    /// --faults`), or one family alone: `single`, `pairs`, `triples`,
+    /// `quads`, `turns2`. With
     /// `--states --por --por-check` also `drawn`: the language family's
     /// 360 roots and 1 000 roots of the full scenario generator.
-    #[arg(long, default_value = "small", value_parser = ["small", "big", "single", "pairs", "triples", "drawn"])]
+    #[arg(long, default_value = "small", value_parser = ["small", "big", "single", "pairs", "triples", "quads", "turns2", "bigger", "drawn"])]
     pub(crate) scope: String,
     /// Check only part k of n (`k/n`, 0 <= k < n).
     #[arg(long, default_value = "0/1", value_parser = parse_shard)]
@@ -61,6 +66,11 @@ pub(crate) struct ExploreArgs {
     /// fail (exit 1) where they find different invariants violated.
     #[arg(long, requires = "por")]
     pub(crate) por_check: bool,
+    /// With `--states --por`: search each root reduced under no fault and
+    /// under each fault of the fault matrix; fail (exit 1) on a violation
+    /// under no fault, and report per fault the roots that catch it.
+    #[arg(long, requires = "por", conflicts_with = "por_check")]
+    pub(crate) faults: bool,
     /// `text`, or `json`: `{"version": 1, scope, stride, shard, threads,
     /// states, dedup, seconds, report}` with every count and every
     /// violation (the text shows the first five).
@@ -96,6 +106,9 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
         "single" => &[Family::Single],
         "pairs" => &[Family::Pairs],
         "triples" => &[Family::Triples],
+        "quads" => &[Family::Quads],
+        "turns2" => &[Family::Turns2],
+        "bigger" => &[Family::Quads, Family::Turns2],
         _ => &[Family::Single, Family::Pairs],
     };
     let threads = args
@@ -156,7 +169,11 @@ pub(crate) fn explore_command(args: ExploreArgs, global: &GlobalArgs) -> i32 {
             "off" => explore::por::Reduction::Off,
             _ => explore::por::Reduction::SleepSets,
         };
-        explore::explore_por_with(families, plan, reduction, &done)
+        if args.faults {
+            explore::explore_faults_with(families, plan, &done)
+        } else {
+            explore::explore_por_with(families, plan, reduction, &done)
+        }
     } else if args.states {
         let dedup = match args.dedup.as_str() {
             "off" => explore::states::Dedup::Off,
@@ -271,6 +288,31 @@ fn print_report(
             .collect::<Vec<_>>()
             .join(", ")
     );
+    for (fault, row) in &report.fault_rows {
+        out!(
+            "under fault {fault}: {} roots, {} runs; roots that catch it: {}; rules: {}; roots refused: {}",
+            row.roots,
+            row.runs,
+            row.detected,
+            row.rules
+                .iter()
+                .map(|(r, n)| format!("{r} {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            row.errors
+        );
+    }
+    if !report.separator_flaw.is_empty() {
+        out!(
+            "separator flaw on dotted names (known, counted, not failed): {}",
+            report
+                .separator_flaw
+                .iter()
+                .map(|(r, n)| format!("{r} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     out!(
         "violations: {}; scenarios the model refused: {}",
         report.violations.len(),
