@@ -83,7 +83,7 @@ use serde_json::{Value, json};
 use crate::check::Diagnostic;
 use crate::generate::choice::{Choices, Radix};
 use crate::generate::scenario as generated;
-use crate::invariants::{LEGACY_KNOWN_GAPS, StepChecker, StreamMemo, check_trace_memo};
+use crate::invariants::{Known, StepChecker, StreamMemo, check_trace_memo};
 use crate::model::coordinator::{Call, RunPolicy};
 use crate::model::routing::InquiryErrorKind;
 use crate::model::tool::{AnswerType, Question, QuestionConfig, QuestionTarget};
@@ -455,14 +455,37 @@ fn single(ch: &mut impl Choices) -> Scenario {
             vec![1; 16],
         ),
     };
+    family_scenario(
+        profile,
+        tty,
+        IndexMap::from([("t".to_owned(), tool)]),
+        turns,
+        prompter(&q, prompter_kind, 8),
+        backend(&q, backend_kind, 8),
+        schedule,
+    )
+}
+
+/// A family's scenario from what the families vary; nothing else is set
+/// (no permission or delivery replies, no per-ID backend replies, inquiry
+/// model, toggles or amendment).
+fn family_scenario(
+    profile: ProfileName,
+    tty: bool,
+    tools: IndexMap<String, ToolSetup>,
+    turns: Vec<TurnScript>,
+    prompter: Vec<PrompterReply>,
+    backend: Vec<BackendReply>,
+    schedule: Vec<u32>,
+) -> Scenario {
     Scenario {
         profile,
         tty,
-        tools: IndexMap::from([("t".to_owned(), tool)]),
+        tools,
         turns,
-        prompter: prompter(&q, prompter_kind, 8),
-        backend: backend(&q, backend_kind, 8),
-        permissions: vec![],
+        prompter,
+        backend,
+        permissions: Vec::new(),
         deliveries: Vec::new(),
         schedule,
         backend_by_id: IndexMap::new(),
@@ -579,21 +602,15 @@ fn pairs(ch: &mut impl Choices) -> Scenario {
         tools.insert((*name).to_owned(), scripted_tool(t, asks, questions));
     }
     let (prompter, backend) = representative_replies(prompter_kind, backend_kind, 8, "pp");
-    Scenario {
+    family_scenario(
         profile,
         tty,
         tools,
-        turns: vec![turn(vec![vec![call("c1", "t1"), call("c2", "t2")]])],
+        vec![turn(vec![vec![call("c1", "t1"), call("c2", "t2")]])],
         prompter,
         backend,
-        permissions: vec![],
-        deliveries: Vec::new(),
-        schedule: if order == 1 { vec![1; 16] } else { vec![] },
-        backend_by_id: IndexMap::new(),
-        inquiry_model: None,
-        toggles: Vec::new(),
-        amendment: None,
-    }
+        if order == 1 { vec![1; 16] } else { vec![] },
+    )
 }
 
 /// The scheduler picks the triples family enumerates: the first five
@@ -620,21 +637,15 @@ fn triples(ch: &mut impl Choices) -> Scenario {
     }
     let (prompter, backend) = representative_replies(prompter_kind, backend_kind, 12, "tp");
     let cycle = || vec![vec![call("c1", "t1"), call("c2", "t2"), call("c3", "t3")]];
-    Scenario {
+    family_scenario(
         profile,
         tty,
         tools,
-        turns: vec![turn(cycle()), turn(cycle())],
+        vec![turn(cycle()), turn(cycle())],
         prompter,
         backend,
-        permissions: vec![],
-        deliveries: Vec::new(),
         schedule,
-        backend_by_id: IndexMap::new(),
-        inquiry_model: None,
-        toggles: Vec::new(),
-        amendment: None,
-    }
+    )
 }
 
 /// Runs and checks one scenario, adding to the report, remembering the
@@ -686,22 +697,18 @@ fn classify<'d>(
     if found.is_empty() {
         return;
     }
-    let flawed = separator_flaw(s, &found);
+    let kinds = known(s, &found);
     let mut bad = Vec::new();
-    for (d, flaw) in found.into_iter().zip(flawed) {
-        if s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule) {
-            *report
-                .legacy_known_gaps
-                .entry(d.rule.id().to_owned())
-                .or_default() += 1;
-        } else if flaw {
-            *report
-                .separator_flaw
-                .entry(d.rule.id().to_owned())
-                .or_default() += 1;
-        } else {
-            bad.push(d.to_string());
-        }
+    for (d, known) in found.into_iter().zip(kinds) {
+        let counts = match known {
+            Some(Known::LegacyGap) => &mut report.legacy_known_gaps,
+            Some(Known::SeparatorFlaw) => &mut report.separator_flaw,
+            None => {
+                bad.push(d.to_string());
+                continue;
+            }
+        };
+        *counts.entry(d.rule.id().to_owned()).or_default() += 1;
     }
     if !bad.is_empty() {
         bad.dedup();
@@ -709,45 +716,24 @@ fn classify<'d>(
     }
 }
 
-/// Which of a run's findings are the separator flaw, as
-/// [`crate::invariants::without_known`] excuses them: a finding of
-/// [`crate::invariants::SEPARATOR_FLAW`] where the scenario's tool or
-/// question IDs hold the separator and its rules let them through (RFD
-/// 082's joined keys and IDs collide: tool `a`'s `b.c` and tool `a.b`'s
-/// `c`), and every oracle finding in a turn where such a collision of
-/// inquiry IDs was found.
-fn separator_flaw(s: &Scenario, found: &[&Diagnostic]) -> Vec<bool> {
-    let Ok(rules) = s.rules() else {
-        return vec![false; found.len()];
-    };
-    let flaw = |d: &Diagnostic| {
-        !(s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule))
-            && crate::invariants::known_violation(s, &rules, d.rule)
-    };
-    let collided: Vec<usize> = found
-        .iter()
-        .filter(|d| d.rule == crate::rule::Rule::InvIdUnique && flaw(d))
-        .map(|d| d.turn)
-        .collect();
-    found
-        .iter()
-        .map(|d| flaw(d) || (!d.rule.is_invariant() && collided.contains(&d.turn)))
-        .collect()
+/// Why each of a run's findings is excused, as
+/// [`crate::invariants::without_known`] excuses them (a legacy gap, the
+/// separator flaw), or `None` for a violation.
+fn known(s: &Scenario, found: &[&Diagnostic]) -> Vec<Option<Known>> {
+    match s.rules() {
+        Ok(rules) => crate::invariants::known_kinds(s, &rules, found),
+        Err(_) => vec![None; found.len()],
+    }
 }
 
 /// The rules of a run's findings that the searches do not excuse: not a
 /// legacy known gap, not the separator flaw ([`classify`] counts those).
 fn unexcused(s: &Scenario, found: &[Diagnostic]) -> Vec<crate::rule::Rule> {
     let refs: Vec<&Diagnostic> = found.iter().collect();
-    let flawed = separator_flaw(s, &refs);
     found
         .iter()
-        .zip(flawed)
-        .filter(|(d, flaw)| {
-            let gap = s.profile == ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&d.rule);
-            !(*flaw || gap)
-        })
-        .map(|(d, _)| d.rule)
+        .zip(known(s, &refs))
+        .filter_map(|(d, known)| known.is_none().then_some(d.rule))
         .collect()
 }
 

@@ -124,11 +124,21 @@ pub fn holds_separator(s: &Scenario) -> bool {
     calls || tools
 }
 
-/// Whether `rule`, broken by a run of `s` under `rules`, is a known
-/// violation rather than a finding: a legacy gap under `legacy`
-/// ([`LEGACY_KNOWN_GAPS`]), or the separator flaw ([`SEPARATOR_FLAW`]) where
+/// Why a finding is a known violation rather than a finding
+/// ([`known_kinds`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Known {
+    /// A gap RFD 082 closes, left open under `legacy`
+    /// ([`LEGACY_KNOWN_GAPS`]).
+    LegacyGap,
+    /// RFD 082's separator flaw ([`SEPARATOR_FLAW`]).
+    SeparatorFlaw,
+}
+
+/// Why `rule`, broken by a run of `s` under `rules`, is a known violation,
+/// if it is one: a legacy gap under `legacy`, or the separator flaw where
 /// the scenario's IDs hold the separator and the rules let them through.
-pub fn known_violation(s: &Scenario, rules: &crate::profile::Rules, rule: Rule) -> bool {
+fn known_kind(s: &Scenario, rules: &crate::profile::Rules, rule: Rule) -> Option<Known> {
     let legacy =
         s.profile == crate::profile::ProfileName::Legacy && LEGACY_KNOWN_GAPS.contains(&rule);
     let flaw = match rules.question_id_separator {
@@ -137,32 +147,62 @@ pub fn known_violation(s: &Scenario, rules: &crate::profile::Rules, rule: Rule) 
         }
         crate::profile::SeparatorPolicy::Refused => false,
     };
-    legacy || flaw
+    match (legacy, flaw) {
+        (true, _) => Some(Known::LegacyGap),
+        (false, true) => Some(Known::SeparatorFlaw),
+        (false, false) => None,
+    }
 }
 
-/// `found` without its known violations: each finding [`known_violation`]
-/// names, and, where the separator flaw applies, every oracle (`CHECK-*`)
-/// finding in a turn whose inquiry IDs collide (INV-ID-UNIQUE): the oracle
-/// pairs a response with its request by ID (RFD 082 "Inquiry ID format": the
-/// ID is "the correlation key"), so in such a turn a response may be judged
+/// Whether `rule`, broken by a run of `s` under `rules`, is a known
+/// violation rather than a finding: a legacy gap under `legacy`
+/// ([`LEGACY_KNOWN_GAPS`]), or the separator flaw ([`SEPARATOR_FLAW`]) where
+/// the scenario's IDs hold the separator and the rules let them through.
+pub fn known_violation(s: &Scenario, rules: &crate::profile::Rules, rule: Rule) -> bool {
+    known_kind(s, rules, rule).is_some()
+}
+
+/// For each of `found`, why it is a known violation, or `None` for a
+/// finding: each finding [`known_violation`] names, and every oracle
+/// (`CHECK-*`) finding in a turn whose inquiry IDs collide as a known
+/// violation (INV-ID-UNIQUE), with that collision's kind: the oracle pairs
+/// a response with its request by ID (RFD 082 "Inquiry ID format": the ID
+/// is "the correlation key"), so in such a turn a response may be judged
 /// against the other request of its ID (a reason, an outcome or a placement
-/// that belongs to the other question).
+/// that belongs to the other question). The one list of what is excused:
+/// [`without_known`] drops these, and the searches of `explore` count them.
+pub(crate) fn known_kinds(
+    s: &Scenario,
+    rules: &crate::profile::Rules,
+    found: &[&Diagnostic],
+) -> Vec<Option<Known>> {
+    let collided: Vec<(usize, Known)> = found
+        .iter()
+        .filter(|d| d.rule == Rule::InvIdUnique)
+        .filter_map(|d| known_kind(s, rules, d.rule).map(|k| (d.turn, k)))
+        .collect();
+    found
+        .iter()
+        .map(|d| {
+            known_kind(s, rules, d.rule).or_else(|| match d.rule.is_invariant() {
+                true => None,
+                false => collided.iter().find(|(t, _)| *t == d.turn).map(|(_, k)| *k),
+            })
+        })
+        .collect()
+}
+
+/// `found` without its known violations ([`known_kinds`]).
 pub fn without_known(
     s: &Scenario,
     rules: &crate::profile::Rules,
     found: Vec<Diagnostic>,
 ) -> Vec<Diagnostic> {
-    let collided: Vec<usize> = found
-        .iter()
-        .filter(|d| d.rule == Rule::InvIdUnique && known_violation(s, rules, d.rule))
-        .map(|d| d.turn)
-        .collect();
+    let kinds = known_kinds(s, rules, &found.iter().collect::<Vec<_>>());
     found
         .into_iter()
-        .filter(|d| {
-            let oracle_in_collided_turn = !d.rule.is_invariant() && collided.contains(&d.turn);
-            !known_violation(s, rules, d.rule) && !oracle_in_collided_turn
-        })
+        .zip(kinds)
+        .filter_map(|(d, known)| known.is_none().then_some(d))
         .collect()
 }
 

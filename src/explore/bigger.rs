@@ -33,7 +33,8 @@ use indexmap::IndexMap;
 use serde_json::json;
 
 use super::{
-    PROFILES, REPRESENTATIVE, call, representative, representative_replies, scripted_tool, turn,
+    PROFILES, REPRESENTATIVE, call, family_scenario, representative, representative_replies,
+    scripted_tool, turn,
 };
 use crate::generate::choice::Choices;
 use crate::model::routing::TokenCause;
@@ -122,11 +123,11 @@ pub(crate) fn quads(ch: &mut impl Choices) -> Scenario {
         tools.insert(names[t].to_owned(), scripted_tool(t, vec![a], questions));
     }
     let (prompter, backend) = representative_replies(prompter_kind, backend_kind, 12, "qp");
-    Scenario {
+    family_scenario(
         profile,
         tty,
         tools,
-        turns: vec![turn(vec![vec![
+        vec![turn(vec![vec![
             call("c1", names[0]),
             call("c2", names[1]),
             call("c3", names[2]),
@@ -134,14 +135,8 @@ pub(crate) fn quads(ch: &mut impl Choices) -> Scenario {
         ]])],
         prompter,
         backend,
-        permissions: vec![],
-        deliveries: Vec::new(),
-        schedule: Vec::new(),
-        backend_by_id: IndexMap::new(),
-        inquiry_model: None,
-        toggles: Vec::new(),
-        amendment: None,
-    }
+        Vec::new(),
+    )
 }
 
 /// The turns2 family's generator.
@@ -176,21 +171,15 @@ pub(crate) fn turns2(ch: &mut impl Choices) -> Scenario {
         })
         .collect();
     let cycle = || vec![vec![call("c1", "t1"), call("c2", "t2")]];
-    Scenario {
+    family_scenario(
         profile,
         tty,
         tools,
-        turns: vec![turn(cycle()), turn(cycle())],
+        vec![turn(cycle()), turn(cycle())],
         prompter,
         backend,
-        permissions: vec![],
-        deliveries: Vec::new(),
-        schedule: Vec::new(),
-        backend_by_id: IndexMap::new(),
-        inquiry_model: None,
-        toggles: Vec::new(),
-        amendment: None,
-    }
+        Vec::new(),
+    )
 }
 
 /// What the reduced search found on a shard of roots under one fault row
