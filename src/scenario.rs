@@ -732,6 +732,24 @@ impl ToolSetup {
 
     /// [`ToolSetup::spec`] from the settings a run resolved
     /// ([`configured_settings`]), taken rather than copied.
+    /// What the coordinator knows of the tool under `key`, a key no
+    /// built-in is registered under, or `None` where it is off: its layer
+    /// ([`ToolSetup::layer`]) is then the whole configuration, so it is read
+    /// straight from the setup, its questions copied once rather than built
+    /// into a layer and resolved out of it (rule `PERF-RUN-TOOLS`; the
+    /// layer's `source` is always set, so resolving it cannot fail).
+    fn own_spec(&self, key: &str) -> Option<ToolSpec> {
+        let enable = self.enable.unwrap_or_default().resolve();
+        enable.state.then(|| ToolSpec {
+            source: self.executor(key).unwrap_or(ToolSource::Builtin {
+                hook: BuiltinHook::Default,
+            }),
+            questions: self.questions.clone(),
+            run: config::run_or_default(self.run),
+            result: config::result_or_default(self.result),
+        })
+    }
+
     fn spec_of(&self, key: &str, settings: ToolSettings) -> ToolSpec {
         ToolSpec {
             source: self.executor(key).unwrap_or(ToolSource::Builtin {
@@ -796,10 +814,19 @@ fn run_tools(scenario: &Scenario) -> Result<IndexMap<String, ToolSpec>, Scenario
     }
     let mut tools = IndexMap::with_capacity(scenario.tools.len());
     for (name, setup) in &scenario.tools {
-        let settings = config::untoggled_settings(name, setup.layer(name))
-            .map_err(|e| ScenarioError::Unacceptable(e.to_string()))?;
-        if settings.enable.state {
-            tools.insert(name.clone(), setup.spec_of(name, settings));
+        let spec = match crate::model::builtins::find(name) {
+            None => setup.own_spec(name),
+            Some(_) => {
+                let settings = config::untoggled_settings(name, setup.layer(name))
+                    .map_err(|e| ScenarioError::Unacceptable(e.to_string()))?;
+                settings
+                    .enable
+                    .state
+                    .then(|| setup.spec_of(name, settings))
+            }
+        };
+        if let Some(spec) = spec {
+            tools.insert(name.clone(), spec);
         }
     }
     Ok(tools)

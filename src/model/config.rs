@@ -450,10 +450,8 @@ impl PartialToolConfig {
         Ok(ToolSettings {
             source,
             enable: self.enable.unwrap_or_default().resolve(),
-            // An unset `run` asks (spec/DECISIONS.md "Configuration: an
-            // unset `run` asks"); an unset `result` delivers unattended.
-            run: self.run.unwrap_or(RunPolicy::Ask),
-            result: self.result.unwrap_or(RunPolicy::Unattended),
+            run: run_or_default(self.run),
+            result: result_or_default(self.result),
             questions: self
                 .questions
                 .into_iter()
@@ -461,6 +459,17 @@ impl PartialToolConfig {
                 .collect(),
         })
     }
+}
+
+/// A tool's `run` policy where no layer set it: it asks (spec/DECISIONS.md
+/// "Configuration: an unset `run` asks").
+pub(crate) fn run_or_default(run: Option<RunPolicy>) -> RunPolicy {
+    run.unwrap_or(RunPolicy::Ask)
+}
+
+/// A tool's `result` policy where no layer set it: delivered unattended.
+pub(crate) fn result_or_default(result: Option<RunPolicy>) -> RunPolicy {
+    result.unwrap_or(RunPolicy::Unattended)
 }
 
 /// The part of a tool's resolved configuration a run of the model reads:

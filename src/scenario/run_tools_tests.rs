@@ -83,3 +83,30 @@ fn resolving_without_the_builtin_layer_disagrees() {
     assert_eq!(run_tools(&s), run_tools_plain(&s));
     assert_ne!(alone(&s), run_tools_plain(&s));
 }
+
+/// Rule: PERF-RUN-TOOLS — a tool that is not a built-in and sets none of
+/// `run`, `result` and `enable` (the generator always sets `run`) starts
+/// as the plain path and the written defaults say: `run` asks
+/// (spec/DECISIONS.md "Configuration: an unset `run` asks"), `result` is
+/// delivered unattended, and it is on; with `enable` off it is not offered.
+#[test]
+fn a_tool_with_nothing_set_takes_the_defaults() {
+    use crate::model::coordinator::RunPolicy;
+    let scenario = |enable: &str| -> Scenario {
+        serde_json::from_str(&format!(
+            r#"{{"tools": {{"t": {{"source": {{"kind": "local"}}{enable},
+                "program": {{"kind": "script", "asks": []}}}}}}, "turns": []}}"#
+        ))
+        .expect("a valid scenario")
+    };
+    let s = scenario("");
+    let tools = run_tools(&s).expect("resolves");
+    assert_eq!(
+        (tools["t"].run, tools["t"].result),
+        (RunPolicy::Ask, RunPolicy::Unattended)
+    );
+    assert_eq!(run_tools(&s), run_tools_plain(&s));
+    let off = scenario(r#", "enable": false"#);
+    assert!(run_tools(&off).expect("resolves").is_empty());
+    assert_eq!(run_tools(&off), run_tools_plain(&off));
+}
