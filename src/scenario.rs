@@ -819,10 +819,7 @@ fn run_tools(scenario: &Scenario) -> Result<IndexMap<String, ToolSpec>, Scenario
             Some(_) => {
                 let settings = config::untoggled_settings(name, setup.layer(name))
                     .map_err(|e| ScenarioError::Unacceptable(e.to_string()))?;
-                settings
-                    .enable
-                    .state
-                    .then(|| setup.spec_of(name, settings))
+                settings.enable.state.then(|| setup.spec_of(name, settings))
             }
         };
         if let Some(spec) = spec {

@@ -632,6 +632,108 @@ mod tests {
     use crate::scenario;
     use crate::testkit::Faults;
 
+    /// A step of call `call` that touches nothing beyond its own call.
+    fn lone(call: usize, kind: StepKind) -> Footprint {
+        Footprint {
+            call,
+            kind,
+            call_id: Touched::of(&format!("c{call}")),
+            key: None,
+            writes_key: false,
+            stem: None,
+            output: None,
+            queue: None,
+            global: false,
+        }
+    }
+
+    /// Rule: INV-EXPLORE-POR — each thing two steps may share makes them
+    /// dependent alone, whichever of the two asks: the call, the call ID,
+    /// the token (fired by either), a reply list, a local program's output
+    /// list, an inquiry ID's stem (equal stems give equal IDs, which the
+    /// oracle pairs by: RFD 082 "Inquiry ID format"), a turn-cache key one
+    /// of them may write. Two steps sharing none, or only a key neither
+    /// writes, or taking from different reply lists, are independent.
+    #[test]
+    fn each_shared_touch_alone_makes_two_steps_dependent() {
+        let (a, b) = (lone(0, StepKind::Prompt), lone(1, StepKind::Inquire));
+        let x = Touched::of("x");
+        let dependent = [
+            ("the same call", Footprint { call: 1, ..a }, b),
+            (
+                "the same call ID",
+                Footprint {
+                    call_id: b.call_id,
+                    ..a
+                },
+                b,
+            ),
+            ("a fired token", Footprint { global: true, ..a }, b),
+            (
+                "one reply list",
+                Footprint {
+                    queue: Some(Queue::Backend),
+                    ..a
+                },
+                Footprint {
+                    queue: Some(Queue::Backend),
+                    ..b
+                },
+            ),
+            (
+                "one program's output",
+                Footprint {
+                    output: Some(x),
+                    ..a
+                },
+                Footprint {
+                    output: Some(x),
+                    ..b
+                },
+            ),
+            (
+                "one inquiry stem",
+                Footprint { stem: Some(x), ..a },
+                Footprint { stem: Some(x), ..b },
+            ),
+            (
+                "one key, written by one",
+                Footprint {
+                    key: Some(x),
+                    writes_key: true,
+                    ..a
+                },
+                Footprint { key: Some(x), ..b },
+            ),
+        ];
+        for (what, p, q) in dependent {
+            assert!(p.dependent(&q), "{what}");
+            assert!(q.dependent(&p), "{what}, asked the other way");
+        }
+        let independent = [
+            ("nothing shared", a, b),
+            (
+                "one key, written by neither",
+                Footprint { key: Some(x), ..a },
+                Footprint { key: Some(x), ..b },
+            ),
+            (
+                "two reply lists",
+                Footprint {
+                    queue: Some(Queue::Prompter),
+                    ..a
+                },
+                Footprint {
+                    queue: Some(Queue::Backend),
+                    ..b
+                },
+            ),
+        ];
+        for (what, p, q) in independent {
+            assert!(!p.dependent(&q) && !q.dependent(&p), "{what}");
+        }
+    }
+
     /// The rule IDs a run's findings name: its verdict, invariant by
     /// invariant (the messages cite event positions, which differ between
     /// equivalent interleavings).
