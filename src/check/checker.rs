@@ -609,12 +609,12 @@ impl Checker {
     /// findings is never held as diagnostics.
     pub(super) fn push_fields(
         &mut self,
-        fields: FieldsRef<'_>,
+        fields: &mut FieldsRef<'_>,
         sink: &mut dyn FnMut(Diagnostic),
     ) -> Result<(), String> {
         // Every kind but the inquiry kinds is judged from what `Plain`
         // reads, straight from the texts (rule `PERF-CHECK-PLAIN`).
-        if let Some(plain) = Plain::of_fields(&fields) {
+        if let Some(plain) = Plain::of_fields(fields) {
             self.push_plain(plain, sink);
             return Ok(());
         }
@@ -634,7 +634,7 @@ impl Checker {
             .iter()
             .find(|(k, _)| k.as_ref() == "content")
             .map(|(_, v)| *v);
-        let event = type_fields(fields)?;
+        let event = type_fields(std::mem::take(fields))?;
         self.push_into(&event, &shape, content, sink);
         Ok(())
     }

@@ -23,7 +23,7 @@ mod writer;
 
 pub use error::{ReadError, ReadErrorKind};
 pub(crate) use fast::FieldsRef;
-use fast::{FastEvent, read_event};
+use fast::{FastEvent, read_event, read_event_into, recycle};
 
 /// The members of a JSON object text, read by the reader's single pass:
 /// `None` where that pass gives way (a repeated member, deep nesting, …) or
@@ -65,6 +65,9 @@ pub struct EventReader<R> {
     /// The current event's bytes when they span several chunks of `inner`
     /// (an event inside one chunk is parsed where it lies).
     buf: Vec<u8>,
+    /// The last event's field list, emptied: its buffer is the next one's
+    /// (reading an event in the buffered chunk allocates nothing).
+    spare: FieldsRef<'static>,
     done: bool,
     /// Error path only: the bytes the last failed event took from `inner`,
     /// for [`EventReader::resume`].
@@ -216,15 +219,15 @@ fn fill<R: BufRead>(inner: &mut R) -> io::Result<&[u8]> {
 /// way (which then reports the error).
 fn parse_event<T>(
     bytes: &[u8],
-    f: impl FnOnce(FieldsRef<'_>) -> T,
+    f: impl FnOnce(&mut FieldsRef<'_>) -> T,
 ) -> Result<T, serde_json::Error> {
-    if let Some(event) = read_event(bytes)
+    if let Some(mut event) = read_event(bytes)
         && event.len == bytes.len()
     {
-        return Ok(f(event.fields));
+        return Ok(f(&mut event.fields));
     }
     let raw: RawEvent = serde_json::from_slice(bytes)?;
-    Ok(f(raw
+    Ok(f(&mut raw
         .fields
         .iter()
         .map(|(k, v)| (Cow::Borrowed(k.as_str()), v.get()))
@@ -327,6 +330,7 @@ impl<R: BufRead> EventReader<R> {
             index: 0,
             pos: Pos { line: 1, column: 1 },
             buf: Vec::new(),
+            spare: Vec::new(),
             done: false,
             failed: None,
             resuming: false,
@@ -419,7 +423,7 @@ impl<R: BufRead> EventReader<R> {
     /// Reads the next raw event with its starting line and column.
     fn next_raw<T>(
         &mut self,
-        f: impl FnOnce(FieldsRef<'_>, usize, usize) -> T,
+        f: impl FnOnce(&mut FieldsRef<'_>, usize, usize) -> T,
     ) -> Result<Option<(T, usize, usize)>, ReadError> {
         if self.format.is_none() {
             self.skip_bom()?;
@@ -548,7 +552,7 @@ impl<R: BufRead> EventReader<R> {
     /// Reads the event object that starts here and hands its fields to `f`.
     fn read_object<T>(
         &mut self,
-        f: impl FnOnce(FieldsRef<'_>, usize, usize) -> T,
+        f: impl FnOnce(&mut FieldsRef<'_>, usize, usize) -> T,
     ) -> Result<Option<(T, usize, usize)>, ReadError> {
         match self.peek_non_ws()? {
             Some(b'{') => {}
@@ -574,10 +578,11 @@ impl<R: BufRead> EventReader<R> {
             Ok(c) => c,
             Err(e) => return Err(self.io_err(e)),
         };
-        if let Some(event) = read_event(chunk) {
+        if let Some(mut event) = read_event_into(chunk, recycle(std::mem::take(&mut self.spare))) {
             self.pos.advance_read(&event);
             let len = event.len;
-            let out = f(event.fields, line, column);
+            let out = f(&mut event.fields, line, column);
+            self.spare = recycle(event.fields);
             self.inner.consume(len);
             self.index += 1;
             return Ok(Some((out, line, column)));
@@ -709,7 +714,7 @@ impl<R: BufRead> EventReader<R> {
     /// error nothing more is read.
     pub(crate) fn next_with<T>(
         &mut self,
-        f: impl FnOnce(FieldsRef<'_>, usize, usize) -> T,
+        f: impl FnOnce(&mut FieldsRef<'_>, usize, usize) -> T,
     ) -> Option<Result<(T, usize, usize), ReadError>> {
         if self.done {
             return None;
@@ -873,7 +878,7 @@ impl<R: BufRead> Iterator for EventReader<R> {
     fn next(&mut self) -> Option<Self::Item> {
         self.next_with(|fields, _, _| RawEvent {
             fields: fields
-                .into_iter()
+                .drain(..)
                 .map(|(k, v)| (k.into_owned(), Opaque(v.into())))
                 .collect(),
         })

@@ -22,13 +22,26 @@ use crate::wire::is_repeated;
 /// field, an escaped field name that does not decode). When it returns an
 /// event, the event is the canonical one: the same names, the same texts.
 pub(crate) fn read_event(bytes: &[u8]) -> Option<FastEvent<'_>> {
+    read_event_into(bytes, Vec::with_capacity(8))
+}
+
+/// [`read_event`], listing the fields in `fields` (emptied first): a list
+/// whose buffer the caller keeps from event to event ([`recycle`]), so
+/// reading an event allocates nothing.
+pub(crate) fn read_event_into<'a>(
+    bytes: &'a [u8],
+    mut fields: FieldsRef<'a>,
+) -> Option<FastEvent<'a>> {
     let mut f = Fast {
         bytes,
         i: 0,
         newlines: 0,
         last_newline: None,
     };
-    let mut fields: FieldsRef<'_> = Vec::with_capacity(8);
+    fields.clear();
+    if fields.capacity() == 0 {
+        fields.reserve(8);
+    }
     let mut names = None;
     if f.peek()? != b'{' {
         return None;
@@ -46,7 +59,12 @@ pub(crate) fn read_event(bytes: &[u8]) -> Option<FastEvent<'_>> {
             f.expect(b':')?;
             f.ws();
             let value_start = f.i;
-            f.value()?;
+            // Most fields hold a string: read it without `value`'s stack.
+            if f.peek()? == b'"' {
+                f.string()?;
+            } else {
+                f.value()?;
+            }
             let key = if escaped {
                 Cow::Owned(serde_json::from_slice::<String>(&bytes[key_start..key_end]).ok()?)
             } else {
@@ -151,6 +169,21 @@ fn scanned_text(bytes: &[u8], start: usize, end: usize) -> &str {
 /// read from (a name is decoded, so owned, only when it holds an escape).
 pub(crate) type FieldsRef<'a> = Vec<(Cow<'a, str>, &'a str)>;
 
+/// `fields` emptied, its buffer kept for the fields of another event (of
+/// another lifetime).
+#[inline]
+pub(crate) fn recycle<'b>(fields: FieldsRef<'_>) -> FieldsRef<'b> {
+    let mut fields = std::mem::ManuallyDrop::new(fields);
+    fields.clear();
+    let (buffer, capacity) = (fields.as_mut_ptr(), fields.capacity());
+    // SAFETY: the list is empty; its element type and the returned one
+    // differ only in lifetimes, so they have one layout, and the buffer
+    // was allocated by the global allocator for `capacity` of them. The
+    // old `Vec` is never dropped (`ManuallyDrop`): the buffer has one
+    // owner.
+    unsafe { Vec::from_raw_parts(buffer.cast(), 0, capacity) }
+}
+
 /// What [`read_event`] read: the fields, the event's length, and the
 /// newlines it holds (all of them lie in whitespace between tokens).
 pub(crate) struct FastEvent<'a> {
@@ -191,6 +224,7 @@ impl Fast<'_> {
         // indentation, newlines and tokens keeps mispredicting (callgrind's
         // branch simulation: most of `check`'s indirect mispredictions).
         const WS: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\r' | 1 << b'\n';
+        const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
         while let Some(&b) = self.bytes.get(self.i) {
             if b >= 64 || (WS >> b) & 1 == 0 {
                 return;
@@ -199,8 +233,16 @@ impl Fast<'_> {
                 self.newlines += 1;
                 self.last_newline = Some(self.i);
                 self.i += 1;
-                while self.bytes.get(self.i..self.i + 8) == Some(b"        ") {
-                    self.i += 8;
+                // The indentation's spaces, up to eight a step: the bytes
+                // equal to a space become zero, so the lowest set bit names
+                // the first other byte (none: eight spaces).
+                while let Some(word) = self.bytes.get(self.i..self.i + 8) {
+                    let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                    let spaces = (word ^ SPACES).trailing_zeros() as usize / 8;
+                    self.i += spaces;
+                    if spaces < 8 {
+                        break;
+                    }
                 }
             } else {
                 self.i += 1;
@@ -211,7 +253,23 @@ impl Fast<'_> {
     /// A string (the cursor is on its `"`); returns whether it holds an
     /// escape. Refuses raw control characters, unknown escapes, bad `\u`
     /// digits, invalid UTF-8, and gives way on surrogate escapes.
+    ///
+    /// Inlined where it is called: most strings (names, tags, timestamps,
+    /// IDs) end within 32 bytes with nothing to check before their closing
+    /// quote ([`short_string_end`]), which costs no call; others go on in
+    /// [`Fast::long_string`].
+    #[inline(always)]
     fn string(&mut self) -> Option<bool> {
+        if let Some(end) = short_string_end(self.bytes, self.i) {
+            self.i = end;
+            return Some(false);
+        }
+        self.long_string()
+    }
+
+    /// [`Fast::string`] of any length.
+    #[inline(never)]
+    fn long_string(&mut self) -> Option<bool> {
         if self.peek()? != b'"' {
             return None;
         }
@@ -420,6 +478,39 @@ pub(super) fn text_stop(bytes: &[u8]) -> Option<usize> {
     }
 }
 
+/// Where the string whose `"` is at `at` ends (just past its closing
+/// quote) when that quote is the first byte [`text_stop`] stops at within
+/// the 32 bytes after the opening one: a string of at most 31 bytes,
+/// plain ASCII, no escape (names, tags, timestamps, tool-call IDs).
+/// `None` otherwise (and where fewer than 32 bytes follow), for
+/// [`Fast::long_string`] to read.
+#[inline(always)]
+fn short_string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    if *bytes.get(at)? != b'"' {
+        return None;
+    }
+    let after = bytes.get(at + 1..at + 33)?;
+    let (first, second) = after.split_at(16);
+    let k = match block_stop(first) {
+        Some(k) => k,
+        None => 16 + block_stop(second)?,
+    };
+    (after[k] == b'"').then_some(at + 2 + k)
+}
+
+/// [`text_stop`] within 16 bytes.
+#[inline(always)]
+fn block_stop(block: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::block_stop(block.try_into().expect("16 bytes"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        stop::<true>(block)
+    }
+}
+
 /// [`text_stop`] sixteen bytes a step with SSE2 (part of every x86-64
 /// CPU): two equality compares, one signed compare for the control and
 /// high bytes, and a mask whose lowest set bit is the stop.
@@ -429,6 +520,21 @@ mod sse2 {
         __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
     };
+
+    /// [`text_stop`] within one 16-byte block.
+    #[inline(always)]
+    pub(super) fn block_stop(block: &[u8; 16]) -> Option<usize> {
+        // SAFETY: `block` is 16 readable bytes; the load is unaligned;
+        // SSE2 is enabled on every x86-64 target.
+        let mask = unsafe {
+            let v = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            let low_or_high = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), low_or_high))
+        };
+        (mask != 0).then(|| mask.trailing_zeros() as usize)
+    }
 
     pub(super) fn text_stop(bytes: &[u8]) -> Option<usize> {
         let mut chunks = bytes.chunks_exact(16);
@@ -515,4 +621,48 @@ fn word_stop<const HIGH: bool>(word: &[u8]) -> Option<usize> {
         | high)
         & HIGH_BITS;
     (hits != 0).then(|| hits.trailing_zeros() as usize / 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rule: PERF-READ-SAME — a string the short path reads
+    /// ([`short_string_end`]) is read by the general scan
+    /// ([`Fast::long_string`]) to the same end, with no escape; around
+    /// every stop byte at every position of the 32-byte window (and
+    /// beyond it), and with too few bytes after the string.
+    #[test]
+    fn short_string_path_is_the_general_scan() {
+        let mut short_reads = 0;
+        for len in 0usize..40 {
+            for stop_at in 0..=len {
+                for stop in [b'"', b'\\', 0x00, 0x1f, 0x7f, 0x80, 0xc3, b'a'] {
+                    for tail in [0usize, 1, 16, 40] {
+                        let mut bytes = vec![b'"'];
+                        bytes.extend((0..len).map(|i| b"ab~ +/=:"[i % 8]));
+                        if stop_at < len {
+                            bytes[1 + stop_at] = stop;
+                        }
+                        bytes.push(b'"');
+                        bytes.extend(std::iter::repeat_n(b'x', tail));
+                        let Some(end) = short_string_end(&bytes, 0) else {
+                            continue;
+                        };
+                        short_reads += 1;
+                        let mut f = Fast {
+                            bytes: &bytes,
+                            i: 0,
+                            newlines: 0,
+                            last_newline: None,
+                        };
+                        assert_eq!(f.long_string(), Some(false), "{bytes:?}");
+                        assert_eq!(f.i, end, "{bytes:?}");
+                    }
+                }
+            }
+        }
+        // Strings of up to 31 bytes with 32 bytes after the quote.
+        assert!(short_reads > 1000, "{short_reads}");
+    }
 }
