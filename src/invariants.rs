@@ -352,7 +352,8 @@ fn typed_by_prompter(trace: &Trace, d: &Diagnostic) -> bool {
 /// `CHECK-*`: the stream oracle over the trace's stream, judged as written by
 /// the trace's own profile.
 pub(crate) fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
-    let bytes = serde_json::to_vec(&trace.persisted_json()).unwrap_or_default();
+    let mut bytes = Vec::new();
+    write_persisted(trace, &mut bytes);
     let mode = ProfileMode::Fixed(trace.profile);
     let checked = check::check_bytes_in(&bytes, ORIGIN, mode, trace.rules.tables);
     // The model's scenarios hold synthetic assistant-hooked built-ins, which
@@ -396,6 +397,49 @@ pub(crate) fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
         ));
     }
     out
+}
+
+/// Appends to `out` the bytes `serde_json::to_vec(&trace.persisted_json())`
+/// gives, written event by event without building the JSON tree (rule
+/// `PERF-PERSISTED-DIRECT`). An event the trace's response form writes
+/// without its `outcome` (a legacy flat answer), and an event with extra
+/// fields (which may repeat a typed field's name: the tree keeps one), go
+/// through the tree, as [`Trace::persisted_json`] builds it; every other
+/// event is written straight from its `Serialize`, which is what the tree
+/// holds: the model builds its events (no number text is kept) and its
+/// opaque values from JSON values (compact, as serde_json writes them
+/// back). An event that does not serialize is `null`, as in the tree.
+pub(crate) fn write_persisted(trace: &Trace, out: &mut Vec<u8>) {
+    let flat = matches!(
+        trace.rules.response_form,
+        crate::profile::ResponseForm::Flat
+    );
+    out.push(b'[');
+    for (i, e) in trace.stream.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let legacy_answer = flat
+            && matches!(
+                e.kind,
+                EventKind::InquiryResponse(crate::wire::InquiryResponse::Answered { .. })
+            );
+        let start = out.len();
+        let written = if legacy_answer || !e.extra.is_empty() {
+            let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+            if let Value::Object(m) = &mut v {
+                m.shift_remove("outcome");
+            }
+            serde_json::to_writer(&mut *out, &v)
+        } else {
+            serde_json::to_writer(&mut *out, e)
+        };
+        if written.is_err() {
+            out.truncate(start);
+            out.extend_from_slice(b"null");
+        }
+    }
+    out.push(b']');
 }
 
 /// `INV-PAIRED`: every request has exactly one response with its ID later in
@@ -847,10 +891,34 @@ fn human_only_never_backend_since(trace: &Trace, seen: usize) -> Vec<Diagnostic>
 /// `INV-WIRE-ROUNDTRIP`: the persisted stream, written and read back, is
 /// the same stream; a second write is byte-identical.
 pub(crate) fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
-    let s = Stream::new(trace.stream.clone());
-    let first = s.to_array_string();
-    match Stream::from_slice(first.as_bytes(), ORIGIN) {
-        Ok(back) if back == s && back.to_array_string() == first => vec![],
+    // `Stream::to_array_string`'s bytes, written from the trace's events
+    // without copying them into a `Stream` first.
+    let pretty = |events: &[crate::wire::Event]| {
+        let mut out = Vec::new();
+        serde_json::to_writer_pretty(&mut out, events).map(|()| {
+            out.push(b'\n');
+            out
+        })
+    };
+    let first = match pretty(&trace.stream) {
+        Ok(first) => first,
+        Err(e) => {
+            return vec![diag(
+                Rule::InvWireRoundtrip,
+                0,
+                0,
+                vec![],
+                format!("the stream does not write: {e}"),
+            )];
+        }
+    };
+    match Stream::from_slice(&first, ORIGIN) {
+        Ok(back)
+            if back.events == trace.stream
+                && pretty(&back.events).ok().as_deref() == Some(first.as_slice()) =>
+        {
+            vec![]
+        }
         Ok(_) => vec![diag(
             Rule::InvWireRoundtrip,
             0,

@@ -81,3 +81,100 @@ fn a_memo_keeps_at_most_its_capacity() {
     assert_eq!(lens(StreamMemo::with_capacity(0)), [1, 1, 1]);
     assert_eq!(lens(StreamMemo::new()), [1, 2, 3]);
 }
+
+/// Traces of every `step`-th scenario of the single and pair families
+/// (every profile: the families pick it last) with no fault and under each
+/// fault alone.
+fn explored_traces(step: usize) -> Vec<Trace> {
+    use crate::explore::family_size;
+    use crate::testkit::Faults;
+    let mut out = Vec::new();
+    for family in [Family::Single, Family::Pairs] {
+        for n in (0..family_size(family)).step_by(step) {
+            let s = scenario_at(family, n);
+            for faults in std::iter::once(Faults::default()).chain(Faults::each_alone()) {
+                if let Ok(t) = run_observed(&s, RunOptions::from(faults), &mut |_, _| {}) {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `wire_round_trip` as it was written first: the events copied into a
+/// `Stream`, written, read back and written again through the `Stream`.
+fn wire_round_trip_plain(trace: &Trace) -> Vec<Diagnostic> {
+    let s = Stream::new(trace.stream.clone());
+    let first = s.to_array_string();
+    match Stream::from_slice(first.as_bytes(), ORIGIN) {
+        Ok(back) if back == s && back.to_array_string() == first => vec![],
+        Ok(_) => vec![diag(
+            Rule::InvWireRoundtrip,
+            0,
+            0,
+            vec![],
+            "the stream reads back different".to_owned(),
+        )],
+        Err(e) => vec![diag(
+            Rule::InvWireRoundtrip,
+            0,
+            e.event_index().unwrap_or(0),
+            vec![],
+            format!("the stream does not read back: {e}"),
+        )],
+    }
+}
+
+/// A trace whose last event does not read back as itself: a tool response
+/// with no typed content and a `content` extra, which reads back typed.
+fn a_trace_that_reads_back_different() -> Trace {
+    let s = scenario_at(Family::Single, 0);
+    let mut t = run_observed(&s, RunOptions::default(), &mut |_, _| {}).expect("runs");
+    let response = crate::wire::ToolCallResponse {
+        id: "c1".to_owned(),
+        content: None,
+        is_error: None,
+    };
+    t.stream.push(crate::wire::Event::with(
+        None,
+        EventKind::ToolCallResponse(response),
+        vec![(
+            "content".to_owned(),
+            crate::wire::Opaque::from_value(&Value::String("x".to_owned())),
+        )],
+    ));
+    t
+}
+
+/// Rule: PERF-PERSISTED-DIRECT — invariant: the persisted bytes the stream
+/// rules read, written event by event, are byte for byte
+/// `serde_json::to_vec(&trace.persisted_json())` (the tree the trace
+/// builds), for the explored runs of every profile (flat and tagged
+/// responses) with and without each fault; and `wire_round_trip` written
+/// from the events without a copy gives the findings of the copy through a
+/// `Stream`, on those runs and on a stream that reads back different.
+#[test]
+fn persisted_bytes_are_the_trees_and_the_round_trip_the_streams() {
+    let traces = explored_traces(101);
+    assert!(traces.len() > 1000, "{}", traces.len());
+    let flat = traces
+        .iter()
+        .filter(|t| matches!(t.rules.response_form, crate::profile::ResponseForm::Flat))
+        .count();
+    assert!(flat > 0 && flat < traces.len(), "{flat} flat");
+    for t in &traces {
+        let mut bytes = Vec::new();
+        write_persisted(t, &mut bytes);
+        let tree = serde_json::to_vec(&t.persisted_json()).expect("writes");
+        assert_eq!(
+            String::from_utf8_lossy(&bytes),
+            String::from_utf8_lossy(&tree)
+        );
+        assert_eq!(wire_round_trip(t), wire_round_trip_plain(t));
+    }
+    let odd = a_trace_that_reads_back_different();
+    let found = wire_round_trip(&odd);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found, wire_round_trip_plain(&odd));
+}
