@@ -392,29 +392,70 @@ fn typed_by_prompter(trace: &Trace, d: &Diagnostic) -> bool {
 /// `CHECK-*`: the stream oracle over the trace's stream, judged as written by
 /// the trace's own profile.
 pub(crate) fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
-    let bytes = serde_json::to_vec(&trace.persisted_json()).unwrap_or_default();
+    let mut bytes = Vec::new();
+    write_persisted(trace, &mut bytes);
+    kept_stream_findings(trace, stream_findings(&bytes, trace))
+}
+
+/// What the stream oracle finds in a trace's persisted `bytes`, judged by
+/// the trace's profile and tables, before [`kept_stream_findings`] waives
+/// what the trace's prompts and its end explain: a function of the bytes,
+/// the profile and the tables alone.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct StreamFindings {
+    /// The oracle's diagnostics but `CHECK-PROVENANCE`'s, in its order.
+    diagnostics: Vec<Diagnostic>,
+    /// The turns it counted.
+    turns: usize,
+    /// The finding of a stream that does not read back.
+    error: Option<Diagnostic>,
+}
+
+/// The stream oracle over persisted `bytes` of `trace`'s stream (see
+/// [`StreamFindings`]).
+pub(super) fn stream_findings(bytes: &[u8], trace: &Trace) -> StreamFindings {
     let mode = ProfileMode::Fixed(trace.profile);
-    let checked = check::check_bytes_in(&bytes, ORIGIN, mode, trace.rules.tables);
+    let checked = check::check_bytes_in(bytes, ORIGIN, mode, trace.rules.tables);
     // The model's scenarios hold synthetic assistant-hooked built-ins, which
     // RFD 082 sanctions for tests ("tests exercise the assistant-source path
     // with a synthetic built-in") and production streams never hold; the
     // model's sources are judged against its tools' kinds by INV-PROVENANCE
-    // instead of by the stream rule CHECK-PROVENANCE. Its scripted prompter
-    // answers with whatever value the scenario gives (the model judges the
-    // recording lifecycle, not the prompter's typing; a real prompter is
-    // typed), so CHECK-ANSWER-FITS is waived for an answer the prompter
-    // typed, and only for it: a static or backend answer the model let
-    // through is the model's own decision (LIFE-ANSWER-SHAPE) and is judged.
-    // A run that ended in a hard quit stopped with its last turn's tool
-    // calls open and wrote nothing after (LIFE-TOKEN-CAUSE): the oracle
-    // rightly reports those calls (CHECK-TOOL-PAIRED), and RFD 082 Phase 3's
-    // sanitize repairs them on the next load; they are no fault of the
-    // writer's lifecycle.
-    let last_turn = checked.summary.turns.checked_sub(1);
-    let mut out: Vec<Diagnostic> = checked
+    // instead of by the stream rule CHECK-PROVENANCE.
+    let mut diagnostics = checked.diagnostics;
+    diagnostics.retain(|d| d.rule != Rule::CheckProvenance);
+    StreamFindings {
+        diagnostics,
+        turns: checked.summary.turns,
+        error: checked.error.map(|e| {
+            diag(
+                Rule::InvWireRoundtrip,
+                0,
+                e.event_index().unwrap_or(0),
+                vec![],
+                format!("the persisted stream does not read back: {e}"),
+            )
+        }),
+    }
+}
+
+/// The stream oracle's findings of `trace` that are its writer's fault.
+///
+/// Its scripted prompter answers with whatever value the scenario gives
+/// (the model judges the recording lifecycle, not the prompter's typing; a
+/// real prompter is typed), so CHECK-ANSWER-FITS is waived for an answer
+/// the prompter typed, and only for it: a static or backend answer the model
+/// let through is the model's own decision (LIFE-ANSWER-SHAPE) and is
+/// judged. A run that ended in a hard quit stopped with its last turn's tool
+/// calls open and wrote nothing after (LIFE-TOKEN-CAUSE): the oracle rightly
+/// reports those calls (CHECK-TOOL-PAIRED), and RFD 082 Phase 3's sanitize
+/// repairs them on the next load; they are no fault of the writer's
+/// lifecycle. Both waivers read the trace beyond its stream (its prompts,
+/// whether it was interrupted).
+pub(super) fn kept_stream_findings(trace: &Trace, found: StreamFindings) -> Vec<Diagnostic> {
+    let last_turn = found.turns.checked_sub(1);
+    let mut out: Vec<Diagnostic> = found
         .diagnostics
         .into_iter()
-        .filter(|d| d.rule != Rule::CheckProvenance)
         .filter(|d| !(d.rule == Rule::CheckAnswerFits && typed_by_prompter(trace, d)))
         .filter(|d| {
             !(trace.interrupted
@@ -426,16 +467,91 @@ pub(crate) fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
                     .is_some_and(|e| matches!(e.kind, EventKind::ToolCallRequest(_))))
         })
         .collect();
-    if let Some(e) = checked.error {
-        out.push(diag(
-            Rule::InvWireRoundtrip,
-            0,
-            e.event_index().unwrap_or(0),
-            vec![],
-            format!("the persisted stream does not read back: {e}"),
-        ));
-    }
+    out.extend(found.error);
     out
+}
+
+/// Appends to `out` the bytes `serde_json::to_vec(&trace.persisted_json())`
+/// gives, written event by event without building the JSON tree (rule
+/// `PERF-PERSISTED-DIRECT`). An event the trace's response form writes
+/// without its `outcome` (a legacy flat answer), and an event with an extra
+/// field that may repeat a name written before it (the tree keeps one
+/// member of a name), go through the tree, as [`Trace::persisted_json`]
+/// builds it; every other event is written straight from its `Serialize`,
+/// which is what the tree holds: the model builds its events (no number
+/// text is kept) and its opaque values from JSON values (compact, as
+/// serde_json writes them back). An event that does not serialize is
+/// `null`, as in the tree.
+pub(crate) fn write_persisted(trace: &Trace, out: &mut Vec<u8>) {
+    write_events(&trace.stream, writes_flat(trace), out);
+}
+
+/// Whether `trace`'s profile writes an answered response without its
+/// `outcome`.
+fn writes_flat(trace: &Trace) -> bool {
+    matches!(
+        trace.rules.response_form,
+        crate::profile::ResponseForm::Flat
+    )
+}
+
+/// [`write_persisted`] of `events`, answered responses written without
+/// their `outcome` if `flat`: the same function of the events (and `flat`)
+/// for every trace, so a trace that does not write flat persists exactly
+/// what `write_events(&trace.stream, false, ..)` writes.
+pub(super) fn write_events(events: &[crate::wire::Event], flat: bool, out: &mut Vec<u8>) {
+    out.push(b'[');
+    for (i, e) in events.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let legacy_answer = flat
+            && matches!(
+                e.kind,
+                EventKind::InquiryResponse(crate::wire::InquiryResponse::Answered { .. })
+            );
+        let start = out.len();
+        let written = if legacy_answer || repeats_a_name(e) {
+            let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+            if let (true, Value::Object(m)) = (legacy_answer, &mut v) {
+                m.shift_remove("outcome");
+            }
+            serde_json::to_writer(&mut *out, &v)
+        } else {
+            serde_json::to_writer(&mut *out, e)
+        };
+        if written.is_err() {
+            out.truncate(start);
+            out.extend_from_slice(b"null");
+        }
+    }
+    out.push(b']');
+}
+
+/// Whether an extra field of `e` may have the name of a field written
+/// before it (the tag, the timestamp, a field the kind types, an earlier
+/// extra): the JSON tree keeps one member of a name, the event's own
+/// `Serialize` writes both.
+fn repeats_a_name(e: &crate::wire::Event) -> bool {
+    if e.extra.is_empty() {
+        return false;
+    }
+    let typed: &[&str] = match &e.kind {
+        EventKind::TurnStart
+        | EventKind::ChatRequest
+        | EventKind::ChatResponse
+        | EventKind::Other(_) => &[],
+        EventKind::ToolCallRequest(_) => &["id", "name", "arguments"],
+        EventKind::ToolCallResponse(_) => &["id", "content", "is_error"],
+        EventKind::InquiryRequest(_) => &["id", "source", "question"],
+        EventKind::InquiryResponse(_) => &["outcome", "id", "answer", "reason"],
+    };
+    e.extra.iter().enumerate().any(|(k, (name, _))| {
+        name == "type"
+            || name == "timestamp"
+            || typed.contains(&name.as_str())
+            || e.extra[..k].iter().any(|(earlier, _)| earlier == name)
+    })
 }
 
 /// `INV-PAIRED`: every request has exactly one response with its ID later in
@@ -887,10 +1003,34 @@ fn human_only_never_backend_since(trace: &Trace, seen: usize) -> Vec<Diagnostic>
 /// `INV-WIRE-ROUNDTRIP`: the persisted stream, written and read back, is
 /// the same stream; a second write is byte-identical.
 pub(crate) fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
-    let s = Stream::new(trace.stream.clone());
-    let first = s.to_array_string();
-    match Stream::from_slice(first.as_bytes(), ORIGIN) {
-        Ok(back) if back == s && back.to_array_string() == first => vec![],
+    // `Stream::to_array_string`'s bytes, written from the trace's events
+    // without copying them into a `Stream` first.
+    let pretty = |events: &[crate::wire::Event]| {
+        let mut out = Vec::new();
+        serde_json::to_writer_pretty(&mut out, events).map(|()| {
+            out.push(b'\n');
+            out
+        })
+    };
+    let first = match pretty(&trace.stream) {
+        Ok(first) => first,
+        Err(e) => {
+            return vec![diag(
+                Rule::InvWireRoundtrip,
+                0,
+                0,
+                vec![],
+                format!("the stream does not write: {e}"),
+            )];
+        }
+    };
+    match Stream::from_slice(&first, ORIGIN) {
+        Ok(back)
+            if back.events == trace.stream
+                && pretty(&back.events).ok().as_deref() == Some(first.as_slice()) =>
+        {
+            vec![]
+        }
         Ok(_) => vec![diag(
             Rule::InvWireRoundtrip,
             0,
@@ -1301,10 +1441,12 @@ mod tests {
     }
 
     /// Rule: INV-SECRET-NEVER-PERSISTED — an entry found under a stream's
-    /// hash is a hit only when the stream, the profile, the rules and the
-    /// interruption are all the same: an entry that shares the hash (a
-    /// collision, made here by rewriting the remembered entry in place) but
-    /// differs in any one of them is not taken for it.
+    /// hash is a hit only when the stream is the same, and its oracle
+    /// findings only when the profile and the rules are the same too: an
+    /// entry that shares the hash (a collision, made here by rewriting the
+    /// remembered entry in place) but differs in any one of them is not
+    /// taken for it. (A stream met under another profile keeps its round
+    /// trip's findings, a function of the stream alone.)
     #[test]
     fn a_colliding_memo_entry_that_differs_in_anything_is_not_a_hit() {
         let a = scenario_at(Family::Single, 0);
@@ -1313,30 +1455,38 @@ mod tests {
         let tb = run_observed(&b, RunOptions::default(), &mut |_, _| {}).unwrap();
         let want = check_trace(&ta, &a);
         let poison = diag(Rule::InvRecordAll, 0, 0, vec![], "poison".to_owned());
-        type Rewrite = fn(&mut MemoEntry, &Trace);
-        let rewrites: [(&str, Rewrite); 4] = [
-            ("stream", |e, other| e.stream = other.stream.clone()),
-            ("profile", |e, _| {
-                e.profile = crate::profile::ProfileName::ALL
-                    .into_iter()
-                    .find(|p| *p != e.profile)
-                    .unwrap()
+        type Rewrite = fn(&mut MemoEntry, &Trace, &Diagnostic);
+        let rewrites: [(&str, Rewrite); 3] = [
+            ("stream", |e, other, poison| {
+                e.stream = other.stream.clone();
+                e.wire = vec![poison.clone()];
             }),
-            ("rules", |e, _| {
-                e.rules = crate::profile::ProfileName::ALL
-                    .into_iter()
-                    .map(crate::profile::ProfileName::rules)
-                    .find(|r| *r != e.rules)
-                    .unwrap()
+            ("profile", |e, _, _| {
+                for j in &mut e.judged {
+                    j.profile = crate::profile::ProfileName::ALL
+                        .into_iter()
+                        .find(|p| *p != j.profile)
+                        .unwrap()
+                }
             }),
-            ("interrupted", |e, _| e.interrupted = !e.interrupted),
+            ("rules", |e, _, _| {
+                for j in &mut e.judged {
+                    j.rules = crate::profile::ProfileName::ALL
+                        .into_iter()
+                        .map(crate::profile::ProfileName::rules)
+                        .find(|r| *r != j.rules)
+                        .unwrap()
+                }
+            }),
         ];
         for (what, rewrite) in rewrites {
             let mut memo = StreamMemo::new();
             assert_eq!(check_trace_memo(&ta, &a, &mut memo), want);
             for e in memo.entries.values_mut().flatten() {
-                rewrite(e, &tb);
-                e.found = (vec![poison.clone()], vec![]);
+                for j in &mut e.judged {
+                    j.found.diagnostics = vec![poison.clone()];
+                }
+                rewrite(e, &tb, &poison);
             }
             assert_eq!(check_trace_memo(&ta, &a, &mut memo), want, "{what}");
             assert_eq!((memo.hits, memo.misses), (0, 2), "{what}");

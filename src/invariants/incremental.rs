@@ -193,17 +193,23 @@ impl StepChecker {
 
 /// The stream invariants of [`check_trace`] ([`stream_rules`] and
 /// [`wire_round_trip`]) remembered by their input, for an exploration that
-/// meets the same stream many times.
+/// meets the same stream many times (rule `PERF-MEMO-BY-STREAM`).
 ///
-/// Both are functions of the stream, the profile, the rules (the writer's
-/// form) and whether the run was interrupted alone, so a remembered result is
-/// the result. An entry is found by a hash of the serialized stream and
-/// confirmed by comparing the events themselves (equal serializations of
-/// different events would not be confused). Bounded: it forgets everything
-/// past [`StreamMemo::CAPACITY`] entries.
+/// An entry is a stream: found by a hash of the stream's compact JSON
+/// text and confirmed by comparing the events themselves (equal texts of
+/// different events would not be confused). It holds the stream's
+/// `wire_round_trip` findings, a function of the stream alone, once for
+/// every profile; and, per profile and rules met with it, the stream
+/// oracle's findings before the waivers ([`StreamFindings`]), a function of
+/// the persisted bytes (the stream and the rules' response form), the
+/// profile and the rules' tables alone. The waivers, which read the
+/// trace's prompts and whether it was interrupted, are applied to each
+/// trace. Bounded: it forgets everything past [`StreamMemo::CAPACITY`]
+/// judged (stream, profile, rules).
 #[derive(Debug, Default)]
 pub struct StreamMemo {
     pub(super) entries: HashMap<u64, Vec<MemoEntry>>,
+    /// The (stream, profile, rules) judged.
     pub(super) len: usize,
     /// Entries kept before it forgets them all (`None`:
     /// [`StreamMemo::CAPACITY`]).
@@ -212,23 +218,28 @@ pub struct StreamMemo {
     pub hits: usize,
     /// Lookups computed.
     pub misses: usize,
+    /// The compact text of the stream looked up last.
+    text: Vec<u8>,
 }
 
 #[derive(Debug)]
 pub(super) struct MemoEntry {
-    pub(super) profile: crate::profile::ProfileName,
-    pub(super) rules: crate::profile::Rules,
-    pub(super) interrupted: bool,
     pub(super) stream: Vec<crate::wire::Event>,
-    pub(super) found: (Vec<Diagnostic>, Vec<Diagnostic>),
+    /// `wire_round_trip` of the stream.
+    pub(super) wire: Vec<Diagnostic>,
+    /// The oracle's findings per profile and rules.
+    pub(super) judged: Vec<Judged>,
 }
 
-/// Hashes the bytes written, eight at a time (nothing is kept). Not
-/// collision-resistant, and need not be: a memo hit is confirmed by
-/// comparing the events.
-pub(super) struct HashWriter(FastHash);
+#[derive(Debug)]
+pub(super) struct Judged {
+    pub(super) profile: crate::profile::ProfileName,
+    pub(super) rules: crate::profile::Rules,
+    pub(super) found: StreamFindings,
+}
 
-/// A multiply-rotate hash over 8-byte words.
+/// A multiply-rotate hash over 8-byte words. Not collision-resistant, and
+/// need not be: a memo hit is confirmed by comparing the events.
 #[derive(Default)]
 pub(super) struct FastHash(u64);
 
@@ -252,16 +263,6 @@ impl std::hash::Hasher for FastHash {
     }
 }
 
-impl std::io::Write for HashWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        std::hash::Hasher::write(&mut self.0, buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 impl StreamMemo {
     /// Entries kept before the memo forgets them all.
     pub(crate) const CAPACITY: usize = 50_000;
@@ -282,50 +283,68 @@ impl StreamMemo {
     }
 
     /// `(stream_rules(trace), wire_round_trip(trace))`, from memory when the
-    /// same stream was judged before under the same profile and rules.
+    /// same stream was judged before (under the same profile and rules, for
+    /// the first).
     pub(super) fn stream_invariants(
         &mut self,
         trace: &Trace,
     ) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
-        use std::hash::{Hash, Hasher};
-        let mut w = HashWriter(FastHash::default());
-        if serde_json::to_writer(&mut w, &trace.stream).is_err() {
-            self.misses += 1;
-            return (stream_rules(trace), wire_round_trip(trace));
-        }
-        trace.profile.hash(&mut w.0);
-        trace.rules.hash(&mut w.0);
-        trace.interrupted.hash(&mut w.0);
-        let key = w.0.finish();
-        let same = |e: &MemoEntry| {
-            e.profile == trace.profile
-                && e.rules == trace.rules
-                && e.interrupted == trace.interrupted
-                && e.stream == trace.stream
-        };
-        if let Some(e) = self
+        use std::hash::Hasher;
+        self.text.clear();
+        write_events(&trace.stream, false, &mut self.text);
+        let mut h = FastHash::default();
+        h.write(&self.text);
+        let key = h.finish();
+        let same_rules = |j: &&Judged| j.profile == trace.profile && j.rules == trace.rules;
+        let known = self
             .entries
             .get(&key)
-            .and_then(|v| v.iter().find(|e| same(e)))
-        {
-            self.hits += 1;
-            return e.found.clone();
+            .and_then(|v| v.iter().position(|e| e.stream == trace.stream));
+        if let Some(k) = known {
+            let e = &self.entries[&key][k];
+            if let Some(j) = e.judged.iter().find(same_rules) {
+                self.hits += 1;
+                return (kept_stream_findings(trace, j.found.clone()), e.wire.clone());
+            }
         }
         self.misses += 1;
-        let found = (stream_rules(trace), wire_round_trip(trace));
+        let flat_bytes;
+        let bytes = if writes_flat(trace) {
+            let mut b = Vec::new();
+            write_persisted(trace, &mut b);
+            flat_bytes = b;
+            &flat_bytes
+        } else {
+            // What `write_persisted` writes for this trace.
+            &self.text
+        };
+        let found = stream_findings(bytes, trace);
+        let mut known = known;
         if self.len >= self.capacity.unwrap_or(Self::CAPACITY) {
             self.entries.clear();
             self.len = 0;
+            known = None;
         }
         self.len += 1;
-        self.entries.entry(key).or_default().push(MemoEntry {
+        let bucket = self.entries.entry(key).or_default();
+        let k = match known {
+            Some(k) => k,
+            None => {
+                bucket.push(MemoEntry {
+                    stream: trace.stream.clone(),
+                    wire: wire_round_trip(trace),
+                    judged: Vec::new(),
+                });
+                bucket.len() - 1
+            }
+        };
+        let e = &mut bucket[k];
+        e.judged.push(Judged {
             profile: trace.profile,
             rules: trace.rules,
-            interrupted: trace.interrupted,
-            stream: trace.stream.clone(),
             found: found.clone(),
         });
-        found
+        (kept_stream_findings(trace, found), e.wire.clone())
     }
 }
 

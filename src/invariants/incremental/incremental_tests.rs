@@ -4,6 +4,7 @@ use std::hash::{DefaultHasher, Hasher};
 
 use super::*;
 use crate::explore::{Family, scenario_at};
+use crate::scenario::Scenario;
 use crate::scenario::{RunOptions, run_observed};
 
 /// The key of `checker` alone.
@@ -80,4 +81,234 @@ fn a_memo_keeps_at_most_its_capacity() {
     assert_eq!(lens(StreamMemo::with_capacity(2)), [1, 2, 1]);
     assert_eq!(lens(StreamMemo::with_capacity(0)), [1, 1, 1]);
     assert_eq!(lens(StreamMemo::new()), [1, 2, 3]);
+}
+
+/// Traces of every `step`-th scenario of the single and pair families
+/// (every profile: the families pick it last) with no fault and under each
+/// fault alone.
+fn explored_runs(step: usize) -> Vec<(Scenario, Trace)> {
+    use crate::explore::family_size;
+    use crate::testkit::Faults;
+    let mut out = Vec::new();
+    for family in [Family::Single, Family::Pairs] {
+        for n in (0..family_size(family)).step_by(step) {
+            let s = scenario_at(family, n);
+            for faults in std::iter::once(Faults::default()).chain(Faults::each_alone()) {
+                if let Ok(t) = run_observed(&s, RunOptions::from(faults), &mut |_, _| {}) {
+                    out.push((s.clone(), t));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `wire_round_trip` as it was written first: the events copied into a
+/// `Stream`, written, read back and written again through the `Stream`.
+fn wire_round_trip_plain(trace: &Trace) -> Vec<Diagnostic> {
+    let s = Stream::new(trace.stream.clone());
+    let first = s.to_array_string();
+    match Stream::from_slice(first.as_bytes(), ORIGIN) {
+        Ok(back) if back == s && back.to_array_string() == first => vec![],
+        Ok(_) => vec![diag(
+            Rule::InvWireRoundtrip,
+            0,
+            0,
+            vec![],
+            "the stream reads back different".to_owned(),
+        )],
+        Err(e) => vec![diag(
+            Rule::InvWireRoundtrip,
+            0,
+            e.event_index().unwrap_or(0),
+            vec![],
+            format!("the stream does not read back: {e}"),
+        )],
+    }
+}
+
+/// A trace whose last event does not read back as itself: a tool response
+/// with no typed content and a `content` extra, which reads back typed.
+fn a_trace_that_reads_back_different() -> Trace {
+    let s = scenario_at(Family::Single, 0);
+    let mut t = run_observed(&s, RunOptions::default(), &mut |_, _| {}).expect("runs");
+    let response = crate::wire::ToolCallResponse {
+        id: "c1".to_owned(),
+        content: None,
+        is_error: None,
+    };
+    t.stream.push(crate::wire::Event::with(
+        None,
+        EventKind::ToolCallResponse(response),
+        vec![(
+            "content".to_owned(),
+            crate::wire::Opaque::from_value(&Value::String("x".to_owned())),
+        )],
+    ));
+    t
+}
+
+/// Rule: PERF-PERSISTED-DIRECT — invariant: the persisted bytes the stream
+/// rules read, written event by event, are byte for byte
+/// `serde_json::to_vec(&trace.persisted_json())` (the tree the trace
+/// builds), for the explored runs of every profile (flat and tagged
+/// responses) with and without each fault; and `wire_round_trip` written
+/// from the events without a copy gives the findings of the copy through a
+/// `Stream`, on those runs and on a stream that reads back different.
+#[test]
+fn persisted_bytes_are_the_trees_and_the_round_trip_the_streams() {
+    let traces: Vec<Trace> = explored_runs(101).into_iter().map(|(_, t)| t).collect();
+    assert!(traces.len() > 1000, "{}", traces.len());
+    let flat = traces
+        .iter()
+        .filter(|t| matches!(t.rules.response_form, crate::profile::ResponseForm::Flat))
+        .count();
+    assert!(flat > 0 && flat < traces.len(), "{flat} flat");
+    for t in &traces {
+        let mut bytes = Vec::new();
+        write_persisted(t, &mut bytes);
+        let tree = serde_json::to_vec(&t.persisted_json()).expect("writes");
+        assert_eq!(
+            String::from_utf8_lossy(&bytes),
+            String::from_utf8_lossy(&tree)
+        );
+        assert_eq!(wire_round_trip(t), wire_round_trip_plain(t));
+    }
+    // Extras, repeating names or not, on every kind of response, under a
+    // flat and a tagged response form.
+    let text = |t: &str| crate::wire::Opaque::from_value(&Value::String(t.to_owned()));
+    let mut extras = traces
+        .iter()
+        .find(|t| !t.stream.is_empty())
+        .expect("a stream")
+        .clone();
+    let responses: Vec<crate::wire::Event> = extras
+        .stream
+        .iter()
+        .filter(|e| e.as_inquiry_response().is_some())
+        .cloned()
+        .collect();
+    assert!(!responses.is_empty());
+    for (k, e) in extras.stream.clone().iter().chain(&responses).enumerate() {
+        let mut e = e.clone();
+        let names = ["note", "type", "id", "outcome", "content", "note"];
+        e.extra.push((names[k % names.len()].to_owned(), text("x")));
+        if k % 2 == 0 {
+            e.extra.push(("note".to_owned(), text("y")));
+        }
+        extras.stream.push(e);
+    }
+    for name in crate::profile::ProfileName::ALL {
+        extras.rules = name.rules();
+        let mut bytes = Vec::new();
+        write_persisted(&extras, &mut bytes);
+        let tree = serde_json::to_vec(&extras.persisted_json()).expect("writes");
+        assert_eq!(
+            String::from_utf8_lossy(&bytes),
+            String::from_utf8_lossy(&tree),
+            "{name:?}"
+        );
+    }
+    let odd = a_trace_that_reads_back_different();
+    let found = wire_round_trip(&odd);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found, wire_round_trip_plain(&odd));
+}
+
+/// Rule: PERF-MEMO-BY-STREAM — invariant: with one memo shared by every
+/// run, `check_trace_memo` gives exactly `check_trace`'s findings, on the
+/// explored runs of every profile with and without each fault, where
+/// streams recur (hits) and recur under another profile or rules (the
+/// round trip's findings remembered, the oracle's computed).
+#[test]
+fn a_shared_memo_finds_what_check_trace_finds() {
+    let runs = explored_runs(61);
+    let mut memo = StreamMemo::new();
+    for (s, t) in &runs {
+        assert_eq!(check_trace_memo(t, s, &mut memo), check_trace(t, s));
+    }
+    let streams: usize = memo.entries.values().map(Vec::len).sum();
+    assert!(memo.hits > 0, "no hit");
+    assert!(streams < memo.len, "no stream under two rule sets");
+    assert_eq!(memo.hits + memo.misses, runs.len());
+}
+
+/// Rule: PERF-MEMO-BY-STREAM — the waivers of the stream oracle's
+/// findings read the trace beyond its stream, so a remembered stream does
+/// not carry them to another trace: twins with the same stream, profile
+/// and rules, one whose prompter typed an ill-fitting answer and one whose
+/// prompter did not, and an interrupted run with its uninterrupted twin,
+/// get `check_trace`'s findings from one memo, which differ.
+#[test]
+fn a_remembered_stream_is_waived_by_each_traces_own_prompts_and_end() {
+    // A prompter's answer to a boolean question under RFD 083 (which
+    // judges an answer's fit), made ill-fitting in the stream and in the
+    // prompt alike.
+    let (s, mut typed) = (0..crate::explore::family_size(Family::Single))
+        .map(|n| scenario_at(Family::Single, n))
+        .filter_map(|s| {
+            let t = run_observed(&s, RunOptions::default(), &mut |_, _| {}).ok()?;
+            let prompted = t.prompts.iter().any(|p| {
+                matches!(
+                    &p.reply,
+                    crate::scenario::PrompterReply::Answer {
+                        value: Value::Bool(_),
+                        ..
+                    }
+                )
+            });
+            let answered = t.stream.iter().any(|e| {
+                matches!(
+                    e.as_inquiry_response(),
+                    Some(crate::wire::InquiryResponse::Answered {
+                        answer: Value::Bool(_),
+                        ..
+                    })
+                )
+            });
+            let judged = t.profile == crate::profile::ProfileName::Rfd083;
+            (judged && prompted && answered).then_some((s, t))
+        })
+        .next()
+        .expect("a prompted boolean answer");
+    let odd = Value::String("neither-yes-nor-no".to_owned());
+    for p in &mut typed.prompts {
+        if let crate::scenario::PrompterReply::Answer { value, .. } = &mut p.reply {
+            *value = odd.clone();
+        }
+    }
+    for e in &mut typed.stream {
+        if let EventKind::InquiryResponse(crate::wire::InquiryResponse::Answered {
+            answer, ..
+        }) = &mut e.kind
+        {
+            *answer = odd.clone();
+        }
+    }
+    let mut untyped = typed.clone();
+    untyped.prompts.clear();
+    // A hard quit with its tool call open.
+    let si: Scenario = serde_json::from_value(serde_json::json!({
+        "tty": false,
+        "tools": {"t": {"run": "unattended", "program": {"kind": "script", "asks": [
+            {"question": {"id": "q", "text": "Proceed?", "answer_type": {"type": "boolean"}}}
+        ]}}},
+        "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],
+        "backend": [{"reply": "cancelled", "cause": "hard_quit"}]
+    }))
+    .expect("a scenario");
+    let interrupted = run_observed(&si, RunOptions::default(), &mut |_, _| {}).expect("runs");
+    assert!(interrupted.interrupted);
+    let mut ended = interrupted.clone();
+    ended.interrupted = false;
+    let twins = [(&s, typed, untyped), (&si, interrupted, ended)];
+    for (s, a, b) in &twins {
+        let mut memo = StreamMemo::new();
+        let (want_a, want_b) = (check_trace(a, s), check_trace(b, s));
+        assert_ne!(want_a, want_b);
+        assert_eq!(check_trace_memo(a, s, &mut memo), want_a);
+        assert_eq!(check_trace_memo(b, s, &mut memo), want_b);
+        assert_eq!(check_trace_memo(a, s, &mut memo), want_a);
+        assert_eq!((memo.hits, memo.misses), (2, 1));
+    }
 }
