@@ -174,6 +174,10 @@ pub(crate) type FieldsRef<'a> = Vec<(Cow<'a, str>, &'a str)>;
 /// in-place collection of a `Vec`'s own iterator keeps the buffer, without
 /// `unsafe` of ours.
 #[inline]
+#[expect(
+    clippy::unnecessary_filter_map,
+    reason = "the map changes the element type's lifetimes; no element is kept"
+)]
 pub(crate) fn recycle<'b>(fields: FieldsRef<'_>) -> FieldsRef<'b> {
     fields.into_iter().filter_map(|_| None).collect()
 }
