@@ -632,6 +632,31 @@ mod tests {
     use crate::scenario;
     use crate::testkit::Faults;
 
+    /// Rule: INV-EXPLORE-POR — the counted interleavings (a multinomial per
+    /// cycle) are the runs the search without reduction makes, on pairs
+    /// roots, where the count is exact (their calls ask different tools)
+    /// and each call has several pieces of work (invocations, prompts,
+    /// backend calls), so the count's every factor is read.
+    #[test]
+    fn the_counted_interleavings_are_the_runs_of_every_interleaving() {
+        let mut several = 0;
+        for n in root_indices(Family::Pairs).into_iter().step_by(4_999) {
+            let root = root_at(Family::Pairs, n);
+            let counted = interleavings(&root, RunOptions::default()).expect("counts");
+            let stats = search(
+                &root,
+                RunOptions::default(),
+                Reduction::Off,
+                &mut StreamMemo::new(),
+                &mut |_| {},
+            )
+            .expect("runs");
+            assert_eq!(counted, stats.runs as u64, "pairs root {n}");
+            several += usize::from(counted > 2);
+        }
+        assert!(several > 0, "some root interleaves more than two steps");
+    }
+
     /// A step of call `call` that touches nothing beyond its own call.
     fn lone(call: usize, kind: StepKind) -> Footprint {
         Footprint {
