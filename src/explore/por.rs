@@ -655,6 +655,39 @@ mod tests {
             several += usize::from(counted > 2);
         }
         assert!(several > 0, "some root interleaves more than two steps");
+        // Permission and delivery prompts, each counted for the call its
+        // tool-call ID and tool name find: the language family's roots with
+        // plain names, a backend that answers (no token cuts a call's work
+        // short), the first tool behind a permission prompt and the second's
+        // result behind a delivery prompt.
+        let mut prompted = 0;
+        for n in 0..crate::explore::LANGUAGE_ROOTS {
+            let root = crate::explore::language_root(n);
+            let plain = !root.tools.contains_key("a.b");
+            let answers = matches!(
+                root.backend.first(),
+                Some(crate::scenario::BackendReply::Answer { .. })
+            );
+            let extras = root
+                .tools
+                .get("t1")
+                .is_some_and(|t| t.run == Some(crate::model::coordinator::RunPolicy::Ask));
+            if !(plain && answers && extras) {
+                continue;
+            }
+            let counted = interleavings(&root, RunOptions::default()).expect("counts");
+            let stats = search(
+                &root,
+                RunOptions::default(),
+                Reduction::Off,
+                &mut StreamMemo::new(),
+                &mut |_| {},
+            )
+            .expect("runs");
+            assert_eq!(counted, stats.runs as u64, "language root {n}");
+            prompted += 1;
+        }
+        assert!(prompted > 0);
     }
 
     /// A step of call `call` that touches nothing beyond its own call.
