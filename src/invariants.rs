@@ -536,16 +536,7 @@ fn repeats_a_name(e: &crate::wire::Event) -> bool {
     if e.extra.is_empty() {
         return false;
     }
-    let typed: &[&str] = match &e.kind {
-        EventKind::TurnStart
-        | EventKind::ChatRequest
-        | EventKind::ChatResponse
-        | EventKind::Other(_) => &[],
-        EventKind::ToolCallRequest(_) => &["id", "name", "arguments"],
-        EventKind::ToolCallResponse(_) => &["id", "content", "is_error"],
-        EventKind::InquiryRequest(_) => &["id", "source", "question"],
-        EventKind::InquiryResponse(_) => &["outcome", "id", "answer", "reason"],
-    };
+    let typed = crate::wire::typed_field_names(&e.kind);
     e.extra.iter().enumerate().any(|(k, (name, _))| {
         name == "type"
             || name == "timestamp"

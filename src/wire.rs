@@ -576,6 +576,30 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 /// standalone type and kept as envelope extras by [`Event`].
 const RESPONSE_FIELDS: [&str; 4] = ["id", "outcome", "answer", "reason"];
 
+/// The fields `tool_call_request` reads, in the order the reader takes them.
+const TOOL_CALL_REQUEST_FIELDS: [&str; 3] = ["id", "name", "arguments"];
+
+/// The fields `tool_call_response` reads, in the order the reader takes them.
+const TOOL_CALL_RESPONSE_FIELDS: [&str; 3] = ["id", "content", "is_error"];
+
+/// The fields `inquiry_request` reads, in the order the reader takes them.
+const INQUIRY_REQUEST_FIELDS: [&str; 3] = ["id", "source", "question"];
+
+/// The field names a kind types (besides `type` and `timestamp`): an extra
+/// field with one of these names would be read back as the typed field.
+pub(crate) fn typed_field_names(kind: &EventKind) -> &'static [&'static str] {
+    match kind {
+        EventKind::TurnStart
+        | EventKind::ChatRequest
+        | EventKind::ChatResponse
+        | EventKind::Other(_) => &[],
+        EventKind::ToolCallRequest(_) => &TOOL_CALL_REQUEST_FIELDS,
+        EventKind::ToolCallResponse(_) => &TOOL_CALL_RESPONSE_FIELDS,
+        EventKind::InquiryRequest(_) => &INQUIRY_REQUEST_FIELDS,
+        EventKind::InquiryResponse(_) => &RESPONSE_FIELDS,
+    }
+}
+
 /// The response fields as read. A `null` `outcome` or `reason` reads as
 /// absent (rule `WIRE-RESP-NULL-ABSENT`, decision "Wire: a null reason or
 /// outcome reads as absent"): RFD 082 reads as legacy "events without an

@@ -129,20 +129,7 @@ strategies! {
     mutation -> Mutation = budget::SMALL;
 }
 
-/// The field names a kind types (besides `type` and `timestamp`): an extra
-/// field with one of these names would be read back as the typed field.
-pub(crate) fn typed_field_names(kind: &EventKind) -> &'static [&'static str] {
-    match kind {
-        EventKind::TurnStart
-        | EventKind::ChatRequest
-        | EventKind::ChatResponse
-        | EventKind::Other(_) => &[],
-        EventKind::ToolCallRequest(_) => &["id", "name", "arguments"],
-        EventKind::ToolCallResponse(_) => &["id", "content", "is_error"],
-        EventKind::InquiryRequest(_) => &["id", "source", "question"],
-        EventKind::InquiryResponse(_) => &["id", "outcome", "answer", "reason"],
-    }
-}
+pub(crate) use crate::wire::typed_field_names;
 
 /// A stream of up to `max_len` events ([`draw::stream`]).
 pub fn stream(max_len: usize) -> BoxedStrategy<Stream> {

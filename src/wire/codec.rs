@@ -110,7 +110,7 @@ where
         Ok(Typed::ChatRequest) => (EventKind::ChatRequest, kept(rest)),
         Ok(Typed::ChatResponse) => (EventKind::ChatResponse, kept(rest)),
         Ok(Typed::ToolCallRequest) => {
-            let (mut t, extra) = take(rest, &["id", "name", "arguments"]);
+            let (mut t, extra) = take(rest, &TOOL_CALL_REQUEST_FIELDS);
             let id = req_string(&mut t, 0, "tool_call_request", "id")?;
             let name = req_string(&mut t, 1, "tool_call_request", "name")?;
             let arguments = t[2].take().and_then(FieldValue::keep);
@@ -124,7 +124,7 @@ where
             )
         }
         Ok(Typed::ToolCallResponse) => {
-            let (mut t, extra) = take(rest, &["id", "content", "is_error"]);
+            let (mut t, extra) = take(rest, &TOOL_CALL_RESPONSE_FIELDS);
             let id = req_string(&mut t, 0, "tool_call_response", "id")?;
             let content = t[1].take().and_then(FieldValue::keep);
             let is_error = match t[2].take() {
@@ -146,8 +146,7 @@ where
             )
         }
         Ok(Typed::InquiryRequest) => {
-            let names = ["id", "source", "question"];
-            let (mut t, extra) = take(rest, &names);
+            let (mut t, extra) = take(rest, &INQUIRY_REQUEST_FIELDS);
             let fast = match &t {
                 [Some(id), Some(source), Some(question)] => {
                     typing::inquiry_request(id.text(), source.text(), question.text())
@@ -158,7 +157,8 @@ where
                 Some(req) => req,
                 None => {
                     typing::note_serde_typing();
-                    from_fields(&names, &t).map_err(|e| invalid("inquiry_request", &e))?
+                    from_fields(&INQUIRY_REQUEST_FIELDS, &t)
+                        .map_err(|e| invalid("inquiry_request", &e))?
                 }
             };
             value_text = number_text(t[2].take());
