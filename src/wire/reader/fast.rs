@@ -488,7 +488,8 @@ fn short_string_end(bytes: &[u8], at: usize) -> Option<usize> {
         return None;
     }
     let after = bytes.get(at + 1..at + 33)?;
-    let (first, second) = after.split_at(16);
+    let (first, second) = after.split_first_chunk::<16>()?;
+    let second = second.first_chunk::<16>()?;
     let k = match block_stop(first) {
         Some(k) => k,
         None => 16 + block_stop(second)?,
@@ -498,10 +499,10 @@ fn short_string_end(bytes: &[u8], at: usize) -> Option<usize> {
 
 /// [`text_stop`] within 16 bytes.
 #[inline(always)]
-fn block_stop(block: &[u8]) -> Option<usize> {
+fn block_stop(block: &[u8; 16]) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     {
-        sse2::block_stop(block.try_into().expect("16 bytes"))
+        sse2::block_stop(block)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -535,24 +536,15 @@ mod sse2 {
     }
 
     pub(super) fn text_stop(bytes: &[u8]) -> Option<usize> {
-        let mut chunks = bytes.chunks_exact(16);
+        let (blocks, rest) = bytes.as_chunks::<16>();
         let mut offset = 0;
-        for chunk in &mut chunks {
-            // SAFETY: `chunk` is 16 readable bytes; the load is unaligned;
-            // SSE2 is enabled on every x86-64 target.
-            let mask = unsafe {
-                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-                let low_or_high = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
-                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), low_or_high))
-            };
-            if mask != 0 {
-                return Some(offset + mask.trailing_zeros() as usize);
+        for block in blocks {
+            if let Some(k) = block_stop(block) {
+                return Some(offset + k);
             }
             offset += 16;
         }
-        super::stop::<true>(chunks.remainder()).map(|k| offset + k)
+        super::stop::<true>(rest).map(|k| offset + k)
     }
 }
 
