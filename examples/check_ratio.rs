@@ -92,3 +92,9 @@ fn main() {
         println!("{name}: {} bytes, {n} events", bytes.len());
     }
 }
+
+/// The allocator the command line ships with, so the figures are those of
+/// the binary a user runs (docs/decisions/performance.md, "The binaries'
+/// allocator").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

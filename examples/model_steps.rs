@@ -84,3 +84,9 @@ fn main() {
         rounds.max(1)
     );
 }
+
+/// The allocator the command line ships with, so the figures are those of
+/// the binary a user runs (docs/decisions/performance.md, "The binaries'
+/// allocator").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -1,5 +1,12 @@
 //! The `inquiry-model` command line.
 
+/// The command line allocates through mimalloc: the model's runs and
+/// `check`'s events allocate many small records, where glibc's allocator
+/// spends about half of a model step (docs/decisions/performance.md,
+/// "The binaries' allocator").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     std::process::exit(inquiry_model::cli::main());
 }
