@@ -375,3 +375,177 @@ fn running_ask_tools_unasked_without_a_terminal_passes_under_rfd_only() {
     let r = check_generated(&mut pinned, ProfileName::Rfd083, 300, 9);
     assert!(!r.passed(), "no generated scenario reaches the pin");
 }
+
+/// Rule: CONF-PINS — a call of a tool the scenario never configures is
+/// answered as an unknown tool by RFD alone and pins nothing; the same call
+/// of a configured tool switched off (`enable`) pins
+/// `DisabledToolUnknown`. Both runs hold an unknown-tool response, so only
+/// the configured-or-not test tells them apart.
+#[test]
+fn only_a_configured_tool_switched_off_pins_the_unknown_tool_answer() {
+    let pins = |tools: Value| {
+        let s: Scenario = serde_json::from_value(serde_json::json!({
+            "tools": tools,
+            "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}]]}],
+        }))
+        .expect("the scenario reads");
+        let trace = crate::scenario::run(&s).expect("the scenario runs");
+        assert!(
+            trace
+                .tool_responses
+                .iter()
+                .any(|r| r.kind == ResponseKind::UnknownTool),
+            "{:?}",
+            trace.tool_responses
+        );
+        conformance::pins::pins_of(&s, &trace)
+    };
+    let script = serde_json::json!({"kind": "script", "asks": []});
+    assert_eq!(
+        pins(serde_json::json!({"other": {"program": script}})),
+        Vec::<Pin>::new()
+    );
+    assert_eq!(
+        pins(serde_json::json!({"fs": {"program": script, "enable": {"state": false}}})),
+        vec![Pin::DisabledToolUnknown]
+    );
+}
+
+/// Rule: CONF-PINS — a switched-off tool's call is covered in the turn the
+/// run answered it in, found among the persisted events by its own
+/// response: here the second turn, after another call's response in the
+/// first (the turn of the first response in the stream, or of a response
+/// of another call, would be the first turn). Its description names that
+/// turn as a reader counts it and the call.
+#[test]
+fn a_switched_off_tools_cover_is_in_its_own_turn_and_says_so() {
+    let script = serde_json::json!({"kind": "script", "asks": []});
+    let s: Scenario = serde_json::from_value(serde_json::json!({
+        "tools": {
+            "a": {"program": script},
+            "fs": {"program": script, "enable": {"state": false}},
+        },
+        "turns": [
+            {"user": "one", "cycles": [[{"id": "call_1", "tool": "a"}]]},
+            {"user": "two", "cycles": [[{"id": "call_2", "tool": "fs"}]]},
+        ],
+    }))
+    .expect("the scenario reads");
+    let trace = crate::scenario::run(&s).expect("the scenario runs");
+    let skip = std::collections::BTreeSet::from([Pin::DisabledToolUnknown]);
+    let covers = conformance::pins::covers(&skip, &s, &trace);
+    // `compare` counts 0 as before the first `turn_start`: the second turn is 2.
+    assert_eq!(
+        covers,
+        vec![conformance::pins::Cover::Call {
+            pin: Pin::DisabledToolUnknown,
+            turn: 2,
+            call: "call_2".to_owned(),
+        }]
+    );
+    let said = covers[0].describe();
+    assert!(
+        said.contains("call_2") && said.contains("turn 1") && !said.contains("turn 0"),
+        "{said}"
+    );
+}
+
+/// Rule: CONF-PINS — a run's covers come from the pins skipped and from
+/// what the run did, nothing else: a withheld result is covered only when
+/// `DeliveryWithheldResponse` is skipped, a switched-off tool's call only
+/// when `DisabledToolUnknown` is, and a call of a tool the scenario never
+/// configured never (it is the RFD's unknown tool, not a decision of the
+/// model).
+#[test]
+fn covers_come_only_from_the_skipped_pins_the_run_reached() {
+    use std::collections::BTreeSet;
+    let pins_covered = |s: &Scenario, skip: &[Pin]| -> Vec<Pin> {
+        let trace = crate::scenario::run(s).expect("the scenario runs");
+        let skip: BTreeSet<Pin> = skip.iter().copied().collect();
+        conformance::pins::covers(&skip, s, &trace)
+            .iter()
+            .map(conformance::pins::Cover::pin)
+            .collect()
+    };
+    let withheld = vector("delivery-prompt-withheld").scenario;
+    assert_eq!(
+        pins_covered(&withheld, &[Pin::DeliveryWithheldResponse]),
+        vec![Pin::DeliveryWithheldResponse]
+    );
+    assert_eq!(pins_covered(&withheld, &[Pin::DisabledToolUnknown]), vec![]);
+    let calling = |tools: Value| -> Scenario {
+        serde_json::from_value(serde_json::json!({
+            "tools": tools,
+            "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}]]}],
+        }))
+        .expect("the scenario reads")
+    };
+    let script = serde_json::json!({"kind": "script", "asks": []});
+    let switched_off =
+        calling(serde_json::json!({"fs": {"program": script, "enable": {"state": false}}}));
+    assert_eq!(
+        pins_covered(&switched_off, &[Pin::DisabledToolUnknown]),
+        vec![Pin::DisabledToolUnknown]
+    );
+    assert_eq!(
+        pins_covered(&switched_off, &[Pin::DeliveryWithheldResponse]),
+        vec![]
+    );
+    let never_configured = calling(serde_json::json!({"other": {"program": script}}));
+    assert_eq!(
+        pins_covered(&never_configured, &[Pin::DisabledToolUnknown]),
+        vec![]
+    );
+    let chose = vector("inquiry-model-choice").scenario;
+    assert_eq!(
+        pins_covered(&chose, &[Pin::BackendModelChoice]),
+        vec![Pin::BackendModelChoice]
+    );
+    assert_eq!(pins_covered(&chose, &[Pin::DisabledToolUnknown]), vec![]);
+    assert_eq!(pins_covered(&withheld, &[Pin::BackendModelChoice]), vec![]);
+}
+
+/// Rule: CONF-PINS — a call ID used again in a later turn is covered at
+/// its own response: the second response of `call_1` (0-based `n` 1), in
+/// the second turn, for a result withheld and for a switched-off tool,
+/// where the first `call_1` ran a plain tool in the first turn.
+#[test]
+fn a_reused_call_id_is_covered_at_its_own_response() {
+    use conformance::pins::Cover;
+    let script = serde_json::json!({"kind": "script", "asks": []});
+    let twice = |second: Value| -> Scenario {
+        serde_json::from_value(serde_json::json!({
+            "tools": {"a": {"program": script}, "fs": second},
+            "turns": [
+                {"user": "one", "cycles": [[{"id": "call_1", "tool": "a"}]]},
+                {"user": "two", "cycles": [[{"id": "call_1", "tool": "fs"}]]},
+            ],
+            "deliveries": [{"reply": "withhold"}],
+        }))
+        .expect("the scenario reads")
+    };
+    let covers = |s: &Scenario, pin: Pin| {
+        let trace = crate::scenario::run(s).expect("the scenario runs");
+        conformance::pins::covers(&std::collections::BTreeSet::from([pin]), s, &trace)
+    };
+    let withheld = twice(serde_json::json!({
+        "source": {"kind": "local"}, "run": "unattended", "program": script, "result": "ask",
+    }));
+    assert_eq!(
+        covers(&withheld, Pin::DeliveryWithheldResponse),
+        vec![Cover::Response {
+            pin: Pin::DeliveryWithheldResponse,
+            call: "call_1".to_owned(),
+            n: 1,
+        }]
+    );
+    let switched_off = twice(serde_json::json!({"program": script, "enable": {"state": false}}));
+    assert_eq!(
+        covers(&switched_off, Pin::DisabledToolUnknown),
+        vec![Cover::Call {
+            pin: Pin::DisabledToolUnknown,
+            turn: 2,
+            call: "call_1".to_owned(),
+        }]
+    );
+}

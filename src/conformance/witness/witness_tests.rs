@@ -126,6 +126,31 @@ fn capabilities_default_to_a_steered_adapter_that_observes_everything() {
     );
 }
 
+/// Rule: CONF-CAPABILITIES — an `observes` that is not a list, or holds
+/// a name the protocol does not have, is refused with every entry kind the
+/// protocol has, by its wire name (listed here from the protocol's table,
+/// not from `EntryKind::as_str`), so the adapter's author reads what is
+/// allowed.
+#[test]
+fn a_wrong_observes_is_refused_naming_every_entry_kind() {
+    for init_ok in [
+        json!({"observes": ["persisted", "smells"]}),
+        json!({"observes": "persisted"}),
+    ] {
+        let err = Capabilities::from_init_ok(&init_ok).unwrap_err();
+        for kind in [
+            "persisted",
+            "invoked",
+            "prompted",
+            "responded",
+            "turn_ended",
+            "inquired",
+        ] {
+            assert!(err.contains(&format!("\"{kind}\"")), "{kind}: {err}");
+        }
+    }
+}
+
 /// Rule: CONF-CAPABILITIES — an adapter that reports no invocations and
 /// no turn ends passes every committed vector when it says it does not
 /// observe them, and fails when it claims to.
@@ -371,6 +396,66 @@ impl Implementation for IgnoresCycleCache {
     }
 }
 
+/// Rule: CONF-WITNESS-ORDER — only the end of another call's work (an
+/// `inquiry_response`, a `tool_call_response`) orders a read: a log that
+/// shows two calls' questions routed in the other order than the model's
+/// run persisted them (two reads, neither ending any work) is in order.
+#[test]
+fn reads_of_two_calls_in_either_order_are_in_order() {
+    let model = Model::default()
+        .run(&routed_first(&cached_parallel()))
+        .unwrap();
+    let reads: Vec<usize> = (0..model.stream.len())
+        .filter(|&i| model.stream[i]["type"] == "inquiry_request")
+        .collect();
+    assert_eq!(reads.len(), 2, "both questions routed first");
+    assert_eq!(
+        reads[1],
+        reads[0] + 1,
+        "adjacent, so each call keeps its own order"
+    );
+    assert_ne!(
+        call_of(&model.stream[reads[0]]),
+        call_of(&model.stream[reads[1]])
+    );
+    let mut actual = model.clone();
+    actual.stream.swap(reads[0], reads[1]);
+    assert_eq!(witness::log_order(&model, &actual, &all_kinds()), None);
+}
+
+/// Rule: CONF-WITNESS-ORDER — a prompt the log shows after another call's
+/// end of work (an `inquiry_response` or `tool_call_response`) which the
+/// model's run persisted only after showing that prompt is out of order,
+/// and the divergence names the prompt's turn as a reader counts it
+/// (`turn 0`, the first `turn_start`) and its call. The same log with the
+/// prompt where the model showed it is in order.
+#[test]
+fn a_prompt_shown_after_another_calls_answer_is_out_of_order() {
+    let model = Model::default()
+        .run(&routed_first(&cached_parallel()))
+        .unwrap();
+    assert_eq!(witness::log_order(&model, &model, &all_kinds()), None);
+    let first = &model.prompts[0];
+    let call = first.tool_call_id.clone();
+    let anchor = (first.stream_position..model.stream.len())
+        .find(|&i| {
+            let e = &model.stream[i];
+            (e["type"] == "inquiry_response" || e["type"] == "tool_call_response")
+                && call_of(e) != call
+        })
+        .expect("another call ends some work after the first prompt");
+    let mut actual = model.clone();
+    actual.prompts[0].stream_position = anchor + 1;
+    let d = witness::log_order(&model, &actual, &all_kinds()).expect("out of order");
+    assert_eq!(d.kind, "log_order", "{d:?}");
+    assert!(
+        d.at.contains("turn 0")
+            && d.at.contains(&format!("call {call:?}"))
+            && d.at.contains("prompt"),
+        "{d:?}"
+    );
+}
+
 /// A free implementation that runs the calls of a cycle one after another,
 /// the last first, each to its end, and reads the answers the cycle
 /// remembered: correct.
@@ -415,6 +500,7 @@ fn a_call_that_ignores_its_cycles_remembered_answer_fails_when_free() {
     let d = witness::log_order(&routed_first, &actual, &all_kinds()).expect("out of order");
     assert_eq!(d.kind, "log_order", "{d:?}");
     assert!(d.at.contains("call \"call_1\""), "{d:?}");
+    assert!(d.at.starts_with("turn 0,"), "{d:?}");
     let f = crate::conformance::check_one(&mut IgnoresCycleCache, "cached", &s).expect("fails");
     assert!(
         matches!(f.verdict, Verdict::DivergedEverySchedule { .. }),
