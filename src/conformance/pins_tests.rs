@@ -549,3 +549,73 @@ fn a_reused_call_id_is_covered_at_its_own_response() {
         }]
     );
 }
+
+/// Rule: CONF-PINS — the place a token leaves uncompared keeps what came
+/// before it: a call that ran to its end in the first turn keeps its one
+/// tool response and its one invocation, and the call whose inquiry the
+/// token ended keeps the one run that routed the question (the cover is in
+/// the second turn). For an aborted turn the cover is every call's; for a
+/// restart only the restarted call's, whose second run (after the token)
+/// is what the pin leaves uncompared.
+#[test]
+fn a_tokens_cover_keeps_what_came_before_it() {
+    let script = serde_json::json!({"kind": "script", "asks": []});
+    let confirm = serde_json::json!({"kind": "script", "asks": [
+        {"question": {"id": "confirm", "text": "Confirm?", "answer_type": {"type": "boolean"}}}
+    ]});
+    for (cause, pin, only) in [
+        ("aborted_turn", Pin::AbortedTurnToken, None),
+        ("restart", Pin::RestartRerunsTool, Some("call_2".to_owned())),
+    ] {
+        let s: Scenario = serde_json::from_value(serde_json::json!({
+            "tty": false,
+            "tools": {
+                "a": {"source": {"kind": "local"}, "run": "unattended", "program": script},
+                "fs": {"source": {"kind": "local"}, "run": "unattended", "program": confirm},
+            },
+            "turns": [
+                {"user": "one", "cycles": [[{"id": "call_1", "tool": "a"}]]},
+                {"user": "two", "cycles": [[{"id": "call_2", "tool": "fs"}]]},
+            ],
+            "backend": [
+                {"reply": "cancelled", "cause": cause},
+                {"reply": "answer", "value": true},
+            ],
+        }))
+        .expect("the scenario reads");
+        let trace = crate::scenario::run(&s).expect("the scenario runs");
+        let skip = std::collections::BTreeSet::from([pin]);
+        let covers = conformance::pins::covers(&skip, &s, &trace);
+        let [
+            conformance::pins::Cover::After {
+                turn,
+                only: covered_only,
+                responses,
+                invocations,
+                prompts,
+                later_turns,
+                ..
+            },
+        ] = covers.as_slice()
+        else {
+            panic!("{cause}: one cover after the token: {covers:?}");
+        };
+        assert_eq!(
+            (*turn, covered_only, *prompts, *later_turns),
+            (2, &only, 0, false),
+            "{cause}"
+        );
+        assert_eq!(responses.get("call_1"), Some(&1), "{cause}: {responses:?}");
+        assert_eq!(responses.get("call_2"), None, "{cause}: {responses:?}");
+        assert_eq!(
+            invocations.get("call_1"),
+            Some(&1),
+            "{cause}: {invocations:?}"
+        );
+        assert_eq!(
+            invocations.get("call_2"),
+            Some(&1),
+            "{cause}: {invocations:?}"
+        );
+    }
+}
