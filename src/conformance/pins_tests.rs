@@ -619,3 +619,58 @@ fn a_tokens_cover_keeps_what_came_before_it() {
         );
     }
 }
+
+/// Rule: CONF-PINS — a restart's cover blanks only the restarted call:
+/// the restarted call keeps the one run that routed its question and none
+/// of its tool responses (all came after the token), while a call of a
+/// later turn keeps its response and its run however few of them came
+/// before the place.
+#[test]
+fn a_restarts_cover_blanks_only_the_restarted_call() {
+    let script = serde_json::json!({"kind": "script", "asks": []});
+    let confirm = serde_json::json!({"kind": "script", "asks": [
+        {"question": {"id": "confirm", "text": "Confirm?", "answer_type": {"type": "boolean"}}}
+    ]});
+    let s: Scenario = serde_json::from_value(serde_json::json!({
+        "tty": false,
+        "tools": {
+            "a": {"source": {"kind": "local"}, "run": "unattended", "program": script},
+            "fs": {"source": {"kind": "local"}, "run": "unattended", "program": confirm},
+        },
+        "turns": [
+            {"user": "one", "cycles": [[{"id": "call_2", "tool": "fs"}]]},
+            {"user": "two", "cycles": [[{"id": "call_1", "tool": "a"}]]},
+        ],
+        "backend": [
+            {"reply": "cancelled", "cause": "restart"},
+            {"reply": "answer", "value": true},
+        ],
+    }))
+    .expect("the scenario reads");
+    let trace = crate::scenario::run(&s).expect("the scenario runs");
+    let skip = std::collections::BTreeSet::from([Pin::RestartRerunsTool]);
+    let covers = conformance::pins::covers(&skip, &s, &trace);
+    assert_eq!(covers.len(), 1, "{covers:?}");
+    let model = Observed::of(&trace);
+    fn responses(o: &Observed) -> Vec<&str> {
+        o.tool_responses
+            .iter()
+            .map(|r| r.tool_call_id.as_str())
+            .collect()
+    }
+    fn invocations(o: &Observed) -> Vec<&str> {
+        o.invocations
+            .iter()
+            .map(|i| i.tool_call_id.as_str())
+            .collect()
+    }
+    let count = |ids: Vec<&str>, call: &str| ids.into_iter().filter(|c| *c == call).count();
+    assert_eq!(count(responses(&model), "call_2"), 1);
+    // The run that routed the question, and the runs after the restart.
+    assert_eq!(count(invocations(&model), "call_2"), 3);
+    let blanked = conformance::pins::blank(&covers, &model, &model);
+    assert_eq!(count(responses(&blanked), "call_1"), 1);
+    assert_eq!(count(invocations(&blanked), "call_1"), 1);
+    assert_eq!(count(responses(&blanked), "call_2"), 0);
+    assert_eq!(count(invocations(&blanked), "call_2"), 1);
+}
