@@ -674,3 +674,48 @@ fn a_restarts_cover_blanks_only_the_restarted_call() {
     assert_eq!(count(responses(&blanked), "call_2"), 0);
     assert_eq!(count(invocations(&blanked), "call_2"), 1);
 }
+
+/// Rule: CONF-PINS — the prompts a token's cover keeps are those shown
+/// before its place, of the covered calls: a prompt another call showed in
+/// the first turn is kept by an aborted turn's cover (every call's) and is
+/// not counted by a restart's (the restarted call's own only, which showed
+/// none: its question targets the assistant, the inquiry backend).
+#[test]
+fn a_tokens_cover_counts_the_covered_calls_earlier_prompts() {
+    let ok = serde_json::json!({"kind": "script", "asks": [
+        {"question": {"id": "ok", "text": "OK?", "answer_type": {"type": "boolean"}}}
+    ]});
+    let confirm = serde_json::json!({"kind": "script", "asks": [
+        {"question": {"id": "confirm", "text": "Confirm?", "answer_type": {"type": "boolean"}}}
+    ]});
+    for (cause, pin, kept) in [
+        ("aborted_turn", Pin::AbortedTurnToken, 1),
+        ("restart", Pin::RestartRerunsTool, 0),
+    ] {
+        let s: Scenario = serde_json::from_value(serde_json::json!({
+            "tools": {
+                "a": {"source": {"kind": "local"}, "run": "unattended", "program": ok},
+                "fs": {"source": {"kind": "local"}, "run": "unattended", "program": confirm,
+                    "questions": {"confirm": {"target": "assistant"}}},
+            },
+            "turns": [
+                {"user": "one", "cycles": [[{"id": "call_1", "tool": "a"}]]},
+                {"user": "two", "cycles": [[{"id": "call_2", "tool": "fs"}]]},
+            ],
+            "prompter": [{"reply": "answer", "value": true}],
+            "backend": [
+                {"reply": "cancelled", "cause": cause},
+                {"reply": "answer", "value": true},
+            ],
+        }))
+        .expect("the scenario reads");
+        let trace = crate::scenario::run(&s).expect("the scenario runs");
+        assert_eq!(trace.prompts.len(), 1, "{cause}: call_1's question only");
+        let skip = std::collections::BTreeSet::from([pin]);
+        let covers = conformance::pins::covers(&skip, &s, &trace);
+        let [conformance::pins::Cover::After { prompts, .. }] = covers.as_slice() else {
+            panic!("{cause}: one cover after the token: {covers:?}");
+        };
+        assert_eq!(*prompts, kept, "{cause}");
+    }
+}
