@@ -270,13 +270,22 @@ fn holds(walk: impl FnOnce(&mut dyn FnMut(&str)), secret: &str) -> bool {
 /// [`secrets_never_persisted`]'s `extra` label).
 const IN_COORDINATOR_STATE: &str = "a secret answer is in the coordinator state";
 
+/// The invariants of a finished run beyond its stream's: each one's own
+/// findings, in this order, with each call instance's invocations grouped
+/// once for the three that read them (rule `PERF-END-SHARED`).
 fn non_stream_invariants(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
+    let calls = by_call(trace);
     let mut out = always_paired(trace);
     out.extend(every_round_trip_recorded(trace));
-    out.extend(recorded_before_routed(trace));
-    out.extend(secrets_never_persisted(trace, &[]));
+    out.extend(recorded_before_routed_with(
+        trace,
+        Seen::default(),
+        &request_index(trace),
+        &calls,
+    ));
+    out.extend(secrets_in(trace, &[], &secret_answers_of(&calls)));
     out.extend(provenance(trace, scenario));
-    out.extend(human_only_never_backend(trace));
+    out.extend(human_only_never_backend_since(trace, 0, &calls));
     out.extend(ids_unique(trace));
     out.extend(cache_keys_unique(trace));
     out
@@ -293,8 +302,8 @@ fn non_stream_invariants(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> 
 /// construction joins the parts with `.`, which they may hold: call `a`
 /// asking `b.1` and call `a.b` asking `1` both record `a.b.1.1`.
 pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
-    let mut attempts: HashMap<(usize, &str, &str), u32> = HashMap::new();
-    let mut named: HashMap<(usize, String), (&str, &str, u32)> = HashMap::new();
+    let mut attempts: HashMap<(usize, &str, &str), u32, Fast> = HashMap::default();
+    let mut named: HashMap<(usize, String), (&str, &str, u32), Fast> = HashMap::default();
     let mut out = Vec::new();
     for inv in &trace.invocations {
         let Some(q) = asked(inv) else { continue };
@@ -334,13 +343,13 @@ pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
 /// from the cache under a key that an earlier question of the turn, of
 /// another (tool, question), was resolved under.
 pub(crate) fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
-    let mut tool_of: HashMap<(usize, usize, usize), &str> = HashMap::new();
+    let mut tool_of: HashMap<(usize, usize, usize), &str, Fast> = HashMap::default();
     for inv in &trace.invocations {
         tool_of
             .entry((inv.at.turn, inv.at.cycle, inv.call_index))
             .or_insert(inv.tool.as_str());
     }
-    let mut under: HashMap<(usize, String), (&str, &str)> = HashMap::new();
+    let mut under: HashMap<(usize, String), (&str, &str), Fast> = HashMap::default();
     let mut out = Vec::new();
     for r in &trace.resolutions {
         let Some(&tool) = tool_of.get(&(r.at.turn, r.at.cycle, r.call_index)) else {
@@ -581,9 +590,21 @@ pub(crate) fn always_paired(trace: &Trace) -> Vec<Diagnostic> {
     out
 }
 
+/// The hasher of the invariants' own tables (their keys are the run's,
+/// never iterated in the table's order).
+type Fast = std::hash::BuildHasherDefault<incremental::FastHash>;
+
+/// Each call instance's invocations, in order, by `(turn, cycle,
+/// call_index)`, the instances in the order first invoked.
+type Calls<'t> = IndexMap<(usize, usize, usize), Vec<&'t InvocationRecord>, Fast>;
+
+/// Where each inquiry request sits: `(turn, inquiry ID)` to its stream
+/// positions.
+type RequestAt = HashMap<(usize, String), Vec<usize>, Fast>;
+
 /// Each call instance's invocations, in order.
-fn by_call(trace: &Trace) -> IndexMap<(usize, usize, usize), Vec<&InvocationRecord>> {
-    let mut m: IndexMap<(usize, usize, usize), Vec<&InvocationRecord>> = IndexMap::new();
+fn by_call(trace: &Trace) -> Calls<'_> {
+    let mut m = Calls::default();
     for inv in &trace.invocations {
         m.entry((inv.at.turn, inv.at.cycle, inv.call_index))
             .or_default()
@@ -665,7 +686,17 @@ pub(crate) fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
 /// (RFD 082 "Recording lifecycle" step 2). Holds from RFD 082 on; the
 /// legacy profile breaks it (unrecorded prompts, pre-seeded static answers).
 pub(crate) fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
-    let mut request_at: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+    recorded_before_routed_with(
+        trace,
+        Seen::default(),
+        &request_index(trace),
+        &by_call(trace),
+    )
+}
+
+/// Where each inquiry request of `trace`'s stream sits.
+fn request_index(trace: &Trace) -> RequestAt {
+    let mut request_at = RequestAt::default();
     for t in &stream::turns(&trace.stream) {
         for i in t.start..t.end {
             if let Some(r) = trace.stream[i].as_inquiry_request() {
@@ -676,7 +707,7 @@ pub(crate) fn recorded_before_routed(trace: &Trace) -> Vec<Diagnostic> {
             }
         }
     }
-    recorded_before_routed_with(trace, Seen::default(), &request_at)
+    request_at
 }
 
 /// How much of a trace's append-only records an incremental check has
@@ -703,7 +734,7 @@ impl Seen {
 /// one-event-at-a-time [`stream::turns::Tracker`] counts them).
 #[derive(Debug, Default, Clone)]
 struct RequestIndex {
-    at: HashMap<(usize, String), Vec<usize>>,
+    at: RequestAt,
     indexed: usize,
     tracker: stream::turns::Tracker,
     turn: usize,
@@ -736,7 +767,8 @@ impl RequestIndex {
 fn recorded_before_routed_with(
     trace: &Trace,
     seen: Seen,
-    request_at: &HashMap<(usize, String), Vec<usize>>,
+    request_at: &RequestAt,
+    calls: &Calls<'_>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for p in &trace.prompts[seen.prompts..] {
@@ -786,7 +818,7 @@ fn recorded_before_routed_with(
             .iter()
             .any(|n| std::ptr::eq(n, i))
     };
-    for invs in by_call(trace).values() {
+    for invs in calls.values() {
         if let Some(first) = invs
             .first()
             .filter(|i| !i.answers.is_empty() && new_invocation(i))
@@ -835,8 +867,13 @@ fn recorded_before_routed_with(
 /// The secret answers tools received in a run: what a re-invocation saw for
 /// a question the previous invocation asked as `Secret`.
 pub(crate) fn secret_answers(trace: &Trace) -> Vec<String> {
+    secret_answers_of(&by_call(trace))
+}
+
+/// [`secret_answers`] of a run's call instances.
+fn secret_answers_of(calls: &Calls<'_>) -> Vec<String> {
     let mut out = Vec::new();
-    for invs in by_call(trace).values() {
+    for invs in calls.values() {
         for w in invs.windows(2) {
             if let Some(q) = asked(w[0]).filter(|q| q.is_secret())
                 && let Some(Value::String(s)) = w[1].answers.get(&q.id)
@@ -857,7 +894,11 @@ pub(crate) fn secret_answers(trace: &Trace) -> Vec<String> {
 /// markers. The legacy profile has no `Secret` type and breaks it: a tool's
 /// secret question is plain text there, and a backend answer is persisted.
 pub(crate) fn secrets_never_persisted(trace: &Trace, extra: &[(&str, &str)]) -> Vec<Diagnostic> {
-    let secrets = secret_answers(trace);
+    secrets_in(trace, extra, &secret_answers(trace))
+}
+
+/// [`secrets_never_persisted`] of the run's `secrets`.
+fn secrets_in(trace: &Trace, extra: &[(&str, &str)], secrets: &[String]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if secrets.iter().all(|s| s.len() < 6) {
         return out;
@@ -953,18 +994,21 @@ fn kind_name(s: ToolSource) -> &'static str {
 /// `INV-HUMAN-ONLY-NEVER-BACKEND`: no backend call is made for a question
 /// that is `Secret` or (under RFD 083) `exclusive`.
 pub(crate) fn human_only_never_backend(trace: &Trace) -> Vec<Diagnostic> {
-    human_only_never_backend_since(trace, 0)
+    human_only_never_backend_since(trace, 0, &by_call(trace))
 }
 
 /// [`human_only_never_backend`] over the backend calls after the first
 /// `seen` only (a call is judged by the invocations recorded before it).
-fn human_only_never_backend_since(trace: &Trace, seen: usize) -> Vec<Diagnostic> {
+fn human_only_never_backend_since(
+    trace: &Trace,
+    seen: usize,
+    calls: &Calls<'_>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if seen == trace.backend_calls.len() {
         return out;
     }
     let rules = trace.profile.rules();
-    let calls = by_call(trace);
     for b in &trace.backend_calls[seen..] {
         let invs = calls.get(&(b.at.turn, b.at.cycle, b.call_index));
         let q = invs.and_then(|v| {
@@ -994,6 +1038,11 @@ fn human_only_never_backend_since(trace: &Trace, seen: usize) -> Vec<Diagnostic>
 /// `INV-WIRE-ROUNDTRIP`: the persisted stream, written and read back, is
 /// the same stream; a second write is byte-identical.
 pub(crate) fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
+    round_trip_findings(&trace.stream)
+}
+
+/// [`wire_round_trip`] of a stream of `events`.
+fn round_trip_findings(events: &[crate::wire::Event]) -> Vec<Diagnostic> {
     // `Stream::to_array_string`'s bytes, written from the trace's events
     // without copying them into a `Stream` first.
     let pretty = |events: &[crate::wire::Event]| {
@@ -1003,7 +1052,7 @@ pub(crate) fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
             out
         })
     };
-    let first = match pretty(&trace.stream) {
+    let first = match pretty(events) {
         Ok(first) => first,
         Err(e) => {
             return vec![diag(
@@ -1017,7 +1066,7 @@ pub(crate) fn wire_round_trip(trace: &Trace) -> Vec<Diagnostic> {
     };
     match Stream::from_slice(&first, ORIGIN) {
         Ok(back)
-            if back.events == trace.stream
+            if back.events == events
                 && pretty(&back.events).ok().as_deref() == Some(first.as_slice()) =>
         {
             vec![]

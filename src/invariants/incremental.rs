@@ -100,12 +100,16 @@ impl StepChecker {
                 trace,
                 self.seen,
                 &self.requests.at,
+                &by_call(trace),
             ));
         }
-        out.extend(human_only_never_backend_since(
-            trace,
-            self.seen.backend_calls,
-        ));
+        if self.seen.backend_calls < trace.backend_calls.len() {
+            out.extend(human_only_never_backend_since(
+                trace,
+                self.seen.backend_calls,
+                &by_call(trace),
+            ));
+        }
         self.seen = Seen::of(trace);
         out
     }
@@ -195,17 +199,20 @@ impl StepChecker {
 /// [`wire_round_trip`]) remembered by their input, for an exploration that
 /// meets the same stream many times (rule `PERF-MEMO-BY-STREAM`).
 ///
-/// An entry is a stream: found by a hash of the stream's compact JSON
-/// text and confirmed by comparing the events themselves (equal texts of
-/// different events would not be confused). It holds the stream's
+/// An entry is a stream: found by its events' written hashes (rule
+/// `PERF-MEMO-WRITTEN-HASH`: what each event's `Serialize` hands a
+/// serializer, so streams whose persisted texts differ are told apart) and
+/// confirmed by comparing the events themselves. It holds the stream's
 /// `wire_round_trip` findings, a function of the stream alone, once for
 /// every profile; and, per profile and rules met with it, the stream
 /// oracle's findings before the waivers ([`StreamFindings`]), a function of
 /// the persisted bytes (the stream and the rules' response form), the
 /// profile and the rules' tables alone. The waivers, which read the
 /// trace's prompts and whether it was interrupted, are applied to each
-/// trace. Bounded: it forgets everything past [`StreamMemo::CAPACITY`]
-/// judged (stream, profile, rules).
+/// trace. A new stream's round trip is judged event by event, each
+/// event's remembered (rule `PERF-ROUND-TRIP-BY-EVENT`). Bounded: it
+/// forgets everything past [`StreamMemo::CAPACITY`] judged (stream,
+/// profile, rules).
 #[derive(Debug, Default)]
 pub struct StreamMemo {
     pub(super) entries: HashMap<u64, Vec<MemoEntry>>,
@@ -218,8 +225,11 @@ pub struct StreamMemo {
     pub hits: usize,
     /// Lookups computed.
     pub misses: usize,
-    /// The compact text of the stream looked up last.
-    text: Vec<u8>,
+    /// The written hashes of the events of the stream looked up last.
+    hashes: Vec<u64>,
+    /// Events whose round trip as the only element of a pretty array is
+    /// clean, by their written hash (rule `PERF-ROUND-TRIP-BY-EVENT`).
+    clean: HashMap<u64, Vec<crate::wire::Event>>,
 }
 
 #[derive(Debug)]
@@ -239,7 +249,8 @@ pub(super) struct Judged {
 }
 
 /// A multiply-rotate hash over 8-byte words. Not collision-resistant, and
-/// need not be: a memo hit is confirmed by comparing the events.
+/// need not be: a memo hit is confirmed by comparing the events, and the
+/// invariants' tables compare their keys.
 #[derive(Default)]
 pub(super) struct FastHash(u64);
 
@@ -289,12 +300,10 @@ impl StreamMemo {
         &mut self,
         trace: &Trace,
     ) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
-        use std::hash::Hasher;
-        self.text.clear();
-        write_events(&trace.stream, false, &mut self.text);
-        let mut h = FastHash::default();
-        h.write(&self.text);
-        let key = h.finish();
+        self.hashes.clear();
+        self.hashes
+            .extend(trace.stream.iter().map(written_hash::written_hash));
+        let key = stream_key(&self.hashes);
         let same_rules = |j: &&Judged| j.profile == trace.profile && j.rules == trace.rules;
         let known = self
             .entries
@@ -308,37 +317,31 @@ impl StreamMemo {
             }
         }
         self.misses += 1;
-        let flat_bytes;
-        let bytes = if writes_flat(trace) {
-            let mut b = Vec::new();
-            write_persisted(trace, &mut b);
-            flat_bytes = b;
-            &flat_bytes
-        } else {
-            // What `write_persisted` writes for this trace.
-            &self.text
-        };
-        let found = stream_findings(bytes, trace);
+        let mut bytes = Vec::new();
+        write_persisted(trace, &mut bytes);
+        let found = stream_findings(&bytes, trace);
         let mut known = known;
         if self.len >= self.capacity.unwrap_or(Self::CAPACITY) {
             self.entries.clear();
+            self.clean.clear();
             self.len = 0;
             known = None;
         }
         self.len += 1;
-        let bucket = self.entries.entry(key).or_default();
         let k = match known {
             Some(k) => k,
             None => {
+                let wire = self.round_trip(trace);
+                let bucket = self.entries.entry(key).or_default();
                 bucket.push(MemoEntry {
                     stream: trace.stream.clone(),
-                    wire: wire_round_trip(trace),
+                    wire,
                     judged: Vec::new(),
                 });
                 bucket.len() - 1
             }
         };
-        let e = &mut bucket[k];
+        let e = &mut self.entries.get_mut(&key).expect("the entry is in place")[k];
         e.judged.push(Judged {
             profile: trace.profile,
             rules: trace.rules,
@@ -346,6 +349,44 @@ impl StreamMemo {
         });
         (kept_stream_findings(trace, found), e.wire.clone())
     }
+
+    /// [`wire_round_trip`] of `trace`, whose events' written hashes are
+    /// `self.hashes`, judged event by event (rule
+    /// `PERF-ROUND-TRIP-BY-EVENT`): the pretty array's reader reads each
+    /// element by its own text and the writer writes each element the same
+    /// wherever it stands, so a stream whose every event round-trips as
+    /// the only element of a pretty array round-trips; each event's round
+    /// trip is remembered by its written hash and confirmed by comparing
+    /// the events. A stream with an event that does not (or an empty one)
+    /// takes the plain path, which words the finding.
+    fn round_trip(&mut self, trace: &Trace) -> Vec<Diagnostic> {
+        let clean = &mut self.clean;
+        let every_event_clean = trace.stream.iter().zip(&self.hashes).all(|(e, &h)| {
+            if clean.get(&h).is_some_and(|v| v.contains(e)) {
+                return true;
+            }
+            let alone = round_trip_findings(std::slice::from_ref(e)).is_empty();
+            if alone {
+                clean.entry(h).or_default().push(e.clone());
+            }
+            alone
+        });
+        if every_event_clean && !trace.stream.is_empty() {
+            return vec![];
+        }
+        wire_round_trip(trace)
+    }
+}
+
+/// A stream's memo key: its events' written hashes, in order, with their
+/// count.
+fn stream_key(hashes: &[u64]) -> u64 {
+    let mut h = FastHash::default();
+    h.word(hashes.len() as u64);
+    for &w in hashes {
+        h.word(w);
+    }
+    h.0
 }
 
 /// [`check_trace`] with its stream invariants remembered in `memo`: the same
@@ -363,3 +404,4 @@ pub fn check_trace_memo(
 
 #[cfg(test)]
 mod incremental_tests;
+mod written_hash;

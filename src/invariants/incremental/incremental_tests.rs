@@ -312,3 +312,140 @@ fn a_remembered_stream_is_waived_by_each_traces_own_prompts_and_end() {
         assert_eq!((memo.hits, memo.misses), (2, 1));
     }
 }
+
+/// Events whose written texts differ only where `Event`'s equality does
+/// not look: an opaque value's whitespace, a kept number's text, an
+/// object's member order, a float's sign at zero.
+fn texts_equality_ignores() -> Vec<crate::wire::Event> {
+    let read = |text: &str| -> crate::wire::Event { serde_json::from_str(text).expect("an event") };
+    let call = |args: &str| {
+        read(&format!(
+            r#"{{"type":"tool_call_request","id":"c1","name":"t","arguments":{args}}}"#
+        ))
+    };
+    let answered = |answer: &str| {
+        read(&format!(
+            r#"{{"type":"inquiry_response","outcome":"answered","id":"c1.q.1","answer":{answer}}}"#
+        ))
+    };
+    vec![
+        call(r#"{"a":1}"#),
+        call(r#"{"a": 1}"#),
+        call("{\n  \"a\":1\n}"),
+        answered(r#"{"a":1,"b":2}"#),
+        answered(r#"{"b":2,"a":1}"#),
+        answered("0.0"),
+        answered("-0.0"),
+        answered("1.0"),
+        answered("1.00"),
+    ]
+}
+
+/// Rule: PERF-MEMO-WRITTEN-HASH — invariant: events whose compact JSON
+/// texts differ get different written hashes (and equal texts of equal
+/// events equal hashes): every distinct event of the explored runs of
+/// every profile with and without each fault, and events that differ only
+/// where `Event`'s equality does not look (so a memo hit, confirmed by
+/// that equality, never stands for another text). A memo that met one of
+/// these streams judges its twin as `check_trace` does.
+#[test]
+fn events_whose_texts_differ_hash_differently() {
+    let runs = explored_runs(61);
+    let mut events: Vec<crate::wire::Event> = runs
+        .iter()
+        .flat_map(|(_, t)| t.stream.iter().cloned())
+        .collect();
+    let odd = texts_equality_ignores();
+    // The hand-made events are equal under `Event`'s equality, their texts not.
+    assert_eq!(odd[0], odd[1]);
+    assert_eq!(odd[3], odd[4]);
+    assert_eq!(odd[5], odd[6]);
+    assert_eq!(odd[7], odd[8]);
+    events.extend(odd.iter().cloned());
+    let mut by_hash: std::collections::HashMap<u64, String> = std::collections::HashMap::new();
+    let mut texts = std::collections::HashSet::new();
+    for e in &events {
+        let text = serde_json::to_string(e).expect("writes");
+        let h = super::written_hash::written_hash(e);
+        if let Some(other) = by_hash.insert(h, text.clone()) {
+            assert_eq!(other, text, "two texts share the hash {h:x}");
+        }
+        texts.insert(text);
+    }
+    assert_eq!(by_hash.len(), texts.len());
+    assert!(texts.len() > 100, "{} distinct events", texts.len());
+    // Twin streams that differ only in what the equality ignores.
+    let (s, t) = &runs[0];
+    for pair in [[0, 1], [3, 4], [5, 6], [7, 8]] {
+        let mut memo = StreamMemo::new();
+        for k in pair {
+            let mut twin = t.clone();
+            twin.stream.push(odd[k].clone());
+            assert_eq!(check_trace_memo(&twin, s, &mut memo), check_trace(&twin, s));
+        }
+        assert_eq!((memo.hits, memo.misses), (0, 2), "{pair:?}");
+    }
+}
+
+/// Rule: PERF-ROUND-TRIP-BY-EVENT — invariant: the memo's round trip,
+/// judged event by event (each event alone in a pretty array, remembered
+/// by its written hash), gives `wire_round_trip`'s findings, with a fresh
+/// memo and with one shared by every run: on the explored runs of every
+/// profile with and without each fault (an unreadable write among them),
+/// on a stream that reads back different, and on the empty stream.
+#[test]
+fn the_round_trip_by_event_is_the_streams() {
+    let mut traces: Vec<Trace> = explored_runs(61).into_iter().map(|(_, t)| t).collect();
+    let odd = a_trace_that_reads_back_different();
+    let mut empty = odd.clone();
+    empty.stream.clear();
+    traces.extend([odd, empty]);
+    let by_event = |memo: &mut StreamMemo, t: &Trace| {
+        memo.hashes = t
+            .stream
+            .iter()
+            .map(super::written_hash::written_hash)
+            .collect();
+        memo.round_trip(t)
+    };
+    let mut shared = StreamMemo::new();
+    let mut failing = 0;
+    for t in &traces {
+        let want = wire_round_trip(t);
+        failing += usize::from(!want.is_empty());
+        assert_eq!(by_event(&mut StreamMemo::new(), t), want);
+        assert_eq!(by_event(&mut shared, t), want);
+    }
+    assert!(failing > 1, "{failing} streams that do not round-trip");
+    assert!(!shared.clean.is_empty());
+}
+
+/// Rule: PERF-END-SHARED — invariant: the end-of-run pass beyond the
+/// stream (`non_stream_invariants`, its call instances grouped once) gives
+/// each invariant's own findings, in order, on the explored runs of every
+/// profile with and without each fault, which break every one of the
+/// invariants that read the call instances.
+#[test]
+fn the_shared_end_of_run_pass_is_each_invariants_own() {
+    let mut broken: Vec<Rule> = Vec::new();
+    for (s, t) in explored_runs(61) {
+        let mut want = always_paired(&t);
+        want.extend(every_round_trip_recorded(&t));
+        want.extend(recorded_before_routed(&t));
+        want.extend(secrets_never_persisted(&t, &[]));
+        want.extend(provenance(&t, &s));
+        want.extend(human_only_never_backend(&t));
+        want.extend(ids_unique(&t));
+        want.extend(cache_keys_unique(&t));
+        broken.extend(want.iter().map(|d| d.rule));
+        broken.dedup();
+        assert_eq!(non_stream_invariants(&t, &s), want);
+    }
+    for rule in [
+        Rule::InvRecordedBeforeRouted,
+        Rule::InvSecretNeverPersisted,
+        Rule::InvHumanOnlyNeverBackend,
+    ] {
+        assert!(broken.contains(&rule), "{rule:?} never broken: {broken:?}");
+    }
+}
