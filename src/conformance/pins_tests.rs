@@ -719,3 +719,55 @@ fn a_tokens_cover_counts_the_covered_calls_earlier_prompts() {
         assert_eq!(*prompts, kept, "{cause}");
     }
 }
+
+/// Rule: CONF-PINS — an aborted turn's cover blanks only its own turn
+/// after the place: the events of the turn before it and of the turn after
+/// it are all kept (a hard quit's cover, which ends the run, is the one
+/// that reaches later turns).
+#[test]
+fn an_aborted_turns_cover_keeps_the_turns_around_it() {
+    let script = serde_json::json!({"kind": "script", "asks": []});
+    let confirm = serde_json::json!({"kind": "script", "asks": [
+        {"question": {"id": "confirm", "text": "Confirm?", "answer_type": {"type": "boolean"}}}
+    ]});
+    let s: Scenario = serde_json::from_value(serde_json::json!({
+        "tty": false,
+        "tools": {
+            "a": {"source": {"kind": "local"}, "run": "unattended", "program": script},
+            "fs": {"source": {"kind": "local"}, "run": "unattended", "program": confirm},
+        },
+        "turns": [
+            {"user": "one", "cycles": [[{"id": "call_1", "tool": "a"}]]},
+            {"user": "two", "cycles": [[{"id": "call_2", "tool": "fs"}]]},
+            {"user": "three", "cycles": [[{"id": "call_3", "tool": "a"}]]},
+        ],
+        "backend": [{"reply": "cancelled", "cause": "aborted_turn"}],
+    }))
+    .expect("the scenario reads");
+    let trace = crate::scenario::run(&s).expect("the scenario runs");
+    let skip = std::collections::BTreeSet::from([Pin::AbortedTurnToken]);
+    let covers = conformance::pins::covers(&skip, &s, &trace);
+    assert_eq!(covers.len(), 1, "{covers:?}");
+    let model = Observed::of(&trace);
+    let blanked = conformance::pins::blank(&covers, &model, &model);
+    let events_of = |o: &Observed, call: &str| {
+        o.stream
+            .iter()
+            .filter(|e| e["id"].as_str() == Some(call))
+            .count()
+    };
+    // A request and a response each.
+    assert_eq!(events_of(&model, "call_1"), 2);
+    assert_eq!(events_of(&model, "call_3"), 2);
+    assert_eq!(events_of(&blanked, "call_1"), 2);
+    assert_eq!(events_of(&blanked, "call_3"), 2);
+    assert_eq!(
+        blanked
+            .stream
+            .iter()
+            .filter(|e| e["type"] == "turn_start")
+            .count(),
+        3
+    );
+    assert!(events_of(&blanked, "call_2") < events_of(&model, "call_2"));
+}
