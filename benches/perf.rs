@@ -1412,7 +1412,7 @@ fn main() {
 }
 
 /// The allocator the command line ships with, so the figures are those of
-/// the binary a user runs (docs/decisions/performance.md, "The binaries'
-/// allocator").
+/// the binary a user runs (docs/decisions/performance.md, "Performance:
+/// the binaries' allocator").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

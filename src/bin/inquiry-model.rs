@@ -3,7 +3,7 @@
 /// The command line allocates through mimalloc: the model's runs and
 /// `check`'s events allocate many small records, where glibc's allocator
 /// spends about half of a model step (docs/decisions/performance.md,
-/// "The binaries' allocator").
+/// "Performance: the binaries' allocator").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
