@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 use super::{Vector, vector};
 use crate::scenario::Scenario;
 
-fn tool(asks: Value) -> Value {
+/// A local tool run unattended whose script asks `asks`.
+pub(super) fn tool(asks: Value) -> Value {
     json!({"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": asks}})
 }
 
@@ -15,11 +16,13 @@ fn ask(id: &str, answer_type: Value) -> Value {
     json!({"question": {"id": id, "text": format!("Question {id}?"), "answer_type": answer_type}})
 }
 
-fn boolean(id: &str) -> Value {
+/// A script's boolean question `id`.
+pub(super) fn boolean(id: &str) -> Value {
     ask(id, json!({"type": "boolean"}))
 }
 
-fn with(mut base: Value, extra: Value) -> Value {
+/// `base` with the members of `extra` added or replaced.
+pub(super) fn with(mut base: Value, extra: Value) -> Value {
     if let (Value::Object(b), Value::Object(e)) = (&mut base, extra) {
         b.extend(e);
     }

@@ -4,14 +4,16 @@
 
 use std::collections::BTreeMap;
 
+use super::curated::{boolean, tool, with};
 use super::runner_tests::committed;
+use crate::conformance::pins::Cover;
 use crate::conformance::{
     self, Capabilities, Implementation, ImplementationError, Model, Observed, PINS, Pin,
     ResponseKind, Vector, Verdict, check_generated, check_vectors, compare, skip_pinned,
 };
 use crate::profile::ProfileName;
-use crate::scenario::{BackendReply, Scenario};
-use serde_json::Value;
+use crate::scenario::{BackendReply, Scenario, Trace};
+use serde_json::{Value, json};
 
 fn curated() -> Vec<Vector> {
     conformance::curated().expect("curated vectors build")
@@ -376,6 +378,45 @@ fn running_ask_tools_unasked_without_a_terminal_passes_under_rfd_only() {
     assert!(!r.passed(), "no generated scenario reaches the pin");
 }
 
+// The scenarios of the tests of `pins_of`, `covers` and `blank` below,
+// built with the curated vectors' own pieces.
+
+/// A tool that asks nothing.
+fn plain() -> Value {
+    tool(json!([]))
+}
+
+/// A tool that asks the boolean question `confirm`.
+fn confirming() -> Value {
+    tool(json!([boolean("confirm")]))
+}
+
+/// A tool that asks nothing, switched off (`enable`).
+fn switched_off() -> Value {
+    with(plain(), json!({"enable": {"state": false}}))
+}
+
+/// One cycle of one call per turn: `(call ID, tool)`, in order.
+fn one_call_per_turn(calls: &[(&str, &str)]) -> Value {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(t, (id, tool))| json!({"user": format!("turn {t}"), "cycles": [[{"id": id, "tool": tool}]]}))
+        .collect()
+}
+
+/// `value` read as a scenario, and the model's run of it.
+fn run_json(value: Value) -> (Scenario, Trace) {
+    let s: Scenario = serde_json::from_value(value).expect("the scenario reads");
+    let trace = crate::scenario::run(&s).expect("the scenario runs");
+    (s, trace)
+}
+
+/// The covers of the model's run `trace` of `s` with `skip` skipped.
+fn covers_of(s: &Scenario, trace: &Trace, skip: &[Pin]) -> Vec<Cover> {
+    conformance::pins::covers(&skip.iter().copied().collect(), s, trace)
+}
+
 /// Rule: CONF-PINS — a call of a tool the scenario never configures is
 /// answered as an unknown tool by RFD alone and pins nothing; the same call
 /// of a configured tool switched off (`enable`) pins
@@ -384,12 +425,10 @@ fn running_ask_tools_unasked_without_a_terminal_passes_under_rfd_only() {
 #[test]
 fn only_a_configured_tool_switched_off_pins_the_unknown_tool_answer() {
     let pins = |tools: Value| {
-        let s: Scenario = serde_json::from_value(serde_json::json!({
+        let (s, trace) = run_json(json!({
             "tools": tools,
-            "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}]]}],
-        }))
-        .expect("the scenario reads");
-        let trace = crate::scenario::run(&s).expect("the scenario runs");
+            "turns": one_call_per_turn(&[("call_1", "fs")]),
+        }));
         assert!(
             trace
                 .tool_responses
@@ -400,13 +439,9 @@ fn only_a_configured_tool_switched_off_pins_the_unknown_tool_answer() {
         );
         conformance::pins::pins_of(&s, &trace)
     };
-    let script = serde_json::json!({"kind": "script", "asks": []});
+    assert_eq!(pins(json!({"other": plain()})), Vec::<Pin>::new());
     assert_eq!(
-        pins(serde_json::json!({"other": {"program": script}})),
-        Vec::<Pin>::new()
-    );
-    assert_eq!(
-        pins(serde_json::json!({"fs": {"program": script, "enable": {"state": false}}})),
+        pins(json!({"fs": switched_off()})),
         vec![Pin::DisabledToolUnknown]
     );
 }
@@ -419,25 +454,15 @@ fn only_a_configured_tool_switched_off_pins_the_unknown_tool_answer() {
 /// turn as a reader counts it and the call.
 #[test]
 fn a_switched_off_tools_cover_is_in_its_own_turn_and_says_so() {
-    let script = serde_json::json!({"kind": "script", "asks": []});
-    let s: Scenario = serde_json::from_value(serde_json::json!({
-        "tools": {
-            "a": {"program": script},
-            "fs": {"program": script, "enable": {"state": false}},
-        },
-        "turns": [
-            {"user": "one", "cycles": [[{"id": "call_1", "tool": "a"}]]},
-            {"user": "two", "cycles": [[{"id": "call_2", "tool": "fs"}]]},
-        ],
-    }))
-    .expect("the scenario reads");
-    let trace = crate::scenario::run(&s).expect("the scenario runs");
-    let skip = std::collections::BTreeSet::from([Pin::DisabledToolUnknown]);
-    let covers = conformance::pins::covers(&skip, &s, &trace);
+    let (s, trace) = run_json(json!({
+        "tools": {"a": plain(), "fs": switched_off()},
+        "turns": one_call_per_turn(&[("call_1", "a"), ("call_2", "fs")]),
+    }));
+    let covers = covers_of(&s, &trace, &[Pin::DisabledToolUnknown]);
     // `compare` counts 0 as before the first `turn_start`: the second turn is 2.
     assert_eq!(
         covers,
-        vec![conformance::pins::Cover::Call {
+        vec![Cover::Call {
             pin: Pin::DisabledToolUnknown,
             turn: 2,
             call: "call_2".to_owned(),
@@ -453,19 +478,18 @@ fn a_switched_off_tools_cover_is_in_its_own_turn_and_says_so() {
 /// Rule: CONF-PINS — a run's covers come from the pins skipped and from
 /// what the run did, nothing else: a withheld result is covered only when
 /// `DeliveryWithheldResponse` is skipped, a switched-off tool's call only
-/// when `DisabledToolUnknown` is, and a call of a tool the scenario never
+/// when `DisabledToolUnknown` is, a backend's chosen model only when
+/// `BackendModelChoice` is, and a call of a tool the scenario never
 /// configured never (it is the RFD's unknown tool, not a decision of the
 /// model).
 #[test]
 fn covers_come_only_from_the_skipped_pins_the_run_reached() {
-    use std::collections::BTreeSet;
     let pins_covered = |s: &Scenario, skip: &[Pin]| -> Vec<Pin> {
         let trace = crate::scenario::run(s).expect("the scenario runs");
-        let skip: BTreeSet<Pin> = skip.iter().copied().collect();
-        conformance::pins::covers(&skip, s, &trace)
-            .iter()
-            .map(conformance::pins::Cover::pin)
-            .collect()
+        covers_of(s, &trace, skip).iter().map(Cover::pin).collect()
+    };
+    let calling_fs = |tools: Value| -> Scenario {
+        run_json(json!({"tools": tools, "turns": one_call_per_turn(&[("call_1", "fs")])})).0
     };
     let withheld = vector("delivery-prompt-withheld").scenario;
     assert_eq!(
@@ -473,25 +497,13 @@ fn covers_come_only_from_the_skipped_pins_the_run_reached() {
         vec![Pin::DeliveryWithheldResponse]
     );
     assert_eq!(pins_covered(&withheld, &[Pin::DisabledToolUnknown]), vec![]);
-    let calling = |tools: Value| -> Scenario {
-        serde_json::from_value(serde_json::json!({
-            "tools": tools,
-            "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "fs"}]]}],
-        }))
-        .expect("the scenario reads")
-    };
-    let script = serde_json::json!({"kind": "script", "asks": []});
-    let switched_off =
-        calling(serde_json::json!({"fs": {"program": script, "enable": {"state": false}}}));
+    let off = calling_fs(json!({"fs": switched_off()}));
     assert_eq!(
-        pins_covered(&switched_off, &[Pin::DisabledToolUnknown]),
+        pins_covered(&off, &[Pin::DisabledToolUnknown]),
         vec![Pin::DisabledToolUnknown]
     );
-    assert_eq!(
-        pins_covered(&switched_off, &[Pin::DeliveryWithheldResponse]),
-        vec![]
-    );
-    let never_configured = calling(serde_json::json!({"other": {"program": script}}));
+    assert_eq!(pins_covered(&off, &[Pin::DeliveryWithheldResponse]), vec![]);
+    let never_configured = calling_fs(json!({"other": plain()}));
     assert_eq!(
         pins_covered(&never_configured, &[Pin::DisabledToolUnknown]),
         vec![]
@@ -511,43 +523,66 @@ fn covers_come_only_from_the_skipped_pins_the_run_reached() {
 /// where the first `call_1` ran a plain tool in the first turn.
 #[test]
 fn a_reused_call_id_is_covered_at_its_own_response() {
-    use conformance::pins::Cover;
-    let script = serde_json::json!({"kind": "script", "asks": []});
-    let twice = |second: Value| -> Scenario {
-        serde_json::from_value(serde_json::json!({
-            "tools": {"a": {"program": script}, "fs": second},
-            "turns": [
-                {"user": "one", "cycles": [[{"id": "call_1", "tool": "a"}]]},
-                {"user": "two", "cycles": [[{"id": "call_1", "tool": "fs"}]]},
-            ],
+    let twice = |second: Value, pin: Pin| {
+        let (s, trace) = run_json(json!({
+            "tools": {"a": plain(), "fs": second},
+            "turns": one_call_per_turn(&[("call_1", "a"), ("call_1", "fs")]),
             "deliveries": [{"reply": "withhold"}],
-        }))
-        .expect("the scenario reads")
+        }));
+        covers_of(&s, &trace, &[pin])
     };
-    let covers = |s: &Scenario, pin: Pin| {
-        let trace = crate::scenario::run(s).expect("the scenario runs");
-        conformance::pins::covers(&std::collections::BTreeSet::from([pin]), s, &trace)
-    };
-    let withheld = twice(serde_json::json!({
-        "source": {"kind": "local"}, "run": "unattended", "program": script, "result": "ask",
-    }));
     assert_eq!(
-        covers(&withheld, Pin::DeliveryWithheldResponse),
+        twice(
+            with(plain(), json!({"result": "ask"})),
+            Pin::DeliveryWithheldResponse
+        ),
         vec![Cover::Response {
             pin: Pin::DeliveryWithheldResponse,
             call: "call_1".to_owned(),
             n: 1,
         }]
     );
-    let switched_off = twice(serde_json::json!({"program": script, "enable": {"state": false}}));
     assert_eq!(
-        covers(&switched_off, Pin::DisabledToolUnknown),
+        twice(switched_off(), Pin::DisabledToolUnknown),
         vec![Cover::Call {
             pin: Pin::DisabledToolUnknown,
             turn: 2,
             call: "call_1".to_owned(),
         }]
     );
+}
+
+/// The model's run of a plain call and a confirming call, one per turn in
+/// `order` (`call_1` runs `a`, `call_2` runs `fs`), with no terminal: the
+/// backend answers `fs`'s question with `backend`'s replies.
+fn backend_run(order: &[(&str, &str)], backend: Value) -> (Scenario, Trace) {
+    run_json(json!({
+        "tty": false,
+        "tools": {"a": plain(), "fs": confirming()},
+        "turns": one_call_per_turn(order),
+        "backend": backend,
+    }))
+}
+
+/// The tool-call IDs of the tool responses of `o`.
+fn responses(o: &Observed) -> Vec<&str> {
+    o.tool_responses
+        .iter()
+        .map(|r| r.tool_call_id.as_str())
+        .collect()
+}
+
+/// The tool-call IDs of the invocations of `o`.
+fn invocations(o: &Observed) -> Vec<&str> {
+    o.invocations
+        .iter()
+        .map(|i| i.tool_call_id.as_str())
+        .collect()
+}
+
+/// How many of `ids` are `call`.
+fn count(ids: Vec<&str>, call: &str) -> usize {
+    ids.into_iter().filter(|c| *c == call).count()
 }
 
 /// Rule: CONF-PINS — the place a token leaves uncompared keeps what came
@@ -559,35 +594,20 @@ fn a_reused_call_id_is_covered_at_its_own_response() {
 /// is what the pin leaves uncompared.
 #[test]
 fn a_tokens_cover_keeps_what_came_before_it() {
-    let script = serde_json::json!({"kind": "script", "asks": []});
-    let confirm = serde_json::json!({"kind": "script", "asks": [
-        {"question": {"id": "confirm", "text": "Confirm?", "answer_type": {"type": "boolean"}}}
-    ]});
     for (cause, pin, only) in [
         ("aborted_turn", Pin::AbortedTurnToken, None),
         ("restart", Pin::RestartRerunsTool, Some("call_2".to_owned())),
     ] {
-        let s: Scenario = serde_json::from_value(serde_json::json!({
-            "tty": false,
-            "tools": {
-                "a": {"source": {"kind": "local"}, "run": "unattended", "program": script},
-                "fs": {"source": {"kind": "local"}, "run": "unattended", "program": confirm},
-            },
-            "turns": [
-                {"user": "one", "cycles": [[{"id": "call_1", "tool": "a"}]]},
-                {"user": "two", "cycles": [[{"id": "call_2", "tool": "fs"}]]},
-            ],
-            "backend": [
+        let (s, trace) = backend_run(
+            &[("call_1", "a"), ("call_2", "fs")],
+            json!([
                 {"reply": "cancelled", "cause": cause},
                 {"reply": "answer", "value": true},
-            ],
-        }))
-        .expect("the scenario reads");
-        let trace = crate::scenario::run(&s).expect("the scenario runs");
-        let skip = std::collections::BTreeSet::from([pin]);
-        let covers = conformance::pins::covers(&skip, &s, &trace);
+            ]),
+        );
+        let covers = covers_of(&s, &trace, &[pin]);
         let [
-            conformance::pins::Cover::After {
+            Cover::After {
                 turn,
                 only: covered_only,
                 responses,
@@ -627,44 +647,16 @@ fn a_tokens_cover_keeps_what_came_before_it() {
 /// before the place.
 #[test]
 fn a_restarts_cover_blanks_only_the_restarted_call() {
-    let script = serde_json::json!({"kind": "script", "asks": []});
-    let confirm = serde_json::json!({"kind": "script", "asks": [
-        {"question": {"id": "confirm", "text": "Confirm?", "answer_type": {"type": "boolean"}}}
-    ]});
-    let s: Scenario = serde_json::from_value(serde_json::json!({
-        "tty": false,
-        "tools": {
-            "a": {"source": {"kind": "local"}, "run": "unattended", "program": script},
-            "fs": {"source": {"kind": "local"}, "run": "unattended", "program": confirm},
-        },
-        "turns": [
-            {"user": "one", "cycles": [[{"id": "call_2", "tool": "fs"}]]},
-            {"user": "two", "cycles": [[{"id": "call_1", "tool": "a"}]]},
-        ],
-        "backend": [
+    let (s, trace) = backend_run(
+        &[("call_2", "fs"), ("call_1", "a")],
+        json!([
             {"reply": "cancelled", "cause": "restart"},
             {"reply": "answer", "value": true},
-        ],
-    }))
-    .expect("the scenario reads");
-    let trace = crate::scenario::run(&s).expect("the scenario runs");
-    let skip = std::collections::BTreeSet::from([Pin::RestartRerunsTool]);
-    let covers = conformance::pins::covers(&skip, &s, &trace);
+        ]),
+    );
+    let covers = covers_of(&s, &trace, &[Pin::RestartRerunsTool]);
     assert_eq!(covers.len(), 1, "{covers:?}");
     let model = Observed::of(&trace);
-    fn responses(o: &Observed) -> Vec<&str> {
-        o.tool_responses
-            .iter()
-            .map(|r| r.tool_call_id.as_str())
-            .collect()
-    }
-    fn invocations(o: &Observed) -> Vec<&str> {
-        o.invocations
-            .iter()
-            .map(|i| i.tool_call_id.as_str())
-            .collect()
-    }
-    let count = |ids: Vec<&str>, call: &str| ids.into_iter().filter(|c| *c == call).count();
     assert_eq!(count(responses(&model), "call_2"), 1);
     // The run that routed the question, and the runs after the restart.
     assert_eq!(count(invocations(&model), "call_2"), 3);
@@ -682,38 +674,25 @@ fn a_restarts_cover_blanks_only_the_restarted_call() {
 /// none: its question targets the assistant, the inquiry backend).
 #[test]
 fn a_tokens_cover_counts_the_covered_calls_earlier_prompts() {
-    let ok = serde_json::json!({"kind": "script", "asks": [
-        {"question": {"id": "ok", "text": "OK?", "answer_type": {"type": "boolean"}}}
-    ]});
-    let confirm = serde_json::json!({"kind": "script", "asks": [
-        {"question": {"id": "confirm", "text": "Confirm?", "answer_type": {"type": "boolean"}}}
-    ]});
     for (cause, pin, kept) in [
         ("aborted_turn", Pin::AbortedTurnToken, 1),
         ("restart", Pin::RestartRerunsTool, 0),
     ] {
-        let s: Scenario = serde_json::from_value(serde_json::json!({
+        let (s, trace) = run_json(json!({
             "tools": {
-                "a": {"source": {"kind": "local"}, "run": "unattended", "program": ok},
-                "fs": {"source": {"kind": "local"}, "run": "unattended", "program": confirm,
-                    "questions": {"confirm": {"target": "assistant"}}},
+                "a": tool(json!([boolean("ok")])),
+                "fs": with(confirming(), json!({"questions": {"confirm": {"target": "assistant"}}})),
             },
-            "turns": [
-                {"user": "one", "cycles": [[{"id": "call_1", "tool": "a"}]]},
-                {"user": "two", "cycles": [[{"id": "call_2", "tool": "fs"}]]},
-            ],
+            "turns": one_call_per_turn(&[("call_1", "a"), ("call_2", "fs")]),
             "prompter": [{"reply": "answer", "value": true}],
             "backend": [
                 {"reply": "cancelled", "cause": cause},
                 {"reply": "answer", "value": true},
             ],
-        }))
-        .expect("the scenario reads");
-        let trace = crate::scenario::run(&s).expect("the scenario runs");
+        }));
         assert_eq!(trace.prompts.len(), 1, "{cause}: call_1's question only");
-        let skip = std::collections::BTreeSet::from([pin]);
-        let covers = conformance::pins::covers(&skip, &s, &trace);
-        let [conformance::pins::Cover::After { prompts, .. }] = covers.as_slice() else {
+        let covers = covers_of(&s, &trace, &[pin]);
+        let [Cover::After { prompts, .. }] = covers.as_slice() else {
             panic!("{cause}: one cover after the token: {covers:?}");
         };
         assert_eq!(*prompts, kept, "{cause}");
@@ -726,27 +705,11 @@ fn a_tokens_cover_counts_the_covered_calls_earlier_prompts() {
 /// that reaches later turns).
 #[test]
 fn an_aborted_turns_cover_keeps_the_turns_around_it() {
-    let script = serde_json::json!({"kind": "script", "asks": []});
-    let confirm = serde_json::json!({"kind": "script", "asks": [
-        {"question": {"id": "confirm", "text": "Confirm?", "answer_type": {"type": "boolean"}}}
-    ]});
-    let s: Scenario = serde_json::from_value(serde_json::json!({
-        "tty": false,
-        "tools": {
-            "a": {"source": {"kind": "local"}, "run": "unattended", "program": script},
-            "fs": {"source": {"kind": "local"}, "run": "unattended", "program": confirm},
-        },
-        "turns": [
-            {"user": "one", "cycles": [[{"id": "call_1", "tool": "a"}]]},
-            {"user": "two", "cycles": [[{"id": "call_2", "tool": "fs"}]]},
-            {"user": "three", "cycles": [[{"id": "call_3", "tool": "a"}]]},
-        ],
-        "backend": [{"reply": "cancelled", "cause": "aborted_turn"}],
-    }))
-    .expect("the scenario reads");
-    let trace = crate::scenario::run(&s).expect("the scenario runs");
-    let skip = std::collections::BTreeSet::from([Pin::AbortedTurnToken]);
-    let covers = conformance::pins::covers(&skip, &s, &trace);
+    let (s, trace) = backend_run(
+        &[("call_1", "a"), ("call_2", "fs"), ("call_3", "a")],
+        json!([{"reply": "cancelled", "cause": "aborted_turn"}]),
+    );
+    let covers = covers_of(&s, &trace, &[Pin::AbortedTurnToken]);
     assert_eq!(covers.len(), 1, "{covers:?}");
     let model = Observed::of(&trace);
     let blanked = conformance::pins::blank(&covers, &model, &model);

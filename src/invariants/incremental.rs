@@ -94,20 +94,21 @@ impl StepChecker {
     pub fn step(&mut self, coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
         let mut out = self.secrets(coordinator, trace);
         out.extend(cache_hygiene(coordinator, trace));
+        // A new backend call is a new record too: both invariants read the
+        // call instances, grouped once.
         if self.seen != Seen::of(trace) {
+            let calls = by_call(trace);
             self.requests.extend(&trace.stream);
             out.extend(recorded_before_routed_with(
                 trace,
                 self.seen,
                 &self.requests.at,
-                &by_call(trace),
+                &calls,
             ));
-        }
-        if self.seen.backend_calls < trace.backend_calls.len() {
             out.extend(human_only_never_backend_since(
                 trace,
                 self.seen.backend_calls,
-                &by_call(trace),
+                &calls,
             ));
         }
         self.seen = Seen::of(trace);
