@@ -734,3 +734,172 @@ fn an_aborted_turns_cover_keeps_the_turns_around_it() {
     );
     assert!(events_of(&blanked, "call_2") < events_of(&model, "call_2"));
 }
+
+/// Three turns: `call_1` and `call_2` in one cycle of the first, `call_3`
+/// in the second, `call_4` in the third, each of a tool that asks two
+/// boolean questions at a terminal. The model's run, observed, with each
+/// turn's remembered keys set apart by hand (`k0`, `k1`, `k2`).
+fn two_questions_three_turns() -> Observed {
+    let (_, trace) = run_json(json!({
+        "tools": {"a": tool(json!([boolean("q1"), boolean("q2")]))},
+        "turns": [
+            {"user": "turn 0", "cycles": [[{"id": "call_1", "tool": "a"}, {"id": "call_2", "tool": "a"}]]},
+            {"user": "turn 1", "cycles": [[{"id": "call_3", "tool": "a"}]]},
+            {"user": "turn 2", "cycles": [[{"id": "call_4", "tool": "a"}]]},
+        ],
+        "prompter": vec![json!({"reply": "answer", "value": true}); 8],
+    }));
+    let mut o = Observed::of(&trace);
+    o.remembered = (0..3)
+        .map(|t| conformance::Remembered {
+            tool_answers: vec![format!("k{t}")],
+            permission_decisions: Vec::new(),
+        })
+        .collect();
+    o
+}
+
+/// The persisted events of `o` that name `call`.
+fn events_of(o: &Observed, call: &str) -> usize {
+    o.stream
+        .iter()
+        .filter(|e| e["id"].as_str() == Some(call))
+        .count()
+}
+
+/// The prompts of `o` shown for `call`.
+fn prompts_of(o: &Observed, call: &str) -> usize {
+    o.prompts.iter().filter(|p| p.tool_call_id == call).count()
+}
+
+/// Rule: CONF-PINS — a cover after a token restricted to one call blanks
+/// that call's entries past the place and nothing of another's, counted by
+/// hand: of `call_2`, the one event and the one prompt up to the place are
+/// kept and its tool responses and invocations (none up to the place) go;
+/// `call_1`, in the same cycle, keeps every event, prompt, response and
+/// invocation. The turn's remembered keys (scenario turn 0, as `compare`
+/// counts it turn 1) are blanked and the other turns' kept.
+#[test]
+fn a_cover_for_one_call_blanks_that_calls_entries_and_its_turns_keys() {
+    let model = two_questions_three_turns();
+    assert_eq!(prompts_of(&model, "call_1"), 2);
+    assert_eq!(prompts_of(&model, "call_2"), 2);
+    assert!(events_of(&model, "call_2") > 1);
+    let cover = Cover::After {
+        pin: Pin::RestartRerunsTool,
+        turn: 1,
+        only: Some("call_2".to_owned()),
+        events: [("call_2".to_owned(), 1)].into(),
+        responses: BTreeMap::new(),
+        invocations: BTreeMap::new(),
+        prompts: 1,
+        later_turns: false,
+    };
+    let blanked = conformance::pins::blank(&[cover], &model, &model);
+    for call in ["call_1", "call_3", "call_4"] {
+        assert_eq!(events_of(&blanked, call), events_of(&model, call), "{call}");
+        assert_eq!(prompts_of(&blanked, call), 2, "{call}");
+        assert_eq!(
+            count(responses(&blanked), call),
+            count(responses(&model), call),
+            "{call}"
+        );
+        assert_eq!(
+            count(invocations(&blanked), call),
+            count(invocations(&model), call),
+            "{call}"
+        );
+    }
+    assert_eq!(events_of(&blanked, "call_2"), 1);
+    assert_eq!(prompts_of(&blanked, "call_2"), 1);
+    assert_eq!(count(responses(&blanked), "call_2"), 0);
+    assert_eq!(count(invocations(&blanked), "call_2"), 0);
+    let keys: Vec<Vec<String>> = blanked
+        .remembered
+        .iter()
+        .map(|r| r.tool_answers.clone())
+        .collect();
+    assert_eq!(keys, [vec![], vec!["k1".to_owned()], vec!["k2".to_owned()]]);
+}
+
+/// Rule: CONF-PINS — a cover that reaches later turns (a hard quit's)
+/// drops every later turn's remembered keys and events, and keeps the
+/// turns before its own whole.
+#[test]
+fn a_cover_of_later_turns_drops_their_keys_and_events() {
+    let model = two_questions_three_turns();
+    let cover = Cover::After {
+        pin: Pin::HardQuitAftermath,
+        turn: 2,
+        only: None,
+        events: [("call_3".to_owned(), 1)].into(),
+        responses: [("call_1".to_owned(), 1), ("call_2".to_owned(), 1)].into(),
+        invocations: [("call_1".to_owned(), 1), ("call_2".to_owned(), 1)].into(),
+        prompts: 4,
+        later_turns: true,
+    };
+    let blanked = conformance::pins::blank(&[cover], &model, &model);
+    assert_eq!(blanked.remembered.len(), 1);
+    assert_eq!(blanked.remembered[0].tool_answers, ["k0"]);
+    for call in ["call_1", "call_2"] {
+        assert_eq!(events_of(&blanked, call), events_of(&model, call), "{call}");
+        assert_eq!(prompts_of(&blanked, call), 2, "{call}");
+    }
+    assert_eq!(events_of(&blanked, "call_3"), 1);
+    assert_eq!(events_of(&blanked, "call_4"), 0);
+    assert_eq!(
+        prompts_of(&blanked, "call_3") + prompts_of(&blanked, "call_4"),
+        0
+    );
+    assert_eq!(
+        blanked
+            .stream
+            .iter()
+            .filter(|e| e["type"] == "turn_start")
+            .count(),
+        2
+    );
+}
+
+/// Rule: CONF-PINS — a call's cover keeps its request and nothing after
+/// it, in its own turn: every other call's events, prompts, responses and
+/// invocations are kept, and the covered call's go.
+#[test]
+fn a_calls_cover_keeps_its_request_only() {
+    let model = two_questions_three_turns();
+    let cover = Cover::Call {
+        pin: Pin::DisabledToolUnknown,
+        turn: 2,
+        call: "call_3".to_owned(),
+    };
+    let blanked = conformance::pins::blank(&[cover], &model, &model);
+    let request = |o: &Observed| {
+        o.stream
+            .iter()
+            .filter(|e| e["id"] == "call_3" && e["type"] == "tool_call_request")
+            .count()
+    };
+    assert_eq!(request(&blanked), 1);
+    assert_eq!(events_of(&blanked, "call_3"), 1);
+    assert_eq!(prompts_of(&blanked, "call_3"), 0);
+    assert_eq!(count(responses(&blanked), "call_3"), 0);
+    assert_eq!(count(invocations(&blanked), "call_3"), 0);
+    for call in ["call_1", "call_2", "call_4"] {
+        assert_eq!(events_of(&blanked, call), events_of(&model, call), "{call}");
+        assert_eq!(prompts_of(&blanked, call), 2, "{call}");
+        assert_eq!(count(responses(&blanked), call), 1, "{call}");
+    }
+    // The call's inquiry events name it inside their own IDs.
+    let naming = |o: &Observed| {
+        o.stream
+            .iter()
+            .filter(|e| e.to_string().contains("call_3"))
+            .count()
+    };
+    assert!(naming(&model) > events_of(&model, "call_3"));
+    assert_eq!(naming(&blanked), 1);
+    assert_eq!(
+        blanked.stream.len(),
+        model.stream.len() - naming(&model) + 1
+    );
+}
