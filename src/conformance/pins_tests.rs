@@ -863,43 +863,107 @@ fn a_cover_of_later_turns_drops_their_keys_and_events() {
 
 /// Rule: CONF-PINS — a call's cover keeps its request and nothing after
 /// it, in its own turn: every other call's events, prompts, responses and
-/// invocations are kept, and the covered call's go.
+/// invocations are kept, and the covered call's go. Covered once alone in
+/// its turn (`call_3`) and once beside another call of its cycle
+/// (`call_2`, beside `call_1`).
 #[test]
 fn a_calls_cover_keeps_its_request_only() {
     let model = two_questions_three_turns();
-    let cover = Cover::Call {
-        pin: Pin::DisabledToolUnknown,
-        turn: 2,
-        call: "call_3".to_owned(),
-    };
-    let blanked = conformance::pins::blank(&[cover], &model, &model);
-    let request = |o: &Observed| {
-        o.stream
-            .iter()
-            .filter(|e| e["id"] == "call_3" && e["type"] == "tool_call_request")
-            .count()
-    };
-    assert_eq!(request(&blanked), 1);
-    assert_eq!(events_of(&blanked, "call_3"), 1);
-    assert_eq!(prompts_of(&blanked, "call_3"), 0);
-    assert_eq!(count(responses(&blanked), "call_3"), 0);
-    assert_eq!(count(invocations(&blanked), "call_3"), 0);
-    for call in ["call_1", "call_2", "call_4"] {
-        assert_eq!(events_of(&blanked, call), events_of(&model, call), "{call}");
-        assert_eq!(prompts_of(&blanked, call), 2, "{call}");
-        assert_eq!(count(responses(&blanked), call), 1, "{call}");
+    for (turn, call) in [(2, "call_3"), (1, "call_2")] {
+        let cover = Cover::Call {
+            pin: Pin::DisabledToolUnknown,
+            turn,
+            call: call.to_owned(),
+        };
+        let blanked = conformance::pins::blank(&[cover], &model, &model);
+        let request = |o: &Observed| {
+            o.stream
+                .iter()
+                .filter(|e| e["id"] == call && e["type"] == "tool_call_request")
+                .count()
+        };
+        assert_eq!(request(&blanked), 1, "{call}");
+        assert_eq!(events_of(&blanked, call), 1, "{call}");
+        assert_eq!(prompts_of(&blanked, call), 0, "{call}");
+        assert_eq!(count(responses(&blanked), call), 0, "{call}");
+        assert_eq!(count(invocations(&blanked), call), 0, "{call}");
+        for other in ["call_1", "call_2", "call_3", "call_4"] {
+            if other == call {
+                continue;
+            }
+            assert_eq!(
+                events_of(&blanked, other),
+                events_of(&model, other),
+                "{call}: {other}"
+            );
+            assert_eq!(prompts_of(&blanked, other), 2, "{call}: {other}");
+            assert_eq!(
+                count(responses(&blanked), other),
+                count(responses(&model), other),
+                "{call}: {other}"
+            );
+        }
+        // The call's inquiry events name it inside their own IDs.
+        let naming = |o: &Observed| {
+            o.stream
+                .iter()
+                .filter(|e| e.to_string().contains(call))
+                .count()
+        };
+        assert!(naming(&model) > events_of(&model, call), "{call}");
+        assert_eq!(naming(&blanked), 1, "{call}");
+        assert_eq!(
+            blanked.stream.len(),
+            model.stream.len() - naming(&model) + 1,
+            "{call}"
+        );
     }
-    // The call's inquiry events name it inside their own IDs.
-    let naming = |o: &Observed| {
-        o.stream
-            .iter()
-            .filter(|e| e.to_string().contains("call_3"))
-            .count()
-    };
-    assert!(naming(&model) > events_of(&model, "call_3"));
-    assert_eq!(naming(&blanked), 1);
-    assert_eq!(
-        blanked.stream.len(),
-        model.stream.len() - naming(&model) + 1
-    );
+}
+
+/// Rule: CONF-PINS — a response's cover drops exactly the `n`-th
+/// (0-based) tool response of its call, as an event and as a `responded`
+/// entry, and nothing else: with `call_1` reused in a second turn beside
+/// `call_2` in the first, each of `call_1`'s two responses is dropped
+/// alone, and `call_2`'s is never.
+#[test]
+fn a_responses_cover_drops_that_response_only() {
+    let (_, trace) = run_json(json!({
+        "tools": {"a": plain()},
+        "turns": [
+            {"user": "turn 0", "cycles": [[{"id": "call_1", "tool": "a"}, {"id": "call_2", "tool": "a"}]]},
+            {"user": "turn 1", "cycles": [[{"id": "call_1", "tool": "a"}]]},
+        ],
+    }));
+    let model = Observed::of(&trace);
+    let at: Vec<usize> = model
+        .stream
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e["type"] == "tool_call_response" && e["id"] == "call_1")
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(at.len(), 2);
+    let entries: Vec<usize> = model
+        .tool_responses
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.tool_call_id == "call_1")
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(entries.len(), 2);
+    for n in 0..2 {
+        let cover = Cover::Response {
+            pin: Pin::DeliveryWithheldResponse,
+            call: "call_1".to_owned(),
+            n,
+        };
+        let blanked = conformance::pins::blank(&[cover], &model, &model);
+        let mut stream = model.stream.clone();
+        stream.remove(at[n]);
+        assert_eq!(blanked.stream, stream, "{n}");
+        let mut tool_responses = model.tool_responses.clone();
+        tool_responses.remove(entries[n]);
+        assert_eq!(blanked.tool_responses, tool_responses, "{n}");
+        assert_eq!(blanked.invocations, model.invocations, "{n}");
+    }
 }
