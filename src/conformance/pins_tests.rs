@@ -967,3 +967,59 @@ fn a_responses_cover_drops_that_response_only() {
         assert_eq!(blanked.invocations, model.invocations, "{n}");
     }
 }
+
+/// Rule: CONF-PINS — no prompt the model shows sits exactly at a token's
+/// place (right after the last event of the inquiry the token ended), so
+/// whether `covers` counts the prompts before the place with `<` or `<=`
+/// is not a choice its tests can see: after an aborted turn or a hard
+/// quit nothing more is prompted, and a restarted call's own prompts
+/// follow its new inquiry request. Another call's prompt can sit there
+/// (`call_1`'s, in the second order, at a restart), and a restart's cover
+/// counts its own call's prompts only. This holds the argument for the
+/// equivalent mutant listed in spec/mutants-equivalent.tsv: if the model
+/// changes so that it fails, that mutant can be killed.
+#[test]
+fn no_covered_prompt_sits_at_a_tokens_place() {
+    let mut others_at_place = 0;
+    for order in [
+        [("call_1", "a"), ("call_2", "fs")],
+        [("call_2", "fs"), ("call_1", "a")],
+    ] {
+        for cause in ["aborted_turn", "hard_quit", "restart"] {
+            let cycle: Vec<Value> = order
+                .iter()
+                .map(|(id, t)| json!({"id": id, "tool": t}))
+                .collect();
+            let (_, trace) = run_json(json!({
+                "tools": {
+                    "a": tool(json!([boolean("ok")])),
+                    "fs": with(confirming(), json!({"questions": {"confirm": {"target": "assistant"}}})),
+                },
+                "turns": [{"user": "t", "cycles": [cycle]}],
+                "prompter": vec![json!({"reply": "answer", "value": true}); 2],
+                "backend": [{"reply": "cancelled", "cause": cause}, {"reply": "answer", "value": true}],
+            }));
+            let stream: Vec<Value> = trace
+                .stream
+                .iter()
+                .map(|e| serde_json::to_value(e).unwrap())
+                .collect();
+            let place = 1 + stream
+                .iter()
+                .rposition(|e| e["id"] == "call_2.confirm.1")
+                .expect("the cancelled inquiry is persisted");
+            for p in &trace.prompts {
+                if p.stream_position != place {
+                    continue;
+                }
+                assert!(
+                    cause == "restart" && p.tool_call_id != "call_2",
+                    "{order:?} {cause}: {} prompted at the place {place}",
+                    p.tool_call_id
+                );
+                others_at_place += 1;
+            }
+        }
+    }
+    assert_eq!(others_at_place, 1, "the case the argument names is drawn");
+}
