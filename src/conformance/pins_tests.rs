@@ -1023,3 +1023,130 @@ fn no_covered_prompt_sits_at_a_tokens_place() {
     }
     assert_eq!(others_at_place, 1, "the case the argument names is drawn");
 }
+
+/// `confirming` as tool `fs` with `extra` members, in a scenario of one
+/// call of it with the scenario members `rest`.
+fn one_fs_call(extra: Value, rest: Value) -> Scenario {
+    let value = with(
+        json!({
+            "tools": {"fs": with(confirming(), extra)},
+            "turns": one_call_per_turn(&[("call_1", "fs")]),
+        }),
+        rest,
+    );
+    serde_json::from_value(value).expect("the scenario reads")
+}
+
+/// Rule: CONF-PINS — which skipped decision may cover part of a run, read
+/// from what the scenario says, one feature at a time. The table is
+/// written from the decisions' own descriptions: a withheld response needs
+/// a delivery prompt; the model a backend call asks needs an inquiry model
+/// or a tool's chosen assistant model; the three token decisions need a
+/// token's cause or backend replies by inquiry ID; an unknown-tool answer
+/// for a configured tool needs `enable` or toggles; and the permission
+/// prompt without a terminal covers nothing (it is judged against the
+/// other run whole).
+#[test]
+fn may_cover_reads_each_decisions_own_features() {
+    use Pin::*;
+    let features: [(&str, Scenario, &[Pin]); 8] = [
+        ("none", one_fs_call(json!({}), json!({})), &[]),
+        (
+            "delivery",
+            one_fs_call(
+                json!({"result": "ask"}),
+                json!({"deliveries": [{"reply": "deliver"}]}),
+            ),
+            &[DeliveryWithheldResponse],
+        ),
+        (
+            "inquiry model",
+            one_fs_call(json!({}), json!({"inquiry_model": "inquiry-small"})),
+            &[BackendModelChoice],
+        ),
+        (
+            "assistant model",
+            one_fs_call(
+                json!({"assistant": {"confirm": {"model": "own-large"}}}),
+                json!({}),
+            ),
+            &[BackendModelChoice],
+        ),
+        (
+            "token cause",
+            one_fs_call(
+                json!({}),
+                json!({"backend": [{"reply": "cancelled", "cause": "restart"}]}),
+            ),
+            &[AbortedTurnToken, HardQuitAftermath, RestartRerunsTool],
+        ),
+        (
+            "backend by id",
+            one_fs_call(
+                json!({}),
+                json!({"backend_by_id": {"call_1.confirm.1": {"reply": "answer", "value": true}}}),
+            ),
+            &[AbortedTurnToken, HardQuitAftermath, RestartRerunsTool],
+        ),
+        (
+            "enable",
+            one_fs_call(json!({"enable": {"state": false}}), json!({})),
+            &[DisabledToolUnknown],
+        ),
+        (
+            "toggles",
+            one_fs_call(json!({}), json!({"toggles": ["-T"]})),
+            &[DisabledToolUnknown],
+        ),
+    ];
+    for (name, scenario, covering) in &features {
+        for p in PINS {
+            let skip = [p.pin].into();
+            assert_eq!(
+                conformance::pins::may_cover(&skip, scenario),
+                covering.contains(&p.pin),
+                "{name}: {}",
+                p.pin
+            );
+        }
+        let all = every_pin();
+        assert_eq!(
+            conformance::pins::may_cover(&all, scenario),
+            !covering.is_empty(),
+            "{name}: every pin"
+        );
+        assert!(!conformance::pins::may_cover(&Default::default(), scenario));
+    }
+}
+
+/// Rule: CONF-PINS — the other run a skipped permission prompt without a
+/// terminal allows exists only for a scenario without a terminal that has
+/// a `run = ask` tool, and only when that decision is skipped; it allows
+/// every permission prompt without remembering, more than the run can ask.
+#[test]
+fn the_other_run_is_drawn_only_for_an_ask_tool_without_a_terminal() {
+    let ask = |tty: bool| one_fs_call(json!({"run": "ask"}), json!({"tty": tty}));
+    let skip = [Pin::PermissionPromptNoTerminal].into();
+    let other = conformance::pins::alternative(&skip, &ask(false)).expect("an ask tool, no tty");
+    assert!(!other.tty);
+    assert!(other.permissions.len() >= 4, "{:?}", other.permissions);
+    for reply in &other.permissions {
+        assert_eq!(
+            serde_json::to_value(reply).unwrap(),
+            json!({"reply": "allow", "remember": false})
+        );
+    }
+    assert!(
+        conformance::pins::alternative(&skip, &ask(true)).is_none(),
+        "a terminal"
+    );
+    assert!(
+        conformance::pins::alternative(&Default::default(), &ask(false)).is_none(),
+        "the decision kept"
+    );
+    let unattended = one_fs_call(json!({}), json!({"tty": false}));
+    assert!(
+        conformance::pins::alternative(&skip, &unattended).is_none(),
+        "no ask tool"
+    );
+}
