@@ -524,3 +524,93 @@ fn no_example_keeps_an_unused_tool() {
         scenario::run(&s).unwrap()
     );
 }
+
+/// Rule: CONF-UNSUPPORTED — a report counts each kind of result apart:
+/// passed, declined as unsupported and the harness's own errors, on a
+/// report written by hand.
+#[test]
+fn a_report_counts_each_kind_of_result_apart() {
+    let outcome = |index: u32, result: CaseResult| conformance::run::Outcome {
+        case: CaseId::Generated {
+            profile: ProfileName::Rfd083,
+            seed: 1,
+            index,
+        },
+        seconds: 0.0,
+        result,
+    };
+    let unsupported = || CaseResult::Unsupported {
+        reason: "no terminal".to_owned(),
+    };
+    let harness = || CaseResult::HarnessError {
+        error: "refused".to_owned(),
+        scenario: None,
+    };
+    let r = RunReport {
+        outcomes: vec![
+            outcome(0, CaseResult::Passed),
+            outcome(1, unsupported()),
+            outcome(2, CaseResult::Passed),
+            outcome(3, harness()),
+            outcome(4, unsupported()),
+            outcome(5, CaseResult::Passed),
+            outcome(6, unsupported()),
+        ],
+        ..RunReport::default()
+    };
+    assert_eq!(
+        (r.passed(), r.unsupported(), r.harness_errors(), r.failed()),
+        (3, 3, 1, 0)
+    );
+}
+
+/// The model, answering a hard quit's call after the quit (what the pinned
+/// aftermath says is not written), with that decision skipped.
+struct AnswersAfterHardQuit;
+
+impl conformance::Implementation for AnswersAfterHardQuit {
+    fn run(&mut self, s: &Scenario) -> Result<Observed, ImplementationError> {
+        let mut o = Model::default().run(s)?;
+        o.stream.push(serde_json::json!({
+            "type": "tool_call_response", "id": "call_1", "is_error": true, "content": "cancelled"
+        }));
+        Ok(o)
+    }
+
+    fn capabilities(&self) -> conformance::Capabilities {
+        conformance::Capabilities {
+            skip_pins: [conformance::Pin::HardQuitAftermath].into(),
+            ..conformance::Capabilities::default()
+        }
+    }
+}
+
+/// Rule: CONF-PINS — a run judges each case with the capabilities the
+/// implementation declares: one that skips the hard quit's aftermath and
+/// answers the quitting call passes `token-hard-quit` in a run, and fails
+/// it judged without its capabilities.
+#[test]
+fn a_run_judges_with_the_implementations_capabilities() {
+    let v = conformance::runner_tests::committed()
+        .into_iter()
+        .find(|v| v.name == "token-hard-quit")
+        .expect("the hard quit's vector");
+    let mut progress = |_: Progress| {};
+    let mut imp = AnswersAfterHardQuit;
+    let mut run = Run::new(&mut imp, &full, LIMITS, &|| false, &mut progress, 1);
+    run.vectors(std::slice::from_ref(&v));
+    let r = run.finish();
+    assert_eq!(r.outcomes.len(), 1);
+    assert_eq!(r.passed(), 1, "{:?}", r.groups);
+    let without = conformance::judge(
+        &v.name,
+        &v.scenario,
+        &v.expected,
+        conformance::Implementation::run(&mut AnswersAfterHardQuit, &v.scenario),
+        &conformance::Capabilities::default(),
+    );
+    assert!(
+        without.is_some(),
+        "the extra response is a divergence when compared"
+    );
+}
