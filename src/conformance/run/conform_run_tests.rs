@@ -614,3 +614,39 @@ fn a_run_judges_with_the_implementations_capabilities() {
         "the extra response is a divergence when compared"
     );
 }
+
+/// Rule: CONF-RUN-TO-THE-END — the progress a run reports counts its cases
+/// and its failures as they come: after each case, `done` is the cases
+/// run and `failures` the failed ones so far (the harness's errors among
+/// them), ending at the report's own counts.
+#[test]
+fn progress_counts_cases_and_failures_as_they_come() {
+    let vectors = conformance::vectors(conformance::COMMITTED.0, 0).unwrap();
+    let seen = std::cell::RefCell::new(Vec::new());
+    let mut progress = |p: Progress| seen.borrow_mut().push((p.done, p.failures));
+    let mut imp = two_faults();
+    let mut run = Run::new(
+        &mut imp,
+        &full,
+        LIMITS,
+        &|| false,
+        &mut progress,
+        vectors.len(),
+    );
+    run.vectors(&vectors);
+    let r = run.finish();
+    let seen = seen.into_inner();
+    let mut failures = 0;
+    for (k, o) in r.outcomes.iter().enumerate() {
+        failures += usize::from(matches!(
+            o.result,
+            CaseResult::Failed(_) | CaseResult::HarnessError { .. }
+        ));
+        assert!(
+            seen.contains(&(k + 1, failures)),
+            "case {k}: {failures} failures so far, progress {seen:?}"
+        );
+    }
+    assert!(failures > 0, "two faults fail some vector");
+    assert_eq!(failures, r.failed() + r.harness_errors());
+}
