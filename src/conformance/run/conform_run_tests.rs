@@ -650,3 +650,46 @@ fn progress_counts_cases_and_failures_as_they_come() {
     assert!(failures > 0, "two faults fail some vector");
     assert_eq!(failures, r.failed() + r.harness_errors());
 }
+
+/// Rule: CONF-RUN-TO-THE-END — the outcomes of cases run elsewhere (the
+/// parallel case loop) join the run's report in order, with that loop's
+/// adapter runs added to the run's own and its stop kept; progress counts
+/// their failures.
+#[test]
+fn cases_run_elsewhere_join_the_report() {
+    let vectors = conformance::vectors(conformance::COMMITTED.0, 0).unwrap();
+    let v = &vectors[0];
+    let elsewhere = vec![
+        conformance::run::Outcome {
+            case: CaseId::Vector {
+                name: "a".to_owned(),
+            },
+            seconds: 0.5,
+            result: CaseResult::Passed,
+        },
+        conformance::run::Outcome {
+            case: CaseId::Vector {
+                name: "b".to_owned(),
+            },
+            seconds: 0.25,
+            result: CaseResult::HarnessError {
+                error: "refused".to_owned(),
+                scenario: None,
+            },
+        },
+    ];
+    for stopped in [false, true] {
+        let last = Cell::new((0, 0));
+        let mut progress = |p: Progress| last.set((p.done, p.failures));
+        let mut imp = Model::default();
+        let mut run = Run::new(&mut imp, &full, LIMITS, &|| false, &mut progress, 3);
+        run.vectors(std::slice::from_ref(v));
+        run.extend(std::time::Instant::now(), elsewhere.clone(), stopped, 7);
+        let r = run.finish();
+        assert_eq!(r.outcomes.len(), 3);
+        assert_eq!(r.outcomes[1..], elsewhere[..]);
+        assert_eq!(r.adapter_runs, 1 + 7);
+        assert_eq!(r.stopped, stopped);
+        assert_eq!(last.get(), (3, 1));
+    }
+}
