@@ -1183,7 +1183,7 @@ fn model_bars(cfg: &Config, table: &mut Table) {
                     found.extend(checker.step(c, t))
                 })
                 .expect("explored scenarios run");
-                found.extend(check_trace_memo(&trace, s, &mut memo));
+                found.extend(check_trace_memo(&trace, s, &mut memo, Some(&checker)));
                 std::hint::black_box(found);
             }
         })

@@ -679,7 +679,7 @@ fn check_named(s: &Scenario, name: &str, report: &mut Report, memo: &mut StreamM
         }
     };
     let misses = memo.misses;
-    found.extend(check_trace_memo(&trace, s, memo));
+    found.extend(check_trace_memo(&trace, s, memo, Some(&checker)));
     report.distinct_streams += memo.misses - misses;
     classify(s, found.iter(), report, &mut |s| s.clone());
 }

@@ -274,18 +274,41 @@ const IN_COORDINATOR_STATE: &str = "a secret answer is in the coordinator state"
 /// findings, in this order, with each call instance's invocations grouped
 /// once for the three that read them (rule `PERF-END-SHARED`).
 fn non_stream_invariants(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
-    let calls = by_call(trace);
     let mut out = always_paired(trace);
-    out.extend(every_round_trip_recorded(trace));
-    out.extend(recorded_before_routed_with(
-        trace,
-        Seen::default(),
-        &request_index(trace),
-        &calls,
-    ));
-    out.extend(secrets_in(trace, &[], &secret_answers_of(&calls)));
+    out.extend(beyond_the_stream(trace, scenario, (false, false)));
+    out
+}
+
+/// [`non_stream_invariants`] after `always_paired`, a function of the
+/// stream alone that the memo keeps with the stream (rule
+/// `PERF-MEMO-PAIRED`): each invariant that reads the trace beyond its
+/// stream, in the same order. `(routed, secrets)` say which the step
+/// checker has judged for good ([`StepChecker`]'s `judged`, rule
+/// `PERF-END-AFTER-STEPS`): `INV-RECORDED-BEFORE-ROUTED` with
+/// `INV-HUMAN-ONLY-NEVER-BACKEND`, and `INV-SECRET-NEVER-PERSISTED`, each
+/// then known to find nothing.
+fn beyond_the_stream(
+    trace: &Trace,
+    scenario: &Scenario,
+    (routed, secrets): (bool, bool),
+) -> Vec<Diagnostic> {
+    let calls = (!routed || !secrets).then(|| by_call(trace));
+    let mut out = every_round_trip_recorded(trace);
+    if let (false, Some(calls)) = (routed, &calls) {
+        out.extend(recorded_before_routed_with(
+            trace,
+            Seen::default(),
+            &request_index(trace),
+            calls,
+        ));
+    }
+    if let (false, Some(calls)) = (secrets, &calls) {
+        out.extend(secrets_in(trace, &[], &secret_answers_of(calls)));
+    }
     out.extend(provenance(trace, scenario));
-    out.extend(human_only_never_backend_since(trace, 0, &calls));
+    if let (false, Some(calls)) = (routed, &calls) {
+        out.extend(human_only_never_backend_since(trace, 0, calls));
+    }
     out.extend(ids_unique(trace));
     out.extend(cache_keys_unique(trace));
     out
@@ -759,17 +782,10 @@ impl RequestIndex {
     }
 }
 
-/// [`recorded_before_routed`] over the prompts, backend calls and
-/// invocations after `seen` only, given where the
-/// requests sit. The judgement of a record looks only at
-/// the stream before its own position, which an append-only stream never
-/// changes, so a record judged once is judged for good.
-fn recorded_before_routed_with(
-    trace: &Trace,
-    seen: Seen,
-    request_at: &RequestAt,
-    calls: &Calls<'_>,
-) -> Vec<Diagnostic> {
+/// `INV-RECORDED-BEFORE-ROUTED` of the prompts and backend calls after
+/// `seen` only: each is judged by the requests recorded before its own
+/// stream position.
+fn routed_before_recorded(trace: &Trace, seen: Seen, request_at: &RequestAt) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for p in &trace.prompts[seen.prompts..] {
         let Some(id) = &p.inquiry_id else {
@@ -811,6 +827,21 @@ fn recorded_before_routed_with(
             ));
         }
     }
+    out
+}
+
+/// [`recorded_before_routed`] over the prompts, backend calls and
+/// invocations after `seen` only, given where the
+/// requests sit. The judgement of a record looks only at
+/// the stream before its own position, which an append-only stream never
+/// changes, so a record judged once is judged for good.
+fn recorded_before_routed_with(
+    trace: &Trace,
+    seen: Seen,
+    request_at: &RequestAt,
+    calls: &Calls<'_>,
+) -> Vec<Diagnostic> {
+    let mut out = routed_before_recorded(trace, seen, request_at);
     // A re-invocation follows one answered question: its request and
     // response are both on the stream before the tool runs again.
     let new_invocation = |i: &InvocationRecord| {
@@ -823,45 +854,62 @@ fn recorded_before_routed_with(
             .first()
             .filter(|i| !i.answers.is_empty() && new_invocation(i))
         {
-            out.push(diag(
-                Rule::InvRecordedBeforeRouted,
-                first.at.turn,
-                first.stream_position,
-                vec![first.tool_call_id.clone()],
-                format!(
-                    "{} saw answers on its first invocation, before any question was recorded",
-                    first.tool
-                ),
-            ));
+            out.push(answers_on_first_invocation(first));
         }
         for w in invs.windows(2) {
             let (prev, next) = (w[0], w[1]);
-            let Some(q) = asked(prev) else { continue };
             if !new_invocation(next) {
                 continue;
             }
-            let end = next.stream_position.min(trace.stream.len());
-            let closed = prev.request_event.filter(|&k| k < end).is_some_and(|k| {
-                let id = trace.stream[k].as_inquiry_request().map(|r| &r.id);
-                trace.stream[k + 1..end]
-                    .iter()
-                    .any(|e| e.as_inquiry_response().map(|r| r.id()) == id)
-            });
-            if !closed {
-                out.push(diag(
-                    Rule::InvRecordedBeforeRouted,
-                    next.at.turn,
-                    next.stream_position,
-                    vec![next.tool_call_id.clone()],
-                    format!(
-                        "{} was re-invoked with an answer to `{}` before the request and response were recorded",
-                        next.tool, q.id
-                    ),
-                ));
-            }
+            out.extend(reinvoked_before_recorded(trace, prev, next));
         }
     }
     out
+}
+
+/// `INV-RECORDED-BEFORE-ROUTED` of a call instance's first invocation,
+/// which saw answers.
+fn answers_on_first_invocation(first: &InvocationRecord) -> Diagnostic {
+    diag(
+        Rule::InvRecordedBeforeRouted,
+        first.at.turn,
+        first.stream_position,
+        vec![first.tool_call_id.clone()],
+        format!(
+            "{} saw answers on its first invocation, before any question was recorded",
+            first.tool
+        ),
+    )
+}
+
+/// `INV-RECORDED-BEFORE-ROUTED` of `next`, the invocation of a call
+/// instance after `prev`: if `prev` asked, its request and a response to it
+/// are on the stream before `next` runs.
+fn reinvoked_before_recorded(
+    trace: &Trace,
+    prev: &InvocationRecord,
+    next: &InvocationRecord,
+) -> Option<Diagnostic> {
+    let q = asked(prev)?;
+    let end = next.stream_position.min(trace.stream.len());
+    let closed = prev.request_event.filter(|&k| k < end).is_some_and(|k| {
+        let id = trace.stream[k].as_inquiry_request().map(|r| &r.id);
+        trace.stream[k + 1..end]
+            .iter()
+            .any(|e| e.as_inquiry_response().map(|r| r.id()) == id)
+    });
+    (!closed).then(|| {
+        diag(
+            Rule::InvRecordedBeforeRouted,
+            next.at.turn,
+            next.stream_position,
+            vec![next.tool_call_id.clone()],
+            format!(
+                "{} was re-invoked with an answer to `{}` before the request and response were recorded",
+                next.tool, q.id
+            ),
+        )
+    })
 }
 
 /// The secret answers tools received in a run: what a re-invocation saw for
@@ -1011,28 +1059,35 @@ fn human_only_never_backend_since(
     let rules = trace.profile.rules();
     for b in &trace.backend_calls[seen..] {
         let invs = calls.get(&(b.at.turn, b.at.cycle, b.call_index));
-        let q = invs.and_then(|v| {
-            v.iter()
-                .rev()
-                .filter(|i| i.stream_position <= b.call.cloned_events)
-                .find_map(|i| asked(i))
-        });
-        if let Some(q) = q
-            && routing::human_only(q, &rules)
-        {
-            out.push(diag(
-                Rule::InvHumanOnlyNeverBackend,
-                b.at.turn,
-                b.call.cloned_events,
-                vec![b.call.inquiry_id.clone()],
-                format!(
-                    "the human-only question `{}` was sent to the inquiry backend",
-                    q.id
-                ),
-            ));
-        }
+        let latest = invs.map(|v| v.iter().rev().copied());
+        out.extend(sent_to_backend(b, latest.into_iter().flatten(), &rules));
     }
     out
+}
+
+/// `INV-HUMAN-ONLY-NEVER-BACKEND` of backend call `b`, given its call
+/// instance's invocations latest first: the question the latest invocation
+/// recorded before the call asked is not human-only.
+fn sent_to_backend<'t>(
+    b: &crate::scenario::BackendRecord,
+    latest_first: impl Iterator<Item = &'t InvocationRecord>,
+    rules: &crate::profile::Rules,
+) -> Option<Diagnostic> {
+    let q = latest_first
+        .filter(|i| i.stream_position <= b.call.cloned_events)
+        .find_map(|i| asked(i))?;
+    routing::human_only(q, rules).then(|| {
+        diag(
+            Rule::InvHumanOnlyNeverBackend,
+            b.at.turn,
+            b.call.cloned_events,
+            vec![b.call.inquiry_id.clone()],
+            format!(
+                "the human-only question `{}` was sent to the inquiry backend",
+                q.id
+            ),
+        )
+    })
 }
 
 /// `INV-WIRE-ROUNDTRIP`: the persisted stream, written and read back, is
@@ -1294,7 +1349,12 @@ mod tests {
             return BTreeSet::new();
         };
         if incremental {
-            found.extend(check_trace_memo(&trace, s, &mut StreamMemo::new()));
+            found.extend(check_trace_memo(
+                &trace,
+                s,
+                &mut StreamMemo::new(),
+                Some(&checker),
+            ));
         } else {
             found.extend(check_trace(&trace, s));
         }
@@ -1521,14 +1581,14 @@ mod tests {
         ];
         for (what, rewrite) in rewrites {
             let mut memo = StreamMemo::new();
-            assert_eq!(check_trace_memo(&ta, &a, &mut memo), want);
+            assert_eq!(check_trace_memo(&ta, &a, &mut memo, None), want);
             for e in memo.entries.values_mut().flatten() {
                 for j in &mut e.judged {
                     j.found.diagnostics = vec![poison.clone()];
                 }
                 rewrite(e, &tb, &poison);
             }
-            assert_eq!(check_trace_memo(&ta, &a, &mut memo), want, "{what}");
+            assert_eq!(check_trace_memo(&ta, &a, &mut memo, None), want, "{what}");
             assert_eq!((memo.hits, memo.misses), (0, 2), "{what}");
         }
     }
@@ -1912,9 +1972,9 @@ mod tests {
         };
         let mut memo = StreamMemo::new();
         let (t0, t1) = (with_mark(0), with_mark(1));
-        check_trace_memo(&t0, &a, &mut memo);
-        check_trace_memo(&t1, &a, &mut memo);
-        check_trace_memo(&t0, &a, &mut memo);
+        check_trace_memo(&t0, &a, &mut memo, None);
+        check_trace_memo(&t1, &a, &mut memo, None);
+        check_trace_memo(&t0, &a, &mut memo, None);
         assert_eq!((memo.hits, memo.misses, memo.len), (1, 2, 2));
         for k in 2..StreamMemo::CAPACITY {
             memo.stream_invariants(&with_mark(k));
@@ -1937,11 +1997,14 @@ mod tests {
         let ta = run_observed(&a, RunOptions::default(), &mut |_, _| {}).unwrap();
         let tb = run_observed(&b, RunOptions::default(), &mut |_, _| {}).unwrap();
         assert_ne!(ta.stream, tb.stream);
-        let first = check_trace_memo(&ta, &a, &mut memo);
+        let first = check_trace_memo(&ta, &a, &mut memo, None);
         assert_eq!(first, check_trace(&ta, &a));
-        assert_eq!(check_trace_memo(&ta, &a, &mut memo), first);
+        assert_eq!(check_trace_memo(&ta, &a, &mut memo, None), first);
         assert_eq!(memo.hits, 1);
-        assert_eq!(check_trace_memo(&tb, &b, &mut memo), check_trace(&tb, &b));
+        assert_eq!(
+            check_trace_memo(&tb, &b, &mut memo, None),
+            check_trace(&tb, &b)
+        );
         assert_eq!(memo.misses, 2);
     }
 

@@ -326,13 +326,18 @@ impl Walk<'_, '_> {
             self.stats.runs += 1;
             let Node {
                 machine,
+                checker,
                 mut found,
                 steps,
-                ..
             } = node;
             let schedule = machine.schedule().to_vec();
             let trace = machine.into_trace();
-            found.extend(check_trace_memo(&trace, self.root, self.memo));
+            found.extend(check_trace_memo(
+                &trace,
+                self.root,
+                self.memo,
+                Some(&checker),
+            ));
             (self.run)(Run {
                 schedule: &schedule,
                 steps: &steps,

@@ -75,7 +75,7 @@ fn every_schedule(root: &Scenario, faults: Faults, width: u32, len: usize) -> Fo
             diags.extend(checker.step(c, t))
         })
         .expect("the roots run");
-        diags.extend(check_trace_memo(&trace, &s, &mut memo));
+        diags.extend(check_trace_memo(&trace, &s, &mut memo, Some(&checker)));
         found.add(&trace, &diags);
         // The next schedule, as an odometer over `len` digits.
         let mut i = 0;

@@ -357,12 +357,14 @@ pub(crate) fn search(
             )));
         }
         let Observed {
-            mut found, steps, ..
+            checker,
+            mut found,
+            steps,
         } = observed.into_inner();
         stats.steps += steps;
         if !stopped {
             stats.paths += 1;
-            found.extend(check_trace_memo(&trace, root, memo));
+            found.extend(check_trace_memo(&trace, root, memo, Some(&checker)));
             leaf(Leaf {
                 schedule: &schedule,
                 trace: &trace,

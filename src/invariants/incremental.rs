@@ -26,9 +26,14 @@ use super::*;
 ///   prompts, backend calls and invocations added by the step only: each
 ///   record is judged by the stream before its own position, which later
 ///   steps never change, so each violation is reported once, at its step.
+///   The invocations are grouped by call instance as they come (rule
+///   `PERF-STEP-GROUPED`): a new invocation is judged against its
+///   instance's previous one, a new backend call against its instance's
+///   latest invocations.
 ///
 /// `cache_hygiene` judges the coordinator's current state at every step, as
-/// in [`check_step`]. Rule: INV-SECRET-NEVER-PERSISTED.
+/// in [`check_step`], when the turn cache remembers anything (an empty one
+/// has no entry to judge). Rule: INV-SECRET-NEVER-PERSISTED.
 #[derive(Debug, Default, Clone)]
 pub struct StepChecker {
     /// Invocations already read for secrets.
@@ -46,6 +51,46 @@ pub struct StepChecker {
     pub(super) seen: Seen,
     /// The inquiry requests of the stream so far.
     pub(super) requests: RequestIndex,
+    /// The call instances of the invocations read so far (rule
+    /// `PERF-STEP-GROUPED`).
+    pub(super) calls: CallChains,
+    /// Whether a step reported an `INV-RECORDED-BEFORE-ROUTED` or
+    /// `INV-HUMAN-ONLY-NEVER-BACKEND` finding (rule `PERF-END-AFTER-STEPS`).
+    pub(super) routed_found: bool,
+}
+
+/// The invocations of a run grouped by call instance as they are recorded
+/// (rule `PERF-STEP-GROUPED`): each invocation's previous one of its
+/// call instance, and each instance's latest, by invocation index.
+#[derive(Debug, Default, Clone)]
+pub(super) struct CallChains {
+    /// Per invocation read, the index of the previous invocation of its
+    /// call instance (`None` for the instance's first).
+    pub(super) prev: Vec<Option<usize>>,
+    /// Per call instance `(turn, cycle, call_index)`, its latest invocation.
+    pub(super) latest: HashMap<(usize, usize, usize), usize, Fast>,
+}
+
+impl CallChains {
+    /// Reads the invocations of `trace` not read yet.
+    fn extend(&mut self, trace: &Trace) {
+        for k in self.prev.len()..trace.invocations.len() {
+            let i = &trace.invocations[k];
+            let prev = self.latest.insert((i.at.turn, i.at.cycle, i.call_index), k);
+            self.prev.push(prev);
+        }
+    }
+
+    /// The invocations of the call instance `key` recorded so far, latest
+    /// first.
+    fn latest_first<'t>(
+        &'t self,
+        trace: &'t Trace,
+        key: (usize, usize, usize),
+    ) -> impl Iterator<Item = &'t InvocationRecord> + 't {
+        std::iter::successors(self.latest.get(&key).copied(), |&k| self.prev[k])
+            .map(|k| &trace.invocations[k])
+    }
 }
 
 impl StepChecker {
@@ -80,6 +125,8 @@ impl StepChecker {
                     tracker,
                     turn,
                 },
+            calls: CallChains { prev, latest },
+            routed_found,
         } = self;
         (invocations_seen, secrets, texts).hash(h);
         (texts_scanned_for, fixed_scanned_for).hash(h);
@@ -88,42 +135,80 @@ impl StepChecker {
         entries.sort_unstable();
         entries.hash(h);
         (indexed, tracker, turn).hash(h);
+        (prev, routed_found).hash(h);
+        let mut latest: Vec<_> = latest.iter().collect();
+        latest.sort_unstable();
+        latest.hash(h);
     }
 
     /// Every invariant [`check_step`] judges, after one more step of the run.
     pub fn step(&mut self, coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
+        self.calls.extend(trace);
         let mut out = self.secrets(coordinator, trace);
-        out.extend(cache_hygiene(coordinator, trace));
-        // A new backend call is a new record too: both invariants read the
-        // call instances, grouped once.
+        // An empty turn cache holds nothing to judge (rule
+        // `PERF-STEP-GROUPED`).
+        if coordinator
+            .turn_state()
+            .is_some_and(|s| holds_entries(&s.cache))
+        {
+            out.extend(cache_hygiene(coordinator, trace));
+        }
         if self.seen != Seen::of(trace) {
-            let calls = by_call(trace);
+            let before = out.len();
             self.requests.extend(&trace.stream);
-            out.extend(recorded_before_routed_with(
-                trace,
-                self.seen,
-                &self.requests.at,
-                &calls,
-            ));
-            out.extend(human_only_never_backend_since(
-                trace,
-                self.seen.backend_calls,
-                &calls,
-            ));
+            out.extend(routed_before_recorded(trace, self.seen, &self.requests.at));
+            // A new invocation is judged against its call instance's
+            // previous one.
+            for k in self.seen.invocations..trace.invocations.len() {
+                let next = &trace.invocations[k];
+                match self.calls.prev[k] {
+                    None if !next.answers.is_empty() => out.push(answers_on_first_invocation(next)),
+                    None => {}
+                    Some(p) => out.extend(reinvoked_before_recorded(
+                        trace,
+                        &trace.invocations[p],
+                        next,
+                    )),
+                }
+            }
+            let rules = trace.profile.rules();
+            for b in &trace.backend_calls[self.seen.backend_calls..] {
+                let key = (b.at.turn, b.at.cycle, b.call_index);
+                out.extend(sent_to_backend(
+                    b,
+                    self.calls.latest_first(trace, key),
+                    &rules,
+                ));
+            }
+            self.routed_found |= out.len() > before;
         }
         self.seen = Seen::of(trace);
         out
     }
 
+    /// What the end-of-run pass need not judge again in `trace`, if this
+    /// checker judged every step of its run (rule `PERF-END-AFTER-STEPS`),
+    /// as `(routed, secrets)`: `routed` if no step found a record routed
+    /// before it was recorded nor a human-only question sent to the
+    /// backend (each record is judged for good at its step, against the
+    /// stream before its position, which later steps never change: the
+    /// whole run's check finds none either); `secrets` if the run gave no
+    /// tool a secret answer of 6 characters or more (the end-of-run check
+    /// searches for none). Neither for a checker that has not read all of
+    /// `trace`'s records.
+    pub(super) fn judged(&self, trace: &Trace) -> (bool, bool) {
+        if self.seen != Seen::of(trace) || self.invocations_seen != trace.invocations.len() {
+            return (false, false);
+        }
+        (!self.routed_found, self.secrets.is_empty())
+    }
+
     pub(super) fn learn_secrets(&mut self, trace: &Trace) {
+        self.calls.extend(trace);
         let invs = &trace.invocations;
         for k in self.invocations_seen..invs.len() {
             let next = &invs[k];
-            let key = (next.at.turn, next.at.cycle, next.call_index);
-            let prev = invs[..k]
-                .iter()
-                .rev()
-                .find(|i| (i.at.turn, i.at.cycle, i.call_index) == key);
+            let prev = self.calls.prev[k].map(|p| &invs[p]);
             if let Some(q) = prev.and_then(asked).filter(|q| q.is_secret())
                 && let Some(Value::String(s)) = next.answers.get(&q.id)
                 && s.len() >= 6
@@ -196,6 +281,20 @@ impl StepChecker {
     }
 }
 
+/// Whether a turn cache remembers anything: `cache_hygiene` judges each
+/// remembered entry, so an empty cache has no finding.
+fn holds_entries(cache: &TurnCache) -> bool {
+    match cache {
+        TurnCache::Split {
+            remembered_tool_answers,
+            remembered_permission_decisions,
+        } => !remembered_tool_answers.is_empty() || !remembered_permission_decisions.is_empty(),
+        TurnCache::Combined {
+            persisted_inquiry_responses,
+        } => !persisted_inquiry_responses.is_empty(),
+    }
+}
+
 /// The stream invariants of [`check_trace`] ([`stream_rules`] and
 /// [`wire_round_trip`]) remembered by their input, for an exploration that
 /// meets the same stream many times (rule `PERF-MEMO-BY-STREAM`).
@@ -204,8 +303,8 @@ impl StepChecker {
 /// `PERF-MEMO-WRITTEN-HASH`: what each event's `Serialize` hands a
 /// serializer, so streams whose persisted texts differ are told apart) and
 /// confirmed by comparing the events themselves. It holds the stream's
-/// `wire_round_trip` findings, a function of the stream alone, once for
-/// every profile; and, per profile and rules met with it, the stream
+/// `wire_round_trip` and `always_paired` findings, functions of the stream
+/// alone, once for every profile (rule `PERF-MEMO-PAIRED`); and, per profile and rules met with it, the stream
 /// oracle's findings before the waivers ([`StreamFindings`]), a function of
 /// the persisted bytes (the stream and the rules' response form), the
 /// profile and the rules' tables alone. The waivers, which read the
@@ -238,6 +337,8 @@ pub(super) struct MemoEntry {
     pub(super) stream: Vec<crate::wire::Event>,
     /// `wire_round_trip` of the stream.
     pub(super) wire: Vec<Diagnostic>,
+    /// `always_paired` of the stream (rule `PERF-MEMO-PAIRED`).
+    pub(super) paired: Vec<Diagnostic>,
     /// The oracle's findings per profile and rules.
     pub(super) judged: Vec<Judged>,
 }
@@ -294,13 +395,13 @@ impl StreamMemo {
         }
     }
 
-    /// `(stream_rules(trace), wire_round_trip(trace))`, from memory when the
-    /// same stream was judged before (under the same profile and rules, for
-    /// the first).
+    /// `(stream_rules(trace), wire_round_trip(trace), always_paired(trace))`,
+    /// from memory when the same stream was judged before (under the same
+    /// profile and rules, for the first).
     pub(super) fn stream_invariants(
         &mut self,
         trace: &Trace,
-    ) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
+    ) -> (Vec<Diagnostic>, Vec<Diagnostic>, Vec<Diagnostic>) {
         self.hashes.clear();
         self.hashes
             .extend(trace.stream.iter().map(written_hash::written_hash));
@@ -314,7 +415,11 @@ impl StreamMemo {
             let e = &self.entries[&key][k];
             if let Some(j) = e.judged.iter().find(same_rules) {
                 self.hits += 1;
-                return (kept_stream_findings(trace, j.found.clone()), e.wire.clone());
+                return (
+                    kept_stream_findings(trace, j.found.clone()),
+                    e.wire.clone(),
+                    e.paired.clone(),
+                );
             }
         }
         self.misses += 1;
@@ -337,6 +442,7 @@ impl StreamMemo {
                 bucket.push(MemoEntry {
                     stream: trace.stream.clone(),
                     wire,
+                    paired: always_paired(trace),
                     judged: Vec::new(),
                 });
                 bucket.len() - 1
@@ -348,7 +454,11 @@ impl StreamMemo {
             rules: trace.rules,
             found: found.clone(),
         });
-        (kept_stream_findings(trace, found), e.wire.clone())
+        (
+            kept_stream_findings(trace, found),
+            e.wire.clone(),
+            e.paired.clone(),
+        )
     }
 
     /// [`wire_round_trip`] of `trace`, whose events' written hashes are
@@ -391,14 +501,19 @@ fn stream_key(hashes: &[u64]) -> u64 {
 }
 
 /// [`check_trace`] with its stream invariants remembered in `memo`: the same
-/// diagnostics in the same order.
+/// diagnostics in the same order. `steps` is the [`StepChecker`] that
+/// judged every step of `trace`'s run, if one did: what it judged for good
+/// is not judged again (rule `PERF-END-AFTER-STEPS`).
 pub fn check_trace_memo(
     trace: &Trace,
     scenario: &Scenario,
     memo: &mut StreamMemo,
+    steps: Option<&StepChecker>,
 ) -> Vec<Diagnostic> {
-    let (mut out, wire) = memo.stream_invariants(trace);
-    out.extend(non_stream_invariants(trace, scenario));
+    let (mut out, wire, paired) = memo.stream_invariants(trace);
+    out.extend(paired);
+    let judged = steps.map_or((false, false), |c| c.judged(trace));
+    out.extend(beyond_the_stream(trace, scenario, judged));
     out.extend(wire);
     out
 }

@@ -1513,7 +1513,7 @@ fn checked_run_memo(
         diags.extend(checker.step(c, t))
     })
     .ok()?;
-    diags.extend(check_trace_memo(&t, &s, memo));
+    diags.extend(check_trace_memo(&t, &s, memo, Some(&checker)));
     Some((t, diags))
 }
 

@@ -36,12 +36,17 @@ fn checkers_that_differ_get_different_keys() {
     assert!(keys.len() > 2, "{keys:?}");
     assert_eq!(key(&checker.clone()), key(&checker));
     type Edit = fn(&mut StepChecker);
-    let edits: [(&str, Edit); 5] = [
+    let edits: [(&str, Edit); 8] = [
         ("invocations read", |c| c.invocations_seen += 1),
         ("a secret learnt", |c| c.secrets.push("a-secret".to_owned())),
         ("an event's text", |c| c.texts.push("{}".to_owned())),
         ("texts scanned", |c| c.texts_scanned_for += 1),
         ("fixed part scanned", |c| c.fixed_scanned_for += 1),
+        ("an invocation grouped", |c| c.calls.prev.push(None)),
+        ("a call instance's latest", |c| {
+            c.calls.latest.insert((9, 9, 9), 0);
+        }),
+        ("a routed finding", |c| c.routed_found = !c.routed_found),
     ];
     let mut seen = std::collections::HashMap::new();
     seen.insert(key(&checker), "unchanged");
@@ -225,7 +230,7 @@ fn a_shared_memo_finds_what_check_trace_finds() {
     let runs = explored_runs(61);
     let mut memo = StreamMemo::new();
     for (s, t) in &runs {
-        assert_eq!(check_trace_memo(t, s, &mut memo), check_trace(t, s));
+        assert_eq!(check_trace_memo(t, s, &mut memo, None), check_trace(t, s));
     }
     let streams: usize = memo.entries.values().map(Vec::len).sum();
     assert!(memo.hits > 0, "no hit");
@@ -306,9 +311,9 @@ fn a_remembered_stream_is_waived_by_each_traces_own_prompts_and_end() {
         let mut memo = StreamMemo::new();
         let (want_a, want_b) = (check_trace(a, s), check_trace(b, s));
         assert_ne!(want_a, want_b);
-        assert_eq!(check_trace_memo(a, s, &mut memo), want_a);
-        assert_eq!(check_trace_memo(b, s, &mut memo), want_b);
-        assert_eq!(check_trace_memo(a, s, &mut memo), want_a);
+        assert_eq!(check_trace_memo(a, s, &mut memo, None), want_a);
+        assert_eq!(check_trace_memo(b, s, &mut memo, None), want_b);
+        assert_eq!(check_trace_memo(a, s, &mut memo, None), want_a);
         assert_eq!((memo.hits, memo.misses), (2, 1));
     }
 }
@@ -381,7 +386,10 @@ fn events_whose_texts_differ_hash_differently() {
         for k in pair {
             let mut twin = t.clone();
             twin.stream.push(odd[k].clone());
-            assert_eq!(check_trace_memo(&twin, s, &mut memo), check_trace(&twin, s));
+            assert_eq!(
+                check_trace_memo(&twin, s, &mut memo, None),
+                check_trace(&twin, s)
+            );
         }
         assert_eq!((memo.hits, memo.misses), (0, 2), "{pair:?}");
     }
@@ -448,4 +456,146 @@ fn the_shared_end_of_run_pass_is_each_invariants_own() {
     ] {
         assert!(broken.contains(&rule), "{rule:?} never broken: {broken:?}");
     }
+}
+
+/// Each step of every `step`-th scenario of the single and pair families
+/// (every profile) with no fault and under each fault alone, run with a
+/// step checker: `(scenario, trace, checker, steps)`, each step's findings
+/// by the checker and by the plain functions over the same records
+/// (`recorded_before_routed_with` over the call instances grouped afresh,
+/// after the records the previous step had, `human_only_never_backend_since`
+/// likewise, and `cache_hygiene` of the step's state), each sorted.
+#[allow(clippy::type_complexity)]
+fn stepped_runs(
+    step: usize,
+) -> Vec<(
+    Scenario,
+    Trace,
+    StepChecker,
+    Vec<(Vec<Diagnostic>, Vec<Diagnostic>)>,
+)> {
+    use crate::explore::family_size;
+    use crate::testkit::Faults;
+    let judged = [
+        Rule::InvRecordedBeforeRouted,
+        Rule::InvHumanOnlyNeverBackend,
+        Rule::InvCacheHygiene,
+    ];
+    let sorted = |mut v: Vec<Diagnostic>| {
+        v.sort_by(|a, b| {
+            (a.rule.id(), a.event_index, &a.message, &a.ids).cmp(&(
+                b.rule.id(),
+                b.event_index,
+                &b.message,
+                &b.ids,
+            ))
+        });
+        v
+    };
+    let mut out = Vec::new();
+    for family in [Family::Single, Family::Pairs] {
+        for n in (0..family_size(family)).step_by(step) {
+            let s = scenario_at(family, n);
+            for faults in std::iter::once(Faults::default()).chain(Faults::each_alone()) {
+                let mut checker = StepChecker::new();
+                let mut before = Seen::default();
+                let mut steps = Vec::new();
+                let run = run_observed(&s, RunOptions::from(faults), &mut |c, t| {
+                    let fast = checker.step(c, t);
+                    let fast = fast.into_iter().filter(|d| judged.contains(&d.rule));
+                    let calls = by_call(t);
+                    let mut plain =
+                        recorded_before_routed_with(t, before, &request_index(t), &calls);
+                    plain.extend(human_only_never_backend_since(
+                        t,
+                        before.backend_calls,
+                        &calls,
+                    ));
+                    plain.extend(cache_hygiene(c, t));
+                    before = Seen::of(t);
+                    steps.push((sorted(fast.collect()), sorted(plain)));
+                });
+                if let Ok(t) = run {
+                    out.push((s.clone(), t, checker, steps));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Rule: PERF-STEP-GROUPED — invariant: at every step, the step checker's
+/// `INV-RECORDED-BEFORE-ROUTED`, `INV-HUMAN-ONLY-NEVER-BACKEND` and
+/// `INV-CACHE-HYGIENE` findings (the invocations grouped by call instance
+/// as they come, an empty turn cache skipped) are exactly the plain
+/// functions' over the step's new records (the call instances grouped
+/// afresh from the whole trace) and the step's whole cache, on the explored
+/// runs of every profile with and without each fault, which break all
+/// three.
+#[test]
+fn the_grouped_step_finds_what_the_plain_functions_find() {
+    let mut broken = std::collections::BTreeSet::new();
+    for (s, _, _, steps) in stepped_runs(23) {
+        for (k, (fast, plain)) in steps.iter().enumerate() {
+            assert_eq!(fast, plain, "step {k} of {s:?}");
+            broken.extend(plain.iter().map(|d| d.rule.id()));
+        }
+    }
+    assert_eq!(
+        broken.into_iter().collect::<Vec<_>>(),
+        [
+            "INV-CACHE-HYGIENE",
+            "INV-HUMAN-ONLY-NEVER-BACKEND",
+            "INV-RECORDED-BEFORE-ROUTED"
+        ]
+    );
+}
+
+/// Rule: PERF-END-AFTER-STEPS — invariant: `check_trace_memo` given the
+/// step checker that judged every step of the run gives exactly
+/// `check_trace`'s findings, on the explored runs of every profile with and
+/// without each fault; the end-of-run pass skips what the checker judged
+/// on most runs and judges it again on runs where a step found a record
+/// routed before it was recorded or a secret was learnt.
+#[test]
+fn the_end_after_steps_finds_what_check_trace_finds() {
+    let mut memo = StreamMemo::new();
+    let (mut skipped, mut judged_again) = (0, 0);
+    for (s, t, checker, _) in stepped_runs(23) {
+        assert_eq!(
+            check_trace_memo(&t, &s, &mut memo, Some(&checker)),
+            check_trace(&t, &s),
+            "{s:?}"
+        );
+        match checker.judged(&t) {
+            (true, true) => skipped += 1,
+            (false, _) | (_, false) => judged_again += 1,
+        }
+    }
+    assert!(
+        skipped > judged_again && judged_again > 0,
+        "{skipped} {judged_again}"
+    );
+}
+
+/// Rule: PERF-MEMO-PAIRED — invariant: with one memo shared by every run,
+/// `check_trace_memo` gives exactly `check_trace`'s findings on the
+/// explored runs, among which remembered streams (hits) carry
+/// `INV-PAIRED` findings, taken from the memo.
+#[test]
+fn a_remembered_streams_pairing_is_its_own() {
+    let mut memo = StreamMemo::new();
+    let mut unpaired_hits = 0;
+    for (s, t) in explored_runs(61) {
+        let hits = memo.hits;
+        assert_eq!(
+            check_trace_memo(&t, &s, &mut memo, None),
+            check_trace(&t, &s)
+        );
+        unpaired_hits += usize::from(memo.hits > hits && !always_paired(&t).is_empty());
+    }
+    assert!(
+        unpaired_hits > 0,
+        "no remembered stream with an unpaired request"
+    );
 }
