@@ -693,3 +693,41 @@ fn cases_run_elsewhere_join_the_report() {
         assert_eq!(last.get(), (3, 1));
     }
 }
+
+/// Rule: CONF-SHRINK-BUDGET — groups are shrunk one after another, the
+/// progress naming each in turn (from 1), and each is allowed its share of
+/// what the budget has left: what the groups before it did not spend,
+/// divided among it and the groups after it (so the last group may spend
+/// all that is left). The shares are recomputed here from each group's
+/// spending.
+#[test]
+fn each_group_is_shrunk_in_turn_with_its_share_of_what_is_left() {
+    let labels = std::cell::RefCell::new(Vec::new());
+    let mut progress = |p: Progress| {
+        let mut l = labels.borrow_mut();
+        if let Some(k) = p.shrinking
+            && l.last() != Some(&k)
+        {
+            l.push(k);
+        }
+    };
+    let mut imp = two_faults();
+    let mut run = Run::new(&mut imp, &full, LIMITS, &|| false, &mut progress, 150);
+    run.generated(ProfileName::Rfd083, 150, 3);
+    let r = run.finish();
+    let count = r.groups.len();
+    assert!(count >= 2, "{count}");
+    assert_eq!(labels.into_inner(), (1..=count).collect::<Vec<_>>());
+    let mut spent = 0;
+    // Shrinking goes in the report's order, largest group first.
+    for (k, g) in r.groups.iter().enumerate() {
+        let s = g.shrink.as_ref().expect("generated");
+        assert_eq!(
+            s.allowance,
+            (r.shrinking.budget - spent) / (count - k) as u64,
+            "group {k}: {}",
+            g.signature
+        );
+        spent += s.adapter_runs;
+    }
+}
