@@ -567,3 +567,50 @@ fn the_cut_on_a_tool_response_prunes() {
         }
     );
 }
+
+/// Rule: CONF-WITNESS — the first schedule the search tries is the
+/// scenario's own: an implementation that ran three calls of a cycle in
+/// the order the scenario's `schedule` picks (the last first, then the
+/// second of those left) is explained by the first run, which picks the
+/// same.
+#[test]
+fn the_first_schedule_tried_is_the_scenarios_own() {
+    let s: Scenario = serde_json::from_value(json!({
+        "tools": {"t": {"source": {"kind": "local"}, "run": "unattended",
+            "program": {"kind": "script", "asks": []}}},
+        "turns": [{"user": "go", "cycles": [[
+            {"id": "call_1", "tool": "t"}, {"id": "call_2", "tool": "t"}, {"id": "call_3", "tool": "t"}
+        ]]}],
+        "schedule": [2, 1],
+    }))
+    .unwrap();
+    let actual = Model::default().run(&s).unwrap();
+    let unscheduled = Scenario {
+        schedule: Vec::new(),
+        ..s.clone()
+    };
+    assert_ne!(
+        actual,
+        Model::default().run(&unscheduled).unwrap(),
+        "the schedule changes the run"
+    );
+    let how = Search {
+        observes: all_kinds(),
+        budget: 100,
+        cut: true,
+        skip_pins: Default::default(),
+    };
+    let (outcome, stats) = witness::search(&s, &actual, &how).unwrap();
+    let Outcome::Found { schedule } = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(schedule.starts_with(&[2, 1]), "{schedule:?}");
+    assert_eq!(
+        stats,
+        witness::Stats {
+            schedules: 1,
+            cut: 0,
+            complete: 1
+        }
+    );
+}
