@@ -731,3 +731,54 @@ fn each_group_is_shrunk_in_turn_with_its_share_of_what_is_left() {
         spent += s.adapter_runs;
     }
 }
+
+/// Rule: CONF-GROUP-SIGNATURE — a group's example is its smallest failure:
+/// the smallest vector of the group unless its generated example (with
+/// shrinking off: the drawn case, at most less what nothing used) is
+/// strictly smaller. Checked against the sizes of the failures themselves,
+/// on groups that hold both vectors and generated cases.
+#[test]
+fn a_groups_example_is_its_smallest_failure() {
+    let vectors = conformance::vectors(conformance::COMMITTED.0, 0).unwrap();
+    let off = Limits {
+        shrink_steps: 0,
+        ..LIMITS
+    };
+    let r = run_with(&mut two_faults(), &full, off, &|| false, &vectors, 300);
+    let (mut vector_won, mut generated_won) = (0, 0);
+    for g in &r.groups {
+        let sizes = |generated: bool| {
+            r.outcomes
+                .iter()
+                .filter_map(|o| match &o.result {
+                    CaseResult::Failed(f)
+                        if f.verdict.signature() == g.signature
+                            && matches!(o.case, CaseId::Generated { .. }) == generated =>
+                    {
+                        Some(size(&f.scenario))
+                    }
+                    _ => None,
+                })
+                .min()
+        };
+        let (Some(vmin), Some(gmin)) = (sizes(false), sizes(true)) else {
+            continue;
+        };
+        let example = size(&g.example.scenario);
+        match g.example_case {
+            CaseId::Vector { .. } => {
+                assert_eq!(example, vmin, "{}", g.signature);
+                assert!(example <= gmin, "{}: {example} > {gmin}", g.signature);
+                vector_won += 1;
+            }
+            CaseId::Generated { .. } => {
+                assert!(example < vmin, "{}: {example} >= {vmin}", g.signature);
+                generated_won += 1;
+            }
+        }
+    }
+    assert!(
+        vector_won > 0 && generated_won > 0,
+        "vectors won {vector_won}, generated cases {generated_won}"
+    );
+}
