@@ -782,3 +782,36 @@ fn a_groups_example_is_its_smallest_failure() {
         "vectors won {vector_won}, generated cases {generated_won}"
     );
 }
+
+/// Rule: CONF-GROUP-SIGNATURE — between a vector and a generated case of
+/// the same size, a group's example is the vector (it has a name): the
+/// generator draws exactly a failing vector's scenario (with nothing
+/// unused in it), so the group holds both at one size.
+#[test]
+fn a_vector_is_the_example_over_a_generated_case_of_its_size() {
+    let vectors = conformance::vectors(conformance::COMMITTED.0, 0).unwrap();
+    let failing = vectors
+        .iter()
+        .find(|v| conformance::check_one(&mut two_faults(), &v.name, &v.scenario).is_some())
+        .expect("two faults fail a vector");
+    let s = without_unused(&failing.scenario).0;
+    let v = conformance::vector(&failing.name, "the same", &[], s.clone()).unwrap();
+    let generator = move |_: ProfileName| Just(s.clone()).boxed();
+    let r = run_with(
+        &mut two_faults(),
+        &generator,
+        LIMITS,
+        &|| false,
+        std::slice::from_ref(&v),
+        1,
+    );
+    assert_eq!(r.groups.len(), 1, "{:?}", r.groups);
+    let g = &r.groups[0];
+    assert_eq!(g.cases.len(), 2);
+    assert_eq!(
+        g.example_case,
+        CaseId::Vector {
+            name: v.name.clone()
+        }
+    );
+}
