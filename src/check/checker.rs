@@ -1937,6 +1937,13 @@ mod tests {
             let id = InquiryId::from_opaque(id);
             let parts = rules::id_parts(&id, &calls);
             proptest::prop_assert_eq!(&parts, &rules::id_format(&id, &calls).ok());
+            // The grammar's own reading, longest call first, built apart.
+            let first = match crate::wire::id::parse(&id, &calls) {
+                crate::wire::id::Parse::None => None,
+                crate::wire::id::Parse::One(p) => Some(p),
+                crate::wire::id::Parse::Ambiguous(all) => all.into_iter().next(),
+            };
+            proptest::prop_assert_eq!(&parts, &first);
             proptest::prop_assert_eq!(
                 parts.is_some(),
                 rules::id_style(&id, &calls) == rules::IdStyle::ThreeSegment
