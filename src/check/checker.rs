@@ -9,13 +9,15 @@ use hashbrown::hash_map::Entry;
 use super::diagnostic::one_line;
 use super::plain::Plain;
 use super::rules::{self, Finding, OpenCallRef, QuestionFacts, Severity};
-use super::shape::Shape;
+use super::shape::{Present083, Shape};
 use super::{Diagnostic, FileSummary, Profile, ProfileMode, TurnsByProfile};
 use crate::predicates;
 use crate::profile::tables::Tables;
 use crate::rule::Rule;
 use crate::stream::{PairStep, Pairer};
-use crate::wire::{Event, EventKind, FieldsRef, InquiryId, InquiryResponse, RawEvent, type_fields};
+use crate::wire::{
+    Event, EventKind, FieldsRef, InquiryId, InquiryResponse, RawEvent, type_fields_seen,
+};
 
 /// At most this many unanswered requests of finished turns are remembered
 /// for `CHECK-TURN-SCOPED`, oldest dropped first, so memory stays bounded
@@ -114,6 +116,21 @@ enum Deferred {
     /// CHECK-PAIRED for the request at the pending index: it has no response
     /// in its turn.
     Unanswered,
+    /// CHECK-ID-FORMAT for a request whose ID no candidate call reads as
+    /// `<call>.<question_id>.<attempt>`: worded at the flush, and only if
+    /// its gate keeps it (rule `PERF-CHECK-ID-LATER`; most such findings
+    /// are two-segment IDs of a legacy turn, which the gate drops).
+    IdFormat(Box<IdFormatLater>),
+}
+
+/// What [`rules::id_format`] words its finding from: the request's ID and
+/// its candidate calls' IDs, as numbers in the turn's
+/// [`TurnState::texts`] (kept there until the turn ends), in the order
+/// `id_format` was given them.
+#[derive(Debug)]
+struct IdFormatLater {
+    id: InquiryId,
+    calls: Box<[usize]>,
 }
 
 /// An open tool call: its ID and its tool's name, as numbers in the turn's
@@ -415,6 +432,11 @@ impl TurnState {
                 .iter()
                 .map(|p| match &p.finding {
                     Deferred::Ready(f) => finding_heap_bytes(f),
+                    Deferred::IdFormat(later) => {
+                        size_of::<IdFormatLater>()
+                            + later.id.as_str().len()
+                            + later.calls.len() * size_of::<usize>()
+                    }
                     Deferred::Unplaced | Deferred::Unanswered => 0,
                 })
                 .sum::<usize>()
@@ -618,23 +640,38 @@ impl Checker {
             self.push_plain(plain, sink);
             return Ok(());
         }
-        let shape = Shape::of_texts(
-            |name: &str| {
-                fields
-                    .iter()
-                    .find(|(k, _)| k.as_ref() == name)
-                    .map(|(_, v)| *v)
-            },
-            &mut fields.iter().map(|(k, _)| k.as_ref()),
-        );
+        let field = |name: &str| {
+            fields
+                .iter()
+                .find(|(k, _)| k.as_ref() == name)
+                .map(|(_, v)| *v)
+        };
+        let shape =
+            Shape::of_texts_but_question(field, &mut fields.iter().map(|(k, _)| k.as_ref()));
         // The borrowed typing keeps no opaque value; the one the checker
         // reads (an `ask_user` call's result, CHECK-ASK-USER-RECORD) is
         // taken as text here.
-        let content = fields
-            .iter()
-            .find(|(k, _)| k.as_ref() == "content")
-            .map(|(_, v)| *v);
-        let event = type_fields(std::mem::take(fields))?;
+        let content = field("content");
+        let question = field("question");
+        // The question's RFD 083 facts from the members the typing splits,
+        // else from its text (rule `PERF-CHECK-SPLIT-ONCE`).
+        let mut seen = None;
+        let event = type_fields_seen(std::mem::take(fields), &mut |members| {
+            seen = Some(Present083::of_members(members));
+        })?;
+        let shape = match &event.kind {
+            EventKind::InquiryRequest(_) => {
+                let q = seen.or_else(|| question.and_then(Present083::of_text));
+                shape.with_question(q.as_ref())
+            }
+            EventKind::TurnStart
+            | EventKind::ChatRequest
+            | EventKind::ChatResponse
+            | EventKind::ToolCallRequest(_)
+            | EventKind::ToolCallResponse(_)
+            | EventKind::InquiryResponse(_)
+            | EventKind::Other(_) => shape,
+        };
         self.push_into(&event, &shape, content, sink);
         Ok(())
     }
@@ -733,6 +770,7 @@ impl Checker {
                     .map(|(i, c)| OpenCallRef {
                         index: *i,
                         id: texts.key(c.id),
+                        id_key: c.id,
                         name: texts.key(c.name),
                     })
                     .collect();
@@ -783,7 +821,21 @@ impl Checker {
                 } else {
                     let style = rules::id_style(&req.id, &candidate_ids);
                     self.turn.ids.note(index, &req.id, style);
-                    (Some(rules::id_format(&req.id, &candidate_ids)), Some(style))
+                    // `id_format` words a finding exactly when no candidate
+                    // reads the ID as three-segment (`id_style`): that
+                    // finding is worded at the flush, if kept (rule
+                    // `PERF-CHECK-ID-LATER`).
+                    let parts = match style {
+                        rules::IdStyle::ThreeSegment => rules::id_parts(&req.id, &candidate_ids),
+                        rules::IdStyle::TwoSegment | rules::IdStyle::Other => None,
+                    };
+                    let check = parts.ok_or_else(|| {
+                        Deferred::IdFormat(Box::new(IdFormatLater {
+                            id: req.id.clone(),
+                            calls: candidates.iter().map(|c| c.id_key).collect(),
+                        }))
+                    });
+                    (Some(check), Some(style))
                 };
                 let one_call = match candidates.as_slice() {
                     [only] => Some((only.index, only.id.to_owned())),
@@ -793,7 +845,7 @@ impl Checker {
                 // an `ask_user` call that is its only candidate.
                 let ask_user = match (&one_call, assistant) {
                     (Some((call, call_id)), true) => {
-                        let parts = rules::id_format(&req.id, &[call_id.as_str()]).ok();
+                        let parts = rules::id_parts(&req.id, &[call_id.as_str()]);
                         self.turn.ask_user_calls.get_mut(call).map(|rec| {
                             let answered =
                                 matches!(rec.outcome, Some(rules::AskUserOutcome::Answered(..)));
@@ -1071,7 +1123,7 @@ impl Checker {
         index: usize,
         id: &InquiryId,
         repeat_of: Option<usize>,
-        format: Option<Result<rules::IdParts, Finding>>,
+        format: Option<Result<rules::IdParts, Deferred>>,
         style: Option<rules::IdStyle>,
     ) {
         if let Some(first_request) = repeat_of {
@@ -1097,7 +1149,7 @@ impl Checker {
                         Gate::AttemptIds
                     }
                 };
-                self.turn.find(index, gate, Some(f));
+                self.turn.defer(index, gate, f);
             }
             Some(Ok(parts)) => {
                 // The ID is `<call>.<question>.<attempt>` (`rules::id_format`):
@@ -1432,7 +1484,7 @@ impl Checker {
         let mut requests = turn.requests.iter().peekable();
         for p in pending.drain(..) {
             let slot = match p.finding {
-                Deferred::Ready(_) => None,
+                Deferred::Ready(_) | Deferred::IdFormat(_) => None,
                 Deferred::Unplaced | Deferred::Unanswered => {
                     while requests.next_if(|r| r.index < p.index).is_some() {}
                     requests
@@ -1443,6 +1495,14 @@ impl Checker {
             };
             let finding = match (p.finding, slot) {
                 (Deferred::Ready(f), _) => *f,
+                (Deferred::IdFormat(later), _) => {
+                    let calls: Vec<&str> = later.calls.iter().map(|&k| turn.texts.key(k)).collect();
+                    match rules::id_format(&later.id, &calls) {
+                        Err(f) => f,
+                        // Deferred only where it words one (`id_style`).
+                        Ok(_) => continue,
+                    }
+                }
                 (Deferred::Unplaced, Some(id)) => rules::unplaced(id),
                 // A legacy writer's known gap (RFD 082 "Motivation"): a
                 // warning in a turn a legacy writer recorded.
@@ -1829,6 +1889,106 @@ mod tests {
                     let _ = c.push_event(&answered(id, serde_json::json!(true)));
                 }
             }
+        }
+    }
+
+    /// IDs made of the parts the grammar turns on: an open call's ID or
+    /// none, a question ID with or without a dot, an attempt written well,
+    /// with a leading zero, not a number, past `u32::MAX`, or missing.
+    fn id_strategy() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        (
+            prop::sample::select(vec!["a", "a.b", "c", "zz", ""]),
+            prop::sample::select(vec!["", "q", "b", "b.q", "q.r"]),
+            prop::option::of(prop::sample::select(vec![
+                "1",
+                "2",
+                "01",
+                "x",
+                "",
+                "4294967296",
+            ])),
+        )
+            .prop_map(|(call, question, attempt)| {
+                let mut id = format!("{call}.{question}");
+                if let Some(a) = attempt {
+                    id.push('.');
+                    id.push_str(a);
+                }
+                id
+            })
+    }
+
+    proptest::proptest! {
+        /// Rule `PERF-CHECK-ID-LATER`: `rules::id_parts` reads the parts
+        /// `rules::id_format` reads and `None` exactly where it words a
+        /// finding, and that is exactly where `rules::id_style` does not
+        /// say three-segment (so the checker, which asks `id_parts` only
+        /// for three-segment IDs, words a finding for every other ID and
+        /// for no three-segment one).
+        #[test]
+        fn id_parts_is_id_format_without_its_wording(
+            id in id_strategy(),
+            calls in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "a.b", "a.b.q", "c", "a.b.q.1"]),
+                0..4,
+            ),
+        ) {
+            let id = InquiryId::from_opaque(id);
+            let parts = rules::id_parts(&id, &calls);
+            proptest::prop_assert_eq!(&parts, &rules::id_format(&id, &calls).ok());
+            // The grammar's own reading, longest call first, built apart.
+            let first = match crate::wire::id::parse(&id, &calls) {
+                crate::wire::id::Parse::None => None,
+                crate::wire::id::Parse::One(p) => Some(p),
+                crate::wire::id::Parse::Ambiguous(all) => all.into_iter().next(),
+            };
+            proptest::prop_assert_eq!(&parts, &first);
+            proptest::prop_assert_eq!(
+                parts.is_some(),
+                rules::id_style(&id, &calls) == rules::IdStyle::ThreeSegment
+            );
+        }
+
+        /// Rule `PERF-CHECK-ID-LATER`: the CHECK-ID-FORMAT finding worded at
+        /// the turn's end, after every call ended, is the one
+        /// `rules::id_format` words at the request against the calls then
+        /// open, in their order (called here directly); and a
+        /// three-segment ID has none. Under the rfd082 profile with no
+        /// two-segment ID the turn keeps every such finding.
+        #[test]
+        fn a_later_id_format_finding_is_the_one_worded_at_the_request(
+            id in id_strategy(),
+            calls in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "a.b", "c", "zz"]),
+                1..4,
+            ),
+        ) {
+            let id = InquiryId::from_opaque(id);
+            let style = rules::id_style(&id, &calls);
+            proptest::prop_assume!(style != rules::IdStyle::TwoSegment);
+            let mut c = Checker::new("ids", ProfileMode::Fixed(Profile::Rfd082));
+            let mut found = c.push_event(&turn_start());
+            for call in &calls {
+                found.extend(c.push_event(&tool_call_request(call)));
+            }
+            found.extend(c.push_event(&inquiry_request(id.clone())));
+            found.extend(c.push_event(&answered(id.clone(), serde_json::json!(true))));
+            for call in &calls {
+                found.extend(c.push_event(&tool_call_response(call)));
+            }
+            found.extend(c.finish());
+            let worded: Vec<(Vec<String>, String)> = found
+                .into_iter()
+                .filter(|d| d.rule == Rule::CheckIdFormat)
+                .map(|d| (d.ids, d.message))
+                .collect();
+            let expected: Vec<(Vec<String>, String)> = rules::id_format(&id, &calls)
+                .err()
+                .map(|f| (f.ids, one_line(f.message)))
+                .into_iter()
+                .collect();
+            proptest::prop_assert_eq!(worded, expected);
         }
     }
 }

@@ -518,6 +518,9 @@ pub(crate) struct OpenCallRef<'a> {
     pub(crate) index: usize,
     /// The tool-call ID.
     pub(crate) id: &'a str,
+    /// The tool-call ID's number among the turn's texts (which keep it for
+    /// the whole turn, after the call ends).
+    pub(crate) id_key: usize,
     /// The tool's name.
     pub(crate) name: &'a str,
 }
@@ -630,24 +633,33 @@ pub(crate) fn id_format(id: &InquiryId, calls: &[&str]) -> Result<IdParts, Findi
             names.join(" or ")
         )));
     }
-    let mut first_error = None;
-    for (call, reading) in readings {
-        match reading {
-            Ok((question, attempt)) => {
-                return Ok(IdParts {
-                    tool_call_id: call.to_owned(),
-                    question_id: question.to_owned(),
-                    attempt,
-                });
-            }
-            Err(why) => {
-                first_error.get_or_insert((call, why));
-            }
-        }
+    if let Some(parts) = first_parts(&readings) {
+        return Ok(parts);
     }
+    let first_error = readings
+        .into_iter()
+        .find_map(|(call, r)| r.err().map(|why| (call, why)));
     Err(fail(first_error.map_or_else(String::new, |(call, why)| {
         explain(why, s, call)
     })))
+}
+
+/// [`id_format`]'s parts, `None` where it words a finding, without
+/// wording it (rule `PERF-CHECK-ID-LATER`: the checker words that finding
+/// only if its turn keeps it).
+pub(crate) fn id_parts(id: &InquiryId, calls: &[&str]) -> Option<IdParts> {
+    first_parts(&wire::id::readings(id.as_str(), calls))
+}
+
+/// The first reading that gives parts, longest call first.
+fn first_parts(readings: &[wire::id::Reading<'_, '_>]) -> Option<IdParts> {
+    readings.iter().find_map(|(call, reading)| {
+        reading.ok().map(|(question, attempt)| IdParts {
+            tool_call_id: (*call).to_owned(),
+            question_id: question.to_owned(),
+            attempt,
+        })
+    })
 }
 
 /// Whether `id` is a conforming `<call>.<question_id>.<attempt>` ID of the

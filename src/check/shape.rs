@@ -30,7 +30,7 @@ pub(crate) const QUESTION_083_FIELDS: [&str; 3] = ["context", "exclusive", "pers
 /// `persistence: "turn"`), and whether it names `answer`; read without
 /// building the other values (a question that is not an object names none).
 #[derive(Debug, PartialEq)]
-struct Present083 {
+pub(crate) struct Present083 {
     present: [bool; 3],
     at_default: [bool; 3],
     answer: bool,
@@ -79,16 +79,22 @@ impl Present083 {
     /// them (no value built), or through serde where that pass gives way (a
     /// repeated member, deep nesting, not an object): the same facts either
     /// way (`present_083_agrees_with_serde`).
-    fn of_text(text: &str) -> Option<Present083> {
+    pub(crate) fn of_text(text: &str) -> Option<Present083> {
         let Some(members) = crate::wire::object_members(text) else {
             return serde_json::from_str(text).ok();
         };
+        Some(Present083::of_members(&members))
+    }
+
+    /// Read from the question's members as the reader's single pass splits
+    /// them (what [`Present083::of_text`] reads once it has split them).
+    pub(crate) fn of_members(members: &[(Cow<'_, str>, &str)]) -> Present083 {
         let mut out = Present083 {
             present: [false; 3],
             at_default: [false; 3],
             answer: false,
         };
-        for (key, v) in &members {
+        for (key, v) in members {
             match QUESTION_083_FIELDS.iter().position(|f| *f == key.as_ref()) {
                 Some(k) => {
                     out.present[k] = true;
@@ -101,7 +107,7 @@ impl Present083 {
                 None => out.answer |= key.as_ref() == "answer",
             }
         }
-        Some(out)
+        out
     }
 }
 
@@ -163,6 +169,24 @@ impl Shape {
         field: impl Fn(&str) -> Option<&'a str>,
         names: &mut dyn Iterator<Item = &str>,
     ) -> Shape {
+        let shape = Shape::of_texts_but_question(&field, names);
+        match field("type").and_then(json_string).as_deref() {
+            // A question that is not an object fails typing right after;
+            // its shape does not matter then.
+            Some("inquiry_request") => {
+                shape.with_question(field("question").and_then(Present083::of_text).as_ref())
+            }
+            _ => shape,
+        }
+    }
+
+    /// [`Shape::of_texts`] but for an `inquiry_request`'s question, whose
+    /// facts [`Shape::with_question`] adds: read from the members the
+    /// typing split (rule `PERF-CHECK-SPLIT-ONCE`), or from its text.
+    pub(crate) fn of_texts_but_question<'a>(
+        field: impl Fn(&str) -> Option<&'a str>,
+        names: &mut dyn Iterator<Item = &str>,
+    ) -> Shape {
         let tag = field("type").and_then(json_string);
         match tag.as_deref() {
             Some("inquiry_response") => Shape {
@@ -176,19 +200,22 @@ impl Shape {
                 extra_on_response: names_a_field_no_writer_writes(names),
                 ..Shape::default()
             },
-            Some("inquiry_request") => {
-                // A question that is not an object fails typing right after;
-                // its shape does not matter then.
-                let q = field("question").and_then(Present083::of_text);
-                Shape {
-                    answer_on_request: field("answer").is_some()
-                        || q.as_ref().is_some_and(|q| q.answer),
-                    question_083: q.as_ref().map_or([false; 3], |q| q.present),
-                    question_083_default: q.as_ref().map_or([false; 3], |q| q.at_default),
-                    ..Shape::default()
-                }
-            }
+            Some("inquiry_request") => Shape {
+                answer_on_request: field("answer").is_some(),
+                ..Shape::default()
+            },
             _ => Shape::default(),
+        }
+    }
+
+    /// An `inquiry_request`'s shape with its question's facts (none when
+    /// the question is not an object).
+    pub(crate) fn with_question(self, q: Option<&Present083>) -> Shape {
+        Shape {
+            answer_on_request: self.answer_on_request || q.is_some_and(|q| q.answer),
+            question_083: q.map_or([false; 3], |q| q.present),
+            question_083_default: q.map_or([false; 3], |q| q.at_default),
+            ..self
         }
     }
 
@@ -360,6 +387,56 @@ mod tests {
                 Present083::of_text(&text),
                 serde_json::from_str::<Present083>(&text).ok()
             );
+        }
+
+        /// Rule: PERF-CHECK-SPLIT-ONCE — the question members the typing
+        /// hands over (`type_fields_seen`) show the RFD 083 facts the
+        /// question's text shows (`Present083::of_text`, which splits it
+        /// again, and serde), and the shape built from them is
+        /// `Shape::of_texts`' (every question that splits as an object is
+        /// handed over, whether the typing then refuses it or not).
+        #[test]
+        fn the_question_the_typing_splits_shows_its_texts_facts(
+            text in question_text(),
+            answer in proptest::option::of(Just(r#""yes""#)),
+        ) {
+            let mut fields: Vec<(&str, &str)> = vec![
+                ("type", r#""inquiry_request""#),
+                ("id", r#""c1.q.1""#),
+                ("source", r#"{"source":"tool","name":"fs"}"#),
+                ("question", &text),
+            ];
+            fields.extend(answer.map(|a| ("answer", a)));
+            let field = |name: &str| fields.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+            let mut seen = None;
+            let typed = crate::wire::type_fields_seen(fields.clone(), &mut |members| {
+                seen = Some(Present083::of_members(members));
+            });
+            let split = crate::wire::object_members(&text).is_some();
+            prop_assert_eq!(seen.is_some(), split, "{}", text);
+            if let Some(seen) = &seen {
+                let from_text = Present083::of_text(&text);
+                let from_serde = serde_json::from_str::<Present083>(&text).ok();
+                prop_assert_eq!(Some(seen), from_text.as_ref());
+                prop_assert_eq!(Some(seen), from_serde.as_ref());
+            }
+            let q = seen.or_else(|| Present083::of_text(&text));
+            let shared = Shape::of_texts_but_question(field, &mut fields.iter().map(|(k, _)| *k))
+                .with_question(q.as_ref());
+            prop_assert_eq!(
+                shared,
+                Shape::of_texts(field, &mut fields.iter().map(|(k, _)| *k)),
+                "{} typed {:?}", text, typed.is_ok()
+            );
+            // The same shape spelled out from serde's reading of the question.
+            let serde = serde_json::from_str::<Present083>(&text).ok();
+            let expected = Shape {
+                answer_on_request: answer.is_some() || serde.as_ref().is_some_and(|q| q.answer),
+                question_083: serde.as_ref().map_or([false; 3], |q| q.present),
+                question_083_default: serde.as_ref().map_or([false; 3], |q| q.at_default),
+                ..Shape::default()
+            };
+            prop_assert_eq!(shared, expected, "{}", text);
         }
 
         /// Rule: PERF-CHECK-SAME — `Checker::push_event` judges an event by

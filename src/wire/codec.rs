@@ -65,6 +65,24 @@ where
     K: AsRef<str> + Into<String>,
     V: FieldValue,
 {
+    type_fields_seen(fields, &mut |_| {})
+}
+
+/// What is handed an `inquiry_request`'s question members, as the fast
+/// typing splits them ([`type_fields_seen`]).
+pub(crate) type QuestionSeen<'a> = dyn FnMut(&[(Cow<'_, str>, &str)]) + 'a;
+
+/// [`type_fields`], handing an `inquiry_request`'s question members to
+/// `seen` when the fast typing splits them
+/// ([`typing::inquiry_request_seen`]; rule `PERF-CHECK-SPLIT-ONCE`).
+pub(crate) fn type_fields_seen<K, V>(
+    fields: Vec<(K, V)>,
+    seen: &mut QuestionSeen<'_>,
+) -> Result<Event, String>
+where
+    K: AsRef<str> + Into<String>,
+    V: FieldValue,
+{
     // The envelope first, in written order (the first bad `type` or
     // `timestamp` is the error); the fields are then moved once, with no
     // intermediate list (the oracle's borrowed path allocates nothing here).
@@ -149,7 +167,7 @@ where
             let (mut t, extra) = take(rest, &INQUIRY_REQUEST_FIELDS);
             let fast = match &t {
                 [Some(id), Some(source), Some(question)] => {
-                    typing::inquiry_request(id.text(), source.text(), question.text())
+                    typing::inquiry_request_seen(id.text(), source.text(), question.text(), seen)
                 }
                 _ => None,
             };
@@ -231,10 +249,12 @@ fn untyped_event<K: AsRef<str>, V>(rest: &[(K, V)]) -> String {
 }
 
 /// The text of a typed value-bearing field, kept when it holds a number
-/// (rule `WIRE-NUMBER-TEXT`) and the typed event keeps opaque text at all.
+/// (rule `WIRE-NUMBER-TEXT`) and the typed event keeps opaque text at all
+/// (asked first: the borrowed typing keeps none, so it does not scan the
+/// question for a number).
 fn number_text<V: FieldValue>(field: Option<V>) -> Option<Opaque> {
     field
-        .filter(|v| has_number(v.text().as_bytes()))
+        .filter(|v| V::KEEPS_TIMESTAMP && has_number(v.text().as_bytes()))
         .and_then(FieldValue::keep)
 }
 
@@ -417,6 +437,7 @@ const FIELDS_SCANNED: usize = 16;
 
 /// Whether `key` names a field already read (rule `WIRE-EVENT-DUPLICATE`);
 /// records it otherwise.
+#[inline]
 pub(crate) fn is_repeated<K: AsRef<str>, V>(
     fields: &[(K, V)],
     names: &mut Option<std::collections::HashSet<String>>,
@@ -424,7 +445,7 @@ pub(crate) fn is_repeated<K: AsRef<str>, V>(
 ) -> bool {
     match names {
         Some(set) => !set.insert(key.to_owned()),
-        None if fields.iter().any(|(name, _)| name.as_ref() == key) => true,
+        None if fields.iter().any(|(name, _)| same_name(name.as_ref(), key)) => true,
         None => {
             if fields.len() == FIELDS_SCANNED {
                 let mut set: std::collections::HashSet<String> = fields
@@ -437,6 +458,15 @@ pub(crate) fn is_repeated<K: AsRef<str>, V>(
             false
         }
     }
+}
+
+/// `a == b`, the length and the first byte compared before the bytes: an
+/// event's field names of one length mostly differ at once (`type` and
+/// `name`), so the comparison of a new name with the earlier ones seldom
+/// reaches `memcmp`.
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
 impl<'de> Deserialize<'de> for RawEvent {

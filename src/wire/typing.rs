@@ -16,6 +16,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::codec::QuestionSeen;
 use super::reader::{array_items, object_members, within_depth};
 use super::{
     CancellationReason, InquiryAnswerReusePolicy, InquiryAnswerType, InquiryId, InquiryQuestion,
@@ -66,12 +67,28 @@ fn value(text: &str) -> Option<Value> {
 }
 
 /// An `inquiry_request`'s payload from the texts of its `id`, `source` and
-/// `question`, or `None` to give way to serde.
+/// `question`, or `None` to give way to serde (the codec calls
+/// [`inquiry_request_seen`]).
+#[cfg(test)]
 pub(super) fn inquiry_request(id: &str, source: &str, question: &str) -> Option<InquiryRequest> {
+    inquiry_request_seen(id, source, question, &mut |_| {})
+}
+
+/// [`inquiry_request`], handing the question's members to `seen` once
+/// they are split, before they are typed (whether or not the typing then
+/// gives way): a reader of the question's other facts needs no second
+/// split (rule `PERF-CHECK-SPLIT-ONCE`). `seen` is not called when the
+/// question is not reached or is not an object the fast path splits.
+pub(super) fn inquiry_request_seen(
+    id: &str,
+    source: &str,
+    question: &str,
+    seen: &mut QuestionSeen<'_>,
+) -> Option<InquiryRequest> {
     Some(InquiryRequest {
         id: InquiryId(owned(id)?),
         source: inquiry_source(source)?,
-        question: inquiry_question(question)?,
+        question: inquiry_question(question, seen)?,
     })
 }
 
@@ -91,8 +108,9 @@ fn inquiry_source(text: &str) -> Option<InquirySource> {
 
 /// `InquiryQuestion`: `text` and `answer_type` required, RFD 083's fields
 /// defaulted, other members ignored.
-fn inquiry_question(text: &str) -> Option<InquiryQuestion> {
+fn inquiry_question(text: &str, seen: &mut QuestionSeen<'_>) -> Option<InquiryQuestion> {
     let members = object_members(text)?;
+    seen(&members);
     let mut question_text = None;
     let mut answer_type = None;
     let mut default = None;

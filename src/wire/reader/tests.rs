@@ -562,3 +562,33 @@ fn parse_event_hands_on_the_fast_paths_fields() {
         assert!(inside.iter().all(|&b| b == fast_path), "{inside:?}");
     }
 }
+
+proptest! {
+    /// Rule: PERF-READ-SAME — the position after the whitespace between
+    /// events, counted as it is skipped (`Pos::skip_ws`), and after one
+    /// byte (`Pos::advance_byte`), is the one `Pos::advance` gives over
+    /// the same bytes, from any position; `skip_ws` stops at the first
+    /// byte that is not JSON whitespace.
+    #[test]
+    fn positions_counted_while_skipping_are_advances(
+        bytes in vec(prop::sample::select(vec![b' ', b'\t', b'\r', b'\n', b',', b'{', b'x']), 0..40),
+        line in 1usize..5,
+        column in 1usize..9,
+    ) {
+        let start = Pos { line, column };
+        let mut skipped = start;
+        let n = skipped.skip_ws(&bytes);
+        let ws = bytes.iter().position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+        prop_assert_eq!(n, ws.unwrap_or(bytes.len()));
+        let mut advanced = start;
+        advanced.advance(&bytes[..n]);
+        prop_assert_eq!((skipped.line, skipped.column), (advanced.line, advanced.column));
+        for &b in &bytes {
+            let mut one = start;
+            one.advance_byte(b);
+            let mut all = start;
+            all.advance(&[b]);
+            prop_assert_eq!((one.line, one.column), (all.line, all.column));
+        }
+    }
+}
