@@ -815,3 +815,22 @@ fn a_vector_is_the_example_over_a_generated_case_of_its_size() {
         }
     );
 }
+
+/// Rule: CONF-SHRINK-BUDGET — a run whose shrinking budget is 0 spends no
+/// adapter run shrinking: no group's example is shrunk or stripped of what
+/// it does not use, each is the failure as drawn.
+#[test]
+fn a_budget_of_nothing_spends_nothing() {
+    let nothing = Limits {
+        shrink_runs: ShrinkRuns::AtMost(0),
+        ..LIMITS
+    };
+    let r = run_with(&mut two_faults(), &full, nothing, &|| false, &[], 150);
+    assert!(!r.groups.is_empty());
+    assert_eq!(r.shrinking.adapter_runs, 0, "{:?}", r.shrinking);
+    for g in &r.groups {
+        let s = g.shrink.as_ref().expect("generated");
+        assert_eq!((s.adapter_runs, s.allowance, s.steps), (0, 0, 0), "{s:?}");
+        assert!(s.unused_removed.is_empty(), "{s:?}");
+    }
+}
