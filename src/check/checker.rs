@@ -1919,6 +1919,33 @@ mod tests {
             })
     }
 
+    /// Rule `PERF-CHECK-ID-LATER`: where two open calls both read an ID
+    /// (`a.b.q.1` under calls `a` and `a.b`, RFD 082's separator flaw),
+    /// `rules::id_parts` takes the longest call's reading, as
+    /// `rules::id_format` does, in either order of the calls; written by
+    /// hand, as the drawn IDs above meet this case rarely.
+    #[test]
+    fn id_parts_reads_an_ambiguous_id_by_its_longest_call() {
+        let id = InquiryId::from_opaque("a.b.q.1".to_owned());
+        let longest = crate::wire::id::IdParts {
+            tool_call_id: "a.b".to_owned(),
+            question_id: "q".to_owned(),
+            attempt: 1,
+        };
+        for calls in [["a", "a.b"], ["a.b", "a"]] {
+            assert_eq!(
+                rules::id_parts(&id, &calls),
+                Some(longest.clone()),
+                "{calls:?}"
+            );
+            assert_eq!(
+                rules::id_format(&id, &calls).ok(),
+                Some(longest.clone()),
+                "{calls:?}"
+            );
+        }
+    }
+
     proptest::proptest! {
         /// Rule `PERF-CHECK-ID-LATER`: `rules::id_parts` reads the parts
         /// `rules::id_format` reads and `None` exactly where it words a
