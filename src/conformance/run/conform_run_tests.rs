@@ -834,3 +834,39 @@ fn a_budget_of_nothing_spends_nothing() {
         assert!(s.unused_removed.is_empty(), "{s:?}");
     }
 }
+
+/// Rule: CONF-SHRINK-BUDGET — every smaller scenario tried is one step and
+/// one adapter run: a group's shrinking spends its steps plus at most the
+/// two removals of unused parts (before and after shrinking), so a step
+/// budget of 3 bounds its runs; and under a tight run budget no group
+/// spends more than its allowance, the last removal of unused parts
+/// included.
+#[test]
+fn each_step_is_one_run_and_no_group_spends_past_its_allowance() {
+    let three = Limits {
+        shrink_steps: 3,
+        ..LIMITS
+    };
+    let r = run_with(&mut two_faults(), &full, three, &|| false, &[], 150);
+    assert!(!r.groups.is_empty());
+    for g in &r.groups {
+        let s = g.shrink.as_ref().expect("generated");
+        assert!(s.steps <= 3, "{s:?}");
+        assert!(s.adapter_runs <= u64::from(s.steps) + 2, "{s:?}");
+    }
+    let mut tight_groups = 0;
+    for budget in [1, 2, 3, 5, 8] {
+        let tight = Limits {
+            shrink_runs: ShrinkRuns::AtMost(budget),
+            ..LIMITS
+        };
+        let r = run_with(&mut two_faults(), &full, tight, &|| false, &[], 150);
+        assert!(r.shrinking.adapter_runs <= budget, "{:?}", r.shrinking);
+        for g in &r.groups {
+            let s = g.shrink.as_ref().expect("generated");
+            assert!(s.adapter_runs <= s.allowance, "{budget}: {s:?}");
+            tight_groups += usize::from(s.allowance > 0 && s.adapter_runs == s.allowance);
+        }
+    }
+    assert!(tight_groups > 0, "some group spends all it is allowed");
+}
