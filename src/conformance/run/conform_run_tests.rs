@@ -854,6 +854,13 @@ fn each_step_is_one_run_and_no_group_spends_past_its_allowance() {
         assert!(s.steps <= 3, "{s:?}");
         assert!(s.adapter_runs <= u64::from(s.steps) + 2, "{s:?}");
     }
+    // With the default limits the strip pass runs too; its tries are
+    // steps as well.
+    let r = run_with(&mut two_faults(), &full, LIMITS, &|| false, &[], 150);
+    for g in &r.groups {
+        let s = g.shrink.as_ref().expect("generated");
+        assert!(s.adapter_runs <= u64::from(s.steps) + 2, "{s:?}");
+    }
     let mut tight_groups = 0;
     for budget in [1, 2, 3, 5, 8] {
         let tight = Limits {
