@@ -713,25 +713,12 @@ fn an_aborted_turns_cover_keeps_the_turns_around_it() {
     assert_eq!(covers.len(), 1, "{covers:?}");
     let model = Observed::of(&trace);
     let blanked = conformance::pins::blank(&covers, &model, &model);
-    let events_of = |o: &Observed, call: &str| {
-        o.stream
-            .iter()
-            .filter(|e| e["id"].as_str() == Some(call))
-            .count()
-    };
     // A request and a response each.
     assert_eq!(events_of(&model, "call_1"), 2);
     assert_eq!(events_of(&model, "call_3"), 2);
     assert_eq!(events_of(&blanked, "call_1"), 2);
     assert_eq!(events_of(&blanked, "call_3"), 2);
-    assert_eq!(
-        blanked
-            .stream
-            .iter()
-            .filter(|e| e["type"] == "turn_start")
-            .count(),
-        3
-    );
+    assert_eq!(turn_starts(&blanked), 3);
     assert!(events_of(&blanked, "call_2") < events_of(&model, "call_2"));
 }
 
@@ -764,6 +751,14 @@ fn events_of(o: &Observed, call: &str) -> usize {
     o.stream
         .iter()
         .filter(|e| e["id"].as_str() == Some(call))
+        .count()
+}
+
+/// How many turns `o`'s stream starts.
+fn turn_starts(o: &Observed) -> usize {
+    o.stream
+        .iter()
+        .filter(|e| e["type"] == "turn_start")
         .count()
 }
 
@@ -851,14 +846,7 @@ fn a_cover_of_later_turns_drops_their_keys_and_events() {
         prompts_of(&blanked, "call_3") + prompts_of(&blanked, "call_4"),
         0
     );
-    assert_eq!(
-        blanked
-            .stream
-            .iter()
-            .filter(|e| e["type"] == "turn_start")
-            .count(),
-        2
-    );
+    assert_eq!(turn_starts(&blanked), 2);
 }
 
 /// Rule: CONF-PINS — a call's cover keeps its request and nothing after

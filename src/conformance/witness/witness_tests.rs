@@ -515,6 +515,20 @@ fn a_call_that_ignores_its_cycles_remembered_answer_fails_when_free() {
     );
 }
 
+/// One cycle of three calls of a tool that asks nothing, run in the order
+/// `schedule` picks.
+fn three_calls(schedule: &[u32]) -> Scenario {
+    serde_json::from_value(json!({
+        "tools": {"t": {"source": {"kind": "local"}, "run": "unattended",
+            "program": {"kind": "script", "asks": []}}},
+        "turns": [{"user": "go", "cycles": [[
+            {"id": "call_1", "tool": "t"}, {"id": "call_2", "tool": "t"}, {"id": "call_3", "tool": "t"}
+        ]]}],
+        "schedule": schedule,
+    }))
+    .unwrap()
+}
+
 /// Rule: CONF-WITNESS — the cut on a tool response prunes: three parallel
 /// calls of a tool that asks nothing, the implementation's response to
 /// `call_1` of another kind (`result_withheld`, still not an error, so the
@@ -524,14 +538,7 @@ fn a_call_that_ignores_its_cycles_remembered_answer_fails_when_free() {
 /// Without the cut all 3! = 6 run to the end.
 #[test]
 fn the_cut_on_a_tool_response_prunes() {
-    let s: Scenario = serde_json::from_value(json!({
-        "tools": {"t": {"source": {"kind": "local"}, "run": "unattended",
-            "program": {"kind": "script", "asks": []}}},
-        "turns": [{"user": "go", "cycles": [[
-            {"id": "call_1", "tool": "t"}, {"id": "call_2", "tool": "t"}, {"id": "call_3", "tool": "t"}
-        ]]}]
-    }))
-    .unwrap();
+    let s = three_calls(&[]);
     let mut actual = Model::default().run(&s).unwrap();
     let r = actual
         .tool_responses
@@ -575,15 +582,7 @@ fn the_cut_on_a_tool_response_prunes() {
 /// same.
 #[test]
 fn the_first_schedule_tried_is_the_scenarios_own() {
-    let s: Scenario = serde_json::from_value(json!({
-        "tools": {"t": {"source": {"kind": "local"}, "run": "unattended",
-            "program": {"kind": "script", "asks": []}}},
-        "turns": [{"user": "go", "cycles": [[
-            {"id": "call_1", "tool": "t"}, {"id": "call_2", "tool": "t"}, {"id": "call_3", "tool": "t"}
-        ]]}],
-        "schedule": [2, 1],
-    }))
-    .unwrap();
+    let s = three_calls(&[2, 1]);
     let actual = Model::default().run(&s).unwrap();
     let unscheduled = Scenario {
         schedule: Vec::new(),
