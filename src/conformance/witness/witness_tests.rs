@@ -613,3 +613,95 @@ fn the_first_schedule_tried_is_the_scenarios_own() {
         }
     );
 }
+
+/// One cycle of three calls: `call_1`'s tool asks one prompted text
+/// question (answered `x`), the other two ask nothing.
+fn one_prompted_of_three() -> Scenario {
+    serde_json::from_value(json!({
+        "tty": true,
+        "tools": {
+            "ask": {"source": {"kind": "local"}, "run": "unattended",
+                "program": {"kind": "script", "asks": [{"question":
+                    {"id": "q", "text": "Name?", "answer_type": {"type": "text"}}}],
+                    "finish": {"with": "succeed"}}},
+            "t": {"source": {"kind": "local"}, "run": "unattended",
+                "program": {"kind": "script", "asks": []}}},
+        "turns": [{"user": "go", "cycles": [[
+            {"id": "call_1", "tool": "ask"}, {"id": "call_2", "tool": "t"}, {"id": "call_3", "tool": "t"}
+        ]]}],
+        "prompter": [{"reply": "answer", "value": "x"}],
+    }))
+    .unwrap()
+}
+
+/// The search's outcome and figures on `actual`, with the cut or without.
+fn search(s: &Scenario, actual: &Observed, cut: bool) -> (Outcome, witness::Stats) {
+    let how = Search {
+        observes: all_kinds(),
+        budget: 100,
+        cut,
+        skip_pins: Default::default(),
+    };
+    witness::search(s, actual, &how).unwrap()
+}
+
+/// Rule: CONF-WITNESS — the cut on a call's persisted events prunes: three
+/// parallel calls of a tool that asks nothing, the implementation's
+/// persisted response event of `call_1` with a member the model's has not
+/// (its response as the tool returned it is the model's). As with a response of another kind, a run
+/// where `call_1` is not the last to finish is cut at the next choice
+/// (5 runs, 3 cut); without the cut all 3! = 6 run to the end.
+#[test]
+fn the_cut_on_a_calls_events_prunes() {
+    let s = three_calls(&[]);
+    let mut actual = Model::default().run(&s).unwrap();
+    let response = actual
+        .stream
+        .iter_mut()
+        .find(|e| e["type"] == "tool_call_response" && call_of(e) == "call_1")
+        .expect("call_1's tool response");
+    response["extra"] = json!("not the model's");
+    let (outcome, stats) = search(&s, &actual, true);
+    assert_eq!(outcome, Outcome::Exhausted);
+    let expected = witness::Stats {
+        schedules: 5,
+        cut: 3,
+        complete: 2,
+    };
+    assert_eq!(stats, expected);
+    let (outcome, stats) = search(&s, &actual, false);
+    assert_eq!(outcome, Outcome::Exhausted);
+    let expected = witness::Stats {
+        schedules: 6,
+        cut: 0,
+        complete: 6,
+    };
+    assert_eq!(stats, expected);
+}
+
+/// Rule: CONF-WITNESS — the cut on a prompt's presentation prunes: of three
+/// parallel calls only `call_1` asks, and its prompt is reported without
+/// a call ID, so it is matched by order. Shown under another label, every
+/// run is cut at the first choice after the prompt (each run has one:
+/// `call_1` has still to finish); without the cut every run goes to the
+/// end. The model's own run, unchanged, is explained at once.
+#[test]
+fn the_cut_on_a_prompts_presentation_prunes() {
+    let s = one_prompted_of_three();
+    let mut actual = Model::default().run(&s).unwrap();
+    assert_eq!(actual.prompts.len(), 1);
+    actual.prompts[0].tool_call_id.clear();
+    let (outcome, stats) = search(&s, &actual, true);
+    assert!(matches!(outcome, Outcome::Found { .. }), "{outcome:?}");
+    assert_eq!(stats.cut, 0, "{stats:?}");
+    let shown = &mut actual.prompts[0].presentation;
+    assert!(shown.get("label").is_some(), "{shown}");
+    shown["label"] = json!("Another label?");
+    let (outcome, with) = search(&s, &actual, true);
+    assert_eq!(outcome, Outcome::Exhausted);
+    let (outcome, without) = search(&s, &actual, false);
+    assert_eq!(outcome, Outcome::Exhausted);
+    assert!(with.cut == with.schedules && with.complete == 0, "{with:?}");
+    assert_eq!(without.cut, 0, "{without:?}");
+    assert_eq!(without.complete, without.schedules, "{without:?}");
+}
