@@ -840,7 +840,8 @@ fn a_budget_of_nothing_spends_nothing() {
 /// two removals of unused parts (before and after shrinking), so a step
 /// budget of 3 bounds its runs; and under a tight run budget no group
 /// spends more than its allowance, the last removal of unused parts
-/// included.
+/// included, and every group allowed a run ends with nothing unused (rule
+/// CONF-SHRINK-UNUSED-FIRST: the run kept back for the last removal).
 #[test]
 fn each_step_is_one_run_and_no_group_spends_past_its_allowance() {
     let three = Limits {
@@ -872,8 +873,82 @@ fn each_step_is_one_run_and_no_group_spends_past_its_allowance() {
         for g in &r.groups {
             let s = g.shrink.as_ref().expect("generated");
             assert!(s.adapter_runs <= s.allowance, "{budget}: {s:?}");
+            if s.allowance > 0 {
+                let (_, unused) = without_unused(&g.example.scenario);
+                assert!(unused.is_empty(), "{budget}: {unused:?} {s:?}");
+            }
             tight_groups += usize::from(s.allowance > 0 && s.adapter_runs == s.allowance);
         }
     }
     assert!(tight_groups > 0, "some group spends all it is allowed");
+}
+
+/// A scenario a secret-persisting model fails on: `c1` asks a secret, and
+/// `c2`, of the tool `spare`, asks nothing, so removing `c2` keeps the
+/// failure and leaves `spare` unused.
+fn secret_beside_a_spare_call() -> Scenario {
+    serde_json::from_value(serde_json::json!({
+        "tty": true,
+        "tools": {
+            "fs": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [
+                {"question": {"id": "token", "text": "Token?", "answer_type": {"type": "secret"}}}],
+                "finish": {"with": "succeed"}}},
+            "spare": {"source": {"kind": "local"}, "run": "unattended", "program": {"kind": "script", "asks": [],
+                "finish": {"with": "succeed"}}}
+        },
+        "turns": [{"user": "go", "cycles": [[
+            {"id": "c1", "tool": "fs", "arguments": {}}, {"id": "c2", "tool": "spare", "arguments": {}}
+        ]]}],
+        "prompter": [{"reply": "answer", "value": "s3cret"}]
+    }))
+    .unwrap()
+}
+
+/// Rule: CONF-SHRINK-UNUSED-FIRST, CONF-SHRINK-BUDGET — the run kept back
+/// for the last removal of unused parts is spent on it: a generator that
+/// draws one scenario (nothing to shrink) leaves the example to the strip
+/// pass, which removes the spare call and so leaves its tool unused. Under
+/// every run budget that allows a removal the example ends without the
+/// tool, and the tool is reported dropped.
+#[test]
+fn the_last_removal_drops_what_the_strip_pass_left_unused() {
+    let drawn = secret_beside_a_spare_call();
+    let mut model = Model {
+        faults: Faults {
+            persist_secret: true,
+            ..Faults::default()
+        },
+    };
+    assert!(
+        conformance::check_one(&mut model, "drawn", &drawn).is_some(),
+        "the model fails on it"
+    );
+    let one = |_: ProfileName| Just(secret_beside_a_spare_call()).boxed();
+    let mut dropped_somewhere = false;
+    for budget in 1..=12 {
+        let limits = Limits {
+            shrink_runs: ShrinkRuns::AtMost(budget),
+            ..LIMITS
+        };
+        let r = run_with(&mut model, &one, limits, &|| false, &[], 1);
+        assert_eq!(r.groups.len(), 1, "{budget}");
+        let g = &r.groups[0];
+        let s = g.shrink.as_ref().expect("generated");
+        assert!(s.allowance > 0, "{budget}: {s:?}");
+        let tools: Vec<&String> = g.example.scenario.tools.keys().collect();
+        let calls = g.example.scenario.turns[0].cycles[0].len();
+        match calls {
+            1 => {
+                assert_eq!(tools, ["fs"], "{budget}: {s:?}");
+                assert_eq!(s.dropped_tools, ["spare"], "{budget}: {s:?}");
+                dropped_somewhere = true;
+            }
+            2 => {
+                assert_eq!(tools, ["fs", "spare"], "{budget}: {s:?}");
+                assert!(s.dropped_tools.is_empty(), "{budget}: {s:?}");
+            }
+            n => panic!("{budget}: {n} calls"),
+        }
+    }
+    assert!(dropped_somewhere, "some budget removes the spare call");
 }

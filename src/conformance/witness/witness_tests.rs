@@ -705,3 +705,26 @@ fn the_cut_on_a_prompts_presentation_prunes() {
     assert_eq!(without.cut, 0, "{without:?}");
     assert_eq!(without.complete, without.schedules, "{without:?}");
 }
+
+/// Rule: CONF-WITNESS, CONF-WITNESS-ORDER — the cut on the log's order
+/// prunes: of three parallel calls only `call_1` asks, and its prompt
+/// (reported with its call ID, so no prompt is matched by order) is shown
+/// under another label, so no run is explained. A run that shows the
+/// prompt after another call has finished, which the log has finishing
+/// after it, is cut at its next choice; without the cut every run goes to
+/// the end.
+#[test]
+fn the_cut_on_the_logs_order_prunes() {
+    let s = one_prompted_of_three();
+    let mut actual = Model::default().run(&s).unwrap();
+    assert_eq!(actual.prompts.len(), 1);
+    assert_eq!(actual.prompts[0].tool_call_id, "call_1");
+    actual.prompts[0].presentation["label"] = json!("Another label?");
+    let (outcome, with) = search(&s, &actual, true);
+    assert_eq!(outcome, Outcome::Exhausted);
+    let (outcome, without) = search(&s, &actual, false);
+    assert_eq!(outcome, Outcome::Exhausted);
+    assert!(with.cut > 0, "{with:?}");
+    assert!(with.complete < without.complete, "{with:?} {without:?}");
+    assert_eq!(without.cut, 0, "{without:?}");
+}
