@@ -952,3 +952,42 @@ fn the_last_removal_drops_what_the_strip_pass_left_unused() {
     }
     assert!(dropped_somewhere, "some budget removes the spare call");
 }
+
+/// Rule: CONF-SHRINK-BUDGET — the strip pass keeps its share of a tight
+/// budget: the generator here shrinks thirty numbers that do not change
+/// the scenario, so its shrinking could spend every run it is given, each
+/// one step. Up to half of the runs after the one kept back for the last
+/// removal are the strip pass's, and it needs three tries to drop the
+/// spare call (the turn, the reply, then the call); so from a budget of 7
+/// every example has only the call that fails.
+#[test]
+fn the_strip_pass_keeps_its_share_of_a_tight_budget() {
+    let mut model = Model {
+        faults: Faults {
+            persist_secret: true,
+            ..Faults::default()
+        },
+    };
+    let long = |_: ProfileName| {
+        proptest::collection::vec(0u32..1000, 30)
+            .prop_map(|_| secret_beside_a_spare_call())
+            .boxed()
+    };
+    for budget in 7..=12 {
+        let limits = Limits {
+            shrink_runs: ShrinkRuns::AtMost(budget),
+            ..LIMITS
+        };
+        let r = run_with(&mut model, &long, limits, &|| false, &[], 1);
+        assert_eq!(r.groups.len(), 1, "{budget}");
+        let g = &r.groups[0];
+        let s = g.shrink.as_ref().expect("generated");
+        assert_eq!(s.allowance, budget, "{s:?}");
+        assert_eq!(s.end, ShrinkEnd::RunBudget, "{budget}: {s:?}");
+        assert_eq!(
+            g.example.scenario.turns[0].cycles[0].len(),
+            1,
+            "{budget}: {s:?}"
+        );
+    }
+}
