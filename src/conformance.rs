@@ -959,6 +959,8 @@ pub fn vector_files(vectors: &[Vector]) -> Vec<(String, String)> {
 /// with seed 1.
 pub const COMMITTED: (u64, usize) = (1, 20);
 
+#[cfg(test)]
+mod compare_tests;
 #[cfg(all(test, feature = "testkit"))]
 mod docs_complete_tests;
 #[cfg(all(test, feature = "cli"))]
