@@ -401,7 +401,7 @@ fn two_unrelated_bugs_in_one_kind_are_two_groups() {
 /// Rule: CONF-GROUP-SIGNATURE — one bug (a reused call ID never run) that
 /// first shows in several kinds (a missing request in one scenario, a
 /// call missing from a turn in another) is one group, `call never run`,
-/// holding every kind it showed as; grouped by kind (the wrong grouping)
+/// holding every kind it showed as, each once with its count; grouped by kind (the wrong grouping)
 /// it would be split, as its several kinds show.
 #[test]
 fn one_bug_in_several_kinds_is_one_group() {
@@ -421,6 +421,20 @@ fn one_bug_in_several_kinds_is_one_group() {
     let g = never[0];
     assert!(g.kinds.len() >= 2, "{:?}", g.kinds);
     assert_eq!(g.kinds.iter().map(|(_, n)| n).sum::<usize>(), g.cases.len());
+    // Each kind once, in the order first seen, with how many of the
+    // group's failures showed as it (recounted from the outcomes).
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for o in &r.outcomes {
+        if let CaseResult::Failed(f) = &o.result
+            && f.verdict.signature() == g.signature
+        {
+            match seen.iter_mut().find(|(k, _)| *k == f.verdict.kind()) {
+                Some((_, n)) => *n += 1,
+                None => seen.push((f.verdict.kind(), 1)),
+            }
+        }
+    }
+    assert_eq!(g.kinds, seen);
     // The largest group: most of the bug's failures show as it.
     assert_eq!(
         r.groups[0].signature, g.signature,
