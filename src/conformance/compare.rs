@@ -145,7 +145,8 @@ pub const MARKS: [(&str, Mark, &str); 19] = [
 pub struct Divergence {
     /// What kind of difference (`stream/turns`, `stream/calls`,
     /// `stream/<event type>`, `invocations`, `tool_responses/class`,
-    /// `tool_responses/body`, `prompts`, `remembered`): shrinking keeps it.
+    /// `tool_responses/body` (two successes whose bodies alone differ),
+    /// `prompts`, `inquiry_models`, `remembered`): shrinking keeps it.
     pub kind: String,
     /// Where: turn, call and index as they apply.
     pub at: String,
@@ -835,8 +836,8 @@ fn first_difference(
         label_response,
         |x, y| presence("tool response", x, y, response_root),
     ) {
-        if d.0.expected.contains("kind: tool_success") && d.0.actual.contains("kind: tool_success")
-        {
+        // Only the body differs: both successes, the same `is_error`.
+        if d.0.signature.0.ends_with(": body differs") {
             d.0.kind = "tool_responses/body".to_owned();
         }
         return Some(d);
