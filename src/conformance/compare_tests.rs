@@ -299,3 +299,104 @@ fn prompts_models_and_remembered_keys_have_their_own_signatures() {
         )
     );
 }
+
+/// Rule: CONF-PARTIAL-ORDER — the stream is cut into turns at
+/// `turn_start` and each turn into its calls' own events: an inquiry
+/// event belongs to the longest tool-call ID of its turn that prefixes its
+/// ID followed by `.` (RFD 082 "Inquiry ID format"), so under the calls `a`
+/// and `a.b` the ID `a.b.q.1` is `a.b`'s and `a.bq.1` is `a`'s; an ID no
+/// call prefixes, or a call of an earlier turn, belongs to no call (`""`);
+/// events before the first `turn_start` form a turn of their own. Each
+/// position is labelled with its turn, call and that call's count so far.
+#[test]
+fn the_stream_is_cut_per_turn_and_per_call_by_the_longest_call_id() {
+    let stream = vec![
+        json!({"type": "tool_call_request", "id": "early"}),
+        json!({"type": "turn_start"}),
+        json!({"type": "tool_call_request", "id": "a"}),
+        json!({"type": "tool_call_request", "id": "a.b"}),
+        json!({"type": "inquiry_request", "id": "a.b.q.1"}),
+        json!({"type": "inquiry_request", "id": "a.bq.1"}),
+        json!({"type": "inquiry_request", "id": "ab.q.1"}),
+        json!({"type": "turn_start"}),
+        json!({"type": "inquiry_response", "id": "a.q.1"}),
+        json!({"type": "tool_call_response", "id": "a"}),
+    ];
+    let (turns, at) = crate::conformance::compare::turns(&stream);
+    let calls = |t: usize| -> Vec<(&str, Vec<&Value>)> {
+        turns[t]
+            .calls
+            .iter()
+            .map(|(c, v)| (c.as_str(), v.iter().collect()))
+            .collect()
+    };
+    assert_eq!(turns.len(), 3);
+    assert_eq!(calls(0), [("early", vec![&stream[0]])]);
+    assert_eq!(
+        calls(1),
+        [
+            ("", vec![&stream[6]]),
+            ("a", vec![&stream[2], &stream[5]]),
+            ("a.b", vec![&stream[3], &stream[4]]),
+        ]
+    );
+    assert_eq!(calls(2), [("", vec![&stream[8]]), ("a", vec![&stream[9]])]);
+    let at: Vec<(usize, &str, usize)> = at.iter().map(|(t, c, n)| (*t, c.as_str(), *n)).collect();
+    assert_eq!(
+        at,
+        [
+            (0, "early", 1),
+            (1, "", 0),
+            (1, "a", 1),
+            (1, "a.b", 1),
+            (1, "a.b", 2),
+            (1, "a", 2),
+            (1, "", 1),
+            (2, "", 0),
+            (2, "", 1),
+            (2, "a", 1),
+        ]
+    );
+}
+
+/// The side-by-side view of the FAIL report: a header, a line per turn
+/// after the events before the first `turn_start`, a line per call, and
+/// per event the model's and the implementation's, `*` where they differ,
+/// each cut to 70 characters with `…`.
+#[test]
+fn side_by_side_shows_each_calls_events_and_marks_the_differences() {
+    let long = "x".repeat(80);
+    let expected = Observed {
+        stream: vec![
+            json!({"type": "turn_start"}),
+            json!({"type": "tool_call_request", "id": "a"}),
+            json!({"type": "inquiry_request", "id": "a.q.1", "note": long}),
+        ],
+        ..Observed::default()
+    };
+    let mut actual = expected.clone();
+    actual.stream[2] = json!({"type": "inquiry_request", "id": "a.q.2"});
+    actual
+        .stream
+        .push(json!({"type": "tool_call_response", "id": "a"}));
+    let pad = |s: &str| format!("{s}{}", " ".repeat(70 - s.chars().count()));
+    // JSON as written (the crate keeps an object's members in order).
+    let request = r#"{"type":"tool_call_request","id":"a"}"#;
+    let head = r#"{"type":"inquiry_request","id":"a.q.1","note":""#;
+    let cut = format!("{head}{}…", "x".repeat(69 - head.len()));
+    assert_eq!(cut.chars().count(), 70);
+    let want = [
+        format!("  {} | implementation", pad("model")),
+        "  -- turn 0 --".to_owned(),
+        r#"  [call "a"]"#.to_owned(),
+        format!("  {} | {request}", pad(request)),
+        format!(r#"* {cut} | {{"type":"inquiry_request","id":"a.q.2"}}"#),
+        format!(
+            r#"* {} | {{"type":"tool_call_response","id":"a"}}"#,
+            pad("")
+        ),
+    ];
+    let got = crate::conformance::compare::side_by_side(&expected, &actual);
+    assert_eq!(got.lines().collect::<Vec<_>>(), want, "{got}");
+    assert!(got.ends_with('\n'));
+}
