@@ -171,7 +171,7 @@ fn the_streams_divergences_have_their_own_signatures() {
 }
 
 /// Rule: CONF-GROUP-SIGNATURE — what the tool received and returned: an
-/// invocation's answers or tool; a tool response's kind, and its
+/// invocation's answers or tool, or a call never run; a tool response's kind, and its
 /// `is_error` for the same kind (a `tool_responses/class` divergence even
 /// between two successes: `is_error` is part of the class, [`MARKS`]); an
 /// `ask_user` success's body (kind `tool_responses/body`); a response the
@@ -195,6 +195,12 @@ fn invocations_and_responses_have_their_own_signatures() {
             "invocations".to_owned(),
             "invocation tool differs".to_owned()
         )
+    );
+    // A call the implementation never ran is named so wherever it first
+    // shows (the call's root, over the place's own `invocation missing`).
+    assert_eq!(
+        divergence(&answered, |o| o.invocations.clear()),
+        ("invocations".to_owned(), "call never run".to_owned())
     );
     assert_eq!(
         divergence(&answered, |o| {
