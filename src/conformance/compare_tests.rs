@@ -406,3 +406,69 @@ fn side_by_side_shows_each_calls_events_and_marks_the_differences() {
     assert_eq!(got.lines().collect::<Vec<_>>(), want, "{got}");
     assert!(got.ends_with('\n'));
 }
+
+/// Each divergence shows both sides as its label is documented:
+/// `tool: fs, answers: {…}` for an invocation; `is_error: false, kind:
+/// tool_success` for a tool response's class; `events of its call
+/// persisted before the prompt: n, presentation: {…}` for a prompt;
+/// `tool_answers: [...], permission_decisions: [...]` for a turn's
+/// remembered keys; `(nothing)` for a side without the entry.
+#[test]
+fn each_divergence_shows_both_sides_by_its_documented_label() {
+    let answered = one_question(json!({"reply": "answer", "value": true}));
+    let expected = Model::default().run(&answered).unwrap();
+    let with = |change: &dyn Fn(&mut Observed)| {
+        let mut actual = expected.clone();
+        change(&mut actual);
+        let d = compare(&answered, &expected, &actual).expect("a divergence");
+        (d.expected, d.actual)
+    };
+    // The first run of the tool has no answers yet (RFD 082: the tool is
+    // run again with the accumulated answers).
+    assert_eq!(
+        with(&|o| o.invocations[0].answers = json!({"q": false})),
+        (
+            "tool: fs, answers: {}".to_owned(),
+            r#"tool: fs, answers: {"q":false}"#.to_owned()
+        )
+    );
+    assert_eq!(
+        with(&|o| o.tool_responses[0].kind = ResponseKind::ToolError),
+        (
+            "is_error: false, kind: tool_success".to_owned(),
+            "is_error: false, kind: tool_error".to_owned()
+        )
+    );
+    assert_eq!(
+        with(&|o| o.tool_responses.clear()),
+        (
+            "is_error: false, kind: tool_success".to_owned(),
+            "(nothing)".to_owned()
+        )
+    );
+    let (model, theirs) = with(&|o| o.prompts[0].stream_position += 1);
+    let before = |s: &str| -> usize {
+        let rest = s
+            .strip_prefix("events of its call persisted before the prompt: ")
+            .unwrap_or_else(|| panic!("{s}"));
+        let (n, presentation) = rest.split_once(", presentation: ").unwrap();
+        assert!(presentation.starts_with('{'), "{s}");
+        n.parse().unwrap()
+    };
+    assert_eq!(before(&theirs), before(&model) + 1);
+    assert_eq!(
+        expected.remembered.len(),
+        1,
+        "one turn: {:?}",
+        expected.remembered
+    );
+    assert!(expected.remembered[0].tool_answers.is_empty());
+    assert!(expected.remembered[0].permission_decisions.is_empty());
+    assert_eq!(
+        with(&|o| o.remembered[0].tool_answers.push("call_1.q".to_owned())),
+        (
+            "tool_answers: [], permission_decisions: []".to_owned(),
+            r#"tool_answers: ["call_1.q"], permission_decisions: []"#.to_owned()
+        )
+    );
+}
