@@ -472,3 +472,54 @@ fn each_divergence_shows_both_sides_by_its_documented_label() {
         )
     );
 }
+
+/// Rule: CONF-EXACT-CLASS — a select option is compared as the option it
+/// is, in whichever shape it is written (spec/DECISIONS.md "Wire: a select
+/// option is read in the writer's shapes"): the model's `{"value": …}`
+/// objects written by an implementation as plain strings are no
+/// divergence; another option is.
+#[test]
+fn a_select_option_is_compared_as_the_option_it_is() {
+    let s: Scenario = serde_json::from_value(json!({
+        "tty": true,
+        "tools": {"ask_user": {"program": {"kind": "ask_user"}}},
+        "turns": [{"user": "go", "cycles": [[{"id": "call_1", "tool": "ask_user",
+            "arguments": {"question": "Which?", "answer_type": "select",
+                "options": ["backup", "abort"]}}]]}],
+        "prompter": [{"reply": "answer", "value": "backup"}],
+    }))
+    .unwrap();
+    let expected = Model::default().run(&s).unwrap();
+    fn options(o: &mut Observed) -> &mut Value {
+        event(o, "inquiry_request", 0)
+            .pointer_mut("/question/answer_type/options")
+            .expect("options")
+    }
+    let mut plain = expected.clone();
+    let written = options(&mut plain);
+    assert_eq!(*written, json!([{"value": "backup"}, {"value": "abort"}]));
+    *written = json!(["backup", "abort"]);
+    assert_eq!(compare(&s, &expected, &plain), None);
+    let mut other = expected.clone();
+    *options(&mut other) = json!(["backup", "restore"]);
+    assert!(compare(&s, &expected, &other).is_some());
+}
+
+/// Rule: CONF-GROUP-SIGNATURE — where a call's persisted events first
+/// differ, its root is the first of its tool responses that differ: a
+/// response event with an extra member, from a tool response of another
+/// kind, is grouped by the kinds.
+#[test]
+fn a_calls_differing_response_is_its_root_over_its_event() {
+    let answered = one_question(json!({"reply": "answer", "value": true}));
+    assert_eq!(
+        divergence(&answered, |o| {
+            event(o, "tool_call_response", 0)["extra"] = json!(1);
+            o.tool_responses[0].kind = ResponseKind::ToolError;
+        }),
+        (
+            "stream/tool_call_response".to_owned(),
+            "tool response kind: tool_success → tool_error".to_owned()
+        )
+    );
+}
