@@ -592,3 +592,39 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// Rule: PERF-READ-SAME — `peek_non_ws`, which answers a buffered byte
+    /// that is no whitespace inline, gives what the full skip
+    /// (`skip_to_non_ws`) gives from the same state, over any bytes read
+    /// through any buffer size: the same byte (or the end), the same
+    /// position, the same bytes left; step by step, one byte consumed
+    /// after each answer.
+    #[test]
+    fn peek_is_the_full_skip(
+        bytes in vec(prop::sample::select(vec![b' ', b'\t', b'\r', b'\n', b',', b'{', b']', b'x']), 0..40),
+        capacity in prop::sample::select(vec![1usize, 2, 7, 64]),
+    ) {
+        let reader = |b: &[u8]| {
+            EventReader::new(std::io::BufReader::with_capacity(capacity, b.to_vec().leak() as &[u8]), "t")
+        };
+        let (mut fast, mut full) = (reader(&bytes), reader(&bytes));
+        loop {
+            let a = fast.peek_non_ws().expect("reading a slice cannot fail");
+            let b = full.skip_to_non_ws().expect("reading a slice cannot fail");
+            prop_assert_eq!(a, b);
+            prop_assert_eq!((fast.pos.line, fast.pos.column), (full.pos.line, full.pos.column));
+            let left = |r: &mut EventReader<std::io::BufReader<&[u8]>>| {
+                r.inner.fill_buf().map(<[u8]>::len).expect("a slice")
+            };
+            prop_assert_eq!(left(&mut fast), left(&mut full));
+            match a {
+                None => break,
+                Some(b) => {
+                    fast.consume_byte(b);
+                    full.consume_byte(b);
+                }
+            }
+        }
+    }
+}
