@@ -33,6 +33,14 @@ pub(crate) fn object_members(text: &str) -> Option<FieldsRef<'_>> {
     (object.len == text.len()).then_some(object.fields)
 }
 
+/// [`object_members`] with the bits of the members whose values are
+/// strings without an escape (see [`EventReader::next_with_plain`]).
+#[cfg(test)]
+pub(crate) fn object_members_plain(text: &str) -> Option<(FieldsRef<'_>, u64)> {
+    let object = read_event(text.as_bytes())?;
+    (object.len == text.len()).then_some((object.fields, object.plain))
+}
+
 /// See [`fast::array_items`].
 pub(crate) fn array_items(text: &str) -> Option<Vec<&str>> {
     fast::array_items(text.as_bytes())
@@ -482,7 +490,7 @@ impl<R: BufRead> EventReader<R> {
     /// Reads the next raw event with its starting line and column.
     fn next_raw<T>(
         &mut self,
-        f: impl FnOnce(&mut FieldsRef<'_>, usize, usize) -> T,
+        f: impl FnOnce(&mut FieldsRef<'_>, u64, usize, usize) -> T,
     ) -> Result<Option<(T, usize, usize)>, ReadError> {
         if self.format.is_none() {
             self.skip_bom()?;
@@ -614,7 +622,7 @@ impl<R: BufRead> EventReader<R> {
     fn read_object<T>(
         &mut self,
         first: Option<u8>,
-        f: impl FnOnce(&mut FieldsRef<'_>, usize, usize) -> T,
+        f: impl FnOnce(&mut FieldsRef<'_>, u64, usize, usize) -> T,
     ) -> Result<Option<(T, usize, usize)>, ReadError> {
         match first {
             Some(b'{') => {}
@@ -643,7 +651,7 @@ impl<R: BufRead> EventReader<R> {
         if let Some(mut event) = read_event_into(chunk, recycle(std::mem::take(&mut self.spare))) {
             self.pos.advance_read(&event);
             let len = event.len;
-            let out = f(&mut event.fields, line, column);
+            let out = f(&mut event.fields, event.plain, line, column);
             self.spare = recycle(event.fields);
             self.inner.consume(len);
             self.index += 1;
@@ -715,7 +723,7 @@ impl<R: BufRead> EventReader<R> {
                 let bytes = &chunk[..end];
                 self.pos.advance(bytes);
                 nul = memchr::memchr(0, bytes).is_some();
-                let parsed = parse_event(bytes, |fields| f(fields, line, column));
+                let parsed = parse_event(bytes, |fields| f(fields, 0, line, column));
                 if parsed.is_err() {
                     self.failed = Some(Failed {
                         start: Pos { line, column },
@@ -729,7 +737,7 @@ impl<R: BufRead> EventReader<R> {
             None => {
                 self.pos.advance(&self.buf);
                 nul = memchr::memchr(0, &self.buf).is_some();
-                let parsed = parse_event(&self.buf, |fields| f(fields, line, column));
+                let parsed = parse_event(&self.buf, |fields| f(fields, 0, line, column));
                 if parsed.is_err() {
                     self.failed = Some(Failed {
                         start: Pos { line, column },
@@ -777,6 +785,20 @@ impl<R: BufRead> EventReader<R> {
     pub(crate) fn next_with<T>(
         &mut self,
         f: impl FnOnce(&mut FieldsRef<'_>, usize, usize) -> T,
+    ) -> Option<Result<(T, usize, usize), ReadError>> {
+        self.next_with_plain(|fields, _, line, column| f(fields, line, column))
+    }
+
+    /// [`EventReader::next_with`], also handing `f` the fields whose
+    /// values are strings without an escape, as bits by field number
+    /// (bit `i` for field `i`, the first 64 only; a clear bit says
+    /// nothing): what the reader's pass learnt while finding the string's
+    /// end, so a caller need not look for a backslash again (rule
+    /// `PERF-READ-PLAIN-STRINGS`). No bit is set for an event read
+    /// through serde's canonical path.
+    pub(crate) fn next_with_plain<T>(
+        &mut self,
+        f: impl FnOnce(&mut FieldsRef<'_>, u64, usize, usize) -> T,
     ) -> Option<Result<(T, usize, usize), ReadError>> {
         if self.done {
             return None;

@@ -628,3 +628,22 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// Rule: PERF-READ-PLAIN-STRINGS — the bits the reader's pass hands on
+    /// name exactly the fields whose value text is a string holding no
+    /// backslash (of the first 64), on any event it reads, valid or broken.
+    #[test]
+    fn plain_string_bits_are_the_escape_free_strings(
+        bytes in prop_oneof![event_text(), mutated()],
+    ) {
+        if let Some(event) = fast::read_event(&bytes) {
+            for (i, (_, v)) in event.fields.iter().enumerate().take(64) {
+                let plain = v.starts_with('"') && !v.contains('\\');
+                prop_assert_eq!(event.plain >> i & 1 == 1, plain, "field {} {}", i, v);
+            }
+            let n = u32::try_from(event.fields.len()).expect("few fields");
+            prop_assert_eq!(event.plain.checked_shr(n).unwrap_or(0), 0, "no bit past the fields");
+        }
+    }
+}
