@@ -214,9 +214,9 @@ pub(crate) fn check_reader_in<R: BufRead>(
         d.position = positions.borrow().get(d.event_index);
         sink(d);
     };
-    while let Some(item) = events.next_with(|fields, line, column| {
+    while let Some(item) = events.next_with_plain(|fields, plain, line, column| {
         positions.borrow_mut().push(line, column);
-        checker.push_fields(fields, &mut located)
+        checker.push_fields(fields, plain, &mut located)
     }) {
         match item {
             Ok((Ok(()), _, _)) => good += 1,

@@ -900,6 +900,8 @@ pub use opaque::Opaque;
 pub(crate) use opaque::significant_bytes;
 pub(crate) use reader::FieldsRef;
 pub(crate) use reader::object_members;
+#[cfg(test)]
+pub(crate) use reader::object_members_plain;
 pub use reader::{EventReader, Format, ReadError, ReadErrorKind, Stream};
 pub(crate) use reader::{Resume, Rewind};
 

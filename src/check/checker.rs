@@ -632,11 +632,14 @@ impl Checker {
     pub(super) fn push_fields(
         &mut self,
         fields: &mut FieldsRef<'_>,
+        plain_strings: u64,
         sink: &mut dyn FnMut(Diagnostic),
     ) -> Result<(), String> {
         // Every kind but the inquiry kinds is judged from what `Plain`
-        // reads, straight from the texts (rule `PERF-CHECK-PLAIN`).
-        if let Some(plain) = Plain::of_fields(fields) {
+        // reads, straight from the texts (rule `PERF-CHECK-PLAIN`), the
+        // strings the reader found without an escape taken as they are
+        // (rule `PERF-READ-PLAIN-STRINGS`).
+        if let Some(plain) = Plain::of_fields(fields, plain_strings) {
             self.push_plain(plain, sink);
             return Ok(());
         }

@@ -81,26 +81,31 @@ impl<'a> Plain<'a> {
     /// read the result; `None` for the inquiry kinds and for anything the
     /// typing might refuse (a missing or non-string `type`, `timestamp`,
     /// `id` or `name`, an `is_error` not written `true` or `false`), which
-    /// the typing then decides.
-    pub(super) fn of_fields(fields: &FieldsRef<'a>) -> Option<Plain<'a>> {
+    /// the typing then decides. Bit `i` of `plain_strings` set says that
+    /// field `i`'s value is a string holding no escape (the reader's pass
+    /// knows it, rule `PERF-READ-PLAIN-STRINGS`), so its text is taken
+    /// without a search for a backslash; a clear bit says nothing, and the
+    /// reading is the same with every bit clear.
+    pub(super) fn of_fields(fields: &FieldsRef<'a>, plain_strings: u64) -> Option<Plain<'a>> {
         let mut tag = None;
         let mut id = None;
         let mut name = None;
         let mut is_error = None;
         let mut content = None;
-        for (k, v) in fields {
+        for (i, (k, v)) in fields.iter().enumerate() {
             let v: &'a str = v;
+            let plain = i < 64 && plain_strings >> i & 1 == 1;
             // By length first: one comparison per field at most.
             let k = k.as_bytes();
             match k.len() {
-                2 if k == b"id" => id = Some(v),
+                2 if k == b"id" => id = Some((v, plain)),
                 4 if k == b"type" => tag = Some(v),
-                4 if k == b"name" => name = Some(v),
+                4 if k == b"name" => name = Some((v, plain)),
                 7 if k == b"content" => content = Some(v),
                 8 if k == b"is_error" => is_error = Some(v),
                 // Typing only checks that it is a string (decoding it when
                 // it holds an escape, as here).
-                9 if k == b"timestamp" && string(v).is_none() => return None,
+                9 if k == b"timestamp" && !plain && string(v).is_none() => return None,
                 _ => {}
             }
         }
@@ -109,11 +114,11 @@ impl<'a> Plain<'a> {
         Some(match tag {
             r#""turn_start""# => Plain::TurnStart,
             r#""tool_call_request""# => Plain::ToolCallRequest {
-                id: string(id?)?,
-                name: string(name?)?,
+                id: known_string(id?)?,
+                name: known_string(name?)?,
             },
             r#""tool_call_response""# => Plain::ToolCallResponse {
-                id: string(id?)?,
+                id: known_string(id?)?,
                 is_error: match is_error {
                     None => None,
                     Some("true") => Some(true),
@@ -148,6 +153,15 @@ fn string(text: &str) -> Option<Cow<'_, str>> {
         return Some(Cow::Borrowed(&text[1..text.len() - 1]));
     }
     json_string(text)
+}
+
+/// [`string`] of a field's text, taken as it is when the reader found it
+/// a string with no escape (`plain`).
+fn known_string((text, plain): (&str, bool)) -> Option<Cow<'_, str>> {
+    if plain && let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        return Some(Cow::Borrowed(inner));
+    }
+    string(text)
 }
 
 /// Whether `bytes` holds a backslash, eight bytes at a time (a byte equal
@@ -320,8 +334,31 @@ mod tests {
             let fields_ref = borrowed(&fields);
             // Giving way is always allowed; that the writer's events do not
             // is `written_plain_events_are_read_plainly`.
-            if let Some(plain) = Plain::of_fields(&fields_ref) {
+            if let Some(plain) = Plain::of_fields(&fields_ref, 0) {
                 prop_assert_eq!(typed(&fields_ref), Ok(Some(owned(plain))));
+            }
+        }
+
+        /// Rule: PERF-READ-PLAIN-STRINGS — the plain reading given the
+        /// reader's bits of the fields whose values are strings without an
+        /// escape is the reading given none, and so the typed one: the
+        /// fields written as an event object, read by the reader's pass.
+        #[test]
+        fn plain_reading_with_the_readers_bits_is_the_one_without(fields in fields()) {
+            let text = format!(
+                "{{{}}}",
+                fields
+                    .iter()
+                    .map(|(k, v)| format!("{}:{v}", serde_json::to_string(k).expect("a name")))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            let (read, bits) = crate::wire::object_members_plain(&text).expect("the reader reads it");
+            prop_assert_eq!(&read, &borrowed(&fields));
+            let with = Plain::of_fields(&read, bits).map(owned);
+            prop_assert_eq!(&with, &Plain::of_fields(&read, 0).map(owned));
+            if let Some(plain) = with {
+                prop_assert_eq!(typed(&read), Ok(Some(plain)));
             }
         }
 
@@ -336,7 +373,7 @@ mod tests {
                 e.kind,
                 EventKind::InquiryRequest(_) | EventKind::InquiryResponse(_)
             );
-            let plain = Plain::of_fields(&fields_ref).map(owned);
+            let plain = Plain::of_fields(&fields_ref, 0).map(owned);
             prop_assert_eq!(plain.is_some(), !inquiry, "{:?}", fields);
             if let Some(plain) = plain {
                 prop_assert_eq!(typed(&fields_ref), Ok(Some(plain)));
@@ -405,7 +442,7 @@ mod tests {
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect();
             let fields_ref = borrowed(&owned_fields);
-            let plain = Plain::of_fields(&fields_ref).map(owned);
+            let plain = Plain::of_fields(&fields_ref, 0).map(owned);
             assert_eq!(plain.is_some(), read, "{fields:?}");
             if let Some(plain) = plain {
                 assert_eq!(typed(&fields_ref), Ok(Some(plain)), "{fields:?}");

@@ -13,6 +13,7 @@
 
 use std::hash::BuildHasher;
 
+use hashbrown::hash_table::Entry;
 use hashbrown::{DefaultHashBuilder as RandomState, HashMap, HashTable};
 
 /// Numbers kept in 4 bytes each; one that does not fit is kept aside, so
@@ -143,29 +144,41 @@ impl<S: BuildHasher> Keys<S> {
         }
     }
 
-    /// The number of `key`, added when new; `true` when added.
+    /// The number of `key`, added when new; `true` when added. The key is
+    /// hashed once and its slot found once: a new key goes where the
+    /// search for it ended (rule `PERF-KEYS-ONE-HASH`).
     pub(crate) fn find_or_add(&mut self, key: &str) -> (usize, bool) {
-        if let Some(i) = self.find(key) {
-            return (i, false);
-        }
+        let hash = self.hasher.hash_one(key);
         let i = self.len();
-        self.starts.push(self.text.len());
-        self.text.push_str(key);
+        let Keys {
+            hasher,
+            table,
+            overflow,
+            text,
+            starts,
+        } = self;
+        let view = KeysView { text, starts };
+        let slot = match table.entry(
+            hash,
+            |&j| view.key(j as usize) == key,
+            |&j| hasher.hash_one(view.key(j as usize)),
+        ) {
+            Entry::Occupied(found) => return (*found.get() as usize, false),
+            Entry::Vacant(slot) => slot,
+        };
+        if !overflow.is_empty()
+            && let Some(&j) = overflow.get(key)
+        {
+            return (j, false);
+        }
+        starts.push(text.len());
+        text.push_str(key);
         match compact(i) {
             Some(n) => {
-                let hash = self.hasher.hash_one(key);
-                let Keys {
-                    hasher,
-                    table,
-                    text,
-                    starts,
-                    ..
-                } = self;
-                let view = KeysView { text, starts };
-                table.insert_unique(hash, n, |&j| hasher.hash_one(view.key(j as usize)));
+                slot.insert(n);
             }
             None => {
-                self.overflow.insert(key.into(), i);
+                overflow.insert(key.into(), i);
             }
         }
         (i, true)
@@ -373,6 +386,50 @@ mod tests {
         }
         assert_eq!(keys.len(), naive.len());
         assert_eq!(keys.find("zz"), None);
+    }
+
+    /// Rule: PERF-KEYS-ONE-HASH — `find_or_add` hashes a key once and adds
+    /// a new key at the slot its search ended on: on any sequence of keys
+    /// (drawn from few, so most repeat), with the default hasher and with
+    /// one under which every hash collides, and past the compact limit
+    /// (lowered to 1000 in tests, so the overflow map is used), every key is
+    /// numbered as a list of the keys numbers it, found again by `find`,
+    /// and read back by `key`.
+    #[test]
+    fn find_or_add_numbers_keys_as_a_list_does() {
+        use proptest::prelude::*;
+        fn check<S: BuildHasher + Default>(ops: &[(u16, bool)]) -> Result<(), TestCaseError> {
+            let mut keys: Keys<S> = Keys::default();
+            let mut naive: Vec<String> = Vec::new();
+            for &(k, add) in ops {
+                let k = format!("call_{k}");
+                let expect = naive.iter().position(|n| *n == k);
+                if add {
+                    let (i, added) = keys.find_or_add(&k);
+                    prop_assert_eq!(added, expect.is_none(), "{}", k);
+                    prop_assert_eq!(i, expect.unwrap_or(naive.len()), "{}", k);
+                    if expect.is_none() {
+                        naive.push(k.clone());
+                    }
+                    prop_assert_eq!(keys.key(i), k.as_str());
+                } else {
+                    prop_assert_eq!(keys.find(&k), expect, "{}", k);
+                }
+            }
+            prop_assert_eq!(keys.len(), naive.len());
+            for (i, k) in naive.iter().enumerate() {
+                prop_assert_eq!(keys.find(k), Some(i));
+            }
+            Ok(())
+        }
+        let ops = prop::collection::vec((0u16..1300, prop::bool::weighted(0.8)), 0..3000);
+        proptest!(ProptestConfig::with_cases(24), |(ops in ops)| {
+            check::<RandomState>(&ops)?;
+        });
+        let few = prop::collection::vec((0u16..40, prop::bool::weighted(0.8)), 0..120);
+        proptest!(ProptestConfig::with_cases(64), |(ops in few)| {
+            check::<BuildHasherDefault<Same>>(&ops)?;
+        });
     }
 
     /// Rule: PERF-TURN-MEMORY — prefixes are told apart by their split and

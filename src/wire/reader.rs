@@ -33,6 +33,14 @@ pub(crate) fn object_members(text: &str) -> Option<FieldsRef<'_>> {
     (object.len == text.len()).then_some(object.fields)
 }
 
+/// [`object_members`] with the bits of the members whose values are
+/// strings without an escape (see [`EventReader::next_with_plain`]).
+#[cfg(test)]
+pub(crate) fn object_members_plain(text: &str) -> Option<(FieldsRef<'_>, u64)> {
+    let object = read_event(text.as_bytes())?;
+    (object.len == text.len()).then_some((object.fields, object.plain))
+}
+
 /// See [`fast::array_items`].
 pub(crate) fn array_items(text: &str) -> Option<Vec<&str>> {
     fast::array_items(text.as_bytes())
@@ -430,8 +438,32 @@ impl<R: BufRead> EventReader<R> {
         )
     }
 
-    /// Skips whitespace; returns the next byte without consuming it.
+    /// Skips whitespace; returns the next byte without consuming it. The
+    /// common case, a buffered byte that is no whitespace (an event's `{`
+    /// right after the last one's `}` or `,`), is answered inline; any
+    /// other goes through [`EventReader::skip_to_non_ws`], which gives the
+    /// same answer in every case (rule `PERF-READ-SAME`).
+    #[inline]
     fn peek_non_ws(&mut self) -> Result<Option<u8>, ReadError> {
+        // `fill_buf` on a non-empty buffer hands it back without reading,
+        // so the full skip asking again reads nothing twice; an empty one
+        // (the end) and an error are answered here, as the full skip would.
+        let first = match self.inner.fill_buf() {
+            Ok(chunk) => chunk.first().copied(),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return self.skip_to_non_ws(),
+            Err(e) => return Err(self.io_err(e)),
+        };
+        match first {
+            None => Ok(None),
+            Some(b' ' | b'\t' | b'\r' | b'\n') => self.skip_to_non_ws(),
+            Some(b) => Ok(Some(b)),
+        }
+    }
+
+    /// [`EventReader::peek_non_ws`] in full: skips whitespace across
+    /// chunks, retrying interrupted reads.
+    #[inline(never)]
+    fn skip_to_non_ws(&mut self) -> Result<Option<u8>, ReadError> {
         loop {
             let chunk = match self.inner.fill_buf() {
                 Ok(c) => c,
@@ -458,7 +490,7 @@ impl<R: BufRead> EventReader<R> {
     /// Reads the next raw event with its starting line and column.
     fn next_raw<T>(
         &mut self,
-        f: impl FnOnce(&mut FieldsRef<'_>, usize, usize) -> T,
+        f: impl FnOnce(&mut FieldsRef<'_>, u64, usize, usize) -> T,
     ) -> Result<Option<(T, usize, usize)>, ReadError> {
         if self.format.is_none() {
             self.skip_bom()?;
@@ -483,12 +515,12 @@ impl<R: BufRead> EventReader<R> {
                             self.expect_end()?;
                             Ok(None)
                         }
-                        _ => self.read_object(f),
+                        next => self.read_object(next, f),
                     };
                 }
                 Some(b'{') => {
                     self.format = Some(Format::JsonLines);
-                    return self.read_object(f);
+                    return self.read_object(first, f);
                 }
                 Some(b) => {
                     return Err(self.err(
@@ -504,7 +536,7 @@ impl<R: BufRead> EventReader<R> {
         }
         match (self.format, first) {
             (Some(Format::JsonLines), None) => Ok(None),
-            (Some(Format::JsonLines), Some(_)) => self.read_object(f),
+            (Some(Format::JsonLines), Some(_)) => self.read_object(first, f),
             (Some(Format::Array), Some(b',')) => {
                 self.consume_byte(b',');
                 match self.peek_non_ws()? {
@@ -513,7 +545,7 @@ impl<R: BufRead> EventReader<R> {
                         Some(self.index),
                         "trailing `,` before `]`: expected an event object",
                     )),
-                    _ => self.read_object(f),
+                    next => self.read_object(next, f),
                 }
             }
             (Some(Format::Array), Some(b']')) => {
@@ -524,7 +556,7 @@ impl<R: BufRead> EventReader<R> {
             }
             (Some(Format::Array), Some(b'{')) if self.resuming => {
                 self.resuming = false;
-                self.read_object(f)
+                self.read_object(first, f)
             }
             (Some(Format::Array), Some(b)) => Err(self.err(
                 ReadErrorKind::Syntax,
@@ -584,12 +616,15 @@ impl<R: BufRead> EventReader<R> {
         }
     }
 
-    /// Reads the event object that starts here and hands its fields to `f`.
+    /// Reads the event object that starts here and hands its fields to `f`;
+    /// `first` is what [`EventReader::peek_non_ws`] gave just before (the
+    /// caller has always asked, so it is not asked again).
     fn read_object<T>(
         &mut self,
-        f: impl FnOnce(&mut FieldsRef<'_>, usize, usize) -> T,
+        first: Option<u8>,
+        f: impl FnOnce(&mut FieldsRef<'_>, u64, usize, usize) -> T,
     ) -> Result<Option<(T, usize, usize)>, ReadError> {
-        match self.peek_non_ws()? {
+        match first {
             Some(b'{') => {}
             Some(b) => {
                 return Err(self.err(
@@ -616,7 +651,7 @@ impl<R: BufRead> EventReader<R> {
         if let Some(mut event) = read_event_into(chunk, recycle(std::mem::take(&mut self.spare))) {
             self.pos.advance_read(&event);
             let len = event.len;
-            let out = f(&mut event.fields, line, column);
+            let out = f(&mut event.fields, event.plain, line, column);
             self.spare = recycle(event.fields);
             self.inner.consume(len);
             self.index += 1;
@@ -688,7 +723,7 @@ impl<R: BufRead> EventReader<R> {
                 let bytes = &chunk[..end];
                 self.pos.advance(bytes);
                 nul = memchr::memchr(0, bytes).is_some();
-                let parsed = parse_event(bytes, |fields| f(fields, line, column));
+                let parsed = parse_event(bytes, |fields| f(fields, 0, line, column));
                 if parsed.is_err() {
                     self.failed = Some(Failed {
                         start: Pos { line, column },
@@ -702,7 +737,7 @@ impl<R: BufRead> EventReader<R> {
             None => {
                 self.pos.advance(&self.buf);
                 nul = memchr::memchr(0, &self.buf).is_some();
-                let parsed = parse_event(&self.buf, |fields| f(fields, line, column));
+                let parsed = parse_event(&self.buf, |fields| f(fields, 0, line, column));
                 if parsed.is_err() {
                     self.failed = Some(Failed {
                         start: Pos { line, column },
@@ -750,6 +785,20 @@ impl<R: BufRead> EventReader<R> {
     pub(crate) fn next_with<T>(
         &mut self,
         f: impl FnOnce(&mut FieldsRef<'_>, usize, usize) -> T,
+    ) -> Option<Result<(T, usize, usize), ReadError>> {
+        self.next_with_plain(|fields, _, line, column| f(fields, line, column))
+    }
+
+    /// [`EventReader::next_with`], also handing `f` the fields whose
+    /// values are strings without an escape, as bits by field number
+    /// (bit `i` for field `i`, the first 64 only; a clear bit says
+    /// nothing): what the reader's pass learnt while finding the string's
+    /// end, so a caller need not look for a backslash again (rule
+    /// `PERF-READ-PLAIN-STRINGS`). No bit is set for an event read
+    /// through serde's canonical path.
+    pub(crate) fn next_with_plain<T>(
+        &mut self,
+        f: impl FnOnce(&mut FieldsRef<'_>, u64, usize, usize) -> T,
     ) -> Option<Result<(T, usize, usize), ReadError>> {
         if self.done {
             return None;

@@ -43,6 +43,7 @@ pub(crate) fn read_event_into<'a>(
         fields.reserve(8);
     }
     let mut names = None;
+    let mut plain = 0u64;
     if f.peek()? != b'{' {
         return None;
     }
@@ -60,11 +61,12 @@ pub(crate) fn read_event_into<'a>(
             f.ws();
             let value_start = f.i;
             // Most fields hold a string: read it without `value`'s stack.
-            if f.peek()? == b'"' {
-                f.string()?;
+            let plain_string = if f.peek()? == b'"' {
+                !f.string()?
             } else {
                 f.value()?;
-            }
+                false
+            };
             let key = if escaped {
                 Cow::Owned(serde_json::from_slice::<String>(&bytes[key_start..key_end]).ok()?)
             } else {
@@ -72,6 +74,9 @@ pub(crate) fn read_event_into<'a>(
             };
             if is_repeated(&fields, &mut names, &key) {
                 return None;
+            }
+            if plain_string && fields.len() < 64 {
+                plain |= 1 << fields.len();
             }
             fields.push((key, scanned_text(bytes, value_start, f.i)));
             f.ws();
@@ -90,6 +95,7 @@ pub(crate) fn read_event_into<'a>(
     }
     Some(FastEvent {
         fields,
+        plain,
         len: f.i,
         newlines: f.newlines,
         last_newline: f.last_newline,
@@ -186,6 +192,9 @@ pub(crate) fn recycle<'b>(fields: FieldsRef<'_>) -> FieldsRef<'b> {
 /// newlines it holds (all of them lie in whitespace between tokens).
 pub(crate) struct FastEvent<'a> {
     pub(super) fields: FieldsRef<'a>,
+    /// Bit `i` set: field `i`'s value is a string holding no escape (the
+    /// first 64 fields only).
+    pub(super) plain: u64,
     pub(super) len: usize,
     pub(super) newlines: usize,
     pub(super) last_newline: Option<usize>,
@@ -223,6 +232,13 @@ impl Fast<'_> {
         // branch simulation: most of `check`'s indirect mispredictions).
         const WS: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\r' | 1 << b'\n';
         const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+        // Most calls find none (JSON Lines has no whitespace, a pretty
+        // array none before a `:` or after a value): one compare answers
+        // them, as no JSON whitespace byte lies above a space (rule
+        // `PERF-READ-SAME`).
+        if self.bytes.get(self.i).is_none_or(|&b| b > b' ') {
+            return;
+        }
         while let Some(&b) = self.bytes.get(self.i) {
             if b >= 64 || (WS >> b) & 1 == 0 {
                 return;

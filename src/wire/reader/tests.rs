@@ -592,3 +592,58 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// Rule: PERF-READ-SAME — `peek_non_ws`, which answers a buffered byte
+    /// that is no whitespace inline, gives what the full skip
+    /// (`skip_to_non_ws`) gives from the same state, over any bytes read
+    /// through any buffer size: the same byte (or the end), the same
+    /// position, the same bytes left; step by step, one byte consumed
+    /// after each answer.
+    #[test]
+    fn peek_is_the_full_skip(
+        bytes in vec(prop::sample::select(vec![b' ', b'\t', b'\r', b'\n', b',', b'{', b']', b'x']), 0..40),
+        capacity in prop::sample::select(vec![1usize, 2, 7, 64]),
+    ) {
+        let reader = |b: &[u8]| {
+            EventReader::new(std::io::BufReader::with_capacity(capacity, b.to_vec().leak() as &[u8]), "t")
+        };
+        let (mut fast, mut full) = (reader(&bytes), reader(&bytes));
+        loop {
+            let a = fast.peek_non_ws().expect("reading a slice cannot fail");
+            let b = full.skip_to_non_ws().expect("reading a slice cannot fail");
+            prop_assert_eq!(a, b);
+            prop_assert_eq!((fast.pos.line, fast.pos.column), (full.pos.line, full.pos.column));
+            let left = |r: &mut EventReader<std::io::BufReader<&[u8]>>| {
+                r.inner.fill_buf().map(<[u8]>::len).expect("a slice")
+            };
+            prop_assert_eq!(left(&mut fast), left(&mut full));
+            match a {
+                None => break,
+                Some(b) => {
+                    fast.consume_byte(b);
+                    full.consume_byte(b);
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    /// Rule: PERF-READ-PLAIN-STRINGS — the bits the reader's pass hands on
+    /// name exactly the fields whose value text is a string holding no
+    /// backslash (of the first 64), on any event it reads, valid or broken.
+    #[test]
+    fn plain_string_bits_are_the_escape_free_strings(
+        bytes in prop_oneof![event_text(), mutated()],
+    ) {
+        if let Some(event) = fast::read_event(&bytes) {
+            for (i, (_, v)) in event.fields.iter().enumerate().take(64) {
+                let plain = v.starts_with('"') && !v.contains('\\');
+                prop_assert_eq!(event.plain >> i & 1 == 1, plain, "field {} {}", i, v);
+            }
+            let n = u32::try_from(event.fields.len()).expect("few fields");
+            prop_assert_eq!(event.plain.checked_shr(n).unwrap_or(0), 0, "no bit past the fields");
+        }
+    }
+}
