@@ -918,6 +918,17 @@ fn secret_beside_a_spare_call() -> Scenario {
     .unwrap()
 }
 
+/// A model that persists a secret answer (the one fault
+/// [`secret_beside_a_spare_call`] fails on).
+fn secret_persisting() -> Model {
+    Model {
+        faults: Faults {
+            persist_secret: true,
+            ..Faults::default()
+        },
+    }
+}
+
 /// Rule: CONF-SHRINK-UNUSED-FIRST, CONF-SHRINK-BUDGET — the run kept back
 /// for the last removal of unused parts is spent on it: a generator that
 /// draws one scenario (nothing to shrink) leaves the example to the strip
@@ -927,12 +938,7 @@ fn secret_beside_a_spare_call() -> Scenario {
 #[test]
 fn the_last_removal_drops_what_the_strip_pass_left_unused() {
     let drawn = secret_beside_a_spare_call();
-    let mut model = Model {
-        faults: Faults {
-            persist_secret: true,
-            ..Faults::default()
-        },
-    };
+    let mut model = secret_persisting();
     assert!(
         conformance::check_one(&mut model, "drawn", &drawn).is_some(),
         "the model fails on it"
@@ -976,12 +982,7 @@ fn the_last_removal_drops_what_the_strip_pass_left_unused() {
 /// every example has only the call that fails.
 #[test]
 fn the_strip_pass_keeps_its_share_of_a_tight_budget() {
-    let mut model = Model {
-        faults: Faults {
-            persist_secret: true,
-            ..Faults::default()
-        },
-    };
+    let mut model = secret_persisting();
     let long = |_: ProfileName| {
         proptest::collection::vec(0u32..1000, 30)
             .prop_map(|_| secret_beside_a_spare_call())

@@ -547,13 +547,7 @@ fn the_cut_on_a_tool_response_prunes() {
         .unwrap();
     assert!(!r.is_error);
     r.kind = crate::conformance::ResponseKind::ResultWithheld;
-    let how = |cut| Search {
-        observes: all_kinds(),
-        budget: 100,
-        cut,
-        skip_pins: Default::default(),
-    };
-    let (outcome, stats) = witness::search(&s, &actual, &how(true)).unwrap();
+    let (outcome, stats) = search(&s, &actual, true);
     assert_eq!(outcome, Outcome::Exhausted);
     assert_eq!(
         stats,
@@ -563,7 +557,7 @@ fn the_cut_on_a_tool_response_prunes() {
             complete: 2
         }
     );
-    let (outcome, stats) = witness::search(&s, &actual, &how(false)).unwrap();
+    let (outcome, stats) = search(&s, &actual, false);
     assert_eq!(outcome, Outcome::Exhausted);
     assert_eq!(
         stats,
