@@ -37,6 +37,22 @@ fn divergence(s: &Scenario, change: impl FnOnce(&mut Observed)) -> (String, Stri
     (d.kind, d.signature.0)
 }
 
+/// Asserts that `compare` finds, between the model's run of `s` and the
+/// same run with `change` made to its observation, a divergence of `kind`
+/// with `signature` (both written by hand from the documented shapes).
+#[track_caller]
+fn expect_divergence(
+    s: &Scenario,
+    change: impl FnOnce(&mut Observed),
+    kind: &str,
+    signature: &str,
+) {
+    assert_eq!(
+        divergence(s, change),
+        (kind.to_owned(), signature.to_owned())
+    );
+}
+
 /// The signature of [`divergence`].
 fn signature(s: &Scenario, change: impl FnOnce(&mut Observed)) -> String {
     divergence(s, change).1
@@ -110,63 +126,62 @@ fn the_streams_divergences_have_their_own_signatures() {
             .position(|e| e["type"] == "turn_start")
             .expect("a turn_start")
     };
-    assert_eq!(
-        divergence(&answered, |o| {
+    expect_divergence(
+        &answered,
+        |o| {
             let i = turn_start(o);
             o.stream.remove(i);
-        }),
-        ("stream/turns".to_owned(), "turn_start missing".to_owned())
+        },
+        "stream/turns",
+        "turn_start missing",
     );
-    assert_eq!(
-        divergence(&answered, |o| {
+    expect_divergence(
+        &answered,
+        |o| {
             let i = turn_start(o);
             let t = o.stream[i].clone();
             o.stream.push(t);
-        }),
-        ("stream/turns".to_owned(), "turn_start extra".to_owned())
+        },
+        "stream/turns",
+        "turn_start extra",
     );
-    assert_eq!(
-        divergence(&answered, |o| *event(o, "inquiry_response", 0) =
-            json!({"type": "inquiry_request", "id": "call_1.q.1"})),
-        (
-            "stream/inquiry_response".to_owned(),
-            "event inquiry_response → inquiry_request".to_owned()
-        )
+    expect_divergence(
+        &answered,
+        |o| {
+            *event(o, "inquiry_response", 0) =
+                json!({"type": "inquiry_request", "id": "call_1.q.1"})
+        },
+        "stream/inquiry_response",
+        "event inquiry_response → inquiry_request",
     );
-    assert_eq!(
-        divergence(&answered, |o| {
+    expect_divergence(
+        &answered,
+        |o| {
             let i = o
                 .stream
                 .iter()
                 .position(|e| e["type"] == "tool_call_response")
                 .unwrap();
             o.stream.remove(i);
-        }),
-        (
-            "stream/tool_call_response".to_owned(),
-            "tool_call_response missing".to_owned()
-        )
+        },
+        "stream/tool_call_response",
+        "tool_call_response missing",
     );
-    assert_eq!(
-        divergence(
-            &answered,
-            |o| event(o, "tool_call_response", 0)["is_error"] = json!(true)
-        ),
-        (
-            "stream/tool_call_response".to_owned(),
-            "tool_call_response is_error: false → true".to_owned()
-        )
+    expect_divergence(
+        &answered,
+        |o| event(o, "tool_call_response", 0)["is_error"] = json!(true),
+        "stream/tool_call_response",
+        "tool_call_response is_error: false → true",
     );
-    assert_eq!(
-        divergence(&answered, |o| {
+    expect_divergence(
+        &answered,
+        |o| {
             let mut extra = event(o, "tool_call_request", 0).clone();
             extra["id"] = json!("call_9");
             o.stream.push(extra);
-        }),
-        (
-            "stream/calls".to_owned(),
-            "call's events extra in a turn".to_owned()
-        )
+        },
+        "stream/calls",
+        "call's events extra in a turn",
     );
 }
 
@@ -181,51 +196,47 @@ fn the_streams_divergences_have_their_own_signatures() {
 #[test]
 fn invocations_and_responses_have_their_own_signatures() {
     let answered = one_question(json!({"reply": "answer", "value": true}));
-    assert_eq!(
-        divergence(&answered, |o| o.invocations[0].answers =
-            json!({"q": false})),
-        (
-            "invocations".to_owned(),
-            "invocation answers differ".to_owned()
-        )
+    expect_divergence(
+        &answered,
+        |o| o.invocations[0].answers = json!({"q": false}),
+        "invocations",
+        "invocation answers differ",
     );
-    assert_eq!(
-        divergence(&answered, |o| o.invocations[0].tool = "other".to_owned()),
-        (
-            "invocations".to_owned(),
-            "invocation tool differs".to_owned()
-        )
+    expect_divergence(
+        &answered,
+        |o| o.invocations[0].tool = "other".to_owned(),
+        "invocations",
+        "invocation tool differs",
     );
     // A call the implementation never ran is named so wherever it first
     // shows (the call's root, over the place's own `invocation missing`).
-    assert_eq!(
-        divergence(&answered, |o| o.invocations.clear()),
-        ("invocations".to_owned(), "call never run".to_owned())
+    expect_divergence(
+        &answered,
+        |o| o.invocations.clear(),
+        "invocations",
+        "call never run",
     );
-    assert_eq!(
-        divergence(&answered, |o| {
+    expect_divergence(
+        &answered,
+        |o| {
             o.tool_responses[0].kind = ResponseKind::ToolError;
-        }),
-        (
-            "tool_responses/class".to_owned(),
-            "tool response kind: tool_success → tool_error".to_owned()
-        )
+        },
+        "tool_responses/class",
+        "tool response kind: tool_success → tool_error",
     );
-    assert_eq!(
-        divergence(&answered, |o| o.tool_responses[0].is_error = true),
-        (
-            "tool_responses/class".to_owned(),
-            "tool response tool_success: is_error false → true".to_owned()
-        )
+    expect_divergence(
+        &answered,
+        |o| o.tool_responses[0].is_error = true,
+        "tool_responses/class",
+        "tool response tool_success: is_error false → true",
     );
-    assert_eq!(
-        divergence(&answered, |o| {
+    expect_divergence(
+        &answered,
+        |o| {
             o.tool_responses.clear();
-        }),
-        (
-            "tool_responses/class".to_owned(),
-            "tool response missing".to_owned()
-        )
+        },
+        "tool_responses/class",
+        "tool response missing",
     );
     let ask_user: Scenario = serde_json::from_value(json!({
         "tty": true,
@@ -235,16 +246,15 @@ fn invocations_and_responses_have_their_own_signatures() {
         "prompter": [{"reply": "answer", "value": true}],
     }))
     .unwrap();
-    assert_eq!(
-        divergence(&ask_user, |o| {
+    expect_divergence(
+        &ask_user,
+        |o| {
             let r = &mut o.tool_responses[0];
             assert_eq!(r.kind, ResponseKind::ToolSuccess);
             r.content = r.content.replace("true", "false");
-        }),
-        (
-            "tool_responses/body".to_owned(),
-            "tool response tool_success: body differs".to_owned()
-        )
+        },
+        "tool_responses/body",
+        "tool response tool_success: body differs",
     );
 }
 
@@ -255,54 +265,50 @@ fn invocations_and_responses_have_their_own_signatures() {
 #[test]
 fn prompts_models_and_remembered_keys_have_their_own_signatures() {
     let answered = one_question(json!({"reply": "answer", "value": true}));
-    assert_eq!(
-        divergence(&answered, |o| o.prompts[0].stream_position += 1),
-        (
-            "prompts".to_owned(),
-            "prompt shown with more of its call's events persisted".to_owned()
-        )
+    expect_divergence(
+        &answered,
+        |o| o.prompts[0].stream_position += 1,
+        "prompts",
+        "prompt shown with more of its call's events persisted",
     );
-    assert_eq!(
-        divergence(&answered, |o| o.prompts[0].stream_position -= 1),
-        (
-            "prompts".to_owned(),
-            "prompt shown with fewer of its call's events persisted".to_owned()
-        )
+    expect_divergence(
+        &answered,
+        |o| o.prompts[0].stream_position -= 1,
+        "prompts",
+        "prompt shown with fewer of its call's events persisted",
     );
-    assert_eq!(
-        divergence(&answered, |o| o.prompts[0].presentation["echo"] =
-            json!("other")),
-        (
-            "prompts".to_owned(),
-            "prompt presentation echo differs".to_owned()
-        )
+    expect_divergence(
+        &answered,
+        |o| o.prompts[0].presentation["echo"] = json!("other"),
+        "prompts",
+        "prompt presentation echo differs",
     );
-    assert_eq!(
-        divergence(&answered, |o| o.prompts.clear()),
-        ("prompts".to_owned(), "prompt missing".to_owned())
+    expect_divergence(
+        &answered,
+        |o| o.prompts.clear(),
+        "prompts",
+        "prompt missing",
     );
-    assert_eq!(
-        divergence(&answered, |o| {
+    expect_divergence(
+        &answered,
+        |o| {
             o.inquiry_models.push(InquiryModel {
                 tool_call_id: "call_1".to_owned(),
                 question_id: "q".to_owned(),
                 model: "m".to_owned(),
             });
-        }),
-        (
-            "inquiry_models".to_owned(),
-            "inquiry models differ".to_owned()
-        )
+        },
+        "inquiry_models",
+        "inquiry models differ",
     );
-    assert_eq!(
-        divergence(&answered, |o| {
+    expect_divergence(
+        &answered,
+        |o| {
             assert!(!o.remembered.is_empty());
             o.remembered[0].tool_answers.push("call_1.q".to_owned());
-        }),
-        (
-            "remembered".to_owned(),
-            "remembered tool_answers keys differ".to_owned()
-        )
+        },
+        "remembered",
+        "remembered tool_answers keys differ",
     );
 }
 
@@ -512,14 +518,13 @@ fn a_select_option_is_compared_as_the_option_it_is() {
 #[test]
 fn a_calls_differing_response_is_its_root_over_its_event() {
     let answered = one_question(json!({"reply": "answer", "value": true}));
-    assert_eq!(
-        divergence(&answered, |o| {
+    expect_divergence(
+        &answered,
+        |o| {
             event(o, "tool_call_response", 0)["extra"] = json!(1);
             o.tool_responses[0].kind = ResponseKind::ToolError;
-        }),
-        (
-            "stream/tool_call_response".to_owned(),
-            "tool response kind: tool_success → tool_error".to_owned()
-        )
+        },
+        "stream/tool_call_response",
+        "tool response kind: tool_success → tool_error",
     );
 }
