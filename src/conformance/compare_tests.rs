@@ -115,8 +115,8 @@ fn event<'o>(o: &'o mut Observed, ty: &str, n: usize) -> &'o mut Value {
 /// Rule: CONF-GROUP-SIGNATURE, CONF-PARTIAL-ORDER — the stream's own
 /// divergences: a `turn_start` missing or extra; an event of another type
 /// at a call's place; an event missing at the end of a call; a tool
-/// response's `is_error` in the stream; a call whose events are extra in a
-/// turn.
+/// response's `is_error` in the stream, or with the same `is_error` the
+/// fields that differ; a call whose events are extra in a turn.
 #[test]
 fn the_streams_divergences_have_their_own_signatures() {
     let answered = one_question(json!({"reply": "answer", "value": true}));
@@ -173,12 +173,33 @@ fn the_streams_divergences_have_their_own_signatures() {
         "stream/tool_call_response",
         "tool_call_response is_error: false → true",
     );
+    // The same `is_error`: the root is the fields that differ.
+    expect_divergence(
+        &answered,
+        |o| event(o, "tool_call_response", 0)["note"] = json!("extra"),
+        "stream/tool_call_response",
+        "tool_call_response note differs",
+    );
     expect_divergence(
         &answered,
         |o| {
             let mut extra = event(o, "tool_call_request", 0).clone();
             extra["id"] = json!("call_9");
             o.stream.push(extra);
+        },
+        "stream/calls",
+        "call's events extra in a turn",
+    );
+    // The extra call is the one named, not a call both sides have: here
+    // `call_1`'s tool response differs too, and its root would hide the
+    // extra one.
+    expect_divergence(
+        &answered,
+        |o| {
+            let mut extra = event(o, "tool_call_request", 0).clone();
+            extra["id"] = json!("call_9");
+            o.stream.push(extra);
+            o.tool_responses[0].is_error = true;
         },
         "stream/calls",
         "call's events extra in a turn",
@@ -411,6 +432,29 @@ fn side_by_side_shows_each_calls_events_and_marks_the_differences() {
     let got = crate::conformance::compare::side_by_side(&expected, &actual);
     assert_eq!(got.lines().collect::<Vec<_>>(), want, "{got}");
     assert!(got.ends_with('\n'));
+}
+
+/// The side-by-side view cuts only what is wider than 70 characters: an
+/// event written in exactly 70 is shown whole, without `…`.
+#[test]
+fn side_by_side_keeps_an_event_of_exactly_the_width_whole() {
+    let head = r#"{"type":"inquiry_request","id":"a.q.1","note":""#;
+    let note = "x".repeat(70 - head.len() - 2);
+    let event = json!({"type": "inquiry_request", "id": "a.q.1", "note": note});
+    let text = event.to_string();
+    assert_eq!(text.chars().count(), 70);
+    let expected = Observed {
+        stream: vec![
+            json!({"type": "turn_start"}),
+            json!({"type": "tool_call_request", "id": "a"}),
+            event,
+        ],
+        ..Observed::default()
+    };
+    let mut actual = expected.clone();
+    actual.stream.pop();
+    let got = crate::conformance::compare::side_by_side(&expected, &actual);
+    assert!(got.lines().any(|l| l == format!("* {text} | ")), "{got}");
 }
 
 /// Each divergence shows both sides as its label is documented:
