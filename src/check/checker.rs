@@ -659,7 +659,7 @@ impl Checker {
         // The question's RFD 083 facts from the members the typing splits,
         // else from its text (rule `PERF-CHECK-SPLIT-ONCE`).
         let mut seen = None;
-        let event = type_fields_seen(std::mem::take(fields), &mut |members| {
+        let event = type_fields_seen(fields, &mut |members| {
             seen = Some(Present083::of_members(members));
         })?;
         let shape = match &event.kind {

@@ -459,6 +459,27 @@ mod tests {
             prop_assert_eq!(json_string(&text).map(Cow::into_owned), serde);
         }
 
+        /// Rule: PERF-TYPE-SAME — `json_string`, which looks for a
+        /// backslash a word at a time in a short string and with `memchr`
+        /// in a long one, reads every string as serde does: plain text of
+        /// any length on both sides of the switch (0 to 100 bytes), with
+        /// one escape, or none, at any place in it.
+        #[test]
+        fn json_string_is_serdes_at_every_length(
+            len in 0usize..=100,
+            at in any::<prop::sample::Index>(),
+            escape in prop::option::of(prop::sample::select(PAIRED_ESCAPES.to_vec())),
+        ) {
+            let mut inner: String = (0..len).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+            if let Some(escape) = escape {
+                inner.insert_str(at.index(len + 1), escape);
+            }
+            let text = format!("\"{inner}\"");
+            let serde = serde_json::from_str::<String>(&text).ok();
+            prop_assert!(serde.is_some(), "{}", text);
+            prop_assert_eq!(json_string(&text).map(Cow::into_owned), serde);
+        }
+
         /// Rule: PERF-TYPE-SAME — an `inquiry_request` payload typed without
         /// serde is the one serde types from the same texts, and serde
         /// refuses nothing the fast typing accepts.
@@ -606,6 +627,36 @@ mod tests {
                 usize::from(!typed),
                 "{text}"
             );
+        }
+    }
+
+    /// Rule: PERF-READ-SAME — typing an event the reader split leaves the
+    /// caller's list its buffer (the reader reads the next event into it,
+    /// allocating nothing), whether the event is typed or refused, and
+    /// the list empty once typed; the result is the one typed from a copy
+    /// of the list.
+    #[test]
+    fn typing_keeps_the_field_lists_buffer() {
+        let src = r#"{"source":"tool","name":"ask"}"#;
+        let q = r#"{"text":"Go?","answer_type":{"type":"boolean"}}"#;
+        for text in [
+            format!(r#"{{"type":"inquiry_request","id":"c1.q.1","source":{src},"question":{q}}}"#),
+            r#"{"type":"inquiry_response","id":"c1.q.1","answer":true}"#.to_owned(),
+            r#"{"timestamp":"t","type":"tool_call_request","id":"c1","name":"ask"}"#.to_owned(),
+            r#"{"type":"inquiry_request","id":7}"#.to_owned(),
+            r#"{"type":7}"#.to_owned(),
+        ] {
+            let mut fields = crate::wire::object_members(&text).expect("splits");
+            fields.reserve(16);
+            let (buffer, capacity) = (fields.as_ptr() as usize, fields.capacity());
+            let copy = fields.clone();
+            let typed = crate::wire::type_fields_seen(&mut fields, &mut |_| {});
+            if typed.is_ok() {
+                assert!(fields.is_empty(), "{text}");
+            }
+            assert_eq!(typed, crate::wire::type_fields(copy), "{text}");
+            assert_eq!(fields.capacity(), capacity, "{text}");
+            assert_eq!(fields.as_ptr() as usize, buffer, "{text}");
         }
     }
 }
