@@ -157,6 +157,7 @@ fn string(text: &str) -> Option<Cow<'_, str>> {
 
 /// [`string`] of a field's text, taken as it is when the reader found it
 /// a string with no escape (`plain`).
+#[inline]
 fn known_string((text, plain): (&str, bool)) -> Option<Cow<'_, str>> {
     if plain && let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
         return Some(Cow::Borrowed(inner));

@@ -22,14 +22,25 @@ mod fast;
 mod writer;
 
 pub use error::{ReadError, ReadErrorKind};
-pub(crate) use fast::FieldsRef;
-use fast::{FastEvent, read_event, read_event_into, recycle};
+use fast::{FastEvent, read_event, read_event_into};
+pub(crate) use fast::{FieldsRef, recycle};
 
 /// The members of a JSON object text, read by the reader's single pass:
 /// `None` where that pass gives way (a repeated member, deep nesting, …) or
 /// when `text` is not exactly one object.
 pub(crate) fn object_members(text: &str) -> Option<FieldsRef<'_>> {
     let object = read_event(text.as_bytes())?;
+    (object.len == text.len()).then_some(object.fields)
+}
+
+/// [`object_members`], listed in `spare`'s buffer (an emptied list, see
+/// [`fast::recycle`]): a caller splitting several objects in turn
+/// allocates one list, not one per object.
+pub(crate) fn object_members_in<'a>(
+    text: &'a str,
+    spare: FieldsRef<'static>,
+) -> Option<FieldsRef<'a>> {
+    let object = fast::read_event_into(text.as_bytes(), spare)?;
     (object.len == text.len()).then_some(object.fields)
 }
 
@@ -163,7 +174,7 @@ impl<R: BufRead> BufRead for Rewind<R> {
         self.inner.fill_buf()
     }
 
-    #[inline]
+    #[inline(always)]
     fn consume(&mut self, amt: usize) {
         if self.at < self.front.len() {
             self.at += amt;

@@ -17,7 +17,9 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::codec::QuestionSeen;
-use super::reader::{array_items, object_members, within_depth};
+use super::reader::{
+    FieldsRef, array_items, object_members, object_members_in, recycle, within_depth,
+};
 use super::{
     CancellationReason, InquiryAnswerReusePolicy, InquiryAnswerType, InquiryId, InquiryQuestion,
     InquiryRequest, InquiryResponse, InquirySource, ResponseRepr, SelectOption, json_string,
@@ -85,31 +87,41 @@ pub(super) fn inquiry_request_seen(
     question: &str,
     seen: &mut QuestionSeen<'_>,
 ) -> Option<InquiryRequest> {
+    // One member list for the source, then the question.
+    let mut spare = Vec::new();
     Some(InquiryRequest {
         id: InquiryId(owned(id)?),
-        source: inquiry_source(source)?,
-        question: inquiry_question(question, seen)?,
+        source: inquiry_source(source, &mut spare)?,
+        question: inquiry_question(question, seen, spare)?,
     })
 }
 
 /// `InquirySource`: internally tagged by `source`; the unit variants ignore
 /// other members, the struct variants ignore members other than `name`.
-fn inquiry_source(text: &str) -> Option<InquirySource> {
-    let members = object_members(text)?;
+/// The members are listed in `spare`'s buffer, handed back emptied.
+fn inquiry_source(text: &str, spare: &mut FieldsRef<'static>) -> Option<InquirySource> {
+    let members = object_members_in(text, std::mem::take(spare))?;
     let name = || member(&members, "name").and_then(owned);
-    match json_string(member(&members, "source")?)?.as_ref() {
-        "tool" => Some(InquirySource::Tool { name: name()? }),
-        "assistant" => Some(InquirySource::Assistant),
-        "user" => Some(InquirySource::User),
-        "other" => Some(InquirySource::Other { name: name()? }),
-        _ => None,
-    }
+    let source = match json_string(member(&members, "source")?)?.as_ref() {
+        "tool" => InquirySource::Tool { name: name()? },
+        "assistant" => InquirySource::Assistant,
+        "user" => InquirySource::User,
+        "other" => InquirySource::Other { name: name()? },
+        _ => return None,
+    };
+    *spare = recycle(members);
+    Some(source)
 }
 
 /// `InquiryQuestion`: `text` and `answer_type` required, RFD 083's fields
-/// defaulted, other members ignored.
-fn inquiry_question(text: &str, seen: &mut QuestionSeen<'_>) -> Option<InquiryQuestion> {
-    let members = object_members(text)?;
+/// defaulted, other members ignored. The members, then the answer type's,
+/// are listed in `spare`'s buffer.
+fn inquiry_question(
+    text: &str,
+    seen: &mut QuestionSeen<'_>,
+    spare: FieldsRef<'static>,
+) -> Option<InquiryQuestion> {
+    let members = object_members_in(text, spare)?;
     seen(&members);
     let mut question_text = None;
     let mut answer_type = None;
@@ -120,7 +132,7 @@ fn inquiry_question(text: &str, seen: &mut QuestionSeen<'_>) -> Option<InquiryQu
     for (k, v) in &members {
         match k.as_ref() {
             "text" => question_text = Some(owned(v)?),
-            "answer_type" => answer_type = Some(inquiry_answer_type(v)?),
+            "answer_type" => answer_type = Some(*v),
             "default" => default = Some(value(v)?),
             "context" => context = optional_string(v)?,
             "exclusive" => {
@@ -140,9 +152,13 @@ fn inquiry_question(text: &str, seen: &mut QuestionSeen<'_>) -> Option<InquiryQu
             _ => {}
         }
     }
+    // Typed after the loop, its members listed in the question's buffer
+    // (a member is never repeated here, so which error comes first does
+    // not matter: any gives way).
+    let answer_type = inquiry_answer_type(answer_type?, recycle(members))?;
     Some(InquiryQuestion {
         text: question_text?,
-        answer_type: answer_type?,
+        answer_type,
         default,
         context,
         exclusive,
@@ -152,8 +168,9 @@ fn inquiry_question(text: &str, seen: &mut QuestionSeen<'_>) -> Option<InquiryQu
 
 /// `InquiryAnswerType`: internally tagged by `type`; a select's `options`
 /// is an array of `{value, description?}` objects with no other member.
-fn inquiry_answer_type(text: &str) -> Option<InquiryAnswerType> {
-    let members = object_members(text)?;
+/// The members are listed in `spare`'s buffer.
+fn inquiry_answer_type(text: &str, spare: FieldsRef<'static>) -> Option<InquiryAnswerType> {
+    let members = object_members_in(text, spare)?;
     match json_string(member(&members, "type")?)?.as_ref() {
         "boolean" => Some(InquiryAnswerType::Boolean),
         "text" => Some(InquiryAnswerType::Text),
