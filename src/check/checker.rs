@@ -1,7 +1,7 @@
 //! The streaming checker: one event at a time, holding what the current turn
 //! keeps open, flushing each turn's findings in event order when it ends.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use hashbrown::HashMap;
 use hashbrown::hash_map::Entry;
@@ -141,6 +141,78 @@ struct OpenCall {
     name: usize,
 }
 
+/// The turn's open tool calls by `tool_call_request` index, in index
+/// order: what a `BTreeMap<usize, OpenCall>` answers, as a list sorted by
+/// index (calls open in stream order, so a new one is appended) where a
+/// closed call leaves a hole until the holes outnumber the open calls
+/// (rule `PERF-CHECK-OPEN-CALLS`: a call opened and closed costs no tree
+/// node and no rebalancing; every call is found by binary search).
+#[derive(Debug, Default)]
+struct OpenCalls {
+    /// Sorted by index, no index twice; `None` once closed.
+    slots: Vec<(usize, Option<OpenCall>)>,
+    /// How many slots hold a call.
+    open: usize,
+}
+
+impl OpenCalls {
+    /// Opens `call` at `index` (replacing a call open at the same index).
+    fn insert(&mut self, index: usize, call: OpenCall) {
+        if self.slots.last().is_none_or(|&(last, _)| last < index) {
+            self.slots.push((index, Some(call)));
+            self.open += 1;
+            return;
+        }
+        match self.slots.binary_search_by_key(&index, |&(i, _)| i) {
+            Ok(at) => {
+                if self.slots[at].1.replace(call).is_none() {
+                    self.open += 1;
+                }
+            }
+            Err(at) => {
+                self.slots.insert(at, (index, Some(call)));
+                self.open += 1;
+            }
+        }
+    }
+
+    /// The call open at `index`.
+    fn get(&self, index: usize) -> Option<&OpenCall> {
+        let at = self.slots.binary_search_by_key(&index, |&(i, _)| i).ok()?;
+        self.slots[at].1.as_ref()
+    }
+
+    /// Closes the call at `index`, if open.
+    fn remove(&mut self, index: usize) {
+        let Ok(at) = self.slots.binary_search_by_key(&index, |&(i, _)| i) else {
+            return;
+        };
+        if self.slots[at].1.take().is_none() {
+            return;
+        }
+        self.open -= 1;
+        if self.open == 0 {
+            self.slots.clear();
+        } else if self.slots.len() > 2 * self.open + 8 {
+            self.slots.retain(|(_, c)| c.is_some());
+        }
+    }
+
+    /// The open calls in index order.
+    fn iter(&self) -> impl Iterator<Item = (usize, &OpenCall)> {
+        self.slots
+            .iter()
+            .filter_map(|(i, c)| c.as_ref().map(|c| (*i, c)))
+    }
+
+    /// Closes every call, keeping the list's memory unless it is big (rule
+    /// `PERF-TURN-MEMORY`).
+    fn clear(&mut self) {
+        reuse_vec(&mut self.slots);
+        self.open = 0;
+    }
+}
+
 /// The open calls of one tool-call ID, oldest first: the first inline, so
 /// the usual ID, used by one call at a time, allocates nothing.
 #[derive(Debug)]
@@ -265,7 +337,7 @@ struct TurnState {
     /// shared buffer, not a string per call; hashed with foldhash).
     texts: crate::stream::keys::Keys,
     /// Open tool calls by `tool_call_request` index.
-    calls: BTreeMap<usize, OpenCall>,
+    calls: OpenCalls,
     /// Open call indices by tool-call ID number, oldest first (IDs may
     /// repeat across cycles; a response closes the oldest).
     calls_by_id: HashMap<usize, CallQueue>,
@@ -659,7 +731,7 @@ impl Checker {
         // The question's RFD 083 facts from the members the typing splits,
         // else from its text (rule `PERF-CHECK-SPLIT-ONCE`).
         let mut seen = None;
-        let event = type_fields_seen(std::mem::take(fields), &mut |members| {
+        let event = type_fields_seen(fields, &mut |members| {
             seen = Some(Present083::of_members(members));
         })?;
         let shape = match &event.kind {
@@ -771,7 +843,7 @@ impl Checker {
                     .calls
                     .iter()
                     .map(|(i, c)| OpenCallRef {
-                        index: *i,
+                        index: i,
                         id: texts.key(c.id),
                         id_key: c.id,
                         name: texts.key(c.name),
@@ -1086,7 +1158,7 @@ impl Checker {
                     let finding = self
                         .turn
                         .calls
-                        .get(&call)
+                        .get(call)
                         .map(|c| rules::tool_adjacent(self.turn.texts.key(c.id), call, tag));
                     self.turn.find(index, Gate::Always, finding);
                 }
@@ -1185,10 +1257,12 @@ impl Checker {
         pending: &mut Vec<Pending>,
     ) {
         let texts = &turn.texts;
-        let mut open: Vec<(usize, String)> = std::mem::take(&mut turn.calls)
-            .into_iter()
+        let mut open: Vec<(usize, String)> = turn
+            .calls
+            .iter()
             .map(|(i, c)| (i, texts.key(c.id).to_owned()))
             .collect();
+        turn.calls.clear();
         let mut found = |index: usize, finding: Finding| {
             pending.push(Pending {
                 index,
@@ -1244,7 +1318,7 @@ impl Checker {
             queue.remove();
         }
         self.turn.tool_answered.insert(key, index);
-        self.turn.calls.remove(&call);
+        self.turn.calls.remove(call);
         self.turn.sole_waiting.remove(&call);
         if let Some(rec) = self.turn.ask_user_calls.remove(&call) {
             match is_error {
@@ -2019,6 +2093,57 @@ mod tests {
                 .into_iter()
                 .collect();
             proptest::prop_assert_eq!(worded, expected);
+        }
+    }
+
+    proptest::proptest! {
+        /// Rule `PERF-CHECK-OPEN-CALLS`: the open calls' list answers
+        /// what a `BTreeMap` from index to call answers, after any run of
+        /// opens (mostly in index order, some out of it or at an index
+        /// already used), closes (open, closed or never opened) and turn
+        /// resets: the same call at every index and the same calls in the
+        /// same order.
+        #[test]
+        fn open_calls_are_a_map_by_index(
+            ops in proptest::collection::vec((0u8..10, 0usize..24), 0..80),
+        ) {
+            let mut calls = OpenCalls::default();
+            let mut map = std::collections::BTreeMap::new();
+            let mut next = 0;
+            for (op, arg) in ops {
+                match op {
+                    0..=3 => {
+                        next += 1 + arg % 3;
+                        calls.insert(next, OpenCall { id: arg, name: next });
+                        map.insert(next, (arg, next));
+                    }
+                    4 => {
+                        calls.insert(arg, OpenCall { id: arg, name: 0 });
+                        map.insert(arg, (arg, 0));
+                    }
+                    5..=8 => {
+                        // Mostly an index opened before.
+                        let index = map.keys().nth(arg % map.len().max(1)).copied().unwrap_or(arg);
+                        calls.remove(index);
+                        map.remove(&index);
+                    }
+                    _ => {
+                        calls.clear();
+                        map.clear();
+                    }
+                }
+                for index in 0..=next.max(24) {
+                    proptest::prop_assert_eq!(
+                        calls.get(index).map(|c| (c.id, c.name)),
+                        map.get(&index).copied()
+                    );
+                }
+                let listed: Vec<(usize, usize, usize)> =
+                    calls.iter().map(|(i, c)| (i, c.id, c.name)).collect();
+                let expected: Vec<(usize, usize, usize)> =
+                    map.iter().map(|(&i, &(id, name))| (i, id, name)).collect();
+                proptest::prop_assert_eq!(listed, expected);
+            }
         }
     }
 }

@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 
-use crate::wire::{Event, EventKind, FieldsRef, json_string};
+use crate::wire::{Event, EventKind, FieldsRef, has_backslash, json_string};
 
 /// A non-inquiry event as the checker reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,34 +157,12 @@ fn string(text: &str) -> Option<Cow<'_, str>> {
 
 /// [`string`] of a field's text, taken as it is when the reader found it
 /// a string with no escape (`plain`).
+#[inline]
 fn known_string((text, plain): (&str, bool)) -> Option<Cow<'_, str>> {
     if plain && let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
         return Some(Cow::Borrowed(inner));
     }
     string(text)
-}
-
-/// Whether `bytes` holds a backslash, eight bytes at a time (a byte equal
-/// to it becomes zero, and a zero byte sets its high bit in
-/// `(x - 0x01..) & !x & 0x80..`; a borrow only runs upward from a zero
-/// byte, so there is no false hit without a true one).
-fn has_backslash(bytes: &[u8]) -> bool {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
-        let x = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ (ONES * u64::from(b'\\'));
-        if x.wrapping_sub(ONES) & !x & HIGH != 0 {
-            return true;
-        }
-    }
-    // At most seven bytes: a loop, not `contains`' `memchr` set-up.
-    for &b in words.remainder() {
-        if b == b'\\' {
-            return true;
-        }
-    }
-    false
 }
 
 #[cfg(test)]

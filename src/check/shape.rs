@@ -409,7 +409,7 @@ mod tests {
             fields.extend(answer.map(|a| ("answer", a)));
             let field = |name: &str| fields.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
             let mut seen = None;
-            let typed = crate::wire::type_fields_seen(fields.clone(), &mut |members| {
+            let typed = crate::wire::type_fields_seen(&mut fields.clone(), &mut |members| {
                 seen = Some(Present083::of_members(members));
             });
             let split = crate::wire::object_members(&text).is_some();

@@ -65,7 +65,7 @@ where
     K: AsRef<str> + Into<String>,
     V: FieldValue,
 {
-    type_fields_seen(fields, &mut |_| {})
+    type_fields_seen(&mut { fields }, &mut |_| {})
 }
 
 /// What is handed an `inquiry_request`'s question members, as the fast
@@ -74,9 +74,11 @@ pub(crate) type QuestionSeen<'a> = dyn FnMut(&[(Cow<'_, str>, &str)]) + 'a;
 
 /// [`type_fields`], handing an `inquiry_request`'s question members to
 /// `seen` when the fast typing splits them
-/// ([`typing::inquiry_request_seen`]; rule `PERF-CHECK-SPLIT-ONCE`).
+/// ([`typing::inquiry_request_seen`]; rule `PERF-CHECK-SPLIT-ONCE`). The
+/// fields are moved out of `fields`, which keeps its buffer (the reader
+/// reads the next event into it).
 pub(crate) fn type_fields_seen<K, V>(
-    fields: Vec<(K, V)>,
+    fields: &mut Vec<(K, V)>,
     seen: &mut QuestionSeen<'_>,
 ) -> Result<Event, String>
 where
@@ -85,16 +87,19 @@ where
 {
     // The envelope first, in written order (the first bad `type` or
     // `timestamp` is the error); the fields are then moved once, with no
-    // intermediate list (the oracle's borrowed path allocates nothing here).
-    let mut tag_at = None;
+    // intermediate list (the oracle's borrowed path allocates nothing here,
+    // and its field list keeps its buffer).
+    // The last `type` is the one typed (a repeated field is refused
+    // before typing; serde's map keeps the last).
+    let mut tag = None;
     let mut timestamp: Option<String> = None;
-    for (i, (k, v)) in fields.iter().enumerate() {
+    for (k, v) in fields.iter() {
         match k.as_ref() {
             "type" => {
-                if json_string(v.text()).is_none() {
+                let Some(text) = json_string(v.text()) else {
                     return Err(format!("`type` must be a string, found {}", v.text()));
-                }
-                tag_at = Some(i);
+                };
+                tag = Some(text);
             }
             "timestamp" => {
                 let ts = json_string(v.text())
@@ -106,10 +111,9 @@ where
             _ => {}
         }
     }
-    let tag_at = tag_at.ok_or_else(|| untyped_event(&fields))?;
-    let tag = json_string(fields[tag_at].1.text()).expect("checked above");
-    // The tag text borrows the fields, which are moved below.
-    let tag = match tag.as_ref() {
+    // The tag text borrows the fields, which are drained below: it is
+    // dropped with this statement.
+    let tag = match tag.ok_or_else(|| untyped_event(fields))?.as_ref() {
         "turn_start" => Ok(Typed::TurnStart),
         "chat_request" => Ok(Typed::ChatRequest),
         "chat_response" => Ok(Typed::ChatResponse),
@@ -120,7 +124,7 @@ where
         other => Err(other.to_owned()),
     };
     let rest = fields
-        .into_iter()
+        .drain(..)
         .filter(|(k, _)| !matches!(k.as_ref(), "type" | "timestamp"));
     let mut value_text = None;
     let (kind, extra) = match tag {
@@ -335,13 +339,47 @@ fn req_string<V: FieldValue>(
 /// as written, borrowed; serde decodes the others.
 pub(crate) fn json_string(text: &str) -> Option<Cow<'_, str>> {
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    if memchr::memchr(b'\\', inner.as_bytes()).is_some() {
+    // Most strings read here are short tags, names and IDs: a word at a
+    // time costs less than `memchr`'s set-up; a long text takes `memchr`.
+    let escaped = match inner.len() {
+        0..=SHORT_STRING => has_backslash(inner.as_bytes()),
+        _ => memchr::memchr(b'\\', inner.as_bytes()).is_some(),
+    };
+    if escaped {
         unescape(inner)
             .or_else(|| serde_json::from_str::<String>(text).ok())
             .map(Cow::Owned)
     } else {
         Some(Cow::Borrowed(inner))
     }
+}
+
+/// The longest string content [`json_string`] searches for a backslash a
+/// word at a time rather than with `memchr`.
+const SHORT_STRING: usize = 64;
+
+/// Whether `bytes` holds a backslash, eight bytes at a time (a byte equal
+/// to it becomes zero, and a zero byte sets its high bit in
+/// `(x - 0x01..) & !x & 0x80..`; a borrow only runs upward from a zero
+/// byte, so there is no false hit without a true one).
+#[inline]
+pub(crate) fn has_backslash(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let x = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ (ONES * u64::from(b'\\'));
+        if x.wrapping_sub(ONES) & !x & HIGH != 0 {
+            return true;
+        }
+    }
+    // At most seven bytes: a loop, not `contains`' `memchr` set-up.
+    for &b in words.remainder() {
+        if b == b'\\' {
+            return true;
+        }
+    }
+    false
 }
 
 /// The content of a JSON string that holds escapes, `inner` being the

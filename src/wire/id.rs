@@ -106,11 +106,23 @@ fn after_call<'a>(s: &'a str, call: &str) -> Option<&'a str> {
     s.strip_prefix(call)?.strip_prefix(SEPARATOR)
 }
 
+/// `rest.rsplit_once(SEPARATOR)`, searched by bytes: the separator is one
+/// ASCII byte, so where it lies is a character boundary, and a backward
+/// byte loop over a short ID costs less than the character searcher's
+/// set-up.
+fn split_at_last_separator(rest: &str) -> Option<(&str, &str)> {
+    const _: () = assert!(SEPARATOR.is_ascii(), "the separator is one byte");
+    let at = rest
+        .bytes()
+        .rposition(|b| u32::from(b) == u32::from(SEPARATOR))?;
+    Some((&rest[..at], &rest[at + 1..]))
+}
+
 /// `s` read as `<call>.<question_id>.<attempt>` for the call `call`: `None`
 /// when `s` does not start with `call` and the separator, else the question ID and the attempt, or why they are not.
 pub(crate) fn read_for<'a>(s: &'a str, call: &str) -> Option<Result<(&'a str, u32), IdFault>> {
     let rest = after_call(s, call)?;
-    let Some((question, attempt)) = rest.rsplit_once(SEPARATOR) else {
+    let Some((question, attempt)) = split_at_last_separator(rest) else {
         return Some(Err(IdFault::NoAttempt));
     };
     let digits = !attempt.is_empty() && attempt.bytes().all(|b| b.is_ascii_digit());
@@ -246,6 +258,16 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    proptest! {
+        /// Rule: CHECK-ID-FORMAT — the attempt is split off at the last
+        /// separator exactly as `str::rsplit_once` splits, on any text
+        /// (dots anywhere, none, non-ASCII characters around them).
+        #[test]
+        fn separator_split_is_rsplit_once(s in "[a.é1😀]{0,8}") {
+            prop_assert_eq!(split_at_last_separator(&s), s.rsplit_once(SEPARATOR));
         }
     }
 

@@ -22,14 +22,25 @@ mod fast;
 mod writer;
 
 pub use error::{ReadError, ReadErrorKind};
-pub(crate) use fast::FieldsRef;
-use fast::{FastEvent, read_event, read_event_into, recycle};
+use fast::{FastEvent, read_event, read_event_into};
+pub(crate) use fast::{FieldsRef, recycle};
 
 /// The members of a JSON object text, read by the reader's single pass:
 /// `None` where that pass gives way (a repeated member, deep nesting, …) or
 /// when `text` is not exactly one object.
 pub(crate) fn object_members(text: &str) -> Option<FieldsRef<'_>> {
     let object = read_event(text.as_bytes())?;
+    (object.len == text.len()).then_some(object.fields)
+}
+
+/// [`object_members`], listed in `spare`'s buffer (an emptied list, see
+/// [`fast::recycle`]): a caller splitting several objects in turn
+/// allocates one list, not one per object.
+pub(crate) fn object_members_in<'a>(
+    text: &'a str,
+    spare: FieldsRef<'static>,
+) -> Option<FieldsRef<'a>> {
+    let object = fast::read_event_into(text.as_bytes(), spare)?;
     (object.len == text.len()).then_some(object.fields)
 }
 
@@ -155,6 +166,7 @@ impl<R: io::Read> io::Read for Rewind<R> {
 }
 
 impl<R: BufRead> BufRead for Rewind<R> {
+    #[inline]
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         if self.at < self.front.len() {
             return Ok(&self.front[self.at..]);
@@ -162,6 +174,7 @@ impl<R: BufRead> BufRead for Rewind<R> {
         self.inner.fill_buf()
     }
 
+    #[inline(always)]
     fn consume(&mut self, amt: usize) {
         if self.at < self.front.len() {
             self.at += amt;
@@ -439,26 +452,50 @@ impl<R: BufRead> EventReader<R> {
     }
 
     /// Skips whitespace; returns the next byte without consuming it. The
-    /// common case, a buffered byte that is no whitespace (an event's `{`
-    /// right after the last one's `}` or `,`), is answered inline; any
-    /// other goes through [`EventReader::skip_to_non_ws`], which gives the
-    /// same answer in every case (rule `PERF-READ-SAME`).
-    #[inline]
+    /// common cases are answered inline: a buffered byte that is no
+    /// whitespace (an event's `{` right after the last one's `}` or `,`),
+    /// and a newline with at most [`EventReader::INLINE_INDENT`] spaces
+    /// after it, then a byte that is no whitespace, all buffered (the gap
+    /// after a JSON Lines event, or before a pretty array's next event).
+    /// Any other goes through [`EventReader::skip_to_non_ws`], which gives
+    /// the same answer in every case (rule `PERF-READ-SAME`).
+    #[inline(always)]
     fn peek_non_ws(&mut self) -> Result<Option<u8>, ReadError> {
         // `fill_buf` on a non-empty buffer hands it back without reading,
         // so the full skip asking again reads nothing twice; an empty one
         // (the end) and an error are answered here, as the full skip would.
-        let first = match self.inner.fill_buf() {
-            Ok(chunk) => chunk.first().copied(),
+        let chunk = match self.inner.fill_buf() {
+            Ok(chunk) => chunk,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return self.skip_to_non_ws(),
             Err(e) => return Err(self.io_err(e)),
         };
-        match first {
+        match chunk.first().copied() {
             None => Ok(None),
-            Some(b' ' | b'\t' | b'\r' | b'\n') => self.skip_to_non_ws(),
+            Some(b'\n') => {
+                let mut n = 1;
+                while n <= Self::INLINE_INDENT && chunk.get(n) == Some(&b' ') {
+                    n += 1;
+                }
+                match chunk.get(n).copied() {
+                    Some(b) if !matches!(b, b' ' | b'\t' | b'\r' | b'\n') => {
+                        // What `Pos::skip_ws` counts over these bytes: one
+                        // line, the column just past the spaces.
+                        self.pos.line += 1;
+                        self.pos.column = n;
+                        self.inner.consume(n);
+                        Ok(Some(b))
+                    }
+                    _ => self.skip_to_non_ws(),
+                }
+            }
+            Some(b' ' | b'\t' | b'\r') => self.skip_to_non_ws(),
             Some(b) => Ok(Some(b)),
         }
     }
+
+    /// The most spaces after a newline [`EventReader::peek_non_ws`] skips
+    /// inline (a pretty array indents its events by two).
+    const INLINE_INDENT: usize = 8;
 
     /// [`EventReader::peek_non_ws`] in full: skips whitespace across
     /// chunks, retrying interrupted reads.

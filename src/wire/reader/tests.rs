@@ -594,17 +594,31 @@ proptest! {
 }
 
 proptest! {
-    /// Rule: PERF-READ-SAME — `peek_non_ws`, which answers a buffered byte
-    /// that is no whitespace inline, gives what the full skip
-    /// (`skip_to_non_ws`) gives from the same state, over any bytes read
-    /// through any buffer size: the same byte (or the end), the same
-    /// position, the same bytes left; step by step, one byte consumed
-    /// after each answer.
+    /// Rule: PERF-READ-SAME — `peek_non_ws`, which answers inline a
+    /// buffered byte that is no whitespace, and one after a newline and a
+    /// few spaces, gives what the full skip (`skip_to_non_ws`) gives from
+    /// the same state, over any bytes read through any buffer size: the
+    /// same byte (or the end), the same position, the same bytes left;
+    /// step by step, one byte consumed after each answer. The bytes are
+    /// drawn as single bytes and as a newline with 0 to 10 spaces (around
+    /// the inline skip's limit of eight).
     #[test]
     fn peek_is_the_full_skip(
-        bytes in vec(prop::sample::select(vec![b' ', b'\t', b'\r', b'\n', b',', b'{', b']', b'x']), 0..40),
+        pieces in vec(
+            prop_oneof![
+                prop::sample::select(vec![b' ', b'\t', b'\r', b'\n', b',', b'{', b']', b'x'])
+                    .prop_map(|b| vec![b]),
+                (0usize..=10).prop_map(|spaces| {
+                    let mut piece = vec![b'\n'];
+                    piece.resize(1 + spaces, b' ');
+                    piece
+                }),
+            ],
+            0..24,
+        ),
         capacity in prop::sample::select(vec![1usize, 2, 7, 64]),
     ) {
+        let bytes = pieces.concat();
         let reader = |b: &[u8]| {
             EventReader::new(std::io::BufReader::with_capacity(capacity, b.to_vec().leak() as &[u8]), "t")
         };
