@@ -695,17 +695,23 @@ mod testkit {
 
     impl Scheduler for Shuffle {
         fn pick(&mut self, choice: &ChoicePoint<'_>) -> Option<usize> {
-            self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
+            let z = splitmix64(&mut self.state);
             let pending = choice.pending();
             let pick = (z % pending as u64) as usize;
             self.picks
                 .push((pick, pending, choice.trace().prompts.len()));
             Some(pick)
         }
+    }
+
+    /// The next value of the splitmix64 stream at `state` (Steele, Lea and
+    /// Flood's generator as Vigna's reference `splitmix64.c` writes it).
+    pub(super) fn splitmix64(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
 
     fn seed(scenario: &Scenario) -> u64 {

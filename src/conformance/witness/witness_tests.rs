@@ -722,3 +722,28 @@ fn the_cut_on_the_logs_order_prunes() {
     assert!(with.complete < without.complete, "{with:?} {without:?}");
     assert_eq!(without.cut, 0, "{without:?}");
 }
+
+/// The free test implementation's own order is the splitmix64 stream its
+/// doc names: from the state 0, the first five values are those of the
+/// reference generator (Vigna's `splitmix64.c`, printed independently of
+/// this crate), and the state advances by the golden-ratio increment. A
+/// mixer changed anywhere still orders work "at random", so nothing but
+/// the published values can hold it to its description.
+#[test]
+fn the_free_implementations_order_is_the_reference_splitmix64() {
+    let mut state = 0u64;
+    let first: Vec<u64> = (0..5)
+        .map(|_| super::testkit::splitmix64(&mut state))
+        .collect();
+    assert_eq!(
+        first,
+        [
+            0xE220_A839_7B1D_CDAF,
+            0x6E78_9E6A_A1B9_65F4,
+            0x06C4_5D18_8009_454F,
+            0xF88B_B8A8_724C_81EC,
+            0x1B39_896A_51A8_749B,
+        ]
+    );
+    assert_eq!(state, 0x9E37_79B9_7F4A_7C15_u64.wrapping_mul(5));
+}
