@@ -714,7 +714,9 @@ mod testkit {
         z ^ (z >> 31)
     }
 
-    fn seed(scenario: &Scenario) -> u64 {
+    /// The shuffle's seed: the 64-bit FNV-1a hash of the scenario's JSON,
+    /// so each scenario has its own order.
+    pub(super) fn seed(scenario: &Scenario) -> u64 {
         let text = serde_json::to_string(scenario).unwrap_or_default();
         text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)

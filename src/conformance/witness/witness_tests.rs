@@ -747,3 +747,36 @@ fn the_free_implementations_order_is_the_reference_splitmix64() {
     );
     assert_eq!(state, 0x9E37_79B9_7F4A_7C15_u64.wrapping_mul(5));
 }
+
+/// The free test implementation's seed is the 64-bit FNV-1a hash of the
+/// scenario's JSON, as its doc says: a second small FNV-1a, itself held to
+/// the published test vectors (`""`, `"a"`, `"foobar"`), gives the same
+/// value for the first committed vectors' scenarios; so scenarios that differ are
+/// ordered by different streams.
+#[test]
+fn the_free_implementations_seed_is_fnv1a_of_the_scenarios_json() {
+    fn fnv1a(bytes: &[u8]) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h
+    }
+    assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+    assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+    let scenarios: Vec<Scenario> = committed()
+        .into_iter()
+        .map(|v| v.scenario)
+        .take(8)
+        .collect();
+    assert!(scenarios.len() >= 2);
+    let mut seeds = BTreeSet::new();
+    for s in &scenarios {
+        let json = serde_json::to_string(s).unwrap();
+        assert_eq!(super::testkit::seed(s), fnv1a(json.as_bytes()));
+        seeds.insert(super::testkit::seed(s));
+    }
+    assert_eq!(seeds.len(), scenarios.len());
+}
