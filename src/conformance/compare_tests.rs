@@ -112,6 +112,14 @@ fn event<'o>(o: &'o mut Observed, ty: &str, n: usize) -> &'o mut Value {
         .unwrap_or_else(|| panic!("{ty} #{n}"))
 }
 
+/// Appends to `o`'s stream the request of a call `call_9` the model never
+/// made (a copy of its first `tool_call_request`).
+fn push_extra_call(o: &mut Observed) {
+    let mut extra = event(o, "tool_call_request", 0).clone();
+    extra["id"] = json!("call_9");
+    o.stream.push(extra);
+}
+
 /// Rule: CONF-GROUP-SIGNATURE, CONF-PARTIAL-ORDER — the stream's own
 /// divergences: a `turn_start` missing or extra; an event of another type
 /// at a call's place; an event missing at the end of a call; a tool
@@ -182,11 +190,7 @@ fn the_streams_divergences_have_their_own_signatures() {
     );
     expect_divergence(
         &answered,
-        |o| {
-            let mut extra = event(o, "tool_call_request", 0).clone();
-            extra["id"] = json!("call_9");
-            o.stream.push(extra);
-        },
+        push_extra_call,
         "stream/calls",
         "call's events extra in a turn",
     );
@@ -196,9 +200,7 @@ fn the_streams_divergences_have_their_own_signatures() {
     expect_divergence(
         &answered,
         |o| {
-            let mut extra = event(o, "tool_call_request", 0).clone();
-            extra["id"] = json!("call_9");
-            o.stream.push(extra);
+            push_extra_call(o);
             o.tool_responses[0].is_error = true;
         },
         "stream/calls",
