@@ -111,10 +111,11 @@ fn after_call<'a>(s: &'a str, call: &str) -> Option<&'a str> {
 /// byte loop over a short ID costs less than the character searcher's
 /// set-up.
 fn split_at_last_separator(rest: &str) -> Option<(&str, &str)> {
-    const _: () = assert!(SEPARATOR.is_ascii(), "the separator is one byte");
-    let at = rest
-        .bytes()
-        .rposition(|b| u32::from(b) == u32::from(SEPARATOR))?;
+    const BYTE: u8 = {
+        assert!(SEPARATOR.is_ascii(), "the separator is one byte");
+        SEPARATOR as u8
+    };
+    let at = rest.bytes().rposition(|b| b == BYTE)?;
     Some((&rest[..at], &rest[at + 1..]))
 }
 
