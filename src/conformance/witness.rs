@@ -690,7 +690,7 @@ mod testkit {
     /// many prompts had been shown when it was made.
     struct Shuffle {
         state: u64,
-        picks: Vec<(usize, usize, usize)>,
+        picks: Vec<(usize, usize)>,
     }
 
     impl Scheduler for Shuffle {
@@ -698,8 +698,7 @@ mod testkit {
             let z = splitmix64(&mut self.state);
             let pending = choice.pending();
             let pick = (z % pending as u64) as usize;
-            self.picks
-                .push((pick, pending, choice.trace().prompts.len()));
+            self.picks.push((pick, choice.trace().prompts.len()));
             Some(pick)
         }
     }
@@ -740,10 +739,13 @@ mod testkit {
             match self.bug {
                 None => {}
                 Some(InterleavingBug::PromptBeforeRecordOutOfOrder) => {
-                    let mut bounds: Vec<usize> = order.picks.iter().map(|p| p.2).collect();
+                    let mut bounds: Vec<usize> = order.picks.iter().map(|p| p.1).collect();
                     bounds.push(o.prompts.len());
-                    for (k, &(pick, pending, _)) in order.picks.iter().enumerate() {
-                        if pick == 0 || pending < 2 {
+                    // A pick is below its pending count, so a choice with one
+                    // pending step always picks 0: the first pending step taken
+                    // is the writer's own order, and only a later one moves.
+                    for (k, &(pick, _)) in order.picks.iter().enumerate() {
+                        if pick == 0 {
                             continue;
                         }
                         for p in &mut o.prompts[bounds[k]..bounds[k + 1]] {
