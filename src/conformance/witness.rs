@@ -722,8 +722,13 @@ mod testkit {
         })
     }
 
-    impl Implementation for FreeModel {
-        fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError> {
+    impl FreeModel {
+        /// What it observes, each prompt still naming its tool call (the
+        /// tests read which call the injected bug moved).
+        pub(crate) fn run_attributed(
+            &self,
+            scenario: &Scenario,
+        ) -> Result<Observed, ImplementationError> {
             let mut order = Shuffle {
                 state: seed(scenario),
                 picks: Vec::new(),
@@ -741,9 +746,9 @@ mod testkit {
                 Some(InterleavingBug::PromptBeforeRecordOutOfOrder) => {
                     let mut bounds: Vec<usize> = order.picks.iter().map(|p| p.1).collect();
                     bounds.push(o.prompts.len());
-                    // A pick is below its pending count, so a choice with one
-                    // pending step always picks 0: the first pending step taken
-                    // is the writer's own order, and only a later one moves.
+                    // A pick is below its pending count, so a lone pending
+                    // piece of work is pick 0: only newer work taken before
+                    // the oldest shows the bug.
                     for (k, &(pick, _)) in order.picks.iter().enumerate() {
                         if pick == 0 {
                             continue;
@@ -761,6 +766,13 @@ mod testkit {
                     }
                 }
             }
+            Ok(o)
+        }
+    }
+
+    impl Implementation for FreeModel {
+        fn run(&mut self, scenario: &Scenario) -> Result<Observed, ImplementationError> {
+            let mut o = self.run_attributed(scenario)?;
             for p in &mut o.prompts {
                 p.tool_call_id.clear();
             }

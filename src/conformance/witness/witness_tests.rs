@@ -780,3 +780,84 @@ fn the_free_implementations_seed_is_fnv1a_of_the_scenarios_json() {
     }
     assert_eq!(seeds.len(), scenarios.len());
 }
+
+/// The buggy and the correct free implementation over `scenarios`, each
+/// observation with its prompts' call IDs (both order their work the same:
+/// the shuffle is seeded by the scenario alone).
+fn buggy_and_correct(scenarios: &[Scenario]) -> Vec<(Observed, Observed)> {
+    let buggy = FreeModel {
+        bug: Some(InterleavingBug::PromptBeforeRecordOutOfOrder),
+        ..FreeModel::default()
+    };
+    scenarios
+        .iter()
+        .map(|s| {
+            (
+                buggy.run_attributed(s).unwrap(),
+                FreeModel::default().run_attributed(s).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Rule: CONF-WITNESS — the interleaving-only bug needs newer work run
+/// before the oldest: where every cycle has one tool call, the only work
+/// pending is the oldest, and the buggy implementation observes exactly
+/// what the correct one does (prompts included).
+#[test]
+fn the_interleaving_only_bug_never_shows_when_the_oldest_work_runs_first() {
+    let lone: Vec<Scenario> = crate::generate::scenario::sample(600, 5)
+        .into_iter()
+        .filter(|s| {
+            s.turns
+                .iter()
+                .all(|t| t.cycles.iter().all(|c| c.len() <= 1))
+        })
+        .collect();
+    let runs = buggy_and_correct(&lone);
+    let prompted = runs.iter().filter(|(_, c)| !c.prompts.is_empty()).count();
+    assert!(prompted >= 10, "only {prompted} scenarios with a prompt");
+    for (s, (buggy, correct)) in lone.iter().zip(&runs) {
+        assert_eq!(buggy, correct, "{}", serde_json::to_string(s).unwrap());
+    }
+}
+
+/// Rule: CONF-WITNESS — what the interleaving-only bug does, where it
+/// shows: a prompt is shown before its own call's last event is persisted
+/// (RFD 082 step 2 broken). A prompt it moves keeps its call, is shown
+/// earlier, and the first event not yet persisted when it shows is one of
+/// its own call's events, none of which follows before its old place; it
+/// changes nothing but prompts' places.
+#[test]
+fn the_interleaving_only_bug_shows_a_prompt_just_before_its_own_calls_last_event() {
+    let scenarios = crate::generate::scenario::sample(600, 5);
+    let own = |e: &serde_json::Value, call: &str| {
+        let id = e["id"].as_str().unwrap_or("");
+        id == call || id.strip_prefix(call).is_some_and(|r| r.starts_with('.'))
+    };
+    let mut moved = 0;
+    for (s, (buggy, correct)) in scenarios.iter().zip(buggy_and_correct(&scenarios)) {
+        let at = serde_json::to_string(s).unwrap();
+        assert_eq!(buggy.stream, correct.stream, "{at}");
+        assert_eq!(buggy.invocations, correct.invocations, "{at}");
+        assert_eq!(buggy.prompts.len(), correct.prompts.len(), "{at}");
+        for (b, c) in buggy.prompts.iter().zip(&correct.prompts) {
+            assert_eq!(b.tool_call_id, c.tool_call_id, "{at}");
+            assert_eq!(b.presentation, c.presentation, "{at}");
+            if b.stream_position == c.stream_position {
+                continue;
+            }
+            moved += 1;
+            let (new, old) = (b.stream_position, c.stream_position);
+            assert!(new < old, "{at}");
+            assert!(own(&buggy.stream[new], &b.tool_call_id), "{at}");
+            assert!(
+                !buggy.stream[new + 1..old]
+                    .iter()
+                    .any(|e| own(e, &b.tool_call_id)),
+                "{at}"
+            );
+        }
+    }
+    assert!(moved >= 10, "only {moved} prompts moved");
+}
