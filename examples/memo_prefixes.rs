@@ -6,8 +6,9 @@
 //! bench's model rows do (`benches/perf.rs`, `model_bars`), keeps the
 //! streams met before under the same rules (the memo's hits), and for each
 //! new one counts its longest prefix of events that an earlier new stream
-//! under the same rules began with, and the prefix it shares with the new
-//! stream just before it.
+//! under the same rules began with, the same prefix cut back to the last
+//! turn start in it (a checker's state between turns holds no open turn),
+//! and the prefix it shares with the new stream just before it.
 //!
 //! ```text
 //! cargo run --release --example memo_prefixes -- 100
@@ -18,6 +19,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use inquiry_model::explore;
 use inquiry_model::scenario::{self, RunOptions};
+use inquiry_model::wire::EventKind;
 
 fn main() {
     let stride: usize = match std::env::args().nth(1).map(|s| s.parse()) {
@@ -34,6 +36,7 @@ fn main() {
     let mut last: Vec<String> = Vec::new();
     let (mut misses, mut events, mut shared, mut shared_last) = (0usize, 0usize, 0usize, 0usize);
     let (mut bytes, mut shared_bytes) = (0usize, 0usize);
+    let (mut shared_turns, mut many_turns) = (0usize, 0usize);
     for s in &scenarios {
         let trace = scenario::run_observed(s, RunOptions::default(), &mut |_, _| {})
             .expect("explored scenarios run");
@@ -47,6 +50,12 @@ fn main() {
             continue;
         }
         misses += 1;
+        let turns = trace
+            .stream
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::TurnStart))
+            .count();
+        many_turns += usize::from(turns > 1);
         events += texts.len();
         bytes += texts.iter().map(String::len).sum::<usize>();
         let mut h = DefaultHasher::new();
@@ -60,6 +69,12 @@ fn main() {
             .collect();
         let known = chain.iter().take_while(|c| prefixes.contains(c)).count();
         shared += known;
+        // The events before the last turn start within the known prefix
+        // (the turn start itself opens the turn still to judge).
+        shared_turns += trace.stream[..known]
+            .iter()
+            .rposition(|e| matches!(e.kind, EventKind::TurnStart))
+            .unwrap_or(0);
         shared_bytes += texts[..known].iter().map(String::len).sum::<usize>();
         shared_last += last.iter().zip(&texts).take_while(|(a, b)| a == b).count();
         prefixes.extend(chain);
@@ -67,12 +82,15 @@ fn main() {
     }
     let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     println!(
-        "{} runs, {misses} new streams: {events} events ({bytes} bytes); \
+        "{} runs, {misses} new streams ({many_turns} of more than one turn): \
+         {events} events ({bytes} bytes); \
          a prefix judged before: {shared} events ({:.1}%), {shared_bytes} bytes ({:.1}%); \
+         the whole turns of it: {shared_turns} events ({:.1}%); \
          shared with the new stream just before: {shared_last} events ({:.1}%)",
         scenarios.len(),
         pct(shared, events),
         pct(shared_bytes, bytes),
+        pct(shared_turns, events),
         pct(shared_last, events),
     );
 }
