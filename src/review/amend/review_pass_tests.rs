@@ -20,7 +20,8 @@ const STRIDE: usize = 2520;
 /// [`scenarios`]' list, index by index, and the units partition the
 /// indices: each index is a member of exactly one unit, whose base under
 /// the member's profile is the scenario at that index (the exploration
-/// families pick the profile last and it sets nothing else).
+/// families pick the profile last and it sets nothing else), and whose
+/// base is labelled with one of its members' profiles.
 #[test]
 fn units_partition_the_drawn_scenarios_by_profile() {
     let listed = scenarios(STRIDE, 12, 5);
@@ -34,6 +35,12 @@ fn units_partition_the_drawn_scenarios_by_profile() {
     for u in 0..drawn.units() {
         let Some(unit) = drawn.unit(u) else { continue };
         shared += usize::from(unit.members.len() > 1);
+        assert!(
+            unit.members.iter().any(|&(_, p)| p == unit.base.profile),
+            "unit {u}: base labelled {}, members {:?}",
+            unit.base.profile,
+            unit.members
+        );
         for &(index, profile) in &unit.members {
             seen[index] += 1;
             assert_eq!(unit.scenario(profile), listed[index], "index {index}");
