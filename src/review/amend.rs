@@ -703,6 +703,10 @@ pub(crate) struct ClassReport {
 /// 65 536 characters a pull-request comment holds, with room for a note.
 pub(crate) const MARKDOWN_LIMIT: usize = 60_000;
 
+/// What [`DiffReport::markdown_within`] keeps free for its closing note
+/// (about 250 characters) while it decides which classes' details fit.
+pub(crate) const MARKDOWN_NOTE: usize = 400;
+
 /// The result of a profile diff.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct DiffReport {
@@ -1057,13 +1061,12 @@ impl DiffReport {
         }
         let (head, classes) = self.markdown_sections();
         s.push_str(&head);
-        // What the closing note may take.
-        const NOTE: usize = 400;
         let mut left_out = 0;
         // Every class keeps its line: the lines still to come are reserved.
         let mut lines_to_come: usize = classes.iter().map(|(line, _)| line.len()).sum();
         for (line, details) in classes {
-            let fits = limit.is_none_or(|l| s.len() + lines_to_come + details.len() + NOTE <= l);
+            let fits =
+                limit.is_none_or(|l| s.len() + lines_to_come + details.len() + MARKDOWN_NOTE <= l);
             lines_to_come -= line.len();
             s.push_str(&line);
             if fits && left_out == 0 {

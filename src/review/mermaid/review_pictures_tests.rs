@@ -265,6 +265,38 @@ fn diff_markdown_fits_a_pull_request_comment() {
     assert_eq!(all.matches("```mermaid").count(), 2 * r.classes.len());
 }
 
+/// Rule: AMEND-MERMAID — `--max-chars N` is a bound at every `N` the
+/// report can meet (its heading, table and class lines are always kept):
+/// the report never passes it, some bounds keep some classes' details
+/// and not others, and with room for every class's details and the
+/// closing note's reserve nothing is left out.
+#[test]
+fn the_markdown_bound_holds_at_every_limit_and_leaves_out_nothing_that_fits() {
+    let corpus = amend::scenarios(60, 150, 1);
+    let r = diff_profiles(ProfileName::Legacy, Rfd083, &corpus);
+    let all = r.markdown_within(None);
+    // Every class's details left out: what any bound must leave room for.
+    let least = r.markdown_within(Some(1)).len() + 16;
+    assert!(least < all.len(), "{least} against {}", all.len());
+    let roomy = all.len() + amend::MARKDOWN_NOTE;
+    assert_eq!(r.markdown_within(Some(roomy)), all);
+    let mut partial = 0;
+    for limit in (least..roomy).step_by(53).chain([roomy - 1]) {
+        let md = r.markdown_within(Some(limit));
+        assert!(
+            md.len() <= limit,
+            "{} characters under a bound of {limit}",
+            md.len()
+        );
+        let details = md.matches("<details>").count();
+        partial += usize::from(details > 0 && details < r.classes.len());
+    }
+    assert!(
+        partial > 0,
+        "no bound kept some classes' details and not others"
+    );
+}
+
 /// Rule: AMEND-MERMAID — a profile file's `title`, `amends` and
 /// `description` appear in every format of the diff report (text,
 /// Markdown, JSON); a built-in has none to show.
@@ -285,5 +317,12 @@ fn diff_reports_name_the_profile_file_title_and_description() {
         assert!(md.contains(want), "markdown lacks {field}:\n{md}");
         assert_eq!(json["to_about"][field], want, "json {field}");
     }
+    // A blank line ends the list of profile files: the summary after it
+    // is a paragraph of its own, not the list item's continuation.
+    let about = md
+        .lines()
+        .position(|l| l.starts_with("- `"))
+        .expect("the file's line");
+    assert_eq!(md.lines().nth(about + 1), Some(""), "{md}");
     assert!(json["from_about"].is_null());
 }
