@@ -225,3 +225,38 @@ fn refusing_the_separator_restores_id_uniqueness() {
             .any(|v| v.rule == "INV-ID-UNIQUE")
     );
 }
+
+/// Rule: AMEND-RESTORED — of four hand-made verdicts (the rules' names
+/// are labels here), one kept by both sides, one broken by both, one only
+/// the base breaks and one only the target breaks, the target breaks
+/// exactly the last and restores exactly the third: an invariant both
+/// keep, or both break, is in neither list.
+#[test]
+fn only_an_invariant_one_side_keeps_and_the_other_breaks_is_broken_or_restored() {
+    let verdict = |rule: &str, violating: usize| amend::Verdict {
+        rule: rule.to_owned(),
+        violating,
+        smallest: None,
+        replay: None,
+        example: None,
+        diagram: None,
+    };
+    let under_from = vec![
+        verdict("INV-RECORD-ALL", 0),
+        verdict("INV-CACHE-HYGIENE", 2),
+        verdict("INV-ID-UNIQUE", 3),
+        verdict("INV-SECRET-NEVER-PERSISTED", 0),
+    ];
+    let under_to = vec![
+        verdict("INV-RECORD-ALL", 0),
+        verdict("INV-CACHE-HYGIENE", 1),
+        verdict("INV-ID-UNIQUE", 0),
+        verdict("INV-SECRET-NEVER-PERSISTED", 4),
+    ];
+    let changes = amend::changes_of(under_from, under_to);
+    let rules = |v: &[amend::Verdict]| v.iter().map(|v| v.rule.clone()).collect::<Vec<_>>();
+    assert_eq!(rules(&changes.broken), ["INV-SECRET-NEVER-PERSISTED"]);
+    assert_eq!(changes.broken[0].violating, 4, "the target's count");
+    assert_eq!(rules(&changes.restored), ["INV-ID-UNIQUE"]);
+    assert_eq!(changes.restored[0].violating, 3, "the base's count");
+}
