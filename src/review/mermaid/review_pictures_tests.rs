@@ -230,6 +230,13 @@ fn class_of(name: &str) -> Class {
         .unwrap_or_else(|| panic!("no class {name}"))
 }
 
+/// The diff from legacy to RFD 083 over one in every 60 scenarios of the
+/// small scope plus 150 drawn ones: enough classes that their (minimal)
+/// examples pass the Markdown limit together.
+fn legacy_to_rfd083() -> amend::DiffReport {
+    diff_profiles(ProfileName::Legacy, Rfd083, &amend::scenarios(60, 150, 1))
+}
+
 /// Rule: AMEND-MERMAID — the README's reviewer example, `diff-profiles
 /// --from rfd082 --to rfd083 --format markdown`, fits a pull-request comment
 /// (65 536 characters): under 60 000 by default, the summary table first
@@ -241,10 +248,7 @@ fn class_of(name: &str) -> Class {
 /// the limit, so the bound is what keeps it under.
 #[test]
 fn diff_markdown_fits_a_pull_request_comment() {
-    // Legacy to RFD 083: enough classes that their (minimal) examples pass
-    // the limit together.
-    let corpus = amend::scenarios(60, 150, 1);
-    let r = diff_profiles(ProfileName::Legacy, Rfd083, &corpus);
+    let r = legacy_to_rfd083();
     let all = r.markdown_within(None);
     assert!(all.len() > amend::MARKDOWN_LIMIT, "{}", all.len());
     let md = r.markdown();
@@ -272,8 +276,7 @@ fn diff_markdown_fits_a_pull_request_comment() {
 /// closing note's reserve nothing is left out.
 #[test]
 fn the_markdown_bound_holds_at_every_limit_and_leaves_out_nothing_that_fits() {
-    let corpus = amend::scenarios(60, 150, 1);
-    let r = diff_profiles(ProfileName::Legacy, Rfd083, &corpus);
+    let r = legacy_to_rfd083();
     let all = r.markdown_within(None);
     // Every class's details left out: what any bound must leave room for.
     let least = r.markdown_within(Some(1)).len() + 16;
