@@ -365,6 +365,37 @@ fn reports_count_one_in_the_singular() {
     assert!(v.describe(true).contains("violated in 1 scenario\n"));
 }
 
+/// Rule: AMEND-DIFF-082 — the text report shows a class's prompts side by
+/// side (a `prompts | prompts` heading, then a line per prompt) exactly when
+/// either side of its smallest example prompted: over the diffs between the
+/// three profiles, classes where both sides prompted, where only one did
+/// and where neither did are all met.
+#[test]
+fn the_text_report_shows_prompts_only_where_a_side_prompted() {
+    let mut kinds = [0usize; 3];
+    for (from, to) in [(Legacy, Rfd082), (Rfd082, Rfd083), (Legacy, Rfd083)] {
+        let r = diff_profiles(from, to, corpus());
+        let text = r.text();
+        for c in &r.classes {
+            let start = text
+                .find(&format!("\n== {} (", c.class))
+                .expect("the class's section");
+            let section = &text[start + 1..];
+            let section = &section[..section.find("\n== ").map_or(section.len(), |e| e + 1)];
+            let heading = section
+                .lines()
+                .any(|l| l.starts_with("  prompts ") && l.ends_with(" | prompts"));
+            let sides = [&c.from.prompts, &c.to.prompts]
+                .iter()
+                .filter(|p| !p.is_empty())
+                .count();
+            kinds[sides] += 1;
+            assert_eq!(heading, sides > 0, "{from} -> {to}: {}\n{section}", c.class);
+        }
+    }
+    assert!(kinds.iter().all(|&k| k > 0), "{kinds:?}");
+}
+
 /// Rule: AMEND-PARALLEL — `diff-profiles`' one pass (each scenario run once
 /// under each rule set with every invariant checked, split over worker
 /// threads) reports exactly what the reference loops report:
