@@ -1859,4 +1859,6 @@ mod amendment_gate_tests;
 #[cfg(all(test, feature = "testkit"))]
 mod amendment_rows_tests;
 #[cfg(all(test, feature = "testkit"))]
+mod report_text_tests;
+#[cfg(all(test, feature = "testkit"))]
 mod revised_rfd082_tests;
