@@ -435,6 +435,35 @@ fn the_threaded_review_reports_what_the_reference_loops_report() {
     assert!(moved > 0, "no invariant is broken or restored by any pair");
 }
 
+/// Rule: AMEND-INVARIANTS-PARALLEL — of equally small counterexamples (the
+/// same size, the same length as JSON), an invariant's verdict keeps the
+/// first in scenario order, in the reference loop and the threaded pass
+/// alike: twins that differ only in their user message (`go`, `up`), given
+/// in either order.
+#[test]
+fn of_equally_small_counterexamples_the_first_in_order_is_kept() {
+    let twin = |user: &str| -> Scenario {
+        let mut v: serde_json::Value = serde_json::from_str(BACKEND_FAILS).expect("JSON");
+        v["turns"][0]["user"] = serde_json::json!(user);
+        serde_json::from_value(v).expect("a scenario")
+    };
+    for order in [["go", "up"], ["up", "go"]] {
+        let scenarios: Vec<Scenario> = order.iter().map(|u| twin(u)).collect();
+        for verdicts in [
+            invariants(Legacy, &scenarios),
+            amend::invariants_threaded(Legacy, &scenarios, 2, &|| {}),
+        ] {
+            let v = verdicts
+                .iter()
+                .find(|v| v.rule == "INV-PAIRED")
+                .expect("a verdict");
+            assert_eq!(v.violating, 2);
+            let smallest = v.smallest.as_ref().expect("a counterexample");
+            assert_eq!(smallest.turns[0].user, order[0], "{order:?}");
+        }
+    }
+}
+
 /// Rule: AMEND-INVARIANTS-PARALLEL — `invariants`' threaded pass reports
 /// exactly what the reference loop ([`invariants`]: one thread, in order,
 /// keeping the first of equally small scenarios) reports, for every number
