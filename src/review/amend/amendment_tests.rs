@@ -69,6 +69,34 @@ fn legacy_to_rfd082_finds_every_drawback() {
     }
 }
 
+/// Rule: AMEND-DIFF-082 — one backend inquiry answered at once, from
+/// `legacy` to `rfd082`: the same inquiry under RFD 082's attempt-suffixed
+/// ID ("Inquiry ID format") is an `id_shape` difference, call for call.
+#[test]
+fn one_backend_inquiry_under_another_id_is_an_id_shape_difference() {
+    let mut v: serde_json::Value = serde_json::from_str(BACKEND_FAILS).expect("JSON");
+    let ask = &mut v["tools"]["t"]["program"]["asks"][0];
+    ask["question"]["answer_type"] = serde_json::json!({"type": "boolean"});
+    ask.as_object_mut().expect("an ask").remove("reject_first");
+    let s: Scenario = serde_json::from_value(v).expect("a scenario");
+    let run = |p: ProfileName| {
+        scenario::run(&Scenario {
+            profile: p,
+            ..s.clone()
+        })
+        .expect("runs")
+    };
+    let (a, b) = (run(Legacy), run(Rfd082));
+    assert_eq!(a.backend_calls.len(), 1);
+    assert_eq!(b.backend_calls.len(), 1);
+    let classes = amend::classify(&a, &b);
+    let shape = classes
+        .iter()
+        .find(|(k, _)| k.name() == "id_shape")
+        .map(|(_, evidence)| evidence.as_str());
+    assert_eq!(shape, Some("c1.q → c1.q.1"), "{classes:?}");
+}
+
 /// Rule: AMEND-DIFF-083 — the diff from `rfd082` to `rfd083` finds the
 /// `exclusive` refusals, the `persistence: none` cache bypass and
 /// `invalid_static_answer`, and the widened persisted question.
@@ -268,6 +296,14 @@ fn counterexamples_come_out_without_unused_tools_and_turns() {
     assert_eq!(tool_names(smallest), ["t"], "{smallest:?}");
     assert_eq!(smallest.turns.len(), 1, "{smallest:?}");
     assert_eq!(smallest.profile, Legacy);
+    // The example is the invariant's own finding, through every removal.
+    assert!(
+        v.example
+            .as_deref()
+            .is_some_and(|e| e.contains(": INV-PAIRED: ")),
+        "{:?}",
+        v.example
+    );
     // Still unpaired when run as printed: more requests than responses.
     let t = scenario::run(smallest).expect("runs");
     let count = |f: &dyn Fn(&crate::wire::Event) -> bool| t.stream.iter().filter(|e| f(e)).count();
