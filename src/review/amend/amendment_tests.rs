@@ -69,32 +69,68 @@ fn legacy_to_rfd082_finds_every_drawback() {
     }
 }
 
+/// One backend inquiry, answered at once: [`BACKEND_FAILS`] with a boolean
+/// question the tool takes at once and a backend that answers it.
+fn backend_answers() -> Scenario {
+    let mut v: serde_json::Value = serde_json::from_str(BACKEND_FAILS).expect("JSON");
+    let ask = &mut v["tools"]["t"]["program"]["asks"][0];
+    ask["question"]["answer_type"] = serde_json::json!({"type": "boolean"});
+    ask.as_object_mut().expect("an ask").remove("reject_first");
+    v["backend"] = serde_json::json!([{"reply": "answer", "value": true}]);
+    serde_json::from_value(v).expect("a scenario")
+}
+
+/// `s`'s trace under `profile`.
+fn run_under(s: &Scenario, profile: ProfileName) -> scenario::Trace {
+    scenario::run(&Scenario {
+        profile,
+        ..s.clone()
+    })
+    .expect("runs")
+}
+
+/// The evidence `classify` gives for `class` between `a` and `b`, if it
+/// finds it.
+fn evidence(a: &scenario::Trace, b: &scenario::Trace, class: &str) -> Option<String> {
+    amend::classify(a, b)
+        .into_iter()
+        .find(|(k, _)| k.name() == class)
+        .map(|(_, evidence)| evidence)
+}
+
 /// Rule: AMEND-DIFF-082 — one backend inquiry answered at once, from
 /// `legacy` to `rfd082`: the same inquiry under RFD 082's attempt-suffixed
 /// ID ("Inquiry ID format") is an `id_shape` difference, call for call.
 #[test]
 fn one_backend_inquiry_under_another_id_is_an_id_shape_difference() {
-    let mut v: serde_json::Value = serde_json::from_str(BACKEND_FAILS).expect("JSON");
-    let ask = &mut v["tools"]["t"]["program"]["asks"][0];
-    ask["question"]["answer_type"] = serde_json::json!({"type": "boolean"});
-    ask.as_object_mut().expect("an ask").remove("reject_first");
-    let s: Scenario = serde_json::from_value(v).expect("a scenario");
-    let run = |p: ProfileName| {
-        scenario::run(&Scenario {
-            profile: p,
-            ..s.clone()
-        })
-        .expect("runs")
-    };
-    let (a, b) = (run(Legacy), run(Rfd082));
+    let s = backend_answers();
+    let (a, b) = (run_under(&s, Legacy), run_under(&s, Rfd082));
     assert_eq!(a.backend_calls.len(), 1);
     assert_eq!(b.backend_calls.len(), 1);
-    let classes = amend::classify(&a, &b);
-    let shape = classes
-        .iter()
-        .find(|(k, _)| k.name() == "id_shape")
-        .map(|(_, evidence)| evidence.as_str());
-    assert_eq!(shape, Some("c1.q → c1.q.1"), "{classes:?}");
+    assert_eq!(
+        evidence(&a, &b, "id_shape").as_deref(),
+        Some("c1.q → c1.q.1")
+    );
+}
+
+/// Rule: AMEND-DIFF-082 — an answer persisted flat on one side and tagged
+/// with its outcome on the other (RFD 082 "`InquiryResponse` serialization")
+/// is a
+/// `response_shape` difference in either direction: from `legacy` to
+/// `rfd082` and back.
+#[test]
+fn a_flat_answer_against_a_tagged_one_is_a_response_shape_difference_both_ways() {
+    let s = backend_answers();
+    let (a, b) = (run_under(&s, Legacy), run_under(&s, Rfd082));
+    assert_eq!(
+        evidence(&a, &b, "response_shape").as_deref(),
+        Some("1 flat, 0 tagged → 0 flat, 1 tagged")
+    );
+    assert_eq!(
+        evidence(&b, &a, "response_shape").as_deref(),
+        Some("0 flat, 1 tagged → 1 flat, 0 tagged")
+    );
+    assert_eq!(evidence(&b, &b, "response_shape"), None);
 }
 
 /// Rule: AMEND-DIFF-083 — the diff from `rfd082` to `rfd083` finds the
