@@ -114,10 +114,9 @@ fn one_backend_inquiry_under_another_id_is_an_id_shape_difference() {
 }
 
 /// Rule: AMEND-DIFF-082 — an answer persisted flat on one side and tagged
-/// with its outcome on the other (RFD 082 "`InquiryResponse` serialization")
-/// is a
-/// `response_shape` difference in either direction: from `legacy` to
-/// `rfd082` and back.
+/// with its outcome on the other (RFD 082 "`InquiryResponse`
+/// serialization") is a `response_shape` difference in either direction:
+/// from `legacy` to `rfd082` and back.
 #[test]
 fn a_flat_answer_against_a_tagged_one_is_a_response_shape_difference_both_ways() {
     let s = backend_answers();
