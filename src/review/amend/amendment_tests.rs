@@ -17,6 +17,15 @@ fn classes(r: &DiffReport) -> Vec<&str> {
     r.classes.iter().map(|c| c.class.as_str()).collect()
 }
 
+/// `s`'s trace under `profile`.
+fn traced(s: &Scenario, profile: ProfileName) -> scenario::Trace {
+    scenario::run(&Scenario {
+        profile,
+        ..s.clone()
+    })
+    .expect("runs")
+}
+
 /// Rule: AMEND-DIFF-082 — the diff from `legacy` to `rfd082` finds every
 /// behaviour change RFD 082's Drawbacks section names, each as its own
 /// class: stream growth from recorded prompter (and cached, static) answers,
@@ -50,16 +59,7 @@ fn legacy_to_rfd082_finds_every_drawback() {
     // The smallest example of each class really shows it: replaying it under
     // both profiles gives the class again.
     for c in &r.classes {
-        let a = scenario::run(&Scenario {
-            profile: Legacy,
-            ..c.smallest.clone()
-        })
-        .unwrap();
-        let b = scenario::run(&Scenario {
-            profile: Rfd082,
-            ..c.smallest.clone()
-        })
-        .unwrap();
+        let (a, b) = (traced(&c.smallest, Legacy), traced(&c.smallest, Rfd082));
         let again: Vec<String> = amend::classify(&a, &b).keys().map(|k| k.name()).collect();
         assert!(
             again.contains(&c.class),
@@ -80,15 +80,6 @@ fn backend_answers() -> Scenario {
     serde_json::from_value(v).expect("a scenario")
 }
 
-/// `s`'s trace under `profile`.
-fn run_under(s: &Scenario, profile: ProfileName) -> scenario::Trace {
-    scenario::run(&Scenario {
-        profile,
-        ..s.clone()
-    })
-    .expect("runs")
-}
-
 /// The evidence `classify` gives for `class` between `a` and `b`, if it
 /// finds it.
 fn evidence(a: &scenario::Trace, b: &scenario::Trace, class: &str) -> Option<String> {
@@ -104,7 +95,7 @@ fn evidence(a: &scenario::Trace, b: &scenario::Trace, class: &str) -> Option<Str
 #[test]
 fn one_backend_inquiry_under_another_id_is_an_id_shape_difference() {
     let s = backend_answers();
-    let (a, b) = (run_under(&s, Legacy), run_under(&s, Rfd082));
+    let (a, b) = (traced(&s, Legacy), traced(&s, Rfd082));
     assert_eq!(a.backend_calls.len(), 1);
     assert_eq!(b.backend_calls.len(), 1);
     assert_eq!(
@@ -120,7 +111,7 @@ fn one_backend_inquiry_under_another_id_is_an_id_shape_difference() {
 #[test]
 fn a_flat_answer_against_a_tagged_one_is_a_response_shape_difference_both_ways() {
     let s = backend_answers();
-    let (a, b) = (run_under(&s, Legacy), run_under(&s, Rfd082));
+    let (a, b) = (traced(&s, Legacy), traced(&s, Rfd082));
     assert_eq!(
         evidence(&a, &b, "response_shape").as_deref(),
         Some("1 flat, 0 tagged → 0 flat, 1 tagged")
@@ -308,14 +299,7 @@ fn counterexamples_come_out_without_unused_tools_and_turns() {
     assert_eq!(tool_names(&c.smallest), ["t"], "{:?}", c.smallest);
     assert_eq!(c.smallest.turns.len(), 1, "{:?}", c.smallest);
     assert_eq!(c.smallest.turns[0].cycles[0][0].tool, "t");
-    let run = |p: ProfileName| {
-        scenario::run(&Scenario {
-            profile: p,
-            ..c.smallest.clone()
-        })
-        .expect("runs")
-    };
-    let again = amend::classify(&run(Legacy), &run(Rfd082));
+    let again = amend::classify(&traced(&c.smallest, Legacy), &traced(&c.smallest, Rfd082));
     assert!(again.keys().any(|k| k.name() == c.class), "{again:?}");
     // Labelled with the profile under review, `to`.
     assert_eq!(c.smallest.profile, Rfd082);
@@ -386,14 +370,7 @@ fn counterexamples_come_out_without_unused_configuration() {
     assert!(!configures(smallest, "never"), "{smallest:?}");
     assert_eq!(smallest.inquiry_model, None, "{smallest:?}");
     assert!(smallest.backend_by_id.is_empty(), "{smallest:?}");
-    let run = |p: ProfileName| {
-        scenario::run(&Scenario {
-            profile: p,
-            ..smallest.clone()
-        })
-        .expect("runs")
-    };
-    let again = amend::classify(&run(Legacy), &run(Rfd082));
+    let again = amend::classify(&traced(smallest, Legacy), &traced(smallest, Rfd082));
     assert!(again.keys().any(|k| k.name() == c.class), "{again:?}");
 
     let s = with_unused_configuration(BACKEND_FAILS);
@@ -598,11 +575,7 @@ fn a_diff_report_masks_the_secret_answer_its_traces_hold() {
         "backend": [{"reply": "answer", "value": SECRET}]
     }))
     .expect("a scenario");
-    let legacy = scenario::run(&Scenario {
-        profile: Legacy,
-        ..s.clone()
-    })
-    .expect("runs");
+    let legacy = traced(&s, Legacy);
     assert!(
         legacy.persisted_json().to_string().contains(SECRET),
         "legacy persists the answer: the report has a secret to mask"
