@@ -123,6 +123,24 @@ fn a_flat_answer_against_a_tagged_one_is_a_response_shape_difference_both_ways()
     assert_eq!(evidence(&b, &b, "response_shape"), None);
 }
 
+/// Rule: AMEND-DIFF-082 — a secret question prompted to the user, from
+/// `legacy` to `rfd082`: the prompt that echoed what was typed no longer
+/// does (RFD 082 "Secret questions"), a `prompt_echo` difference whose
+/// evidence reads each prompt's echo in order.
+#[test]
+fn a_secret_prompt_that_stops_echoing_is_a_prompt_echo_difference() {
+    let mut v: serde_json::Value = serde_json::from_str(ASKS_THE_USER).expect("JSON");
+    v["tools"]["t"]["program"]["asks"][0]["question"]["answer_type"] =
+        serde_json::json!({"type": "secret"});
+    v["prompter"][0]["value"] = serde_json::json!("typed-secret-marker");
+    let s: Scenario = serde_json::from_value(v).expect("a scenario");
+    let (a, b) = (traced(&s, Legacy), traced(&s, Rfd082));
+    assert_eq!(
+        evidence(&a, &b, "prompt_echo").as_deref(),
+        Some("echo true → false")
+    );
+}
+
 /// Rule: AMEND-DIFF-083 — the diff from `rfd082` to `rfd083` finds the
 /// `exclusive` refusals, the `persistence: none` cache bypass and
 /// `invalid_static_answer`, and the widened persisted question.
