@@ -1,9 +1,9 @@
 //! The text report's pieces against hand-written expectations: the
-//! side-by-side columns, and the keys under which the requests' sources
-//! are compared.
+//! side-by-side columns, the keys under which the requests' sources are
+//! compared, and the replay commands' words.
 
 use crate::profile::ProfileName::{self, Legacy, Rfd082};
-use crate::review::amend::{self, side_by_side, sources_by_inquiry};
+use crate::review::amend::{self, shell_word, side_by_side, sources_by_inquiry};
 use crate::scenario::{self, Trace};
 use crate::wire::{
     Event, EventKind, InquiryAnswerType, InquiryId, InquiryQuestion, InquiryRequest, InquirySource,
@@ -129,4 +129,23 @@ fn sources_are_keyed_by_turn_id_less_attempt_and_order() {
             key(1, "call_1.q.1", 1),
         ]
     );
+}
+
+/// Rule: AMEND-MINIMAL — a replay command names its rule set as one word a
+/// POSIX shell reads back unchanged: a label of plain characters as it is,
+/// any other (a space, a quote, a `$`, nothing at all) single-quoted, a
+/// quote inside written `'\''`.
+#[test]
+fn a_replay_commands_label_is_one_shell_word() {
+    for (label, word) in [
+        ("rfd082", "rfd082"),
+        ("spec/profiles/a-b_c.json", "spec/profiles/a-b_c.json"),
+        ("x=1,y@2:3+4%", "x=1,y@2:3+4%"),
+        ("my rules.json", "'my rules.json'"),
+        ("$HOME", "'$HOME'"),
+        ("it's", "'it'\\''s'"),
+        ("", "''"),
+    ] {
+        assert_eq!(shell_word(label), word, "{label:?}");
+    }
 }
