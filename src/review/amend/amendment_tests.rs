@@ -26,6 +26,21 @@ fn traced(s: &Scenario, profile: ProfileName) -> scenario::Trace {
     .expect("runs")
 }
 
+/// The scenario written as `json`, changed by `edit` first.
+fn edited(json: &str, edit: impl FnOnce(&mut serde_json::Value)) -> Scenario {
+    let mut v: serde_json::Value = serde_json::from_str(json).expect("JSON");
+    edit(&mut v);
+    serde_json::from_value(v).expect("a scenario")
+}
+
+/// The verdict on `rule` among `verdicts`.
+fn verdict<'v>(verdicts: &'v [Verdict], rule: &str) -> &'v Verdict {
+    verdicts
+        .iter()
+        .find(|v| v.rule == rule)
+        .unwrap_or_else(|| panic!("no verdict on {rule}"))
+}
+
 /// Rule: AMEND-DIFF-082 — the diff from `legacy` to `rfd082` finds every
 /// behaviour change RFD 082's Drawbacks section names, each as its own
 /// class: stream growth from recorded prompter (and cached, static) answers,
@@ -72,12 +87,12 @@ fn legacy_to_rfd082_finds_every_drawback() {
 /// One backend inquiry, answered at once: [`BACKEND_FAILS`] with a boolean
 /// question the tool takes at once and a backend that answers it.
 fn backend_answers() -> Scenario {
-    let mut v: serde_json::Value = serde_json::from_str(BACKEND_FAILS).expect("JSON");
-    let ask = &mut v["tools"]["t"]["program"]["asks"][0];
-    ask["question"]["answer_type"] = serde_json::json!({"type": "boolean"});
-    ask.as_object_mut().expect("an ask").remove("reject_first");
-    v["backend"] = serde_json::json!([{"reply": "answer", "value": true}]);
-    serde_json::from_value(v).expect("a scenario")
+    edited(BACKEND_FAILS, |v| {
+        let ask = &mut v["tools"]["t"]["program"]["asks"][0];
+        ask["question"]["answer_type"] = serde_json::json!({"type": "boolean"});
+        ask.as_object_mut().expect("an ask").remove("reject_first");
+        v["backend"] = serde_json::json!([{"reply": "answer", "value": true}]);
+    })
 }
 
 /// The evidence `classify` gives for `class` between `a` and `b`, if it
@@ -129,11 +144,11 @@ fn a_flat_answer_against_a_tagged_one_is_a_response_shape_difference_both_ways()
 /// evidence reads each prompt's echo in order.
 #[test]
 fn a_secret_prompt_that_stops_echoing_is_a_prompt_echo_difference() {
-    let mut v: serde_json::Value = serde_json::from_str(ASKS_THE_USER).expect("JSON");
-    v["tools"]["t"]["program"]["asks"][0]["question"]["answer_type"] =
-        serde_json::json!({"type": "secret"});
-    v["prompter"][0]["value"] = serde_json::json!("typed-secret-marker");
-    let s: Scenario = serde_json::from_value(v).expect("a scenario");
+    let s = edited(ASKS_THE_USER, |v| {
+        v["tools"]["t"]["program"]["asks"][0]["question"]["answer_type"] =
+            serde_json::json!({"type": "secret"});
+        v["prompter"][0]["value"] = serde_json::json!("typed-secret-marker");
+    });
     let (a, b) = (traced(&s, Legacy), traced(&s, Rfd082));
     assert_eq!(
         evidence(&a, &b, "prompt_echo").as_deref(),
@@ -191,7 +206,7 @@ fn a_profile_diffed_against_itself_reports_nothing() {
 #[test]
 fn legacy_breaks_pairing_and_recording_and_later_profiles_hold() {
     let legacy = invariants(Legacy, corpus());
-    let paired = legacy.iter().find(|v| v.rule == "INV-PAIRED").unwrap();
+    let paired = verdict(&legacy, "INV-PAIRED");
     assert!(paired.violating > 0);
     let s = paired.smallest.clone().unwrap();
     let t = scenario::run(&s).unwrap();
@@ -207,7 +222,7 @@ fn legacy_breaks_pairing_and_recording_and_later_profiles_hold() {
         "the smallest unpaired case goes through the backend and fails there: {s:?}"
     );
 
-    let recorded = legacy.iter().find(|v| v.rule == "INV-RECORD-ALL").unwrap();
+    let recorded = verdict(&legacy, "INV-RECORD-ALL");
     assert!(recorded.violating > 0);
     let s = recorded.smallest.clone().unwrap();
     let t = scenario::run(&s).unwrap();
@@ -262,19 +277,19 @@ fn the_committed_invariant_matrix_is_current() {
 /// `s` with what no difference needs: a tool no call uses, and a first turn
 /// that calls a tool asking nothing (used by no other call).
 fn padded(s: &str) -> Scenario {
-    let mut v: serde_json::Value = serde_json::from_str(s).expect("JSON");
-    let quiet = serde_json::json!({
-        "program": {"kind": "script", "asks": [], "finish": {"with": "succeed"}},
-        "run": "unattended"
-    });
-    v["tools"]["unused"] = quiet.clone();
-    v["tools"]["quiet"] = quiet;
-    let turns = v["turns"].as_array_mut().expect("turns");
-    turns.insert(
-        0,
-        serde_json::json!({"user": "first", "cycles": [[{"id": "c0", "tool": "quiet", "arguments": {}}]]}),
-    );
-    serde_json::from_value(v).expect("a scenario")
+    edited(s, |v| {
+        let quiet = serde_json::json!({
+            "program": {"kind": "script", "asks": [], "finish": {"with": "succeed"}},
+            "run": "unattended"
+        });
+        v["tools"]["unused"] = quiet.clone();
+        v["tools"]["quiet"] = quiet;
+        let turns = v["turns"].as_array_mut().expect("turns");
+        turns.insert(
+            0,
+            serde_json::json!({"user": "first", "cycles": [[{"id": "c0", "tool": "quiet", "arguments": {}}]]}),
+        );
+    })
 }
 
 /// A local tool asking the user a boolean question, one turn: `legacy`
@@ -324,10 +339,7 @@ fn counterexamples_come_out_without_unused_tools_and_turns() {
 
     let s = padded(BACKEND_FAILS);
     let verdicts = invariants(Legacy, std::slice::from_ref(&s));
-    let v = verdicts
-        .iter()
-        .find(|v| v.rule == "INV-PAIRED")
-        .expect("a verdict");
+    let v = verdict(&verdicts, "INV-PAIRED");
     assert_eq!(v.violating, 1);
     let smallest = v.smallest.as_ref().expect("a counterexample");
     assert_eq!(tool_names(smallest), ["t"], "{smallest:?}");
@@ -361,11 +373,11 @@ fn configures(s: &Scenario, q: &str) -> bool {
 }
 
 fn with_unused_configuration(s: &str) -> Scenario {
-    let mut v: serde_json::Value = serde_json::from_str(s).expect("JSON");
-    v["tools"]["t"]["questions"]["never"] = serde_json::json!({"target": "user"});
-    v["inquiry_model"] = serde_json::json!("unused-model");
-    v["backend_by_id"] = serde_json::json!({"c9.never.1": {"reply": "answer", "value": true}});
-    serde_json::from_value(v).expect("a scenario")
+    edited(s, |v| {
+        v["tools"]["t"]["questions"]["never"] = serde_json::json!({"target": "user"});
+        v["inquiry_model"] = serde_json::json!("unused-model");
+        v["backend_by_id"] = serde_json::json!({"c9.never.1": {"reply": "answer", "value": true}});
+    })
 }
 
 /// Rule: AMEND-MINIMAL — a class's smallest scenario and an invariant's
@@ -393,10 +405,7 @@ fn counterexamples_come_out_without_unused_configuration() {
 
     let s = with_unused_configuration(BACKEND_FAILS);
     let verdicts = invariants(Legacy, std::slice::from_ref(&s));
-    let v = verdicts
-        .iter()
-        .find(|v| v.rule == "INV-PAIRED")
-        .expect("a verdict");
+    let v = verdict(&verdicts, "INV-PAIRED");
     let smallest = v.smallest.as_ref().expect("a counterexample");
     assert!(!configures(smallest, "never"), "{smallest:?}");
     assert!(smallest.backend_by_id.is_empty(), "{smallest:?}");
@@ -419,10 +428,7 @@ fn reports_count_one_in_the_singular() {
     );
     assert!(r.markdown().contains("1 scenario run under both"));
     let verdicts = invariants(Legacy, &[padded(BACKEND_FAILS)]);
-    let v = verdicts
-        .iter()
-        .find(|v| v.rule == "INV-PAIRED")
-        .expect("a verdict");
+    let v = verdict(&verdicts, "INV-PAIRED");
     assert_eq!(v.violating, 1);
     assert!(
         v.describe(false)
@@ -508,10 +514,10 @@ fn the_threaded_review_reports_what_the_reference_loops_report() {
 /// in either order.
 #[test]
 fn of_equally_small_counterexamples_the_first_in_order_is_kept() {
-    let twin = |user: &str| -> Scenario {
-        let mut v: serde_json::Value = serde_json::from_str(BACKEND_FAILS).expect("JSON");
-        v["turns"][0]["user"] = serde_json::json!(user);
-        serde_json::from_value(v).expect("a scenario")
+    let twin = |user: &str| {
+        edited(BACKEND_FAILS, |v| {
+            v["turns"][0]["user"] = serde_json::json!(user)
+        })
     };
     for order in [["go", "up"], ["up", "go"]] {
         let scenarios: Vec<Scenario> = order.iter().map(|u| twin(u)).collect();
@@ -519,10 +525,7 @@ fn of_equally_small_counterexamples_the_first_in_order_is_kept() {
             invariants(Legacy, &scenarios),
             amend::invariants_threaded(Legacy, &scenarios, 2, &|| {}),
         ] {
-            let v = verdicts
-                .iter()
-                .find(|v| v.rule == "INV-PAIRED")
-                .expect("a verdict");
+            let v = verdict(&verdicts, "INV-PAIRED");
             assert_eq!(v.violating, 2);
             let smallest = v.smallest.as_ref().expect("a counterexample");
             assert_eq!(smallest.turns[0].user, order[0], "{order:?}");

@@ -3,7 +3,7 @@
 //! compared, and the replay commands' words.
 
 use crate::profile::ProfileName::{self, Legacy, Rfd082};
-use crate::review::amend::{self, shell_word, side_by_side, sources_by_inquiry};
+use crate::review::amend::{shell_word, side_by_side, sources_by_inquiry};
 use crate::scenario::{self, Trace};
 use crate::wire::{
     Event, EventKind, InquiryAnswerType, InquiryId, InquiryQuestion, InquiryRequest, InquirySource,
@@ -77,10 +77,7 @@ fn request(id: &str, source: &str) -> Event {
 
 /// A run's trace under `profile` with `stream` in place of its own.
 fn trace(profile: ProfileName, stream: Vec<Event>) -> Trace {
-    let s = amend::scenarios(61, 300, 1)
-        .into_iter()
-        .next()
-        .expect("a scenario");
+    let s = crate::explore::scenario_at(crate::explore::Family::Single, 0);
     let mut t = scenario::run(&s).expect("runs");
     t.profile = profile;
     t.stream = stream;
