@@ -324,6 +324,60 @@ pub(crate) fn check_bytes_in(
     }
 }
 
+/// [`check_bytes_in`] of the one-line array `[e0,e1,...]` this crate's
+/// writer writes of `events`, judged from the typed events without
+/// writing or reading that array (rule `PERF-ORACLE-TYPED`). The caller
+/// vouches that each event's written text reads back as the event and is
+/// written again the same, so what the reader would read is the event and
+/// the on-disk shape is [`shape::Shape::of_event`]'s (that is what
+/// [`check_events`] judges). Each diagnostic is placed where the reader
+/// would place it: on line 1 at the column where its event starts, from
+/// `written_len(i)`, the length of event `i`'s text, asked only for the
+/// events before a placed one.
+pub(crate) fn check_written_events(
+    events: &[Event],
+    origin: &str,
+    mode: ProfileMode,
+    tables: Tables,
+    written_len: &mut dyn FnMut(usize) -> usize,
+) -> Checked {
+    let mut checker = Checker::new(origin, mode).with_tables(tables);
+    // Each diagnostic with the number of events read when it was reported.
+    let mut found: Vec<(Diagnostic, usize)> = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        checker.push_shaped_into(e, &shape::Shape::of_event(e), &mut |d| {
+            found.push((d, i + 1))
+        });
+    }
+    let read = events.len();
+    checker.finish_into(&mut |d| found.push((d, read)));
+    // Where each event starts: after `[`, and after each earlier event and
+    // its `,` (a compact text holds no newline).
+    let mut starts = vec![2usize];
+    let diagnostics = found
+        .into_iter()
+        .map(|(mut d, read)| {
+            if diagnostic::in_window(d.event_index, read) {
+                while starts.len() <= d.event_index {
+                    let i = starts.len() - 1;
+                    let next = starts[i].saturating_add(written_len(i)).saturating_add(1);
+                    starts.push(next);
+                }
+                let column = starts[d.event_index];
+                // The reader records no position past `u32` (`Positions::push`).
+                d.position =
+                    (u32::try_from(column).is_ok()).then_some(Position { line: 1, column });
+            }
+            d
+        })
+        .collect();
+    Checked {
+        summary: checker.summary(),
+        diagnostics,
+        error: None,
+    }
+}
+
 /// Checks typed events as this crate's writer would write them (the
 /// model's traces, or a [`crate::wire::Stream`]'s events).
 pub fn check_events<'a, I>(events: I, origin: &str, mode: ProfileMode) -> Checked

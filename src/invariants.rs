@@ -447,7 +447,43 @@ pub(super) struct StreamFindings {
 /// [`StreamFindings`]).
 pub(super) fn stream_findings(bytes: &[u8], trace: &Trace) -> StreamFindings {
     let mode = ProfileMode::Fixed(trace.profile);
-    let checked = check::check_bytes_in(bytes, ORIGIN, mode, trace.rules.tables);
+    findings_of(check::check_bytes_in(
+        bytes,
+        ORIGIN,
+        mode,
+        trace.rules.tables,
+    ))
+}
+
+/// [`stream_findings`] of the bytes [`write_persisted`] writes of `trace`,
+/// judged from its events without writing them (rule
+/// `PERF-ORACLE-TYPED`). Only for a trace each of whose events is written
+/// straight from its `Serialize` (no legacy flat answer, no extra field
+/// that repeats a name: [`write_events`]) and reads back as itself and is
+/// written again the same (its round trip, event by event, is clean): then
+/// what the oracle would read is the events themselves, each in the shape
+/// its writer gives it.
+pub(super) fn written_stream_findings(trace: &Trace) -> StreamFindings {
+    let mode = ProfileMode::Fixed(trace.profile);
+    let mut text = Vec::new();
+    let mut written_len = |i: usize| {
+        text.clear();
+        match serde_json::to_writer(&mut text, &trace.stream[i]) {
+            Ok(()) => text.len(),
+            Err(_) => "null".len(),
+        }
+    };
+    findings_of(check::check_written_events(
+        &trace.stream,
+        ORIGIN,
+        mode,
+        trace.rules.tables,
+        &mut written_len,
+    ))
+}
+
+/// The oracle's judgment of a trace's persisted stream as [`StreamFindings`].
+fn findings_of(checked: check::Checked) -> StreamFindings {
     // The model's scenarios hold synthetic assistant-hooked built-ins, which
     // RFD 082 sanctions for tests ("tests exercise the assistant-source path
     // with a synthetic built-in") and production streams never hold; the
@@ -520,7 +556,7 @@ pub(crate) fn write_persisted(trace: &Trace, out: &mut Vec<u8>) {
 
 /// Whether `trace`'s profile writes an answered response without its
 /// `outcome`.
-fn writes_flat(trace: &Trace) -> bool {
+pub(super) fn writes_flat(trace: &Trace) -> bool {
     matches!(
         trace.rules.response_form,
         crate::profile::ResponseForm::Flat
@@ -564,7 +600,7 @@ pub(super) fn write_events(events: &[crate::wire::Event], flat: bool, out: &mut 
 /// before it (the tag, the timestamp, a field the kind types, an earlier
 /// extra): the JSON tree keeps one member of a name, the event's own
 /// `Serialize` writes both.
-fn repeats_a_name(e: &crate::wire::Event) -> bool {
+pub(super) fn repeats_a_name(e: &crate::wire::Event) -> bool {
     if e.extra.is_empty() {
         return false;
     }

@@ -775,6 +775,17 @@ impl Checker {
     /// Feeds the next event with its on-disk shape.
     pub(crate) fn push_shaped(&mut self, event: &Event, shape: &Shape) -> Vec<Diagnostic> {
         let mut out = Vec::new();
+        self.push_shaped_into(event, shape, &mut |d| out.push(d));
+        out
+    }
+
+    /// [`Checker::push_shaped`], handing each diagnostic to `sink`.
+    pub(crate) fn push_shaped_into(
+        &mut self,
+        event: &Event,
+        shape: &Shape,
+        sink: &mut dyn FnMut(Diagnostic),
+    ) {
         let content = match &event.kind {
             EventKind::ToolCallResponse(r) => r.content.as_ref().map(crate::wire::Opaque::get),
             EventKind::TurnStart
@@ -785,8 +796,7 @@ impl Checker {
             | EventKind::InquiryResponse(_)
             | EventKind::Other(_) => None,
         };
-        self.push_into(event, shape, content, &mut |d| out.push(d));
-        out
+        self.push_into(event, shape, content, sink);
     }
 
     /// [`Checker::push_shaped`], handing each diagnostic to `sink`.

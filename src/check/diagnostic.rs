@@ -74,6 +74,13 @@ impl fmt::Display for Diagnostic {
 /// carries no position.
 pub(crate) const POSITION_WINDOW: usize = 1 << 16;
 
+/// Whether a diagnostic about event `index`, reported when `read` events
+/// have been read, is placed: its event is read and among the last
+/// [`POSITION_WINDOW`].
+pub(super) fn in_window(index: usize, read: usize) -> bool {
+    index < read && read - index <= POSITION_WINDOW
+}
+
 /// The positions of the last [`POSITION_WINDOW`] events read, by event index.
 pub(super) struct Positions {
     pub(super) ring: Vec<(u32, u32)>,
@@ -105,7 +112,7 @@ impl Positions {
 
     /// Where event `index` starts, if it is still in the window.
     pub(super) fn get(&self, index: usize) -> Option<Position> {
-        if index >= self.next || self.next - index > POSITION_WINDOW {
+        if !in_window(index, self.next) {
             return None;
         }
         match self.ring.get(index % POSITION_WINDOW) {

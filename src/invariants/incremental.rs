@@ -325,6 +325,9 @@ pub struct StreamMemo {
     pub hits: usize,
     /// Lookups computed.
     pub misses: usize,
+    /// Of the lookups computed, those whose oracle judged the events
+    /// without their bytes (rule `PERF-ORACLE-TYPED`).
+    pub(super) from_events: usize,
     /// The written hashes of the events of the stream looked up last.
     hashes: Vec<u64>,
     /// Events whose round trip as the only element of a pretty array is
@@ -339,6 +342,10 @@ pub(super) struct MemoEntry {
     pub(super) wire: Vec<Diagnostic>,
     /// `always_paired` of the stream (rule `PERF-MEMO-PAIRED`).
     pub(super) paired: Vec<Diagnostic>,
+    /// Every event of the stream round-trips alone and none holds an extra
+    /// field that repeats a name: under a tagged response form the oracle
+    /// judges the events as they are (rule `PERF-ORACLE-TYPED`).
+    pub(super) written_as_is: bool,
     /// The oracle's findings per profile and rules.
     pub(super) judged: Vec<Judged>,
 }
@@ -423,9 +430,6 @@ impl StreamMemo {
             }
         }
         self.misses += 1;
-        let mut bytes = Vec::new();
-        write_persisted(trace, &mut bytes);
-        let found = stream_findings(&bytes, trace);
         let mut known = known;
         if self.len >= self.capacity.unwrap_or(Self::CAPACITY) {
             self.entries.clear();
@@ -437,18 +441,28 @@ impl StreamMemo {
         let k = match known {
             Some(k) => k,
             None => {
-                let wire = self.round_trip(trace);
+                let (wire, every_event_clean) = self.round_trip(trace);
+                let written_as_is = every_event_clean && !trace.stream.iter().any(repeats_a_name);
                 let bucket = self.entries.entry(key).or_default();
                 bucket.push(MemoEntry {
                     stream: trace.stream.clone(),
                     wire,
                     paired: always_paired(trace),
+                    written_as_is,
                     judged: Vec::new(),
                 });
                 bucket.len() - 1
             }
         };
         let e = &mut self.entries.get_mut(&key).expect("the entry is in place")[k];
+        let found = if e.written_as_is && !writes_flat(trace) {
+            self.from_events += 1;
+            written_stream_findings(trace)
+        } else {
+            let mut bytes = Vec::new();
+            write_persisted(trace, &mut bytes);
+            stream_findings(&bytes, trace)
+        };
         e.judged.push(Judged {
             profile: trace.profile,
             rules: trace.rules,
@@ -469,8 +483,9 @@ impl StreamMemo {
     /// the only element of a pretty array round-trips; each event's round
     /// trip is remembered by its written hash and confirmed by comparing
     /// the events. A stream with an event that does not (or an empty one)
-    /// takes the plain path, which words the finding.
-    fn round_trip(&mut self, trace: &Trace) -> Vec<Diagnostic> {
+    /// takes the plain path, which words the finding. Also returns whether
+    /// the stream is not empty and its every event round-trips alone.
+    fn round_trip(&mut self, trace: &Trace) -> (Vec<Diagnostic>, bool) {
         let clean = &mut self.clean;
         let every_event_clean = trace.stream.iter().zip(&self.hashes).all(|(e, &h)| {
             if clean.get(&h).is_some_and(|v| v.contains(e)) {
@@ -483,9 +498,9 @@ impl StreamMemo {
             alone
         });
         if every_event_clean && !trace.stream.is_empty() {
-            return vec![];
+            return (vec![], true);
         }
-        wire_round_trip(trace)
+        (wire_round_trip(trace), false)
     }
 }
 

@@ -398,9 +398,10 @@ fn events_whose_texts_differ_hash_differently() {
 /// Rule: PERF-ROUND-TRIP-BY-EVENT — invariant: the memo's round trip,
 /// judged event by event (each event alone in a pretty array, remembered
 /// by its written hash), gives `wire_round_trip`'s findings, with a fresh
-/// memo and with one shared by every run: on the explored runs of every
-/// profile with and without each fault (an unreadable write among them),
-/// on a stream that reads back different, and on the empty stream.
+/// memo and with one shared by every run, and says whether the stream is
+/// not empty and its every event round-trips alone: on the explored runs
+/// of every profile with and without each fault (an unreadable write among
+/// them), on a stream that reads back different, and on the empty stream.
 #[test]
 fn the_round_trip_by_event_is_the_streams() {
     let mut traces: Vec<Trace> = explored_runs(61).into_iter().map(|(_, t)| t).collect();
@@ -421,8 +422,16 @@ fn the_round_trip_by_event_is_the_streams() {
     for t in &traces {
         let want = wire_round_trip(t);
         failing += usize::from(!want.is_empty());
-        assert_eq!(by_event(&mut StreamMemo::new(), t), want);
-        assert_eq!(by_event(&mut shared, t), want);
+        // Whether each event alone round-trips, judged afresh.
+        let each_alone = !t.stream.is_empty()
+            && t.stream
+                .iter()
+                .all(|e| round_trip_findings(std::slice::from_ref(e)).is_empty());
+        assert_eq!(
+            by_event(&mut StreamMemo::new(), t),
+            (want.clone(), each_alone)
+        );
+        assert_eq!(by_event(&mut shared, t), (want, each_alone));
     }
     assert!(failing > 1, "{failing} streams that do not round-trip");
     assert!(!shared.clean.is_empty());
@@ -597,5 +606,75 @@ fn a_remembered_streams_pairing_is_its_own() {
     assert!(
         unpaired_hits > 0,
         "no remembered stream with an unpaired request"
+    );
+}
+
+/// Rule: PERF-ORACLE-TYPED — invariant: on every explored run (every
+/// profile, with and without each fault) whose events each round-trip
+/// alone and are written straight from their `Serialize`, under a tagged
+/// response form, the stream oracle judged from the events finds exactly
+/// what it finds reading the persisted bytes, diagnostics placed at the
+/// same line and column; placed findings past the first event are among
+/// them. Under a flat response form the events are not what is written
+/// (an answered response loses its `outcome`), and judging them finds
+/// something else on some runs: those runs' bytes are read.
+#[test]
+fn the_oracle_judged_from_the_events_finds_what_the_bytes_show() {
+    let (mut judged, mut placed, mut flat, mut flat_differs) = (0, 0, 0, 0);
+    for (_, t) in explored_runs(61) {
+        let as_is = !t.stream.is_empty()
+            && t.stream
+                .iter()
+                .all(|e| round_trip_findings(std::slice::from_ref(e)).is_empty())
+            && !t.stream.iter().any(repeats_a_name);
+        if !as_is {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        write_persisted(&t, &mut bytes);
+        let read = stream_findings(&bytes, &t);
+        let from_events = written_stream_findings(&t);
+        if writes_flat(&t) {
+            flat += 1;
+            flat_differs += usize::from(from_events != read);
+            continue;
+        }
+        assert_eq!(from_events, read);
+        judged += 1;
+        placed += read
+            .diagnostics
+            .iter()
+            .filter(|d| d.event_index > 0 && d.position.is_some())
+            .count();
+    }
+    assert!(judged > 1000, "{judged} judged");
+    assert!(placed > 100, "{placed} placed findings");
+    assert!(
+        flat_differs > 0 && flat_differs < flat,
+        "{flat_differs} of {flat}"
+    );
+}
+
+/// Rule: PERF-ORACLE-TYPED — a shared memo judges most new (stream,
+/// profile, rules) from the events and reads the bytes of the rest (flat
+/// response forms), finding `check_trace`'s findings either way.
+#[test]
+fn a_memo_reads_the_bytes_only_where_the_events_are_not_what_is_written() {
+    let mut memo = StreamMemo::new();
+    let mut flat_misses = 0;
+    for (s, t) in explored_runs(61) {
+        let misses = memo.misses;
+        assert_eq!(
+            check_trace_memo(&t, &s, &mut memo, None),
+            check_trace(&t, &s)
+        );
+        flat_misses += usize::from(memo.misses > misses && writes_flat(&t));
+    }
+    assert!(flat_misses > 0, "no flat miss");
+    assert!(
+        memo.from_events > memo.misses / 2 && memo.from_events + flat_misses <= memo.misses,
+        "{} of {} misses from the events, {flat_misses} flat",
+        memo.from_events,
+        memo.misses
     );
 }
