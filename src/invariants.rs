@@ -462,23 +462,16 @@ pub(super) fn stream_findings(bytes: &[u8], trace: &Trace) -> StreamFindings {
 /// that repeats a name: [`write_events`]) and reads back as itself and is
 /// written again the same (its round trip, event by event, is clean): then
 /// what the oracle would read is the events themselves, each in the shape
-/// its writer gives it.
-pub(super) fn written_stream_findings(trace: &Trace) -> StreamFindings {
+/// its writer gives it. `lengths` are the events' written lengths, which
+/// place the diagnostics.
+pub(super) fn written_stream_findings(trace: &Trace, lengths: &[usize]) -> StreamFindings {
     let mode = ProfileMode::Fixed(trace.profile);
-    let mut text = Vec::new();
-    let mut written_len = |i: usize| {
-        text.clear();
-        match serde_json::to_writer(&mut text, &trace.stream[i]) {
-            Ok(()) => text.len(),
-            Err(_) => "null".len(),
-        }
-    };
     findings_of(check::check_written_events(
         &trace.stream,
         ORIGIN,
         mode,
         trace.rules.tables,
-        &mut written_len,
+        &mut |i| lengths[i],
     ))
 }
 

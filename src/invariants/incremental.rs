@@ -331,8 +331,9 @@ pub struct StreamMemo {
     /// The written hashes of the events of the stream looked up last.
     hashes: Vec<u64>,
     /// Events whose round trip as the only element of a pretty array is
-    /// clean, by their written hash (rule `PERF-ROUND-TRIP-BY-EVENT`).
-    clean: HashMap<u64, Vec<crate::wire::Event>>,
+    /// clean, by their written hash (rule `PERF-ROUND-TRIP-BY-EVENT`), each
+    /// with the length of its compact text (rule `PERF-ORACLE-TYPED`).
+    clean: HashMap<u64, Vec<(crate::wire::Event, usize)>>,
 }
 
 #[derive(Debug)]
@@ -342,10 +343,11 @@ pub(super) struct MemoEntry {
     pub(super) wire: Vec<Diagnostic>,
     /// `always_paired` of the stream (rule `PERF-MEMO-PAIRED`).
     pub(super) paired: Vec<Diagnostic>,
-    /// Every event of the stream round-trips alone and none holds an extra
-    /// field that repeats a name: under a tagged response form the oracle
-    /// judges the events as they are (rule `PERF-ORACLE-TYPED`).
-    pub(super) written_as_is: bool,
+    /// Where every event of the stream round-trips alone and none holds an
+    /// extra field that repeats a name, the events' written lengths: under
+    /// a tagged response form the oracle judges the events as they are
+    /// (rule `PERF-ORACLE-TYPED`).
+    pub(super) written_as_is: Option<Vec<usize>>,
     /// The oracle's findings per profile and rules.
     pub(super) judged: Vec<Judged>,
 }
@@ -441,8 +443,8 @@ impl StreamMemo {
         let k = match known {
             Some(k) => k,
             None => {
-                let (wire, every_event_clean) = self.round_trip(trace);
-                let written_as_is = every_event_clean && !trace.stream.iter().any(repeats_a_name);
+                let (wire, lengths) = self.round_trip(trace);
+                let written_as_is = lengths.filter(|_| !trace.stream.iter().any(repeats_a_name));
                 let bucket = self.entries.entry(key).or_default();
                 bucket.push(MemoEntry {
                     stream: trace.stream.clone(),
@@ -455,9 +457,9 @@ impl StreamMemo {
             }
         };
         let e = &mut self.entries.get_mut(&key).expect("the entry is in place")[k];
-        let found = if e.written_as_is && !writes_flat(trace) {
+        let found = if let (Some(lengths), false) = (&e.written_as_is, writes_flat(trace)) {
             self.from_events += 1;
-            written_stream_findings(trace)
+            written_stream_findings(trace, lengths)
         } else {
             let mut bytes = Vec::new();
             write_persisted(trace, &mut bytes);
@@ -483,24 +485,50 @@ impl StreamMemo {
     /// the only element of a pretty array round-trips; each event's round
     /// trip is remembered by its written hash and confirmed by comparing
     /// the events. A stream with an event that does not (or an empty one)
-    /// takes the plain path, which words the finding. Also returns whether
-    /// the stream is not empty and its every event round-trips alone.
-    fn round_trip(&mut self, trace: &Trace) -> (Vec<Diagnostic>, bool) {
+    /// takes the plain path, which words the finding. Also returns, for a
+    /// stream that is not empty and whose every event round-trips alone,
+    /// the lengths of the events' compact texts.
+    fn round_trip(&mut self, trace: &Trace) -> (Vec<Diagnostic>, Option<Vec<usize>>) {
         let clean = &mut self.clean;
+        let mut lengths = Vec::with_capacity(trace.stream.len());
         let every_event_clean = trace.stream.iter().zip(&self.hashes).all(|(e, &h)| {
-            if clean.get(&h).is_some_and(|v| v.contains(e)) {
+            if let Some((_, n)) = clean.get(&h).and_then(|v| v.iter().find(|(c, _)| c == e)) {
+                lengths.push(*n);
                 return true;
             }
             let alone = round_trip_findings(std::slice::from_ref(e)).is_empty();
             if alone {
-                clean.entry(h).or_default().push(e.clone());
+                let n = compact_length(e);
+                lengths.push(n);
+                clean.entry(h).or_default().push((e.clone(), n));
             }
             alone
         });
         if every_event_clean && !trace.stream.is_empty() {
-            return (vec![], true);
+            return (vec![], Some(lengths));
         }
-        (wire_round_trip(trace), false)
+        (wire_round_trip(trace), None)
+    }
+}
+
+/// The length of `event`'s compact JSON text (what `write_events` writes of
+/// an event written straight from its `Serialize`), counted without
+/// keeping the text.
+fn compact_length(event: &crate::wire::Event) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    match serde_json::to_writer(&mut n, event) {
+        Ok(()) => n.0,
+        Err(_) => "null".len(),
     }
 }
 

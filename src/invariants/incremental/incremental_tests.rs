@@ -398,8 +398,9 @@ fn events_whose_texts_differ_hash_differently() {
 /// Rule: PERF-ROUND-TRIP-BY-EVENT — invariant: the memo's round trip,
 /// judged event by event (each event alone in a pretty array, remembered
 /// by its written hash), gives `wire_round_trip`'s findings, with a fresh
-/// memo and with one shared by every run, and says whether the stream is
-/// not empty and its every event round-trips alone: on the explored runs
+/// memo and with one shared by every run, and, for a stream that is not
+/// empty and whose every event round-trips alone, gives the lengths of
+/// the events' compact texts: on the explored runs
 /// of every profile with and without each fault (an unreadable write among
 /// them), on a stream that reads back different, and on the empty stream.
 #[test]
@@ -422,16 +423,18 @@ fn the_round_trip_by_event_is_the_streams() {
     for t in &traces {
         let want = wire_round_trip(t);
         failing += usize::from(!want.is_empty());
-        // Whether each event alone round-trips, judged afresh.
+        // Whether each event alone round-trips, judged afresh, and then
+        // the lengths of the events' compact texts, written afresh.
         let each_alone = !t.stream.is_empty()
             && t.stream
                 .iter()
                 .all(|e| round_trip_findings(std::slice::from_ref(e)).is_empty());
+        let lengths = each_alone.then(|| written_lengths(t));
         assert_eq!(
             by_event(&mut StreamMemo::new(), t),
-            (want.clone(), each_alone)
+            (want.clone(), lengths.clone())
         );
-        assert_eq!(by_event(&mut shared, t), (want, each_alone));
+        assert_eq!(by_event(&mut shared, t), (want, lengths));
     }
     assert!(failing > 1, "{failing} streams that do not round-trip");
     assert!(!shared.clean.is_empty());
@@ -609,6 +612,14 @@ fn a_remembered_streams_pairing_is_its_own() {
     );
 }
 
+/// The lengths of `t`'s events as `serde_json` writes each alone.
+fn written_lengths(t: &Trace) -> Vec<usize> {
+    t.stream
+        .iter()
+        .map(|e| serde_json::to_vec(e).expect("writes").len())
+        .collect()
+}
+
 /// Rule: PERF-ORACLE-TYPED — invariant: on every explored run (every
 /// profile, with and without each fault) whose events each round-trip
 /// alone and are written straight from their `Serialize`, under a tagged
@@ -633,7 +644,7 @@ fn the_oracle_judged_from_the_events_finds_what_the_bytes_show() {
         let mut bytes = Vec::new();
         write_persisted(&t, &mut bytes);
         let read = stream_findings(&bytes, &t);
-        let from_events = written_stream_findings(&t);
+        let from_events = written_stream_findings(&t, &written_lengths(&t));
         if writes_flat(&t) {
             flat += 1;
             flat_differs += usize::from(from_events != read);
