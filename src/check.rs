@@ -324,18 +324,36 @@ pub(crate) fn check_bytes_in(
     }
 }
 
+/// The on-disk shape of `event` as this crate's writer writes it:
+/// [`shape::Shape::of_event`]'s, but for an answered response written
+/// `flat`, without its `outcome` (the legacy form).
+pub(crate) fn written_shape(event: &Event, flat: bool) -> shape::Shape {
+    let mut shape = shape::Shape::of_event(event);
+    if flat
+        && matches!(
+            event.kind,
+            crate::wire::EventKind::InquiryResponse(crate::wire::InquiryResponse::Answered { .. })
+        )
+    {
+        shape.tagged = false;
+    }
+    shape
+}
+
 /// [`check_bytes_in`] of the one-line array `[e0,e1,...]` this crate's
-/// writer writes of `events`, judged from the typed events without
-/// writing or reading that array (rule `PERF-ORACLE-TYPED`). The caller
-/// vouches that each event's written text reads back as the event and is
-/// written again the same, so what the reader would read is the event and
-/// the on-disk shape is [`shape::Shape::of_event`]'s (that is what
-/// [`check_events`] judges). Each diagnostic is placed where the reader
+/// writer writes of `events` (answered responses without their `outcome`
+/// if `flat`), judged from the typed events without writing or reading
+/// that array (rule `PERF-ORACLE-TYPED`). The caller vouches that each
+/// event's written text reads back as the event in the shape
+/// [`written_shape`] gives it: that is what the reader would read, and
+/// what the checker judges of a typed event and its shape is what it
+/// judges of the same event read ([`check_events`]). Each diagnostic is placed where the reader
 /// would place it: on line 1 at the column where its event starts, from
 /// `written_len(i)`, the length of event `i`'s text, asked only for the
 /// events before a placed one.
 pub(crate) fn check_written_events(
     events: &[Event],
+    flat: bool,
     origin: &str,
     mode: ProfileMode,
     tables: Tables,
@@ -345,9 +363,7 @@ pub(crate) fn check_written_events(
     // Each diagnostic with the number of events read when it was reported.
     let mut found: Vec<(Diagnostic, usize)> = Vec::new();
     for (i, e) in events.iter().enumerate() {
-        checker.push_shaped_into(e, &shape::Shape::of_event(e), &mut |d| {
-            found.push((d, i + 1))
-        });
+        checker.push_shaped_into(e, &written_shape(e, flat), &mut |d| found.push((d, i + 1)));
     }
     let read = events.len();
     checker.finish_into(&mut |d| found.push((d, read)));

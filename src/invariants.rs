@@ -457,17 +457,16 @@ pub(super) fn stream_findings(bytes: &[u8], trace: &Trace) -> StreamFindings {
 
 /// [`stream_findings`] of the bytes [`write_persisted`] writes of `trace`,
 /// judged from its events without writing them (rule
-/// `PERF-ORACLE-TYPED`). Only for a trace each of whose events is written
-/// straight from its `Serialize` (no legacy flat answer, no extra field
-/// that repeats a name: [`write_events`]) and reads back as itself and is
-/// written again the same (its round trip, event by event, is clean): then
-/// what the oracle would read is the events themselves, each in the shape
-/// its writer gives it. `lengths` are the events' written lengths, which
+/// `PERF-ORACLE-TYPED`). Only for a trace each of whose events' written
+/// text reads back as the event, in the shape its writer gives it
+/// ([`check::written_shape`]): then what the oracle would read is the
+/// events themselves. `lengths` are the events' written lengths, which
 /// place the diagnostics.
 pub(super) fn written_stream_findings(trace: &Trace, lengths: &[usize]) -> StreamFindings {
     let mode = ProfileMode::Fixed(trace.profile);
     findings_of(check::check_written_events(
         &trace.stream,
+        writes_flat(trace),
         ORIGIN,
         mode,
         trace.rules.tables,

@@ -334,6 +334,10 @@ pub struct StreamMemo {
     /// clean, by their written hash (rule `PERF-ROUND-TRIP-BY-EVENT`), each
     /// with the length of its compact text (rule `PERF-ORACLE-TYPED`).
     clean: HashMap<u64, Vec<(crate::wire::Event, usize)>>,
+    /// Answered responses by their written hash, each with the length of
+    /// its flat text if that text reads back as the response in the flat
+    /// shape (rule `PERF-ORACLE-TYPED`).
+    flat: HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>>,
 }
 
 #[derive(Debug)]
@@ -436,6 +440,7 @@ impl StreamMemo {
         if self.len >= self.capacity.unwrap_or(Self::CAPACITY) {
             self.entries.clear();
             self.clean.clear();
+            self.flat.clear();
             self.len = 0;
             known = None;
         }
@@ -456,15 +461,25 @@ impl StreamMemo {
                 bucket.len() - 1
             }
         };
-        let e = &mut self.entries.get_mut(&key).expect("the entry is in place")[k];
-        let found = if let (Some(lengths), false) = (&e.written_as_is, writes_flat(trace)) {
-            self.from_events += 1;
-            written_stream_findings(trace, lengths)
-        } else {
-            let mut bytes = Vec::new();
-            write_persisted(trace, &mut bytes);
-            stream_findings(&bytes, trace)
+        let as_is = self.entries[&key][k].written_as_is.as_deref();
+        let lengths = match (as_is, writes_flat(trace)) {
+            (Some(tagged), false) => Some(std::borrow::Cow::Borrowed(tagged)),
+            (Some(tagged), true) => flat_lengths(&mut self.flat, trace, &self.hashes, tagged)
+                .map(std::borrow::Cow::Owned),
+            (None, _) => None,
         };
+        let found = match lengths {
+            Some(lengths) => {
+                self.from_events += 1;
+                written_stream_findings(trace, &lengths)
+            }
+            None => {
+                let mut bytes = Vec::new();
+                write_persisted(trace, &mut bytes);
+                stream_findings(&bytes, trace)
+            }
+        };
+        let e = &mut self.entries.get_mut(&key).expect("the entry is in place")[k];
         e.judged.push(Judged {
             profile: trace.profile,
             rules: trace.rules,
@@ -509,6 +524,54 @@ impl StreamMemo {
         }
         (wire_round_trip(trace), None)
     }
+}
+
+/// The written lengths of `trace`'s events under a flat response form,
+/// from `tagged`, their lengths under a tagged one (every event but an
+/// answered response is written the same under both): each answered
+/// response's flat text judged alone by [`flat_text_length`], remembered
+/// in `known` by its written hash (`hashes`, in the stream's order) and
+/// confirmed by comparing the events. `None` if one does not read back.
+fn flat_lengths(
+    known: &mut HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>>,
+    trace: &Trace,
+    hashes: &[u64],
+    tagged: &[usize],
+) -> Option<Vec<usize>> {
+    trace
+        .stream
+        .iter()
+        .zip(hashes)
+        .zip(tagged)
+        .map(|((e, &h), &n)| {
+            let answered = matches!(
+                e.kind,
+                EventKind::InquiryResponse(crate::wire::InquiryResponse::Answered { .. })
+            );
+            if !answered {
+                return Some(n);
+            }
+            if let Some((_, m)) = known.get(&h).and_then(|v| v.iter().find(|(c, _)| c == e)) {
+                return *m;
+            }
+            let m = flat_text_length(e);
+            known.entry(h).or_default().push((e.clone(), m));
+            m
+        })
+        .collect()
+}
+
+/// The length of the flat text `write_events` writes of `event`, if that
+/// text reads back as `event` in the shape [`check::written_shape`] gives
+/// it under a flat response form: what the reader would read of it.
+fn flat_text_length(event: &crate::wire::Event) -> Option<usize> {
+    let mut text = Vec::new();
+    write_events(std::slice::from_ref(event), true, &mut text);
+    let inner = text.get(1..text.len().saturating_sub(1))?;
+    let raw: crate::wire::RawEvent = serde_json::from_slice(inner).ok()?;
+    let shape = check::shape::Shape::of_raw(&raw);
+    let back = raw.into_event().ok()?;
+    (back == *event && shape == check::written_shape(event, true)).then_some(inner.len())
 }
 
 /// The length of `event`'s compact JSON text (what `write_events` writes of
