@@ -326,7 +326,7 @@ fn beyond_the_stream(
 /// asking `b.1` and call `a.b` asking `1` both record `a.b.1.1`.
 pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
     let mut attempts: HashMap<(usize, &str, &str), u32, Fast> = HashMap::default();
-    let mut named: HashMap<(usize, String), (&str, &str, u32), Fast> = HashMap::default();
+    let mut named: HashMap<(usize, &str), (&str, &str, u32), Fast> = HashMap::default();
     let mut out = Vec::new();
     for inv in &trace.invocations {
         let Some(q) = asked(inv) else { continue };
@@ -339,14 +339,14 @@ pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
             .or_insert(0);
         *n += 1;
         let triple = (inv.tool_call_id.as_str(), q.id.as_str(), *n);
-        let id = r.id.to_string();
-        let first = *named.entry((inv.at.turn, id.clone())).or_insert(triple);
+        let id = r.id.as_str();
+        let first = *named.entry((inv.at.turn, id)).or_insert(triple);
         if first != triple {
             out.push(diag(
                 Rule::InvIdUnique,
                 inv.at.turn,
                 k,
-                vec![id.clone()],
+                vec![id.to_owned()],
                 format!(
                     "inquiry ID `{id}` is persisted for call `{}` question `{}` attempt {} \
                      and, earlier in the turn, for call `{}` question `{}` attempt {}",
@@ -752,7 +752,7 @@ fn request_index(trace: &Trace) -> RequestAt {
         for i in t.start..t.end {
             if let Some(r) = trace.stream[i].as_inquiry_request() {
                 request_at
-                    .entry((t.index, r.id.to_string()))
+                    .entry((t.index, r.id.as_str().to_owned()))
                     .or_default()
                     .push(i);
             }
@@ -801,7 +801,7 @@ impl RequestIndex {
             }
             if let Some(r) = e.as_inquiry_request() {
                 self.at
-                    .entry((self.turn, r.id.to_string()))
+                    .entry((self.turn, r.id.as_str().to_owned()))
                     .or_default()
                     .push(i);
             }
