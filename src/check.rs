@@ -324,17 +324,22 @@ pub(crate) fn check_bytes_in(
     }
 }
 
+/// Whether this crate's writer writes `event` without its `outcome` under
+/// a `flat` response form: an answered response, in the legacy `{id,
+/// answer}` form (every other event is written the same under both forms).
+pub(crate) fn written_without_outcome(event: &Event, flat: bool) -> bool {
+    flat && matches!(
+        event.kind,
+        crate::wire::EventKind::InquiryResponse(crate::wire::InquiryResponse::Answered { .. })
+    )
+}
+
 /// The on-disk shape of `event` as this crate's writer writes it:
-/// [`shape::Shape::of_event`]'s, but for an answered response written
-/// `flat`, without its `outcome` (the legacy form).
+/// [`shape::Shape::of_event`]'s, untagged where the writer leaves the
+/// `outcome` out ([`written_without_outcome`]).
 pub(crate) fn written_shape(event: &Event, flat: bool) -> shape::Shape {
     let mut shape = shape::Shape::of_event(event);
-    if flat
-        && matches!(
-            event.kind,
-            crate::wire::EventKind::InquiryResponse(crate::wire::InquiryResponse::Answered { .. })
-        )
-    {
+    if written_without_outcome(event, flat) {
         shape.tagged = false;
     }
     shape
@@ -347,10 +352,10 @@ pub(crate) fn written_shape(event: &Event, flat: bool) -> shape::Shape {
 /// event's written text reads back as the event in the shape
 /// [`written_shape`] gives it: that is what the reader would read, and
 /// what the checker judges of a typed event and its shape is what it
-/// judges of the same event read ([`check_events`]). Each diagnostic is placed where the reader
-/// would place it: on line 1 at the column where its event starts, from
-/// `written_len(i)`, the length of event `i`'s text, asked only for the
-/// events before a placed one.
+/// judges of the same event read ([`check_events`]). Each diagnostic is
+/// placed where the reader would place it: on line 1 at the column where
+/// its event starts, from `written_len(i)`, the length of event `i`'s
+/// text, asked only for the events before a placed one.
 pub(crate) fn check_written_events(
     events: &[Event],
     flat: bool,
@@ -381,8 +386,9 @@ pub(crate) fn check_written_events(
                 }
                 let column = starts[d.event_index];
                 // The reader records no position past `u32` (`Positions::push`).
-                d.position =
-                    (u32::try_from(column).is_ok()).then_some(Position { line: 1, column });
+                d.position = u32::try_from(column)
+                    .is_ok()
+                    .then_some(Position { line: 1, column });
             }
             d
         })

@@ -565,11 +565,7 @@ pub(super) fn write_events(events: &[crate::wire::Event], flat: bool, out: &mut 
         if i > 0 {
             out.push(b',');
         }
-        let legacy_answer = flat
-            && matches!(
-                e.kind,
-                EventKind::InquiryResponse(crate::wire::InquiryResponse::Answered { .. })
-            );
+        let legacy_answer = check::written_without_outcome(e, flat);
         let start = out.len();
         let written = if legacy_answer || repeats_a_name(e) {
             let mut v = serde_json::to_value(e).unwrap_or(Value::Null);

@@ -348,9 +348,10 @@ pub(super) struct MemoEntry {
     /// `always_paired` of the stream (rule `PERF-MEMO-PAIRED`).
     pub(super) paired: Vec<Diagnostic>,
     /// Where every event of the stream round-trips alone and none holds an
-    /// extra field that repeats a name, the events' written lengths: under
-    /// a tagged response form the oracle judges the events as they are
-    /// (rule `PERF-ORACLE-TYPED`).
+    /// extra field that repeats a name, the events' compact written
+    /// lengths: the oracle then judges the events as they are, under a
+    /// flat response form once each answered response's flat text is
+    /// trusted too (rule `PERF-ORACLE-TYPED`).
     pub(super) written_as_is: Option<Vec<usize>>,
     /// The oracle's findings per profile and rules.
     pub(super) judged: Vec<Judged>,
@@ -527,9 +528,9 @@ impl StreamMemo {
 }
 
 /// The written lengths of `trace`'s events under a flat response form,
-/// from `tagged`, their lengths under a tagged one (every event but an
-/// answered response is written the same under both): each answered
-/// response's flat text judged alone by [`flat_text_length`], remembered
+/// from `tagged`, their lengths under a tagged one (only an event written
+/// without its `outcome`, [`check::written_without_outcome`], differs):
+/// each answered response's flat text judged alone by [`flat_text_length`], remembered
 /// in `known` by its written hash (`hashes`, in the stream's order) and
 /// confirmed by comparing the events. `None` if one does not read back.
 fn flat_lengths(
@@ -544,11 +545,7 @@ fn flat_lengths(
         .zip(hashes)
         .zip(tagged)
         .map(|((e, &h), &n)| {
-            let answered = matches!(
-                e.kind,
-                EventKind::InquiryResponse(crate::wire::InquiryResponse::Answered { .. })
-            );
-            if !answered {
+            if !check::written_without_outcome(e, true) {
                 return Some(n);
             }
             if let Some((_, m)) = known.get(&h).and_then(|v| v.iter().find(|(c, _)| c == e)) {

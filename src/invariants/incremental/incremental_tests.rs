@@ -425,11 +425,7 @@ fn the_round_trip_by_event_is_the_streams() {
         failing += usize::from(!want.is_empty());
         // Whether each event alone round-trips, judged afresh, and then
         // the lengths of the events' compact texts, written afresh.
-        let each_alone = !t.stream.is_empty()
-            && t.stream
-                .iter()
-                .all(|e| round_trip_findings(std::slice::from_ref(e)).is_empty());
-        let lengths = each_alone.then(|| written_lengths(t));
+        let lengths = each_round_trips_alone(t).then(|| written_lengths(t));
         assert_eq!(
             by_event(&mut StreamMemo::new(), t),
             (want.clone(), lengths.clone())
@@ -620,14 +616,19 @@ fn written_lengths(t: &Trace) -> Vec<usize> {
         .collect()
 }
 
-/// Whether every event of `t` round-trips alone and none holds an extra
-/// field that repeats a name, judged afresh.
-fn written_as_is(t: &Trace) -> bool {
+/// Whether `t`'s stream is not empty and its every event round-trips
+/// alone, judged afresh.
+fn each_round_trips_alone(t: &Trace) -> bool {
     !t.stream.is_empty()
         && t.stream
             .iter()
             .all(|e| round_trip_findings(std::slice::from_ref(e)).is_empty())
-        && !t.stream.iter().any(repeats_a_name)
+}
+
+/// Whether every event of `t` round-trips alone and none holds an extra
+/// field that repeats a name, judged afresh.
+fn written_as_is(t: &Trace) -> bool {
+    each_round_trips_alone(t) && !t.stream.iter().any(repeats_a_name)
 }
 
 /// Rule: PERF-ORACLE-TYPED — invariant: on every explored run (every
