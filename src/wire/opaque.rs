@@ -28,7 +28,8 @@ use super::reader;
 ///
 /// The text is held as a plain string (serde_json's `RawValue` would need a
 /// second parse to build, or `unsafe`): the reader builds it in the same pass
-/// that checks it, and writing borrows a `RawValue` from it.
+/// that checks it, and writing hands a serializer the text as a `RawValue`
+/// does.
 #[derive(Clone)]
 pub struct Opaque(pub(super) Box<str>);
 
@@ -179,12 +180,23 @@ impl fmt::Debug for Opaque {
     }
 }
 
+/// The struct name by which serde_json's `RawValue` announces its text to a
+/// serializer (serde_json's `raw::TOKEN`): a serializer of serde_json's
+/// writes the one field's string verbatim, and its `Value` serializer
+/// parses it.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
 impl Serialize for Opaque {
-    /// Writes the text verbatim, through a `RawValue` borrowed from it.
+    /// Writes the text verbatim: the calls `RawValue::serialize` makes for
+    /// the same text, without parsing the text again to borrow a
+    /// `RawValue` from it (rule `PERF-OPAQUE-SERIALIZE`). Every `Opaque`
+    /// holds JSON text (see the type's docs), which is what `RawValue`
+    /// would have checked.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let raw: &RawValue = serde_json::from_str(&self.0)
-            .map_err(|e| serde::ser::Error::custom(format_args!("opaque text: {e}")))?;
-        raw.serialize(s)
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct(RAW_VALUE_TOKEN, 1)?;
+        st.serialize_field(RAW_VALUE_TOKEN, &*self.0)?;
+        st.end()
     }
 }
 

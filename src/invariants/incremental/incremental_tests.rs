@@ -395,6 +395,26 @@ fn events_whose_texts_differ_hash_differently() {
     }
 }
 
+/// Rule: PERF-OPAQUE-SERIALIZE — an opaque value makes the serializer
+/// calls its `RawValue` makes, so the written hash, which sees only those
+/// calls, takes them alike; and texts that differ only in spacing, which
+/// `Opaque`'s equality does not see, hash differently.
+#[test]
+fn an_opaque_hashes_as_its_raw_value() {
+    use crate::wire::Opaque;
+    use serde_json::value::RawValue;
+    let texts = ["null", "[1,2]", " [ 1 , 2 ] ", "{\"a\":\"\\u0041\"}"];
+    let mut hashes = std::collections::HashSet::new();
+    for text in texts {
+        let opaque: Opaque = serde_json::from_str(text).expect("valid JSON text");
+        let raw: Box<RawValue> = serde_json::from_str(text).expect("valid JSON text");
+        let h = super::written_hash::written_hash(&opaque);
+        assert_eq!(h, super::written_hash::written_hash(&*raw), "{text:?}");
+        hashes.insert(h);
+    }
+    assert_eq!(hashes.len(), texts.len());
+}
+
 /// Rule: PERF-ROUND-TRIP-BY-EVENT — invariant: the memo's round trip,
 /// judged event by event (each event alone in a pretty array, remembered
 /// by its written hash), gives `wire_round_trip`'s findings, with a fresh

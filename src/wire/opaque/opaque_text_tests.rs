@@ -1,10 +1,33 @@
 //! Rule `PERF-OPAQUE-TEXT`: a string's `Opaque` written without the `Value`
-//! is the text the `Value` path writes.
+//! is the text the `Value` path writes. Rule `PERF-OPAQUE-SERIALIZE`: an
+//! `Opaque` serializes as serde_json's `RawValue` of its text does.
 
 use proptest::prelude::*;
 use serde_json::Value;
 
+use serde_json::value::RawValue;
+
 use super::Opaque;
+
+/// What serde_json's writers and its `Value` serializer make of `value`:
+/// the compact text, the pretty text and the tree.
+fn written<T: serde::Serialize + ?Sized>(value: &T) -> (String, String, Value) {
+    (
+        serde_json::to_string(value).expect("serializes"),
+        serde_json::to_string_pretty(value).expect("serializes"),
+        serde_json::to_value(value).expect("serializes"),
+    )
+}
+
+/// Asserts that the `Opaque` read from `text` is written as the `RawValue`
+/// of `text` is, and that the compact writer writes `text` verbatim.
+fn serializes_as_raw(text: &str) {
+    let opaque: Opaque = serde_json::from_str(text).expect("valid JSON text");
+    let raw: Box<RawValue> = serde_json::from_str(text).expect("valid JSON text");
+    let ours = written(&opaque);
+    assert_eq!(ours, written(&*raw), "{text:?}");
+    assert_eq!(ours.0, raw.get(), "{text:?}");
+}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(
@@ -19,6 +42,40 @@ proptest! {
         let direct = Opaque::from_text(&text);
         let through_value = Opaque::from_value(&Value::String(text.clone()));
         prop_assert_eq!(direct.get(), through_value.get());
+    }
+
+    /// Rule: PERF-OPAQUE-SERIALIZE — invariant: for any JSON value, written
+    /// compactly or spaced, its `Opaque` is written by serde_json's compact
+    /// and pretty writers, and turned into a `Value`, exactly as its
+    /// `RawValue` is, and the compact writer writes its text verbatim.
+    #[test]
+    fn an_opaque_serializes_as_its_raw_value(v in crate::generate::wire::json_value(), pretty: bool) {
+        let text = if pretty {
+            serde_json::to_string_pretty(&v).expect("serializes")
+        } else {
+            v.to_string()
+        };
+        serializes_as_raw(&text);
+    }
+}
+
+/// Rule: PERF-OPAQUE-SERIALIZE — hand-written texts: spacing kept inside
+/// and around, escapes and number spellings kept, a repeated key kept;
+/// and the comparison can fail: the text handed over as a plain string is
+/// written quoted.
+#[test]
+fn an_opaque_is_written_as_raw_text() {
+    for text in [
+        "null",
+        " { \"a\" : [ 1 , 2.50 ] } ",
+        "\"tu\\u0072n\"",
+        "123456789012345678901234567890",
+        "{\"k\":1,\"k\":2}",
+        "[\n  \"\\ud83d\\ude00\"\n]",
+    ] {
+        serializes_as_raw(text);
+        let opaque: Opaque = serde_json::from_str(text).expect("valid JSON text");
+        assert_ne!(written(opaque.get()).0, written(&opaque).0, "{text:?}");
     }
 }
 
