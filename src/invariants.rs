@@ -378,9 +378,9 @@ pub(crate) fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
         let Some(&tool) = tool_of.get(&(r.at.turn, r.at.cycle, r.call_index)) else {
             continue;
         };
-        let key = CacheKey::answer(tool, &r.question_id).key();
+        let cache_key = CacheKey::answer(tool, &r.question_id);
         let pair = (tool, r.question_id.as_str());
-        let first = *under.entry((r.at.turn, key.clone())).or_insert(pair);
+        let first = *under.entry((r.at.turn, cache_key.key())).or_insert(pair);
         let cached = match r.route {
             crate::model::coordinator::RouteTaken::Cached => true,
             crate::model::coordinator::RouteTaken::Static
@@ -393,9 +393,9 @@ pub(crate) fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
                 Rule::InvCacheKeyUnique,
                 r.at.turn,
                 trace.stream.len(),
-                vec![key.clone()],
+                vec![cache_key.key()],
                 format!(
-                    "the turn cache answered tool `{}` question `{}` under key `{key}`, \
+                    "the turn cache answered tool `{}` question `{}` under key `{cache_key}`, \
                      which tool `{}` question `{}` was resolved under earlier in the turn",
                     pair.0, pair.1, first.0, first.1
                 ),

@@ -1104,6 +1104,31 @@ fn diagnostics_stay_on_one_line() {
     assert!(line.contains("c1.q\\n2\\u{1b}[31m.1"), "{line}");
 }
 
+/// Rule: CHECK-PAIRED — the escaping that keeps a diagnostic on one line
+/// looks at every character: for each Unicode scalar value, a message
+/// holding it between two letters is escaped exactly when the character is
+/// a control, a line or paragraph separator, or a bidi mark or override
+/// (the list written out here again), whatever byte filter decides when
+/// characters need decoding at all.
+#[test]
+fn every_character_that_breaks_a_line_is_escaped() {
+    let breaks = |c: char| {
+        c.is_control()
+            || matches!(
+                c as u32,
+                0x2028 | 0x2029 | 0x061c | 0x200e | 0x200f | 0x202a..=0x202e | 0x2066..=0x2069
+            )
+    };
+    let mut escaped = 0;
+    for c in (0..=0x10_ffff).filter_map(char::from_u32) {
+        let message = format!("a{c}b");
+        let line = super::diagnostic::one_line(message.clone());
+        assert_eq!(line != message, breaks(c), "U+{:04X}", c as u32);
+        escaped += usize::from(line != message);
+    }
+    assert_eq!(escaped, 65 + 2 + 3 + 5 + 4);
+}
+
 // ---------------------------------------------------------------------------
 // Fixtures and bundled examples
 // ---------------------------------------------------------------------------

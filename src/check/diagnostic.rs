@@ -148,7 +148,12 @@ fn needs_escape(c: char) -> bool {
 /// from the stream and may hold them), so a diagnostic always prints as one
 /// line that shows what is in the stream.
 pub(super) fn one_line(message: String) -> String {
-    if !message.chars().any(needs_escape) {
+    // Every character `needs_escape` takes is a byte below 0x20, 0x7f, or
+    // encoded in UTF-8 from a lead byte 0xc2 (U+0080 to U+009F), 0xd8
+    // (U+061C) or 0xe2 (U+200E to U+2069): a message without those bytes
+    // needs no character decoded.
+    let may_need = |b: &u8| matches!(b, 0x00..=0x1f | 0x7f | 0xc2 | 0xd8 | 0xe2);
+    if !message.as_bytes().iter().any(may_need) || !message.chars().any(needs_escape) {
         return message;
     }
     message

@@ -315,7 +315,7 @@ fn holds_entries(cache: &TurnCache) -> bool {
 /// profile, rules).
 #[derive(Debug, Default)]
 pub struct StreamMemo {
-    pub(super) entries: HashMap<u64, Vec<MemoEntry>>,
+    pub(super) entries: HashMap<u64, Vec<MemoEntry>, Fast>,
     /// The (stream, profile, rules) judged.
     pub(super) len: usize,
     /// Entries kept before it forgets them all (`None`:
@@ -333,11 +333,11 @@ pub struct StreamMemo {
     /// Events whose round trip as the only element of a pretty array is
     /// clean, by their written hash (rule `PERF-ROUND-TRIP-BY-EVENT`), each
     /// with the length of its compact text (rule `PERF-ORACLE-TYPED`).
-    clean: HashMap<u64, Vec<(crate::wire::Event, usize)>>,
+    clean: HashMap<u64, Vec<(crate::wire::Event, usize)>, Fast>,
     /// Answered responses by their written hash, each with the length of
     /// its flat text if that text reads back as the response in the flat
     /// shape (rule `PERF-ORACLE-TYPED`).
-    flat: HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>>,
+    flat: HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast>,
 }
 
 #[derive(Debug)]
@@ -371,18 +371,23 @@ pub(super) struct Judged {
 pub(super) struct FastHash(u64);
 
 impl std::hash::Hasher for FastHash {
+    /// Every 8 bytes as one word, then the 1 to 7 bytes left over as one
+    /// word with their count in its top byte, so that the words stand for
+    /// the bytes and no two tails of one call make the same word.
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
-            self.0 = (self.0 ^ w)
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(29);
+            self.word(u64::from_le_bytes(c.try_into().unwrap_or_default()));
         }
-        for &b in chunks.remainder() {
-            self.0 = (self.0 ^ u64::from(b))
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(29);
+        let tail = chunks.remainder();
+        if !tail.is_empty() {
+            let w = tail
+                .iter()
+                .enumerate()
+                .fold((tail.len() as u64) << 56, |w, (i, &b)| {
+                    w | u64::from(b) << (8 * i)
+                });
+            self.word(w);
         }
     }
     fn finish(&self) -> u64 {
@@ -534,7 +539,7 @@ impl StreamMemo {
 /// in `known` by its written hash (`hashes`, in the stream's order) and
 /// confirmed by comparing the events. `None` if one does not read back.
 fn flat_lengths(
-    known: &mut HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>>,
+    known: &mut HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast>,
     trace: &Trace,
     hashes: &[u64],
     tagged: &[usize],
