@@ -891,11 +891,13 @@ impl RawEvent {
 }
 
 mod codec;
+mod exact;
 pub mod id;
 mod opaque;
 mod reader;
 mod typing;
 pub(crate) use codec::{has_backslash, is_repeated, json_string, type_fields, type_fields_seen};
+pub(crate) use exact::Exact;
 pub use opaque::Opaque;
 pub(crate) use opaque::significant_bytes;
 pub(crate) use reader::FieldsRef;

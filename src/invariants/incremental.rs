@@ -299,9 +299,9 @@ fn holds_entries(cache: &TurnCache) -> bool {
 /// [`wire_round_trip`]) remembered by their input, for an exploration that
 /// meets the same stream many times (rule `PERF-MEMO-BY-STREAM`).
 ///
-/// An entry is a stream: found by its events' written hashes (rule
-/// `PERF-MEMO-WRITTEN-HASH`: what each event's `Serialize` hands a
-/// serializer, so streams whose persisted texts differ are told apart) and
+/// An entry is a stream: found by its events' exact hashes (rule
+/// `PERF-MEMO-EXACT-HASH`: every field of each event, so streams whose
+/// persisted texts differ are told apart) and
 /// confirmed by comparing the events themselves. It holds the stream's
 /// `wire_round_trip` and `always_paired` findings, functions of the stream
 /// alone, once for every profile (rule `PERF-MEMO-PAIRED`); and, per profile and rules met with it, the stream
@@ -328,13 +328,13 @@ pub struct StreamMemo {
     /// Of the lookups computed, those whose oracle judged the events
     /// without their bytes (rule `PERF-ORACLE-TYPED`).
     pub(super) from_events: usize,
-    /// The written hashes of the events of the stream looked up last.
+    /// The exact hashes of the events of the stream looked up last.
     hashes: Vec<u64>,
     /// Events whose round trip as the only element of a pretty array is
-    /// clean, by their written hash (rule `PERF-ROUND-TRIP-BY-EVENT`), each
+    /// clean, by their exact hash (rule `PERF-ROUND-TRIP-BY-EVENT`), each
     /// with the length of its compact text (rule `PERF-ORACLE-TYPED`).
     clean: HashMap<u64, Vec<(crate::wire::Event, usize)>, Fast>,
-    /// Answered responses by their written hash, each with the length of
+    /// Answered responses by their exact hash, each with the length of
     /// its flat text if that text reads back as the response in the flat
     /// shape (rule `PERF-ORACLE-TYPED`).
     flat: HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast>,
@@ -370,6 +370,15 @@ pub(super) struct Judged {
 #[derive(Default)]
 pub(super) struct FastHash(u64);
 
+impl FastHash {
+    /// Mixes one word in.
+    pub(super) fn word(&mut self, w: u64) {
+        self.0 = (self.0 ^ w)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
+    }
+}
+
 impl std::hash::Hasher for FastHash {
     /// Every 8 bytes as one word, then the 1 to 7 bytes left over as one
     /// word with their count in its top byte, so that the words stand for
@@ -389,6 +398,15 @@ impl std::hash::Hasher for FastHash {
                 });
             self.word(w);
         }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.word(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.word(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.word(n as u64);
     }
     fn finish(&self) -> u64 {
         self.0
@@ -422,8 +440,7 @@ impl StreamMemo {
         trace: &Trace,
     ) -> (Vec<Diagnostic>, Vec<Diagnostic>, Vec<Diagnostic>) {
         self.hashes.clear();
-        self.hashes
-            .extend(trace.stream.iter().map(written_hash::written_hash));
+        self.hashes.extend(trace.stream.iter().map(event_hash));
         let key = stream_key(&self.hashes);
         let same_rules = |j: &&Judged| j.profile == trace.profile && j.rules == trace.rules;
         let known = self
@@ -498,13 +515,13 @@ impl StreamMemo {
         )
     }
 
-    /// [`wire_round_trip`] of `trace`, whose events' written hashes are
+    /// [`wire_round_trip`] of `trace`, whose events' exact hashes are
     /// `self.hashes`, judged event by event (rule
     /// `PERF-ROUND-TRIP-BY-EVENT`): the pretty array's reader reads each
     /// element by its own text and the writer writes each element the same
     /// wherever it stands, so a stream whose every event round-trips as
     /// the only element of a pretty array round-trips; each event's round
-    /// trip is remembered by its written hash and confirmed by comparing
+    /// trip is remembered by its exact hash and confirmed by comparing
     /// the events. A stream with an event that does not (or an empty one)
     /// takes the plain path, which words the finding. Also returns, for a
     /// stream that is not empty and whose every event round-trips alone,
@@ -536,7 +553,7 @@ impl StreamMemo {
 /// from `tagged`, their lengths under a tagged one (only an event written
 /// without its `outcome`, [`check::written_without_outcome`], differs):
 /// each answered response's flat text judged alone by [`flat_text_length`], remembered
-/// in `known` by its written hash (`hashes`, in the stream's order) and
+/// in `known` by its exact hash (`hashes`, in the stream's order) and
 /// confirmed by comparing the events. `None` if one does not read back.
 fn flat_lengths(
     known: &mut HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast>,
@@ -597,7 +614,15 @@ fn compact_length(event: &crate::wire::Event) -> usize {
     }
 }
 
-/// A stream's memo key: its events' written hashes, in order, with their
+/// An event's exact hash (rule `PERF-MEMO-EXACT-HASH`).
+pub(super) fn event_hash(event: &crate::wire::Event) -> u64 {
+    use crate::wire::Exact;
+    let mut h = FastHash::default();
+    event.exact(&mut h);
+    h.0
+}
+
+/// A stream's memo key: its events' exact hashes, in order, with their
 /// count.
 fn stream_key(hashes: &[u64]) -> u64 {
     let mut h = FastHash::default();
@@ -628,4 +653,3 @@ pub fn check_trace_memo(
 
 #[cfg(test)]
 mod incremental_tests;
-mod written_hash;

@@ -6,6 +6,7 @@ use super::*;
 use crate::explore::{Family, scenario_at};
 use crate::scenario::Scenario;
 use crate::scenario::{RunOptions, run_observed};
+use proptest::prelude::*;
 
 /// The key of `checker` alone.
 fn key(checker: &StepChecker) -> u64 {
@@ -346,9 +347,9 @@ fn texts_equality_ignores() -> Vec<crate::wire::Event> {
     ]
 }
 
-/// Rule: PERF-MEMO-WRITTEN-HASH — invariant: events whose compact JSON
-/// texts differ get different written hashes (and equal texts of equal
-/// events equal hashes): every distinct event of the explored runs of
+/// Rule: PERF-MEMO-EXACT-HASH — invariant: events whose compact JSON
+/// texts differ get different exact hashes (and, among these events,
+/// equal texts equal hashes): every distinct event of the explored runs of
 /// every profile with and without each fault, and events that differ only
 /// where `Event`'s equality does not look (so a memo hit, confirmed by
 /// that equality, never stands for another text). A memo that met one of
@@ -371,7 +372,7 @@ fn events_whose_texts_differ_hash_differently() {
     let mut texts = std::collections::HashSet::new();
     for e in &events {
         let text = serde_json::to_string(e).expect("writes");
-        let h = super::written_hash::written_hash(e);
+        let h = super::event_hash(e);
         if let Some(other) = by_hash.insert(h, text.clone()) {
             assert_eq!(other, text, "two texts share the hash {h:x}");
         }
@@ -395,24 +396,39 @@ fn events_whose_texts_differ_hash_differently() {
     }
 }
 
-/// Rule: PERF-OPAQUE-SERIALIZE — an opaque value makes the serializer
-/// calls its `RawValue` makes, so the written hash, which sees only those
-/// calls, takes them alike; and texts that differ only in spacing, which
-/// `Opaque`'s equality does not see, hash differently.
-#[test]
-fn an_opaque_hashes_as_its_raw_value() {
-    use crate::wire::Opaque;
-    use serde_json::value::RawValue;
-    let texts = ["null", "[1,2]", " [ 1 , 2 ] ", "{\"a\":\"\\u0041\"}"];
-    let mut hashes = std::collections::HashSet::new();
-    for text in texts {
-        let opaque: Opaque = serde_json::from_str(text).expect("valid JSON text");
-        let raw: Box<RawValue> = serde_json::from_str(text).expect("valid JSON text");
-        let h = super::written_hash::written_hash(&opaque);
-        assert_eq!(h, super::written_hash::written_hash(&*raw), "{text:?}");
-        hashes.insert(h);
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(256)
+    ))]
+
+    /// Rule: PERF-MEMO-EXACT-HASH — invariant: an event, the same event
+    /// read back from its compact text and read back from its pretty text
+    /// (opaque values and kept numbers spelled again, all equal under
+    /// `Event`'s equality) hash differently wherever their compact texts
+    /// differ, for any event the generator draws.
+    #[test]
+    fn an_event_spelled_again_hashes_apart_where_its_text_differs(
+        e in crate::generate::wire::event()
+    ) {
+        let compact = serde_json::to_string(&e).expect("writes");
+        let pretty = serde_json::to_string_pretty(&e).expect("writes");
+        let mut spellings = vec![e];
+        for text in [compact, pretty] {
+            let back: crate::wire::Event = serde_json::from_str(&text).expect("reads back");
+            spellings.push(back);
+        }
+        for a in &spellings {
+            for b in &spellings {
+                let texts = (
+                    serde_json::to_string(a).expect("writes"),
+                    serde_json::to_string(b).expect("writes"),
+                );
+                if texts.0 != texts.1 {
+                    prop_assert_ne!(super::event_hash(a), super::event_hash(b), "{:?}", texts);
+                }
+            }
+        }
     }
-    assert_eq!(hashes.len(), texts.len());
 }
 
 /// Rule: PERF-ROUND-TRIP-BY-EVENT — invariant: the memo's round trip,
@@ -431,11 +447,7 @@ fn the_round_trip_by_event_is_the_streams() {
     empty.stream.clear();
     traces.extend([odd, empty]);
     let by_event = |memo: &mut StreamMemo, t: &Trace| {
-        memo.hashes = t
-            .stream
-            .iter()
-            .map(super::written_hash::written_hash)
-            .collect();
+        memo.hashes = t.stream.iter().map(super::event_hash).collect();
         memo.round_trip(t)
     };
     let mut shared = StreamMemo::new();
