@@ -325,8 +325,12 @@ fn beyond_the_stream(
 /// construction joins the parts with `.`, which they may hold: call `a`
 /// asking `b.1` and call `a.b` asking `1` both record `a.b.1.1`.
 pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
-    let mut attempts: HashMap<(usize, &str, &str), u32, Fast> = HashMap::default();
-    let mut named: HashMap<(usize, &str), (&str, &str, u32), Fast> = HashMap::default();
+    // Sized once: at most one entry per invocation.
+    let n = trace.invocations.len();
+    let mut attempts: HashMap<(usize, &str, &str), u32, Fast> =
+        HashMap::with_capacity_and_hasher(n, Fast::default());
+    let mut named: HashMap<(usize, &str), (&str, &str, u32), Fast> =
+        HashMap::with_capacity_and_hasher(n, Fast::default());
     let mut out = Vec::new();
     for inv in &trace.invocations {
         let Some(q) = asked(inv) else { continue };
@@ -366,13 +370,16 @@ pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
 /// from the cache under a key that an earlier question of the turn, of
 /// another (tool, question), was resolved under.
 pub(crate) fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
-    let mut tool_of: HashMap<(usize, usize, usize), &str, Fast> = HashMap::default();
+    // Sized once: at most one entry per invocation, one per resolution.
+    let mut tool_of: HashMap<(usize, usize, usize), &str, Fast> =
+        HashMap::with_capacity_and_hasher(trace.invocations.len(), Fast::default());
     for inv in &trace.invocations {
         tool_of
             .entry((inv.at.turn, inv.at.cycle, inv.call_index))
             .or_insert(inv.tool.as_str());
     }
-    let mut under: HashMap<(usize, String), (&str, &str), Fast> = HashMap::default();
+    let mut under: HashMap<(usize, String), (&str, &str), Fast> =
+        HashMap::with_capacity_and_hasher(trace.resolutions.len(), Fast::default());
     let mut out = Vec::new();
     for r in &trace.resolutions {
         let Some(&tool) = tool_of.get(&(r.at.turn, r.at.cycle, r.call_index)) else {
@@ -651,7 +658,8 @@ type RequestAt = HashMap<(usize, String), Vec<usize>, Fast>;
 
 /// Each call instance's invocations, in order.
 fn by_call(trace: &Trace) -> Calls<'_> {
-    let mut m = Calls::default();
+    // Sized once: at most one instance per invocation.
+    let mut m = Calls::with_capacity_and_hasher(trace.invocations.len(), Fast::default());
     for inv in &trace.invocations {
         m.entry((inv.at.turn, inv.at.cycle, inv.call_index))
             .or_default()
