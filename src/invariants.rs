@@ -652,9 +652,22 @@ type Fast = std::hash::BuildHasherDefault<incremental::FastHash>;
 /// call_index)`, the instances in the order first invoked.
 type Calls<'t> = IndexMap<(usize, usize, usize), Vec<&'t InvocationRecord>, Fast>;
 
-/// Where each inquiry request sits: `(turn, inquiry ID)` to its stream
-/// positions.
-type RequestAt = HashMap<(usize, String), Vec<usize>, Fast>;
+/// Where each inquiry request sits: `(turn, inquiry ID)` to the stream
+/// position of its first request. A record is judged by whether a request
+/// precedes it, which the first one answers; looked up by [`At`], without
+/// building a key.
+type RequestAt = hashbrown::HashMap<(usize, String), usize, Fast>;
+
+/// A `(turn, inquiry ID)` key of a [`RequestAt`], borrowed: hashes as the
+/// owned key does (a tuple hashes its fields in order).
+#[derive(Hash)]
+struct At<'a>(usize, &'a str);
+
+impl hashbrown::Equivalent<(usize, String)> for At<'_> {
+    fn equivalent(&self, key: &(usize, String)) -> bool {
+        self.0 == key.0 && self.1 == key.1
+    }
+}
 
 /// Each call instance's invocations, in order.
 fn by_call(trace: &Trace) -> Calls<'_> {
@@ -754,11 +767,10 @@ fn request_index(trace: &Trace) -> RequestAt {
     let mut request_at = RequestAt::default();
     for t in &stream::turns(&trace.stream) {
         for i in t.start..t.end {
-            if let Some(r) = trace.stream[i].as_inquiry_request() {
-                request_at
-                    .entry((t.index, r.id.as_str().to_owned()))
-                    .or_default()
-                    .push(i);
+            if let Some(r) = trace.stream[i].as_inquiry_request()
+                && !request_at.contains_key(&At(t.index, r.id.as_str()))
+            {
+                request_at.insert((t.index, r.id.as_str().to_owned()), i);
             }
         }
     }
@@ -803,11 +815,10 @@ impl RequestIndex {
                 stream::turns::Step::Next { ended } => self.turn = ended + 1,
                 stream::turns::Step::Same => {}
             }
-            if let Some(r) = e.as_inquiry_request() {
-                self.at
-                    .entry((self.turn, r.id.as_str().to_owned()))
-                    .or_default()
-                    .push(i);
+            if let Some(r) = e.as_inquiry_request()
+                && !self.at.contains_key(&At(self.turn, r.id.as_str()))
+            {
+                self.at.insert((self.turn, r.id.as_str().to_owned()), i);
             }
         }
         self.indexed = self.indexed.max(events.len());
@@ -832,8 +843,8 @@ fn routed_before_recorded(trace: &Trace, seen: Seen, request_at: &RequestAt) -> 
         };
         {
             let ok = request_at
-                .get(&(p.at.turn, id.clone()))
-                .is_some_and(|v| v.iter().any(|&i| i < p.stream_position));
+                .get(&At(p.at.turn, id))
+                .is_some_and(|&first| first < p.stream_position);
             if !ok {
                 out.push(diag(
                     Rule::InvRecordedBeforeRouted,
@@ -847,8 +858,8 @@ fn routed_before_recorded(trace: &Trace, seen: Seen, request_at: &RequestAt) -> 
     }
     for b in &trace.backend_calls[seen.backend_calls..] {
         let ok = request_at
-            .get(&(b.at.turn, b.call.inquiry_id.clone()))
-            .is_some_and(|v| v.iter().any(|&i| i < b.call.cloned_events));
+            .get(&At(b.at.turn, &b.call.inquiry_id))
+            .is_some_and(|&first| first < b.call.cloned_events);
         if !ok {
             out.push(diag(
                 Rule::InvRecordedBeforeRouted,
