@@ -433,7 +433,7 @@ fn typed_by_prompter(trace: &Trace, d: &Diagnostic) -> bool {
 pub(crate) fn stream_rules(trace: &Trace) -> Vec<Diagnostic> {
     let mut bytes = Vec::new();
     write_persisted(trace, &mut bytes);
-    kept_stream_findings(trace, stream_findings(&bytes, trace))
+    kept_stream_findings(trace, &stream_findings(&bytes, trace))
 }
 
 /// What the stream oracle finds in a trace's persisted `bytes`, judged by
@@ -518,11 +518,11 @@ fn findings_of(checked: check::Checked) -> StreamFindings {
 /// repairs them on the next load; they are no fault of the writer's
 /// lifecycle. Both waivers read the trace beyond its stream (its prompts,
 /// whether it was interrupted).
-pub(super) fn kept_stream_findings(trace: &Trace, found: StreamFindings) -> Vec<Diagnostic> {
+pub(super) fn kept_stream_findings(trace: &Trace, found: &StreamFindings) -> Vec<Diagnostic> {
     let last_turn = found.turns.checked_sub(1);
     let mut out: Vec<Diagnostic> = found
         .diagnostics
-        .into_iter()
+        .iter()
         .filter(|d| !(d.rule == Rule::CheckAnswerFits && typed_by_prompter(trace, d)))
         .filter(|d| {
             !(trace.interrupted
@@ -533,8 +533,9 @@ pub(super) fn kept_stream_findings(trace: &Trace, found: StreamFindings) -> Vec<
                     .get(d.event_index)
                     .is_some_and(|e| matches!(e.kind, EventKind::ToolCallRequest(_))))
         })
+        .cloned()
         .collect();
-    out.extend(found.error);
+    out.extend(found.error.iter().cloned());
     out
 }
 

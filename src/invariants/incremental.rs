@@ -438,7 +438,7 @@ impl StreamMemo {
     pub(super) fn stream_invariants(
         &mut self,
         trace: &Trace,
-    ) -> (Vec<Diagnostic>, Vec<Diagnostic>, Vec<Diagnostic>) {
+    ) -> (Vec<Diagnostic>, &[Diagnostic], &[Diagnostic]) {
         self.hashes.clear();
         self.hashes.extend(trace.stream.iter().map(event_hash));
         let key = stream_key(&self.hashes);
@@ -447,16 +447,19 @@ impl StreamMemo {
             .entries
             .get(&key)
             .and_then(|v| v.iter().position(|e| e.stream == trace.stream));
-        if let Some(k) = known {
+        if let Some(k) = known
+            && let Some(j) = self.entries[&key][k]
+                .judged
+                .iter()
+                .position(|j| same_rules(&j))
+        {
+            self.hits += 1;
             let e = &self.entries[&key][k];
-            if let Some(j) = e.judged.iter().find(same_rules) {
-                self.hits += 1;
-                return (
-                    kept_stream_findings(trace, j.found.clone()),
-                    e.wire.clone(),
-                    e.paired.clone(),
-                );
-            }
+            return (
+                kept_stream_findings(trace, &e.judged[j].found),
+                &e.wire,
+                &e.paired,
+            );
         }
         self.misses += 1;
         let mut known = known;
@@ -502,17 +505,14 @@ impl StreamMemo {
                 stream_findings(&bytes, trace)
             }
         };
+        let kept = kept_stream_findings(trace, &found);
         let e = &mut self.entries.get_mut(&key).expect("the entry is in place")[k];
         e.judged.push(Judged {
             profile: trace.profile,
             rules: trace.rules,
-            found: found.clone(),
+            found,
         });
-        (
-            kept_stream_findings(trace, found),
-            e.wire.clone(),
-            e.paired.clone(),
-        )
+        (kept, &e.wire, &e.paired)
     }
 
     /// [`wire_round_trip`] of `trace`, whose events' exact hashes are
@@ -644,10 +644,10 @@ pub fn check_trace_memo(
     steps: Option<&StepChecker>,
 ) -> Vec<Diagnostic> {
     let (mut out, wire, paired) = memo.stream_invariants(trace);
-    out.extend(paired);
+    out.extend_from_slice(paired);
     let judged = steps.map_or((false, false), |c| c.judged(trace));
     out.extend(beyond_the_stream(trace, scenario, judged));
-    out.extend(wire);
+    out.extend_from_slice(wire);
     out
 }
 
