@@ -1220,7 +1220,7 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
     // tool and question ID, not by question shape, so a later question under
     // the same key may differ (and is then answered from the cache: see
     // spec/DECISIONS.md, "Invariants: the turn cache is keyed, not typed").
-    let mut asked_under: HashMap<String, Vec<&Question>> = HashMap::new();
+    let mut asked_under: HashMap<String, Vec<&Question>, Fast> = HashMap::default();
     for inv in trace.invocations.iter().filter(|i| i.at.turn == turn) {
         if let Some(q) = asked(inv) {
             asked_under
@@ -1231,7 +1231,7 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
     }
     // The permission keys of the tools whose decision the user chose to
     // remember in this turn.
-    let decided: std::collections::HashSet<String> = trace
+    let decided: std::collections::HashSet<String, Fast> = trace
         .permission_prompts
         .iter()
         .filter(|p| p.at.turn == turn)
