@@ -716,6 +716,43 @@ fn the_oracle_judged_from_the_events_finds_what_the_bytes_show() {
     assert!(tagged_shape_differs > 0, "{tagged_shape_differs} of {flat}");
 }
 
+/// Rule: PERF-ORACLE-TYPED — a finding the oracle reports when the next
+/// turn starts, about the last event of the turn before (a request left
+/// without its response), is placed where the reader places it: the
+/// events judged as they are give the bytes' findings, and that finding
+/// carries a position.
+#[test]
+fn a_finding_about_a_turns_last_event_is_placed_as_the_reader_places_it() {
+    use crate::generate::stream::{inquiry_request, turn_start};
+    use crate::wire::InquiryId;
+    let (_, mut t) = explored_runs(61).swap_remove(0);
+    t.stream = vec![
+        turn_start(),
+        inquiry_request(InquiryId::new("c1", "q", 1)),
+        turn_start(),
+        inquiry_request(InquiryId::new("c2", "q", 1)),
+    ];
+    assert!(written_as_is(&t));
+    let mut bytes = Vec::new();
+    write_persisted(&t, &mut bytes);
+    let read = stream_findings(&bytes, &t);
+    let Value::Array(tree) = t.persisted_json() else {
+        panic!("a trace persists an array");
+    };
+    let lengths: Vec<usize> = tree
+        .iter()
+        .map(|v| serde_json::to_vec(v).expect("writes").len())
+        .collect();
+    assert_eq!(written_stream_findings(&t, &lengths), read);
+    assert!(
+        read.diagnostics
+            .iter()
+            .any(|d| d.event_index == 1 && d.position.is_some()),
+        "{:?}",
+        read.diagnostics
+    );
+}
+
 /// Rule: PERF-ORACLE-TYPED — a shared memo judges from the events every
 /// new (stream, profile, rules) whose events each round-trip alone and
 /// hold no extra field that repeats a name, under flat response forms as
