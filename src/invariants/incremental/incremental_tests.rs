@@ -806,3 +806,45 @@ fn a_flat_text_that_does_not_read_back_is_not_trusted() {
     );
     assert_eq!(flat_text_length(&escaped), None);
 }
+
+/// Rule: PERF-ORACLE-TYPED — the memo's per-event tables (each clean
+/// event's compact length, each answered response's flat length) are
+/// found by exact hash and confirmed by comparing the events: another
+/// event filed under the same hash, as a collision would file it, is not
+/// taken for the event looked up, and a lookup that finds the event adds
+/// nothing to its bucket.
+#[test]
+fn a_colliding_event_in_the_per_event_tables_is_not_taken_for_another() {
+    use crate::generate::stream::{answered, inquiry_request, turn_start};
+    use crate::wire::InquiryId;
+    let (_, mut t) = explored_runs(61).swap_remove(0);
+    let id = InquiryId::new("c1", "q", 1);
+    t.stream = vec![
+        turn_start(),
+        inquiry_request(id.clone()),
+        answered(id.clone(), serde_json::json!(true)),
+    ];
+    let other = answered(InquiryId::new("c9", "q", 1), serde_json::json!(false));
+    let mut memo = StreamMemo::new();
+    memo.hashes = t.stream.iter().map(super::event_hash).collect();
+    // The clean events' table: the response's hash holds another response.
+    let h = memo.hashes[2];
+    memo.clean.insert(h, vec![(other.clone(), 999)]);
+    let (_, lengths) = memo.round_trip(&t);
+    let compact: Vec<usize> = t
+        .stream
+        .iter()
+        .map(|e| serde_json::to_vec(e).expect("writes").len())
+        .collect();
+    assert_eq!(lengths.as_deref(), Some(compact.as_slice()));
+    // The flat texts' table, the same way; asked twice.
+    let mut known: HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast> =
+        HashMap::default();
+    known.insert(h, vec![(other, Some(999))]);
+    for _ in 0..2 {
+        let flat = flat_lengths(&mut known, &t, &memo.hashes, &compact).expect("reads back");
+        assert_eq!(flat[2], flat_text_length(&t.stream[2]).expect("reads back"));
+        assert_eq!(flat[..2], compact[..2]);
+        assert_eq!(known[&h].len(), 2, "the other response and this one");
+    }
+}
