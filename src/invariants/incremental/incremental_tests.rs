@@ -663,6 +663,23 @@ fn written_as_is(t: &Trace) -> bool {
     each_round_trips_alone(t) && !t.stream.iter().any(repeats_a_name)
 }
 
+/// The oracle's findings on `t`'s persisted bytes, and the written length
+/// of each element of `t`'s own JSON tree (an independent source of the
+/// events' lengths).
+fn read_with_tree_lengths(t: &Trace) -> (crate::invariants::StreamFindings, Vec<usize>) {
+    let mut bytes = Vec::new();
+    write_persisted(t, &mut bytes);
+    let read = stream_findings(&bytes, t);
+    let Value::Array(tree) = t.persisted_json() else {
+        panic!("a trace persists an array");
+    };
+    let lengths = tree
+        .iter()
+        .map(|v| serde_json::to_vec(v).expect("writes").len())
+        .collect();
+    (read, lengths)
+}
+
 /// Rule: PERF-ORACLE-TYPED — invariant: on every explored run (every
 /// profile, with and without each fault) whose events each round-trip
 /// alone and hold no extra field that repeats a name, the stream oracle
@@ -679,16 +696,7 @@ fn the_oracle_judged_from_the_events_finds_what_the_bytes_show() {
         if !written_as_is(&t) {
             continue;
         }
-        let mut bytes = Vec::new();
-        write_persisted(&t, &mut bytes);
-        let read = stream_findings(&bytes, &t);
-        let Value::Array(tree) = t.persisted_json() else {
-            panic!("a trace persists an array");
-        };
-        let lengths: Vec<usize> = tree
-            .iter()
-            .map(|v| serde_json::to_vec(v).expect("writes").len())
-            .collect();
+        let (read, lengths) = read_with_tree_lengths(&t);
         assert_eq!(written_stream_findings(&t, &lengths), read);
         judged += 1;
         placed += read
@@ -733,16 +741,7 @@ fn a_finding_about_a_turns_last_event_is_placed_as_the_reader_places_it() {
         inquiry_request(InquiryId::new("c2", "q", 1)),
     ];
     assert!(written_as_is(&t));
-    let mut bytes = Vec::new();
-    write_persisted(&t, &mut bytes);
-    let read = stream_findings(&bytes, &t);
-    let Value::Array(tree) = t.persisted_json() else {
-        panic!("a trace persists an array");
-    };
-    let lengths: Vec<usize> = tree
-        .iter()
-        .map(|v| serde_json::to_vec(v).expect("writes").len())
-        .collect();
+    let (read, lengths) = read_with_tree_lengths(&t);
     assert_eq!(written_stream_findings(&t, &lengths), read);
     assert!(
         read.diagnostics
