@@ -1176,9 +1176,10 @@ fn model_bars(cfg: &Config, table: &mut Table) {
     let mut checked = || {
         timed(|| {
             let mut memo = StreamMemo::new();
+            let mut checker = StepChecker::new();
             for s in &scenarios {
                 let mut found = Vec::new();
-                let mut checker = StepChecker::new();
+                checker.restart();
                 let trace = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
                     found.extend(checker.step(c, t))
                 })

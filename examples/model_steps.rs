@@ -51,9 +51,10 @@ fn bare(scenarios: &[Scenario]) -> usize {
 fn checked(scenarios: &[Scenario]) -> usize {
     let mut steps = 0usize;
     let mut memo = StreamMemo::new();
+    let mut checker = StepChecker::new();
     for s in scenarios {
         let mut found = Vec::new();
-        let mut checker = StepChecker::new();
+        checker.restart();
         let trace = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
             steps += 1;
             found.extend(checker.step(c, t))

@@ -649,21 +649,29 @@ fn triples(ch: &mut impl Choices) -> Scenario {
 }
 
 /// Runs and checks one scenario, adding to the report, remembering the
-/// stream invariants' results in `memo`.
+/// stream invariants' results in `memo`; `checker` is restarted for the
+/// run (its tables kept from the last one).
 pub(crate) fn check_one_with(
     s: &Scenario,
     family: Family,
     report: &mut Report,
     memo: &mut StreamMemo,
+    checker: &mut StepChecker,
 ) {
-    check_named(s, family.name(), report, memo);
+    check_named(s, family.name(), report, memo, checker);
 }
 
 /// [`check_one_with`], counting the scenario under `name`.
-fn check_named(s: &Scenario, name: &str, report: &mut Report, memo: &mut StreamMemo) {
+fn check_named(
+    s: &Scenario,
+    name: &str,
+    report: &mut Report,
+    memo: &mut StreamMemo,
+    checker: &mut StepChecker,
+) {
     let mut found: Vec<Diagnostic> = Vec::new();
     let mut steps = 0usize;
-    let mut checker = StepChecker::new();
+    checker.restart();
     let result = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
         steps += 1;
         found.extend(checker.step(c, t));
@@ -679,7 +687,7 @@ fn check_named(s: &Scenario, name: &str, report: &mut Report, memo: &mut StreamM
         }
     };
     let misses = memo.misses;
-    found.extend(check_trace_memo(&trace, s, memo, Some(&checker)));
+    found.extend(check_trace_memo(&trace, s, memo, Some(checker)));
     report.distinct_streams += memo.misses - misses;
     classify(s, found.iter(), report, &mut |s| s.clone());
 }
@@ -1244,7 +1252,9 @@ pub(crate) fn explore_given(s: &Scenario, name: &str, how: GivenSearch) -> Repor
         ..s.clone()
     };
     match how {
-        GivenSearch::Scheduled => check_named(s, name, &mut report, &mut memo),
+        GivenSearch::Scheduled => {
+            check_named(s, name, &mut report, &mut memo, &mut StepChecker::new())
+        }
         GivenSearch::States(dedup) => search_one(&root, name, dedup, &mut report, &mut memo),
         GivenSearch::Forking(reduction) => search_one_por(
             &root,
@@ -1334,8 +1344,9 @@ pub(crate) fn explore_plan_with(
     let worker = |w: usize| {
         let mut report = Report::new();
         let mut memo = StreamMemo::new();
+        let mut checker = StepChecker::new();
         for &(f, i) in work.iter().skip(w).step_by(threads) {
-            check_one_with(&scenario_at(f, i), f, &mut report, &mut memo);
+            check_one_with(&scenario_at(f, i), f, &mut report, &mut memo, &mut checker);
             done();
         }
         report

@@ -325,6 +325,24 @@ fn beyond_the_stream(
 /// construction joins the parts with `.`, which they may hold: call `a`
 /// asking `b.1` and call `a.b` asking `1` both record `a.b.1.1`.
 pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
+    // A finding needs two recorded requests of one turn under one ID: where
+    // there are few, look for such a pair first, and build no table
+    // without one.
+    let recorded = || {
+        trace.invocations.iter().filter_map(|inv| {
+            asked(inv)?;
+            let r = trace.stream.get(inv.request_event?)?.as_inquiry_request()?;
+            Some((inv.at.turn, r.id.as_str()))
+        })
+    };
+    let few = recorded().nth(ID_PAIRS_SEARCHED_UP_TO).is_none();
+    if few
+        && !recorded()
+            .enumerate()
+            .any(|(k, a)| recorded().skip(k + 1).any(|b| a == b))
+    {
+        return Vec::new();
+    }
     // Sized once: at most one entry per invocation.
     let n = trace.invocations.len();
     let mut attempts: HashMap<(usize, &str, &str), u32, Fast> =
@@ -362,6 +380,10 @@ pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
     out
 }
 
+/// Up to how many recorded requests [`ids_unique`] looks for two under
+/// one ID pair by pair before it builds its tables.
+const ID_PAIRS_SEARCHED_UP_TO: usize = 8;
+
 /// `INV-CACHE-KEY-UNIQUE`: the turn cache serves a remembered answer only to
 /// the (tool, question) it was remembered for. RFD 082 "Splitting the
 /// turn-cache state" keys tool answers `<tool_name>.<question_id>`, joined
@@ -370,6 +392,15 @@ pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
 /// from the cache under a key that an earlier question of the turn, of
 /// another (tool, question), was resolved under.
 pub(crate) fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
+    // Only an answer from the cache is judged: a run with none has nothing
+    // to report, and builds no table.
+    if !trace
+        .resolutions
+        .iter()
+        .any(|r| answered_from_cache(r.route))
+    {
+        return Vec::new();
+    }
     // Sized once: at most one entry per invocation, one per resolution.
     let mut tool_of: HashMap<(usize, usize, usize), &str, Fast> =
         HashMap::with_capacity_and_hasher(trace.invocations.len(), Fast::default());
@@ -388,14 +419,7 @@ pub(crate) fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
         let cache_key = CacheKey::answer(tool, &r.question_id);
         let pair = (tool, r.question_id.as_str());
         let first = *under.entry((r.at.turn, cache_key.key())).or_insert(pair);
-        let cached = match r.route {
-            crate::model::coordinator::RouteTaken::Cached => true,
-            crate::model::coordinator::RouteTaken::Static
-            | crate::model::coordinator::RouteTaken::Prompter
-            | crate::model::coordinator::RouteTaken::Backend
-            | crate::model::coordinator::RouteTaken::Refused(_) => false,
-        };
-        if cached && first != pair {
+        if answered_from_cache(r.route) && first != pair {
             out.push(diag(
                 Rule::InvCacheKeyUnique,
                 r.at.turn,
@@ -410,6 +434,17 @@ pub(crate) fn cache_keys_unique(trace: &Trace) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// Whether a question resolved by `route` was answered from the turn cache.
+fn answered_from_cache(route: crate::model::coordinator::RouteTaken) -> bool {
+    match route {
+        crate::model::coordinator::RouteTaken::Cached => true,
+        crate::model::coordinator::RouteTaken::Static
+        | crate::model::coordinator::RouteTaken::Prompter
+        | crate::model::coordinator::RouteTaken::Backend
+        | crate::model::coordinator::RouteTaken::Refused(_) => false,
+    }
 }
 
 /// The answer a CHECK-ANSWER-FITS finding is about is a value the scenario's
@@ -653,20 +688,69 @@ type Fast = std::hash::BuildHasherDefault<incremental::FastHash>;
 /// call_index)`, the instances in the order first invoked.
 type Calls<'t> = IndexMap<(usize, usize, usize), Vec<&'t InvocationRecord>, Fast>;
 
-/// Where each inquiry request sits: `(turn, inquiry ID)` to the stream
+/// Where each inquiry request sits: per `(turn, inquiry ID)`, the stream
 /// position of its first request. A record is judged by whether a request
-/// precedes it, which the first one answers; looked up by [`At`], without
-/// building a key.
-type RequestAt = hashbrown::HashMap<(usize, String), usize, Fast>;
+/// precedes it, which the first one answers. The table holds `(turn,
+/// position)` only and reads the ID from the stream at the position, so
+/// indexing a request copies no ID (rule `PERF-STEP-GROUPED`).
+#[derive(Debug, Default, Clone)]
+struct RequestAt {
+    first: hashbrown::HashTable<(usize, usize)>,
+}
 
-/// A `(turn, inquiry ID)` key of a [`RequestAt`], borrowed: hashes as the
-/// owned key does (a tuple hashes its fields in order).
-#[derive(Hash)]
-struct At<'a>(usize, &'a str);
+impl RequestAt {
+    /// The ID of the request at `pos` of `stream` (none if there is no
+    /// request there: a position this table holds always has one).
+    fn id_at(stream: &[crate::wire::Event], pos: usize) -> Option<&str> {
+        stream
+            .get(pos)
+            .and_then(|e| e.as_inquiry_request())
+            .map(|r| r.id.as_str())
+    }
 
-impl hashbrown::Equivalent<(usize, String)> for At<'_> {
-    fn equivalent(&self, key: &(usize, String)) -> bool {
-        self.0 == key.0 && self.1 == key.1
+    fn hash(turn: usize, id: Option<&str>) -> u64 {
+        use std::hash::BuildHasher;
+        Fast::default().hash_one((turn, id))
+    }
+
+    /// The position of the first request of `(turn, id)` in `stream`.
+    fn first(&self, stream: &[crate::wire::Event], turn: usize, id: &str) -> Option<usize> {
+        self.first
+            .find(Self::hash(turn, Some(id)), |&(t, p)| {
+                t == turn && Self::id_at(stream, p) == Some(id)
+            })
+            .map(|&(_, p)| p)
+    }
+
+    /// Records the request at `pos` of `stream`, in `turn`, unless an
+    /// earlier one of its ID in the turn is recorded.
+    fn insert_first(&mut self, stream: &[crate::wire::Event], turn: usize, pos: usize) {
+        let id = Self::id_at(stream, pos);
+        if let hashbrown::hash_table::Entry::Vacant(v) = self.first.entry(
+            Self::hash(turn, id),
+            |&(t, p)| t == turn && Self::id_at(stream, p) == id,
+            |&(t, p)| Self::hash(t, Self::id_at(stream, p)),
+        ) {
+            v.insert((turn, pos));
+        }
+    }
+
+    fn clear(&mut self) {
+        self.first.clear();
+    }
+
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
+        self.first.is_empty()
+    }
+
+    /// The `(turn, position)` entries in ascending order (for a state
+    /// search's key: the table's own order is arbitrary).
+    #[cfg(feature = "testkit")]
+    fn sorted(&self) -> Vec<(usize, usize)> {
+        let mut v: Vec<_> = self.first.iter().copied().collect();
+        v.sort_unstable();
+        v
     }
 }
 
@@ -768,10 +852,8 @@ fn request_index(trace: &Trace) -> RequestAt {
     let mut request_at = RequestAt::default();
     for t in &stream::turns(&trace.stream) {
         for i in t.start..t.end {
-            if let Some(r) = trace.stream[i].as_inquiry_request()
-                && !request_at.contains_key(&At(t.index, r.id.as_str()))
-            {
-                request_at.insert((t.index, r.id.as_str().to_owned()), i);
+            if trace.stream[i].as_inquiry_request().is_some() {
+                request_at.insert_first(&trace.stream, t.index, i);
             }
         }
     }
@@ -816,10 +898,8 @@ impl RequestIndex {
                 stream::turns::Step::Next { ended } => self.turn = ended + 1,
                 stream::turns::Step::Same => {}
             }
-            if let Some(r) = e.as_inquiry_request()
-                && !self.at.contains_key(&At(self.turn, r.id.as_str()))
-            {
-                self.at.insert((self.turn, r.id.as_str().to_owned()), i);
+            if e.as_inquiry_request().is_some() {
+                self.at.insert_first(events, self.turn, i);
             }
         }
         self.indexed = self.indexed.max(events.len());
@@ -844,8 +924,8 @@ fn routed_before_recorded(trace: &Trace, seen: Seen, request_at: &RequestAt) -> 
         };
         {
             let ok = request_at
-                .get(&At(p.at.turn, id))
-                .is_some_and(|&first| first < p.stream_position);
+                .first(&trace.stream, p.at.turn, id)
+                .is_some_and(|first| first < p.stream_position);
             if !ok {
                 out.push(diag(
                     Rule::InvRecordedBeforeRouted,
@@ -859,8 +939,8 @@ fn routed_before_recorded(trace: &Trace, seen: Seen, request_at: &RequestAt) -> 
     }
     for b in &trace.backend_calls[seen.backend_calls..] {
         let ok = request_at
-            .get(&At(b.at.turn, &b.call.inquiry_id))
-            .is_some_and(|&first| first < b.call.cloned_events);
+            .first(&trace.stream, b.at.turn, &b.call.inquiry_id)
+            .is_some_and(|first| first < b.call.cloned_events);
         if !ok {
             out.push(diag(
                 Rule::InvRecordedBeforeRouted,
@@ -1347,6 +1427,40 @@ mod tests {
                     .step_by(by)
                     .map(move |n| scenario_at(family, n))
             })
+    }
+
+    /// Rule: PERF-STEP-GROUPED — hand-written: the request index
+    /// gives each (turn, inquiry ID) the position of its first request in
+    /// that turn, whether the stream is read at once or as it grows; an ID
+    /// recorded again later in its turn keeps its first position, the same
+    /// ID in the next turn has its own, and an ID not recorded in a turn
+    /// has none.
+    #[test]
+    fn the_request_index_keeps_each_ids_first_request_in_its_turn() {
+        use crate::generate::stream::{inquiry_request, turn_start};
+        use crate::wire::InquiryId;
+        let id = |call: &str| InquiryId::new(call, "q", 1);
+        let stream = vec![
+            turn_start(),
+            inquiry_request(id("c1")),
+            inquiry_request(id("c2")),
+            inquiry_request(id("c1")),
+            turn_start(),
+            inquiry_request(id("c1")),
+        ];
+        let mut grown = RequestIndex::default();
+        grown.extend(&stream[..4]);
+        grown.extend(&stream);
+        let mut at_once = RequestIndex::default();
+        at_once.extend(&stream);
+        for index in [grown, at_once] {
+            let first = |turn, call: &str| index.at.first(&stream, turn, id(call).as_str());
+            assert_eq!(first(0, "c1"), Some(1));
+            assert_eq!(first(0, "c2"), Some(2));
+            assert_eq!(first(1, "c1"), Some(5));
+            assert_eq!(first(1, "c2"), None);
+            assert_eq!(first(0, "c3"), None);
+        }
     }
 
     /// The first run of the single-call family (not legacy) under `faults`

@@ -99,6 +99,43 @@ impl StepChecker {
         StepChecker::default()
     }
 
+    /// Makes this a checker for a new run, as [`StepChecker::new`] gives,
+    /// keeping the room its tables grew to: a caller that checks runs one
+    /// after another allocates them once.
+    pub fn restart(&mut self) {
+        // Destructured so that a new field must be reset here.
+        let StepChecker {
+            invocations_seen,
+            secrets,
+            texts,
+            texts_scanned_for,
+            fixed_scanned_for,
+            seen,
+            requests:
+                RequestIndex {
+                    at,
+                    indexed,
+                    tracker,
+                    turn,
+                },
+            calls: CallChains { prev, latest },
+            routed_found,
+        } = self;
+        *invocations_seen = 0;
+        secrets.clear();
+        texts.clear();
+        *texts_scanned_for = 0;
+        *fixed_scanned_for = 0;
+        *seen = Seen::default();
+        at.clear();
+        *indexed = 0;
+        *tracker = stream::turns::Tracker::default();
+        *turn = 0;
+        prev.clear();
+        latest.clear();
+        *routed_found = false;
+    }
+
     /// Hashes the checker's state structurally, for a state search's key
     /// (the request index's map in sorted order, its own order being
     /// arbitrary).
@@ -131,9 +168,7 @@ impl StepChecker {
         (invocations_seen, secrets, texts).hash(h);
         (texts_scanned_for, fixed_scanned_for).hash(h);
         (prompts, backend_calls, invocations).hash(h);
-        let mut entries: Vec<_> = at.iter().collect();
-        entries.sort_unstable();
-        entries.hash(h);
+        at.sorted().hash(h);
         (indexed, tracker, turn).hash(h);
         (prev, routed_found).hash(h);
         let mut latest: Vec<_> = latest.iter().collect();

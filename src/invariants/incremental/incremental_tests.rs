@@ -500,7 +500,9 @@ fn the_shared_end_of_run_pass_is_each_invariants_own() {
 
 /// Each step of every `step`-th scenario of the single and pair families
 /// (every profile) with no fault and under each fault alone, run with a
-/// step checker: `(scenario, trace, checker, steps)`, each step's findings
+/// step checker (one, restarted before each run, so that every run but
+/// the first is judged by a restarted checker): `(scenario, trace,
+/// checker, steps)`, each step's findings
 /// by the checker and by the plain functions over the same records
 /// (`recorded_before_routed_with` over the call instances grouped afresh,
 /// after the records the previous step had, `human_only_never_backend_since`
@@ -533,11 +535,12 @@ fn stepped_runs(
         v
     };
     let mut out = Vec::new();
+    let mut checker = StepChecker::new();
     for family in [Family::Single, Family::Pairs] {
         for n in (0..family_size(family)).step_by(step) {
             let s = scenario_at(family, n);
             for faults in std::iter::once(Faults::default()).chain(Faults::each_alone()) {
-                let mut checker = StepChecker::new();
+                checker.restart();
                 let mut before = Seen::default();
                 let mut steps = Vec::new();
                 let run = run_observed(&s, RunOptions::from(faults), &mut |c, t| {
@@ -556,7 +559,7 @@ fn stepped_runs(
                     steps.push((sorted(fast.collect()), sorted(plain)));
                 });
                 if let Ok(t) = run {
-                    out.push((s.clone(), t, checker, steps));
+                    out.push((s.clone(), t, checker.clone(), steps));
                 }
             }
         }
@@ -616,6 +619,40 @@ fn the_end_after_steps_finds_what_check_trace_finds() {
         skipped > judged_again && judged_again > 0,
         "{skipped} {judged_again}"
     );
+}
+
+/// Rule: PERF-STEP-GROUPED — a restarted checker is a new one: after
+/// runs of every profile under each fault, each of which leaves something
+/// in every table (a secret learnt and texts kept, requests indexed,
+/// invocations grouped, a routed finding), `restart` gives the state key
+/// of `StepChecker::new()`, and the next run's findings at every step and
+/// at the end are a new checker's.
+#[test]
+fn a_restarted_checker_judges_as_a_new_one() {
+    let fresh = key(&StepChecker::new());
+    let mut reused = StepChecker::new();
+    let mut memo = StreamMemo::new();
+    let (mut secrets, mut routed) = (false, false);
+    for (s, _, _, _) in stepped_runs(97) {
+        let mut new = StepChecker::new();
+        let (mut by_new, mut by_reused) = (Vec::new(), Vec::new());
+        reused.restart();
+        assert_eq!(key(&reused), fresh, "{s:?}");
+        let t = run_observed(&s, RunOptions::default(), &mut |c, t| {
+            by_new.push(new.step(c, t));
+            by_reused.push(reused.step(c, t));
+        });
+        let Ok(t) = t else { continue };
+        assert_eq!(by_reused, by_new, "{s:?}");
+        assert_eq!(
+            check_trace_memo(&t, &s, &mut memo, Some(&reused)),
+            check_trace_memo(&t, &s, &mut memo, Some(&new)),
+            "{s:?}"
+        );
+        secrets |= !reused.secrets.is_empty() && !reused.texts.is_empty();
+        routed |= reused.routed_found && !reused.requests.at.is_empty();
+    }
+    assert!(secrets && routed, "secrets {secrets}, routed {routed}");
 }
 
 /// Rule: PERF-MEMO-PAIRED — invariant: with one memo shared by every run,

@@ -110,6 +110,39 @@ fn two_open_calls_recording_one_inquiry_id_are_reported() {
     assert_eq!(check_trace(&t, &clean), vec![]);
 }
 
+/// Rule: INV-ID-UNIQUE — hand-written: the calls `a` (asking `b.1`) and
+/// `a.b` (asking `1`) open beside `others` calls of a third tool, each
+/// asking its own question: `a.b.1.1` is reported once however many
+/// requests are recorded beside it (fewer than nine, which are searched
+/// pair by pair first, or more).
+#[test]
+fn one_inquiry_id_recorded_twice_among_many_is_reported() {
+    for others in [0, 6, 7, 12] {
+        let mut calls = vec![
+            json!({"id": "a", "tool": "t1"}),
+            json!({"id": "a.b", "tool": "t2"}),
+        ];
+        calls.extend((0..others).map(|k| json!({"id": format!("c{k}"), "tool": "t3"})));
+        let s: Scenario = serde_json::from_value(json!({
+            "profile": "rfd083",
+            "tools": {"t1": asker("b.1"), "t2": asker("1"), "t3": asker("q")},
+            "turns": [{"user": "go", "cycles": [calls]}],
+            "prompter": vec![yes(false); others + 2],
+        }))
+        .expect("a scenario");
+        let t = scenario::run(&s).unwrap();
+        let recorded = t
+            .stream
+            .iter()
+            .filter(|e| e.as_inquiry_request().is_some())
+            .count();
+        assert_eq!(recorded, others + 2);
+        let found = ids_unique(&t);
+        assert_eq!(rules_of(&found), ["INV-ID-UNIQUE"], "{others} others");
+        assert_eq!(found[0].ids, ["a.b.1.1"]);
+    }
+}
+
 /// Rule: INV-CACHE-KEY-UNIQUE — hand-written: tool `a`'s remembered answer
 /// to `b.c` is served to tool `a.b`'s question `c` (both keyed `a.b.c`),
 /// and no prompt is shown for it; under another tool name the second
