@@ -275,24 +275,28 @@ const IN_COORDINATOR_STATE: &str = "a secret answer is in the coordinator state"
 /// once for the three that read them (rule `PERF-END-SHARED`).
 fn non_stream_invariants(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> {
     let mut out = always_paired(trace);
-    out.extend(beyond_the_stream(trace, scenario, (false, false)));
+    out.extend(beyond_the_stream(trace, scenario, None));
     out
 }
 
 /// [`non_stream_invariants`] after `always_paired`, a function of the
 /// stream alone that the memo keeps with the stream (rule
 /// `PERF-MEMO-PAIRED`): each invariant that reads the trace beyond its
-/// stream, in the same order. `(routed, secrets)` say which the step
-/// checker has judged for good ([`StepChecker`]'s `judged`, rule
+/// stream, in the same order. What `steps`, a checker that judged every
+/// step of the run, judged for good is not judged again (rule
 /// `PERF-END-AFTER-STEPS`): `INV-RECORDED-BEFORE-ROUTED` with
-/// `INV-HUMAN-ONLY-NEVER-BACKEND`, and `INV-SECRET-NEVER-PERSISTED`, each
-/// then known to find nothing.
+/// `INV-HUMAN-ONLY-NEVER-BACKEND` where it found neither, and
+/// `INV-SECRET-NEVER-PERSISTED` in the stream, searched in the events'
+/// texts it kept.
 fn beyond_the_stream(
     trace: &Trace,
     scenario: &Scenario,
-    (routed, secrets): (bool, bool),
+    steps: Option<&incremental::StepChecker>,
 ) -> Vec<Diagnostic> {
-    let calls = (!routed || !secrets).then(|| by_call(trace));
+    let routed = steps.is_some_and(|c| c.routed_judged(trace));
+    let secrets = steps.and_then(|c| c.secrets_in_order(trace));
+    // The call instances, grouped once for what is judged afresh.
+    let calls = (!routed || secrets.is_none()).then(|| by_call(trace));
     let mut out = every_round_trip_recorded(trace);
     if let (false, Some(calls)) = (routed, &calls) {
         out.extend(recorded_before_routed_with(
@@ -302,8 +306,10 @@ fn beyond_the_stream(
             calls,
         ));
     }
-    if let (false, Some(calls)) = (secrets, &calls) {
-        out.extend(secrets_in(trace, &[], &secret_answers_of(calls)));
+    match (secrets, &calls) {
+        (Some(found), _) => out.extend(found),
+        (None, Some(calls)) => out.extend(secrets_in(trace, &[], &secret_answers_of(calls))),
+        (None, None) => {}
     }
     out.extend(provenance(trace, scenario));
     if let (false, Some(calls)) = (routed, &calls) {
@@ -1071,12 +1077,26 @@ pub(crate) fn secrets_never_persisted(trace: &Trace, extra: &[(&str, &str)]) -> 
 
 /// [`secrets_never_persisted`] of the run's `secrets`.
 fn secrets_in(trace: &Trace, extra: &[(&str, &str)], secrets: &[String]) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
     if secrets.iter().all(|s| s.len() < 6) {
-        return out;
+        return Vec::new();
     }
-    for (i, e) in trace.stream.iter().enumerate() {
-        let text = serde_json::to_string(e).unwrap_or_default();
+    let texts = trace
+        .stream
+        .iter()
+        .map(|e| std::borrow::Cow::Owned(serde_json::to_string(e).unwrap_or_default()));
+    secrets_in_texts(trace, texts, extra, secrets)
+}
+
+/// [`secrets_in`] given the text `serde_json` writes of each event of the
+/// stream, in order.
+fn secrets_in_texts<'a>(
+    trace: &Trace,
+    texts: impl Iterator<Item = std::borrow::Cow<'a, str>>,
+    extra: &[(&str, &str)],
+    secrets: &[String],
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (i, text) in texts.enumerate() {
         for s in secrets.iter().filter(|s| s.len() >= 6) {
             if text.contains(s.as_str()) {
                 out.push(diag(

@@ -221,21 +221,45 @@ impl StepChecker {
         out
     }
 
-    /// What the end-of-run pass need not judge again in `trace`, if this
-    /// checker judged every step of its run (rule `PERF-END-AFTER-STEPS`),
-    /// as `(routed, secrets)`: `routed` if no step found a record routed
-    /// before it was recorded nor a human-only question sent to the
-    /// backend (each record is judged for good at its step, against the
-    /// stream before its position, which later steps never change: the
-    /// whole run's check finds none either); `secrets` if the run gave no
-    /// tool a secret answer of 6 characters or more (the end-of-run check
-    /// searches for none). Neither for a checker that has not read all of
-    /// `trace`'s records.
-    pub(super) fn judged(&self, trace: &Trace) -> (bool, bool) {
-        if self.seen != Seen::of(trace) || self.invocations_seen != trace.invocations.len() {
-            return (false, false);
+    /// Whether this checker has read every record of `trace`: then what
+    /// it judged for good at the steps is the whole run's judgement.
+    fn read_all(&self, trace: &Trace) -> bool {
+        self.seen == Seen::of(trace) && self.invocations_seen == trace.invocations.len()
+    }
+
+    /// Whether the end-of-run pass need not judge `INV-RECORDED-BEFORE-ROUTED`
+    /// and `INV-HUMAN-ONLY-NEVER-BACKEND` in `trace` again (rule
+    /// `PERF-END-AFTER-STEPS`): this checker read all of its records and
+    /// no step found either. Each record is judged for good at its step,
+    /// against the stream before its position, which later steps never
+    /// change: the whole run's check finds none either.
+    pub(super) fn routed_judged(&self, trace: &Trace) -> bool {
+        self.read_all(trace) && !self.routed_found
+    }
+
+    /// The run's `INV-SECRET-NEVER-PERSISTED` findings in the stream, in
+    /// the end-of-run pass's order, if this checker read all of `trace`'s
+    /// records and, when a secret is known, holds every event's text (rule
+    /// `PERF-END-AFTER-STEPS`): the secrets of 6 characters or more are
+    /// those the run's invocations received (learnt as they came, searched
+    /// here in sorted order), and each text is the one `serde_json` writes.
+    pub(super) fn secrets_in_order(&self, trace: &Trace) -> Option<Vec<Diagnostic>> {
+        if !self.read_all(trace) {
+            return None;
         }
-        (!self.routed_found, self.secrets.is_empty())
+        if self.secrets.is_empty() {
+            return Some(Vec::new());
+        }
+        if self.texts.len() != trace.stream.len() {
+            return None;
+        }
+        let mut secrets = self.secrets.clone();
+        secrets.sort();
+        let texts = self
+            .texts
+            .iter()
+            .map(|t| std::borrow::Cow::Borrowed(t.as_str()));
+        Some(secrets_in_texts(trace, texts, &[], &secrets))
     }
 
     pub(super) fn learn_secrets(&mut self, trace: &Trace) {
@@ -680,8 +704,7 @@ pub fn check_trace_memo(
 ) -> Vec<Diagnostic> {
     let (mut out, wire, paired) = memo.stream_invariants(trace);
     out.extend_from_slice(paired);
-    let judged = steps.map_or((false, false), |c| c.judged(trace));
-    out.extend(beyond_the_stream(trace, scenario, judged));
+    out.extend(beyond_the_stream(trace, scenario, steps));
     out.extend_from_slice(wire);
     out
 }
