@@ -819,8 +819,8 @@ pub(crate) fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
                             "{} asked `{}` ({} asked, {} recorded)",
                             inv.tool,
                             q.id,
-                            crate::words::count(asked_count, "question"),
-                            crate::words::count(recorded, "request")
+                            crate::words::Count(asked_count, "question"),
+                            crate::words::Count(recorded, "request")
                         ),
                     )];
                 }
@@ -834,8 +834,8 @@ pub(crate) fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
         vec![],
         format!(
             "{} asked, {} recorded",
-            crate::words::count(asked_count, "question"),
-            crate::words::count(recorded, "request")
+            crate::words::Count(asked_count, "question"),
+            crate::words::Count(recorded, "request")
         ),
     )]
 }

@@ -4,12 +4,22 @@
 /// `1 turn`, `2 turns`, `2 classes`: a count and its noun, singular for
 /// exactly one; a noun ending in a hiss (`s`, `x`, `ch`, `sh`) takes `es`.
 pub(crate) fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("{n} {noun}")
-    } else if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
-        format!("{n} {noun}es")
-    } else {
-        format!("{n} {noun}s")
+    Count(n, noun).to_string()
+}
+
+/// [`count`] as a `Display`, written straight into a larger text.
+pub(crate) struct Count<'a>(pub(crate) usize, pub(crate) &'a str);
+
+impl std::fmt::Display for Count<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Count(n, noun) = *self;
+        if n == 1 {
+            write!(f, "{n} {noun}")
+        } else if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
+            write!(f, "{n} {noun}es")
+        } else {
+            write!(f, "{n} {noun}s")
+        }
     }
 }
 
