@@ -9,6 +9,7 @@ use std::io::IsTerminal;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
+mod allocator;
 mod broken_pipe;
 pub(crate) mod check_command;
 pub mod conform_command;
@@ -230,8 +231,10 @@ enum Command {
 /// Runs the command line with the process arguments; returns the exit code.
 /// A closed standard output ends the process quietly with exit 0
 /// ([`broken_pipe`]; in the process's entry only, not in [`run`], which a
-/// library user may call in a process of their own).
+/// library user may call in a process of their own). mimalloc, the
+/// binary's allocator, purges freed memory at once (`allocator`).
 pub fn main() -> i32 {
+    allocator::purge_freed_memory_at_once();
     broken_pipe::exit_quietly_on_broken_stdout();
     run(std::env::args_os())
 }
