@@ -438,6 +438,25 @@ impl FastHash {
     }
 }
 
+/// The 1 to 7 bytes of `tail` as a little-endian number, read in at most
+/// two loads: from 4 bytes on, the first four and the last four (the bytes
+/// they share are the same, so or-ing them places every byte once); below,
+/// the first, middle and last byte, which are every byte of 1 to 3.
+fn tail_word(tail: &[u8]) -> u64 {
+    let n = tail.len();
+    let at = |i: usize| u64::from(tail[i]) << (8 * i);
+    let four = |i: usize| {
+        u64::from(u32::from_le_bytes(
+            tail[i..i + 4].try_into().unwrap_or_default(),
+        )) << (8 * i)
+    };
+    match n {
+        0 => 0,
+        1..=3 => at(0) | at(n / 2) | at(n - 1),
+        _ => four(0) | four(n - 4),
+    }
+}
+
 impl std::hash::Hasher for FastHash {
     /// Every 8 bytes as one word, then the 1 to 7 bytes left over as one
     /// word with their count in its top byte, so that the words stand for
@@ -449,13 +468,7 @@ impl std::hash::Hasher for FastHash {
         }
         let tail = chunks.remainder();
         if !tail.is_empty() {
-            let w = tail
-                .iter()
-                .enumerate()
-                .fold((tail.len() as u64) << 56, |w, (i, &b)| {
-                    w | u64::from(b) << (8 * i)
-                });
-            self.word(w);
+            self.word(tail_word(tail) | (tail.len() as u64) << 56);
         }
     }
     fn write_u8(&mut self, n: u8) {

@@ -889,3 +889,18 @@ fn a_colliding_event_in_the_per_event_tables_is_not_taken_for_another() {
         assert_eq!(known[&h].len(), 2, "the other response and this one");
     }
 }
+
+proptest! {
+    /// Rule: PERF-MEMO-EXACT-HASH — invariant: the word `FastHash` makes
+    /// of a string's last 1 to 7 bytes (read in two loads) is the bytes'
+    /// little-endian number, as a byte-by-byte fold spells it; every
+    /// length from 0 to 7 is drawn.
+    #[test]
+    fn a_tails_word_is_its_bytes_little_endian(tail in proptest::collection::vec(any::<u8>(), 0..8)) {
+        let by_byte = tail
+            .iter()
+            .enumerate()
+            .fold(0u64, |w, (i, &b)| w | u64::from(b) << (8 * i));
+        prop_assert_eq!(tail_word(&tail), by_byte);
+    }
+}
