@@ -193,7 +193,7 @@ pub(crate) fn known_kinds(
 }
 
 /// `found` without its known violations ([`known_kinds`]).
-pub fn without_known(
+pub(crate) fn without_known(
     s: &Scenario,
     rules: &crate::profile::Rules,
     found: Vec<Diagnostic>,
