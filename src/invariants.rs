@@ -171,6 +171,7 @@ pub fn known_violation(s: &Scenario, rules: &crate::profile::Rules, rule: Rule) 
 /// against the other request of its ID (a reason, an outcome or a placement
 /// that belongs to the other question). The one list of what is excused:
 /// [`without_known`] drops these, and the searches of `explore` count them.
+#[cfg(feature = "testkit")]
 pub(crate) fn known_kinds(
     s: &Scenario,
     rules: &crate::profile::Rules,
@@ -193,6 +194,7 @@ pub(crate) fn known_kinds(
 }
 
 /// `found` without its known violations ([`known_kinds`]).
+#[cfg(feature = "testkit")]
 pub(crate) fn without_known(
     s: &Scenario,
     rules: &crate::profile::Rules,
