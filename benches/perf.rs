@@ -251,16 +251,7 @@ fn median(mut xs: Vec<Duration>) -> Duration {
 
 /// (max - min) / median, as a percentage.
 fn spread(xs: &[Duration]) -> String {
-    let min = xs.iter().min().copied().unwrap_or_default();
-    let max = xs.iter().max().copied().unwrap_or_default();
-    let med = median(xs.to_vec());
-    if xs.len() < 2 || med.is_zero() {
-        return "-".to_owned();
-    }
-    format!(
-        "{:.0}%",
-        100.0 * (max - min).as_secs_f64() / med.as_secs_f64()
-    )
+    spread_f64(&xs.iter().map(Duration::as_secs_f64).collect::<Vec<_>>())
 }
 
 /// [`median`] of ratios.
@@ -270,7 +261,7 @@ fn median_f64(xs: &[f64]) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or_default()
 }
 
-/// [`spread`] of ratios: (max - min) / median.
+/// [`spread`] of numbers.
 fn spread_f64(xs: &[f64]) -> String {
     let med = median_f64(xs);
     if xs.len() < 2 || med == 0.0 {

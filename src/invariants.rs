@@ -333,21 +333,26 @@ fn beyond_the_stream(
 /// construction joins the parts with `.`, which they may hold: call `a`
 /// asking `b.1` and call `a.b` asking `1` both record `a.b.1.1`.
 pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
+    // Each question asked whose request is on the stream: the invocation,
+    // the question, the request's position and its ID.
+    let recorded = || {
+        trace.invocations.iter().filter_map(|inv| {
+            let q = asked(inv)?;
+            let k = inv.request_event?;
+            let r = trace.stream.get(k)?.as_inquiry_request()?;
+            Some((inv, q, k, r.id.as_str()))
+        })
+    };
     // A finding needs two recorded requests of one turn under one ID: where
     // there are few, look for such a pair first, and build no table
     // without one.
-    let recorded = || {
-        trace.invocations.iter().filter_map(|inv| {
-            asked(inv)?;
-            let r = trace.stream.get(inv.request_event?)?.as_inquiry_request()?;
-            Some((inv.at.turn, r.id.as_str()))
-        })
-    };
     let few = recorded().nth(ID_PAIRS_SEARCHED_UP_TO).is_none();
     if few
-        && !recorded()
-            .enumerate()
-            .any(|(k, a)| recorded().skip(k + 1).any(|b| a == b))
+        && !recorded().enumerate().any(|(j, (a, _, _, x))| {
+            recorded()
+                .skip(j + 1)
+                .any(|(b, _, _, y)| a.at.turn == b.at.turn && x == y)
+        })
     {
         return Vec::new();
     }
@@ -358,18 +363,12 @@ pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
     let mut named: HashMap<(usize, &str), (&str, &str, u32), Fast> =
         HashMap::with_capacity_and_hasher(n, Fast::default());
     let mut out = Vec::new();
-    for inv in &trace.invocations {
-        let Some(q) = asked(inv) else { continue };
-        let Some(k) = inv.request_event else { continue };
-        let Some(r) = trace.stream.get(k).and_then(|e| e.as_inquiry_request()) else {
-            continue;
-        };
+    for (inv, q, k, id) in recorded() {
         let n = attempts
             .entry((inv.at.turn, inv.tool_call_id.as_str(), q.id.as_str()))
             .or_insert(0);
         *n += 1;
         let triple = (inv.tool_call_id.as_str(), q.id.as_str(), *n);
-        let id = r.id.as_str();
         let first = *named.entry((inv.at.turn, id)).or_insert(triple);
         if first != triple {
             out.push(diag(
