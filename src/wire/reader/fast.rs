@@ -157,8 +157,8 @@ pub(crate) fn within_depth(bytes: &[u8]) -> bool {
 ///
 /// No second UTF-8 pass over the event: outside strings the grammar allows
 /// ASCII only, and [`Fast::string`] validates every non-ASCII stretch of a
-/// string (from its first byte at or above 0x80 to the next `"`, `\\` or
-/// control byte) with `std::str::from_utf8` as it scans. Valid stretches
+/// string (from its first byte at or above 0x80 to the next byte below
+/// 0x80) with `std::str::from_utf8` as it scans. Valid stretches
 /// separated by ASCII bytes make valid UTF-8, and a span whose ends are
 /// ASCII bytes lies on character boundaries.
 fn scanned_text(bytes: &[u8], start: usize, end: usize) -> &str {
@@ -294,10 +294,10 @@ impl Fast<'_> {
             let k = text_stop(rest)?;
             self.i += k;
             if rest[k] >= 0x80 {
-                // Non-ASCII text: validated up to the next ASCII stop (see
+                // Non-ASCII text: validated up to the next ASCII byte (see
                 // `scanned_text`).
                 let run = &rest[k..];
-                let end = string_stop(run).unwrap_or(run.len());
+                let end = non_ascii_run(run);
                 std::str::from_utf8(&run[..end]).ok()?;
                 self.i += end;
                 continue;
@@ -310,8 +310,14 @@ impl Fast<'_> {
                 return Some(escaped);
             }
             escaped = true;
-            match *self.bytes.get(self.i + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 2,
+            let e = *self.bytes.get(self.i + 1)?;
+            // A table, not a `match`: the match compiles to a jump table
+            // whose indirect jump mispredicts on a mix of escapes.
+            if SHORT_ESCAPE[usize::from(e)] {
+                self.i += 2;
+                continue;
+            }
+            match e {
                 b'u' => match self.hex_escape(self.i)? {
                     0xD800..=0xDBFF => {
                         // A surrogate pair is one character; anything else
@@ -470,26 +476,83 @@ impl Fast<'_> {
     }
 }
 
-/// The first byte of `bytes` that ends a run of plain string content: `"`,
-/// `\\` or a raw control character (not allowed in a JSON string). Eight
-/// bytes at a time as one word (most strings are short names, tags and
-/// IDs), and for long strings (base64 contents) 64-byte blocks tested with
-/// no early exit inside a block, the shape the compiler vectorizes.
-pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
-    stop::<false>(bytes)
+/// The escapes of two bytes, by the byte after the backslash: `\"`,
+/// `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t` (RFC 8259, section 7).
+const SHORT_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let escapes = *b"\"\\/bfnrt";
+    while k < escapes.len() {
+        t[escapes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// How many bytes `bytes` starts with at or above 0x80 (a stretch of
+/// non-ASCII characters, whole if the text is valid), eight at a time.
+pub(super) fn non_ascii_run(bytes: &[u8]) -> usize {
+    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut words = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        let ascii = !w & HIGH_BITS;
+        if ascii != 0 {
+            return offset + ascii.trailing_zeros() as usize / 8;
+        }
+        offset += 8;
+    }
+    offset
+        + words
+            .remainder()
+            .iter()
+            .position(|&b| b < 0x80)
+            .unwrap_or(words.remainder().len())
 }
 
-/// [`string_stop`], also stopping at any byte at or above 0x80 (the start
-/// of a non-ASCII character, which [`Fast::string`] validates).
+/// The first byte of `bytes` that ends a run of plain ASCII string
+/// content: `"`, `\\`, a raw control character (not allowed in a JSON
+/// string) or a byte at or above 0x80 (the start of a non-ASCII character,
+/// which [`Fast::string`] validates). On x86-64 with SSE2, or AVX2 where
+/// the CPU has it; elsewhere eight bytes at a time as one word (most
+/// strings are short names, tags and IDs), and for long strings 64-byte
+/// blocks tested with no early exit inside a block, the shape the compiler
+/// vectorizes.
 pub(super) fn text_stop(bytes: &[u8]) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     {
+        // The detection is read once and cached by the standard library:
+        // one load and one branch a call.
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, `avx2::text_stop`'s one requirement.
+            return unsafe { avx2::text_stop(bytes) };
+        }
         sse2::text_stop(bytes)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        stop::<true>(bytes)
+        stop(bytes)
     }
+}
+
+/// Every implementation of [`text_stop`] this CPU can run, by name (the
+/// portable scan, and on x86-64 SSE2 and, where present, AVX2), with its
+/// answer on `bytes`: the tests hold each to the byte loop, whichever the
+/// dispatch picks on the machine they run on.
+#[cfg(test)]
+pub(super) fn text_stops(bytes: &[u8]) -> Vec<(&'static str, Option<usize>)> {
+    #[allow(unused_mut)]
+    let mut out = vec![("portable", stop(bytes))];
+    #[cfg(target_arch = "x86_64")]
+    {
+        out.push(("sse2", sse2::text_stop(bytes)));
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            out.push(("avx2", unsafe { avx2::text_stop(bytes) }));
+        }
+    }
+    out
 }
 
 /// Where the string whose `"` is at `at` ends (just past its closing
@@ -522,7 +585,7 @@ fn block_stop(block: &[u8; 16]) -> Option<usize> {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        stop::<true>(block)
+        stop(block)
     }
 }
 
@@ -560,24 +623,75 @@ mod sse2 {
             }
             offset += 16;
         }
-        super::stop::<true>(rest).map(|k| offset + k)
+        super::stop(rest).map(|k| offset + k)
     }
 }
 
-/// Whether `b` stops a scan: `"`, `\\`, a control byte, and with `HIGH`
-/// a byte at or above 0x80.
-#[inline(always)]
-fn stops<const HIGH: bool>(b: u8) -> bool {
-    // With `HIGH`, one signed compare takes both control and high bytes
-    // (a byte at or above 0x80 is negative as an `i8`).
-    b == b'"' || b == b'\\' || if HIGH { (b as i8) < 0x20 } else { b < 0x20 }
+/// [`text_stop`] thirty-two bytes a step with AVX2, where the CPU has it
+/// (found at run time): the same three compares and mask as [`sse2`] on
+/// twice the bytes. Long strings (tool outputs, file contents) are most of
+/// a real stream's bytes, and this halves their scan's loop.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_set1_epi8,
+    };
+
+    /// [`text_stop`](super::text_stop) with AVX2. The first 16 bytes are
+    /// one SSE2 block, since most strings end there (names, tags, IDs).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn text_stop(bytes: &[u8]) -> Option<usize> {
+        let Some(first) = bytes.first_chunk::<16>() else {
+            return super::stop(bytes);
+        };
+        if let Some(k) = super::sse2::block_stop(first) {
+            return Some(k);
+        }
+        let mut offset = 16;
+        let (blocks, _) = bytes[offset..].as_chunks::<32>();
+        for block in blocks {
+            // SAFETY: `block` is 32 readable bytes; the load is unaligned;
+            // AVX2 is present (this function's requirement).
+            let mask = unsafe {
+                let v = _mm256_loadu_si256(block.as_ptr().cast::<__m256i>());
+                let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+                let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
+                // Signed: bytes at or above 0x80 are negative, so this
+                // takes the control and the high bytes together.
+                let low_or_high = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v);
+                _mm256_movemask_epi8(_mm256_or_si256(
+                    _mm256_or_si256(quote, backslash),
+                    low_or_high,
+                ))
+            };
+            if mask != 0 {
+                return Some(offset + mask.trailing_zeros() as usize);
+            }
+            offset += 32;
+        }
+        super::sse2::text_stop(&bytes[offset..]).map(|k| offset + k)
+    }
 }
 
-fn stop<const HIGH: bool>(bytes: &[u8]) -> Option<usize> {
+/// Whether `b` stops a scan: `"`, `\\`, a control byte or a byte at or
+/// above 0x80.
+#[inline(always)]
+fn stops(b: u8) -> bool {
+    // One signed compare takes both control and high bytes (a byte at or
+    // above 0x80 is negative as an `i8`).
+    b == b'"' || b == b'\\' || (b as i8) < 0x20
+}
+
+fn stop(bytes: &[u8]) -> Option<usize> {
     let mut offset = 0;
     let mut words = bytes.chunks_exact(8);
     for word in words.by_ref().take(4) {
-        if let Some(k) = word_stop::<HIGH>(word) {
+        if let Some(k) = word_stop(word) {
             return Some(offset + k);
         }
         offset += 8;
@@ -586,20 +700,20 @@ fn stop<const HIGH: bool>(bytes: &[u8]) -> Option<usize> {
     for block in &mut blocks {
         let mut any = false;
         for &b in block {
-            any |= stops::<HIGH>(b);
+            any |= stops(b);
         }
         if any {
             return block
                 .chunks_exact(8)
                 .enumerate()
-                .find_map(|(j, word)| word_stop::<HIGH>(word).map(|k| offset + 8 * j + k));
+                .find_map(|(j, word)| word_stop(word).map(|k| offset + 8 * j + k));
         }
         offset += 64;
     }
     let tail = blocks.remainder();
     let mut words = tail.chunks_exact(8);
     for word in &mut words {
-        if let Some(k) = word_stop::<HIGH>(word) {
+        if let Some(k) = word_stop(word) {
             return Some(offset + k);
         }
         offset += 8;
@@ -607,24 +721,23 @@ fn stop<const HIGH: bool>(bytes: &[u8]) -> Option<usize> {
     words
         .remainder()
         .iter()
-        .position(|&b| stops::<HIGH>(b))
+        .position(|&b| stops(b))
         .map(|k| offset + k)
 }
 
 /// [`stop`] within one 8-byte word, branch-free: the lowest flagged byte
 /// is exact (a borrow only propagates upward from a true hit; a byte's own
 /// high bit flags only that byte).
-fn word_stop<const HIGH: bool>(word: &[u8]) -> Option<usize> {
+fn word_stop(word: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
     let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
     let quote = w ^ (ONES * u64::from(b'"'));
     let backslash = w ^ (ONES * u64::from(b'\\'));
-    let high = if HIGH { w } else { 0 };
     let hits = ((quote.wrapping_sub(ONES) & !quote)
         | (backslash.wrapping_sub(ONES) & !backslash)
         | (w.wrapping_sub(ONES * 0x20) & !w)
-        | high)
+        | w)
         & HIGH_BITS;
     (hits != 0).then(|| hits.trailing_zeros() as usize / 8)
 }

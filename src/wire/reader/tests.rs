@@ -1,4 +1,4 @@
-use super::fast::{string_stop, text_stop};
+use super::fast::{non_ascii_run, text_stop, text_stops};
 use super::*;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -439,6 +439,21 @@ fn fast_path_agrees_on_boundary_cases() {
     for case in &cases {
         agrees(case.as_bytes()).unwrap_or_else(|e| panic!("{case}: {e}"));
     }
+    // Every byte after a backslash, in a name and in a value: only the
+    // escapes of RFC 8259 (section 7) read.
+    for b in 0..=u8::MAX {
+        for at in [0, 1] {
+            let mut event = br#"{"k\nx":"v\nx"}"#.to_vec();
+            let slot = event
+                .iter()
+                .enumerate()
+                .filter(|&(_, &c)| c == b'\\')
+                .nth(at);
+            let slot = slot.expect("two backslashes").0 + 1;
+            event[slot] = b;
+            agrees(&event).unwrap_or_else(|e| panic!("escape byte {b:#04x}: {e}"));
+        }
+    }
     // Ordinary cases among them are read by the fast path itself.
     for case in [
         r#"{"a":"\uD800\uDC00"}"#,
@@ -477,14 +492,15 @@ fn word_and_block_scans_match_byte_loops() {
                 if let Some(at) = stop_at.filter(|&at| at < len) {
                     bytes[at] = stop;
                 }
-                let expected = bytes
-                    .iter()
-                    .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
-                assert_eq!(string_stop(&bytes), expected, "{bytes:?}");
+                let run = bytes.iter().position(|&b| b < 0x80).unwrap_or(len);
+                assert_eq!(non_ascii_run(&bytes), run, "{bytes:?}");
                 let text = bytes
                     .iter()
                     .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
                 assert_eq!(text_stop(&bytes), text, "{bytes:?}");
+                for (path, found) in text_stops(&bytes) {
+                    assert_eq!(found, text, "{path}: {bytes:?}");
+                }
                 let lines = bytes.iter().filter(|&&b| b == b'\n').count();
                 assert_eq!(count_newlines(&bytes), lines, "{bytes:?}");
             }
@@ -560,6 +576,51 @@ fn parse_event_hands_on_the_fast_paths_fields() {
         })
         .expect("reads");
         assert!(inside.iter().all(|&b| b == fast_path), "{inside:?}");
+    }
+}
+
+proptest! {
+    /// Rule: PERF-READ-SAME — every string scan this CPU can run (the
+    /// portable one, SSE2 and AVX2) stops where the byte loop does: at the
+    /// first `"`, `\\`, control byte or byte at or above 0x80, on bytes that
+    /// are mostly plain text of any length up to a few 32-byte blocks.
+    #[test]
+    fn every_string_scan_stops_where_the_byte_loop_does(
+        bytes in vec(
+            prop_oneof![
+                8 => prop::sample::select(vec![b'a', b' ', b'~', b'0', b'{', 0x7f]),
+                1 => prop::sample::select(vec![b'"', b'\\', 0x00, 0x1f, b'\n', 0x80, 0xc3, 0xff]),
+            ],
+            0..200,
+        ),
+        skip in 0usize..40,
+    ) {
+        let bytes = &bytes[skip.min(bytes.len())..];
+        let expected = bytes
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
+        for (path, found) in text_stops(bytes) {
+            prop_assert_eq!(found, expected, "{}", path);
+        }
+    }
+}
+
+proptest! {
+    /// Rule: PERF-READ-SAME — the non-ASCII stretch a string's scan
+    /// validates ends at the first byte below 0x80, on bytes that are
+    /// mostly non-ASCII (runs of multi-byte characters, valid or not).
+    #[test]
+    fn a_non_ascii_run_ends_at_the_first_ascii_byte(
+        bytes in vec(
+            prop_oneof![
+                8 => 0x80u8..=0xff,
+                1 => 0u8..0x80,
+            ],
+            0..80,
+        ),
+    ) {
+        let expected = bytes.iter().position(|&b| b < 0x80).unwrap_or(bytes.len());
+        prop_assert_eq!(non_ascii_run(&bytes), expected);
     }
 }
 
