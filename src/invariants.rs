@@ -1316,46 +1316,53 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
         .max()
         .unwrap_or(0);
     let at = trace.stream.len();
-    // Every question each (tool, id) asked in this turn. An entry is
-    // justified if one of them could be remembered: the cache is keyed by
-    // tool and question ID, not by question shape, so a later question under
-    // the same key may differ (and is then answered from the cache: see
+    // The questions asked under `key` in this turn. An entry is justified
+    // if one of them could be remembered: the cache is keyed by tool and
+    // question ID, not by question shape, so a later question under the
+    // same key may differ (and is then answered from the cache: see
     // spec/DECISIONS.md, "Invariants: the turn cache is keyed, not typed").
-    let mut asked_under: HashMap<String, Vec<&Question>, Fast> = HashMap::default();
-    for inv in trace.invocations.iter().filter(|i| i.at.turn == turn) {
-        if let Some(q) = asked(inv) {
-            asked_under
-                .entry(CacheKey::answer(&inv.tool, &q.id).key())
-                .or_default()
-                .push(q);
-        }
+    // Found by comparing spellings, not through a table of built keys: a
+    // turn holds few entries and few questions, and this runs after every
+    // step of an exploration (rule `PERF-STEP-GROUPED`).
+    fn questions_under<'a>(
+        trace: &'a Trace,
+        turn: usize,
+        key: &'a str,
+    ) -> impl Iterator<Item = &'a Question> + 'a {
+        trace
+            .invocations
+            .iter()
+            .filter(move |i| i.at.turn == turn)
+            .filter_map(|inv| asked(inv).map(|q| (inv, q)))
+            .filter(move |(inv, q)| CacheKey::answer(&inv.tool, &q.id).spells(key))
+            .map(|(_, q)| q)
     }
-    // The permission keys of the tools whose decision the user chose to
-    // remember in this turn.
-    let decided: std::collections::HashSet<String, Fast> = trace
-        .permission_prompts
-        .iter()
-        .filter(|p| p.at.turn == turn)
-        .filter(|p| match p.reply {
-            crate::scenario::PermissionReply::Allow { remember }
-            | crate::scenario::PermissionReply::Deny { remember } => remember,
-        })
-        .map(|p| CacheKey::permission(&p.tool).key())
-        .collect();
+    let any_asked_under = |key: &str| questions_under(trace, turn, key).next().is_some();
+    // Whether a tool whose permission key is `key` had its decision
+    // remembered, by the user's choice, in this turn.
+    let decided = |key: &str| {
+        trace
+            .permission_prompts
+            .iter()
+            .filter(|p| p.at.turn == turn)
+            .filter(|p| match p.reply {
+                crate::scenario::PermissionReply::Allow { remember }
+                | crate::scenario::PermissionReply::Deny { remember } => remember,
+            })
+            .any(|p| CacheKey::permission(&p.tool).spells(key))
+    };
     // Why the tool-question path could not have written `value` under
     // `key`, or `None` if it could.
     let as_answer = |key: &String, value: &Value| -> Option<&'static str> {
-        let questions = asked_under.get(key).map(Vec::as_slice).unwrap_or_default();
         match value {
             Value::Null => Some("a cancelled question's (null) answer is remembered"),
-            _ if questions.is_empty() => {
+            _ if !any_asked_under(key) => {
                 Some("an answer is remembered for a question not asked in this turn")
             }
-            _ if questions.iter().all(|q| routing::is_secret(q, &rules)) => {
+            _ if questions_under(trace, turn, key).all(|q| routing::is_secret(q, &rules)) => {
                 Some("a secret answer is remembered")
             }
-            _ if !questions
-                .iter()
+            _ if !questions_under(trace, turn, key)
                 .any(|q| routing::remember_offered(q, &rules)) =>
             {
                 Some("an answer is remembered for a question that may not be remembered")
@@ -1382,7 +1389,7 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
                 if let Some(why) = as_answer(key, value) {
                     // Named a permission decision only when no question was
                     // asked under the key and a remembered decision was.
-                    let misplaced = !asked_under.contains_key(key) && decided.contains(key);
+                    let misplaced = !any_asked_under(key) && decided(key);
                     report(
                         key,
                         if misplaced {
@@ -1394,12 +1401,12 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
                 }
             }
             for key in remembered_permission_decisions.keys() {
-                if decided.contains(key) {
+                if decided(key) {
                     continue;
                 }
                 report(
                     key,
-                    if asked_under.contains_key(key) {
+                    if any_asked_under(key) {
                         "a tool answer is in the permission-decision map"
                     } else {
                         "a permission decision is remembered that no permission prompt of this turn chose to remember"
@@ -1411,7 +1418,7 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
             persisted_inquiry_responses,
         } => {
             for (key, value) in persisted_inquiry_responses {
-                if decided.contains(key) {
+                if decided(key) {
                     continue;
                 }
                 if let Some(why) = as_answer(key, value) {

@@ -56,6 +56,19 @@ impl<'a> CacheKey<'a> {
         key.push_str(tail);
         key
     }
+
+    /// Whether `key` is this key's spelling ([`CacheKey::key`]), compared
+    /// without building it.
+    pub(crate) fn spells(&self, key: &str) -> bool {
+        let (tool, tail) = match self {
+            CacheKey::Answer { tool, question } => (tool, *question),
+            CacheKey::Permission { tool } => (tool, PERMISSION),
+        };
+        key.len() == tool.len() + 1 + tail.len()
+            && key.starts_with(tool)
+            && key.as_bytes()[tool.len()] == b'.'
+            && key.ends_with(tail)
+    }
 }
 
 impl fmt::Display for CacheKey<'_> {
@@ -88,5 +101,27 @@ mod tests {
             CacheKey::answer("t", "__permission__").key(),
             CacheKey::permission("t").key()
         );
+    }
+
+    proptest::proptest! {
+        /// Rule: PERF-STEP-GROUPED — `spells` answers what comparing with
+        /// the built key answers, for any tool, question and key over an
+        /// alphabet where dots make one key two ways (`a` and `b.c`, `a.b`
+        /// and `c`) and keys of every length near the right one.
+        #[test]
+        fn spells_is_comparing_with_the_built_key(
+            tool in "[ab.]{0,3}",
+            question in "[ab._]{0,4}",
+            key in "[ab._]{0,8}",
+            permission in proptest::bool::ANY,
+        ) {
+            let k = if permission {
+                CacheKey::permission(&tool)
+            } else {
+                CacheKey::answer(&tool, &question)
+            };
+            proptest::prop_assert_eq!(k.spells(&key), k.key() == key);
+            proptest::prop_assert!(k.spells(&k.key()));
+        }
     }
 }
