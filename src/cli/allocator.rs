@@ -37,42 +37,44 @@ mod tests {
     /// child of [`the_purge_delay_option_is_mimallocs`].
     const CHILD: &str = "INQUIRY_MODEL_ALLOCATOR_CHILD";
 
-    /// In the child: the option after the setting, as mimalloc reads it.
-    #[test]
-    #[ignore = "the child of the_purge_delay_option_is_mimallocs, run by it"]
-    fn purge_delay_as_read() {
-        let expected = std::env::var(CHILD).expect("run as the child, with the expected value");
-        purge_freed_memory_at_once();
-        // SAFETY: reading an option; the child runs this one test alone.
-        let got = unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) };
-        assert_eq!(got.to_string(), expected);
-    }
-
     /// Rule: PERF-TURN-MEMORY — the option set is mimalloc's purge delay:
     /// in a process whose environment sets `MIMALLOC_PURGE_DELAY=777` the
     /// option reads 777 (mimalloc read it from the environment under that
     /// name, and the setting left it alone); in one that does not, it
     /// reads 0, the setting. With another option's number the first reads
     /// that option's value.
+    ///
+    /// Each reading is taken in a fresh process, this test run again as
+    /// [`CHILD`]: mimalloc reads an option's environment variable once per
+    /// process, and the setting must come before any other thread starts.
     #[test]
     fn the_purge_delay_option_is_mimallocs() {
+        if std::env::var_os(CHILD).is_some() {
+            purge_freed_memory_at_once();
+            // SAFETY: reading an option; the child runs this one test alone.
+            let got = unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) };
+            println!("purge_delay={got}");
+            return;
+        }
         let me = std::env::current_exe().expect("the test binary");
-        let name = format!("{}::purge_delay_as_read", module_path!());
+        let name = format!("{}::the_purge_delay_option_is_mimallocs", module_path!());
         let name = name.split_once("::").map_or(name.as_str(), |(_, n)| n);
         for (env, expected) in [(Some("777"), "777"), (None, "0")] {
             let mut child = Command::new(&me);
-            child.args(["--exact", name, "--ignored", "--test-threads", "1"]);
-            child
-                .env(CHILD, expected)
-                .env_remove("MIMALLOC_PURGE_DELAY");
+            child.args(["--exact", name, "--nocapture", "--test-threads", "1"]);
+            child.env(CHILD, "1").env_remove("MIMALLOC_PURGE_DELAY");
             if let Some(v) = env {
                 child.env("MIMALLOC_PURGE_DELAY", v);
             }
             let out = child.output().expect("the test binary runs");
             let text = String::from_utf8_lossy(&out.stdout);
+            // The harness prints the test's name on the same line.
+            let read = text
+                .split_once("purge_delay=")
+                .and_then(|(_, rest)| rest.split_whitespace().next());
             assert!(
-                out.status.success() && text.contains("1 passed"),
-                "MIMALLOC_PURGE_DELAY={env:?}: {text}{}",
+                out.status.success() && read == Some(expected),
+                "MIMALLOC_PURGE_DELAY={env:?}: expected {expected}, read {read:?}: {text}{}",
                 String::from_utf8_lossy(&out.stderr)
             );
         }

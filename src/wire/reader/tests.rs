@@ -481,14 +481,20 @@ fn duplicate_field_is_found_among_many_fields() {
 }
 
 /// Rule: PERF-READ-SAME — the word and block scans (string ends,
-/// newlines) agree with the obvious byte loops on every length and
-/// alignment.
+/// non-ASCII stretches, newlines) agree with the obvious byte loops on
+/// every length and alignment, over text that stops often, plain ASCII
+/// (so a scan runs through whole blocks to the stop placed in it) and
+/// non-ASCII text (so a stretch runs to that stop).
 #[test]
 fn word_and_block_scans_match_byte_loops() {
-    for len in 0usize..200 {
+    let texts: [&[u8]; 3] = [b"ab\x7f\xc3\x20~", b"ab~ {0", b"\xc3\xa9\xe2\x80\x94\xff"];
+    for (text, len) in texts
+        .into_iter()
+        .flat_map(|t| (0usize..200).map(move |len| (t, len)))
+    {
         for stop_at in [None, Some(0), Some(len / 2), Some(len.saturating_sub(1))] {
             for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-                let mut bytes: Vec<u8> = (0..len).map(|i| b"ab\x7f\xc3\x20~"[i % 6]).collect();
+                let mut bytes: Vec<u8> = (0..len).map(|i| text[i % text.len()]).collect();
                 if let Some(at) = stop_at.filter(|&at| at < len) {
                     bytes[at] = stop;
                 }
