@@ -369,7 +369,7 @@ fn scripted(
             }
         }
         return Outcome::NeedsInput {
-            question: ask.question.clone(),
+            question: Box::new(ask.question.clone()),
         };
     }
     match finish {

@@ -920,14 +920,14 @@ fn run_script(
             if *n < ask.reject_first {
                 *n += 1;
                 return Outcome::NeedsInput {
-                    question: ask.question.clone(),
+                    question: Box::new(ask.question.clone()),
                 };
             }
             state.accepted.push(id.clone());
             continue;
         }
         return Outcome::NeedsInput {
-            question: ask.question.clone(),
+            question: Box::new(ask.question.clone()),
         };
     }
     match finish {
@@ -980,7 +980,7 @@ enum Work {
     Prompt {
         call: usize,
         inquiry_id: Option<crate::wire::InquiryId>,
-        presentation: Presentation,
+        presentation: Box<Presentation>,
     },
     Inquire {
         call: usize,
@@ -1800,7 +1800,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                     call_index: call,
                     inquiry_id: inquiry_id.as_ref().map(|i| i.to_string()),
                     stream_position: self.trace.stream.len(),
-                    presentation,
+                    presentation: *presentation,
                     reply: reply.clone(),
                     secret: self.asks_secret(at, call),
                 });

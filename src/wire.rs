@@ -723,8 +723,10 @@ pub enum EventKind {
     ToolCallRequest(ToolCallRequest),
     /// `tool_call_response`.
     ToolCallResponse(ToolCallResponse),
-    /// `inquiry_request`.
-    InquiryRequest(InquiryRequest),
+    /// `inquiry_request`, boxed: its question makes it the largest kind by
+    /// far, and every event is moved several times on its way into a
+    /// stream.
+    InquiryRequest(Box<InquiryRequest>),
     /// `inquiry_response`.
     InquiryResponse(InquiryResponse),
     /// Any other `type` (e.g. `config_delta`), kept verbatim.

@@ -449,12 +449,12 @@ mod tests {
             e in prop_oneof![
                 crate::generate::wire::event(),
                 crate::generate::wire::inquiry_request()
-                    .prop_map(|r| Event::new(EventKind::InquiryRequest(r))),
+                    .prop_map(|r| Event::new(EventKind::InquiryRequest(Box::new(r)))),
                 crate::generate::wire::inquiry_response()
                     .prop_map(|r| Event::new(EventKind::InquiryResponse(r))),
                 // An `answer` kept beside a request (where a secret leaks).
                 crate::generate::wire::inquiry_request().prop_map(|r| {
-                    let e = Event::new(EventKind::InquiryRequest(r));
+                    let e = Event::new(EventKind::InquiryRequest(Box::new(r)));
                     crate::check::tests::with_extra_fields(vec![e], &[true]).remove(0)
                 }),
             ]

@@ -100,7 +100,7 @@ pub fn tool_call_response(id: &str) -> Event {
 /// An `inquiry_request` from [`TOOL_NAME`] with a boolean question whose
 /// text is `text` (tests use it to tell same-ID requests apart).
 pub(crate) fn inquiry_request_with_text(id: InquiryId, text: &str) -> Event {
-    Event::new(EventKind::InquiryRequest(InquiryRequest {
+    Event::new(EventKind::InquiryRequest(Box::new(InquiryRequest {
         id,
         source: InquirySource::tool(TOOL_NAME),
         question: InquiryQuestion {
@@ -111,7 +111,7 @@ pub(crate) fn inquiry_request_with_text(id: InquiryId, text: &str) -> Event {
             exclusive: false,
             persistence: Default::default(),
         },
-    }))
+    })))
 }
 
 /// An `inquiry_request` from [`TOOL_NAME`] with a boolean question.

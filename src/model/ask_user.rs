@@ -455,7 +455,7 @@ impl Arguments {
 pub fn execute(arguments: &Value, answers: &Answers) -> Outcome {
     let outcome = Arguments::parse(arguments).and_then(|args| match answers.get(QUESTION_ID) {
         None => Ok(Outcome::NeedsInput {
-            question: args.to_question(),
+            question: Box::new(args.to_question()),
         }),
         Some(answer) => args.check_answer(answer).map(|()| Outcome::Success {
             content: args.success_body(answer),

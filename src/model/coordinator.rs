@@ -120,14 +120,14 @@ pub(crate) enum Status {
     Running,
     AwaitingPrompt {
         inquiry_id: Option<InquiryId>,
-        question: Question,
+        question: Box<Question>,
     },
     /// Waiting for the inquiry backend; the call itself went out in
     /// [`Effect::Inquire`], and extracting its answer needs only the pinned
     /// ID and the answer type.
     AwaitingBackend {
         inquiry_id: Option<InquiryId>,
-        question: Question,
+        question: Box<Question>,
         answer_type: BackendAnswerType,
     },
     /// The tool finished; its response waits for the delivery prompt.
@@ -712,7 +712,7 @@ impl Coordinator {
 
     /// What this build knows of a question: features of later RFDs read as
     /// their defaults, as an older build would deserialize them.
-    fn as_known(&self, mut q: Question) -> Question {
+    fn as_known(&self, mut q: Box<Question>) -> Box<Question> {
         if !self.rules.secret_type && matches!(q.answer_type, AnswerType::Secret) {
             q.answer_type = AnswerType::Text;
         }
@@ -733,7 +733,7 @@ impl Coordinator {
     fn needs_input(
         &mut self,
         call: usize,
-        question: Question,
+        question: Box<Question>,
         source: InquirySource,
         fx: &mut Vec<Effect>,
     ) -> Result<(), CoordinatorError> {
@@ -747,11 +747,13 @@ impl Coordinator {
         // any routing decision, with its ID allocated once and threaded
         // through to the response (LIFE-RECORD-FIRST, LIFE-ID-FORMAT).
         let id = self.allocate_id(call, &question)?;
-        let mut request = Some(Event::new(EventKind::InquiryRequest(InquiryRequest {
-            id: id.clone(),
-            source,
-            question: self.persisted_question(&question),
-        })));
+        let mut request = Some(Event::new(EventKind::InquiryRequest(Box::new(
+            InquiryRequest {
+                id: id.clone(),
+                source,
+                question: self.persisted_question(&question),
+            },
+        ))));
         let recorded_id = if self.records(Moment::BeforeRouting) {
             if let Some(request) = request.take() {
                 self.persist(request, fx);
@@ -815,7 +817,7 @@ impl Coordinator {
                 fx.push(Effect::Prompt {
                     call,
                     inquiry_id: recorded_id,
-                    presentation,
+                    presentation: Box::new(presentation),
                 });
             }
             // ... or to the inquiry backend.
@@ -970,7 +972,7 @@ impl Coordinator {
         &mut self,
         call: usize,
         inquiry_id: &Option<InquiryId>,
-    ) -> Result<Question, CoordinatorError> {
+    ) -> Result<Box<Question>, CoordinatorError> {
         match self.executing.get(call).map(|t| &t.status) {
             Some(Status::AwaitingPrompt {
                 inquiry_id: waiting,

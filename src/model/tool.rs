@@ -201,8 +201,9 @@ pub enum Outcome {
     },
     /// Needs an answer before it can go on.
     NeedsInput {
-        /// The question.
-        question: Question,
+        /// The question (boxed: it is several times the size of the other
+        /// outcomes, and an outcome is moved whole from tool to coordinator).
+        question: Box<Question>,
     },
 }
 

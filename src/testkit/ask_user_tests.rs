@@ -41,7 +41,7 @@ fn first_call_error(arguments: Value) -> String {
 
 fn needs_input(arguments: &Value) -> Question {
     match ask_user::execute(arguments, &no_answers()) {
-        Outcome::NeedsInput { question } => question,
+        Outcome::NeedsInput { question } => *question,
         other => panic!("expected NeedsInput for {arguments}, got {other:?}"),
     }
 }

@@ -442,7 +442,7 @@ fn in_play(c: &Coordinator, input: &Input) -> Option<(usize, Question)> {
             call,
             outcome: Outcome::NeedsInput { question },
             ..
-        } => Some((*call, question.clone())),
+        } => Some((*call, Question::clone(question))),
         Input::PromptAnswered { call, .. }
         | Input::PromptCancelled { call, .. }
         | Input::PromptFailed { call, .. }

@@ -632,7 +632,9 @@ fn call(id: &str, tool: &str) -> Call {
 fn returned(call: usize, question: Question, tool: &str) -> Input {
     Input::ToolReturned {
         call,
-        outcome: Outcome::NeedsInput { question },
+        outcome: Outcome::NeedsInput {
+            question: Box::new(question),
+        },
         source: InquirySource::tool(tool),
     }
 }

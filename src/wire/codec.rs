@@ -184,7 +184,7 @@ where
                 }
             };
             value_text = number_text(t[2].take());
-            (EventKind::InquiryRequest(req), extra)
+            (EventKind::InquiryRequest(Box::new(req)), extra)
         }
         Ok(Typed::InquiryResponse) => {
             let (mut t, extra) = take(rest, &RESPONSE_FIELDS);

@@ -45,10 +45,19 @@ impl Opaque {
     }
 
     /// Wraps the JSON string holding `text`: the text
-    /// `Opaque::from_value(&Value::String(text))` holds, written by the same
-    /// serde_json string writer without building the `Value` (rule
-    /// `PERF-OPAQUE-TEXT`).
+    /// `Opaque::from_value(&Value::String(text))` holds, written without
+    /// building the `Value` (rule `PERF-OPAQUE-TEXT`). serde_json escapes
+    /// only `"`, `\` and the bytes below 0x20, so a text without them
+    /// (found by the reader's string scan) is itself between quotes; any
+    /// other goes through serde_json's string writer.
     pub(crate) fn from_text(text: &str) -> Self {
+        if super::reader::is_plain_json_text(text) {
+            let mut quoted = String::with_capacity(text.len() + 2);
+            quoted.push('"');
+            quoted.push_str(text);
+            quoted.push('"');
+            return Opaque(quoted.into_boxed_str());
+        }
         let mut out = Vec::with_capacity(text.len() + 2);
         // Writing a `str` into a `Vec` cannot fail, and serde_json writes
         // UTF-8.

@@ -23,7 +23,7 @@ mod writer;
 
 pub use error::{ReadError, ReadErrorKind};
 use fast::{FastEvent, read_event, read_event_into};
-pub(crate) use fast::{FieldsRef, recycle};
+pub(crate) use fast::{FieldsRef, is_plain_json_text, recycle};
 
 /// The members of a JSON object text, read by the reader's single pass:
 /// `None` where that pass gives way (a repeated member, deep nesting, …) or

@@ -1060,7 +1060,7 @@ fn apply(v: &mut Value, pick: prop::sample::Index, edit: &Edit) {
 fn written_event() -> impl Strategy<Value = Event> {
     prop_oneof![
         2 => strategy::event(),
-        1 => strategy::inquiry_request().prop_map(|r| Event::new(EventKind::InquiryRequest(r))),
+        1 => strategy::inquiry_request().prop_map(|r| Event::new(EventKind::InquiryRequest(Box::new(r)))),
         1 => strategy::inquiry_response().prop_map(|r| Event::new(EventKind::InquiryResponse(r))),
     ]
 }

@@ -437,7 +437,7 @@ pub(crate) fn event_kind(c: &mut impl Choices) -> EventKind {
         2 => EventKind::ChatResponse,
         3 => EventKind::ToolCallRequest(tool_call_request(c)),
         4 => EventKind::ToolCallResponse(tool_call_response(c)),
-        5 => EventKind::InquiryRequest(inquiry_request(c)),
+        5 => EventKind::InquiryRequest(Box::new(inquiry_request(c))),
         6 => EventKind::InquiryResponse(inquiry_response(c)),
         _ => EventKind::Other(other_kind_tag(c)),
     }

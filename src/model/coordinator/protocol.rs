@@ -147,8 +147,10 @@ pub enum Effect {
         call: usize,
         /// The ID to thread back with the answer.
         inquiry_id: Option<InquiryId>,
-        /// What the user sees.
-        presentation: Presentation,
+        /// What the user sees (boxed, as the backend's call below: it is
+        /// the largest effect, and every effect is moved on its way to the
+        /// driver).
+        presentation: Box<Presentation>,
     },
     /// Call the inquiry backend.
     Inquire {

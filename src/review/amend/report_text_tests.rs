@@ -61,7 +61,7 @@ fn side_by_side_heads_named_columns_marks_differences_and_cuts_long_lines() {
 
 /// A request from `source` with the ID `id`.
 fn request(id: &str, source: &str) -> Event {
-    Event::new(EventKind::InquiryRequest(InquiryRequest {
+    Event::new(EventKind::InquiryRequest(Box::new(InquiryRequest {
         id: InquiryId::from_opaque(id),
         source: InquirySource::tool(source),
         question: InquiryQuestion {
@@ -72,7 +72,7 @@ fn request(id: &str, source: &str) -> Event {
             exclusive: false,
             persistence: Default::default(),
         },
-    }))
+    })))
 }
 
 /// A run's trace under `profile` with `stream` in place of its own.

@@ -44,6 +44,29 @@ proptest! {
         prop_assert_eq!(direct.get(), through_value.get());
     }
 
+    /// Rule: PERF-OPAQUE-TEXT — invariant: a text whose every character is
+    /// one serde_json writes as itself (most texts the model persists: the
+    /// writer's quick path), next to at most one that it escapes, is
+    /// written byte for byte as the `Value` path writes it.
+    #[test]
+    fn a_text_without_escapes_is_its_value_quoted(
+        plain in "[^\"\\\\\x00-\x1f]{0,100}",
+        escaped in proptest::option::of(prop_oneof![
+            Just('"'), Just('\\'), (0u8..0x20).prop_map(char::from),
+        ]),
+        at in any::<prop::sample::Index>(),
+    ) {
+        let mut text = plain.clone();
+        if let Some(c) = escaped {
+            let chars: Vec<char> = plain.chars().collect();
+            let i = at.index(chars.len() + 1);
+            text = chars[..i].iter().chain([&c]).chain(&chars[i..]).collect();
+        }
+        let direct = Opaque::from_text(&text);
+        let through_value = Opaque::from_value(&Value::String(text.clone()));
+        prop_assert_eq!(direct.get(), through_value.get());
+    }
+
     /// Rule: PERF-OPAQUE-SERIALIZE — invariant: for any JSON value, written
     /// compactly or spaced, its `Opaque` is written by serde_json's compact
     /// and pretty writers, and turned into a `Value`, exactly as its
@@ -88,5 +111,24 @@ fn a_writer_without_escapes_disagrees() {
         let value = Opaque::from_value(&Value::String(text.to_owned()));
         assert_eq!(Opaque::from_text(text).get(), value.get());
         assert_ne!(format!("\"{text}\""), value.get());
+    }
+}
+
+/// Rule: PERF-OPAQUE-TEXT — every ASCII character, alone and between
+/// letters, and characters either side of it (0x7f, U+0080, U+2028), is
+/// written as the `Value` path writes it: the quick path's bound is
+/// exactly serde_json's escape set, not one byte more or less.
+#[test]
+fn every_ascii_character_is_written_as_the_value_path_writes_it() {
+    let characters = (0u8..0x80)
+        .map(char::from)
+        .chain(['\u{80}', '\u{2028}', 'é']);
+    for c in characters {
+        // Short, and past the scan's first 16 and 32 bytes after non-ASCII.
+        let long = format!("{}{}{c}{}", "a".repeat(37), "é".repeat(5), "b".repeat(40));
+        for text in [c.to_string(), format!("a{c}b"), long] {
+            let value = Opaque::from_value(&Value::String(text.clone()));
+            assert_eq!(Opaque::from_text(&text).get(), value.get(), "{text:?}");
+        }
     }
 }

@@ -536,6 +536,23 @@ pub(super) fn text_stop(bytes: &[u8]) -> Option<usize> {
     }
 }
 
+/// Whether a JSON writer writes `text` as itself between quotes: it holds
+/// none of the characters serde_json escapes (`"`, `\\`, those below
+/// U+0020; rule `PERF-OPAQUE-TEXT`). The string scan also stops at
+/// non-ASCII characters, which need no escape and are stepped over.
+pub(crate) fn is_plain_json_text(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(k) = text_stop(&bytes[at..]) {
+        at += k;
+        if bytes[at] < 0x80 {
+            return false;
+        }
+        at += non_ascii_run(&bytes[at..]);
+    }
+    true
+}
+
 /// Every implementation of [`text_stop`] this CPU can run, by name (the
 /// portable scan, and on x86-64 SSE2 and, where present, AVX2), with its
 /// answer on `bytes`: the tests hold each to the byte loop, whichever the

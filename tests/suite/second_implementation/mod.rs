@@ -318,7 +318,7 @@ impl Run<'_> {
                     | ToolSource::Local
                     | ToolSource::Mcp => InquirySource::tool(&tool),
                 };
-                self.needs_input(i, question, by);
+                self.needs_input(i, *question, by);
             }
         }
         Ok(())
@@ -346,11 +346,11 @@ impl Run<'_> {
             persisted.context = None;
         }
         // Step 2: record first.
-        self.persist(EventKind::InquiryRequest(InquiryRequest {
+        self.persist(EventKind::InquiryRequest(Box::new(InquiryRequest {
             id: id.clone(),
             source: by,
             question: persisted,
-        }));
+        })));
         let config = self.config[&tool]
             .questions
             .get(&q.id)
@@ -483,14 +483,14 @@ fn script(
         }
         if !answers.contains_key(id) {
             return Outcome::NeedsInput {
-                question: a.question.clone(),
+                question: Box::new(a.question.clone()),
             };
         }
         let n = state.rejections.entry(id.clone()).or_insert(0);
         if *n < a.reject_first {
             *n += 1;
             return Outcome::NeedsInput {
-                question: a.question.clone(),
+                question: Box::new(a.question.clone()),
             };
         }
         state.accepted.push(id.clone());
