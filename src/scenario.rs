@@ -972,7 +972,7 @@ pub(crate) fn local_outcome(stdout: &str) -> Outcome {
 
 /// A piece of work the driver can do next.
 #[derive(Debug, Clone)]
-enum Work {
+pub(crate) enum Work {
     Invoke {
         call: usize,
         answers: Answers,

@@ -244,6 +244,7 @@ fn the_values_a_step_moves_keep_their_large_parts_boxed() {
             160,
         ),
         ("Status", size_of::<crate::model::coordinator::Status>(), 64),
+        ("the driver's work", size_of::<crate::scenario::Work>(), 80),
     ];
     for (name, size, most) in sizes {
         assert!(size <= most, "{name} takes {size} bytes (at most {most})");
