@@ -252,7 +252,7 @@ impl Driver<'_> {
                 // alias has no executor and its call fails.
                 let executor = setup.executor(&c.tool);
                 let answers = match executor {
-                    Err(_) | Ok(ToolSource::Mcp) => Answers::new(),
+                    Err(_) | Ok(ToolSource::Mcp) => Answers::default(),
                     Ok(ToolSource::Builtin { .. } | ToolSource::Local) => answers,
                 };
                 self.log.push(Record::Invoked(Invocation {

@@ -76,7 +76,7 @@ pub(crate) mod states;
 
 use std::collections::BTreeMap;
 
-use indexmap::IndexMap;
+use crate::model::tool::Map;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -423,7 +423,7 @@ fn single(ch: &mut impl Choices) -> Scenario {
     let profile = ch.pick(&PROFILES);
     let tool = ToolSetup {
         source: Some(source),
-        questions: IndexMap::from([("q".to_owned(), c)]),
+        questions: Map::from_iter([("q".to_owned(), c)]),
         run: Some(RunPolicy::Unattended),
         ..ToolSetup::new(Program::Script {
             asks: vec![ScriptedAsk {
@@ -458,7 +458,7 @@ fn single(ch: &mut impl Choices) -> Scenario {
     family_scenario(
         profile,
         tty,
-        IndexMap::from([("t".to_owned(), tool)]),
+        Map::from_iter([("t".to_owned(), tool)]),
         turns,
         prompter(&q, prompter_kind, 8),
         backend(&q, backend_kind, 8),
@@ -472,7 +472,7 @@ fn single(ch: &mut impl Choices) -> Scenario {
 fn family_scenario(
     profile: ProfileName,
     tty: bool,
-    tools: IndexMap<String, ToolSetup>,
+    tools: Map<String, ToolSetup>,
     turns: Vec<TurnScript>,
     prompter: Vec<PrompterReply>,
     backend: Vec<BackendReply>,
@@ -488,7 +488,7 @@ fn family_scenario(
         permissions: Vec::new(),
         deliveries: Vec::new(),
         schedule,
-        backend_by_id: IndexMap::new(),
+        backend_by_id: Map::default(),
         inquiry_model: None,
         toggles: Vec::new(),
         amendment: None,
@@ -533,7 +533,7 @@ fn representative(
 fn scripted_tool(
     t: usize,
     asks: Vec<ScriptedAsk>,
-    questions: IndexMap<String, QuestionConfig>,
+    questions: Map<String, QuestionConfig>,
 ) -> ToolSetup {
     ToolSetup {
         source: Some(generated::source(&mut Radix::new(t), 3)),
@@ -586,10 +586,10 @@ fn pairs(ch: &mut impl Choices) -> Scenario {
     let (prompter_kind, backend_kind, order) = (ch.choose(2), ch.choose(2), ch.choose(2));
     let tty = ch.flip();
     let profile = ch.pick(&PROFILES);
-    let mut tools = IndexMap::new();
+    let mut tools = Map::default();
     for (t, name) in ["t1", "t2"].iter().enumerate() {
         let mut asks = Vec::new();
-        let mut questions = IndexMap::new();
+        let mut questions = Map::default();
         for (i, id) in ["q1", "q2"].iter().enumerate() {
             let kind = REPRESENTATIVE[slots[t * 2 + i]];
             let (q, c) = representative(id, kind, &format!("{name}-{id}"));
@@ -625,14 +625,14 @@ fn triples(ch: &mut impl Choices) -> Scenario {
     let tty = ch.flip();
     let profile = ch.pick(&PROFILES);
     let names = ["t1", "t2", "t3"];
-    let mut tools = IndexMap::new();
+    let mut tools = Map::default();
     for (t, name) in names.iter().enumerate() {
         let (q, c) = representative("q", REPRESENTATIVE[slots[t]], name);
         let asks = vec![ScriptedAsk {
             question: q,
             reject_first: 0,
         }];
-        let questions = IndexMap::from([("q".to_owned(), c)]);
+        let questions = Map::from_iter([("q".to_owned(), c)]);
         tools.insert((*name).to_owned(), scripted_tool(t, asks, questions));
     }
     let (prompter, backend) = representative_replies(prompter_kind, backend_kind, 12, "tp");

@@ -4,7 +4,8 @@
 //! implements.
 //!
 //! The model does no I/O and no randomness: the same input gives the same
-//! effects, byte for byte. It carries no test hooks, no hashing or state
+//! effects, byte for byte (its maps' hash seeds never reach them, rule
+//! `PERF-MODEL-MAPS`). It carries no test hooks, no hashing or state
 //! keys and no secret walks; the explorer, the testkit and the scenario
 //! driver read it through the named accessors of [`coordinator`].
 

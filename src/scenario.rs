@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use std::hash::Hash;
 use std::hash::Hasher;
 
-use indexmap::IndexMap;
+use crate::model::tool::Map;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -63,7 +63,7 @@ pub struct Scenario {
     #[serde(default = "yes")]
     pub tty: bool,
     /// The tools, by name.
-    pub tools: IndexMap<String, ToolSetup>,
+    pub tools: Map<String, ToolSetup>,
     /// The turns.
     pub turns: Vec<TurnScript>,
     /// The prompter's replies, consumed in order; when they run out the
@@ -79,8 +79,8 @@ pub struct Scenario {
     /// ID"; rule `LIFE-BACKEND-BY-ID`): an inquiry whose ID is here gets
     /// that reply whatever the schedule; any other takes the next of
     /// `backend`.
-    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub backend_by_id: IndexMap<String, BackendReply>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub backend_by_id: Map<String, BackendReply>,
     /// The dedicated inquiry model, when the backend does not use the
     /// conversation's (rule `LIFE-BACKEND-MODEL`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -142,8 +142,8 @@ pub struct ToolSetup {
     /// What it does when invoked.
     pub program: Program,
     /// `conversation.tools.<tool>.questions`.
-    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub(crate) questions: IndexMap<String, QuestionConfig>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub(crate) questions: Map<String, QuestionConfig>,
     /// The permission policy, when this layer sets it; unset, the layers
     /// below decide (`ask_user`'s registration: unattended; no layer: ask,
     /// [`crate::model::config`]).
@@ -162,8 +162,8 @@ pub struct ToolSetup {
     pub(crate) enable: Option<PartialEnable>,
     /// Per-question assistant-target configuration (RFD 034's assistant
     /// target config, as RFD 028's backend uses it), by question ID.
-    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub(crate) assistant: IndexMap<String, AssistantTarget>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub(crate) assistant: Map<String, AssistantTarget>,
 }
 
 /// What the inquiry backend uses for one question (rule
@@ -644,11 +644,11 @@ impl ToolSetup {
         ToolSetup {
             source: None,
             program,
-            questions: IndexMap::new(),
+            questions: Map::default(),
             run: None,
             result: None,
             enable: None,
-            assistant: IndexMap::new(),
+            assistant: Map::default(),
         }
     }
 
@@ -769,9 +769,7 @@ impl ToolSetup {
 /// `CONFIG-MERGE-UNDER`, `CONFIG-TOGGLE`, `CONFIG-ENABLE-LIFECYCLE`). In the
 /// scenario's order, and only its tools: a built-in the scenario does not
 /// list has no program in the run, so the run has no such tool.
-pub fn configured_tools(
-    scenario: &Scenario,
-) -> Result<IndexMap<String, ToolConfig>, ScenarioError> {
+pub fn configured_tools(scenario: &Scenario) -> Result<Map<String, ToolConfig>, ScenarioError> {
     let (user, toggles) = user_layer(scenario)?;
     let effective = config::effective_tools(&user, &toggles)
         .map_err(|e| ScenarioError::Unacceptable(e.to_string()))?;
@@ -781,9 +779,7 @@ pub fn configured_tools(
 /// [`configured_tools`] of the fields a run reads, resolved by
 /// [`config::effective_settings`] without the rest (rule
 /// `PERF-MODEL-SETTINGS`): what every run of the model starts from.
-fn configured_settings(
-    scenario: &Scenario,
-) -> Result<IndexMap<String, ToolSettings>, ScenarioError> {
+fn configured_settings(scenario: &Scenario) -> Result<Map<String, ToolSettings>, ScenarioError> {
     let (user, toggles) = user_layer(scenario)?;
     let effective = config::effective_settings(&user, &toggles)
         .map_err(|e| ScenarioError::Unacceptable(e.to_string()))?;
@@ -792,7 +788,7 @@ fn configured_settings(
 
 /// The tools a run's coordinator knows: each enabled scenario tool's spec,
 /// in the scenario's order, from [`configured_settings`].
-fn run_tools_plain(scenario: &Scenario) -> Result<IndexMap<String, ToolSpec>, ScenarioError> {
+fn run_tools_plain(scenario: &Scenario) -> Result<Map<String, ToolSpec>, ScenarioError> {
     Ok(configured_settings(scenario)?
         .into_iter()
         .filter(|(_, settings)| settings.enable.state)
@@ -808,11 +804,11 @@ fn run_tools_plain(scenario: &Scenario) -> Result<IndexMap<String, ToolSpec>, Sc
 /// scenario tool is resolved alone by [`config::untoggled_settings`] and
 /// the built-ins it does not list are never built. With flags, the plain
 /// path.
-fn run_tools(scenario: &Scenario) -> Result<IndexMap<String, ToolSpec>, ScenarioError> {
+fn run_tools(scenario: &Scenario) -> Result<Map<String, ToolSpec>, ScenarioError> {
     if !scenario.toggles.is_empty() {
         return run_tools_plain(scenario);
     }
-    let mut tools = IndexMap::with_capacity(scenario.tools.len());
+    let mut tools = Map::with_capacity_and_hasher(scenario.tools.len(), Default::default());
     for (name, setup) in &scenario.tools {
         let spec = match crate::model::builtins::find(name) {
             None => setup.own_spec(name),
@@ -833,7 +829,7 @@ fn run_tools(scenario: &Scenario) -> Result<IndexMap<String, ToolSpec>, Scenario
 /// `-t`/`-T` flags parsed.
 fn user_layer(
     scenario: &Scenario,
-) -> Result<(IndexMap<String, PartialToolConfig>, Vec<Toggle>), ScenarioError> {
+) -> Result<(Map<String, PartialToolConfig>, Vec<Toggle>), ScenarioError> {
     let toggles = scenario
         .toggles
         .iter()
@@ -851,8 +847,8 @@ fn user_layer(
 /// The scenario's tools, in its order, out of every tool resolved.
 fn scenario_tools_of<T>(
     scenario: &Scenario,
-    mut effective: IndexMap<String, T>,
-) -> Result<IndexMap<String, T>, ScenarioError> {
+    mut effective: Map<String, T>,
+) -> Result<Map<String, T>, ScenarioError> {
     scenario
         .tools
         .keys()
@@ -869,7 +865,7 @@ fn scenario_tools_of<T>(
 #[derive(Debug, Clone, Default)]
 struct ScriptState {
     accepted: Vec<String>,
-    rejections: IndexMap<String, u8>,
+    rejections: Map<String, u8>,
 }
 
 /// The executor boundary under `rules` (for an implementation's own
@@ -1143,7 +1139,7 @@ struct DriverMoving<'a> {
     deliveries_left: usize,
     schedule_left: usize,
     stop: Option<TokenCause>,
-    local_printed: &'a IndexMap<String, usize>,
+    local_printed: &'a Map<String, usize>,
     steps: usize,
 }
 
@@ -1332,14 +1328,14 @@ struct Driver<'s, 'o> {
     /// The replies not yet taken, read in place (each cloned when taken).
     prompter: std::slice::Iter<'s, PrompterReply>,
     backend: std::slice::Iter<'s, BackendReply>,
-    backend_by_id: IndexMap<String, BackendReply>,
+    backend_by_id: Map<String, BackendReply>,
     permissions: std::slice::Iter<'s, PermissionReply>,
     deliveries: std::slice::Iter<'s, DeliveryReply>,
     schedule: VecDeque<u32>,
     /// Set by a token fired for `hard_quit` or `aborted_turn`.
     stop: Option<TokenCause>,
     /// How many stdout entries each local program has printed.
-    local_printed: IndexMap<String, usize>,
+    local_printed: Map<String, usize>,
     steps: usize,
     observer: Option<&'o mut Observer<'o>>,
     /// The coordinator's effects of the current step (kept to reuse its
@@ -1423,7 +1419,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             permissions: scenario.permissions.iter(),
             deliveries: scenario.deliveries.iter(),
             schedule: scenario.schedule.iter().copied().collect(),
-            local_printed: IndexMap::new(),
+            local_printed: Map::default(),
             stop: None,
             steps: 0,
             observer: None,
@@ -1736,7 +1732,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                 let source = executor.clone().unwrap_or(ToolSource::Local);
                 // MCP tools never see answers (RFD 082 "Pre-seed removal").
                 let answers = match (&executor, source) {
-                    (Err(_), _) | (Ok(_), ToolSource::Mcp) => Answers::new(),
+                    (Err(_), _) | (Ok(_), ToolSource::Mcp) => Answers::default(),
                     (Ok(_), ToolSource::Builtin { .. } | ToolSource::Local) => answers,
                 };
                 let outcome = match (&executor, &setup.program) {
@@ -1923,9 +1919,7 @@ impl<'s, 'o> Driver<'s, 'o> {
 
 /// Every tool's `enable` after the scenario's toggles (rule
 /// `CONFIG-ENABLE-LIFECYCLE`).
-pub(crate) fn enabled_tools(
-    scenario: &Scenario,
-) -> Result<IndexMap<String, Enable>, ScenarioError> {
+pub(crate) fn enabled_tools(scenario: &Scenario) -> Result<Map<String, Enable>, ScenarioError> {
     Ok(configured_tools(scenario)?
         .into_iter()
         .map(|(n, c)| (n, c.enable))

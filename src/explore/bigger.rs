@@ -29,7 +29,7 @@
 //! Neither family has scheduler choices: every scenario is a root, and the
 //! searches pick.
 
-use indexmap::IndexMap;
+use crate::model::tool::Map;
 use serde_json::json;
 
 use super::{
@@ -87,17 +87,14 @@ fn ask(
     kind: (usize, usize),
     id: &str,
     slot: &str,
-) -> (
-    ScriptedAsk,
-    IndexMap<String, crate::model::tool::QuestionConfig>,
-) {
+) -> (ScriptedAsk, Map<String, crate::model::tool::QuestionConfig>) {
     let (q, c) = representative(id, kind, slot);
     (
         ScriptedAsk {
             question: q,
             reject_first: 0,
         },
-        IndexMap::from([(id.to_owned(), c)]),
+        Map::from_iter([(id.to_owned(), c)]),
     )
 }
 
@@ -117,7 +114,7 @@ pub(crate) fn quads(ch: &mut impl Choices) -> Scenario {
     } else {
         (["t1", "t2", "t3"], ["q", "q", "q"])
     };
-    let mut tools = IndexMap::new();
+    let mut tools = Map::default();
     for t in 0..3 {
         let (a, questions) = ask(kinds[t], ids[t], names[t]);
         tools.insert(names[t].to_owned(), scripted_tool(t, vec![a], questions));
@@ -149,7 +146,7 @@ pub(crate) fn turns2(ch: &mut impl Choices) -> Scenario {
     let prompter_kind = ch.choose(2);
     let tty = ch.flip();
     let profile = ch.pick(&PROFILES);
-    let mut tools = IndexMap::new();
+    let mut tools = Map::default();
     let (a1, q1) = ask(ASSISTANT_KINDS[first], "q", "t1");
     // Tool kinds of the pairs and triples families: 1 is the built-in
     // with the `Assistant` hook, 2 the local tool.

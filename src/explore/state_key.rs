@@ -6,7 +6,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use indexmap::IndexMap;
+use crate::model::tool::Map;
 use serde_json::Value;
 
 use crate::model::coordinator::{
@@ -37,7 +37,7 @@ pub(crate) fn coordinator_key<H: Hasher>(coordinator: &Coordinator, h: &mut H) {
                 key.hash(h);
                 n.hash(h);
             }
-            let maps: [&IndexMap<String, Value>; 2] = match cache {
+            let maps: [&Map<String, Value>; 2] = match cache {
                 TurnCache::Split {
                     remembered_tool_answers,
                     remembered_permission_decisions,

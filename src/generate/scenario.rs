@@ -29,8 +29,8 @@
 //! the model finds that RFD's joined IDs collide (`INV-ID-UNIQUE`,
 //! `INV-CACHE-KEY-UNIQUE`).
 
+use crate::model::tool::Map;
 use arbitrary::Unstructured;
-use indexmap::IndexMap;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -174,13 +174,13 @@ pub(crate) fn generate(c: &mut impl Choices) -> Scenario {
     // Drawn last, so that shrinking reaches these choices after the ones
     // they reinterpret and can drop them (see `unusual_ids`).
     let (turns, toggles, beta_name) = unusual_ids(c, &mut [&mut alpha, &mut beta], turns, toggles);
-    let mut tools = IndexMap::new();
+    let mut tools = Map::default();
     tools.insert("alpha".to_owned(), alpha);
     tools.insert(beta_name.to_owned(), beta);
     tools.insert("ask_user".to_owned(), ask);
     tools.insert("gamma".to_owned(), gamma);
     // `ask_user`'s program under another key: NotFound.
-    tools.insert("ask".to_owned(), plain(Program::AskUser, IndexMap::new()));
+    tools.insert("ask".to_owned(), plain(Program::AskUser, Map::default()));
     Scenario {
         toggles,
         profile,
@@ -200,7 +200,7 @@ pub(crate) fn generate(c: &mut impl Choices) -> Scenario {
 
 /// A tool with no source override, run unattended (said explicitly: an
 /// unset `run` asks).
-fn plain(program: Program, questions: IndexMap<String, QuestionConfig>) -> ToolSetup {
+fn plain(program: Program, questions: Map<String, QuestionConfig>) -> ToolSetup {
     ToolSetup {
         questions,
         run: Some(RunPolicy::Unattended),
@@ -304,8 +304,8 @@ pub(crate) fn source(c: &mut impl Choices, kinds: usize) -> ToolSource {
 
 /// Configurations of the questions a tool is asked about, default ones left
 /// out.
-fn questions(c: &mut impl Choices, tool: &str, ids: &[&str]) -> IndexMap<String, QuestionConfig> {
-    let mut out = IndexMap::new();
+fn questions(c: &mut impl Choices, tool: &str, ids: &[&str]) -> Map<String, QuestionConfig> {
+    let mut out = Map::default();
     for id in ids {
         let q = question_config(c, tool, id);
         if q != QuestionConfig::default() {
@@ -501,7 +501,8 @@ pub fn ask_user_arguments_by_part(c: &mut impl Choices) -> Value {
 
 /// An answer value for any question of [`answer_type`]: booleans, the
 /// options `a`/`b`, a string that is no option, a number, `null`.
-pub fn answer_value(c: &mut impl Choices) -> Value {
+#[cfg(test)]
+pub(crate) fn answer_value(c: &mut impl Choices) -> Value {
     [
         json!(true),
         json!(false),
@@ -646,11 +647,7 @@ fn backend_reply(c: &mut impl Choices, k: usize) -> BackendReply {
 /// inquiry model, and a per-question model for `alpha.q1`.
 fn inquiry_setup(
     c: &mut impl Choices,
-) -> (
-    IndexMap<String, BackendReply>,
-    Option<String>,
-    Option<String>,
-) {
+) -> (Map<String, BackendReply>, Option<String>, Option<String>) {
     let by_id = slots(c, 0, 2, |c, _| {
         let id = c.pick(&["c1.q1.1", "c2.q1.1", "c1.q2.1", "c1.answer.1", "c1.q1"]);
         (id.to_owned(), backend_reply(c, 9))

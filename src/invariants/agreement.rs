@@ -129,13 +129,13 @@ proptest! {
         args in crate::generate::choice::strategy(6, 6, |c| crate::generate::scenario::ask_user_arguments_by_part(c)),
         answer in crate::generate::choice::strategy(1, 1, |c| crate::generate::scenario::answer_value(c)),
     ) {
-        let Outcome::NeedsInput { question } = ask_user::execute(&args, &Answers::new()) else {
+        let Outcome::NeedsInput { question } = ask_user::execute(&args, &Answers::default()) else {
             return Ok(());
         };
         let id = InquiryId::new("call_1", &question.id, 1);
         let parts = rules::id_format(&id, &["call_1"]).expect("the model's ID parses");
         prop_assert_eq!(rules::ask_user_question(&id, Some(&parts), false), None);
-        let mut answers = Answers::new();
+        let mut answers = Answers::default();
         answers.insert(question.id.clone(), answer.clone());
         if let Outcome::Success { content } = ask_user::execute(&args, &answers) {
             let kind = AnswerKind::of(&question.to_inquiry_question().answer_type);
@@ -256,11 +256,11 @@ fn the_oracle_reads_ask_users_body_for_each_answer_type() {
         ),
     ];
     for (args, answer) in cases {
-        let Outcome::NeedsInput { question } = ask_user::execute(&args, &Answers::new()) else {
+        let Outcome::NeedsInput { question } = ask_user::execute(&args, &Answers::default()) else {
             panic!("{args} asks");
         };
         assert_eq!(question.id, predicates::ASK_USER_QUESTION_ID);
-        let mut answers = Answers::new();
+        let mut answers = Answers::default();
         answers.insert(question.id.clone(), answer.clone());
         let Outcome::Success { content } = ask_user::execute(&args, &answers) else {
             panic!("{args} accepts {answer}");

@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-use indexmap::IndexMap;
+use crate::model::tool::Map;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
@@ -353,8 +353,8 @@ pub struct PartialToolConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<PartialStyle>,
     /// Per-question configuration, by question ID.
-    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub questions: IndexMap<String, PartialQuestionConfig>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub questions: Map<String, PartialQuestionConfig>,
     /// The description sent to the provider.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -487,7 +487,7 @@ pub(crate) struct ToolSettings {
     /// Permission before delivering the result.
     pub(crate) result: RunPolicy,
     /// Per-question configuration, by question ID.
-    pub(crate) questions: IndexMap<String, QuestionConfig>,
+    pub(crate) questions: Map<String, QuestionConfig>,
 }
 
 impl ToolConfig {
@@ -529,7 +529,7 @@ pub struct ToolConfig {
     /// Rendering.
     pub style: Style,
     /// Per-question configuration, by question ID.
-    pub questions: IndexMap<String, QuestionConfig>,
+    pub questions: Map<String, QuestionConfig>,
     /// The description sent to the provider.
     pub description: Option<String>,
     /// The JSON Schema of the arguments.
@@ -622,9 +622,9 @@ fn registered_settings(builtin: &Builtin) -> PartialToolConfig {
 /// replacement of it. Built-ins come first in registration order, then the
 /// user's other tools in their order.
 pub(crate) fn layer_builtins(
-    user: &IndexMap<String, PartialToolConfig>,
-) -> IndexMap<String, PartialToolConfig> {
-    let mut out = IndexMap::new();
+    user: &Map<String, PartialToolConfig>,
+) -> Map<String, PartialToolConfig> {
+    let mut out = Map::default();
     for (name, builtin) in builtins() {
         let layered = match user.get(&name) {
             Some(user_layer) => user_layer.merged_over(&builtin),
@@ -647,9 +647,9 @@ pub(crate) fn layer_builtins(
 /// exactly as [`PartialToolConfig::merge`] merges two; a tool a layer names
 /// first is appended after the tools already known.
 pub(crate) fn layer_all(
-    layers: &[IndexMap<String, PartialToolConfig>],
-) -> IndexMap<String, PartialToolConfig> {
-    let mut out: IndexMap<String, PartialToolConfig> = builtins().into_iter().collect();
+    layers: &[Map<String, PartialToolConfig>],
+) -> Map<String, PartialToolConfig> {
+    let mut out: Map<String, PartialToolConfig> = builtins().into_iter().collect();
     for layer in layers {
         for (name, upper) in layer {
             out.entry(name.clone()).or_default().merge(upper);
@@ -660,13 +660,13 @@ pub(crate) fn layer_all(
 
 /// [`effective_tools`] over any number of layers ([`layer_all`]).
 pub fn effective_tools_layered(
-    layers: &[IndexMap<String, PartialToolConfig>],
+    layers: &[Map<String, PartialToolConfig>],
     toggles: &[Toggle],
-) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
+) -> Result<Map<String, ToolConfig>, ConfigError> {
     let resolved = layer_all(layers)
         .iter()
         .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
-        .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
+        .collect::<Result<Map<_, _>, ConfigError>>()?;
     apply_toggles(&resolved, toggles)
 }
 
@@ -676,11 +676,12 @@ pub fn effective_tools_layered(
 /// that fails (rule `PERF-MODEL-SETTINGS`). The model's every run resolves
 /// its tools through here.
 pub(crate) fn effective_settings(
-    user: &IndexMap<String, PartialToolConfig>,
+    user: &Map<String, PartialToolConfig>,
     toggles: &[Toggle],
-) -> Result<IndexMap<String, ToolSettings>, ConfigError> {
+) -> Result<Map<String, ToolSettings>, ConfigError> {
     let registry = builtins::all();
-    let mut resolved = IndexMap::with_capacity(registry.len() + user.len());
+    let mut resolved =
+        Map::with_capacity_and_hasher(registry.len() + user.len(), Default::default());
     // As `layer_builtins` layers: the built-ins first, each under the
     // user's entry of the same key, then the user's other tools.
     for builtin in registry {
@@ -754,9 +755,9 @@ pub enum Toggle {
 /// plus the named exception": every tool off, `ask_user` included. Naming a
 /// tool that is not configured is an error, not a silent no-op.
 pub fn apply_toggles(
-    configs: &IndexMap<String, ToolConfig>,
+    configs: &Map<String, ToolConfig>,
     toggles: &[Toggle],
-) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
+) -> Result<Map<String, ToolConfig>, ConfigError> {
     let mut out = configs.clone();
     toggle_in_place(&mut out, toggles)?;
     Ok(out)
@@ -765,7 +766,7 @@ pub fn apply_toggles(
 /// [`apply_toggles`] on configurations the caller owns: no copy of them is
 /// made (every run of a scenario resolves its tools).
 fn toggle_in_place(
-    configs: &mut IndexMap<String, ToolConfig>,
+    configs: &mut Map<String, ToolConfig>,
     toggles: &[Toggle],
 ) -> Result<(), ConfigError> {
     if toggles.is_empty() {
@@ -786,9 +787,9 @@ fn toggle_in_place(
 /// [`apply_toggles`] on the `enable` fields alone (what a scenario's tools
 /// carry).
 pub(crate) fn toggle_enables(
-    enables: &IndexMap<String, Enable>,
+    enables: &Map<String, Enable>,
     toggles: &[Toggle],
-) -> Result<IndexMap<String, Enable>, ConfigError> {
+) -> Result<Map<String, Enable>, ConfigError> {
     let mut out = enables.clone();
     for toggle in toggles {
         let (target, state) = match toggle {
@@ -837,13 +838,13 @@ impl Toggle {
 /// The tools in effect for a turn: built-ins layered under the user's
 /// configuration, resolved, then the CLI toggles applied.
 pub(crate) fn effective_tools(
-    user: &IndexMap<String, PartialToolConfig>,
+    user: &Map<String, PartialToolConfig>,
     toggles: &[Toggle],
-) -> Result<IndexMap<String, ToolConfig>, ConfigError> {
+) -> Result<Map<String, ToolConfig>, ConfigError> {
     let mut resolved = layer_builtins(user)
         .iter()
         .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
-        .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
+        .collect::<Result<Map<_, _>, ConfigError>>()?;
     toggle_in_place(&mut resolved, toggles)?;
     Ok(resolved)
 }
@@ -897,13 +898,10 @@ mod tests {
     use serde_json::json;
 
     /// What a resolution of the run's settings returns.
-    type Settings = Result<IndexMap<String, ToolSettings>, ConfigError>;
+    type Settings = Result<Map<String, ToolSettings>, ConfigError>;
 
     /// The full resolution's entries cut down to the fields a run reads.
-    fn settings_of_full(
-        user: &IndexMap<String, PartialToolConfig>,
-        toggles: &[Toggle],
-    ) -> Settings {
+    fn settings_of_full(user: &Map<String, PartialToolConfig>, toggles: &[Toggle]) -> Settings {
         effective_tools(user, toggles).map(|tools| {
             tools
                 .into_iter()
@@ -962,7 +960,7 @@ mod tests {
         .prop_map(|qs| {
             qs.into_iter()
                 .map(|(id, q)| (id.to_owned(), q))
-                .collect::<IndexMap<_, _>>()
+                .collect::<Map<_, _>>()
         });
         let shown = (
             prop::option::of(any::<bool>()),
@@ -986,7 +984,7 @@ mod tests {
     }
 
     /// User layers under the built-in's key and two others, in any order.
-    fn arb_user() -> impl Strategy<Value = IndexMap<String, PartialToolConfig>> {
+    fn arb_user() -> impl Strategy<Value = Map<String, PartialToolConfig>> {
         prop::collection::vec(
             (
                 prop_oneof![Just("ask_user"), Just("fs_read_file"), Just("web_search")],
@@ -1060,23 +1058,23 @@ mod tests {
     #[test]
     fn a_settings_resolution_without_the_builtin_layer_disagrees() {
         fn without_builtin_layer(
-            user: &IndexMap<String, PartialToolConfig>,
+            user: &Map<String, PartialToolConfig>,
             toggles: &[Toggle],
         ) -> Settings {
-            let mut layers: IndexMap<String, PartialToolConfig> = builtins().into_iter().collect();
+            let mut layers: Map<String, PartialToolConfig> = builtins().into_iter().collect();
             for (name, layer) in user {
                 layers.insert(name.clone(), layer.clone());
             }
             let resolved = layers
                 .iter()
                 .map(|(name, layer)| Ok((name.clone(), layer.resolve(name)?)))
-                .collect::<Result<IndexMap<_, _>, ConfigError>>()?;
+                .collect::<Result<Map<_, _>, ConfigError>>()?;
             Ok(apply_toggles(&resolved, toggles)?
                 .into_iter()
                 .map(|(name, config)| (name, config.settings()))
                 .collect())
         }
-        let override_run: IndexMap<String, PartialToolConfig> =
+        let override_run: Map<String, PartialToolConfig> =
             serde_json::from_value(json!({"ask_user": {"run": "ask"}})).expect("a valid layer");
         let full = settings_of_full(&override_run, &[]);
         assert_eq!(effective_settings(&override_run, &[]), full);

@@ -20,7 +20,7 @@ pub(crate) use turn_cache::{TurnCache, TurnState};
 
 use std::fmt;
 
-use indexmap::IndexMap;
+use crate::model::tool::Map;
 use serde_json::Value;
 
 use crate::model::cache_key::CacheKey;
@@ -50,7 +50,7 @@ pub struct ToolSpec {
     /// Where its code comes from.
     pub source: ToolSource,
     /// `conversation.tools.<tool>.questions`.
-    pub questions: IndexMap<String, QuestionConfig>,
+    pub questions: Map<String, QuestionConfig>,
     /// The permission policy.
     pub run: RunPolicy,
     /// The result-delivery policy (`result`): `Ask` shows the
@@ -68,7 +68,7 @@ impl ToolSpec {
     pub fn new(source: ToolSource) -> ToolSpec {
         ToolSpec {
             source,
-            questions: IndexMap::new(),
+            questions: Map::default(),
             run: RunPolicy::Ask,
             result: RunPolicy::Unattended,
         }
@@ -144,7 +144,7 @@ pub(crate) struct ExecutingTool {
     /// The call.
     pub(crate) call: Call,
     /// Answers keyed by bare question ID, latest wins (rule `LIFE-ACCUMULATED`).
-    pub(crate) accumulated_answers: IndexMap<String, Held>,
+    pub(crate) accumulated_answers: Map<String, Held>,
     /// What it waits on.
     pub(crate) status: Status,
 }
@@ -266,7 +266,7 @@ enum Moment {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct View<'a> {
     /// The tools it knows, with their configuration.
-    pub(crate) tools: &'a IndexMap<String, ToolSpec>,
+    pub(crate) tools: &'a Map<String, ToolSpec>,
     /// The current turn's state, if a turn is open.
     pub(crate) turn: Option<&'a TurnState>,
     /// The calls of the current cycle.
@@ -278,7 +278,7 @@ pub(crate) struct View<'a> {
 pub struct Coordinator {
     rules: Rules,
     tty: bool,
-    tools: IndexMap<String, ToolSpec>,
+    tools: Map<String, ToolSpec>,
     persisted: usize,
     turn: Option<TurnState>,
     executing: Vec<ExecutingTool>,
@@ -286,7 +286,7 @@ pub struct Coordinator {
 
 impl Coordinator {
     /// A coordinator under `rules`, with a TTY or not, knowing `tools`.
-    pub fn new(rules: Rules, tty: bool, tools: IndexMap<String, ToolSpec>) -> Self {
+    pub fn new(rules: Rules, tty: bool, tools: Map<String, ToolSpec>) -> Self {
         Coordinator {
             rules,
             tty,
@@ -518,7 +518,7 @@ impl Coordinator {
         }
         // LIFE-ATTEMPT-RESET: a fresh TurnState per turn.
         self.turn = Some(TurnState {
-            attempts: IndexMap::new(),
+            attempts: Map::default(),
             cache: TurnCache::new(self.rules.turn_cache),
         });
         self.executing.clear();
@@ -545,7 +545,7 @@ impl Coordinator {
             .into_iter()
             .map(|call| ExecutingTool {
                 call,
-                accumulated_answers: IndexMap::new(),
+                accumulated_answers: Map::default(),
                 status: Status::Running,
             })
             .collect();

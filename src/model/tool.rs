@@ -7,7 +7,6 @@
 //! resolved once, at the executor boundary, by [`resolve_inquiry_source`]
 //! (RFD 082 "Crossing the executor boundary").
 
-use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -307,4 +306,13 @@ pub fn inquiry_source_under(rule: Provenance, source: ToolSource, name: &str) ->
 
 /// The answers a tool sees on re-invocation, keyed by bare question ID,
 /// latest answer wins (RFD 082 "Inquiry ID format", rule `LIFE-ACCUMULATED`).
-pub type Answers = IndexMap<String, Value>;
+pub type Answers = Map<String, Value>;
+
+/// The maps the model keys by tool name, question ID or cache key:
+/// insertion-ordered, so every iteration is in the order the keys came,
+/// and hashed with hashbrown's default hasher (foldhash, randomly
+/// seeded) rather than std's SipHash, which cost the model about a
+/// sixteenth of a step on keys this short (rule `PERF-MODEL-MAPS`). The
+/// seed never reaches the output: nothing reads a map's hash or its order
+/// but by insertion.
+pub type Map<K, V> = indexmap::IndexMap<K, V, hashbrown::DefaultHashBuilder>;

@@ -59,9 +59,9 @@ fn explored_scenarios_start_with_the_plain_resolutions_tools() {
 fn resolving_without_the_builtin_layer_disagrees() {
     fn alone(
         s: &Scenario,
-    ) -> Result<indexmap::IndexMap<String, crate::model::coordinator::ToolSpec>, ScenarioError>
+    ) -> Result<crate::model::tool::Map<String, crate::model::coordinator::ToolSpec>, ScenarioError>
     {
-        let mut tools = indexmap::IndexMap::new();
+        let mut tools = crate::model::tool::Map::default();
         for (name, setup) in &s.tools {
             let layer: PartialToolConfig = setup.layer(name);
             // The planted bug: a name that is not a built-in's key.

@@ -5,21 +5,21 @@
 
 use crate::model::ask_user::{self, Arguments, AskUserError};
 use crate::model::config::{ConfigSource, PartialToolConfig, effective_tools};
+use crate::model::tool::Map;
 use crate::model::tool::{
     AnswerReusePolicy, AnswerType, Answers, BuiltinHook, Outcome, Question, ToolSource,
     resolve_inquiry_source,
 };
 use crate::wire::InquirySource;
-use indexmap::IndexMap;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
 fn no_answers() -> Answers {
-    Answers::new()
+    Answers::default()
 }
 
 fn answered(answer: Value) -> Answers {
-    let mut answers = Answers::new();
+    let mut answers = Answers::default();
     answers.insert(ask_user::QUESTION_ID.to_owned(), answer);
     answers
 }
@@ -384,7 +384,7 @@ fn first_call_authors_a_human_only_question() {
 /// answer: the tool still asks.
 #[test]
 fn unrelated_answers_do_not_answer_the_question() {
-    let mut answers = Answers::new();
+    let mut answers = Answers::default();
     answers.insert("other".into(), json!(true));
     match ask_user::execute(
         &json!({"question": "Proceed?", "answer_type": "boolean"}),
@@ -418,7 +418,7 @@ fn needs_input_then_success_round_trip() {
     ];
     for (args, answer, body) in cases {
         let question = needs_input(&args);
-        let mut answers = Answers::new();
+        let mut answers = Answers::default();
         answers.insert(question.id.clone(), answer);
         assert_eq!(success(&args, &answers), body, "for {args}");
     }
@@ -677,7 +677,7 @@ fn provenance_is_assistant_only_for_the_builtin() {
     );
 }
 
-fn user_config(value: Value) -> IndexMap<String, PartialToolConfig> {
+fn user_config(value: Value) -> Map<String, PartialToolConfig> {
     serde_json::from_value(value).expect("valid user configuration")
 }
 
@@ -736,7 +736,7 @@ fn configuration_cannot_forge_assistant_provenance() {
 /// hidden, the "Assistant" label, the description and the schema.
 #[test]
 fn registered_config_is_as_rfd_083_lists() {
-    let tools = effective_tools(&IndexMap::new(), &[]).unwrap();
+    let tools = effective_tools(&Map::default(), &[]).unwrap();
     let ask = &tools["ask_user"];
     let value = serde_json::to_value(ask).unwrap();
     assert_eq!(
@@ -874,7 +874,7 @@ proptest! {
     /// never panics.
     #[test]
     fn first_call_is_needs_input_or_error_for_any_arguments(args in arb_json()) {
-        match ask_user::execute(&args, &Answers::new()) {
+        match ask_user::execute(&args, &Answers::default()) {
             Outcome::NeedsInput { question } => {
                 prop_assert_eq!(question.id.as_str(), "answer");
                 prop_assert!(question.exclusive);
@@ -895,11 +895,11 @@ proptest! {
     /// exactly `{answer_type, answer}` with the answer unchanged.
     #[test]
     fn valid_call_round_trips_to_a_typed_body((args, answer) in arb_valid_call()) {
-        let question = match ask_user::execute(&args, &Answers::new()) {
+        let question = match ask_user::execute(&args, &Answers::default()) {
             Outcome::NeedsInput { question } => question,
             other => return Err(TestCaseError::fail(format!("{other:?}"))),
         };
-        let mut answers = Answers::new();
+        let mut answers = Answers::default();
         answers.insert(question.id.clone(), answer.clone());
         let content = match ask_user::execute(&args, &answers) {
             Outcome::Success { content } => content,

@@ -8,11 +8,11 @@ use super::spec_common_tests as common;
 use std::collections::BTreeSet;
 
 use crate::model::coordinator::{Call, Coordinator, Input, ResponseKind};
+use crate::model::tool::Map;
 use crate::model::tool::ToolSource;
 use crate::profile::ProfileName;
 use crate::scenario::{self, RunOptions, Scenario};
 use common::coordinator_under;
-use indexmap::IndexMap;
 
 /// Rule CONF-KIND-NAMES: every response kind's name is one that
 /// `spec/vector-format.md` lists for the `kind` field of `tool_responses`,
@@ -100,7 +100,7 @@ fn response_kind_names_are_the_ones_the_vector_format_lists() {
 #[test]
 fn a_misused_coordinator_says_what_was_wrong() {
     let rules = ProfileName::Rfd082.rules();
-    let mut c = Coordinator::new(rules, true, IndexMap::new());
+    let mut c = Coordinator::new(rules, true, Map::default());
     let err = c
         .handle(Input::EndTurn {
             content: "done".to_owned(),
@@ -248,5 +248,63 @@ fn the_values_a_step_moves_keep_their_large_parts_boxed() {
     ];
     for (name, size, most) in sizes {
         assert!(size <= most, "{name} takes {size} bytes (at most {most})");
+    }
+}
+
+/// Rule: PERF-MODEL-MAPS — the maps the model and its scenarios key by
+/// tool name, question ID or cache key are hashed by hashbrown's default
+/// hasher, not std's SipHash, which cost the bare model a sixteenth of its
+/// instructions on keys this short; what a run gives does not depend on the
+/// hasher's seed (rule `INV-DETERMINISTIC` runs every scenario twice).
+#[test]
+fn the_models_maps_are_not_hashed_by_siphash() {
+    use std::any::TypeId;
+    fn hasher<K, V, S: 'static>(_: &indexmap::IndexMap<K, V, S>) -> TypeId {
+        TypeId::of::<S>()
+    }
+    let fast = TypeId::of::<hashbrown::DefaultHashBuilder>();
+    let s: Scenario = serde_json::from_str(
+        r#"{"profile": "rfd082", "tty": true,
+        "tools": {"fs": {"source": {"kind": "local"}, "run": "unattended",
+            "questions": {"overwrite": {"target": "user", "answer": true}},
+            "program": {"kind": "script",
+            "asks": [{"question": {"id": "overwrite", "text": "Overwrite?", "answer_type": {"type": "boolean"}}}],
+            "finish": {"with": "succeed"}}}},
+        "backend_by_id": {"c1.overwrite.1": {"reply": "answer", "value": true}},
+        "turns": [{"user": "go", "cycles": [[{"id": "c1", "tool": "fs", "arguments": {}}]]}],
+        "prompter": [], "backend": [], "permissions": [], "schedule": []}"#,
+    )
+    .expect("the scenario reads");
+    let mut maps = vec![
+        ("a scenario's tools", hasher(&s.tools)),
+        (
+            "a scenario's backend replies by ID",
+            hasher(&s.backend_by_id),
+        ),
+        ("a tool's questions", hasher(&s.tools["fs"].questions)),
+        (
+            "a call's answers",
+            hasher(&crate::model::tool::Answers::default()),
+        ),
+    ];
+    let mut seen_turn = false;
+    scenario::run_observed(&s, RunOptions::default(), &mut |c, _| {
+        if let Some(t) = c.turn_state() {
+            seen_turn = true;
+            maps.push(("the turn's attempt counts", hasher(&t.attempts)));
+            maps.push((
+                "the turn's remembered answers",
+                hasher(t.cache.tool_answers()),
+            ));
+        }
+        maps.push(("the coordinator's tools", hasher(c.view().tools)));
+    })
+    .expect("the scenario runs");
+    assert!(seen_turn, "the scenario opens a turn");
+    for (name, h) in maps {
+        assert!(
+            h == fast,
+            "{name}: not hashed by hashbrown's default hasher"
+        );
     }
 }

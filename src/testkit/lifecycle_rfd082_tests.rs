@@ -4,11 +4,11 @@
 use super::spec_common_tests as common;
 
 use crate::model::coordinator::{Call, Coordinator, Effect, Input, RunPolicy, ToolSpec};
+use crate::model::tool::Map;
 use crate::model::tool::{BuiltinHook, Outcome, Question, ToolSource, resolve_inquiry_source};
 use crate::profile::ProfileName;
 use crate::wire::{CancellationReason, InquiryId, InquiryResponse, InquirySource};
 use common::*;
-use indexmap::IndexMap;
 use serde_json::{Value, json};
 
 fn boolean_tool(qid: &str) -> Value {
@@ -380,7 +380,7 @@ fn secret_routing_guard_assistant_target() {
 #[test]
 fn turn_cache_split() {
     // `t` asks for permission first.
-    let mut tools = IndexMap::new();
+    let mut tools = Map::default();
     tools.insert(
         "t".to_owned(),
         ToolSpec {

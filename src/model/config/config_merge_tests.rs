@@ -8,23 +8,23 @@ use crate::model::config::{
     PartialStyle, PartialToolConfig, Toggle, ToolConfig, apply_toggles, builtins, effective_tools,
     layer_builtins, registered_config,
 };
+use crate::model::tool::Map;
 use crate::model::tool::{QuestionConfig, QuestionTarget, RunPolicy, ToolSource};
-use indexmap::IndexMap;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-fn user(value: Value) -> IndexMap<String, PartialToolConfig> {
+fn user(value: Value) -> Map<String, PartialToolConfig> {
     serde_json::from_value(value).expect("valid user configuration")
 }
 
 fn parse_err(value: Value) -> String {
-    serde_json::from_value::<IndexMap<String, PartialToolConfig>>(value)
+    serde_json::from_value::<Map<String, PartialToolConfig>>(value)
         .expect_err("configuration must be refused")
         .to_string()
 }
 
 /// A user configuration with two ordinary tools beside the built-in.
-fn with_other_tools(ask_user_layer: Value) -> IndexMap<String, PartialToolConfig> {
+fn with_other_tools(ask_user_layer: Value) -> Map<String, PartialToolConfig> {
     let mut value = json!({
         "fs_read_file": {"source": "local", "run": "unattended"},
         "web_search": {"source": "mcp.kagi.kagi_search_fetch"},
@@ -35,7 +35,7 @@ fn with_other_tools(ask_user_layer: Value) -> IndexMap<String, PartialToolConfig
     user(value)
 }
 
-fn states(tools: &IndexMap<String, ToolConfig>) -> Vec<(&str, bool)> {
+fn states(tools: &Map<String, ToolConfig>) -> Vec<(&str, bool)> {
     tools
         .iter()
         .map(|(name, t)| (name.as_str(), t.enable.state))
@@ -70,7 +70,7 @@ fn single_field_override_keeps_every_builtin_default() {
     assert_eq!(ask.parameters, Some(ask_user::parameters()));
     assert_eq!(
         ask.questions,
-        IndexMap::from([(
+        Map::from_iter([(
             "answer".to_owned(),
             QuestionConfig {
                 target: QuestionTarget::User,
@@ -547,7 +547,7 @@ fn arb_partial() -> impl Strategy<Value = PartialToolConfig> {
     let questions =
         prop::collection::vec((prop_oneof![Just("answer"), Just("other")], question), 0..3)
             .prop_map(|qs| {
-                let mut map = IndexMap::new();
+                let mut map = Map::default();
                 for (id, q) in qs {
                     map.insert(id.to_owned(), q);
                 }
@@ -649,7 +649,7 @@ proptest! {
         layers in prop::collection::vec(arb_partial(), 1..4),
         toggles in prop::collection::vec((0..4usize, any::<bool>(), any::<bool>()), 0..6),
     ) {
-        let configs: IndexMap<String, ToolConfig> = layers
+        let configs: Map<String, ToolConfig> = layers
             .iter()
             .enumerate()
             .map(|(i, l)| {
@@ -783,7 +783,7 @@ fn pre_081_enable_strings_load() {
     );
     // `describe_tools` is not a built-in this model knows: resolve the
     // layers that have an executor-free meaning only.
-    let resolved: IndexMap<String, ToolConfig> = real
+    let resolved: Map<String, ToolConfig> = real
         .iter()
         .map(|(n, l)| (n.clone(), l.resolve(n).unwrap()))
         .collect();

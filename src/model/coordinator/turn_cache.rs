@@ -1,7 +1,7 @@
 //! The turn's remembered answers and per-turn state (RFD 082 "Splitting the
 //! turn-cache state", `TurnState`). Keys are [`crate::model::cache_key::CacheKey`]'s.
 
-use indexmap::IndexMap;
+use crate::model::tool::Map;
 use serde_json::Value;
 
 use crate::profile::TurnCacheShape;
@@ -13,15 +13,15 @@ pub enum TurnCache {
     Split {
         /// Tool-question answers, keyed `<tool_name>.<question_id>`
         /// ([`crate::model::cache_key::CacheKey::Answer`]).
-        remembered_tool_answers: IndexMap<String, Value>,
+        remembered_tool_answers: Map<String, Value>,
         /// Permission decisions, keyed `<tool_name>.__permission__`
         /// ([`crate::model::cache_key::CacheKey::Permission`]).
-        remembered_permission_decisions: IndexMap<String, Value>,
+        remembered_permission_decisions: Map<String, Value>,
     },
     /// Pre-082: both callers share one map.
     Combined {
         /// Everything remembered, keyed as above.
-        persisted_inquiry_responses: IndexMap<String, Value>,
+        persisted_inquiry_responses: Map<String, Value>,
     },
 }
 
@@ -29,17 +29,17 @@ impl TurnCache {
     pub(super) fn new(shape: TurnCacheShape) -> Self {
         match shape {
             TurnCacheShape::Split => TurnCache::Split {
-                remembered_tool_answers: IndexMap::new(),
-                remembered_permission_decisions: IndexMap::new(),
+                remembered_tool_answers: Map::default(),
+                remembered_permission_decisions: Map::default(),
             },
             TurnCacheShape::Combined => TurnCache::Combined {
-                persisted_inquiry_responses: IndexMap::new(),
+                persisted_inquiry_responses: Map::default(),
             },
         }
     }
 
     /// The map tool answers are read from and written to.
-    pub fn tool_answers(&self) -> &IndexMap<String, Value> {
+    pub fn tool_answers(&self) -> &Map<String, Value> {
         match self {
             TurnCache::Split {
                 remembered_tool_answers,
@@ -52,7 +52,7 @@ impl TurnCache {
     }
 
     /// The map permission decisions are read from and written to.
-    pub fn permission_decisions(&self) -> &IndexMap<String, Value> {
+    pub fn permission_decisions(&self) -> &Map<String, Value> {
         match self {
             TurnCache::Split {
                 remembered_permission_decisions,
@@ -64,7 +64,7 @@ impl TurnCache {
         }
     }
 
-    pub(crate) fn tool_answers_mut(&mut self) -> &mut IndexMap<String, Value> {
+    pub(crate) fn tool_answers_mut(&mut self) -> &mut Map<String, Value> {
         match self {
             TurnCache::Split {
                 remembered_tool_answers,
@@ -76,7 +76,7 @@ impl TurnCache {
         }
     }
 
-    pub(crate) fn permission_decisions_mut(&mut self) -> &mut IndexMap<String, Value> {
+    pub(crate) fn permission_decisions_mut(&mut self) -> &mut Map<String, Value> {
         match self {
             TurnCache::Split {
                 remembered_permission_decisions,
@@ -94,7 +94,7 @@ impl TurnCache {
 pub struct TurnState {
     /// The attempt counter per `(tool_call_id, question_id)` (rule
     /// `LIFE-ATTEMPT-COUNTER`).
-    pub(crate) attempts: IndexMap<(String, String), u32>,
+    pub(crate) attempts: Map<(String, String), u32>,
     /// The remembered answers.
     pub cache: TurnCache,
 }

@@ -6,9 +6,9 @@
 use crate::model::ask_user;
 use crate::model::config::effective_tools;
 use crate::model::prompt::{InputKind, Presentation, present};
+use crate::model::tool::Map;
 use crate::model::tool::{AnswerReusePolicy, AnswerType, Outcome, Question};
 use crate::profile::{ProfileName, Rules};
-use indexmap::IndexMap;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -178,7 +178,7 @@ fn context_above_question_and_options_in_order() {
 /// registered label, shows the "Assistant" header and no remember choice.
 #[test]
 fn ask_user_boolean_shows_assistant_header_without_remember() {
-    let tools = effective_tools(&IndexMap::new(), &[]).unwrap();
+    let tools = effective_tools(&Map::default(), &[]).unwrap();
     let label = tools[ask_user::NAME].prompt_label(ask_user::QUESTION_ID);
     let question = match ask_user::execute(
         &json!({"question": "Proceed?", "answer_type": "boolean", "default": true}),

@@ -11,12 +11,12 @@
 //! precedence"), cancellation reasons and tool responses (RFD 082 step 6),
 //! persisted shapes (RFD 082 step 5), cache eligibility (RFD 083 step 6).
 
-use indexmap::IndexMap;
 use inquiry_model::conformance::{Implementation, ImplementationError, Observed, Recorder};
 use inquiry_model::model::ask_user;
 use inquiry_model::model::config::ToolConfig;
 use inquiry_model::model::coordinator::{Call, ResponseKind, RunPolicy};
 use inquiry_model::model::routing::Refusal;
+use inquiry_model::model::tool::Map;
 use inquiry_model::model::tool::{
     AnswerReusePolicy, AnswerType, BuiltinHook, Outcome, Question, QuestionTarget, ToolSource,
 };
@@ -46,25 +46,25 @@ enum Work {
 /// One call of the cycle.
 struct Running {
     call: Call,
-    answers: IndexMap<String, Value>,
+    answers: Map<String, Value>,
     accepted: Vec<String>,
-    rejections: IndexMap<String, u8>,
+    rejections: Map<String, u8>,
 }
 
 struct Run<'s> {
     s: &'s Scenario,
     /// Each tool's configuration, resolved by the environment's
     /// configuration code (built-ins under the scenario's layer).
-    config: IndexMap<String, ToolConfig>,
+    config: Map<String, ToolConfig>,
     v083: bool,
     rec: Recorder,
     prompter: VecDeque<PrompterReply>,
     backend: VecDeque<BackendReply>,
     permissions: VecDeque<PermissionReply>,
     schedule: VecDeque<u32>,
-    attempts: IndexMap<(String, String), u32>,
-    tool_answers: IndexMap<String, Value>,
-    permission_decisions: IndexMap<String, Value>,
+    attempts: Map<(String, String), u32>,
+    tool_answers: Map<String, Value>,
+    permission_decisions: Map<String, Value>,
     calls: Vec<Running>,
     work: Vec<Work>,
 }
@@ -99,9 +99,9 @@ impl Implementation for Second {
             backend: s.backend.iter().cloned().collect(),
             permissions: s.permissions.iter().copied().collect(),
             schedule: s.schedule.iter().copied().collect(),
-            attempts: IndexMap::new(),
-            tool_answers: IndexMap::new(),
-            permission_decisions: IndexMap::new(),
+            attempts: Map::default(),
+            tool_answers: Map::default(),
+            permission_decisions: Map::default(),
             calls: Vec::new(),
             work: Vec::new(),
         };
@@ -133,9 +133,9 @@ impl Run<'_> {
             .iter()
             .map(|c| Running {
                 call: c.clone(),
-                answers: IndexMap::new(),
+                answers: Map::default(),
                 accepted: Vec::new(),
-                rejections: IndexMap::new(),
+                rejections: Map::default(),
             })
             .collect();
         for c in cycle {
@@ -287,7 +287,7 @@ impl Run<'_> {
             return Ok(());
         };
         let answers = match source {
-            ToolSource::Mcp => IndexMap::new(),
+            ToolSource::Mcp => Map::default(),
             ToolSource::Builtin { .. } | ToolSource::Local => self.calls[i].answers.clone(),
         };
         let id = self.calls[i].call.id.clone();
@@ -473,7 +473,7 @@ fn script(
     name: &str,
     asks: &[ScriptedAsk],
     finish: Finish,
-    answers: &IndexMap<String, Value>,
+    answers: &Map<String, Value>,
     state: &mut Running,
 ) -> Outcome {
     for a in asks {
