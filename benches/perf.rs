@@ -1199,7 +1199,7 @@ fn model_bars(cfg: &Config, table: &mut Table) {
                 let mut found = Vec::new();
                 checker.restart();
                 let trace = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
-                    found.extend(checker.step(c, t))
+                    checker.step(c, t, &mut found)
                 })
                 .expect("explored scenarios run");
                 found.extend(check_trace_memo(&trace, s, &mut memo, Some(&checker)));

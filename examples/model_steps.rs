@@ -57,7 +57,7 @@ fn checked(scenarios: &[Scenario]) -> usize {
         checker.restart();
         let trace = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
             steps += 1;
-            found.extend(checker.step(c, t))
+            checker.step(c, t, &mut found)
         })
         .expect("explored scenarios run");
         found.extend(check_trace_memo(&trace, s, &mut memo, Some(&checker)));

@@ -674,7 +674,7 @@ fn check_named(
     checker.restart();
     let result = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
         steps += 1;
-        found.extend(checker.step(c, t));
+        checker.step(c, t, &mut found);
     });
     *report.scenarios.entry(name.to_owned()).or_default() += 1;
     *report.per_profile.entry(s.profile.to_string()).or_default() += 1;

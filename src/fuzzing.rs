@@ -981,7 +981,7 @@ fn scenario_verdict(s: &crate::scenario::Scenario, options: RunOptions) -> Resul
     let mut found = Vec::new();
     let mut checker = crate::invariants::StepChecker::new();
     let trace = crate::scenario::run_observed(s, options.clone(), &mut |c, t| {
-        found.extend(checker.step(c, t));
+        checker.step(c, t, &mut found);
     })
     .map_err(|e| {
         format!(

@@ -1526,7 +1526,7 @@ mod tests {
         let mut checker = StepChecker::new();
         let trace = run_observed(s, RunOptions::from(faults), &mut |c, t| {
             if incremental {
-                found.extend(checker.step(c, t));
+                checker.step(c, t, &mut found);
             } else {
                 found.extend(check_step(c, t));
             }
@@ -1601,7 +1601,9 @@ mod tests {
         let mut steps = Vec::new();
         let mut checker = StepChecker::new();
         let _ = run_observed(s, RunOptions::from(faults), &mut |c, t| {
-            let inc = checker.step(c, t).iter().map(key).collect();
+            let mut inc = Vec::new();
+            checker.step(c, t, &mut inc);
+            let inc = inc.iter().map(key).collect();
             let stateless = check_step(c, t).iter().map(key).collect();
             steps.push((inc, stateless));
         });

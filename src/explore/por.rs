@@ -318,7 +318,7 @@ impl Walk<'_, '_> {
                 ..
             } = &mut node;
             let before = machine.steps();
-            let n = machine.advance(&mut |c, t| found.extend(checker.step(c, t)))?;
+            let n = machine.advance(&mut |c, t| checker.step(c, t, found))?;
             self.stats.steps += machine.steps() - before;
             n
         };
@@ -392,7 +392,7 @@ impl Walk<'_, '_> {
                     found,
                     steps,
                 } = &mut child;
-                machine.take(i, &mut |c, tr| found.extend(checker.step(c, tr)))?;
+                machine.take(i, &mut |c, tr| checker.step(c, tr, found))?;
                 steps.push(t);
             }
             self.stats.steps += child.machine.steps() - before;

@@ -72,7 +72,7 @@ fn every_schedule(root: &Scenario, faults: Faults, width: u32, len: usize) -> Fo
         let mut diags = Vec::new();
         let mut checker = StepChecker::new();
         let trace = scenario::run_observed(&s, RunOptions::from(faults), &mut |c, t| {
-            diags.extend(checker.step(c, t))
+            checker.step(c, t, &mut diags)
         })
         .expect("the roots run");
         diags.extend(check_trace_memo(&trace, &s, &mut memo, Some(&checker)));

@@ -345,8 +345,8 @@ pub(crate) fn search(
             &mut |c: &Coordinator, t: &Trace| {
                 let mut o = observed.borrow_mut();
                 o.steps += 1;
-                let found = o.checker.step(c, t);
-                o.found.extend(found);
+                let o = &mut *o;
+                o.checker.step(c, t, &mut o.found);
             },
             &mut dfs,
         )?;

@@ -176,10 +176,12 @@ impl StepChecker {
         latest.hash(h);
     }
 
-    /// Every invariant [`check_step`] judges, after one more step of the run.
-    pub fn step(&mut self, coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
+    /// Every invariant [`check_step`] judges, after one more step of the
+    /// run, appended to `out` (a caller that gathers a run's findings pays
+    /// for no vector of its own per step).
+    pub fn step(&mut self, coordinator: &Coordinator, trace: &Trace, out: &mut Vec<Diagnostic>) {
         self.calls.extend(trace);
-        let mut out = self.secrets(coordinator, trace);
+        self.secrets(coordinator, trace, out);
         // An empty turn cache holds nothing to judge (rule
         // `PERF-STEP-GROUPED`).
         if coordinator
@@ -218,7 +220,6 @@ impl StepChecker {
             self.routed_found |= out.len() > before;
         }
         self.seen = Seen::of(trace);
-        out
     }
 
     /// Whether this checker has read every record of `trace`: then what
@@ -279,11 +280,15 @@ impl StepChecker {
         self.invocations_seen = invs.len();
     }
 
-    pub(super) fn secrets(&mut self, coordinator: &Coordinator, trace: &Trace) -> Vec<Diagnostic> {
+    pub(super) fn secrets(
+        &mut self,
+        coordinator: &Coordinator,
+        trace: &Trace,
+        out: &mut Vec<Diagnostic>,
+    ) {
         self.learn_secrets(trace);
-        let mut out = Vec::new();
         if self.secrets.is_empty() {
-            return out;
+            return;
         }
         let in_stream = |i: usize, out: &mut Vec<Diagnostic>| {
             out.push(diag(
@@ -299,7 +304,7 @@ impl StepChecker {
         for (i, text) in self.texts.iter().enumerate() {
             for s in fresh {
                 if text.contains(s.as_str()) {
-                    in_stream(i, &mut out);
+                    in_stream(i, out);
                 }
             }
         }
@@ -308,7 +313,7 @@ impl StepChecker {
             let text = serde_json::to_string(&trace.stream[i]).unwrap_or_default();
             for s in &self.secrets {
                 if text.contains(s.as_str()) {
-                    in_stream(i, &mut out);
+                    in_stream(i, out);
                 }
             }
             self.texts.push(text);
@@ -325,18 +330,17 @@ impl StepChecker {
         };
         for s in &self.secrets {
             if holds(|v| moving_texts(coordinator, v), s) {
-                in_state(&mut out);
+                in_state(out);
             }
         }
         if self.fixed_scanned_for < self.secrets.len() {
             for s in &self.secrets[self.fixed_scanned_for..] {
                 if holds(|v| fixed_texts(coordinator, v), s) {
-                    in_state(&mut out);
+                    in_state(out);
                 }
             }
             self.fixed_scanned_for = self.secrets.len();
         }
-        out
     }
 }
 

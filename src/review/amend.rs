@@ -1513,7 +1513,7 @@ fn checked_run_memo(
     let mut diags = Vec::new();
     let mut checker = StepChecker::new();
     let t = scenario::run_under(&s, profile.rules, options, &mut |c, t| {
-        diags.extend(checker.step(c, t))
+        checker.step(c, t, &mut diags)
     })
     .ok()?;
     diags.extend(check_trace_memo(&t, &s, memo, Some(&checker)));

@@ -28,7 +28,7 @@ fn checkers_that_differ_get_different_keys() {
     let mut checker = StepChecker::new();
     let mut keys = vec![key(&checker)];
     run_observed(&s, RunOptions::default(), &mut |c, t| {
-        checker.step(c, t);
+        checker.step(c, t, &mut Vec::new());
         keys.push(key(&checker));
     })
     .expect("the scenario runs");
@@ -544,7 +544,8 @@ fn stepped_runs(
                 let mut before = Seen::default();
                 let mut steps = Vec::new();
                 let run = run_observed(&s, RunOptions::from(faults), &mut |c, t| {
-                    let fast = checker.step(c, t);
+                    let mut fast = Vec::new();
+                    checker.step(c, t, &mut fast);
                     let fast = fast.into_iter().filter(|d| judged.contains(&d.rule));
                     let calls = by_call(t);
                     let mut plain =
@@ -644,8 +645,11 @@ fn a_restarted_checker_judges_as_a_new_one() {
         reused.restart();
         assert_eq!(key(&reused), fresh, "{s:?}");
         let t = run_observed(&s, RunOptions::default(), &mut |c, t| {
-            by_new.push(new.step(c, t));
-            by_reused.push(reused.step(c, t));
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            new.step(c, t, &mut a);
+            reused.step(c, t, &mut b);
+            by_new.push(a);
+            by_reused.push(b);
         });
         let Ok(t) = t else { continue };
         assert_eq!(by_reused, by_new, "{s:?}");

@@ -85,7 +85,11 @@ fn a_secret_quoted_by_a_waiting_question_is_found_in_the_coordinator_state() {
             steps.push((
                 waiting,
                 in_state(&check_step(c, t)),
-                in_state(&checker.step(c, t)),
+                in_state(&{
+                    let mut found = Vec::new();
+                    checker.step(c, t, &mut found);
+                    found
+                }),
             ));
         })
         .expect("the scenario runs");
