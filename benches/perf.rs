@@ -1225,9 +1225,11 @@ fn model_bars(cfg: &Config, table: &mut Table) {
             cfg.stride
         ),
         format!("{bare_rate:.0} steps/s"),
-        "2000000 steps/s (bar)",
-        format!("{:.2}x", bare_rate / 2_000_000.0),
-        verdict(bare_rate >= 2_000_000.0, ">= 1.00x"),
+        // The performance goal's floor is 1 000 000 steps/s, its aim
+        // 2 000 000: the verdict is the floor's, the aim stands beside it.
+        "1000000 steps/s floor (2000000 aim)",
+        format!("{:.2}x", bare_rate / 1_000_000.0),
+        verdict(bare_rate >= 1_000_000.0, ">= 1.00x"),
         spread(&times[0]),
     );
     let ratio = median_f64(&ratios);
