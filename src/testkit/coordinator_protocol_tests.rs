@@ -287,7 +287,7 @@ fn the_models_maps_are_not_hashed_by_siphash() {
             hasher(&crate::model::tool::Answers::default()),
         ),
     ];
-    let mut seen_turn = false;
+    let (mut seen_turn, mut seen_call) = (false, false);
     scenario::run_observed(&s, RunOptions::default(), &mut |c, _| {
         if let Some(t) = c.turn_state() {
             seen_turn = true;
@@ -298,9 +298,16 @@ fn the_models_maps_are_not_hashed_by_siphash() {
             ));
         }
         maps.push(("the coordinator's tools", hasher(c.view().tools)));
+        for call in c.view().executing {
+            seen_call = true;
+            maps.push(("a call's held answers", hasher(&call.accumulated_answers)));
+        }
     })
     .expect("the scenario runs");
-    assert!(seen_turn, "the scenario opens a turn");
+    assert!(
+        seen_turn && seen_call,
+        "the scenario opens a turn and runs a call"
+    );
     for (name, h) in maps {
         assert!(
             h == fast,
