@@ -4,6 +4,7 @@
 //! predicates they judge are the parent module's, stated once there.
 
 use super::*;
+use crate::wire::Exact;
 
 /// [`check_step`] made incremental for one run: the same invariants after
 /// every step, each step paying only for what it added.
@@ -362,10 +363,10 @@ fn holds_entries(cache: &TurnCache) -> bool {
 /// [`wire_round_trip`]) remembered by their input, for an exploration that
 /// meets the same stream many times (rule `PERF-MEMO-BY-STREAM`).
 ///
-/// An entry is a stream: found by its events' exact hashes (rule
-/// `PERF-MEMO-EXACT-HASH`: every field of each event, so streams whose
-/// persisted texts differ are told apart) and
-/// confirmed by comparing the events themselves. It holds the stream's
+/// An entry is a stream: found by its events' keys and taken only when its
+/// events are the same exactly (rule `PERF-MEMO-SAME-EXACTLY`: every field
+/// of each event, so streams whose persisted texts differ are told apart
+/// whatever their keys). It holds the stream's
 /// `wire_round_trip` and `always_paired` findings, functions of the stream
 /// alone, once for every profile (rule `PERF-MEMO-PAIRED`); and, per profile and rules met with it, the stream
 /// oracle's findings before the waivers ([`StreamFindings`]), a function of
@@ -391,13 +392,13 @@ pub struct StreamMemo {
     /// Of the lookups computed, those whose oracle judged the events
     /// without their bytes (rule `PERF-ORACLE-TYPED`).
     pub(super) from_events: usize,
-    /// The exact hashes of the events of the stream looked up last.
-    hashes: Vec<u64>,
+    /// The keys of the events of the stream looked up last.
+    keys: Vec<u64>,
     /// Events whose round trip as the only element of a pretty array is
-    /// clean, by their exact hash (rule `PERF-ROUND-TRIP-BY-EVENT`), each
+    /// clean, by their key (rule `PERF-ROUND-TRIP-BY-EVENT`), each
     /// with the length of its compact text (rule `PERF-ORACLE-TYPED`).
     clean: HashMap<u64, Vec<(crate::wire::Event, usize)>, Fast>,
-    /// Answered responses by their exact hash, each with the length of
+    /// Answered responses by their key, each with the length of
     /// its flat text if that text reads back as the response in the flat
     /// shape (rule `PERF-ORACLE-TYPED`).
     flat: HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast>,
@@ -515,14 +516,14 @@ impl StreamMemo {
         &mut self,
         trace: &Trace,
     ) -> (Vec<Diagnostic>, &[Diagnostic], &[Diagnostic]) {
-        self.hashes.clear();
-        self.hashes.extend(trace.stream.iter().map(event_hash));
-        let key = stream_key(&self.hashes);
+        self.keys.clear();
+        self.keys.extend(trace.stream.iter().map(event_key));
+        let key = stream_key(&self.keys);
         let same_rules = |j: &&Judged| j.profile == trace.profile && j.rules == trace.rules;
         let known = self
             .entries
             .get(&key)
-            .and_then(|v| v.iter().position(|e| e.stream == trace.stream));
+            .and_then(|v| v.iter().position(|e| same_stream(&e.stream, &trace.stream)));
         if let Some(k) = known
             && let Some(j) = self.entries[&key][k]
                 .judged
@@ -566,8 +567,9 @@ impl StreamMemo {
         let as_is = self.entries[&key][k].written_as_is.as_deref();
         let lengths = match (as_is, writes_flat(trace)) {
             (Some(tagged), false) => Some(std::borrow::Cow::Borrowed(tagged)),
-            (Some(tagged), true) => flat_lengths(&mut self.flat, trace, &self.hashes, tagged)
-                .map(std::borrow::Cow::Owned),
+            (Some(tagged), true) => {
+                flat_lengths(&mut self.flat, trace, &self.keys, tagged).map(std::borrow::Cow::Owned)
+            }
             (None, _) => None,
         };
         let found = match lengths {
@@ -591,22 +593,25 @@ impl StreamMemo {
         (kept, &e.wire, &e.paired)
     }
 
-    /// [`wire_round_trip`] of `trace`, whose events' exact hashes are
-    /// `self.hashes`, judged event by event (rule
+    /// [`wire_round_trip`] of `trace`, whose events' keys are
+    /// `self.keys`, judged event by event (rule
     /// `PERF-ROUND-TRIP-BY-EVENT`): the pretty array's reader reads each
     /// element by its own text and the writer writes each element the same
     /// wherever it stands, so a stream whose every event round-trips as
     /// the only element of a pretty array round-trips; each event's round
-    /// trip is remembered by its exact hash and confirmed by comparing
-    /// the events. A stream with an event that does not (or an empty one)
+    /// trip is remembered by its key and taken only for an event the same
+    /// exactly. A stream with an event that does not (or an empty one)
     /// takes the plain path, which words the finding. Also returns, for a
     /// stream that is not empty and whose every event round-trips alone,
     /// the lengths of the events' compact texts.
     fn round_trip(&mut self, trace: &Trace) -> (Vec<Diagnostic>, Option<Vec<usize>>) {
         let clean = &mut self.clean;
         let mut lengths = Vec::with_capacity(trace.stream.len());
-        let every_event_clean = trace.stream.iter().zip(&self.hashes).all(|(e, &h)| {
-            if let Some((_, n)) = clean.get(&h).and_then(|v| v.iter().find(|(c, _)| c == e)) {
+        let every_event_clean = trace.stream.iter().zip(&self.keys).all(|(e, &h)| {
+            if let Some((_, n)) = clean
+                .get(&h)
+                .and_then(|v| v.iter().find(|(c, _)| c.same(e)))
+            {
                 lengths.push(*n);
                 return true;
             }
@@ -629,24 +634,27 @@ impl StreamMemo {
 /// from `tagged`, their lengths under a tagged one (only an event written
 /// without its `outcome`, [`check::written_without_outcome`], differs):
 /// each answered response's flat text judged alone by [`flat_text_length`], remembered
-/// in `known` by its exact hash (`hashes`, in the stream's order) and
-/// confirmed by comparing the events. `None` if one does not read back.
+/// in `known` by its key (`keys`, in the stream's order) and taken only for
+/// an event the same exactly. `None` if one does not read back.
 fn flat_lengths(
     known: &mut HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast>,
     trace: &Trace,
-    hashes: &[u64],
+    keys: &[u64],
     tagged: &[usize],
 ) -> Option<Vec<usize>> {
     trace
         .stream
         .iter()
-        .zip(hashes)
+        .zip(keys)
         .zip(tagged)
         .map(|((e, &h), &n)| {
             if !check::written_without_outcome(e, true) {
                 return Some(n);
             }
-            if let Some((_, m)) = known.get(&h).and_then(|v| v.iter().find(|(c, _)| c == e)) {
+            if let Some((_, m)) = known
+                .get(&h)
+                .and_then(|v| v.iter().find(|(c, _)| c.same(e)))
+            {
                 return *m;
             }
             let m = flat_text_length(e);
@@ -690,20 +698,26 @@ fn compact_length(event: &crate::wire::Event) -> usize {
     }
 }
 
-/// An event's exact hash (rule `PERF-MEMO-EXACT-HASH`).
-pub(super) fn event_hash(event: &crate::wire::Event) -> u64 {
-    use crate::wire::Exact;
+/// An event's memo key (rule `PERF-MEMO-SAME-EXACTLY`): a hash of the
+/// fields that tell explored events apart, which only decides what is
+/// compared.
+pub(super) fn event_key(event: &crate::wire::Event) -> u64 {
     let mut h = FastHash::default();
-    event.exact(&mut h);
+    crate::wire::memo_key(event, &mut h);
     h.0
 }
 
-/// A stream's memo key: its events' exact hashes, in order, with their
-/// count.
-fn stream_key(hashes: &[u64]) -> u64 {
+/// Whether two streams are the same event for event, exactly (rule
+/// `PERF-MEMO-SAME-EXACTLY`).
+pub(super) fn same_stream(a: &[crate::wire::Event], b: &[crate::wire::Event]) -> bool {
+    a.same(b)
+}
+
+/// A stream's memo key: its events' keys, in order, with their count.
+fn stream_key(keys: &[u64]) -> u64 {
     let mut h = FastHash::default();
-    h.word(hashes.len() as u64);
-    for &w in hashes {
+    h.word(keys.len() as u64);
+    for &w in keys {
         h.word(w);
     }
     h.0

@@ -1,19 +1,27 @@
-//! An event's exact hash (rule `PERF-MEMO-EXACT-HASH`): every field of the
-//! event, each string and opaque text byte for byte with its length, each
-//! JSON value with its members in their order and its numbers as held,
-//! each variant by its own tag, each optional field whether it is there.
+//! An event compared exactly, and its memo key (rule
+//! `PERF-MEMO-SAME-EXACTLY`).
 //!
-//! Two events whose fields are all the same write the same text (their
-//! `Serialize` reads nothing else), so two events whose texts differ hash
-//! differently but for a collision. The hash sees more than `Event`'s
-//! equality does: the spelling of opaque values and of numbers, and the
-//! order of a JSON object's members, which that equality leaves out. Every
-//! struct is taken apart by name, so a field added to one must be placed
-//! here before the crate builds.
+//! [`Exact::same`] compares every field of two events: each string and
+//! opaque text byte for byte, each JSON value with its members in their
+//! order and its numbers as held, each variant by its own tag, each
+//! optional field whether it is there. Two events whose fields are all the
+//! same write the same text (their `Serialize` reads nothing else), so a
+//! memo hit confirmed by it stands for the same persisted text. It sees
+//! more than `Event`'s equality does: the spelling of opaque values and of
+//! numbers, and the order of a JSON object's members, which that equality
+//! leaves out. Every struct is taken apart by name, so a field added to one
+//! must be placed here before the crate builds.
+//!
+//! [`key`] feeds a hasher the fields that tell the streams an exploration
+//! meets apart (the kind, the IDs and names, an answer's value, a tool
+//! response's content, a request's small tags) and leaves out the rest (a
+//! question's text, a call's arguments, timestamps, extra fields): it only
+//! decides which remembered events are compared, and costs a fraction of
+//! hashing every field.
 
 use std::hash::Hasher;
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use super::{
     CancellationReason, Event, EventKind, InquiryAnswerReusePolicy, InquiryAnswerType, InquiryId,
@@ -21,217 +29,212 @@ use super::{
     ToolCallRequest, ToolCallResponse,
 };
 
-/// Feeds every field of a value to a hasher (see the module's doc).
+/// Compares every field of two values (see the module's doc).
 pub(crate) trait Exact {
-    /// Feeds `self` to `h`.
-    fn exact<H: Hasher>(&self, h: &mut H);
+    /// Whether `self` and `other` are the same in every field, as written.
+    fn same(&self, other: &Self) -> bool;
 }
 
 impl Exact for str {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        h.write_usize(self.len());
-        h.write(self.as_bytes());
+    fn same(&self, other: &Self) -> bool {
+        self == other
     }
 }
 
 impl Exact for String {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        self.as_str().exact(h);
+    fn same(&self, other: &Self) -> bool {
+        self == other
     }
 }
 
 impl Exact for bool {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        h.write_u8(u8::from(*self));
+    fn same(&self, other: &Self) -> bool {
+        self == other
     }
 }
 
 impl<T: Exact> Exact for Option<T> {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        match self {
-            None => h.write_u8(0),
-            Some(v) => {
-                h.write_u8(1);
-                v.exact(h);
-            }
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.same(b),
+            (None, Some(_)) | (Some(_), None) => false,
         }
     }
 }
 
 impl<T: Exact> Exact for [T] {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        h.write_usize(self.len());
-        for v in self {
-            v.exact(h);
-        }
+    fn same(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.same(b))
+    }
+}
+
+impl<T: Exact> Exact for Vec<T> {
+    fn same(&self, other: &Self) -> bool {
+        self.as_slice().same(other.as_slice())
+    }
+}
+
+impl<T: Exact + ?Sized> Exact for Box<T> {
+    fn same(&self, other: &Self) -> bool {
+        (**self).same(&**other)
     }
 }
 
 impl<A: Exact, B: Exact> Exact for (A, B) {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        self.0.exact(h);
-        self.1.exact(h);
+    fn same(&self, other: &Self) -> bool {
+        self.0.same(&other.0) && self.1.same(&other.1)
     }
 }
 
 impl Exact for Opaque {
     /// The text as held, spacing included.
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        self.get().exact(h);
+    fn same(&self, other: &Self) -> bool {
+        self.get() == other.get()
     }
 }
 
 impl Exact for InquiryId {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        self.as_str().exact(h);
+    fn same(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+/// A number as serde_json holds it, which decides its text: an unsigned or
+/// a signed 64-bit integer, or a float by its bits.
+fn held(n: &Number) -> (u8, u64) {
+    if let Some(u) = n.as_u64() {
+        (0, u)
+    } else if let Some(i) = n.as_i64() {
+        (1, i as u64)
+    } else {
+        (2, n.as_f64().map_or(0, f64::to_bits))
     }
 }
 
 impl Exact for Value {
     /// Members in their order (the order they are written in); a number by
-    /// the representation serde_json holds it in, which decides its text.
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        match self {
-            Value::Null => h.write_u8(0),
-            Value::Bool(b) => {
-                h.write_u8(1);
-                b.exact(h);
+    /// the representation serde_json holds it in.
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => held(a) == held(b),
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => a.same(b),
+            (Value::Object(a), Value::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|((ka, va), (kb, vb))| ka == kb && va.same(vb))
             }
-            Value::Number(n) => {
-                if let Some(u) = n.as_u64() {
-                    h.write_u8(2);
-                    h.write_u64(u);
-                } else if let Some(i) = n.as_i64() {
-                    h.write_u8(3);
-                    h.write_i64(i);
-                } else {
-                    h.write_u8(4);
-                    h.write_u64(n.as_f64().map_or(0, f64::to_bits));
-                }
-            }
-            Value::String(s) => {
-                h.write_u8(5);
-                s.exact(h);
-            }
-            Value::Array(items) => {
-                h.write_u8(6);
-                items.exact(h);
-            }
-            Value::Object(members) => {
-                h.write_u8(7);
-                h.write_usize(members.len());
-                for (k, v) in members {
-                    k.exact(h);
-                    v.exact(h);
-                }
-            }
+            (
+                Value::Null
+                | Value::Bool(_)
+                | Value::Number(_)
+                | Value::String(_)
+                | Value::Array(_)
+                | Value::Object(_),
+                _,
+            ) => false,
         }
     }
 }
 
 impl Exact for Event {
-    fn exact<H: Hasher>(&self, h: &mut H) {
+    fn same(&self, other: &Self) -> bool {
         let Event {
             timestamp,
             kind,
             extra,
             value_text,
         } = self;
-        timestamp.exact(h);
-        kind.exact(h);
-        extra.exact(h);
-        value_text.exact(h);
+        timestamp.same(&other.timestamp)
+            && kind.same(&other.kind)
+            && extra.same(&other.extra)
+            && value_text.same(&other.value_text)
     }
 }
 
 impl Exact for EventKind {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        match self {
-            EventKind::TurnStart => h.write_u8(0),
-            EventKind::ChatRequest => h.write_u8(1),
-            EventKind::ChatResponse => h.write_u8(2),
-            EventKind::ToolCallRequest(r) => {
-                h.write_u8(3);
-                r.exact(h);
-            }
-            EventKind::ToolCallResponse(r) => {
-                h.write_u8(4);
-                r.exact(h);
-            }
-            EventKind::InquiryRequest(r) => {
-                h.write_u8(5);
-                r.exact(h);
-            }
-            EventKind::InquiryResponse(r) => {
-                h.write_u8(6);
-                r.exact(h);
-            }
-            EventKind::Other(tag) => {
-                h.write_u8(7);
-                tag.exact(h);
-            }
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (EventKind::TurnStart, EventKind::TurnStart)
+            | (EventKind::ChatRequest, EventKind::ChatRequest)
+            | (EventKind::ChatResponse, EventKind::ChatResponse) => true,
+            (EventKind::ToolCallRequest(a), EventKind::ToolCallRequest(b)) => a.same(b),
+            (EventKind::ToolCallResponse(a), EventKind::ToolCallResponse(b)) => a.same(b),
+            (EventKind::InquiryRequest(a), EventKind::InquiryRequest(b)) => a.same(b),
+            (EventKind::InquiryResponse(a), EventKind::InquiryResponse(b)) => a.same(b),
+            (EventKind::Other(a), EventKind::Other(b)) => a == b,
+            (
+                EventKind::TurnStart
+                | EventKind::ChatRequest
+                | EventKind::ChatResponse
+                | EventKind::ToolCallRequest(_)
+                | EventKind::ToolCallResponse(_)
+                | EventKind::InquiryRequest(_)
+                | EventKind::InquiryResponse(_)
+                | EventKind::Other(_),
+                _,
+            ) => false,
         }
     }
 }
 
 impl Exact for ToolCallRequest {
-    fn exact<H: Hasher>(&self, h: &mut H) {
+    fn same(&self, other: &Self) -> bool {
         let ToolCallRequest {
             id,
             name,
             arguments,
         } = self;
-        id.exact(h);
-        name.exact(h);
-        arguments.exact(h);
+        id.same(&other.id) && name.same(&other.name) && arguments.same(&other.arguments)
     }
 }
 
 impl Exact for ToolCallResponse {
-    fn exact<H: Hasher>(&self, h: &mut H) {
+    fn same(&self, other: &Self) -> bool {
         let ToolCallResponse {
             id,
             content,
             is_error,
         } = self;
-        id.exact(h);
-        content.exact(h);
-        is_error.exact(h);
+        id.same(&other.id) && content.same(&other.content) && is_error.same(&other.is_error)
     }
 }
 
 impl Exact for InquiryRequest {
-    fn exact<H: Hasher>(&self, h: &mut H) {
+    fn same(&self, other: &Self) -> bool {
         let InquiryRequest {
             id,
             source,
             question,
         } = self;
-        id.exact(h);
-        source.exact(h);
-        question.exact(h);
+        id.same(&other.id) && source.same(&other.source) && question.same(&other.question)
     }
 }
 
 impl Exact for InquirySource {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        match self {
-            InquirySource::Tool { name } => {
-                h.write_u8(0);
-                name.exact(h);
-            }
-            InquirySource::Assistant => h.write_u8(1),
-            InquirySource::User => h.write_u8(2),
-            InquirySource::Other { name } => {
-                h.write_u8(3);
-                name.exact(h);
-            }
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (InquirySource::Tool { name: a }, InquirySource::Tool { name: b })
+            | (InquirySource::Other { name: a }, InquirySource::Other { name: b }) => a == b,
+            (InquirySource::Assistant, InquirySource::Assistant)
+            | (InquirySource::User, InquirySource::User) => true,
+            (
+                InquirySource::Tool { .. }
+                | InquirySource::Assistant
+                | InquirySource::User
+                | InquirySource::Other { .. },
+                _,
+            ) => false,
         }
     }
 }
 
 impl Exact for InquiryQuestion {
-    fn exact<H: Hasher>(&self, h: &mut H) {
+    fn same(&self, other: &Self) -> bool {
         let InquiryQuestion {
             text,
             answer_type,
@@ -240,84 +243,208 @@ impl Exact for InquiryQuestion {
             exclusive,
             persistence,
         } = self;
-        text.exact(h);
-        answer_type.exact(h);
-        default.exact(h);
-        context.exact(h);
-        exclusive.exact(h);
-        persistence.exact(h);
+        text.same(&other.text)
+            && answer_type.same(&other.answer_type)
+            && default.same(&other.default)
+            && context.same(&other.context)
+            && exclusive.same(&other.exclusive)
+            && persistence.same(&other.persistence)
     }
 }
 
 impl Exact for InquiryAnswerType {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        match self {
-            InquiryAnswerType::Boolean => h.write_u8(0),
-            InquiryAnswerType::Select { options } => {
-                h.write_u8(1);
-                options.exact(h);
-            }
-            InquiryAnswerType::Text => h.write_u8(2),
-            InquiryAnswerType::Secret => h.write_u8(3),
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (InquiryAnswerType::Boolean, InquiryAnswerType::Boolean)
+            | (InquiryAnswerType::Text, InquiryAnswerType::Text)
+            | (InquiryAnswerType::Secret, InquiryAnswerType::Secret) => true,
+            (
+                InquiryAnswerType::Select { options: a },
+                InquiryAnswerType::Select { options: b },
+            ) => a.same(b),
+            (
+                InquiryAnswerType::Boolean
+                | InquiryAnswerType::Select { .. }
+                | InquiryAnswerType::Text
+                | InquiryAnswerType::Secret,
+                _,
+            ) => false,
         }
     }
 }
 
 impl Exact for SelectOption {
-    fn exact<H: Hasher>(&self, h: &mut H) {
+    fn same(&self, other: &Self) -> bool {
         let SelectOption {
             value,
             description,
             written,
         } = self;
-        value.exact(h);
-        description.exact(h);
-        written.exact(h);
+        value.same(&other.value)
+            && description.same(&other.description)
+            && written.same(&other.written)
     }
 }
 
 impl Exact for InquiryAnswerReusePolicy {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        match self {
-            InquiryAnswerReusePolicy::None => h.write_u8(0),
-            InquiryAnswerReusePolicy::Turn => h.write_u8(1),
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (InquiryAnswerReusePolicy::None, InquiryAnswerReusePolicy::None)
+            | (InquiryAnswerReusePolicy::Turn, InquiryAnswerReusePolicy::Turn) => true,
+            (InquiryAnswerReusePolicy::None | InquiryAnswerReusePolicy::Turn, _) => false,
         }
     }
 }
 
 impl Exact for InquiryResponse {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        match self {
-            InquiryResponse::Answered { id, answer } => {
-                h.write_u8(0);
-                id.exact(h);
-                answer.exact(h);
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (
+                InquiryResponse::Answered { id, answer },
+                InquiryResponse::Answered {
+                    id: id2,
+                    answer: answer2,
+                },
+            ) => id.same(id2) && answer.same(answer2),
+            (
+                InquiryResponse::Cancelled { id, reason },
+                InquiryResponse::Cancelled {
+                    id: id2,
+                    reason: reason2,
+                },
+            ) => id.same(id2) && reason.same(reason2),
+            (InquiryResponse::Redacted { id }, InquiryResponse::Redacted { id: id2 }) => {
+                id.same(id2)
             }
-            InquiryResponse::Cancelled { id, reason } => {
-                h.write_u8(1);
-                id.exact(h);
-                reason.exact(h);
-            }
-            InquiryResponse::Redacted { id } => {
-                h.write_u8(2);
-                id.exact(h);
-            }
+            (
+                InquiryResponse::Answered { .. }
+                | InquiryResponse::Cancelled { .. }
+                | InquiryResponse::Redacted { .. },
+                _,
+            ) => false,
         }
     }
 }
 
 impl Exact for CancellationReason {
-    fn exact<H: Hasher>(&self, h: &mut H) {
-        match self {
-            CancellationReason::User => h.write_u8(0),
-            CancellationReason::BackendError => h.write_u8(1),
-            CancellationReason::NoPromptBackend => h.write_u8(2),
-            CancellationReason::AssistantRoutingDenied => h.write_u8(3),
-            CancellationReason::InvalidStaticAnswer => h.write_u8(4),
-            CancellationReason::Unknown(tag) => {
-                h.write_u8(5);
-                tag.exact(h);
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (CancellationReason::User, CancellationReason::User)
+            | (CancellationReason::BackendError, CancellationReason::BackendError)
+            | (CancellationReason::NoPromptBackend, CancellationReason::NoPromptBackend)
+            | (
+                CancellationReason::AssistantRoutingDenied,
+                CancellationReason::AssistantRoutingDenied,
+            )
+            | (CancellationReason::InvalidStaticAnswer, CancellationReason::InvalidStaticAnswer) => {
+                true
             }
+            (CancellationReason::Unknown(a), CancellationReason::Unknown(b)) => a == b,
+            (
+                CancellationReason::User
+                | CancellationReason::BackendError
+                | CancellationReason::NoPromptBackend
+                | CancellationReason::AssistantRoutingDenied
+                | CancellationReason::InvalidStaticAnswer
+                | CancellationReason::Unknown(_),
+                _,
+            ) => false,
+        }
+    }
+}
+
+/// Feeds `h` an event's memo key: the fields that tell explored streams
+/// apart (see the module's doc). Events that are [`Exact::same`] have the
+/// same key; events with the same key need not be the same.
+pub(crate) fn key<H: Hasher>(event: &Event, h: &mut H) {
+    match &event.kind {
+        EventKind::TurnStart => h.write_u8(0),
+        EventKind::ChatRequest => h.write_u8(1),
+        EventKind::ChatResponse => h.write_u8(2),
+        EventKind::ToolCallRequest(r) => {
+            h.write_u8(3);
+            h.write(r.id.as_bytes());
+            h.write(r.name.as_bytes());
+        }
+        EventKind::ToolCallResponse(r) => {
+            h.write_u8(4);
+            h.write(r.id.as_bytes());
+            h.write(r.content.as_ref().map_or("", Opaque::get).as_bytes());
+        }
+        EventKind::InquiryRequest(r) => {
+            let q = &r.question;
+            let source = match &r.source {
+                InquirySource::Tool { .. } => 0u64,
+                InquirySource::Assistant => 1,
+                InquirySource::User => 2,
+                InquirySource::Other { .. } => 3,
+            };
+            let answer_type = match &q.answer_type {
+                InquiryAnswerType::Boolean => 0u64,
+                InquiryAnswerType::Text => 1,
+                InquiryAnswerType::Secret => 2,
+                InquiryAnswerType::Select { options } => 3 + options.len() as u64,
+            };
+            let persistence = match q.persistence {
+                InquiryAnswerReusePolicy::None => 0u64,
+                InquiryAnswerReusePolicy::Turn => 1,
+            };
+            // The small tags in one word, each in its own byte (a select's
+            // option count from the third byte up).
+            h.write_u64(
+                5 | source << 8
+                    | persistence << 16
+                    | u64::from(q.exclusive) << 24
+                    | u64::from(q.default.is_some()) << 32
+                    | u64::from(q.context.is_some()) << 40
+                    | answer_type << 48,
+            );
+            h.write(r.id.as_str().as_bytes());
+        }
+        EventKind::InquiryResponse(r) => match r {
+            InquiryResponse::Answered { id, answer } => {
+                h.write_u8(6);
+                h.write(id.as_str().as_bytes());
+                value_key(answer, h);
+            }
+            InquiryResponse::Cancelled { id, .. } => {
+                h.write_u8(7);
+                h.write(id.as_str().as_bytes());
+            }
+            InquiryResponse::Redacted { id } => {
+                h.write_u8(8);
+                h.write(id.as_str().as_bytes());
+            }
+        },
+        EventKind::Other(tag) => {
+            h.write_u8(9);
+            h.write(tag.as_bytes());
+        }
+    }
+}
+
+/// Feeds `h` a JSON value's kind and, for a scalar, what it holds (an
+/// array's or object's length only).
+fn value_key<H: Hasher>(v: &Value, h: &mut H) {
+    match v {
+        Value::Null => h.write_u8(0),
+        Value::Bool(b) => h.write_u8(1 + u8::from(*b)),
+        Value::Number(n) => {
+            let (kind, bits) = held(n);
+            h.write_u8(3 + kind);
+            h.write_u64(bits);
+        }
+        Value::String(s) => {
+            h.write_u8(6);
+            h.write(s.as_bytes());
+        }
+        Value::Array(items) => {
+            h.write_u8(7);
+            h.write_usize(items.len());
+        }
+        Value::Object(members) => {
+            h.write_u8(8);
+            h.write_usize(members.len());
         }
     }
 }

@@ -347,39 +347,52 @@ fn texts_equality_ignores() -> Vec<crate::wire::Event> {
     ]
 }
 
-/// Rule: PERF-MEMO-EXACT-HASH — invariant: events whose compact JSON
-/// texts differ get different exact hashes (and, among these events,
-/// equal texts equal hashes): every distinct event of the explored runs of
-/// every profile with and without each fault, and events that differ only
-/// where `Event`'s equality does not look (so a memo hit, confirmed by
-/// that equality, never stands for another text). A memo that met one of
-/// these streams judges its twin as `check_trace` does.
+/// Rule: PERF-MEMO-SAME-EXACTLY — invariant: two events are the same
+/// exactly when, and only when, their compact JSON texts are equal, and
+/// events the same exactly have the same key: every distinct event of the
+/// explored runs of every profile with and without each fault, and events
+/// that differ only where `Event`'s equality does not look (so a memo hit
+/// never stands for another text). Three of those twin pairs share a key
+/// (the key leaves their difference out), so a memo that met one of these
+/// streams and judges its twin as `check_trace` does has told them apart
+/// by comparing them.
 #[test]
-fn events_whose_texts_differ_hash_differently() {
+fn events_are_the_same_exactly_when_their_texts_are() {
+    use crate::wire::Exact;
     let runs = explored_runs(61);
-    let mut events: Vec<crate::wire::Event> = runs
+    let mut by_text: std::collections::BTreeMap<String, crate::wire::Event> = runs
         .iter()
-        .flat_map(|(_, t)| t.stream.iter().cloned())
+        .flat_map(|(_, t)| t.stream.iter())
+        .map(|e| (serde_json::to_string(e).expect("writes"), e.clone()))
         .collect();
     let odd = texts_equality_ignores();
     // The hand-made events are equal under `Event`'s equality, their texts not.
-    assert_eq!(odd[0], odd[1]);
-    assert_eq!(odd[3], odd[4]);
-    assert_eq!(odd[5], odd[6]);
-    assert_eq!(odd[7], odd[8]);
-    events.extend(odd.iter().cloned());
-    let mut by_hash: std::collections::HashMap<u64, String> = std::collections::HashMap::new();
-    let mut texts = std::collections::HashSet::new();
-    for e in &events {
-        let text = serde_json::to_string(e).expect("writes");
-        let h = super::event_hash(e);
-        if let Some(other) = by_hash.insert(h, text.clone()) {
-            assert_eq!(other, text, "two texts share the hash {h:x}");
-        }
-        texts.insert(text);
+    for [a, b] in [[0, 1], [3, 4], [5, 6], [7, 8]] {
+        assert_eq!(odd[a], odd[b]);
+        assert!(!odd[a].same(&odd[b]), "{a} and {b}");
     }
-    assert_eq!(by_hash.len(), texts.len());
-    assert!(texts.len() > 100, "{} distinct events", texts.len());
+    for e in &odd {
+        by_text.insert(serde_json::to_string(e).expect("writes"), e.clone());
+    }
+    assert!(by_text.len() > 100, "{} distinct events", by_text.len());
+    // Every event is the same as the one kept for its text.
+    for e in runs.iter().flat_map(|(_, t)| t.stream.iter()) {
+        let text = serde_json::to_string(e).expect("writes");
+        assert!(by_text[&text].same(e), "{text}");
+    }
+    let events: Vec<(&String, &crate::wire::Event)> = by_text.iter().collect();
+    for (i, (ta, a)) in events.iter().enumerate() {
+        // Itself (a copy, so no shortcut by address could answer).
+        let copy = (*a).clone();
+        assert!(a.same(&copy), "{ta}");
+        assert_eq!(super::event_key(a), super::event_key(&copy));
+        for (tb, b) in &events[i + 1..] {
+            assert!(!a.same(b), "{ta} and {tb} differ");
+        }
+    }
+    let key = |k: usize| super::event_key(&odd[k]);
+    let collide = [[0, 1], [3, 4], [7, 8]];
+    assert!(collide.iter().all(|&[a, b]| key(a) == key(b)));
     // Twin streams that differ only in what the equality ignores.
     let (s, t) = &runs[0];
     for pair in [[0, 1], [3, 4], [5, 6], [7, 8]] {
@@ -401,15 +414,17 @@ proptest! {
         std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(256)
     ))]
 
-    /// Rule: PERF-MEMO-EXACT-HASH — invariant: an event, the same event
+    /// Rule: PERF-MEMO-SAME-EXACTLY — invariant: an event, the same event
     /// read back from its compact text and read back from its pretty text
     /// (opaque values and kept numbers spelled again, all equal under
-    /// `Event`'s equality) hash differently wherever their compact texts
-    /// differ, for any event the generator draws.
+    /// `Event`'s equality) are the same exactly only where their compact
+    /// texts are equal, and then have the same key, for any event the
+    /// generator draws.
     #[test]
-    fn an_event_spelled_again_hashes_apart_where_its_text_differs(
+    fn an_event_spelled_again_is_the_same_only_where_its_text_is(
         e in crate::generate::wire::event()
     ) {
+        use crate::wire::Exact;
         let compact = serde_json::to_string(&e).expect("writes");
         let pretty = serde_json::to_string_pretty(&e).expect("writes");
         let mut spellings = vec![e];
@@ -423,8 +438,12 @@ proptest! {
                     serde_json::to_string(a).expect("writes"),
                     serde_json::to_string(b).expect("writes"),
                 );
+                if a.same(b) {
+                    prop_assert_eq!(&texts.0, &texts.1);
+                    prop_assert_eq!(super::event_key(a), super::event_key(b));
+                }
                 if texts.0 != texts.1 {
-                    prop_assert_ne!(super::event_hash(a), super::event_hash(b), "{:?}", texts);
+                    prop_assert!(!a.same(b), "{:?}", texts);
                 }
             }
         }
@@ -447,7 +466,7 @@ fn the_round_trip_by_event_is_the_streams() {
     empty.stream.clear();
     traces.extend([odd, empty]);
     let by_event = |memo: &mut StreamMemo, t: &Trace| {
-        memo.hashes = t.stream.iter().map(super::event_hash).collect();
+        memo.keys = t.stream.iter().map(super::event_key).collect();
         memo.round_trip(t)
     };
     let mut shared = StreamMemo::new();
@@ -854,8 +873,8 @@ fn a_flat_text_that_does_not_read_back_is_not_trusted() {
 
 /// Rule: PERF-ORACLE-TYPED — the memo's per-event tables (each clean
 /// event's compact length, each answered response's flat length) are
-/// found by exact hash and confirmed by comparing the events: another
-/// event filed under the same hash, as a collision would file it, is not
+/// found by key and taken only for an event the same exactly: another
+/// event filed under the same key, as a collision would file it, is not
 /// taken for the event looked up, and a lookup that finds the event adds
 /// nothing to its bucket.
 #[test]
@@ -871,9 +890,9 @@ fn a_colliding_event_in_the_per_event_tables_is_not_taken_for_another() {
     ];
     let other = answered(InquiryId::new("c9", "q", 1), serde_json::json!(false));
     let mut memo = StreamMemo::new();
-    memo.hashes = t.stream.iter().map(super::event_hash).collect();
+    memo.keys = t.stream.iter().map(super::event_key).collect();
     // The clean events' table: the response's hash holds another response.
-    let h = memo.hashes[2];
+    let h = memo.keys[2];
     memo.clean.insert(h, vec![(other.clone(), 999)]);
     let (_, lengths) = memo.round_trip(&t);
     let compact: Vec<usize> = t
@@ -887,7 +906,7 @@ fn a_colliding_event_in_the_per_event_tables_is_not_taken_for_another() {
         HashMap::default();
     known.insert(h, vec![(other, Some(999))]);
     for _ in 0..2 {
-        let flat = flat_lengths(&mut known, &t, &memo.hashes, &compact).expect("reads back");
+        let flat = flat_lengths(&mut known, &t, &memo.keys, &compact).expect("reads back");
         assert_eq!(flat[2], flat_text_length(&t.stream[2]).expect("reads back"));
         assert_eq!(flat[..2], compact[..2]);
         assert_eq!(known[&h].len(), 2, "the other response and this one");
@@ -895,7 +914,7 @@ fn a_colliding_event_in_the_per_event_tables_is_not_taken_for_another() {
 }
 
 proptest! {
-    /// Rule: PERF-MEMO-EXACT-HASH — invariant: the word `FastHash` makes
+    /// Rule: PERF-MEMO-SAME-EXACTLY — invariant: the word `FastHash` makes
     /// of a string's last 1 to 7 bytes (read in two loads) is the bytes'
     /// little-endian number, as a byte-by-byte fold spells it; every
     /// length from 0 to 7 is drawn.
