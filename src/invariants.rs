@@ -208,6 +208,10 @@ pub(crate) fn without_known(
         .collect()
 }
 
+/// A finding of the model's invariants. The messages the step checker
+/// words most often (`INV-RECORDED-BEFORE-ROUTED`, which the legacy
+/// profile breaks, and `INV-HUMAN-ONLY-NEVER-BACKEND`) are joined with
+/// `concat`: one allocation of the exact length, no formatting machinery.
 fn diag(
     rule: Rule,
     turn: usize,
@@ -1006,10 +1010,11 @@ fn answers_on_first_invocation(first: &InvocationRecord) -> Diagnostic {
         first.at.turn,
         first.stream_position,
         vec![first.tool_call_id.clone()],
-        format!(
-            "{} saw answers on its first invocation, before any question was recorded",
-            first.tool
-        ),
+        [
+            first.tool.as_str(),
+            " saw answers on its first invocation, before any question was recorded",
+        ]
+        .concat(),
     )
 }
 
@@ -1035,10 +1040,13 @@ fn reinvoked_before_recorded(
             next.at.turn,
             next.stream_position,
             vec![next.tool_call_id.clone()],
-            format!(
-                "{} was re-invoked with an answer to `{}` before the request and response were recorded",
-                next.tool, q.id
-            ),
+            [
+                next.tool.as_str(),
+                " was re-invoked with an answer to `",
+                q.id.as_str(),
+                "` before the request and response were recorded",
+            ]
+            .concat(),
         )
     })
 }
@@ -1227,10 +1235,12 @@ fn sent_to_backend<'t>(
             b.at.turn,
             b.call.cloned_events,
             vec![b.call.inquiry_id.clone()],
-            format!(
-                "the human-only question `{}` was sent to the inquiry backend",
-                q.id
-            ),
+            [
+                "the human-only question `",
+                q.id.as_str(),
+                "` was sent to the inquiry backend",
+            ]
+            .concat(),
         )
     })
 }
