@@ -16,7 +16,7 @@ all: test
 ## the last line on stderr names the binary's own code (1: violations, 2:
 ## unusable input), which running the binary directly returns.
 run:
-	@echo "make run: building inquiry-model (release; 1½ to 7 minutes on 2 cores the first time, by load), then: inquiry-model check spec/examples tests/corpus/jp-like"
+	@echo "make run: building inquiry-model (release; 4 to 7 minutes on 2 cores the first time, by load), then: inquiry-model check spec/examples tests/corpus/jp-like"
 	@$(CARGO) run --release --locked -- check spec/examples tests/corpus/jp-like; code=$$?; \
 	case $$code in \
 	0) ;; \
