@@ -12,12 +12,13 @@
 //! leaves out. Every struct is taken apart by name, so a field added to one
 //! must be placed here before the crate builds.
 //!
-//! [`key`] feeds a hasher the fields that tell the streams an exploration
-//! meets apart (the kind, the IDs and names, an answer's value, a tool
-//! response's content, a request's small tags) and leaves out the rest (a
-//! question's text, a call's arguments, timestamps, extra fields): it only
-//! decides which remembered events are compared, and costs a fraction of
-//! hashing every field.
+//! [`key`] feeds a hasher the fields that tell apart the streams a run
+//! writes (the kind, the IDs and names, a call's arguments, a question's
+//! text and small tags, an answer's value, a tool response's content) and
+//! leaves out the rest (timestamps, extra fields, a question's default,
+//! context and options beyond their presence and count, a kept number's
+//! text): it only decides which remembered events are compared, and
+//! costs a fraction of hashing every field.
 
 use std::hash::Hasher;
 
@@ -365,6 +366,7 @@ pub(crate) fn key<H: Hasher>(event: &Event, h: &mut H) {
             h.write_u8(3);
             h.write(r.id.as_bytes());
             h.write(r.name.as_bytes());
+            h.write(r.arguments.as_ref().map_or("", Opaque::get).as_bytes());
         }
         EventKind::ToolCallResponse(r) => {
             h.write_u8(4);
@@ -400,6 +402,7 @@ pub(crate) fn key<H: Hasher>(event: &Event, h: &mut H) {
                     | answer_type << 48,
             );
             h.write(r.id.as_str().as_bytes());
+            h.write(q.text.as_bytes());
         }
         EventKind::InquiryResponse(r) => match r {
             InquiryResponse::Answered { id, answer } => {
