@@ -523,7 +523,7 @@ impl StreamMemo {
         let known = self
             .entries
             .get(&key)
-            .and_then(|v| v.iter().position(|e| same_stream(&e.stream, &trace.stream)));
+            .and_then(|v| v.iter().position(|e| e.stream.same(&trace.stream)));
         if let Some(k) = known
             && let Some(j) = self.entries[&key][k]
                 .judged
@@ -705,12 +705,6 @@ pub(super) fn event_key(event: &crate::wire::Event) -> u64 {
     let mut h = FastHash::default();
     crate::wire::memo_key(event, &mut h);
     h.0
-}
-
-/// Whether two streams are the same event for event, exactly (rule
-/// `PERF-MEMO-SAME-EXACTLY`).
-pub(super) fn same_stream(a: &[crate::wire::Event], b: &[crate::wire::Event]) -> bool {
-    a.same(b)
 }
 
 /// A stream's memo key: its events' keys, in order, with their count.

@@ -36,12 +36,6 @@ pub(crate) trait Exact {
     fn same(&self, other: &Self) -> bool;
 }
 
-impl Exact for str {
-    fn same(&self, other: &Self) -> bool {
-        self == other
-    }
-}
-
 impl Exact for String {
     fn same(&self, other: &Self) -> bool {
         self == other
@@ -76,7 +70,7 @@ impl<T: Exact> Exact for Vec<T> {
     }
 }
 
-impl<T: Exact + ?Sized> Exact for Box<T> {
+impl<T: Exact> Exact for Box<T> {
     fn same(&self, other: &Self) -> bool {
         (**self).same(&**other)
     }
