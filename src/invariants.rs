@@ -348,15 +348,25 @@ pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
         })
     };
     // A finding needs two recorded requests of one turn under one ID: where
-    // there are few, look for such a pair first, and build no table
-    // without one.
-    let few = recorded().nth(ID_PAIRS_SEARCHED_UP_TO).is_none();
-    if few
-        && !recorded().enumerate().any(|(j, (a, _, _, x))| {
-            recorded()
-                .skip(j + 1)
-                .any(|(b, _, _, y)| a.at.turn == b.at.turn && x == y)
-        })
+    // there are few, look for such a pair first (each read once, into a
+    // buffer on the stack), and build no table without one.
+    let mut few = [(0usize, ""); ID_PAIRS_SEARCHED_UP_TO];
+    let mut n = 0;
+    let mut more = false;
+    for (inv, _, _, id) in recorded() {
+        if n == few.len() {
+            more = true;
+            break;
+        }
+        few[n] = (inv.at.turn, id);
+        n += 1;
+    }
+    let few = &few[..n];
+    if !more
+        && !few
+            .iter()
+            .enumerate()
+            .any(|(j, a)| few[j + 1..].contains(a))
     {
         return Vec::new();
     }

@@ -63,21 +63,45 @@ pub struct StepChecker {
 /// The invocations of a run grouped by call instance as they are recorded
 /// (rule `PERF-STEP-GROUPED`): each invocation's previous one of its
 /// call instance, and each instance's latest, by invocation index.
+///
+/// A run's first [`CallChains::SCANNED_UP_TO`] invocations find their
+/// instance's previous one by a scan back over the invocations (a run
+/// explored has a handful); past them, by a table of each instance's
+/// latest, filled when the run grows past them.
 #[derive(Debug, Default, Clone)]
 pub(super) struct CallChains {
     /// Per invocation read, the index of the previous invocation of its
     /// call instance (`None` for the instance's first).
     pub(super) prev: Vec<Option<usize>>,
-    /// Per call instance `(turn, cycle, call_index)`, its latest invocation.
+    /// Per call instance `(turn, cycle, call_index)`, its latest
+    /// invocation; empty while at most `SCANNED_UP_TO` invocations are read.
     pub(super) latest: HashMap<(usize, usize, usize), usize, Fast>,
 }
 
+/// The call instance an invocation belongs to.
+fn instance(i: &InvocationRecord) -> (usize, usize, usize) {
+    (i.at.turn, i.at.cycle, i.call_index)
+}
+
 impl CallChains {
+    /// Up to how many invocations a run's chains are found by scanning.
+    const SCANNED_UP_TO: usize = 16;
+
     /// Reads the invocations of `trace` not read yet.
     fn extend(&mut self, trace: &Trace) {
-        for k in self.prev.len()..trace.invocations.len() {
-            let i = &trace.invocations[k];
-            let prev = self.latest.insert((i.at.turn, i.at.cycle, i.call_index), k);
+        let invs = &trace.invocations;
+        for k in self.prev.len()..invs.len() {
+            let key = instance(&invs[k]);
+            let prev = if k < Self::SCANNED_UP_TO {
+                invs[..k].iter().rposition(|i| instance(i) == key)
+            } else {
+                if k == Self::SCANNED_UP_TO {
+                    for (j, i) in invs[..k].iter().enumerate() {
+                        self.latest.insert(instance(i), j);
+                    }
+                }
+                self.latest.insert(key, k)
+            };
             self.prev.push(prev);
         }
     }
@@ -89,8 +113,15 @@ impl CallChains {
         trace: &'t Trace,
         key: (usize, usize, usize),
     ) -> impl Iterator<Item = &'t InvocationRecord> + 't {
-        std::iter::successors(self.latest.get(&key).copied(), |&k| self.prev[k])
-            .map(|k| &trace.invocations[k])
+        let read = self.prev.len();
+        let latest = if read <= Self::SCANNED_UP_TO {
+            trace.invocations[..read]
+                .iter()
+                .rposition(|i| instance(i) == key)
+        } else {
+            self.latest.get(&key).copied()
+        };
+        std::iter::successors(latest, |&k| self.prev[k]).map(|k| &trace.invocations[k])
     }
 }
 
@@ -181,7 +212,7 @@ impl StepChecker {
     /// run, appended to `out` (a caller that gathers a run's findings pays
     /// for no vector of its own per step).
     pub fn step(&mut self, coordinator: &Coordinator, trace: &Trace, out: &mut Vec<Diagnostic>) {
-        self.calls.extend(trace);
+        // Reads the new invocations into the call chains too.
         self.secrets(coordinator, trace, out);
         // An empty turn cache holds nothing to judge (rule
         // `PERF-STEP-GROUPED`).

@@ -927,3 +927,78 @@ proptest! {
         prop_assert_eq!(tail_word(&tail), by_byte);
     }
 }
+
+/// A run whose invocations belong to the call instances `instances` (each
+/// `(turn, cycle, call_index)`), in that order: the first explored run
+/// that invokes a tool, its first invocation repeated.
+fn run_with_instances(instances: &[(usize, usize, usize)]) -> Trace {
+    static RUN: std::sync::OnceLock<Trace> = std::sync::OnceLock::new();
+    let mut t = RUN
+        .get_or_init(|| {
+            (0..)
+                .filter_map(|n| {
+                    run_observed(
+                        &scenario_at(Family::Single, n),
+                        RunOptions::default(),
+                        &mut |_, _| {},
+                    )
+                    .ok()
+                })
+                .find(|t| !t.invocations.is_empty())
+                .expect("an explored run invokes a tool")
+        })
+        .clone();
+    let one = t.invocations[0].clone();
+    t.invocations = instances
+        .iter()
+        .map(|&(turn, cycle, call_index)| {
+            let mut i = one.clone();
+            i.at.turn = turn;
+            i.at.cycle = cycle;
+            i.call_index = call_index;
+            i
+        })
+        .collect();
+    t
+}
+
+proptest! {
+    /// Rule: PERF-STEP-GROUPED — invariant: read a few invocations at a
+    /// time, as a run's steps add them, the call chains give each
+    /// invocation the previous invocation of its call instance and each
+    /// instance its invocations latest first, as a scan of all of them
+    /// does: in runs shorter and longer than the scanned prefix, where the
+    /// table of each instance's latest takes over.
+    #[test]
+    fn the_call_chains_are_each_instances_invocations_in_order(
+        picks in proptest::collection::vec((0..2usize, 0..2usize, 0..3usize), 0..40),
+        batch in 1..4usize,
+    ) {
+        let whole = run_with_instances(&picks);
+        let mut chains = CallChains::default();
+        let mut t = whole.clone();
+        let mut read = 0;
+        while read < picks.len() {
+            read = (read + batch).min(picks.len());
+            t.invocations = whole.invocations[..read].to_vec();
+            chains.extend(&t);
+            for k in 0..read {
+                let expected = picks[..k].iter().rposition(|&p| p == picks[k]);
+                prop_assert_eq!(chains.prev[k], expected, "invocation {} of {}", k, read);
+            }
+            for key in picks.iter().copied() {
+                let got: Vec<usize> = chains
+                    .latest_first(&t, key)
+                    .map(|i| {
+                        t.invocations
+                            .iter()
+                            .position(|j| std::ptr::eq(i, j))
+                            .expect("an invocation of the run")
+                    })
+                    .collect();
+                let expected: Vec<usize> = (0..read).rev().filter(|&j| picks[j] == key).collect();
+                prop_assert_eq!(got, expected);
+            }
+        }
+    }
+}
