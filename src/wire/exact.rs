@@ -36,9 +36,30 @@ pub(crate) trait Exact {
     fn same(&self, other: &Self) -> bool;
 }
 
+/// Byte-for-byte equality, strings of up to 16 bytes compared inline in
+/// two overlapping loads from each end (the IDs, names and tags a stream
+/// is mostly made of), longer ones by `memcmp`: a call costs more than the
+/// comparison of a short string.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let eight = |s: &[u8], i: usize| s[i..i + 8].try_into().map(u64::from_ne_bytes).ok();
+    let four = |s: &[u8], i: usize| s[i..i + 4].try_into().map(u32::from_ne_bytes).ok();
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => four(a, 0) == four(b, 0) && four(a, n - 4) == four(b, n - 4),
+        8..=16 => eight(a, 0) == eight(b, 0) && eight(a, n - 8) == eight(b, n - 8),
+        _ => a == b,
+    }
+}
+
 impl Exact for String {
     fn same(&self, other: &Self) -> bool {
-        self == other
+        same_bytes(self.as_bytes(), other.as_bytes())
     }
 }
 
@@ -85,13 +106,13 @@ impl<A: Exact, B: Exact> Exact for (A, B) {
 impl Exact for Opaque {
     /// The text as held, spacing included.
     fn same(&self, other: &Self) -> bool {
-        self.get() == other.get()
+        same_bytes(self.get().as_bytes(), other.get().as_bytes())
     }
 }
 
 impl Exact for InquiryId {
     fn same(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        same_bytes(self.as_str().as_bytes(), other.as_str().as_bytes())
     }
 }
 
@@ -115,13 +136,13 @@ impl Exact for Value {
             (Value::Null, Value::Null) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Number(a), Value::Number(b)) => held(a) == held(b),
-            (Value::String(a), Value::String(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a.same(b),
             (Value::Array(a), Value::Array(b)) => a.same(b),
             (Value::Object(a), Value::Object(b)) => {
                 a.len() == b.len()
                     && a.iter()
                         .zip(b)
-                        .all(|((ka, va), (kb, vb))| ka == kb && va.same(vb))
+                        .all(|((ka, va), (kb, vb))| ka.same(kb) && va.same(vb))
             }
             (
                 Value::Null
@@ -161,7 +182,7 @@ impl Exact for EventKind {
             (EventKind::ToolCallResponse(a), EventKind::ToolCallResponse(b)) => a.same(b),
             (EventKind::InquiryRequest(a), EventKind::InquiryRequest(b)) => a.same(b),
             (EventKind::InquiryResponse(a), EventKind::InquiryResponse(b)) => a.same(b),
-            (EventKind::Other(a), EventKind::Other(b)) => a == b,
+            (EventKind::Other(a), EventKind::Other(b)) => a.same(b),
             (
                 EventKind::TurnStart
                 | EventKind::ChatRequest
@@ -214,7 +235,7 @@ impl Exact for InquirySource {
     fn same(&self, other: &Self) -> bool {
         match (self, other) {
             (InquirySource::Tool { name: a }, InquirySource::Tool { name: b })
-            | (InquirySource::Other { name: a }, InquirySource::Other { name: b }) => a == b,
+            | (InquirySource::Other { name: a }, InquirySource::Other { name: b }) => a.same(b),
             (InquirySource::Assistant, InquirySource::Assistant)
             | (InquirySource::User, InquirySource::User) => true,
             (
@@ -334,7 +355,7 @@ impl Exact for CancellationReason {
             | (CancellationReason::InvalidStaticAnswer, CancellationReason::InvalidStaticAnswer) => {
                 true
             }
-            (CancellationReason::Unknown(a), CancellationReason::Unknown(b)) => a == b,
+            (CancellationReason::Unknown(a), CancellationReason::Unknown(b)) => a.same(b),
             (
                 CancellationReason::User
                 | CancellationReason::BackendError
@@ -442,6 +463,39 @@ fn value_key<H: Hasher>(v: &Value, h: &mut H) {
         Value::Object(members) => {
             h.write_u8(8);
             h.write_usize(members.len());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_bytes;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Rule: PERF-MEMO-SAME-EXACTLY — invariant: strings compared inline
+        /// (up to 16 bytes, in overlapping loads) or by `memcmp` are the
+        /// same exactly when their bytes are: for every length from 0 to
+        /// 24, a string against itself copied, against a copy with any one
+        /// byte changed, and against one a byte longer or shorter.
+        #[test]
+        fn short_and_long_strings_are_the_same_exactly_when_their_bytes_are(
+            a in proptest::collection::vec(any::<u8>(), 0..25),
+            at in any::<prop::sample::Index>(),
+            flip in 1..=255u8,
+        ) {
+            let copy = a.clone();
+            prop_assert!(same_bytes(&a, &copy));
+            if !a.is_empty() {
+                let mut changed = a.clone();
+                changed[at.index(a.len())] ^= flip;
+                prop_assert!(!same_bytes(&a, &changed));
+                prop_assert!(!same_bytes(&changed, &a));
+                prop_assert!(!same_bytes(&a, &a[..a.len() - 1]));
+            }
+            let mut longer = a.clone();
+            longer.push(flip);
+            prop_assert!(!same_bytes(&a, &longer));
         }
     }
 }
