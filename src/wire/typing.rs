@@ -98,8 +98,15 @@ pub(super) fn inquiry_request_seen(
 
 /// `InquirySource`: internally tagged by `source`; the unit variants ignore
 /// other members, the struct variants ignore members other than `name`.
-/// The members are listed in `spare`'s buffer, handed back emptied.
+/// The members are listed in `spare`'s buffer, handed back emptied; a
+/// source in its compact spelling is read without listing them
+/// ([`compact_source`]).
 fn inquiry_source(text: &str, spare: &mut FieldsRef<'static>) -> Option<InquirySource> {
+    compact_source(text).or_else(|| source_by_members(text, spare))
+}
+
+/// [`inquiry_source`] by the object's members.
+fn source_by_members(text: &str, spare: &mut FieldsRef<'static>) -> Option<InquirySource> {
     let members = object_members_in(text, std::mem::take(spare))?;
     let name = || member(&members, "name").and_then(owned);
     let source = match json_string(member(&members, "source")?)?.as_ref() {
@@ -111,6 +118,29 @@ fn inquiry_source(text: &str, spare: &mut FieldsRef<'static>) -> Option<InquiryS
     };
     *spare = recycle(members);
     Some(source)
+}
+
+/// A source in the spelling a compact writer gives it
+/// (`{"source":"assistant"}`, `{"source":"user"}`,
+/// `{"source":"tool","name":"…"}` with a name of no quote, backslash or
+/// control character), read by its bytes: such a text is valid JSON and
+/// means exactly this. Any other text (spaced, members in another order or
+/// beside these, an escape in the name, another variant) is `None`, and
+/// is read by its members.
+fn compact_source(text: &str) -> Option<InquirySource> {
+    match text {
+        r#"{"source":"assistant"}"# => Some(InquirySource::Assistant),
+        r#"{"source":"user"}"# => Some(InquirySource::User),
+        _ => {
+            let name = text
+                .strip_prefix(r#"{"source":"tool","name":""#)?
+                .strip_suffix(r#""}"#)?;
+            let plain = name.bytes().all(|b| b != b'"' && b != b'\\' && b >= 0x20);
+            plain.then(|| InquirySource::Tool {
+                name: name.to_owned(),
+            })
+        }
+    }
 }
 
 /// `InquiryQuestion`: `text` and `answer_type` required, RFD 083's fields
@@ -495,6 +525,29 @@ mod tests {
             let serde = serde_json::from_str::<String>(&text).ok();
             prop_assert!(serde.is_some(), "{}", text);
             prop_assert_eq!(json_string(&text).map(Cow::into_owned), serde);
+        }
+
+        /// Rule: PERF-TYPE-SAME — invariant: a source read by its compact
+        /// spelling is the source its members give, for any text the source
+        /// strategy builds (spaced, reordered, with extra or repeated
+        /// members, escapes, other JSON); and every source of a plain name
+        /// written compactly is read that way.
+        #[test]
+        fn a_compact_source_is_the_source_its_members_give(
+            text in source(),
+            name in "[ -~&&[^\"\\\\]]{0,12}|[a-zÄé🙂]{1,4}",
+            variant in 0..3u8,
+        ) {
+            if let Some(fast) = compact_source(&text) {
+                prop_assert_eq!(Some(fast), source_by_members(&text, &mut Vec::new()), "{}", text);
+            }
+            let written = match variant {
+                0 => InquirySource::Assistant,
+                1 => InquirySource::User,
+                _ => InquirySource::Tool { name },
+            };
+            let compact = serde_json::to_string(&written).expect("writes");
+            prop_assert_eq!(compact_source(&compact), Some(written), "{}", compact);
         }
 
         /// Rule: PERF-TYPE-SAME — an `inquiry_request` payload typed without
