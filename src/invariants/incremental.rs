@@ -83,6 +83,11 @@ fn instance(i: &InvocationRecord) -> (usize, usize, usize) {
     (i.at.turn, i.at.cycle, i.call_index)
 }
 
+/// The index of the last of `invs` of the call instance `key`.
+fn last_of(invs: &[InvocationRecord], key: (usize, usize, usize)) -> Option<usize> {
+    invs.iter().rposition(|i| instance(i) == key)
+}
+
 impl CallChains {
     /// Up to how many invocations a run's chains are found by scanning.
     const SCANNED_UP_TO: usize = 16;
@@ -93,7 +98,7 @@ impl CallChains {
         for k in self.prev.len()..invs.len() {
             let key = instance(&invs[k]);
             let prev = if k < Self::SCANNED_UP_TO {
-                invs[..k].iter().rposition(|i| instance(i) == key)
+                last_of(&invs[..k], key)
             } else {
                 if k == Self::SCANNED_UP_TO {
                     for (j, i) in invs[..k].iter().enumerate() {
@@ -115,9 +120,7 @@ impl CallChains {
     ) -> impl Iterator<Item = &'t InvocationRecord> + 't {
         let read = self.prev.len();
         let latest = if read <= Self::SCANNED_UP_TO {
-            trace.invocations[..read]
-                .iter()
-                .rposition(|i| instance(i) == key)
+            last_of(&trace.invocations[..read], key)
         } else {
             self.latest.get(&key).copied()
         };
