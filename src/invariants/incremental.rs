@@ -400,7 +400,11 @@ fn holds_entries(cache: &TurnCache) -> bool {
 /// An entry is a stream: found by its events' keys and taken only when its
 /// events are the same exactly (rule `PERF-MEMO-SAME-EXACTLY`: every field
 /// of each event, so streams whose persisted texts differ are told apart
-/// whatever their keys). It holds the stream's
+/// whatever their keys). Its stream is the places of its events among the
+/// events the memo keeps, each kept once for all the streams that hold it
+/// (rule `PERF-MEMO-EVENTS-ONCE`): the streams an exploration meets share
+/// most of their events, and a hit compares the trace's events with fewer,
+/// oftener read, kept ones. It holds the stream's
 /// `wire_round_trip` and `always_paired` findings, functions of the stream
 /// alone, once for every profile (rule `PERF-MEMO-PAIRED`); and, per profile and rules met with it, the stream
 /// oracle's findings before the waivers ([`StreamFindings`]), a function of
@@ -427,7 +431,7 @@ pub struct StreamMemo {
     /// without their bytes (rule `PERF-ORACLE-TYPED`).
     pub(super) from_events: usize,
     /// The keys of the events of the stream looked up last.
-    keys: Vec<u64>,
+    pub(super) keys: Vec<u64>,
     /// Events whose round trip as the only element of a pretty array is
     /// clean, by their key (rule `PERF-ROUND-TRIP-BY-EVENT`), each
     /// with the length of its compact text (rule `PERF-ORACLE-TYPED`).
@@ -436,11 +440,18 @@ pub struct StreamMemo {
     /// its flat text if that text reads back as the response in the flat
     /// shape (rule `PERF-ORACLE-TYPED`).
     flat: HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast>,
+    /// Every event of the streams remembered, each once (rule
+    /// `PERF-MEMO-EVENTS-ONCE`): an entry's stream is the places of its
+    /// events here.
+    pub(super) events: Vec<crate::wire::Event>,
+    /// The places in `events` by the events' keys.
+    pub(super) places: HashMap<u64, Vec<usize>, Fast>,
 }
 
 #[derive(Debug)]
 pub(super) struct MemoEntry {
-    pub(super) stream: Vec<crate::wire::Event>,
+    /// The stream: its events' places in [`StreamMemo::events`].
+    pub(super) stream: Vec<usize>,
     /// `wire_round_trip` of the stream.
     pub(super) wire: Vec<Diagnostic>,
     /// `always_paired` of the stream (rule `PERF-MEMO-PAIRED`).
@@ -554,10 +565,10 @@ impl StreamMemo {
         self.keys.extend(trace.stream.iter().map(event_key));
         let key = stream_key(&self.keys);
         let same_rules = |j: &&Judged| j.profile == trace.profile && j.rules == trace.rules;
-        let known = self
-            .entries
-            .get(&key)
-            .and_then(|v| v.iter().position(|e| e.stream.same(&trace.stream)));
+        let known = self.entries.get(&key).and_then(|v| {
+            v.iter()
+                .position(|e| self.is_kept(&e.stream, &trace.stream))
+        });
         if let Some(k) = known
             && let Some(j) = self.entries[&key][k]
                 .judged
@@ -578,6 +589,8 @@ impl StreamMemo {
             self.entries.clear();
             self.clean.clear();
             self.flat.clear();
+            self.events.clear();
+            self.places.clear();
             self.len = 0;
             known = None;
         }
@@ -587,9 +600,10 @@ impl StreamMemo {
             None => {
                 let (wire, lengths) = self.round_trip(trace);
                 let written_as_is = lengths.filter(|_| !trace.stream.iter().any(repeats_a_name));
+                let stream = self.keep(&trace.stream);
                 let bucket = self.entries.entry(key).or_default();
                 bucket.push(MemoEntry {
-                    stream: trace.stream.clone(),
+                    stream,
                     wire,
                     paired: always_paired(trace),
                     written_as_is,
@@ -625,6 +639,39 @@ impl StreamMemo {
             found,
         });
         (kept, &e.wire, &e.paired)
+    }
+
+    /// Whether the events at `places` are `stream`'s, each the same
+    /// exactly (rule `PERF-MEMO-SAME-EXACTLY`).
+    fn is_kept(&self, places: &[usize], stream: &[crate::wire::Event]) -> bool {
+        places.len() == stream.len()
+            && places
+                .iter()
+                .zip(stream)
+                .all(|(&k, e)| self.events[k].same(e))
+    }
+
+    /// The places of `stream`'s events, whose keys are `self.keys`, in
+    /// `self.events`, each kept there once (rule `PERF-MEMO-EVENTS-ONCE`):
+    /// an event the same exactly as one kept is not kept again.
+    pub(super) fn keep(&mut self, stream: &[crate::wire::Event]) -> Vec<usize> {
+        let events = &mut self.events;
+        let places = &mut self.places;
+        stream
+            .iter()
+            .zip(&self.keys)
+            .map(|(e, &h)| {
+                let same_key = places.entry(h).or_default();
+                match same_key.iter().find(|&&k| events[k].same(e)) {
+                    Some(&k) => k,
+                    None => {
+                        events.push(e.clone());
+                        same_key.push(events.len() - 1);
+                        events.len() - 1
+                    }
+                }
+            })
+            .collect()
     }
 
     /// [`wire_round_trip`] of `trace`, whose events' keys are

@@ -239,6 +239,77 @@ fn a_shared_memo_finds_what_check_trace_finds() {
     assert_eq!(memo.hits + memo.misses, runs.len());
 }
 
+/// Rule: PERF-MEMO-EVENTS-ONCE — invariant: with one memo shared by the
+/// explored runs of every profile with and without each fault, the entry
+/// of each run's stream (found under its stream's key) holds at its places
+/// events that write the stream's texts, as `serde_json` writes them; no
+/// two kept events write the same text; and the streams remembered share
+/// their events (fewer kept than the entries' streams hold).
+#[test]
+fn the_memo_keeps_each_event_once() {
+    let text = |e: &crate::wire::Event| serde_json::to_string(e).expect("writes");
+    let mut memo = StreamMemo::new();
+    for (s, t) in explored_runs(61) {
+        check_trace_memo(&t, &s, &mut memo, None);
+        let want: Vec<String> = t.stream.iter().map(text).collect();
+        let entries = &memo.entries[&stream_key(&memo.keys)];
+        let holding = entries
+            .iter()
+            .filter(|e| {
+                e.stream
+                    .iter()
+                    .map(|&k| text(&memo.events[k]))
+                    .eq(want.iter().cloned())
+            })
+            .count();
+        assert_eq!(holding, 1, "{s:?}");
+    }
+    let texts: std::collections::HashSet<String> = memo.events.iter().map(text).collect();
+    assert_eq!(texts.len(), memo.events.len(), "an event kept twice");
+    let held: usize = memo
+        .entries
+        .values()
+        .flatten()
+        .map(|e| e.stream.len())
+        .sum();
+    assert!(
+        memo.events.len() * 2 < held,
+        "{} events kept for streams of {held}",
+        memo.events.len()
+    );
+}
+
+/// Rule: PERF-MEMO-EVENTS-ONCE — an event kept under the key of another
+/// (as a collision would file it) is not taken for it: the stream's entry
+/// keeps its own event beside the other (compared with `Event`'s
+/// equality), the findings are `check_trace`'s, and the stream met again
+/// is a hit.
+#[test]
+fn a_colliding_kept_event_is_not_taken_for_another() {
+    use crate::generate::stream::answered;
+    use crate::wire::InquiryId;
+    let (s, t) = explored_runs(61)
+        .into_iter()
+        .find(|(_, t)| !t.stream.is_empty())
+        .expect("a run that persists");
+    let other = answered(InquiryId::new("c9", "q", 1), serde_json::json!(false));
+    assert_ne!(other, t.stream[0]);
+    let h = event_key(&t.stream[0]);
+    let mut memo = StreamMemo::new();
+    memo.events.push(other);
+    memo.places.insert(h, vec![0]);
+    assert_eq!(
+        check_trace_memo(&t, &s, &mut memo, None),
+        check_trace(&t, &s)
+    );
+    let entry = memo.entries.values().flatten().next().expect("an entry");
+    let kept: Vec<&crate::wire::Event> = entry.stream.iter().map(|&k| &memo.events[k]).collect();
+    assert_eq!(kept, t.stream.iter().collect::<Vec<_>>());
+    assert_eq!(memo.places[&h].len(), 2, "the other event and this one");
+    check_trace_memo(&t, &s, &mut memo, None);
+    assert_eq!((memo.hits, memo.misses), (1, 1));
+}
+
 /// Rule: PERF-MEMO-BY-STREAM — the waivers of the stream oracle's
 /// findings read the trace beyond its stream, so a remembered stream does
 /// not carry them to another trace: twins with the same stream, profile
