@@ -432,10 +432,6 @@ pub struct StreamMemo {
     pub(super) from_events: usize,
     /// The keys of the events of the stream looked up last.
     pub(super) keys: Vec<u64>,
-    /// Events whose round trip as the only element of a pretty array is
-    /// clean, by their key (rule `PERF-ROUND-TRIP-BY-EVENT`), each
-    /// with the length of its compact text (rule `PERF-ORACLE-TYPED`).
-    clean: HashMap<u64, Vec<(crate::wire::Event, usize)>, Fast>,
     /// Answered responses by their key, each with the length of
     /// its flat text if that text reads back as the response in the flat
     /// shape (rule `PERF-ORACLE-TYPED`).
@@ -443,9 +439,20 @@ pub struct StreamMemo {
     /// Every event of the streams remembered, each once (rule
     /// `PERF-MEMO-EVENTS-ONCE`): an entry's stream is the places of its
     /// events here.
-    pub(super) events: Vec<crate::wire::Event>,
+    pub(super) events: Vec<KeptEvent>,
     /// The places in `events` by the events' keys.
     pub(super) places: HashMap<u64, Vec<usize>, Fast>,
+}
+
+/// An event the stream memo keeps, once for every stream that holds it.
+#[derive(Debug)]
+pub(super) struct KeptEvent {
+    pub(super) event: crate::wire::Event,
+    /// Its round trip as the only element of a pretty array, once judged
+    /// (rule `PERF-ROUND-TRIP-BY-EVENT`): the length of its compact text
+    /// where it round-trips (rule `PERF-ORACLE-TYPED`), `None` where it
+    /// does not.
+    pub(super) alone: Option<Option<usize>>,
 }
 
 #[derive(Debug)]
@@ -587,7 +594,6 @@ impl StreamMemo {
         let mut known = known;
         if self.len >= self.capacity.unwrap_or(Self::CAPACITY) {
             self.entries.clear();
-            self.clean.clear();
             self.flat.clear();
             self.events.clear();
             self.places.clear();
@@ -598,9 +604,9 @@ impl StreamMemo {
         let k = match known {
             Some(k) => k,
             None => {
-                let (wire, lengths) = self.round_trip(trace);
-                let written_as_is = lengths.filter(|_| !trace.stream.iter().any(repeats_a_name));
                 let stream = self.keep(&trace.stream);
+                let (wire, lengths) = self.round_trip(trace, &stream);
+                let written_as_is = lengths.filter(|_| !trace.stream.iter().any(repeats_a_name));
                 let bucket = self.entries.entry(key).or_default();
                 bucket.push(MemoEntry {
                     stream,
@@ -648,7 +654,7 @@ impl StreamMemo {
             && places
                 .iter()
                 .zip(stream)
-                .all(|(&k, e)| self.events[k].same(e))
+                .all(|(&k, e)| self.events[k].event.same(e))
     }
 
     /// The places of `stream`'s events, whose keys are `self.keys`, in
@@ -662,10 +668,13 @@ impl StreamMemo {
             .zip(&self.keys)
             .map(|(e, &h)| {
                 let same_key = places.entry(h).or_default();
-                match same_key.iter().find(|&&k| events[k].same(e)) {
+                match same_key.iter().find(|&&k| events[k].event.same(e)) {
                     Some(&k) => k,
                     None => {
-                        events.push(e.clone());
+                        events.push(KeptEvent {
+                            event: e.clone(),
+                            alone: None,
+                        });
                         same_key.push(events.len() - 1);
                         events.len() - 1
                     }
@@ -674,35 +683,32 @@ impl StreamMemo {
             .collect()
     }
 
-    /// [`wire_round_trip`] of `trace`, whose events' keys are
-    /// `self.keys`, judged event by event (rule
+    /// [`wire_round_trip`] of `trace`, whose events are kept at `places`
+    /// ([`StreamMemo::keep`]), judged event by event (rule
     /// `PERF-ROUND-TRIP-BY-EVENT`): the pretty array's reader reads each
     /// element by its own text and the writer writes each element the same
     /// wherever it stands, so a stream whose every event round-trips as
-    /// the only element of a pretty array round-trips; each event's round
-    /// trip is remembered by its key and taken only for an event the same
-    /// exactly. A stream with an event that does not (or an empty one)
-    /// takes the plain path, which words the finding. Also returns, for a
-    /// stream that is not empty and whose every event round-trips alone,
-    /// the lengths of the events' compact texts.
-    fn round_trip(&mut self, trace: &Trace) -> (Vec<Diagnostic>, Option<Vec<usize>>) {
-        let clean = &mut self.clean;
+    /// the only element of a pretty array round-trips; each kept event's
+    /// round trip is remembered with it. A stream with an event that does
+    /// not (or an empty one) takes the plain path, which words the
+    /// finding. Also returns, for a stream that is not empty and whose
+    /// every event round-trips alone, the lengths of the events' compact
+    /// texts.
+    fn round_trip(
+        &mut self,
+        trace: &Trace,
+        places: &[usize],
+    ) -> (Vec<Diagnostic>, Option<Vec<usize>>) {
+        let events = &mut self.events;
         let mut lengths = Vec::with_capacity(trace.stream.len());
-        let every_event_clean = trace.stream.iter().zip(&self.keys).all(|(e, &h)| {
-            if let Some((_, n)) = clean
-                .get(&h)
-                .and_then(|v| v.iter().find(|(c, _)| c.same(e)))
-            {
-                lengths.push(*n);
-                return true;
-            }
-            let alone = round_trip_findings(std::slice::from_ref(e)).is_empty();
-            if alone {
-                let n = compact_length(e);
-                lengths.push(n);
-                clean.entry(h).or_default().push((e.clone(), n));
-            }
-            alone
+        let every_event_clean = trace.stream.iter().zip(places).all(|(e, &k)| {
+            let judged = *events[k].alone.get_or_insert_with(|| {
+                round_trip_findings(std::slice::from_ref(e))
+                    .is_empty()
+                    .then(|| compact_length(e))
+            });
+            lengths.extend(judged);
+            judged.is_some()
         });
         if every_event_clean && !trace.stream.is_empty() {
             return (vec![], Some(lengths));

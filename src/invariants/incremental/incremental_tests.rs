@@ -258,13 +258,14 @@ fn the_memo_keeps_each_event_once() {
             .filter(|e| {
                 e.stream
                     .iter()
-                    .map(|&k| text(&memo.events[k]))
+                    .map(|&k| text(&memo.events[k].event))
                     .eq(want.iter().cloned())
             })
             .count();
         assert_eq!(holding, 1, "{s:?}");
     }
-    let texts: std::collections::HashSet<String> = memo.events.iter().map(text).collect();
+    let texts: std::collections::HashSet<String> =
+        memo.events.iter().map(|k| text(&k.event)).collect();
     assert_eq!(texts.len(), memo.events.len(), "an event kept twice");
     let held: usize = memo
         .entries
@@ -296,14 +297,21 @@ fn a_colliding_kept_event_is_not_taken_for_another() {
     assert_ne!(other, t.stream[0]);
     let h = event_key(&t.stream[0]);
     let mut memo = StreamMemo::new();
-    memo.events.push(other);
+    memo.events.push(KeptEvent {
+        event: other,
+        alone: None,
+    });
     memo.places.insert(h, vec![0]);
     assert_eq!(
         check_trace_memo(&t, &s, &mut memo, None),
         check_trace(&t, &s)
     );
     let entry = memo.entries.values().flatten().next().expect("an entry");
-    let kept: Vec<&crate::wire::Event> = entry.stream.iter().map(|&k| &memo.events[k]).collect();
+    let kept: Vec<&crate::wire::Event> = entry
+        .stream
+        .iter()
+        .map(|&k| &memo.events[k].event)
+        .collect();
     assert_eq!(kept, t.stream.iter().collect::<Vec<_>>());
     assert_eq!(memo.places[&h].len(), 2, "the other event and this one");
     check_trace_memo(&t, &s, &mut memo, None);
@@ -538,7 +546,8 @@ fn the_round_trip_by_event_is_the_streams() {
     traces.extend([odd, empty]);
     let by_event = |memo: &mut StreamMemo, t: &Trace| {
         memo.keys = t.stream.iter().map(super::event_key).collect();
-        memo.round_trip(t)
+        let places = memo.keep(&t.stream);
+        memo.round_trip(t, &places)
     };
     let mut shared = StreamMemo::new();
     let mut failing = 0;
@@ -555,7 +564,13 @@ fn the_round_trip_by_event_is_the_streams() {
         assert_eq!(by_event(&mut shared, t), (want, lengths));
     }
     assert!(failing > 1, "{failing} streams that do not round-trip");
-    assert!(!shared.clean.is_empty());
+    assert!(
+        shared
+            .events
+            .iter()
+            .any(|k| matches!(k.alone, Some(Some(_))))
+    );
+    assert!(shared.events.iter().any(|k| k.alone == Some(None)));
 }
 
 /// Rule: PERF-END-SHARED — invariant: the end-of-run pass beyond the
@@ -942,12 +957,12 @@ fn a_flat_text_that_does_not_read_back_is_not_trusted() {
     assert_eq!(flat_text_length(&escaped), None);
 }
 
-/// Rule: PERF-ORACLE-TYPED — the memo's per-event tables (each clean
-/// event's compact length, each answered response's flat length) are
+/// Rule: PERF-ORACLE-TYPED — what the memo remembers per event (each kept
+/// event's compact length, each answered response's flat length) is
 /// found by key and taken only for an event the same exactly: another
-/// event filed under the same key, as a collision would file it, is not
-/// taken for the event looked up, and a lookup that finds the event adds
-/// nothing to its bucket.
+/// event filed under the same key with a length of its own, as a
+/// collision would file it, is not taken for the event looked up, and a
+/// lookup that finds the response adds nothing to its bucket.
 #[test]
 fn a_colliding_event_in_the_per_event_tables_is_not_taken_for_another() {
     use crate::generate::stream::{answered, inquiry_request, turn_start};
@@ -962,10 +977,16 @@ fn a_colliding_event_in_the_per_event_tables_is_not_taken_for_another() {
     let other = answered(InquiryId::new("c9", "q", 1), serde_json::json!(false));
     let mut memo = StreamMemo::new();
     memo.keys = t.stream.iter().map(super::event_key).collect();
-    // The clean events' table: the response's hash holds another response.
+    // The kept events: the response's key holds another response, whose
+    // round trip alone is remembered with a length of its own.
     let h = memo.keys[2];
-    memo.clean.insert(h, vec![(other.clone(), 999)]);
-    let (_, lengths) = memo.round_trip(&t);
+    memo.events.push(KeptEvent {
+        event: other.clone(),
+        alone: Some(Some(999)),
+    });
+    memo.places.insert(h, vec![0]);
+    let places = memo.keep(&t.stream);
+    let (_, lengths) = memo.round_trip(&t, &places);
     let compact: Vec<usize> = t
         .stream
         .iter()
