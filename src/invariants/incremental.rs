@@ -432,10 +432,6 @@ pub struct StreamMemo {
     pub(super) from_events: usize,
     /// The keys of the events of the stream looked up last.
     pub(super) keys: Vec<u64>,
-    /// Answered responses by their key, each with the length of
-    /// its flat text if that text reads back as the response in the flat
-    /// shape (rule `PERF-ORACLE-TYPED`).
-    flat: HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast>,
     /// Every event of the streams remembered, each once (rule
     /// `PERF-MEMO-EVENTS-ONCE`): an entry's stream is the places of its
     /// events here.
@@ -453,6 +449,10 @@ pub(super) struct KeptEvent {
     /// where it round-trips (rule `PERF-ORACLE-TYPED`), `None` where it
     /// does not.
     pub(super) alone: Option<Option<usize>>,
+    /// For an answered response, its flat text's length once judged, if
+    /// that text reads back as the response in the flat shape (rule
+    /// `PERF-ORACLE-TYPED`).
+    pub(super) flat: Option<Option<usize>>,
 }
 
 #[derive(Debug)]
@@ -594,7 +594,6 @@ impl StreamMemo {
         let mut known = known;
         if self.len >= self.capacity.unwrap_or(Self::CAPACITY) {
             self.entries.clear();
-            self.flat.clear();
             self.events.clear();
             self.places.clear();
             self.len = 0;
@@ -618,12 +617,11 @@ impl StreamMemo {
                 bucket.len() - 1
             }
         };
-        let as_is = self.entries[&key][k].written_as_is.as_deref();
-        let lengths = match (as_is, writes_flat(trace)) {
+        let entry = &self.entries[&key][k];
+        let lengths = match (entry.written_as_is.as_deref(), writes_flat(trace)) {
             (Some(tagged), false) => Some(std::borrow::Cow::Borrowed(tagged)),
-            (Some(tagged), true) => {
-                flat_lengths(&mut self.flat, trace, &self.keys, tagged).map(std::borrow::Cow::Owned)
-            }
+            (Some(tagged), true) => flat_lengths(&mut self.events, trace, &entry.stream, tagged)
+                .map(std::borrow::Cow::Owned),
             (None, _) => None,
         };
         let found = match lengths {
@@ -674,6 +672,7 @@ impl StreamMemo {
                         events.push(KeptEvent {
                             event: e.clone(),
                             alone: None,
+                            flat: None,
                         });
                         same_key.push(events.len() - 1);
                         events.len() - 1
@@ -720,33 +719,25 @@ impl StreamMemo {
 /// The written lengths of `trace`'s events under a flat response form,
 /// from `tagged`, their lengths under a tagged one (only an event written
 /// without its `outcome`, [`check::written_without_outcome`], differs):
-/// each answered response's flat text judged alone by [`flat_text_length`], remembered
-/// in `known` by its key (`keys`, in the stream's order) and taken only for
-/// an event the same exactly. `None` if one does not read back.
+/// each answered response's flat text judged alone by [`flat_text_length`],
+/// remembered with the response as the memo keeps it at `places`
+/// ([`StreamMemo::keep`]). `None` if one does not read back.
 fn flat_lengths(
-    known: &mut HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast>,
+    kept: &mut [KeptEvent],
     trace: &Trace,
-    keys: &[u64],
+    places: &[usize],
     tagged: &[usize],
 ) -> Option<Vec<usize>> {
     trace
         .stream
         .iter()
-        .zip(keys)
+        .zip(places)
         .zip(tagged)
-        .map(|((e, &h), &n)| {
+        .map(|((e, &k), &n)| {
             if !check::written_without_outcome(e, true) {
                 return Some(n);
             }
-            if let Some((_, m)) = known
-                .get(&h)
-                .and_then(|v| v.iter().find(|(c, _)| c.same(e)))
-            {
-                return *m;
-            }
-            let m = flat_text_length(e);
-            known.entry(h).or_default().push((e.clone(), m));
-            m
+            *kept[k].flat.get_or_insert_with(|| flat_text_length(e))
         })
         .collect()
 }

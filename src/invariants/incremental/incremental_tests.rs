@@ -300,6 +300,7 @@ fn a_colliding_kept_event_is_not_taken_for_another() {
     memo.events.push(KeptEvent {
         event: other,
         alone: None,
+        flat: None,
     });
     memo.places.insert(h, vec![0]);
     assert_eq!(
@@ -978,11 +979,13 @@ fn a_colliding_event_in_the_per_event_tables_is_not_taken_for_another() {
     let mut memo = StreamMemo::new();
     memo.keys = t.stream.iter().map(super::event_key).collect();
     // The kept events: the response's key holds another response, whose
-    // round trip alone is remembered with a length of its own.
+    // round trip alone and flat text are remembered with lengths of their
+    // own.
     let h = memo.keys[2];
     memo.events.push(KeptEvent {
-        event: other.clone(),
+        event: other,
         alone: Some(Some(999)),
+        flat: Some(Some(999)),
     });
     memo.places.insert(h, vec![0]);
     let places = memo.keep(&t.stream);
@@ -993,15 +996,13 @@ fn a_colliding_event_in_the_per_event_tables_is_not_taken_for_another() {
         .map(|e| serde_json::to_vec(e).expect("writes").len())
         .collect();
     assert_eq!(lengths.as_deref(), Some(compact.as_slice()));
-    // The flat texts' table, the same way; asked twice.
-    let mut known: HashMap<u64, Vec<(crate::wire::Event, Option<usize>)>, Fast> =
-        HashMap::default();
-    known.insert(h, vec![(other, Some(999))]);
+    // The flat texts, the same way; the stream kept and asked twice.
     for _ in 0..2 {
-        let flat = flat_lengths(&mut known, &t, &memo.keys, &compact).expect("reads back");
+        assert_eq!(memo.keep(&t.stream), places);
+        let flat = flat_lengths(&mut memo.events, &t, &places, &compact).expect("reads back");
         assert_eq!(flat[2], flat_text_length(&t.stream[2]).expect("reads back"));
         assert_eq!(flat[..2], compact[..2]);
-        assert_eq!(known[&h].len(), 2, "the other response and this one");
+        assert_eq!(memo.places[&h].len(), 2, "the other response and this one");
     }
 }
 
