@@ -1353,22 +1353,34 @@ const SIZE_HINT_CAP: usize = 4096;
 /// (a hint only: they still grow past it).
 struct SizeHint {
     calls: usize,
+    /// The questions the calls' tools ask, counted from their scripts.
+    asks: usize,
     events: usize,
 }
 
 impl SizeHint {
     fn of(scenario: &Scenario) -> SizeHint {
-        let calls: usize = scenario
-            .turns
-            .iter()
-            .flat_map(|t| &t.cycles)
-            .map(Vec::len)
-            .sum();
+        let (mut calls, mut asks) = (0usize, 0usize);
+        for call in scenario.turns.iter().flat_map(|t| &t.cycles).flatten() {
+            calls += 1;
+            // The questions a call's tool asks before it finishes, each
+            // asked again for every answer it rejects (at least one: a
+            // tool the scenario does not script may still ask).
+            asks += match scenario.tools.get(&call.tool).map(|t| &t.program) {
+                Some(Program::Script { asks, .. }) => asks
+                    .iter()
+                    .map(|a| 1 + usize::from(a.reject_first))
+                    .sum::<usize>()
+                    .max(1),
+                Some(Program::AskUser | Program::Local { .. }) | None => 1,
+            };
+        }
         // Per turn: start, request, response; per call: its request and
-        // response and one inquiry's pair.
-        let events = 3 * scenario.turns.len() + 4 * calls;
+        // response; per question asked: its inquiry's pair.
+        let events = 3 * scenario.turns.len() + 2 * calls + 2 * asks;
         SizeHint {
             calls: calls.min(SIZE_HINT_CAP),
+            asks: asks.min(SIZE_HINT_CAP),
             events: events.min(SIZE_HINT_CAP),
         }
     }
@@ -1403,12 +1415,12 @@ impl<'s, 'o> Driver<'s, 'o> {
                 profile: scenario.profile,
                 rules,
                 stream: Vec::with_capacity(sizes.events),
-                invocations: Vec::with_capacity(2 * sizes.calls),
+                invocations: Vec::with_capacity(sizes.calls + sizes.asks),
                 prompts: Vec::new(),
                 permission_prompts: Vec::new(),
                 delivery_prompts: Vec::new(),
                 backend_calls: Vec::new(),
-                resolutions: Vec::with_capacity(sizes.calls),
+                resolutions: Vec::with_capacity(sizes.asks),
                 remembered: Vec::with_capacity(scenario.turns.len().min(SIZE_HINT_CAP)),
                 tool_responses: Vec::with_capacity(sizes.calls),
                 interrupted: false,
@@ -1527,9 +1539,13 @@ impl<'s, 'o> Driver<'s, 'o> {
 
     fn run(&mut self) -> Result<(), ScenarioError> {
         let scenario = self.scenario;
+        // The pending work and the cycle's call states, one buffer each for
+        // the whole run (cleared, not allocated again, per turn and cycle).
+        let mut work = Vec::new();
+        let mut calls: Vec<CallState<'s>> = Vec::new();
         for (t, turn) in scenario.turns.iter().enumerate() {
             let at = At { turn: t, cycle: 0 };
-            let mut work = Vec::new();
+            work.clear();
             self.handle(
                 Input::BeginTurn {
                     content: turn.user.clone(),
@@ -1540,15 +1556,13 @@ impl<'s, 'o> Driver<'s, 'o> {
             )?;
             for (c, cycle) in turn.cycles.iter().enumerate() {
                 let at = At { turn: t, cycle: c };
-                let mut calls: Vec<CallState> = cycle
-                    .iter()
-                    .map(|call| CallState {
-                        call,
-                        script: ScriptState::default(),
-                        invocations: 0,
-                    })
-                    .collect();
-                let mut work = Vec::new();
+                calls.clear();
+                calls.extend(cycle.iter().map(|call| CallState {
+                    call,
+                    script: ScriptState::default(),
+                    invocations: 0,
+                }));
+                work.clear();
                 self.handle(
                     Input::BeginCycle {
                         calls: cycle.clone(),
@@ -1609,7 +1623,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                     };
                     self.handle(input, at, &calls, &mut work)?;
                     if let Some(TokenCause::HardQuit) = self.stop {
-                        return self.quit(at, &calls, work);
+                        return self.quit(at, &calls, std::mem::take(&mut work));
                     }
                 }
                 if let Some(TokenCause::AbortedTurn) = self.stop.take() {
@@ -1633,6 +1647,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             content.push_str("turn ");
             crate::wire::id::push_decimal(&mut content, u64::try_from(t).unwrap_or(u64::MAX));
             content.push_str(" done");
+            work.clear();
             self.handle(Input::EndTurn { content }, at, &[], &mut work)?;
         }
         Ok(())
@@ -1794,7 +1809,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                     at,
                     tool_call_id: calls[call].call.id.clone(),
                     call_index: call,
-                    inquiry_id: inquiry_id.as_ref().map(|i| i.to_string()),
+                    inquiry_id: inquiry_id.as_ref().map(|i| i.as_str().to_owned()),
                     stream_position: self.trace.stream.len(),
                     presentation: *presentation,
                     reply: reply.clone(),

@@ -477,9 +477,9 @@ impl Coordinator {
                         "EndTurn while tool calls are still running".to_owned(),
                     ));
                 }
+                // The one extra field, allocated at its size.
                 let mut e = Event::new(EventKind::ChatResponse);
-                e.extra
-                    .push(("message".to_owned(), Opaque::from_text(&content)));
+                e.extra = vec![("message".to_owned(), Opaque::from_text(&content))];
                 self.persist(e, fx);
                 self.executing.clear();
                 self.turn = None;
@@ -524,8 +524,7 @@ impl Coordinator {
         self.executing.clear();
         self.persist(Event::new(EventKind::TurnStart), fx);
         let mut e = Event::new(EventKind::ChatRequest);
-        e.extra
-            .push(("content".to_owned(), Opaque::from_text(&content)));
+        e.extra = vec![("content".to_owned(), Opaque::from_text(&content))];
         self.persist(e, fx);
         Ok(())
     }
@@ -541,14 +540,14 @@ impl Coordinator {
             ));
         }
         self.turn_mut()?;
-        self.executing = calls
-            .into_iter()
-            .map(|call| ExecutingTool {
+        // Refilled in place: the vector's room is kept from cycle to cycle.
+        self.executing.clear();
+        self.executing
+            .extend(calls.into_iter().map(|call| ExecutingTool {
                 call,
                 accumulated_answers: Map::default(),
                 status: Status::Running,
-            })
-            .collect();
+            }));
         for i in 0..self.executing.len() {
             let call = &self.executing[i].call;
             let request = Event::new(EventKind::ToolCallRequest(ToolCallRequest {
@@ -568,11 +567,10 @@ impl Coordinator {
             match run {
                 RunPolicy::Unattended => self.start(i, fx),
                 RunPolicy::Ask => {
-                    let key = CacheKey::permission(tool).key();
-                    let decided = self
-                        .turn
-                        .as_ref()
-                        .and_then(|t| t.cache.permission_decisions().get(&key).cloned());
+                    let decided = self.turn.as_ref().and_then(|t| {
+                        CacheKey::permission(tool)
+                            .read(|key| t.cache.permission_decisions().get(key).cloned())
+                    });
                     match decided.as_ref().and_then(Value::as_str) {
                         Some("y") => self.start(i, fx),
                         Some(_) => self.permission_decided(i, false, fx),
@@ -754,14 +752,13 @@ impl Coordinator {
                 question: self.persisted_question(&question),
             },
         ))));
-        let recorded_id = if self.records(Moment::BeforeRouting) {
-            if let Some(request) = request.take() {
-                self.persist(request, fx);
-            }
-            Some(id.clone())
-        } else {
-            None
-        };
+        // The ID itself is moved to where the route takes it (the response,
+        // the prompt or the backend call), so it is copied only into the
+        // request.
+        let recorded_before = self.records(Moment::BeforeRouting);
+        if recorded_before && let Some(request) = request.take() {
+            self.persist(request, fx);
+        }
 
         // Steps 3 and 4 decided at once, purely (LIFE-RESOLUTION-ORDER).
         let tool = &self.executing[call].call.tool;
@@ -787,29 +784,37 @@ impl Coordinator {
                 Resolution::Prompt => RouteTaken::Prompter,
                 Resolution::Backend(_) => RouteTaken::Backend,
             },
-            recorded: recorded_id.is_some() || matches!(resolution, Resolution::Backend(_)),
+            recorded: recorded_before || matches!(resolution, Resolution::Backend(_)),
         });
         match resolution {
             // Step 3 (RFD 082 Recording lifecycle): an automatic answer,
             // cached or static, resumes the tool; no prompt is shown.
-            Resolution::Cached(v) => self.answered(call, &question, recorded_id, v, Via::Cache, fx),
+            Resolution::Cached(v) => {
+                let recorded_id = recorded_before.then_some(id);
+                self.answered(call, &question, recorded_id, v, Via::Cache, fx)
+            }
             Resolution::Static(v) => {
+                let recorded_id = recorded_before.then_some(id);
                 self.answered(call, &question, recorded_id, v, Via::Static, fx)
             }
             // RFD 083 steps 6-7: a static answer that does not fit, or a
             // human-only question with no human to ask, is a non-answer
             // (step 6 below).
-            Resolution::Refused(refusal) => self.fail(
-                call,
-                &question,
-                recorded_id,
-                NonAnswer::Refused(refusal),
-                fx,
-            ),
+            Resolution::Refused(refusal) => {
+                let recorded_id = recorded_before.then_some(id);
+                self.fail(
+                    call,
+                    &question,
+                    recorded_id,
+                    NonAnswer::Refused(refusal),
+                    fx,
+                )
+            }
             // Step 4 (RFD 082 Recording lifecycle): otherwise route the
             // question, to the interactive prompter...
             Resolution::Prompt => {
                 let presentation = prompt::present(&question, &self.rules, label.as_deref());
+                let recorded_id = recorded_before.then_some(id);
                 self.executing[call].status = Status::AwaitingPrompt {
                     inquiry_id: recorded_id.clone(),
                     question,
@@ -860,10 +865,15 @@ impl Coordinator {
                     .turn
                     .as_mut()
                     .ok_or_else(|| CoordinatorError("no turn is open".to_owned()))?;
-                let n = turn
-                    .attempts
-                    .entry((call_id.clone(), question.id.clone()))
-                    .or_insert(0);
+                // Looked up by the borrowed pair: the owned key is made
+                // only when the pair is new to the turn.
+                let n = match turn.attempts.get_mut(&AttemptKey(call_id, &question.id)) {
+                    Some(n) => n,
+                    None => turn
+                        .attempts
+                        .entry((call_id.clone(), question.id.clone()))
+                        .or_insert(0),
+                };
                 *n += 1;
                 InquiryId::new(call_id, &question.id, *n)
             }
@@ -919,13 +929,11 @@ impl Coordinator {
         let secret = routing::is_secret(q, &self.rules);
         // LIFE-CACHE-ELIGIBLE (read side).
         if routing::cache_eligible(secret, q.persistence, self.rules.persistence_gate) {
-            let key = CacheKey::answer(tool, &q.id).key();
-            if let Some(v) = self
-                .turn
-                .as_ref()
-                .and_then(|t| t.cache.tool_answers().get(&key))
-            {
-                return Ok(Resolution::Cached(v.clone()));
+            let cached = self.turn.as_ref().and_then(|t| {
+                CacheKey::answer(tool, &q.id).read(|key| t.cache.tool_answers().get(key).cloned())
+            });
+            if let Some(v) = cached {
+                return Ok(Resolution::Cached(v));
             }
         }
         let human_only = routing::human_only(q, &self.rules);
@@ -1098,5 +1106,43 @@ fn inquiry_error_text(kind: InquiryErrorKind) -> &'static str {
         InquiryErrorKind::MissingStructuredData => "the response carried no structured data",
         InquiryErrorKind::AnswerExtraction => "the answer could not be extracted from the response",
         InquiryErrorKind::Other => "the inquiry backend failed",
+    }
+}
+
+/// A turn's attempt-counter key, `(tool_call_id, question_id)`, borrowed:
+/// it hashes as the owned `(String, String)` does (a tuple hashes its
+/// fields in order, a `String` as its `str`), so the counter is found
+/// without copying either ID (rule `LIFE-ATTEMPT-COUNTER`).
+#[derive(Hash)]
+struct AttemptKey<'a>(&'a str, &'a str);
+
+impl indexmap::Equivalent<(String, String)> for AttemptKey<'_> {
+    fn equivalent(&self, key: &(String, String)) -> bool {
+        self.0 == key.0 && self.1 == key.1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// A borrowed attempt key finds the counter its owned pair was
+        /// filed under, and no other pair's (rule `PERF-MODEL-MAPS`): it
+        /// hashes and compares as the owned pair does.
+        #[test]
+        fn a_borrowed_attempt_key_finds_its_owned_pair(
+            pairs in proptest::collection::vec(("[a.b]{0,3}", "[a.b]{0,3}"), 1..8),
+            probe in ("[a.b]{0,3}", "[a.b]{0,3}"),
+        ) {
+            let mut attempts: Map<(String, String), u32> = Map::default();
+            for (i, (call, question)) in pairs.iter().enumerate() {
+                attempts.entry((call.clone(), question.clone())).or_insert(i as u32);
+            }
+            for (call, question) in pairs.iter().chain([&probe]) {
+                let owned = attempts.get(&(call.clone(), question.clone()));
+                proptest::prop_assert_eq!(attempts.get(&AttemptKey(call, question)), owned);
+            }
+        }
     }
 }
