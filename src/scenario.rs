@@ -1222,6 +1222,8 @@ impl ChoicePoint<'_> {
         for c in calls.iter() {
             let CallState {
                 call,
+                // Found from `call.tool`, which is hashed with the call.
+                setup: _,
                 script:
                     ScriptState {
                         accepted,
@@ -1394,8 +1396,23 @@ type Observer<'o> = dyn FnMut(&Coordinator, &Trace) + 'o;
 struct CallState<'s> {
     /// The call as the scenario gives it.
     call: &'s Call,
+    /// Its tool's setup, found by name once when the cycle begins (`None`:
+    /// the scenario defines no such tool; rule `PERF-MODEL-MAPS`).
+    setup: Option<&'s ToolSetup>,
     script: ScriptState,
     invocations: u32,
+}
+
+impl<'s> CallState<'s> {
+    /// A call of a cycle that begins, not yet run.
+    fn new(scenario: &'s Scenario, call: &'s Call) -> Self {
+        CallState {
+            call,
+            setup: scenario.tools.get(&call.tool),
+            script: ScriptState::default(),
+            invocations: 0,
+        }
+    }
 }
 
 impl<'s, 'o> Driver<'s, 'o> {
@@ -1557,11 +1574,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             for (c, cycle) in turn.cycles.iter().enumerate() {
                 let at = At { turn: t, cycle: c };
                 calls.clear();
-                calls.extend(cycle.iter().map(|call| CallState {
-                    call,
-                    script: ScriptState::default(),
-                    invocations: 0,
-                }));
+                calls.extend(cycle.iter().map(|call| CallState::new(scenario, call)));
                 work.clear();
                 self.handle(
                     Input::BeginCycle {
@@ -1733,10 +1746,9 @@ impl<'s, 'o> Driver<'s, 'o> {
     ) -> Result<Input, ScenarioError> {
         match item {
             Work::Invoke { call, answers } => {
-                let scenario = self.scenario;
                 let state = &mut calls[call];
                 let name = state.call.tool.as_str();
-                let setup = scenario.tools.get(name).ok_or_else(|| {
+                let setup = state.setup.ok_or_else(|| {
                     ScenarioError::Unacceptable(format!(
                         "a call names tool `{name}`, which the scenario does not define"
                     ))
@@ -1840,10 +1852,8 @@ impl<'s, 'o> Driver<'s, 'o> {
                         .unwrap_or(BackendReply::Error {
                             error: InquiryErrorKind::Other,
                         });
-                let model = self
-                    .scenario
-                    .tools
-                    .get(&calls[call].call.tool)
+                let model = calls[call]
+                    .setup
                     .and_then(|t| t.assistant.get(&backend.question.id))
                     .and_then(|a| a.model.clone())
                     .or_else(|| self.scenario.inquiry_model.clone());

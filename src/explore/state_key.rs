@@ -65,6 +65,8 @@ pub(crate) fn coordinator_key<H: Hasher>(coordinator: &Coordinator, h: &mut H) {
     for t in executing {
         let ExecutingTool {
             call,
+            // Found from `call.tool`, which is read here.
+            spec: _,
             accumulated_answers,
             status,
         } = t;

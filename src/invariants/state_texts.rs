@@ -71,6 +71,8 @@ pub(crate) fn moving_texts(coordinator: &Coordinator, visit: &mut dyn FnMut(&str
     for t in executing {
         let ExecutingTool {
             call,
+            // Found from `call.tool`, which is read here.
+            spec: _,
             accumulated_answers,
             status,
         } = t;

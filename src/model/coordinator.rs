@@ -143,6 +143,10 @@ pub(crate) enum Status {
 pub(crate) struct ExecutingTool {
     /// The call.
     pub(crate) call: Call,
+    /// Where the call's tool is among the coordinator's tools, found by its
+    /// name once when the cycle begins (`None`: no such tool is configured);
+    /// the steps after find its spec by this index (rule `PERF-MODEL-MAPS`).
+    pub(crate) spec: Option<usize>,
     /// Answers keyed by bare question ID, latest wins (rule `LIFE-ACCUMULATED`).
     pub(crate) accumulated_answers: Map<String, Held>,
     /// What it waits on.
@@ -344,6 +348,12 @@ impl Coordinator {
         self.turn.as_ref()
     }
 
+    /// The spec of call `call`'s tool, by the index its cycle found.
+    fn spec(&self, call: usize) -> Option<&ToolSpec> {
+        let index = self.executing.get(call)?.spec?;
+        self.tools.get_index(index).map(|(_, spec)| spec)
+    }
+
     /// Whether every call of the current cycle has responded.
     pub(crate) fn cycle_done(&self) -> bool {
         self.executing
@@ -542,8 +552,10 @@ impl Coordinator {
         self.turn_mut()?;
         // Refilled in place: the vector's room is kept from cycle to cycle.
         self.executing.clear();
+        let tools = &self.tools;
         self.executing
             .extend(calls.into_iter().map(|call| ExecutingTool {
+                spec: tools.get_index_of(&call.tool),
                 call,
                 accumulated_answers: Map::default(),
                 status: Status::Running,
@@ -559,7 +571,7 @@ impl Coordinator {
         }
         for i in 0..self.executing.len() {
             let tool = &self.executing[i].call.tool;
-            let Some(run) = self.tools.get(tool).map(|spec| spec.run) else {
+            let Some(run) = self.spec(i).map(|spec| spec.run) else {
                 let content = format!("{tool}: no such tool is configured.");
                 self.respond_as(i, content, ResponseKind::UnknownTool, fx);
                 continue;
@@ -602,10 +614,9 @@ impl Coordinator {
     /// First invocation. Pre-082, static answers are pre-seeded here (RFD 082
     /// "Pre-seed removal" removes exactly this, rule `LIFE-NO-PRESEED`).
     fn start(&mut self, call: usize, fx: &mut Vec<Effect>) {
-        if let (StaticDelivery::PreSeeded, Some(spec)) = (
-            self.rules.static_delivery,
-            self.tools.get(&self.executing[call].call.tool),
-        ) {
+        if let (StaticDelivery::PreSeeded, Some(spec)) =
+            (self.rules.static_delivery, self.spec(call))
+        {
             let seeds: Vec<(String, Value)> = spec
                 .questions
                 .iter()
@@ -695,10 +706,7 @@ impl Coordinator {
     /// an inquiry: RFD 082 Non-Goals keep `DeliverToolResult` prompts out of
     /// the stream, so nothing is persisted until the response itself.
     fn deliver(&mut self, call: usize, content: String, kind: ResponseKind, fx: &mut Vec<Effect>) {
-        let policy = self
-            .tools
-            .get(&self.executing[call].call.tool)
-            .map(|s| s.result);
+        let policy = self.spec(call).map(|s| s.result);
         match policy {
             Some(RunPolicy::Ask) => {
                 self.executing[call].status = Status::AwaitingDelivery { content, kind };
@@ -764,8 +772,7 @@ impl Coordinator {
         let tool = &self.executing[call].call.tool;
         let unconfigured = QuestionConfig::default();
         let config = self
-            .tools
-            .get(tool)
+            .spec(call)
             .and_then(|s| s.questions.get(&question.id))
             .unwrap_or(&unconfigured);
         let label = if self.rules.prompt_label {

@@ -264,11 +264,7 @@ impl<'s> Machine<'s> {
                     let at = At { turn: t, cycle: c };
                     self.calls = cycle
                         .iter()
-                        .map(|call| CallState {
-                            call,
-                            script: ScriptState::default(),
-                            invocations: 0,
-                        })
+                        .map(|call| CallState::new(scenario, call))
                         .collect();
                     self.work = Vec::new();
                     let input = Input::BeginCycle {
