@@ -861,11 +861,13 @@ fn scenario_tools_of<T>(
         .collect()
 }
 
-/// A scripted tool's memory across the invocations of one call.
+/// A scripted tool's memory across the invocations of one call: the IDs
+/// it has accepted an answer to and how many answers it rejected, each ID
+/// borrowed from the script (rule `PERF-MODEL-MAPS`).
 #[derive(Debug, Clone, Default)]
-struct ScriptState {
-    accepted: Vec<String>,
-    rejections: Map<String, u8>,
+struct ScriptState<'s> {
+    accepted: Vec<&'s str>,
+    rejections: Map<&'s str, u8>,
 }
 
 /// The executor boundary under `rules` (for an implementation's own
@@ -899,27 +901,27 @@ fn refuse_separator(policy: SeparatorPolicy, tool: &str, outcome: Outcome) -> Ou
     }
 }
 
-fn run_script(
+fn run_script<'s>(
     name: &str,
-    asks: &[ScriptedAsk],
+    asks: &'s [ScriptedAsk],
     finish: Finish,
     answers: &Answers,
-    state: &mut ScriptState,
+    state: &mut ScriptState<'s>,
 ) -> Outcome {
     for ask in asks {
-        let id = &ask.question.id;
-        if state.accepted.contains(id) {
+        let id = ask.question.id.as_str();
+        if state.accepted.contains(&id) {
             continue;
         }
         if answers.contains_key(id) {
-            let n = state.rejections.entry(id.clone()).or_insert(0);
+            let n = state.rejections.entry(id).or_insert(0);
             if *n < ask.reject_first {
                 *n += 1;
                 return Outcome::NeedsInput {
                     question: Box::new(ask.question.clone()),
                 };
             }
-            state.accepted.push(id.clone());
+            state.accepted.push(id);
             continue;
         }
         return Outcome::NeedsInput {
@@ -1399,7 +1401,7 @@ struct CallState<'s> {
     /// Its tool's setup, found by name once when the cycle begins (`None`:
     /// the scenario defines no such tool; rule `PERF-MODEL-MAPS`).
     setup: Option<&'s ToolSetup>,
-    script: ScriptState,
+    script: ScriptState<'s>,
     invocations: u32,
 }
 
