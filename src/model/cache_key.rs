@@ -46,10 +46,7 @@ impl<'a> CacheKey<'a> {
         // Spelled by hand rather than through `Display`: the same text,
         // without the formatting machinery (a key is built at every
         // question and permission lookup).
-        let (tool, tail) = match self {
-            CacheKey::Answer { tool, question } => (tool, *question),
-            CacheKey::Permission { tool } => (tool, PERMISSION),
-        };
+        let (tool, tail) = self.parts();
         let mut key = String::with_capacity(tool.len() + 1 + tail.len());
         key.push_str(tool);
         key.push('.');
@@ -57,17 +54,21 @@ impl<'a> CacheKey<'a> {
         key
     }
 
-    /// Whether `key` is this key's spelling ([`CacheKey::key`]), compared
-    /// without building it.
+    /// The key's two parts, joined by `.`: the tool name and the question
+    /// ID or the permission slot.
+    fn parts(&self) -> (&'a str, &'a str) {
+        match *self {
+            CacheKey::Answer { tool, question } => (tool, question),
+            CacheKey::Permission { tool } => (tool, PERMISSION),
+        }
+    }
+
     /// Calls `read` with the key as text, spelled in a buffer on the stack
     /// when it fits (a lookup then allocates nothing; rule
     /// `PERF-MODEL-MAPS`), else as [`CacheKey::key`] builds it.
     pub(crate) fn read<R>(&self, read: impl FnOnce(&str) -> R) -> R {
         const ROOM: usize = 128;
-        let (tool, tail) = match self {
-            CacheKey::Answer { tool, question } => (*tool, *question),
-            CacheKey::Permission { tool } => (*tool, PERMISSION),
-        };
+        let (tool, tail) = self.parts();
         let len = tool.len() + 1 + tail.len();
         if len > ROOM {
             return read(&self.key());
@@ -84,11 +85,10 @@ impl<'a> CacheKey<'a> {
         }
     }
 
+    /// Whether `key` is this key's spelling ([`CacheKey::key`]), compared
+    /// without building it.
     pub(crate) fn spells(&self, key: &str) -> bool {
-        let (tool, tail) = match self {
-            CacheKey::Answer { tool, question } => (tool, *question),
-            CacheKey::Permission { tool } => (tool, PERMISSION),
-        };
+        let (tool, tail) = self.parts();
         key.len() == tool.len() + 1 + tail.len()
             && key.starts_with(tool)
             && key.as_bytes()[tool.len()] == b'.'
@@ -154,7 +154,8 @@ mod tests {
         /// Rule: PERF-STEP-GROUPED — `spells` answers what comparing with
         /// the built key answers, for any tool, question and key over an
         /// alphabet where dots make one key two ways (`a` and `b.c`, `a.b`
-        /// and `c`) and keys of every length near the right one.
+        /// and `c`) and keys of every length near the right one; and `read`
+        /// hands over the built key (rule `PERF-MODEL-MAPS`).
         #[test]
         fn spells_is_comparing_with_the_built_key(
             tool in "[ab.]{0,3}",

@@ -1132,6 +1132,46 @@ impl indexmap::Equivalent<(String, String)> for AttemptKey<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::{self, RunOptions, Scenario};
+
+    /// Every executing call's spec index is where its own tool's name
+    /// finds it among the coordinator's tools, at every step (rule
+    /// `PERF-MODEL-MAPS`): the calls name the second tool before the first
+    /// and a tool that is not configured.
+    #[test]
+    fn each_calls_spec_index_is_its_tools() {
+        let ask = |id: &str| {
+            serde_json::json!({"program": {"kind": "script", "asks": [
+                {"question": {"id": id, "text": "Go?", "answer_type": {"type": "boolean"}}}]},
+                "questions": {id: {"target": "user"}}})
+        };
+        let s: Scenario = serde_json::from_value(serde_json::json!({
+            "tools": {"first": ask("a"), "second": ask("b")},
+            "turns": [{"cycles": [
+                [{"id": "c1", "tool": "second"}, {"id": "c2", "tool": "nowhere"}],
+                [{"id": "c3", "tool": "first"}, {"id": "c4", "tool": "second"}]
+            ]}],
+            "prompter": [
+                {"reply": "answer", "value": true}, {"reply": "answer", "value": true},
+                {"reply": "answer", "value": true}
+            ]
+        }))
+        .expect("a scenario");
+        let mut seen = Vec::new();
+        let observe = &mut |c: &Coordinator, _: &scenario::Trace| {
+            let view = c.view();
+            for t in view.executing {
+                let by_name = view.tools.get_index_of(&t.call.tool);
+                assert_eq!(t.spec, by_name, "{}", t.call.tool);
+                if !seen.contains(&by_name) {
+                    seen.push(by_name);
+                }
+            }
+        };
+        scenario::run_observed(&s, RunOptions::default(), observe).expect("the scenario runs");
+        seen.sort();
+        assert_eq!(seen, [None, Some(0), Some(1)]);
+    }
 
     proptest::proptest! {
         /// A borrowed attempt key finds the counter its owned pair was

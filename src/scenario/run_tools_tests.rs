@@ -110,31 +110,3 @@ fn a_tool_with_nothing_set_takes_the_defaults() {
     assert!(run_tools(&off).expect("resolves").is_empty());
     assert_eq!(run_tools(&off), run_tools_plain(&off));
 }
-
-/// Every executing call's spec index is where its own tool is among
-/// the coordinator's tools, at every step of the explored runs sampled
-/// (rule `PERF-MODEL-MAPS`): the steps find by index what a lookup by
-/// the call's tool name finds.
-#[test]
-fn each_calls_spec_index_is_its_tools() {
-    use crate::model::coordinator::Coordinator;
-    use crate::scenario::{self, RunOptions};
-    let (mut found, mut second) = (0usize, 0usize);
-    for family in [Family::Single, Family::Pairs] {
-        for n in (0..explore::family_size(family)).step_by(211) {
-            let s = explore::scenario_at(family, n);
-            let observe = &mut |c: &Coordinator, _: &scenario::Trace| {
-                let view = c.view();
-                for t in view.executing {
-                    let by_name = view.tools.get_index_of(&t.call.tool);
-                    assert_eq!(t.spec, by_name, "{family:?} {n}: {}", t.call.tool);
-                    found += usize::from(by_name.is_some());
-                    second += usize::from(by_name == Some(1));
-                }
-            };
-            scenario::run_observed(&s, RunOptions::default(), observe)
-                .expect("explored scenarios run");
-        }
-    }
-    assert!(found > 0 && second > 0, "{found} {second}");
-}
