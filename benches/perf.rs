@@ -1442,4 +1442,4 @@ fn main() {
 /// the binary a user runs (docs/decisions/performance.md, "Performance:
 /// the binaries' allocator").
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: inquiry_model::cli::Allocator = inquiry_model::cli::Allocator;

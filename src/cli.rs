@@ -23,6 +23,7 @@ pub(crate) mod sanitize_command;
 mod shell_command;
 pub(crate) mod summary_command;
 
+pub use allocator::Allocator;
 pub(crate) use paths::{CheckInput, expand_check_paths};
 pub(crate) use paths::{open, open_input, origin};
 

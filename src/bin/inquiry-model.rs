@@ -5,7 +5,7 @@
 /// spends about half of a model step (docs/decisions/performance.md,
 /// "Performance: the binaries' allocator").
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: inquiry_model::cli::Allocator = inquiry_model::cli::Allocator;
 
 fn main() {
     std::process::exit(inquiry_model::cli::main());

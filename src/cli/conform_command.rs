@@ -24,7 +24,8 @@ use crate::review::profile_file::{self, RuleSet};
 use crate::scenario::Scenario;
 use subprocess::{Subprocess, Watch};
 
-pub use output::{junit, xml_escape};
+pub(crate) use output::junit;
+pub use output::xml_escape;
 
 include!(concat!(env!("OUT_DIR"), "/builtin_vectors.rs"));
 
@@ -201,7 +202,7 @@ pub(crate) fn builtin_vectors() -> Result<Vec<Vector>, String> {
 
 /// What the run covered, beside its outcomes (for the report).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Header {
+pub(crate) struct Header {
     /// The adapter's name.
     pub(crate) adapter: String,
     /// The profiles run.

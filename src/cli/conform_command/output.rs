@@ -545,7 +545,7 @@ fn testcase(o: &mut String, suite: &str, name: &str, seconds: f64, body: &str) {
 /// verdict (its kind on the message's first line), scenario and both sides; the case a group's example was
 /// shrunk from also carries the shrunk scenario. A harness error is an
 /// `<error>`.
-pub fn junit(h: &Header, r: &RunReport) -> String {
+pub(crate) fn junit(h: &Header, r: &RunReport) -> String {
     let example_of = |case: &CaseId| r.groups.iter().find(|g| &g.example_case == case);
     let mut suites: Vec<Suite> = Vec::new();
     if h.vectors_from.is_some() {
