@@ -29,6 +29,7 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
+use std::sync::Arc;
 
 use inquiry_model::conformance::{
     Implementation, ImplementationError, Invocation, Observed, Record, Remembered, ToolResponse,
@@ -369,7 +370,7 @@ fn scripted(
             }
         }
         return Outcome::NeedsInput {
-            question: Box::new(ask.question.clone()),
+            question: Arc::clone(&ask.question),
         };
     }
     match finish {

@@ -75,6 +75,7 @@ pub(crate) mod state_key;
 pub(crate) mod states;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::model::tool::Map;
 use serde::Serialize;
@@ -427,7 +428,7 @@ fn single(ch: &mut impl Choices) -> Scenario {
         run: Some(RunPolicy::Unattended),
         ..ToolSetup::new(Program::Script {
             asks: vec![ScriptedAsk {
-                question: q.clone(),
+                question: Arc::new(q.clone()),
                 reject_first,
             }],
             finish: Finish::Succeed,
@@ -595,7 +596,7 @@ fn pairs(ch: &mut impl Choices) -> Scenario {
             let (q, c) = representative(id, kind, &format!("{name}-{id}"));
             questions.insert((*id).to_owned(), c);
             asks.push(ScriptedAsk {
-                question: q,
+                question: Arc::new(q),
                 reject_first: 0,
             });
         }
@@ -629,7 +630,7 @@ fn triples(ch: &mut impl Choices) -> Scenario {
     for (t, name) in names.iter().enumerate() {
         let (q, c) = representative("q", REPRESENTATIVE[slots[t]], name);
         let asks = vec![ScriptedAsk {
-            question: q,
+            question: Arc::new(q),
             reject_first: 0,
         }];
         let questions = Map::from_iter([("q".to_owned(), c)]);

@@ -23,6 +23,7 @@ use std::fmt::Write as _;
 #[cfg(feature = "testkit")]
 use std::hash::Hash;
 use std::hash::Hasher;
+use std::sync::Arc;
 
 use crate::model::tool::Map;
 use serde::{Deserialize, Serialize};
@@ -210,8 +211,9 @@ pub enum Program {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptedAsk {
-    /// The question.
-    pub question: Question,
+    /// The question, shared with every outcome that asks it (rule
+    /// `PERF-SHARED-QUESTION`).
+    pub question: Arc<Question>,
     /// How many answers the tool rejects (re-asking each time) before it
     /// accepts one.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -918,14 +920,14 @@ fn run_script<'s>(
             if *n < ask.reject_first {
                 *n += 1;
                 return Outcome::NeedsInput {
-                    question: Box::new(ask.question.clone()),
+                    question: Arc::clone(&ask.question),
                 };
             }
             state.accepted.push(id);
             continue;
         }
         return Outcome::NeedsInput {
-            question: Box::new(ask.question.clone()),
+            question: Arc::clone(&ask.question),
         };
     }
     match finish {
@@ -1352,6 +1354,11 @@ struct Driver<'s, 'o> {
 /// The most records of one kind a run reserves room for up front.
 const SIZE_HINT_CAP: usize = 4096;
 
+/// The effects one step's buffer has room for from the start: a step
+/// persists an event or two and hands on at most one piece of work per call
+/// it touches.
+const EFFECTS_ROOM: usize = 8;
+
 /// How many calls and events a run is likely to record, so that the
 /// trace's vectors are allocated once rather than grown step by step
 /// (a hint only: they still grow past it).
@@ -1454,7 +1461,7 @@ impl<'s, 'o> Driver<'s, 'o> {
             stop: None,
             steps: 0,
             observer: None,
-            effects: Vec::new(),
+            effects: Vec::with_capacity(EFFECTS_ROOM),
             scheduler: None,
         })
     }
@@ -1560,8 +1567,15 @@ impl<'s, 'o> Driver<'s, 'o> {
         let scenario = self.scenario;
         // The pending work and the cycle's call states, one buffer each for
         // the whole run (cleared, not allocated again, per turn and cycle).
-        let mut work = Vec::new();
-        let mut calls: Vec<CallState<'s>> = Vec::new();
+        let widest = scenario
+            .turns
+            .iter()
+            .flat_map(|t| &t.cycles)
+            .map(Vec::len)
+            .max();
+        let room = widest.unwrap_or(0).min(SIZE_HINT_CAP);
+        let mut work = Vec::with_capacity(room);
+        let mut calls: Vec<CallState<'s>> = Vec::with_capacity(room);
         for (t, turn) in scenario.turns.iter().enumerate() {
             let at = At { turn: t, cycle: 0 };
             work.clear();

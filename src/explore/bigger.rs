@@ -31,6 +31,7 @@
 
 use crate::model::tool::Map;
 use serde_json::json;
+use std::sync::Arc;
 
 use super::{
     PROFILES, REPRESENTATIVE, call, family_scenario, representative, representative_replies,
@@ -91,7 +92,7 @@ fn ask(
     let (q, c) = representative(id, kind, slot);
     (
         ScriptedAsk {
-            question: q,
+            question: Arc::new(q),
             reject_first: 0,
         },
         Map::from_iter([(id.to_owned(), c)]),

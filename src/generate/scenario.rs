@@ -33,6 +33,7 @@ use crate::model::tool::Map;
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use super::choice::{self, Bytes, Choices, Seeded, slots};
 use crate::model::config::PartialEnable;
@@ -321,7 +322,7 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
     for id in ["q1", "q2"] {
         let keep = c.flip();
         let ask = ScriptedAsk {
-            question: question(c, id),
+            question: Arc::new(question(c, id)),
             reject_first: c.choose(2) as u8,
         };
         if keep {
@@ -401,8 +402,9 @@ fn unusual_ids(
                     .checked_sub(1)
                     .map(|k| UNUSUAL_QUESTION_IDS[t][slot][k])
                 {
-                    ask.question.id = id.to_owned();
-                    ask.question.text = format!("Question {id}?");
+                    let question = Arc::make_mut(&mut ask.question);
+                    question.id = id.to_owned();
+                    question.text = format!("Question {id}?");
                 }
             }
         }

@@ -10,6 +10,7 @@
 //! call (RFD 083 "Arguments").
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -455,7 +456,7 @@ impl Arguments {
 pub fn execute(arguments: &Value, answers: &Answers) -> Outcome {
     let outcome = Arguments::parse(arguments).and_then(|args| match answers.get(QUESTION_ID) {
         None => Ok(Outcome::NeedsInput {
-            question: Box::new(args.to_question()),
+            question: Arc::new(args.to_question()),
         }),
         Some(answer) => args.check_answer(answer).map(|()| Outcome::Success {
             content: args.success_body(answer),

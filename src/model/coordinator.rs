@@ -19,6 +19,7 @@ pub use protocol::{Call, CoordinatorError, Effect, Input, ResponseKind, RouteTak
 pub(crate) use turn_cache::{TurnCache, TurnState};
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::model::tool::Map;
 use serde_json::Value;
@@ -120,14 +121,14 @@ pub(crate) enum Status {
     Running,
     AwaitingPrompt {
         inquiry_id: Option<InquiryId>,
-        question: Box<Question>,
+        question: Arc<Question>,
     },
     /// Waiting for the inquiry backend; the call itself went out in
     /// [`Effect::Inquire`], and extracting its answer needs only the pinned
     /// ID and the answer type.
     AwaitingBackend {
         inquiry_id: Option<InquiryId>,
-        question: Box<Question>,
+        question: Arc<Question>,
         answer_type: BackendAnswerType,
     },
     /// The tool finished; its response waits for the delivery prompt.
@@ -718,15 +719,17 @@ impl Coordinator {
 
     /// What this build knows of a question: features of later RFDs read as
     /// their defaults, as an older build would deserialize them.
-    fn as_known(&self, mut q: Box<Question>) -> Box<Question> {
+    /// The question is copied only when this build reads it otherwise
+    /// (rule `PERF-SHARED-QUESTION`).
+    fn as_known(&self, mut q: Arc<Question>) -> Arc<Question> {
         if !self.rules.secret_type && matches!(q.answer_type, AnswerType::Secret) {
-            q.answer_type = AnswerType::Text;
+            Arc::make_mut(&mut q).answer_type = AnswerType::Text;
         }
-        if !self.rules.exclusive {
-            q.exclusive = false;
+        if !self.rules.exclusive && q.exclusive {
+            Arc::make_mut(&mut q).exclusive = false;
         }
-        if !self.rules.persistence_gate {
-            q.persistence = AnswerReusePolicy::Turn;
+        if !self.rules.persistence_gate && q.persistence != AnswerReusePolicy::Turn {
+            Arc::make_mut(&mut q).persistence = AnswerReusePolicy::Turn;
         }
         q
     }
@@ -739,7 +742,7 @@ impl Coordinator {
     fn needs_input(
         &mut self,
         call: usize,
-        question: Box<Question>,
+        question: Arc<Question>,
         source: InquirySource,
         fx: &mut Vec<Effect>,
     ) -> Result<(), CoordinatorError> {
@@ -987,7 +990,7 @@ impl Coordinator {
         &mut self,
         call: usize,
         inquiry_id: &Option<InquiryId>,
-    ) -> Result<Box<Question>, CoordinatorError> {
+    ) -> Result<Arc<Question>, CoordinatorError> {
         match self.executing.get(call).map(|t| &t.status) {
             Some(Status::AwaitingPrompt {
                 inquiry_id: waiting,
@@ -1171,6 +1174,70 @@ mod tests {
         scenario::run_observed(&s, RunOptions::default(), observe).expect("the scenario runs");
         seen.sort();
         assert_eq!(seen, [None, Some(0), Some(1)]);
+    }
+
+    /// A scripted question is one allocation from the script to the
+    /// coordinator (rule `PERF-SHARED-QUESTION`): every invocation record's
+    /// question is the script's own, and so is the question a prompt waits
+    /// on while the profile reads it as written (RFD 083). A profile that
+    /// reads it otherwise (RFD 082 knows no `exclusive`) waits on a copy
+    /// that reads so, and the script and the records keep the question as
+    /// the tool wrote it: a run under RFD 083 after one under RFD 082 gives
+    /// the trace of the first.
+    #[test]
+    fn a_scripted_question_is_shared_and_copied_only_when_read_otherwise() {
+        let scenario = |profile: &str| -> Scenario {
+            serde_json::from_value(serde_json::json!({
+                "profile": profile,
+                "tty": true,
+                "tools": {"t": {"run": "unattended", "program": {"kind": "script", "asks": [{
+                    "question": {"id": "a", "text": "Go?", "exclusive": true,
+                        "answer_type": {"type": "boolean"}},
+                    "reject_first": 1}]}}},
+                "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],
+                "prompter": [
+                    {"reply": "answer", "value": true}, {"reply": "answer", "value": true}
+                ]
+            }))
+            .expect("a scenario")
+        };
+        let asked = |s: &Scenario| match &s.tools["t"].program {
+            scenario::Program::Script { asks, .. } => Arc::clone(&asks[0].question),
+            other => panic!("a script, not {other:?}"),
+        };
+        // How the questions the prompts waited on stood: (the script's own,
+        // exclusive as the coordinator reads it).
+        let run = |s: &Scenario| {
+            let script = asked(s);
+            let mut waited = Vec::new();
+            let observe = &mut |c: &Coordinator, _: &scenario::Trace| {
+                for t in c.view().executing {
+                    if let Status::AwaitingPrompt { question, .. } = &t.status {
+                        waited.push((Arc::ptr_eq(question, &script), question.exclusive));
+                    }
+                }
+            };
+            let trace = scenario::run_observed(s, RunOptions::default(), observe)
+                .expect("the scenario runs");
+            assert_eq!(trace.invocations.len(), 3, "{:?}", trace.invocations);
+            for inv in &trace.invocations[..2] {
+                match &inv.outcome {
+                    Outcome::NeedsInput { question } => {
+                        assert!(Arc::ptr_eq(question, &script), "the record's question")
+                    }
+                    other => panic!("asked, not {other:?}"),
+                }
+            }
+            (trace, waited)
+        };
+        let rfd083 = scenario("rfd083");
+        let (first, waited) = run(&rfd083);
+        assert_eq!(waited, [(true, true), (true, true)]);
+        let (_, waited) = run(&scenario("rfd082"));
+        assert_eq!(waited, [(false, false), (false, false)]);
+        let (again, _) = run(&rfd083);
+        assert!(asked(&rfd083).exclusive, "the script keeps its question");
+        assert_eq!(first, again);
     }
 
     proptest::proptest! {

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
 
 use crate::predicates;
 use crate::profile::Provenance;
@@ -200,9 +201,12 @@ pub enum Outcome {
     },
     /// Needs an answer before it can go on.
     NeedsInput {
-        /// The question (boxed: it is several times the size of the other
-        /// outcomes, and an outcome is moved whole from tool to coordinator).
-        question: Box<Question>,
+        /// The question, shared: it is several times the size of the other
+        /// outcomes and an outcome is moved whole from tool to coordinator,
+        /// and the tool's script, the invocation's record and the
+        /// coordinator each hold it without a copy (rule
+        /// `PERF-SHARED-QUESTION`).
+        question: Arc<Question>,
     },
 }
 

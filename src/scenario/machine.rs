@@ -226,7 +226,7 @@ impl<'s> Machine<'s> {
             }
         };
         match outcome {
-            Outcome::NeedsInput { question } => Some(question.id),
+            Outcome::NeedsInput { question } => Some(question.id.clone()),
             Outcome::Success { .. } | Outcome::Error { .. } => None,
         }
     }

@@ -13,6 +13,7 @@ use crate::model::tool::{
 use crate::wire::InquirySource;
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 fn no_answers() -> Answers {
     Answers::default()
@@ -41,7 +42,7 @@ fn first_call_error(arguments: Value) -> String {
 
 fn needs_input(arguments: &Value) -> Question {
     match ask_user::execute(arguments, &no_answers()) {
-        Outcome::NeedsInput { question } => *question,
+        Outcome::NeedsInput { question } => Arc::unwrap_or_clone(question),
         other => panic!("expected NeedsInput for {arguments}, got {other:?}"),
     }
 }

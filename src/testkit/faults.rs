@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
 
 use crate::model::ask_user;
 use crate::model::cache_key::CacheKey;
@@ -238,7 +239,7 @@ pub(crate) fn handle_into(
         let secret = routing::is_secret(question, &rules);
         // The question loses its guard; its persisted shape keeps `exclusive`.
         if faults.exclusive_to_backend && rules.exclusive && question.exclusive && !secret {
-            question.exclusive = false;
+            Arc::make_mut(question).exclusive = false;
             restore_exclusive = true;
         }
         // The cache is read for a `persistence: none` question; its
@@ -249,7 +250,7 @@ pub(crate) fn handle_into(
             && !secret
             && cached_before.is_some()
         {
-            question.persistence = AnswerReusePolicy::Turn;
+            Arc::make_mut(question).persistence = AnswerReusePolicy::Turn;
             restore_no_reuse = true;
         }
     }

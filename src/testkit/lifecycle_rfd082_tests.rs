@@ -2,6 +2,7 @@
 //! through the state machine.
 
 use super::spec_common_tests as common;
+use std::sync::Arc;
 
 use crate::model::coordinator::{Call, Coordinator, Effect, Input, RunPolicy, ToolSpec};
 use crate::model::tool::Map;
@@ -633,7 +634,7 @@ fn returned(call: usize, question: Question, tool: &str) -> Input {
     Input::ToolReturned {
         call,
         outcome: Outcome::NeedsInput {
-            question: Box::new(question),
+            question: Arc::new(question),
         },
         source: InquirySource::tool(tool),
     }

@@ -318,7 +318,7 @@ impl Run<'_> {
                     | ToolSource::Local
                     | ToolSource::Mcp => InquirySource::tool(&tool),
                 };
-                self.needs_input(i, *question, by);
+                self.needs_input(i, std::sync::Arc::unwrap_or_clone(question), by);
             }
         }
         Ok(())
@@ -483,14 +483,14 @@ fn script(
         }
         if !answers.contains_key(id) {
             return Outcome::NeedsInput {
-                question: Box::new(a.question.clone()),
+                question: a.question.clone(),
             };
         }
         let n = state.rejections.entry(id.clone()).or_insert(0);
         if *n < a.reject_first {
             *n += 1;
             return Outcome::NeedsInput {
-                question: Box::new(a.question.clone()),
+                question: a.question.clone(),
             };
         }
         state.accepted.push(id.clone());
