@@ -719,6 +719,7 @@ impl Coordinator {
 
     /// What this build knows of a question: features of later RFDs read as
     /// their defaults, as an older build would deserialize them.
+    ///
     /// The question is copied only when this build reads it otherwise
     /// (rule `PERF-SHARED-QUESTION`).
     fn as_known(&self, mut q: Arc<Question>) -> Arc<Question> {
