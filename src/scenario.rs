@@ -1395,6 +1395,18 @@ impl SizeHint {
             events: events.min(SIZE_HINT_CAP),
         }
     }
+
+    /// The calls of the scenario's widest cycle: the room of a run's
+    /// per-cycle buffers (its call states and its pending work).
+    fn widest_cycle(scenario: &Scenario) -> usize {
+        let widest = scenario
+            .turns
+            .iter()
+            .flat_map(|t| &t.cycles)
+            .map(Vec::len)
+            .max();
+        widest.unwrap_or(0).min(SIZE_HINT_CAP)
+    }
 }
 
 /// What `run_observed` calls after every step.
@@ -1567,13 +1579,7 @@ impl<'s, 'o> Driver<'s, 'o> {
         let scenario = self.scenario;
         // The pending work and the cycle's call states, one buffer each for
         // the whole run (cleared, not allocated again, per turn and cycle).
-        let widest = scenario
-            .turns
-            .iter()
-            .flat_map(|t| &t.cycles)
-            .map(Vec::len)
-            .max();
-        let room = widest.unwrap_or(0).min(SIZE_HINT_CAP);
+        let room = SizeHint::widest_cycle(scenario);
         let mut work = Vec::with_capacity(room);
         let mut calls: Vec<CallState<'s>> = Vec::with_capacity(room);
         for (t, turn) in scenario.turns.iter().enumerate() {

@@ -36,6 +36,13 @@ pub struct Allocator;
 /// The alignment every mimalloc block has: one machine word.
 const WORD: usize = std::mem::size_of::<usize>();
 
+/// Whether `layout` takes mimalloc's plain calls: the one place the line
+/// between the plain and the aligned calls is drawn (rule `PERF-ALLOCATOR`).
+#[inline]
+fn plain(layout: Layout) -> bool {
+    layout.align() <= WORD
+}
+
 // SAFETY: each method hands the layout's size (and, above a word, its
 // alignment) to the mimalloc call of the same contract; a block taken by
 // either kind of call is freed and resized by mimalloc's own `mi_free` and
@@ -48,7 +55,7 @@ unsafe impl GlobalAlloc for Allocator {
         // SAFETY: mimalloc's allocation calls take any size and any
         // power-of-two alignment (a `Layout`'s alignment is one).
         unsafe {
-            if layout.align() <= WORD {
+            if plain(layout) {
                 mi_malloc(layout.size()).cast()
             } else {
                 mi_malloc_aligned(layout.size(), layout.align()).cast()
@@ -60,7 +67,7 @@ unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as in `alloc`.
         unsafe {
-            if layout.align() <= WORD {
+            if plain(layout) {
                 mi_zalloc(layout.size()).cast()
             } else {
                 mi_zalloc_aligned(layout.size(), layout.align()).cast()
@@ -79,7 +86,7 @@ unsafe impl GlobalAlloc for Allocator {
         // SAFETY: `ptr` came from this allocator with `layout`'s alignment,
         // which the resized block keeps.
         unsafe {
-            if layout.align() <= WORD {
+            if plain(layout) {
                 mi_realloc(ptr.cast::<c_void>(), new_size).cast()
             } else {
                 mi_realloc_aligned(ptr.cast::<c_void>(), new_size, layout.align()).cast()

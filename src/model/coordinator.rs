@@ -1183,25 +1183,24 @@ mod tests {
     /// on while the profile reads it as written (RFD 083). A profile that
     /// reads it otherwise (RFD 082 knows no `exclusive`) waits on a copy
     /// that reads so, and the script and the records keep the question as
-    /// the tool wrote it: a run under RFD 083 after one under RFD 082 gives
-    /// the trace of the first.
+    /// the tool wrote it: the same scenario (its question shared, not
+    /// copied) run under RFD 083 after RFD 082 gives the trace of the
+    /// first run.
     #[test]
     fn a_scripted_question_is_shared_and_copied_only_when_read_otherwise() {
-        let scenario = |profile: &str| -> Scenario {
-            serde_json::from_value(serde_json::json!({
-                "profile": profile,
-                "tty": true,
-                "tools": {"t": {"run": "unattended", "program": {"kind": "script", "asks": [{
-                    "question": {"id": "a", "text": "Go?", "exclusive": true,
-                        "answer_type": {"type": "boolean"}},
-                    "reject_first": 1}]}}},
-                "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],
-                "prompter": [
-                    {"reply": "answer", "value": true}, {"reply": "answer", "value": true}
-                ]
-            }))
-            .expect("a scenario")
-        };
+        let rfd083: Scenario = serde_json::from_value(serde_json::json!({
+            "profile": "rfd083",
+            "tty": true,
+            "tools": {"t": {"run": "unattended", "program": {"kind": "script", "asks": [{
+                "question": {"id": "a", "text": "Go?", "exclusive": true,
+                    "answer_type": {"type": "boolean"}},
+                "reject_first": 1}]}}},
+            "turns": [{"cycles": [[{"id": "c1", "tool": "t"}]]}],
+            "prompter": [
+                {"reply": "answer", "value": true}, {"reply": "answer", "value": true}
+            ]
+        }))
+        .expect("a scenario");
         let asked = |s: &Scenario| match &s.tools["t"].program {
             scenario::Program::Script { asks, .. } => Arc::clone(&asks[0].question),
             other => panic!("a script, not {other:?}"),
@@ -1231,13 +1230,17 @@ mod tests {
             }
             (trace, waited)
         };
-        let rfd083 = scenario("rfd083");
         let (first, waited) = run(&rfd083);
         assert_eq!(waited, [(true, true), (true, true)]);
-        let (_, waited) = run(&scenario("rfd082"));
+        // The same script under the older profile: a clone shares the
+        // question.
+        let mut rfd082 = rfd083.clone();
+        rfd082.profile = crate::profile::ProfileName::Rfd082;
+        assert!(Arc::ptr_eq(&asked(&rfd082), &asked(&rfd083)));
+        let (_, waited) = run(&rfd082);
         assert_eq!(waited, [(false, false), (false, false)]);
-        let (again, _) = run(&rfd083);
         assert!(asked(&rfd083).exclusive, "the script keeps its question");
+        let (again, _) = run(&rfd083);
         assert_eq!(first, again);
     }
 
