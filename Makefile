@@ -319,10 +319,10 @@ bench:
 check-ratio:
 	bash scripts/check-ratio.sh
 
-## The bench's model rows in instructions (deterministic for one build):
+## The bench's model rows in instructions (nearly deterministic for one build):
 ## the bare model's instructions and allocations per step, and every
 ## invariant's run against it, under callgrind's cache simulation
-## (needs valgrind; about 5 minutes, the two runs on two cores).
+## (needs valgrind; a few minutes, the two runs on two cores).
 .PHONY: model-ratio
 model-ratio:
 	bash scripts/model-ratio.sh
