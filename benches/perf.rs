@@ -54,9 +54,7 @@ use std::time::{Duration, Instant};
 use inquiry_model::check::{self, ProfileMode};
 use inquiry_model::explore;
 use inquiry_model::generate::scenario::scenario_under;
-use inquiry_model::invariants::{
-    StepChecker, StreamMemo, check_trace, check_trace_memo, known_violation,
-};
+use inquiry_model::invariants::{StreamMemo, check_runs, check_trace, known_violation};
 use inquiry_model::profile::ProfileName;
 use inquiry_model::scenario::{self, RunOptions};
 use inquiry_model::stream::sanitize;
@@ -1168,9 +1166,9 @@ fn fuzz_rates(cfg: &Config, table: &mut Table) {
 // ---------------------------------------------------------------------------
 
 /// The model rows with their bars: the bare model at 2 000 000
-/// coordinator steps/s; every invariant after every step (the incremental
-/// [`StepChecker`], then the end-of-run invariants, as `explore` runs them)
-/// at 1.5x the bare model's time or less, on the same prebuilt scenarios; and
+/// coordinator steps/s; every invariant after every step and at the end
+/// ([`check_runs`], as `explore` checks its scenarios) at 1.5x the bare
+/// model's time or less, on the same prebuilt scenarios; and
 /// the exploration with its worker threads against one thread.
 ///
 /// The invariants' ratio is the median of the rounds' own ratios (each
@@ -1194,17 +1192,9 @@ fn model_bars(cfg: &Config, table: &mut Table) {
     let mut checked = || {
         timed(|| {
             let mut memo = StreamMemo::new();
-            let mut checker = StepChecker::new();
-            for s in &scenarios {
-                let mut found = Vec::new();
-                checker.restart();
-                let trace = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
-                    checker.step(c, t, &mut found)
-                })
-                .expect("explored scenarios run");
-                found.extend(check_trace_memo(&trace, s, &mut memo, Some(&checker)));
-                std::hint::black_box(found);
-            }
+            check_runs(&scenarios, &mut memo, |_, _, found| {
+                std::hint::black_box(found.expect("explored scenarios run"));
+            });
         })
     };
     let runs = if cfg.full { 7 } else { 1 };

@@ -30,7 +30,7 @@
 use std::time::Instant;
 
 use inquiry_model::explore;
-use inquiry_model::invariants::{StepChecker, StreamMemo, check_trace_memo};
+use inquiry_model::invariants::{self, StreamMemo};
 use inquiry_model::scenario::{self, RunOptions, Scenario};
 
 /// Runs every scenario with a no-op observer; returns the steps taken.
@@ -45,24 +45,17 @@ fn bare(scenarios: &[Scenario]) -> usize {
     steps
 }
 
-/// Runs every scenario with the incremental step checker and the end-of-run
-/// invariants (as `benches/perf.rs` `model_bars` does); returns the steps.
+/// Runs every scenario with every invariant after every step and at the
+/// end, as `explore` checks them (`invariants::check_runs`, which the
+/// bench's `model_bars` row runs too); returns the steps.
 #[inline(never)]
 fn checked(scenarios: &[Scenario]) -> usize {
     let mut steps = 0usize;
     let mut memo = StreamMemo::new();
-    let mut checker = StepChecker::new();
-    for s in scenarios {
-        let mut found = Vec::new();
-        checker.restart();
-        let trace = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
-            steps += 1;
-            checker.step(c, t, &mut found)
-        })
-        .expect("explored scenarios run");
-        found.extend(check_trace_memo(&trace, s, &mut memo, Some(&checker)));
-        std::hint::black_box(found);
-    }
+    invariants::check_runs(scenarios, &mut memo, |_, n, found| {
+        steps += n;
+        std::hint::black_box(found.expect("explored scenarios run"));
+    });
     steps
 }
 

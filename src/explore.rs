@@ -84,14 +84,14 @@ use serde_json::{Value, json};
 use crate::check::Diagnostic;
 use crate::generate::choice::{Choices, Radix};
 use crate::generate::scenario as generated;
-use crate::invariants::{Known, StepChecker, StreamMemo, check_trace_memo};
+use crate::invariants::{Known, StepChecker, StreamMemo, check_runs, check_trace_memo};
 use crate::model::coordinator::{Call, RunPolicy};
 use crate::model::routing::InquiryErrorKind;
 use crate::model::tool::{AnswerType, Question, QuestionConfig, QuestionTarget};
 use crate::profile::ProfileName;
 use crate::scenario::{
-    self, BackendReply, Finish, Program, PrompterReply, RunOptions, Scenario, ScriptedAsk,
-    ToolSetup, TurnScript,
+    self, BackendReply, Finish, Program, PrompterReply, RunOptions, Scenario, ScenarioError,
+    ScriptedAsk, ToolSetup, TurnScript,
 };
 
 /// Which family to enumerate.
@@ -649,20 +649,9 @@ fn triples(ch: &mut impl Choices) -> Scenario {
     )
 }
 
-/// Runs and checks one scenario, adding to the report, remembering the
-/// stream invariants' results in `memo`; `checker` is restarted for the
-/// run (its tables kept from the last one).
-pub(crate) fn check_one_with(
-    s: &Scenario,
-    family: Family,
-    report: &mut Report,
-    memo: &mut StreamMemo,
-    checker: &mut StepChecker,
-) {
-    check_named(s, family.name(), report, memo, checker);
-}
-
-/// [`check_one_with`], counting the scenario under `name`.
+/// Runs and checks one scenario, counting it under `name` in the report,
+/// remembering the stream invariants' results in `memo`; `checker` is
+/// restarted for the run (its tables kept from the last one).
 fn check_named(
     s: &Scenario,
     name: &str,
@@ -677,20 +666,41 @@ fn check_named(
         steps += 1;
         checker.step(c, t, &mut found);
     });
+    let misses = memo.misses;
+    let result = result.map(|trace| {
+        found.extend(check_trace_memo(&trace, s, memo, Some(checker)));
+        found
+    });
+    report.distinct_streams += memo.misses - misses;
+    record(s, name, steps, result, report);
+}
+
+/// Counts one checked run of `s` under `name` in the report: its steps,
+/// and its findings or why it could not run. The distinct streams are
+/// counted by the caller, from the memo.
+fn record(
+    s: &Scenario,
+    name: &str,
+    steps: usize,
+    result: Result<Vec<Diagnostic>, ScenarioError>,
+    report: &mut Report,
+) {
     *report.scenarios.entry(name.to_owned()).or_default() += 1;
     *report.per_profile.entry(s.profile.to_string()).or_default() += 1;
     report.steps += steps;
-    let trace = match result {
-        Ok(t) => t,
-        Err(e) => {
-            report.errors.push((s.clone(), e.to_string()));
-            return;
-        }
-    };
-    let misses = memo.misses;
-    found.extend(check_trace_memo(&trace, s, memo, Some(checker)));
-    report.distinct_streams += memo.misses - misses;
-    classify(s, found.iter(), report, &mut |s| s.clone());
+    match result {
+        Ok(found) => classify(s, found.iter(), report, &mut |s| s.clone()),
+        Err(e) => report.errors.push((s.clone(), e.to_string())),
+    }
+}
+
+/// A scenario of a family, as a worker checks it ([`check_runs`]).
+struct Item(Family, Scenario);
+
+impl std::borrow::Borrow<Scenario> for Item {
+    fn borrow(&self) -> &Scenario {
+        &self.1
+    }
 }
 
 /// Counts a run's legacy known gaps and its findings of the separator
@@ -1345,11 +1355,13 @@ pub(crate) fn explore_plan_with(
     let worker = |w: usize| {
         let mut report = Report::new();
         let mut memo = StreamMemo::new();
-        let mut checker = StepChecker::new();
-        for &(f, i) in work.iter().skip(w).step_by(threads) {
-            check_one_with(&scenario_at(f, i), f, &mut report, &mut memo, &mut checker);
+        let items = work.iter().skip(w).step_by(threads);
+        let items = items.map(|&(f, i)| Item(f, scenario_at(f, i)));
+        check_runs(items, &mut memo, |Item(f, s), steps, result| {
+            record(&s, f.name(), steps, result, &mut report);
             done();
-        }
+        });
+        report.distinct_streams += memo.misses;
         report
     };
     in_threads(threads, &worker)

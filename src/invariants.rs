@@ -17,7 +17,9 @@ mod incremental;
 mod state_texts;
 #[cfg(test)]
 use incremental::MemoEntry;
-pub use incremental::{StepChecker, StreamMemo, check_trace_memo};
+#[cfg(any(test, feature = "cli"))]
+pub(crate) use incremental::check_trace_memo;
+pub use incremental::{StepChecker, StreamMemo, check_runs};
 use state_texts::{fixed_texts, moving_texts};
 
 use indexmap::IndexMap;

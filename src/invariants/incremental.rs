@@ -799,7 +799,7 @@ fn stream_key(keys: &[u64]) -> u64 {
 /// diagnostics in the same order. `steps` is the [`StepChecker`] that
 /// judged every step of `trace`'s run, if one did: what it judged for good
 /// is not judged again (rule `PERF-END-AFTER-STEPS`).
-pub fn check_trace_memo(
+pub(crate) fn check_trace_memo(
     trace: &Trace,
     scenario: &Scenario,
     memo: &mut StreamMemo,
@@ -810,6 +810,82 @@ pub fn check_trace_memo(
     out.extend(beyond_the_stream(trace, scenario, steps));
     out.extend_from_slice(wire);
     out
+}
+
+/// How many runs [`check_runs`] runs, each judged at its steps, before it
+/// judges their ends (rule `PERF-END-BATCHED`). The end-of-run invariants
+/// and the oracle behind the memo are more code than the first-level
+/// instruction cache holds beside the model's: judged after every run, each
+/// run's end loads them again after the model's steps pushed them out.
+/// Sixteen keeps them loaded across the batch's ends, and the batch's
+/// traces in memory (a few kilobytes each in the exploration's families).
+pub(crate) const RUN_BATCH: usize = 16;
+
+/// Runs each of `scenarios` with every invariant after every step and at
+/// the end, as `explore` checks its scenarios, and hands each, in order, to
+/// `done` with its steps and its findings (or why it could not run).
+///
+/// The runs go in batches of [`RUN_BATCH`] (rule `PERF-END-BATCHED`):
+/// each run judged at every step by a [`StepChecker`] of its own, then
+/// the batch's runs judged at their ends, in order, by
+/// [`check_trace_memo`] with `memo` and the run's own step checker. What
+/// `done` receives for a run is what checking it alone right after its run
+/// gives: the step findings in step order, then the end's.
+pub fn check_runs<S: std::borrow::Borrow<Scenario>>(
+    scenarios: impl IntoIterator<Item = S>,
+    memo: &mut StreamMemo,
+    mut done: impl FnMut(S, usize, Result<Vec<Diagnostic>, crate::scenario::ScenarioError>),
+) {
+    let mut checkers: Vec<StepChecker> = Vec::new();
+    let mut batch: Vec<Ran<S>> = Vec::with_capacity(RUN_BATCH);
+    let mut scenarios = scenarios.into_iter();
+    loop {
+        for (k, scenario) in scenarios.by_ref().take(RUN_BATCH).enumerate() {
+            if checkers.len() == k {
+                checkers.push(StepChecker::new());
+            }
+            let checker = &mut checkers[k];
+            let mut found = Vec::new();
+            let mut steps = 0usize;
+            checker.restart();
+            let run = crate::scenario::run_observed(
+                scenario.borrow(),
+                crate::scenario::RunOptions::default(),
+                &mut |c, t| {
+                    steps += 1;
+                    checker.step(c, t, &mut found);
+                },
+            );
+            batch.push(Ran {
+                scenario,
+                steps,
+                run: run.map(|t| (t, found)),
+            });
+        }
+        if batch.is_empty() {
+            return;
+        }
+        for (ran, checker) in batch.drain(..).zip(&checkers) {
+            let result = ran.run.map(|(trace, mut found)| {
+                found.extend(check_trace_memo(
+                    &trace,
+                    ran.scenario.borrow(),
+                    memo,
+                    Some(checker),
+                ));
+                found
+            });
+            done(ran.scenario, ran.steps, result);
+        }
+    }
+}
+
+/// One run of a [`check_runs`] batch, judged at its steps, awaiting its end.
+struct Ran<S> {
+    scenario: S,
+    steps: usize,
+    /// The trace and the step findings, or why the run failed.
+    run: Result<(Trace, Vec<Diagnostic>), crate::scenario::ScenarioError>,
 }
 
 #[cfg(test)]

@@ -1095,3 +1095,107 @@ proptest! {
         }
     }
 }
+
+/// A run's steps and its findings, or its error's text, as `check_runs`
+/// hands them over.
+type Checked = (usize, Result<Vec<Diagnostic>, String>);
+
+/// Every `stride`-th explored scenario, with one the model refuses (an
+/// amendment no profile file reads) in the middle of a batch.
+fn batched_sample(stride: usize) -> Vec<Scenario> {
+    let mut scenarios = crate::explore::scenarios(stride, 0, 0);
+    let mut refused = scenarios[3].clone();
+    refused.amendment = Some(serde_json::Map::from_iter([(
+        "switches".to_owned(),
+        serde_json::Value::from(7),
+    )]));
+    scenarios.insert(RUN_BATCH + 3, refused);
+    scenarios
+}
+
+/// Each scenario checked alone, right after its run: a step checker of its
+/// own, then `check_trace_memo` with `memo`.
+fn checked_alone(scenarios: &[Scenario], memo: &mut StreamMemo) -> Vec<Checked> {
+    let mut out = Vec::new();
+    for s in scenarios {
+        let mut checker = StepChecker::new();
+        let mut found = Vec::new();
+        let mut steps = 0;
+        let run = run_observed(s, RunOptions::default(), &mut |c, t| {
+            steps += 1;
+            checker.step(c, t, &mut found);
+        });
+        let result = run.map(|t| {
+            found.extend(check_trace_memo(&t, s, memo, Some(&checker)));
+            found
+        });
+        out.push((steps, result.map_err(|e| e.to_string())));
+    }
+    out
+}
+
+/// Rule: PERF-END-BATCHED — invariant: `check_runs` hands each scenario,
+/// in order, exactly what checking it alone right after its run gives (its
+/// steps, its step findings then its end's, or its error), and its memo
+/// computes the same streams; over several batches whose runs find
+/// something, with a refused scenario among them.
+#[test]
+fn a_batched_run_finds_what_each_run_checked_alone_finds() {
+    let scenarios = batched_sample(41);
+    assert!(scenarios.len() > 3 * RUN_BATCH, "{}", scenarios.len());
+    let mut alone_memo = StreamMemo::new();
+    let alone = checked_alone(&scenarios, &mut alone_memo);
+    let mut memo = StreamMemo::new();
+    let mut batched: Vec<Checked> = Vec::new();
+    let mut order = Vec::new();
+    check_runs(&scenarios, &mut memo, |s: &Scenario, steps, result| {
+        order.push(s.clone());
+        batched.push((steps, result.map_err(|e| e.to_string())));
+    });
+    assert!(order == scenarios, "scenarios handed back out of order");
+    assert_eq!(batched, alone);
+    assert_eq!(
+        (memo.misses, memo.hits),
+        (alone_memo.misses, alone_memo.hits)
+    );
+    let found = alone
+        .iter()
+        .filter(|(_, r)| r.as_ref().is_ok_and(|f| !f.is_empty()));
+    assert!(found.count() > 10);
+    assert_eq!(alone.iter().filter(|(_, r)| r.is_err()).count(), 1);
+}
+
+/// Rule: PERF-END-BATCHED — the comparison above can fail: a batch that
+/// judges every run's end with one step checker (the batch's last run's,
+/// a checker restarted per run but shared) hands some run findings other
+/// than its own, since the end of a run trusts a checker that read as many
+/// records as the run has.
+#[test]
+fn a_batch_sharing_one_step_checker_disagrees() {
+    let scenarios = batched_sample(41);
+    let alone = checked_alone(&scenarios, &mut StreamMemo::new());
+    let mut memo = StreamMemo::new();
+    let mut shared = StepChecker::new();
+    let mut wrong: Vec<Checked> = Vec::new();
+    for batch in scenarios.chunks(RUN_BATCH) {
+        let mut ran = Vec::new();
+        for s in batch {
+            let (mut found, mut steps) = (Vec::new(), 0);
+            shared.restart();
+            let run = run_observed(s, RunOptions::default(), &mut |c, t| {
+                steps += 1;
+                shared.step(c, t, &mut found);
+            });
+            ran.push((s, steps, run.map(|t| (t, found))));
+        }
+        for (s, steps, run) in ran {
+            let result = run.map(|(t, mut found)| {
+                found.extend(check_trace_memo(&t, s, &mut memo, Some(&shared)));
+                found
+            });
+            wrong.push((steps, result.map_err(|e| e.to_string())));
+        }
+    }
+    assert_eq!(wrong.len(), alone.len());
+    assert_ne!(wrong, alone);
+}
