@@ -817,8 +817,11 @@ pub(crate) fn check_trace_memo(
 /// and the oracle behind the memo are more code than the first-level
 /// instruction cache holds beside the model's: judged after every run, each
 /// run's end loads them again after the model's steps pushed them out.
-/// Sixteen keeps them loaded across the batch's ends, and the batch's
-/// traces in memory (a few kilobytes each in the exploration's families).
+/// Sixteen keeps them loaded across the batch's ends in callgrind's cache
+/// simulation (a sixth fewer instruction misses), and the batch's traces
+/// in memory (a few kilobytes each in the exploration's families); the
+/// clock on the host's CPU shows no gain (docs/decisions/performance.md,
+/// "Performance: the ends of runs are judged in batches").
 pub(crate) const RUN_BATCH: usize = 16;
 
 /// Runs each of `scenarios` with every invariant after every step and at
