@@ -84,14 +84,14 @@ use serde_json::{Value, json};
 use crate::check::Diagnostic;
 use crate::generate::choice::{Choices, Radix};
 use crate::generate::scenario as generated;
-use crate::invariants::{Known, StepChecker, StreamMemo, check_runs, check_trace_memo};
+use crate::invariants::{Known, StreamMemo, check_runs};
 use crate::model::coordinator::{Call, RunPolicy};
 use crate::model::routing::InquiryErrorKind;
 use crate::model::tool::{AnswerType, Question, QuestionConfig, QuestionTarget};
 use crate::profile::ProfileName;
 use crate::scenario::{
-    self, BackendReply, Finish, Program, PrompterReply, RunOptions, Scenario, ScenarioError,
-    ScriptedAsk, ToolSetup, TurnScript,
+    BackendReply, Finish, Program, PrompterReply, RunOptions, Scenario, ScenarioError, ScriptedAsk,
+    ToolSetup, TurnScript,
 };
 
 /// Which family to enumerate.
@@ -649,30 +649,15 @@ fn triples(ch: &mut impl Choices) -> Scenario {
     )
 }
 
-/// Runs and checks one scenario, counting it under `name` in the report,
-/// remembering the stream invariants' results in `memo`; `checker` is
-/// restarted for the run (its tables kept from the last one).
-fn check_named(
-    s: &Scenario,
-    name: &str,
-    report: &mut Report,
-    memo: &mut StreamMemo,
-    checker: &mut StepChecker,
-) {
-    let mut found: Vec<Diagnostic> = Vec::new();
-    let mut steps = 0usize;
-    checker.restart();
-    let result = scenario::run_observed(s, RunOptions::default(), &mut |c, t| {
-        steps += 1;
-        checker.step(c, t, &mut found);
-    });
+/// Runs and checks one scenario as a worker does ([`check_runs`]), counting
+/// it under `name` in the report, remembering the stream invariants'
+/// results in `memo`.
+fn check_named(s: &Scenario, name: &str, report: &mut Report, memo: &mut StreamMemo) {
     let misses = memo.misses;
-    let result = result.map(|trace| {
-        found.extend(check_trace_memo(&trace, s, memo, Some(checker)));
-        found
+    check_runs([s], memo, |s, steps, result| {
+        record(s, name, steps, result, report);
     });
     report.distinct_streams += memo.misses - misses;
-    record(s, name, steps, result, report);
 }
 
 /// Counts one checked run of `s` under `name` in the report: its steps,
@@ -1263,9 +1248,7 @@ pub(crate) fn explore_given(s: &Scenario, name: &str, how: GivenSearch) -> Repor
         ..s.clone()
     };
     match how {
-        GivenSearch::Scheduled => {
-            check_named(s, name, &mut report, &mut memo, &mut StepChecker::new())
-        }
+        GivenSearch::Scheduled => check_named(s, name, &mut report, &mut memo),
         GivenSearch::States(dedup) => search_one(&root, name, dedup, &mut report, &mut memo),
         GivenSearch::Forking(reduction) => search_one_por(
             &root,
