@@ -9,11 +9,15 @@
 # The host's speed moves the bench's clock rows by more than most changes
 # do (docs/performance-log.md); these counts are nearly deterministic for
 # one build (the model's maps are hashed with random seeds, which move a
-# count by well under 0.1% and the ratios by about 0.002). The estimate charges each first-level miss (instruction or data)
-# ten cycles on top of one per instruction: a second-level hit's cost on
-# the machines here, which is where nearly all of these misses land (the
-# last-level misses are a few thousand). It is a model of the clock, not a
-# reading of it; the instruction ratio is the exact figure.
+# count by well under 0.1% and the ratios by about 0.002). The estimate
+# charges each first-level miss (instruction or data) ten cycles on top of
+# one per instruction: about a second-level hit, which is where nearly all
+# of these misses land (the last-level misses are a few thousand). It is a
+# model of the clock, not a reading of it, and it overstates an instruction
+# miss on the host's CPU: a change that moves mostly cache misses is
+# confirmed by bench runs alternated with the code before
+# (docs/decisions/performance.md, "Performance: measure in instructions,
+# report in time"); the instruction ratio is the exact figure.
 #
 #   MODEL_RATIO_STRIDE=20   every STRIDE-th scenario of the small scope
 #   MODEL_RATIO_OUT=/tmp    where the callgrind files go

@@ -828,10 +828,10 @@ pub(crate) const RUN_BATCH: usize = 16;
 /// the end, as `explore` checks its scenarios, and hands each, in order, to
 /// `done` with its steps and its findings (or why it could not run).
 ///
-/// The runs go in batches of [`RUN_BATCH`] (rule `PERF-END-BATCHED`):
-/// each run judged at every step by a [`StepChecker`] of its own, then
-/// the batch's runs judged at their ends, in order, by
-/// [`check_trace_memo`] with `memo` and the run's own step checker. What
+/// The runs go in batches of 16 (rule `PERF-END-BATCHED`): each run
+/// judged at every step by a [`StepChecker`] of its own, then the batch's
+/// runs judged at their ends, in order, with `memo` and the run's own step
+/// checker (what it judged for good is not judged again). What
 /// `done` receives for a run is what checking it alone right after its run
 /// gives: the step findings in step order, then the end's.
 pub fn check_runs<S: std::borrow::Borrow<Scenario>>(
