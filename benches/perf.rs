@@ -1165,40 +1165,74 @@ fn fuzz_rates(cfg: &Config, table: &mut Table) {
 // 4b. model bars
 // ---------------------------------------------------------------------------
 
-/// The model rows with their bars: the bare model at 2 000 000
-/// coordinator steps/s; every invariant after every step and at the end
-/// ([`check_runs`], as `explore` checks its scenarios) at 1.5x the bare
-/// model's time or less, on the same prebuilt scenarios; and
-/// the exploration with its worker threads against one thread.
+/// How many scenarios [`model_bars`] runs bare, then checked (or the other
+/// way round), before it switches: about 30 ms of the bare model. A
+/// slice of 512 read the invariants about 4% higher than one pass over
+/// every scenario (each checked slice finds the memo's tables pushed out
+/// of the cache by the bare slice before it), one of 4 096 about 2%
+/// (docs/decisions/performance.md, "Performance: the model rows alternate
+/// slices of a round").
+const MODEL_SLICE: usize = 4096;
+
+/// The model rows with their bars: the bare model at 1 000 000
+/// coordinator steps/s or more (2 000 000 the aim); every invariant after
+/// every step and at the end ([`check_runs`], as `explore` checks its
+/// scenarios) at 1.5x the bare model's time or less, on the same prebuilt
+/// scenarios; and the exploration with its worker threads against one
+/// thread.
 ///
-/// The invariants' ratio is the median of the rounds' own ratios (each
-/// round times the bare model, then the checked one, back to back), and
-/// its spread is theirs: a load that changes between rounds moves both
-/// times of a round alike, where a ratio of the two medians would mix
-/// rounds. Seven rounds: each is a fraction of a second.
+/// A round runs every scenario bare and checked, [`MODEL_SLICE`]
+/// scenarios at a time, the two alternating slice by slice (which goes
+/// first alternates too), and sums each one's slices: the host switches
+/// between two speeds for seconds at a time, and a round's two times
+/// share the host's speed only if they are taken close together. The
+/// checked slices of a round share one memo, as one `check_runs` over
+/// every scenario would. The invariants' ratio is the median of the
+/// rounds' own ratios, its spread theirs. Seven rounds: each is a second
+/// or so.
 fn model_bars(cfg: &Config, table: &mut Table) {
     // Every `stride`-th scenario of the small scope, as `explore` enumerates it.
     let scenarios = explore::scenarios(cfg.stride, 0, 0);
     let mut steps = 0usize;
-    let mut bare = || {
-        steps = 0;
+    let bare = |slice: &[scenario::Scenario], steps: &mut usize| {
         timed(|| {
-            for s in &scenarios {
-                scenario::run_observed(s, RunOptions::default(), &mut |_, _| steps += 1)
+            for s in slice {
+                scenario::run_observed(s, RunOptions::default(), &mut |_, _| *steps += 1)
                     .expect("explored scenarios run");
             }
         })
     };
-    let mut checked = || {
+    let checked = |slice: &[scenario::Scenario], memo: &mut StreamMemo| {
         timed(|| {
-            let mut memo = StreamMemo::new();
-            check_runs(&scenarios, &mut memo, |_, _, found| {
+            check_runs(slice, memo, |_, _, found| {
                 std::hint::black_box(found.expect("explored scenarios run"));
             });
         })
     };
+    let mut round = || {
+        let mut memo = StreamMemo::new();
+        let (mut tb, mut tc) = (Duration::ZERO, Duration::ZERO);
+        steps = 0;
+        for (k, slice) in scenarios.chunks(MODEL_SLICE).enumerate() {
+            if k % 2 == 0 {
+                tb += bare(slice, &mut steps);
+                tc += checked(slice, &mut memo);
+            } else {
+                tc += checked(slice, &mut memo);
+                tb += bare(slice, &mut steps);
+            }
+        }
+        (tb, tc)
+    };
     let runs = if cfg.full { 7 } else { 1 };
-    let times = interleaved(runs, &mut [&mut bare, &mut checked]);
+    // One untimed round first, as `interleaved` does.
+    black_box(round());
+    let mut times = [Vec::with_capacity(runs), Vec::with_capacity(runs)];
+    for _ in 0..runs {
+        let (tb, tc) = round();
+        times[0].push(tb);
+        times[1].push(tc);
+    }
     let (tb, tc) = (median(times[0].clone()), median(times[1].clone()));
     // Each round's checked time against its own bare time.
     let ratios: Vec<f64> = times[0]
@@ -1224,7 +1258,7 @@ fn model_bars(cfg: &Config, table: &mut Table) {
     );
     let ratio = median_f64(&ratios);
     table.push(
-        "every invariant after every step and at the end, incremental (same scenarios; median of the rounds' ratios)",
+        "every invariant after every step and at the end, incremental (same scenarios, alternated 4096 at a time; median of the rounds' ratios)",
         format!("{:.0} steps/s", per_s(steps, tc)),
         format!("{bare_rate:.0} steps/s bare model"),
         format!("{ratio:.2}x time"),
