@@ -1168,8 +1168,9 @@ fn fuzz_rates(cfg: &Config, table: &mut Table) {
 /// How many scenarios [`model_bars`] runs bare, then checked (or the other
 /// way round), before it switches: about 30 ms of the bare model. A
 /// slice of 512 read the invariants about 4% higher than one pass over
-/// every scenario (each checked slice finds the memo's tables pushed out
-/// of the cache by the bare slice before it), one of 4 096 about 2%
+/// every scenario (likely because each checked slice finds the memo's
+/// tables pushed out of the cache by the bare slice before it), one of
+/// 4 096 about 2%
 /// (docs/decisions/performance.md, "Performance: the model rows alternate
 /// slices of a round").
 const MODEL_SLICE: usize = 4096;
