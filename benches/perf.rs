@@ -371,6 +371,13 @@ fn ignored_any_lines(bytes: &[u8]) -> usize {
     n
 }
 
+/// The `check` and read rows against serde_json's `IgnoredAny` on the same
+/// bytes. A row's ratio is the median of the rounds' own ratios, each
+/// round's time against the same round's `IgnoredAny`, taken a few tens of
+/// milliseconds apart; its spread is theirs. A ratio of the two medians
+/// mixed rounds the host ran at different speeds (docs/decisions/
+/// performance.md, "Performance: the `check` rows compare each round with
+/// its own floor").
 fn throughput(cfg: &Config, table: &mut Table) {
     let events = corpus::fixture_events().expect("the fixture streams must be readable");
     let dir = TempDir::new("corpus");
@@ -399,7 +406,13 @@ fn throughput(cfg: &Config, table: &mut Table) {
         let size = format!("{:.0} MB, {n} events", bytes.len() as f64 / 1e6);
         for (k, what) in [(2, "check"), (1, "read (EventReader)")] {
             let t = median(times[k].clone());
-            let ratio = t.as_secs_f64() / base.as_secs_f64();
+            // Each round's time against the same round's floor.
+            let ratios: Vec<f64> = times[0]
+                .iter()
+                .zip(&times[k])
+                .map(|(f, x)| x.as_secs_f64() / f.as_secs_f64())
+                .collect();
+            let ratio = median_f64(&ratios);
             table.push(
                 format!("{what} throughput, corpus as {name} ({size})"),
                 format!("{:.0} MB/s", mbps(bytes.len(), t)),
@@ -410,7 +423,7 @@ fn throughput(cfg: &Config, table: &mut Table) {
                 } else {
                     "-".to_owned()
                 },
-                spread(&times[k]),
+                spread_f64(&ratios),
             );
         }
     }
@@ -1445,8 +1458,9 @@ fn main() {
     println!();
     println!(
         "{} cores; load average {} at start, {} at end; {:.0} s in all. MB = 10^6 bytes; \
-         times are medians of interleaved runs; scaling rows compare the fastest run of each \
-         size (each size in a fresh process), with cold caches.",
+         times are medians of interleaved runs, and the ratios of the check, read and \
+         every-invariant rows medians of each round's own ratio; scaling rows compare the \
+         fastest run of each size (each size in a fresh process), with cold caches.",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         load_before,
         load_average(),
