@@ -1183,9 +1183,8 @@ fn fuzz_rates(cfg: &Config, table: &mut Table) {
 /// slice of 512 read the invariants about 4% higher than one pass over
 /// every scenario (likely because each checked slice finds the memo's
 /// tables pushed out of the cache by the bare slice before it), one of
-/// 4 096 about 2%
-/// (docs/decisions/performance.md, "Performance: the model rows alternate
-/// slices of a round").
+/// 4 096 about 2% (docs/decisions/performance.md, "Performance: the model
+/// rows alternate slices of a round").
 const MODEL_SLICE: usize = 4096;
 
 /// The model rows with their bars: the bare model at 1 000 000
@@ -1272,7 +1271,9 @@ fn model_bars(cfg: &Config, table: &mut Table) {
     );
     let ratio = median_f64(&ratios);
     table.push(
-        "every invariant after every step and at the end, incremental (same scenarios, alternated 4096 at a time; median of the rounds' ratios)",
+        format!(
+            "every invariant after every step and at the end, incremental (same scenarios, alternated {MODEL_SLICE} at a time; median of the rounds' ratios)"
+        ),
         format!("{:.0} steps/s", per_s(steps, tc)),
         format!("{bare_rate:.0} steps/s bare model"),
         format!("{ratio:.2}x time"),
