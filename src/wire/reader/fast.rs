@@ -200,6 +200,16 @@ pub(crate) struct FastEvent<'a> {
     pub(super) last_newline: Option<usize>,
 }
 
+/// What [`Fast::stop`] read at a string's stop.
+enum Stop {
+    /// The closing quote.
+    End,
+    /// An escape.
+    Escape,
+    /// A run of non-ASCII text.
+    Text,
+}
+
 /// The cursor of [`read_event`].
 struct Fast<'a> {
     bytes: &'a [u8],
@@ -288,54 +298,127 @@ impl Fast<'_> {
             return None;
         }
         self.i += 1;
-        let mut escaped = false;
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, `string_rest_avx2`'s one requirement.
+            return unsafe { self.string_rest_avx2() };
+        }
+        self.string_rest(false)
+    }
+
+    /// The rest of a string after its opening quote, one [`text_stop`] a
+    /// stop; `escaped` says whether an escape came before the cursor.
+    fn string_rest(&mut self, mut escaped: bool) -> Option<bool> {
         loop {
-            let rest = &self.bytes[self.i..];
-            let k = text_stop(rest)?;
+            let k = text_stop(&self.bytes[self.i..])?;
             self.i += k;
-            if rest[k] >= 0x80 {
-                // Non-ASCII text: validated up to the next ASCII byte (see
-                // `scanned_text`).
-                let run = &rest[k..];
-                let end = non_ascii_run(run);
-                std::str::from_utf8(&run[..end]).ok()?;
-                self.i += end;
-                continue;
-            }
-            if rest[k] < 0x20 {
-                return None;
-            }
-            if rest[k] == b'"' {
-                self.i += 1;
-                return Some(escaped);
-            }
-            escaped = true;
-            let e = *self.bytes.get(self.i + 1)?;
-            // A table, not a `match`: the match compiles to a jump table
-            // whose indirect jump mispredicts on a mix of escapes.
-            if SHORT_ESCAPE[usize::from(e)] {
-                self.i += 2;
-                continue;
-            }
-            match e {
-                b'u' => match self.hex_escape(self.i)? {
-                    0xD800..=0xDBFF => {
-                        // A surrogate pair is one character; anything else
-                        // around a surrogate gives way.
-                        if self.bytes.get(self.i + 6) != Some(&b'\\')
-                            || self.bytes.get(self.i + 7) != Some(&b'u')
-                            || !(0xDC00..=0xDFFF).contains(&self.hex_escape(self.i + 6)?)
-                        {
-                            return None;
-                        }
-                        self.i += 12;
-                    }
-                    0xDC00..=0xDFFF => return None,
-                    _ => self.i += 6,
-                },
-                _ => return None,
+            match self.stop()? {
+                Stop::End => return Some(escaped),
+                Stop::Escape => escaped = true,
+                Stop::Text => {}
             }
         }
+    }
+
+    /// [`Fast::string_rest`] 64 bytes a block with AVX2: a block's stops
+    /// are found at once and taken from its mask one by one, the closing
+    /// quote and the two-byte escapes (`\n`, `\"`) without leaving the
+    /// block, so a string dense with escapes (a tool's output, a file's
+    /// text) is not scanned again from each one. Any other stop is read
+    /// by [`Fast::stop`], and the scan goes on from after it; the last 63
+    /// bytes of the input by [`Fast::string_rest`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn string_rest_avx2(&mut self) -> Option<bool> {
+        let mut escaped = false;
+        loop {
+            let Some(block) = self.bytes.get(self.i..).and_then(<[u8]>::first_chunk::<64>) else {
+                return self.string_rest(escaped);
+            };
+            let base = self.i;
+            // SAFETY: AVX2 is present (this function's requirement).
+            let mut mask = unsafe { avx2::block_mask(block) };
+            loop {
+                if mask == 0 {
+                    self.i = base + 64;
+                    break;
+                }
+                let k = mask.trailing_zeros() as usize;
+                let b = block[k];
+                if b == b'"' {
+                    self.i = base + k + 1;
+                    return Some(escaped);
+                }
+                if b == b'\\' && k < 63 && SHORT_ESCAPE[usize::from(block[k + 1])] {
+                    // The escape and the character it escapes, which may
+                    // itself be a stop (`\"`, `\\`), are passed over.
+                    escaped = true;
+                    mask &= !(3u64 << k);
+                    continue;
+                }
+                self.i = base + k;
+                match self.stop()? {
+                    Stop::End => return Some(escaped),
+                    Stop::Escape => escaped = true,
+                    Stop::Text => {}
+                }
+                break;
+            }
+        }
+    }
+
+    /// Reads the stop [`text_stop`] found at the cursor and moves past
+    /// it: the closing quote, one escape, or a run of non-ASCII text
+    /// (validated up to the next ASCII byte, see `scanned_text`). `None`
+    /// for a control character, an unknown escape, bad `\u` digits,
+    /// invalid UTF-8, or a surrogate escape that is not half of a pair.
+    #[inline(always)]
+    fn stop(&mut self) -> Option<Stop> {
+        let b = *self.bytes.get(self.i)?;
+        if b >= 0x80 {
+            let run = &self.bytes[self.i..];
+            let end = non_ascii_run(run);
+            std::str::from_utf8(&run[..end]).ok()?;
+            self.i += end;
+            return Some(Stop::Text);
+        }
+        if b < 0x20 {
+            return None;
+        }
+        if b == b'"' {
+            self.i += 1;
+            return Some(Stop::End);
+        }
+        let e = *self.bytes.get(self.i + 1)?;
+        // A table, not a `match`: the match compiles to a jump table
+        // whose indirect jump mispredicts on a mix of escapes.
+        if SHORT_ESCAPE[usize::from(e)] {
+            self.i += 2;
+            return Some(Stop::Escape);
+        }
+        match e {
+            b'u' => match self.hex_escape(self.i)? {
+                0xD800..=0xDBFF => {
+                    // A surrogate pair is one character; anything else
+                    // around a surrogate gives way.
+                    if self.bytes.get(self.i + 6) != Some(&b'\\')
+                        || self.bytes.get(self.i + 7) != Some(&b'u')
+                        || !(0xDC00..=0xDFFF).contains(&self.hex_escape(self.i + 6)?)
+                    {
+                        return None;
+                    }
+                    self.i += 12;
+                }
+                0xDC00..=0xDFFF => return None,
+                _ => self.i += 6,
+            },
+            _ => return None,
+        }
+        Some(Stop::Escape)
     }
 
     /// The code unit of the `\uXXXX` escape whose backslash is at `at`.
@@ -572,6 +655,31 @@ pub(super) fn text_stops(bytes: &[u8]) -> Vec<(&'static str, Option<usize>)> {
     out
 }
 
+/// Every way this CPU can read the rest of a string (after its opening
+/// quote, at the start of `bytes`), by name: one [`text_stop`] a stop and,
+/// where the CPU has AVX2, 64-byte blocks. Each gives whether the string
+/// held an escape and where it ended, or `None` where it refused.
+#[cfg(test)]
+pub(super) fn string_rests(bytes: &[u8]) -> Vec<(&'static str, Option<(bool, usize)>)> {
+    let fast = || Fast {
+        bytes,
+        i: 0,
+        newlines: 0,
+        last_newline: None,
+    };
+    let mut f = fast();
+    #[allow(unused_mut)]
+    let mut out = vec![("stop by stop", f.string_rest(false).map(|e| (e, f.i)))];
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        let mut f = fast();
+        // SAFETY: the CPU has AVX2.
+        let found = unsafe { f.string_rest_avx2() };
+        out.push(("avx2 blocks", found.map(|e| (e, f.i))));
+    }
+    out
+}
+
 /// Where the string whose `"` is at `at` ends (just past its closing
 /// quote) when that quote is the first byte [`text_stop`] stops at within
 /// the 32 bytes after the opening one: a string of at most 31 bytes,
@@ -646,8 +754,9 @@ mod sse2 {
 
 /// [`text_stop`] thirty-two bytes a step with AVX2, where the CPU has it
 /// (found at run time): the same three compares and mask as [`sse2`] on
-/// twice the bytes. Long strings (tool outputs, file contents) are most of
-/// a real stream's bytes, and this halves their scan's loop.
+/// twice the bytes, and a 64-byte block's stops as one mask for
+/// `Fast::string_rest_avx2`. Long strings (tool outputs, file contents)
+/// are most of a real stream's bytes.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::{
@@ -672,26 +781,52 @@ mod avx2 {
         let mut offset = 16;
         let (blocks, _) = bytes[offset..].as_chunks::<32>();
         for block in blocks {
-            // SAFETY: `block` is 32 readable bytes; the load is unaligned;
-            // AVX2 is present (this function's requirement).
-            let mask = unsafe {
-                let v = _mm256_loadu_si256(block.as_ptr().cast::<__m256i>());
-                let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
-                let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
-                // Signed: bytes at or above 0x80 are negative, so this
-                // takes the control and the high bytes together.
-                let low_or_high = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v);
-                _mm256_movemask_epi8(_mm256_or_si256(
-                    _mm256_or_si256(quote, backslash),
-                    low_or_high,
-                ))
-            };
+            // SAFETY: `block` is 32 readable bytes; AVX2 is present (this
+            // function's requirement).
+            let mask = unsafe { half(block.as_ptr()) };
             if mask != 0 {
                 return Some(offset + mask.trailing_zeros() as usize);
             }
             offset += 32;
         }
         super::sse2::text_stop(&bytes[offset..]).map(|k| offset + k)
+    }
+
+    /// The stops of a 64-byte block, one bit a byte (bit `k` for byte
+    /// `k`): two 32-byte halves tested as in [`text_stop`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) unsafe fn block_mask(block: &[u8; 64]) -> u64 {
+        // SAFETY: both halves lie in `block`; AVX2 is present.
+        let (low, high) = unsafe { (half(block.as_ptr()), half(block[32..].as_ptr())) };
+        u64::from(low) | (u64::from(high) << 32)
+    }
+
+    /// The stops of the 32 bytes at `at`, one bit a byte.
+    ///
+    /// # Safety
+    ///
+    /// 32 bytes at `at` must be readable; the CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn half(at: *const u8) -> u32 {
+        // SAFETY: the caller's requirements; the load is unaligned.
+        unsafe {
+            let v = _mm256_loadu_si256(at.cast::<__m256i>());
+            let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+            let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
+            // Signed: bytes at or above 0x80 are negative, so this takes
+            // the control and the high bytes together.
+            let low_or_high = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v);
+            _mm256_movemask_epi8(_mm256_or_si256(
+                _mm256_or_si256(quote, backslash),
+                low_or_high,
+            )) as u32
+        }
     }
 }
 

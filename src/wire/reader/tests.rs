@@ -1,4 +1,4 @@
-use super::fast::{non_ascii_run, text_stop, text_stops};
+use super::fast::{non_ascii_run, string_rests, text_stop, text_stops};
 use super::*;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -607,6 +607,106 @@ proptest! {
             .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
         for (path, found) in text_stops(bytes) {
             prop_assert_eq!(found, expected, "{}", path);
+        }
+    }
+}
+
+/// Pieces of string content for the block boundary cases below, valid or
+/// not: escapes of every length, a surrogate pair and its misuses,
+/// non-ASCII characters whole and cut, raw control bytes.
+const PIECES: [&[u8]; 24] = [
+    br#"\n"#,
+    br#"\""#,
+    br#"\\"#,
+    br#"\\\""#,
+    br#"\/"#,
+    br#"\t"#,
+    br#"\u00e9"#,
+    br#"\u0000"#,
+    br#"\uD83D\uDE00"#,
+    br#"\uD83D\n"#,
+    br#"\uDC00"#,
+    br#"\x"#,
+    br#"\u12"#,
+    b"\\",
+    b"\xc3\xa9",
+    "😀".as_bytes(),
+    "中é".as_bytes(),
+    b"\xc3",
+    b"\xed\xa0\x80",
+    b"\xff",
+    b"\x01",
+    b"\n",
+    b"\x7f",
+    b"\\\\\\\"",
+];
+
+/// Rule: PERF-READ-SAME — a string's escapes, non-ASCII text and refused
+/// bytes read the same wherever they fall against the 64-byte blocks of
+/// the string scan (an escape's backslash the last byte of a block and its
+/// letter the first of the next, a character across two blocks): every
+/// piece, after every count of plain bytes from 0 to 140, in a value and
+/// in a name, is read by the fast path as serde's canonical path reads it,
+/// and every way of reading a string's rest ends in the same place.
+#[test]
+fn strings_read_the_same_across_block_boundaries() {
+    let pad = "y".repeat(70);
+    for piece in PIECES {
+        for n in 0..=140 {
+            let mut body = "x".repeat(n).into_bytes();
+            body.extend_from_slice(piece);
+            body.extend_from_slice(b"tail");
+            let mut rest = body.clone();
+            rest.extend_from_slice(format!("\",\"b\":\"{pad}\"}}").as_bytes());
+            let paths = string_rests(&rest);
+            for (path, found) in &paths {
+                assert_eq!(
+                    *found,
+                    paths[0].1,
+                    "{path} against {} on {:?}",
+                    paths[0].0,
+                    String::from_utf8_lossy(&rest)
+                );
+            }
+            for event in [
+                [b"{\"a\":\"".as_slice(), &rest].concat(),
+                [
+                    b"{\"".as_slice(),
+                    &body,
+                    b"\":1,\"b\":\"",
+                    pad.as_bytes(),
+                    b"\"}",
+                ]
+                .concat(),
+            ] {
+                agrees(&event).unwrap_or_else(|e| {
+                    panic!(
+                        "{e} ({n} plain bytes, then {:?})",
+                        String::from_utf8_lossy(piece)
+                    )
+                });
+            }
+        }
+    }
+}
+
+proptest! {
+    /// Rule: PERF-READ-SAME — every way of reading a string's rest (one
+    /// scan a stop, and 64-byte blocks where the CPU has AVX2) ends in the
+    /// same place, with the same answer on escapes, or refuses alike, on
+    /// strings of plain text, escapes and non-ASCII text several blocks
+    /// long.
+    #[test]
+    fn every_string_path_ends_where_the_stop_loop_does(
+        pieces in vec(prop_oneof![3 => "[a-z ]{0,70}".prop_map(String::into_bytes), 2 => string_piece()], 0..12),
+        after in "[a-z\",:{} ]{0,80}",
+    ) {
+        let mut bytes: Vec<u8> = pieces.concat();
+        bytes.push(b'"');
+        bytes.extend_from_slice(after.as_bytes());
+        let paths = string_rests(&bytes);
+        for (path, found) in &paths {
+            prop_assert_eq!(*found, paths[0].1, "{} against {}", path, paths[0].0);
         }
     }
 }
