@@ -147,7 +147,7 @@ fn needs_escape(c: char) -> bool {
 /// Escapes control, separator and bidi characters (IDs and tool names come
 /// from the stream and may hold them), so a diagnostic always prints as one
 /// line that shows what is in the stream.
-pub(super) fn one_line(message: String) -> String {
+pub(crate) fn one_line(message: String) -> String {
     // Every character `needs_escape` takes is a byte below 0x20, 0x7f, or
     // encoded in UTF-8 from a lead byte 0xc2 (U+0080 to U+009F), 0xd8
     // (U+061C) or 0xe2 (U+200E to U+2069): a message without those bytes
