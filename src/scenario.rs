@@ -19,7 +19,6 @@ pub(crate) mod strip;
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::fmt::Write as _;
 #[cfg(feature = "testkit")]
 use std::hash::Hash;
 use std::hash::Hasher;
@@ -869,7 +868,9 @@ fn scenario_tools_of<T>(
 #[derive(Debug, Clone, Default)]
 struct ScriptState<'s> {
     accepted: Vec<&'s str>,
-    rejections: Map<&'s str, u8>,
+    /// How many answers to each question ID it rejected, in the order the
+    /// IDs were first answered: a list, as a script asks few questions.
+    rejections: Vec<(&'s str, u8)>,
 }
 
 /// The executor boundary under `rules` (for an implementation's own
@@ -916,7 +917,14 @@ fn run_script<'s>(
             continue;
         }
         if answers.contains_key(id) {
-            let n = state.rejections.entry(id).or_insert(0);
+            let at = match state.rejections.iter().position(|&(r, _)| r == id) {
+                Some(at) => at,
+                None => {
+                    state.rejections.push((id, 0));
+                    state.rejections.len() - 1
+                }
+            };
+            let n = &mut state.rejections[at].1;
             if *n < ask.reject_first {
                 *n += 1;
                 return Outcome::NeedsInput {
@@ -945,7 +953,8 @@ fn run_script<'s>(
                 match (a.question.is_secret(), answers.get(&a.question.id)) {
                     (true, _) => content.push_str("=<secret received>"),
                     (false, Some(v)) => {
-                        let _ = write!(content, "={v}");
+                        content.push('=');
+                        crate::wire::Opaque::push_compact(&mut content, v);
                     }
                     (false, None) => content.push_str("=<none>"),
                 }

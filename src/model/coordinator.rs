@@ -114,6 +114,16 @@ impl fmt::Debug for Held {
     }
 }
 
+/// Holds `held` as the answer to question `id` among a call's answers: in
+/// place of an earlier answer to it (latest wins, rule `LIFE-ACCUMULATED`),
+/// else after the others.
+pub(crate) fn hold(answers: &mut Vec<(String, Held)>, id: &str, held: Held) {
+    match answers.iter_mut().find(|(k, _)| k == id) {
+        Some((_, h)) => *h = held,
+        None => answers.push((id.to_owned(), held)),
+    }
+}
+
 /// Where a tool call stands.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Status {
@@ -148,8 +158,11 @@ pub(crate) struct ExecutingTool {
     /// name once when the cycle begins (`None`: no such tool is configured);
     /// the steps after find its spec by this index (rule `PERF-MODEL-MAPS`).
     pub(crate) spec: Option<usize>,
-    /// Answers keyed by bare question ID, latest wins (rule `LIFE-ACCUMULATED`).
-    pub(crate) accumulated_answers: Map<String, Held>,
+    /// Answers keyed by bare question ID, latest wins (rule `LIFE-ACCUMULATED`),
+    /// in the order each ID was first answered. A list, not a map: a call
+    /// holds the answers to the few questions its tool asks, and a map's
+    /// table cost a call two allocations more ([`hold`]).
+    pub(crate) accumulated_answers: Vec<(String, Held)>,
     /// What it waits on.
     pub(crate) status: Status,
 }
@@ -558,7 +571,7 @@ impl Coordinator {
             .extend(calls.into_iter().map(|call| ExecutingTool {
                 spec: tools.get_index_of(&call.tool),
                 call,
-                accumulated_answers: Map::default(),
+                accumulated_answers: Vec::new(),
                 status: Status::Running,
             }));
         for i in 0..self.executing.len() {
@@ -615,22 +628,20 @@ impl Coordinator {
     /// First invocation. Pre-082, static answers are pre-seeded here (RFD 082
     /// "Pre-seed removal" removes exactly this, rule `LIFE-NO-PRESEED`).
     fn start(&mut self, call: usize, fx: &mut Vec<Effect>) {
-        if let (StaticDelivery::PreSeeded, Some(spec)) =
-            (self.rules.static_delivery, self.spec(call))
-        {
-            let seeds: Vec<(String, Value)> = spec
-                .questions
-                .iter()
-                .filter_map(|(id, c)| c.answer.clone().map(|a| (id.clone(), a)))
-                .collect();
-            for (id, value) in seeds {
-                self.executing[call].accumulated_answers.insert(
-                    id,
-                    Held {
-                        value,
-                        secret: false,
-                    },
-                );
+        if let StaticDelivery::PreSeeded = self.rules.static_delivery {
+            let t = &mut self.executing[call];
+            // The coordinator's tools and the call are separate fields: the
+            // spec's IDs are read in place while the call's answers change.
+            if let Some((_, spec)) = t.spec.and_then(|i| self.tools.get_index(i)) {
+                for (id, c) in &spec.questions {
+                    if let Some(value) = &c.answer {
+                        let held = Held {
+                            value: value.clone(),
+                            secret: false,
+                        };
+                        hold(&mut t.accumulated_answers, id, held);
+                    }
+                }
             }
         }
         self.executing[call].status = Status::Running;
@@ -1044,8 +1055,7 @@ impl Coordinator {
             }
         }
         let t = &mut self.executing[call];
-        t.accumulated_answers
-            .insert(q.id.clone(), Held { value, secret });
+        hold(&mut t.accumulated_answers, &q.id, Held { value, secret });
         t.status = Status::Running;
         self.invoke(call, fx);
     }
@@ -1137,6 +1147,30 @@ impl indexmap::Equivalent<(String, String)> for AttemptKey<'_> {
 mod tests {
     use super::*;
     use crate::scenario::{self, RunOptions, Scenario};
+
+    proptest::proptest! {
+        /// Rule: LIFE-ACCUMULATED — invariant: a call's held answers, after
+        /// any sequence of answers (IDs repeating, secret or not), are an
+        /// insertion-ordered map's after the same inserts: one entry per
+        /// question ID, where the ID was first answered, holding the latest
+        /// answer.
+        #[test]
+        fn a_calls_held_answers_are_a_maps_inserts(
+            answers in proptest::collection::vec(("[abc]", 0u8..4, proptest::bool::ANY), 0..12),
+        ) {
+            let mut held = Vec::new();
+            let mut map: indexmap::IndexMap<String, (Value, bool)> = indexmap::IndexMap::new();
+            for (id, n, secret) in answers {
+                let value = Value::from(n);
+                hold(&mut held, &id, Held { value: value.clone(), secret });
+                map.insert(id, (value, secret));
+            }
+            let held: Vec<(String, (Value, bool))> =
+                held.into_iter().map(|(k, h)| (k, (h.value, h.secret))).collect();
+            let map: Vec<(String, (Value, bool))> = map.into_iter().collect();
+            proptest::prop_assert_eq!(held, map);
+        }
+    }
 
     /// Every executing call's spec index is where its own tool's name
     /// finds it among the coordinator's tools, at every step (rule

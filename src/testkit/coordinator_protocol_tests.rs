@@ -298,10 +298,7 @@ fn the_models_maps_are_not_hashed_by_siphash() {
             ));
         }
         maps.push(("the coordinator's tools", hasher(c.view().tools)));
-        for call in c.view().executing {
-            seen_call = true;
-            maps.push(("a call's held answers", hasher(&call.accumulated_answers)));
-        }
+        seen_call |= !c.view().executing.is_empty();
     })
     .expect("the scenario runs");
     assert!(

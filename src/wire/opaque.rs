@@ -35,7 +35,18 @@ pub struct Opaque(pub(super) Box<str>);
 
 impl Opaque {
     /// Wraps a value, written compactly.
+    ///
+    /// The values the model writes most (a call's empty object of
+    /// arguments, a plain string, a boolean) are written without the
+    /// serializer, as the text serde_json writes of them (rule
+    /// `PERF-OPAQUE-VALUE`).
     pub fn from_value(v: &Value) -> Self {
+        if let Some(text) = quick_text(v) {
+            return Opaque(text.into());
+        }
+        if let Value::String(s) = v {
+            return Opaque::from_text(s);
+        }
         // Serializing a `Value` to JSON cannot fail: its keys are strings.
         Opaque(
             serde_json::value::to_raw_value(v)
@@ -69,6 +80,28 @@ impl Opaque {
         )
     }
 
+    /// Appends `v`'s compact JSON text (what `Value`'s `Display` writes) to
+    /// `out`: the values [`Opaque::from_value`] writes without the
+    /// serializer, and a string without escapes between quotes, directly
+    /// (rule `PERF-OPAQUE-VALUE`); any other through `Display`.
+    pub(crate) fn push_compact(out: &mut String, v: &Value) {
+        use std::fmt::Write as _;
+        if let Some(text) = quick_text(v) {
+            out.push_str(text);
+            return;
+        }
+        if let Value::String(s) = v
+            && reader::is_plain_json_text(s)
+        {
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
+            return;
+        }
+        // Writing into a `String` cannot fail.
+        let _ = write!(out, "{v}");
+    }
+
     /// Wraps JSON text its writer built from serde_json's own output (a
     /// `Value`'s text with a string written in place of another), so it
     /// needs no check (rule `PERF-SCHEMA-TEXT`).
@@ -91,6 +124,20 @@ impl Opaque {
     /// Wraps raw text already checked by [`check_raw`].
     pub(super) fn from_raw(raw: Box<RawValue>) -> Self {
         Opaque(raw.into())
+    }
+}
+
+/// The compact JSON text of the values written without the serializer
+/// (rule `PERF-OPAQUE-VALUE`): `null`, the booleans, an empty object and
+/// an empty array; `None` for any other.
+fn quick_text(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Null => Some("null"),
+        Value::Bool(true) => Some("true"),
+        Value::Bool(false) => Some("false"),
+        Value::Object(members) if members.is_empty() => Some("{}"),
+        Value::Array(items) if items.is_empty() => Some("[]"),
+        Value::Object(_) | Value::Array(_) | Value::Number(_) | Value::String(_) => None,
     }
 }
 

@@ -1,5 +1,7 @@
 //! Rule `PERF-OPAQUE-TEXT`: a string's `Opaque` written without the `Value`
-//! is the text the `Value` path writes. Rule `PERF-OPAQUE-SERIALIZE`: an
+//! is the text serde_json writes of the string. Rule `PERF-OPAQUE-VALUE`: a
+//! value's `Opaque`, and its compact text appended to a string, are the
+//! text serde_json writes of the value. Rule `PERF-OPAQUE-SERIALIZE`: an
 //! `Opaque` serializes as serde_json's `RawValue` of its text does.
 
 use proptest::prelude::*;
@@ -11,6 +13,23 @@ use super::Opaque;
 
 /// What serde_json's writers and its `Value` serializer make of `value`:
 /// the compact text, the pretty text and the tree.
+/// What serde_json's own writer makes of the string `text`: the reference
+/// the direct writers are held to (not `Opaque::from_value`, which writes
+/// a string through `Opaque::from_text` itself).
+fn serde_text(text: &str) -> String {
+    serde_json::to_string(text).expect("a str always serializes")
+}
+
+/// Asserts that `v`'s `Opaque` and its compact text appended after other
+/// text are, byte for byte, what serde_json writes of `v`.
+fn value_written_as_serde_writes_it(v: &Value) {
+    let serde = serde_json::to_string(v).expect("a Value always serializes");
+    assert_eq!(Opaque::from_value(v).get(), serde, "{v:?}");
+    let mut out = String::from("x=");
+    Opaque::push_compact(&mut out, v);
+    assert_eq!(out, format!("x={serde}"), "{v:?}");
+}
+
 fn written<T: serde::Serialize + ?Sized>(value: &T) -> (String, String, Value) {
     (
         serde_json::to_string(value).expect("serializes"),
@@ -40,8 +59,15 @@ proptest! {
     #[test]
     fn a_texts_opaque_is_its_values(text in "(\\PC|[\"\\\\\\x00-\\x1f\\x7f/é😀])*") {
         let direct = Opaque::from_text(&text);
-        let through_value = Opaque::from_value(&Value::String(text.clone()));
-        prop_assert_eq!(direct.get(), through_value.get());
+        prop_assert_eq!(direct.get(), serde_text(&text));
+    }
+
+    /// Rule: PERF-OPAQUE-VALUE — invariant: for any JSON value (nested,
+    /// empty, numbers, strings with escapes), its `Opaque` and its compact
+    /// text appended to a string are, byte for byte, serde_json's text.
+    #[test]
+    fn a_values_opaque_is_serde_jsons_text(v in crate::generate::wire::json_value()) {
+        value_written_as_serde_writes_it(&v);
     }
 
     /// Rule: PERF-OPAQUE-TEXT — invariant: a text whose every character is
@@ -63,8 +89,7 @@ proptest! {
             text = chars[..i].iter().chain([&c]).chain(&chars[i..]).collect();
         }
         let direct = Opaque::from_text(&text);
-        let through_value = Opaque::from_value(&Value::String(text.clone()));
-        prop_assert_eq!(direct.get(), through_value.get());
+        prop_assert_eq!(direct.get(), serde_text(&text));
     }
 
     /// Rule: PERF-OPAQUE-SERIALIZE — invariant: for any JSON value, written
@@ -108,9 +133,9 @@ fn an_opaque_is_written_as_raw_text() {
 #[test]
 fn a_writer_without_escapes_disagrees() {
     for text in ["a\"b", "a\\b", "a\u{1}b", "line\nbreak"] {
-        let value = Opaque::from_value(&Value::String(text.to_owned()));
-        assert_eq!(Opaque::from_text(text).get(), value.get());
-        assert_ne!(format!("\"{text}\""), value.get());
+        let serde = serde_text(text);
+        assert_eq!(Opaque::from_text(text).get(), serde);
+        assert_ne!(format!("\"{text}\""), serde);
     }
 }
 
@@ -127,8 +152,41 @@ fn every_ascii_character_is_written_as_the_value_path_writes_it() {
         // Short, and past the scan's first 16 and 32 bytes after non-ASCII.
         let long = format!("{}{}{c}{}", "a".repeat(37), "é".repeat(5), "b".repeat(40));
         for text in [c.to_string(), format!("a{c}b"), long] {
-            let value = Opaque::from_value(&Value::String(text.clone()));
-            assert_eq!(Opaque::from_text(&text).get(), value.get(), "{text:?}");
+            assert_eq!(
+                Opaque::from_text(&text).get(),
+                serde_text(&text),
+                "{text:?}"
+            );
+            value_written_as_serde_writes_it(&Value::String(text.clone()));
         }
+    }
+}
+
+/// Rule: PERF-OPAQUE-VALUE — the values written without the serializer
+/// (`null`, both booleans, an empty object and array, strings with and
+/// without escapes) and their neighbours that take it (a one-member object
+/// and array, numbers, nested empties) are written as serde_json writes
+/// them.
+#[test]
+fn quick_values_are_written_as_serde_writes_them() {
+    use serde_json::json;
+    for v in [
+        json!(null),
+        json!(true),
+        json!(false),
+        json!({}),
+        json!([]),
+        json!(""),
+        json!("plain"),
+        json!("quo\"te"),
+        json!("tab\tand é"),
+        json!({"a": {}}),
+        json!([[]]),
+        json!([null, false]),
+        json!(0),
+        json!(-1.5),
+        json!(u64::MAX),
+    ] {
+        value_written_as_serde_writes_it(&v);
     }
 }
