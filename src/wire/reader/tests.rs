@@ -611,6 +611,53 @@ proptest! {
     }
 }
 
+/// Whether serde_json writes `text` as itself between quotes, byte by byte:
+/// the reference for `is_plain_json_text`.
+fn plain_by_bytes(text: &str) -> bool {
+    text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
+}
+
+/// Rule: PERF-OPAQUE-TEXT — whether a text needs escaping is answered as
+/// the byte loop answers it, at every length either side of the word
+/// reading's bound and of each word's edge: a plain text (ASCII, 0x7f,
+/// non-ASCII characters, which hold bytes at and above 0x80) is plain, and
+/// any byte serde_json escapes (`"`, `\\`, each control byte) at any place
+/// makes it not, alone or after a byte that borrows (0x00 then a space).
+#[test]
+fn plain_text_is_the_byte_loops_at_every_length_and_place() {
+    let escaped: Vec<char> = (0u8..0x20)
+        .map(char::from)
+        .chain(['"', '\\'])
+        .collect();
+    for len in 0..80 {
+        let plain: String = "ab~ \u{7f}é😀".chars().cycle().take(len).collect();
+        assert_eq!(is_plain_json_text(&plain), plain_by_bytes(&plain), "{plain:?}");
+        assert!(is_plain_json_text(&plain), "{plain:?}");
+        let chars: Vec<char> = plain.chars().collect();
+        for at in 0..=chars.len() {
+            for &c in &escaped {
+                let text: String = chars[..at].iter().chain([&c]).chain(&chars[at..]).collect();
+                assert!(!is_plain_json_text(&text), "{text:?}");
+            }
+            // A borrow out of a control byte into a space beside it.
+            let text: String = chars[..at].iter().chain(&['\0', ' ']).chain(&chars[at..]).collect();
+            assert!(!is_plain_json_text(&text), "{text:?}");
+        }
+    }
+}
+
+proptest! {
+    /// Rule: PERF-OPAQUE-TEXT — invariant: for any text, mostly plain, of
+    /// any length up to a few words past the word reading's bound, whether
+    /// it needs escaping is the byte loop's answer.
+    #[test]
+    fn plain_text_is_the_byte_loops(
+        text in "([a ~\u{7f}é😀]{0,9}|[\"\\\\\x00-\x1f]){0,24}",
+    ) {
+        prop_assert_eq!(is_plain_json_text(&text), plain_by_bytes(&text));
+    }
+}
+
 /// Pieces of string content for the block boundary cases below, valid or
 /// not: escapes of every length, a surrogate pair and its misuses,
 /// non-ASCII characters whole and cut, raw control bytes.
