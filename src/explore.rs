@@ -424,7 +424,7 @@ fn single(ch: &mut impl Choices) -> Scenario {
     let profile = ch.pick(&PROFILES);
     let tool = ToolSetup {
         source: Some(source),
-        questions: Map::from_iter([("q".to_owned(), c)]),
+        questions: Map::from_iter([("q".to_owned(), c)]).into(),
         run: Some(RunPolicy::Unattended),
         ..ToolSetup::new(Program::Script {
             asks: vec![ScriptedAsk {
@@ -538,7 +538,7 @@ fn scripted_tool(
 ) -> ToolSetup {
     ToolSetup {
         source: Some(generated::source(&mut Radix::new(t), 3)),
-        questions,
+        questions: questions.into(),
         run: Some(RunPolicy::Unattended),
         ..ToolSetup::new(Program::Script {
             asks,

@@ -1693,7 +1693,7 @@ mod tests {
         // Configuration of a question no tool asks: a label only the fixed
         // part holds.
         if let Some(tool) = s.tools.values_mut().next() {
-            tool.questions.insert(
+            std::sync::Arc::make_mut(&mut tool.questions).insert(
                 "never_asked".to_owned(),
                 crate::model::tool::QuestionConfig {
                     prompt_label: Some("Labelled".to_owned()),

@@ -142,8 +142,10 @@ pub struct ToolSetup {
     /// What it does when invoked.
     pub program: Program,
     /// `conversation.tools.<tool>.questions`.
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub(crate) questions: Map<String, QuestionConfig>,
+    /// Shared with the spec of every run (rule `PERF-SHARED-CONFIG`): a
+    /// run reads them, none changes them.
+    #[serde(default, skip_serializing_if = "no_questions")]
+    pub(crate) questions: Arc<Map<String, QuestionConfig>>,
     /// The permission policy, when this layer sets it; unset, the layers
     /// below decide (`ask_user`'s registration: unattended; no layer: ask,
     /// [`crate::model::config`]).
@@ -633,6 +635,11 @@ impl From<CoordinatorError> for ScenarioError {
 /// only turns a driver bug into an error instead of a hang.
 pub(crate) const MAX_STEPS: usize = 100_000;
 
+/// Whether a tool configures no question (its `questions` not written).
+fn no_questions(questions: &Arc<Map<String, QuestionConfig>>) -> bool {
+    questions.is_empty()
+}
+
 impl ToolSetup {
     /// A tool that runs `program` and configures nothing else: no source
     /// override, no questions, no assistant targets, and `run`, `result`
@@ -645,7 +652,7 @@ impl ToolSetup {
         ToolSetup {
             source: None,
             program,
-            questions: Map::default(),
+            questions: Arc::default(),
             run: None,
             result: None,
             enable: None,
@@ -745,7 +752,7 @@ impl ToolSetup {
             source: self.executor(key).unwrap_or(ToolSource::Builtin {
                 hook: BuiltinHook::Default,
             }),
-            questions: self.questions.clone(),
+            questions: Arc::clone(&self.questions),
             run: config::run_or_default(self.run),
             result: config::result_or_default(self.result),
         })
@@ -756,7 +763,7 @@ impl ToolSetup {
             source: self.executor(key).unwrap_or(ToolSource::Builtin {
                 hook: BuiltinHook::Default,
             }),
-            questions: settings.questions,
+            questions: Arc::new(settings.questions),
             run: settings.run,
             result: settings.result,
         }

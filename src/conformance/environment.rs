@@ -294,7 +294,7 @@ pub fn conform_scenarios(
 pub(crate) fn towards_prompt(mut s: Scenario) -> Scenario {
     s.tty = true;
     for tool in s.tools.values_mut() {
-        for config in tool.questions.values_mut() {
+        for config in std::sync::Arc::make_mut(&mut tool.questions).values_mut() {
             config.target = crate::model::tool::QuestionTarget::User;
             config.answer = None;
         }

@@ -203,7 +203,7 @@ pub(crate) fn generate(c: &mut impl Choices) -> Scenario {
 /// unset `run` asks).
 fn plain(program: Program, questions: Map<String, QuestionConfig>) -> ToolSetup {
     ToolSetup {
-        questions,
+        questions: questions.into(),
         run: Some(RunPolicy::Unattended),
         ..ToolSetup::new(program)
     }
@@ -345,7 +345,7 @@ fn scripted_tool(c: &mut impl Choices, name: &str) -> ToolSetup {
     };
     ToolSetup {
         source: Some(source),
-        questions,
+        questions: questions.into(),
         run: Some(run),
         ..ToolSetup::new(Program::Script { asks, finish })
     }

@@ -33,7 +33,7 @@ pub(crate) fn fixed_texts(coordinator: &Coordinator, visit: &mut dyn FnMut(&str)
             run: _,
             result: _,
         } = spec;
-        for (id, config) in questions {
+        for (id, config) in questions.iter() {
             visit(id);
             let QuestionConfig {
                 target: _,

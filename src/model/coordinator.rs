@@ -50,8 +50,9 @@ use crate::wire::{
 pub struct ToolSpec {
     /// Where its code comes from.
     pub source: ToolSource,
-    /// `conversation.tools.<tool>.questions`.
-    pub questions: Map<String, QuestionConfig>,
+    /// `conversation.tools.<tool>.questions`, shared: a scenario's runs
+    /// read the map its tool holds (rule `PERF-SHARED-CONFIG`).
+    pub questions: Arc<Map<String, QuestionConfig>>,
     /// The permission policy.
     pub run: RunPolicy,
     /// The result-delivery policy (`result`): `Ask` shows the
@@ -69,7 +70,7 @@ impl ToolSpec {
     pub fn new(source: ToolSource) -> ToolSpec {
         ToolSpec {
             source,
-            questions: Map::default(),
+            questions: Arc::default(),
             run: RunPolicy::Ask,
             result: RunPolicy::Unattended,
         }
@@ -633,7 +634,7 @@ impl Coordinator {
             // The coordinator's tools and the call are separate fields: the
             // spec's IDs are read in place while the call's answers change.
             if let Some((_, spec)) = t.spec.and_then(|i| self.tools.get_index(i)) {
-                for (id, c) in &spec.questions {
+                for (id, c) in spec.questions.iter() {
                     if let Some(value) = &c.answer {
                         let held = Held {
                             value: value.clone(),
@@ -1220,6 +1221,60 @@ mod tests {
     /// the tool wrote it: the same scenario (its question shared, not
     /// copied) run under RFD 083 after RFD 082 gives the trace of the
     /// first run.
+    /// Rule: PERF-SHARED-CONFIG — a run's spec of a tool under a key no
+    /// built-in has holds the scenario's own questions map, not a copy, at
+    /// every step, equal to it; a built-in's, which the configuration
+    /// resolves from its layers (the registered one adds a question of its
+    /// own), holds a map of its own, with the scenario's question in it.
+    /// A scenario changed after the first run (its map copied on write)
+    /// leaves that run's spec as it was.
+    #[test]
+    fn a_tools_questions_are_shared_with_its_runs() {
+        let tool = |id: &str| {
+            serde_json::json!({"run": "unattended", "program": {"kind": "script", "asks": [
+                {"question": {"id": id, "text": "Go?", "answer_type": {"type": "boolean"}}}]},
+                "questions": {id: {"target": "user", "prompt_label": "Label"}}})
+        };
+        let mut s: Scenario = serde_json::from_value(serde_json::json!({
+            "profile": "rfd083",
+            "tty": true,
+            "tools": {"mine": tool("a"), "ask_user": tool("b")},
+            "turns": [{"cycles": [[{"id": "c1", "tool": "mine"}, {"id": "c2", "tool": "ask_user"}]]}],
+            "prompter": [{"reply": "answer", "value": true}, {"reply": "answer", "value": true}]
+        }))
+        .expect("a scenario");
+        assert!(
+            crate::model::builtins::find("ask_user").is_some()
+                && crate::model::builtins::find("mine").is_none(),
+            "one key a built-in has, one it has not"
+        );
+        let mut first = None;
+        let mut steps = 0;
+        scenario::run_observed(&s, RunOptions::default(), &mut |c, _| {
+            steps += 1;
+            let tools = c.view().tools;
+            let (mine, builtin) = (&tools["mine"].questions, &tools["ask_user"].questions);
+            assert!(
+                Arc::ptr_eq(mine, &s.tools["mine"].questions),
+                "step {steps}"
+            );
+            assert!(!Arc::ptr_eq(builtin, &s.tools["ask_user"].questions));
+            assert_eq!(**mine, *s.tools["mine"].questions);
+            assert_eq!(builtin.get("b"), s.tools["ask_user"].questions.get("b"));
+            assert!(
+                builtin.len() > 1,
+                "the built-in's registered layer adds its own"
+            );
+            first.get_or_insert_with(|| Arc::clone(mine));
+        })
+        .expect("the scenario runs");
+        assert!(steps > 2, "the calls ran");
+        let first = first.expect("a step was observed");
+        Arc::make_mut(&mut s.tools.get_mut("mine").expect("the tool").questions).shift_remove("a");
+        assert_eq!(first.len(), 1, "the run's spec kept its question");
+        assert!(s.tools["mine"].questions.is_empty());
+    }
+
     #[test]
     fn a_scripted_question_is_shared_and_copied_only_when_read_otherwise() {
         let rfd083: Scenario = serde_json::from_value(serde_json::json!({

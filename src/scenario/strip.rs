@@ -67,7 +67,7 @@ pub(crate) fn without_unused_by(
         for q in questions {
             attempt(&mut best, format!("tools.{t}.questions.{q}"), &|c| {
                 if let Some(x) = c.tools.get_mut(t) {
-                    x.questions.shift_remove(&q);
+                    std::sync::Arc::make_mut(&mut x.questions).shift_remove(&q);
                 }
             });
         }

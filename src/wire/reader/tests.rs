@@ -625,13 +625,14 @@ fn plain_by_bytes(text: &str) -> bool {
 /// makes it not, alone or after a byte that borrows (0x00 then a space).
 #[test]
 fn plain_text_is_the_byte_loops_at_every_length_and_place() {
-    let escaped: Vec<char> = (0u8..0x20)
-        .map(char::from)
-        .chain(['"', '\\'])
-        .collect();
+    let escaped: Vec<char> = (0u8..0x20).map(char::from).chain(['"', '\\']).collect();
     for len in 0..80 {
         let plain: String = "ab~ \u{7f}é😀".chars().cycle().take(len).collect();
-        assert_eq!(is_plain_json_text(&plain), plain_by_bytes(&plain), "{plain:?}");
+        assert_eq!(
+            is_plain_json_text(&plain),
+            plain_by_bytes(&plain),
+            "{plain:?}"
+        );
         assert!(is_plain_json_text(&plain), "{plain:?}");
         let chars: Vec<char> = plain.chars().collect();
         for at in 0..=chars.len() {
@@ -640,7 +641,11 @@ fn plain_text_is_the_byte_loops_at_every_length_and_place() {
                 assert!(!is_plain_json_text(&text), "{text:?}");
             }
             // A borrow out of a control byte into a space beside it.
-            let text: String = chars[..at].iter().chain(&['\0', ' ']).chain(&chars[at..]).collect();
+            let text: String = chars[..at]
+                .iter()
+                .chain(&['\0', ' '])
+                .chain(&chars[at..])
+                .collect();
             assert!(!is_plain_json_text(&text), "{text:?}");
         }
     }
