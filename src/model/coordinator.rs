@@ -629,21 +629,25 @@ impl Coordinator {
     /// First invocation. Pre-082, static answers are pre-seeded here (RFD 082
     /// "Pre-seed removal" removes exactly this, rule `LIFE-NO-PRESEED`).
     fn start(&mut self, call: usize, fx: &mut Vec<Effect>) {
-        if let StaticDelivery::PreSeeded = self.rules.static_delivery {
-            let t = &mut self.executing[call];
-            // The coordinator's tools and the call are separate fields: the
-            // spec's IDs are read in place while the call's answers change.
-            if let Some((_, spec)) = t.spec.and_then(|i| self.tools.get_index(i)) {
-                for (id, c) in spec.questions.iter() {
-                    if let Some(value) = &c.answer {
-                        let held = Held {
-                            value: value.clone(),
-                            secret: false,
-                        };
-                        hold(&mut t.accumulated_answers, id, held);
+        match self.rules.static_delivery {
+            StaticDelivery::PreSeeded => {
+                let t = &mut self.executing[call];
+                // The coordinator's tools and the call are separate fields:
+                // the spec's IDs are read in place while the call's answers
+                // change.
+                if let Some((_, spec)) = t.spec.and_then(|i| self.tools.get_index(i)) {
+                    for (id, c) in spec.questions.iter() {
+                        if let Some(value) = &c.answer {
+                            let held = Held {
+                                value: value.clone(),
+                                secret: false,
+                            };
+                            hold(&mut t.accumulated_answers, id, held);
+                        }
                     }
                 }
             }
+            StaticDelivery::OnNeedsInput => {}
         }
         self.executing[call].status = Status::Running;
         self.invoke(call, fx);
