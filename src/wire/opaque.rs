@@ -57,49 +57,28 @@ impl Opaque {
 
     /// Wraps the JSON string holding `text`: the text
     /// `Opaque::from_value(&Value::String(text))` holds, written without
-    /// building the `Value` (rule `PERF-OPAQUE-TEXT`). serde_json escapes
-    /// only `"`, `\` and the bytes below 0x20, so a text without them
-    /// (found by the reader's string scan) is itself between quotes; any
-    /// other goes through serde_json's string writer.
+    /// building the `Value` ([`push_json_string`], rule
+    /// `PERF-OPAQUE-TEXT`).
     pub(crate) fn from_text(text: &str) -> Self {
-        if super::reader::is_plain_json_text(text) {
-            let mut quoted = String::with_capacity(text.len() + 2);
-            quoted.push('"');
-            quoted.push_str(text);
-            quoted.push('"');
-            return Opaque(quoted.into_boxed_str());
-        }
-        let mut out = Vec::with_capacity(text.len() + 2);
-        // Writing a `str` into a `Vec` cannot fail, and serde_json writes
-        // UTF-8.
-        serde_json::to_writer(&mut out, text).expect("a str always serializes");
-        Opaque(
-            String::from_utf8(out)
-                .expect("serde_json writes UTF-8")
-                .into_boxed_str(),
-        )
+        let mut out = String::with_capacity(text.len() + 2);
+        push_json_string(&mut out, text);
+        Opaque(out.into_boxed_str())
     }
 
     /// Appends `v`'s compact JSON text (what `Value`'s `Display` writes) to
     /// `out`: the values [`Opaque::from_value`] writes without the
-    /// serializer, and a string without escapes between quotes, directly
-    /// (rule `PERF-OPAQUE-VALUE`); any other through `Display`.
+    /// serializer, and a string as [`Opaque::from_text`] writes it,
+    /// directly (rule `PERF-OPAQUE-VALUE`); any other through `Display`.
     pub(crate) fn push_compact(out: &mut String, v: &Value) {
         use std::fmt::Write as _;
-        if let Some(text) = quick_text(v) {
-            out.push_str(text);
-            return;
+        match (quick_text(v), v) {
+            (Some(text), _) => out.push_str(text),
+            (None, Value::String(s)) => push_json_string(out, s),
+            // Writing into a `String` cannot fail.
+            (None, _) => {
+                let _ = write!(out, "{v}");
+            }
         }
-        if let Value::String(s) = v
-            && reader::is_plain_json_text(s)
-        {
-            out.push('"');
-            out.push_str(s);
-            out.push('"');
-            return;
-        }
-        // Writing into a `String` cannot fail.
-        let _ = write!(out, "{v}");
     }
 
     /// Wraps JSON text its writer built from serde_json's own output (a
@@ -124,6 +103,21 @@ impl Opaque {
     /// Wraps raw text already checked by [`check_raw`].
     pub(super) fn from_raw(raw: Box<RawValue>) -> Self {
         Opaque(raw.into())
+    }
+}
+
+/// Appends the JSON string holding `text`, byte for byte as serde_json
+/// writes it (rule `PERF-OPAQUE-TEXT`): serde_json escapes only `"`, `\`
+/// and the bytes below 0x20, so a text without them (found by the
+/// reader's string scan) is itself between quotes; any other goes through
+/// serde_json's string writer.
+fn push_json_string(out: &mut String, text: &str) {
+    if reader::is_plain_json_text(text) {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else {
+        out.push_str(&serde_json::to_string(text).expect("a str always serializes"));
     }
 }
 

@@ -575,7 +575,6 @@ const SHORT_ESCAPE: [bool; 256] = {
 /// How many bytes `bytes` starts with at or above 0x80 (a stretch of
 /// non-ASCII characters, whole if the text is valid), eight at a time.
 pub(super) fn non_ascii_run(bytes: &[u8]) -> usize {
-    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
     let mut words = bytes.chunks_exact(8);
     let mut offset = 0;
     for word in &mut words {
@@ -651,16 +650,7 @@ const SHORT_PLAIN: usize = 64;
 /// the one before it, and a byte flagged only through a borrow from a
 /// lower byte is flagged where a true one already is.
 fn plain_by_words(bytes: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // A byte below `n` (`n` at most 0x80) sets its high bit in the mask.
-    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
-    let escapes = |w: u64| {
-        below(w, 0x20)
-            | below(w ^ (ONES * u64::from(b'"')), 1)
-            | below(w ^ (ONES * u64::from(b'\\')), 1)
-            != 0
-    };
+    let escapes = |w: u64| escape_bits(w) & HIGH_BITS != 0;
     let Some(last) = bytes.last_chunk::<8>() else {
         return bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
     };
@@ -913,18 +903,31 @@ fn stop(bytes: &[u8]) -> Option<usize> {
 /// is exact (a borrow only propagates upward from a true hit; a byte's own
 /// high bit flags only that byte).
 fn word_stop(word: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
     let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-    let quote = w ^ (ONES * u64::from(b'"'));
-    let backslash = w ^ (ONES * u64::from(b'\\'));
-    let hits = ((quote.wrapping_sub(ONES) & !quote)
-        | (backslash.wrapping_sub(ONES) & !backslash)
-        | (w.wrapping_sub(ONES * 0x20) & !w)
-        | w)
-        & HIGH_BITS;
+    // A byte's own high bit flags a byte at or above 0x80.
+    let hits = (escape_bits(w) | w) & HIGH_BITS;
     (hits != 0).then(|| hits.trailing_zeros() as usize / 8)
 }
+
+/// The high bit of each byte of `w` holding a byte serde_json escapes:
+/// `"`, `\\` or one below 0x20 (bits other than the high ones are noise,
+/// for the caller to mask off with [`HIGH_BITS`]). Each test is
+/// `(x - 0x01..) & !x` on a byte turned zero (or below 0x20 against
+/// 0x20..); a borrow runs only upward from a true hit, so the lowest
+/// flagged byte is exact and there is no false hit without a true one.
+#[inline(always)]
+fn escape_bits(w: u64) -> u64 {
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    (quote.wrapping_sub(ONES) & !quote)
+        | (backslash.wrapping_sub(ONES) & !backslash)
+        | (w.wrapping_sub(ONES * 0x20) & !w)
+}
+
+/// One in every byte of a word.
+const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+/// Every byte's high bit.
+const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
 
 #[cfg(test)]
 mod tests {
