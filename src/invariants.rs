@@ -718,10 +718,18 @@ type Calls<'t> = IndexMap<(usize, usize, usize), Vec<&'t InvocationRecord>, Fast
 /// indexing a request copies no ID (rule `PERF-STEP-GROUPED`).
 #[derive(Debug, Default, Clone)]
 struct RequestAt {
+    /// The entries while there are at most [`RequestAt::SCANNED_UP_TO`]
+    /// (a run explored records a handful): found by comparing each in
+    /// turn, which costs less than hashing an ID. Empty past them.
+    few: Vec<(usize, usize)>,
+    /// Every entry by its `(turn, ID)`'s hash, once there are more.
     first: hashbrown::HashTable<(usize, usize)>,
 }
 
 impl RequestAt {
+    /// Up to how many entries are found by comparing each in turn.
+    const SCANNED_UP_TO: usize = 16;
+
     /// The ID of the request at `pos` of `stream` (none if there is no
     /// request there: a position this table holds always has one).
     fn id_at(stream: &[crate::wire::Event], pos: usize) -> Option<&str> {
@@ -738,10 +746,12 @@ impl RequestAt {
 
     /// The position of the first request of `(turn, id)` in `stream`.
     fn first(&self, stream: &[crate::wire::Event], turn: usize, id: &str) -> Option<usize> {
+        let of = |&(t, p): &(usize, usize)| t == turn && Self::id_at(stream, p) == Some(id);
+        if self.first.is_empty() {
+            return self.few.iter().find(|e| of(e)).map(|&(_, p)| p);
+        }
         self.first
-            .find(Self::hash(turn, Some(id)), |&(t, p)| {
-                t == turn && Self::id_at(stream, p) == Some(id)
-            })
+            .find(Self::hash(turn, Some(id)), of)
             .map(|&(_, p)| p)
     }
 
@@ -749,29 +759,42 @@ impl RequestAt {
     /// earlier one of its ID in the turn is recorded.
     fn insert_first(&mut self, stream: &[crate::wire::Event], turn: usize, pos: usize) {
         let id = Self::id_at(stream, pos);
-        if let hashbrown::hash_table::Entry::Vacant(v) = self.first.entry(
-            Self::hash(turn, id),
-            |&(t, p)| t == turn && Self::id_at(stream, p) == id,
-            |&(t, p)| Self::hash(t, Self::id_at(stream, p)),
-        ) {
+        let of = |&(t, p): &(usize, usize)| t == turn && Self::id_at(stream, p) == id;
+        let rehash = |&(t, p): &(usize, usize)| Self::hash(t, Self::id_at(stream, p));
+        if self.first.is_empty() {
+            if self.few.iter().any(of) {
+                return;
+            }
+            if self.few.len() < Self::SCANNED_UP_TO {
+                self.few.push((turn, pos));
+                return;
+            }
+            for e in self.few.drain(..) {
+                self.first.insert_unique(rehash(&e), e, rehash);
+            }
+        }
+        if let hashbrown::hash_table::Entry::Vacant(v) =
+            self.first.entry(Self::hash(turn, id), of, rehash)
+        {
             v.insert((turn, pos));
         }
     }
 
     fn clear(&mut self) {
+        self.few.clear();
         self.first.clear();
     }
 
     #[cfg(test)]
     fn is_empty(&self) -> bool {
-        self.first.is_empty()
+        self.few.is_empty() && self.first.is_empty()
     }
 
     /// The `(turn, position)` entries in ascending order (for a state
     /// search's key: the table's own order is arbitrary).
     #[cfg(feature = "testkit")]
     fn sorted(&self) -> Vec<(usize, usize)> {
-        let mut v: Vec<_> = self.first.iter().copied().collect();
+        let mut v: Vec<_> = self.few.iter().chain(self.first.iter()).copied().collect();
         v.sort_unstable();
         v
     }
@@ -832,29 +855,38 @@ pub(crate) fn every_round_trip_recorded(trace: &Trace) -> Vec<Diagnostic> {
                         inv.at.turn,
                         inv.stream_position,
                         vec![inv.tool_call_id.clone()],
-                        format!(
-                            "{} asked `{}` ({} asked, {} recorded)",
-                            inv.tool,
-                            q.id,
-                            crate::words::Count(asked_count, "question"),
-                            crate::words::Count(recorded, "request")
-                        ),
+                        unrecorded_message(&inv.tool, &q.id, asked_count, recorded),
                     )];
                 }
             }
         }
     }
-    vec![diag(
-        Rule::InvRecordAll,
-        0,
-        0,
-        vec![],
-        format!(
-            "{} asked, {} recorded",
-            crate::words::Count(asked_count, "question"),
-            crate::words::Count(recorded, "request")
-        ),
-    )]
+    let mut message = String::new();
+    push_counts(&mut message, asked_count, recorded);
+    vec![diag(Rule::InvRecordAll, 0, 0, vec![], message)]
+}
+
+/// `INV-RECORD-ALL`'s words for the first question unrecorded: the tool,
+/// "asked", the question in backticks, then the counts in parentheses.
+/// Pushed rather than formatted (rule `PERF-WORDS-PUSHED`): a fault row of
+/// an exploration words it on thousands of runs.
+fn unrecorded_message(tool: &str, question: &str, asked: usize, recorded: usize) -> String {
+    let mut out = String::with_capacity(tool.len() + question.len() + 64);
+    out.push_str(tool);
+    out.push_str(" asked `");
+    out.push_str(question);
+    out.push_str("` (");
+    push_counts(&mut out, asked, recorded);
+    out.push(')');
+    out
+}
+
+/// `<n> questions asked, <m> requests recorded`, pushed onto `out`.
+fn push_counts(out: &mut String, asked: usize, recorded: usize) {
+    crate::words::Count(asked, "question").push_onto(out);
+    out.push_str(" asked, ");
+    crate::words::Count(recorded, "request").push_onto(out);
+    out.push_str(" recorded");
 }
 
 /// `INV-RECORDED-BEFORE-ROUTED`: no prompt is shown, no backend called and no
@@ -931,9 +963,14 @@ impl RequestIndex {
 
 /// `INV-RECORDED-BEFORE-ROUTED` of the prompts and backend calls after
 /// `seen` only: each is judged by the requests recorded before its own
-/// stream position.
-fn routed_before_recorded(trace: &Trace, seen: Seen, request_at: &RequestAt) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
+/// stream position. Its findings are appended to `out`: the step checker calls it at every
+/// step that adds a record, and a fault row finds one at most of them.
+fn routed_before_recorded(
+    trace: &Trace,
+    seen: Seen,
+    request_at: &RequestAt,
+    out: &mut Vec<Diagnostic>,
+) {
     for p in &trace.prompts[seen.prompts..] {
         let Some(id) = &p.inquiry_id else {
             out.push(diag(
@@ -974,7 +1011,6 @@ fn routed_before_recorded(trace: &Trace, seen: Seen, request_at: &RequestAt) -> 
             ));
         }
     }
-    out
 }
 
 /// [`recorded_before_routed`] over the prompts, backend calls and
@@ -988,7 +1024,8 @@ fn recorded_before_routed_with(
     request_at: &RequestAt,
     calls: &Calls<'_>,
 ) -> Vec<Diagnostic> {
-    let mut out = routed_before_recorded(trace, seen, request_at);
+    let mut out = Vec::new();
+    routed_before_recorded(trace, seen, request_at, &mut out);
     // A re-invocation follows one answered question: its request and
     // response are both on the stream before the tool runs again.
     let new_invocation = |i: &InvocationRecord| {
@@ -1161,7 +1198,7 @@ pub(crate) fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> 
         if asked(inv).is_none() {
             continue;
         }
-        let Some(setup) = scenario.tools.get(&inv.tool) else {
+        let Some(setup) = tool_setup(scenario, &inv.tool) else {
             continue;
         };
         let Ok(kind) = setup.executor(&inv.tool) else {
@@ -1195,6 +1232,23 @@ pub(crate) fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> 
     }
     out
 }
+
+/// The scenario's setup of the tool `name`. A scenario holds a few tools:
+/// up to [`TOOLS_SCANNED_UP_TO`], their names are compared in turn, which
+/// costs less than hashing the name once (rule `PERF-TOOLS-SCANNED`).
+fn tool_setup<'s>(scenario: &'s Scenario, name: &str) -> Option<&'s crate::scenario::ToolSetup> {
+    if scenario.tools.len() <= TOOLS_SCANNED_UP_TO {
+        scenario
+            .tools
+            .iter()
+            .find_map(|(n, setup)| (n == name).then_some(setup))
+    } else {
+        scenario.tools.get(name)
+    }
+}
+
+/// Up to how many tools [`tool_setup`] compares names in turn.
+const TOOLS_SCANNED_UP_TO: usize = 8;
 
 fn kind_name(s: ToolSource) -> &'static str {
     match s {
@@ -1376,20 +1430,24 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
     // Why the tool-question path could not have written `value` under
     // `key`, or `None` if it could.
     let as_answer = |key: &String, value: &Value| -> Option<&'static str> {
-        match value {
-            Value::Null => Some("a cancelled question's (null) answer is remembered"),
-            _ if !any_asked_under(key) => {
-                Some("an answer is remembered for a question not asked in this turn")
-            }
-            _ if questions_under(trace, turn, key).all(|q| routing::is_secret(q, &rules)) => {
-                Some("a secret answer is remembered")
-            }
-            _ if !questions_under(trace, turn, key)
-                .any(|q| routing::remember_offered(q, &rules)) =>
-            {
+        if let Value::Null = value {
+            return Some("a cancelled question's (null) answer is remembered");
+        }
+        // One pass over the questions under `key`: whether any was asked,
+        // whether every one is a secret, whether any may be remembered.
+        let (mut asked, mut all_secret, mut offered) = (false, true, false);
+        for q in questions_under(trace, turn, key) {
+            asked = true;
+            all_secret &= routing::is_secret(q, &rules);
+            offered |= routing::remember_offered(q, &rules);
+        }
+        match (asked, all_secret, offered) {
+            (false, _, _) => Some("an answer is remembered for a question not asked in this turn"),
+            (true, true, _) => Some("a secret answer is remembered"),
+            (true, false, false) => {
                 Some("an answer is remembered for a question that may not be remembered")
             }
-            _ => None,
+            (true, false, true) => None,
         }
     };
     let mut out = Vec::new();
@@ -1510,6 +1568,56 @@ mod tests {
             assert_eq!(first(1, "c1"), Some(5));
             assert_eq!(first(1, "c2"), None);
             assert_eq!(first(0, "c3"), None);
+        }
+    }
+
+    proptest::proptest! {
+        /// Rule: PERF-STEP-GROUPED — invariant: the request index's first
+        /// request of each (turn, inquiry ID) is the first one a walk of
+        /// the stream finds, with few requests (compared in turn) and with
+        /// more than `RequestAt::SCANNED_UP_TO` (hashed), the stream
+        /// indexed in one go or grown in two.
+        #[test]
+        fn the_request_index_is_the_streams_first_requests(
+            events in proptest::collection::vec(proptest::option::weighted(0.9, 0u8..12), 0..60),
+            cut in 0usize..61,
+        ) {
+            use crate::generate::stream::{inquiry_request, turn_start};
+            use crate::wire::InquiryId;
+            let id = |n: u8| InquiryId::new(&format!("c{n}"), "q", 1);
+            let mut stream = vec![turn_start()];
+            stream.extend(events.iter().map(|e| match e {
+                Some(n) => inquiry_request(id(*n)),
+                None => turn_start(),
+            }));
+            // The reference: a walk of the stream, turns counted by marker.
+            let mut want = std::collections::BTreeMap::new();
+            let mut turn = 0;
+            for (pos, e) in stream.iter().enumerate().skip(1) {
+                match e.as_inquiry_request() {
+                    Some(r) => {
+                        want.entry((turn, r.id.as_str().to_owned())).or_insert(pos);
+                    }
+                    None => turn += 1,
+                }
+            }
+            let mut grown = RequestIndex::default();
+            grown.extend(&stream[..cut.min(stream.len())]);
+            grown.extend(&stream);
+            let mut at_once = RequestIndex::default();
+            at_once.extend(&stream);
+            for index in [grown, at_once] {
+                for t in 0..=turn + 1 {
+                    for n in 0..13 {
+                        let key = (t, id(n).as_str().to_owned());
+                        proptest::prop_assert_eq!(
+                            index.at.first(&stream, t, &key.1),
+                            want.get(&key).copied(),
+                            "turn {} call c{}", t, n
+                        );
+                    }
+                }
+            }
         }
     }
 
@@ -1807,6 +1915,52 @@ mod tests {
             }
             assert_eq!(check_trace_memo(&ta, &a, &mut memo, None), want, "{what}");
             assert_eq!((memo.hits, memo.misses), (0, 2), "{what}");
+        }
+    }
+
+    /// Rule: PERF-TOOLS-SCANNED — a scenario's tool is found by
+    /// `tool_setup` as its map finds it, with a few tools (names compared in
+    /// turn) and with many (the map asked), for every tool it holds and for
+    /// names it does not hold.
+    #[test]
+    fn a_scanned_tool_is_the_maps() {
+        let base = scenario_at(Family::Single, 0);
+        let (name, setup) = base.tools.iter().next().expect("a tool");
+        for n in [0, 1, TOOLS_SCANNED_UP_TO, TOOLS_SCANNED_UP_TO + 1, 20] {
+            let mut s = base.clone();
+            s.tools.clear();
+            for k in 0..n {
+                s.tools.insert(format!("{name}{k}"), setup.clone());
+            }
+            let names: Vec<String> = s.tools.keys().cloned().collect();
+            for probe in names.iter().map(String::as_str).chain(["", "absent", name]) {
+                let want = s.tools.get(probe).map(std::ptr::from_ref);
+                let got = tool_setup(&s, probe).map(std::ptr::from_ref);
+                assert_eq!(got, want, "{n} tools, {probe:?}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Rule: PERF-WORDS-PUSHED — invariant: `INV-RECORD-ALL`'s pushed
+        /// words read as the formatting machinery writes them, for any
+        /// tool, question and counts.
+        #[test]
+        fn unrecorded_words_read_as_formatted(
+            tool in "[a-z_.]{0,12}",
+            question in "[a-z_.`]{0,12}",
+            asked in 0usize..1000,
+            recorded in 0usize..1000,
+        ) {
+            use crate::words::Count;
+            proptest::prop_assert_eq!(
+                unrecorded_message(&tool, &question, asked, recorded),
+                format!(
+                    "{tool} asked `{question}` ({} asked, {} recorded)",
+                    Count(asked, "question"),
+                    Count(recorded, "request")
+                )
+            );
         }
     }
 

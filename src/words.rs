@@ -11,6 +11,42 @@ pub(crate) fn count(n: usize, noun: &str) -> String {
 /// [`count`] as a `Display`, written straight into a larger text.
 pub(crate) struct Count<'a>(pub(crate) usize, pub(crate) &'a str);
 
+impl Count<'_> {
+    /// Appends the count's words to `out`, as its `Display` writes them,
+    /// without the formatting machinery: a finding worded on every run of
+    /// an exploration pays for its words alone.
+    pub(crate) fn push_onto(&self, out: &mut String) {
+        let Count(n, noun) = *self;
+        push_decimal(out, n);
+        out.push(' ');
+        out.push_str(noun);
+        if n != 1 {
+            if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
+                out.push_str("es");
+            } else {
+                out.push('s');
+            }
+        }
+    }
+}
+
+/// Appends `n` in decimal digits to `out`, as `{n}` writes it.
+pub(crate) fn push_decimal(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+}
+
 impl std::fmt::Display for Count<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let Count(n, noun) = *self;
@@ -26,7 +62,37 @@ impl std::fmt::Display for Count<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::count;
+    use super::{Count, count, push_decimal};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Rule: PERF-WORDS-PUSHED — invariant: a count pushed onto a text
+        /// reads as its `Display` writes it, and a number pushed in
+        /// decimal as `{n}` writes it, for every number and noun.
+        #[test]
+        fn a_pushed_count_reads_as_its_display(
+            n in prop_oneof![0usize..200, any::<usize>()],
+            noun in "[a-z]{0,6}(s|x|ch|sh|y|)",
+            before in "[a-z ]{0,4}",
+        ) {
+            let mut pushed = before.clone();
+            Count(n, &noun).push_onto(&mut pushed);
+            prop_assert_eq!(pushed, format!("{before}{}", Count(n, &noun)));
+            let mut digits = before.clone();
+            push_decimal(&mut digits, n);
+            prop_assert_eq!(digits, format!("{before}{n}"));
+        }
+    }
+
+    /// Rule: PERF-WORDS-PUSHED — the edges of the decimal digits.
+    #[test]
+    fn decimal_edges_are_pushed_as_written() {
+        for n in [0, 1, 9, 10, 99, 100, 1_000_000, usize::MAX] {
+            let mut s = String::new();
+            push_decimal(&mut s, n);
+            assert_eq!(s, n.to_string());
+        }
+    }
 
     /// One is singular; zero and many are plural, `es` after a hiss.
     #[test]

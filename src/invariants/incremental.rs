@@ -228,7 +228,7 @@ impl StepChecker {
         if self.seen != Seen::of(trace) {
             let before = out.len();
             self.requests.extend(&trace.stream);
-            out.extend(routed_before_recorded(trace, self.seen, &self.requests.at));
+            routed_before_recorded(trace, self.seen, &self.requests.at, out);
             // A new invocation is judged against its call instance's
             // previous one.
             for k in self.seen.invocations..trace.invocations.len() {
