@@ -33,7 +33,7 @@ use crate::model::tool::{Outcome, Question, ToolSource, inquiry_source_under};
 use crate::rule::Rule;
 use crate::scenario::{InvocationRecord, Scenario, Trace};
 use crate::stream;
-use crate::wire::{EventKind, Stream};
+use crate::wire::{EventKind, Exact, Stream, same_bytes};
 
 /// The origin named in trace diagnostics.
 pub(crate) const ORIGIN: &str = "trace";
@@ -365,10 +365,11 @@ pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
     }
     let few = &few[..n];
     if !more
-        && !few
-            .iter()
-            .enumerate()
-            .any(|(j, a)| few[j + 1..].contains(a))
+        && !few.iter().enumerate().any(|(j, a)| {
+            few[j + 1..]
+                .iter()
+                .any(|b| b.0 == a.0 && same_text(b.1, a.1))
+        })
     {
         return Vec::new();
     }
@@ -746,7 +747,9 @@ impl RequestAt {
 
     /// The position of the first request of `(turn, id)` in `stream`.
     fn first(&self, stream: &[crate::wire::Event], turn: usize, id: &str) -> Option<usize> {
-        let of = |&(t, p): &(usize, usize)| t == turn && Self::id_at(stream, p) == Some(id);
+        let of = |&(t, p): &(usize, usize)| {
+            t == turn && Self::id_at(stream, p).is_some_and(|at| same_text(at, id))
+        };
         if self.first.is_empty() {
             return self.few.iter().find(|e| of(e)).map(|&(_, p)| p);
         }
@@ -759,7 +762,14 @@ impl RequestAt {
     /// earlier one of its ID in the turn is recorded.
     fn insert_first(&mut self, stream: &[crate::wire::Event], turn: usize, pos: usize) {
         let id = Self::id_at(stream, pos);
-        let of = |&(t, p): &(usize, usize)| t == turn && Self::id_at(stream, p) == id;
+        let of = |&(t, p): &(usize, usize)| {
+            t == turn
+                && match (Self::id_at(stream, p), id) {
+                    (Some(a), Some(b)) => same_text(a, b),
+                    (None, None) => true,
+                    (Some(_), None) | (None, Some(_)) => false,
+                }
+        };
         let rehash = |&(t, p): &(usize, usize)| Self::hash(t, Self::id_at(stream, p));
         if self.first.is_empty() {
             if self.few.iter().any(of) {
@@ -798,6 +808,13 @@ impl RequestAt {
         v.sort_unstable();
         v
     }
+}
+
+/// Whether two texts are the same, compared inline when short (the IDs
+/// and names the end-of-run invariants compare on every run) rather than
+/// by a call to `memcmp`.
+fn same_text(a: &str, b: &str) -> bool {
+    same_bytes(a.as_bytes(), b.as_bytes())
 }
 
 /// Each call instance's invocations, in order.
@@ -1079,9 +1096,13 @@ fn reinvoked_before_recorded(
     let end = next.stream_position.min(trace.stream.len());
     let closed = prev.request_event.filter(|&k| k < end).is_some_and(|k| {
         let id = trace.stream[k].as_inquiry_request().map(|r| &r.id);
-        trace.stream[k + 1..end]
-            .iter()
-            .any(|e| e.as_inquiry_response().map(|r| r.id()) == id)
+        trace.stream[k + 1..end].iter().any(|e| {
+            match (e.as_inquiry_response().map(|r| r.id()), id) {
+                (Some(a), Some(b)) => a.same(b),
+                (None, None) => true,
+                (Some(_), None) | (None, Some(_)) => false,
+            }
+        })
     });
     (!closed).then(|| {
         diag(
@@ -1234,14 +1255,15 @@ pub(crate) fn provenance(trace: &Trace, scenario: &Scenario) -> Vec<Diagnostic> 
 }
 
 /// The scenario's setup of the tool `name`. A scenario holds a few tools:
-/// up to [`TOOLS_SCANNED_UP_TO`], their names are compared in turn, which
-/// costs less than hashing the name once (rule `PERF-TOOLS-SCANNED`).
+/// up to [`TOOLS_SCANNED_UP_TO`], their names are compared in turn (inline,
+/// as short as they are), which costs less than hashing the name once
+/// (rule `PERF-TOOLS-SCANNED`).
 fn tool_setup<'s>(scenario: &'s Scenario, name: &str) -> Option<&'s crate::scenario::ToolSetup> {
     if scenario.tools.len() <= TOOLS_SCANNED_UP_TO {
         scenario
             .tools
             .iter()
-            .find_map(|(n, setup)| (n == name).then_some(setup))
+            .find_map(|(n, setup)| same_bytes(n.as_bytes(), name.as_bytes()).then_some(setup))
     } else {
         scenario.tools.get(name)
     }

@@ -899,7 +899,7 @@ mod opaque;
 mod reader;
 mod typing;
 pub(crate) use codec::{has_backslash, is_repeated, json_string, type_fields, type_fields_seen};
-pub(crate) use exact::{Exact, key as memo_key};
+pub(crate) use exact::{Exact, key as memo_key, same_bytes};
 pub use opaque::Opaque;
 pub(crate) use opaque::significant_bytes;
 pub(crate) use reader::FieldsRef;

@@ -89,10 +89,12 @@ impl<'a> CacheKey<'a> {
     /// without building it.
     pub(crate) fn spells(&self, key: &str) -> bool {
         let (tool, tail) = self.parts();
+        let key = key.as_bytes();
+        let same = crate::wire::same_bytes;
         key.len() == tool.len() + 1 + tail.len()
-            && key.starts_with(tool)
-            && key.as_bytes()[tool.len()] == b'.'
-            && key.ends_with(tail)
+            && same(&key[..tool.len()], tool.as_bytes())
+            && key[tool.len()] == b'.'
+            && same(&key[tool.len() + 1..], tail.as_bytes())
     }
 }
 

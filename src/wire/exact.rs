@@ -41,7 +41,7 @@ pub(crate) trait Exact {
 /// is mostly made of), longer ones by `memcmp`: a call costs more than the
 /// comparison of a short string.
 #[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
