@@ -360,12 +360,12 @@ pub(crate) fn written_shape(event: &Event, flat: bool) -> shape::Shape {
 pub(crate) fn check_written_events(
     events: &[Event],
     flat: bool,
-    origin: &str,
+    origin: &'static str,
     mode: ProfileMode,
     tables: Tables,
     written_len: &mut dyn FnMut(usize) -> usize,
 ) -> Checked {
-    let mut checker = Checker::new(origin, mode).with_tables(tables);
+    let mut checker = Checker::named(origin, mode).with_tables(tables);
     // Each diagnostic with the number of events read when it was reported.
     let mut found: Vec<(Diagnostic, usize)> = Vec::new();
     for (i, e) in events.iter().enumerate() {

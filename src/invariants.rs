@@ -11,6 +11,7 @@
 //! the scenario runner); the oracle never imports it, so the oracle judges
 //! other implementations' streams without the model.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 mod incremental;
@@ -219,16 +220,16 @@ fn diag(
     turn: usize,
     event_index: usize,
     ids: Vec<String>,
-    message: String,
+    message: impl Into<Cow<'static, str>>,
 ) -> Diagnostic {
     Diagnostic {
         rule,
         severity: Severity::Error,
-        origin: ORIGIN.to_owned(),
+        origin: Cow::Borrowed(ORIGIN),
         turn,
         event_index,
         ids,
-        message,
+        message: message.into(),
         position: None,
     }
 }
@@ -688,7 +689,7 @@ pub(crate) fn always_paired(trace: &Trace) -> Vec<Diagnostic> {
                 turn,
                 i,
                 id_at(i),
-                "inquiry request has no response in its turn".to_owned(),
+                "inquiry request has no response in its turn",
             )
         })
         .collect();
@@ -698,7 +699,7 @@ pub(crate) fn always_paired(trace: &Trace) -> Vec<Diagnostic> {
             turn,
             i,
             id_at(i),
-            "inquiry response has no request before it in its turn".to_owned(),
+            "inquiry response has no request before it in its turn",
         )
     }));
     out
@@ -995,7 +996,7 @@ fn routed_before_recorded(
                 p.at.turn,
                 p.stream_position,
                 vec![p.tool_call_id.clone()],
-                "a prompt was shown for a question whose request is not recorded".to_owned(),
+                "a prompt was shown for a question whose request is not recorded",
             ));
             continue;
         };
@@ -1009,7 +1010,7 @@ fn routed_before_recorded(
                     p.at.turn,
                     p.stream_position,
                     vec![id.clone()],
-                    "a prompt was shown before its inquiry request was recorded".to_owned(),
+                    "a prompt was shown before its inquiry request was recorded",
                 ));
             }
         }
@@ -1024,7 +1025,7 @@ fn routed_before_recorded(
                 b.at.turn,
                 b.call.cloned_events,
                 vec![b.call.inquiry_id.clone()],
-                "the inquiry backend was called before the request was recorded".to_owned(),
+                "the inquiry backend was called before the request was recorded",
             ));
         }
     }
@@ -1183,7 +1184,7 @@ fn secrets_in_texts<'a>(
                     turn_of(trace, i),
                     i,
                     vec![],
-                    "a secret answer is in the persisted stream".to_owned(),
+                    "a secret answer is in the persisted stream",
                 ));
             }
         }
@@ -1374,7 +1375,7 @@ fn round_trip_findings(events: &[crate::wire::Event]) -> Vec<Diagnostic> {
             0,
             0,
             vec![],
-            "the stream reads back different".to_owned(),
+            "the stream reads back different",
         )],
         Err(e) => vec![diag(
             Rule::InvWireRoundtrip,
@@ -1473,13 +1474,13 @@ pub(crate) fn cache_hygiene(coordinator: &Coordinator, trace: &Trace) -> Vec<Dia
         }
     };
     let mut out = Vec::new();
-    let mut report = |key: &String, why: &str| {
+    let mut report = |key: &String, why: &'static str| {
         out.push(diag(
             Rule::InvCacheHygiene,
             turn,
             at,
             vec![key.clone()],
-            why.to_owned(),
+            why,
         ));
     };
     match &state.cache {
@@ -1698,7 +1699,7 @@ mod tests {
         }
         found
             .into_iter()
-            .map(|d| (d.rule.id().to_owned(), d.message))
+            .map(|d| (d.rule.id().to_owned(), d.message.into_owned()))
             .collect()
     }
 
@@ -1744,7 +1745,7 @@ mod tests {
         } else {
             d.event_index
         };
-        (d.rule.id().to_owned(), d.message.clone(), at)
+        (d.rule.id().to_owned(), d.message.to_string(), at)
     }
 
     /// Each step's findings of one run: `(incremental, stateless)`, as
@@ -1963,6 +1964,66 @@ mod tests {
         }
     }
 
+    /// Rule: PERF-FIXED-TEXT — a model finding borrows the stream's name
+    /// and, where its words are fixed, its message: on runs of the
+    /// single-call family under every profile (legacy's unrecorded prompts
+    /// among them), every `INV-*` finding of the steps and the end names
+    /// `trace` without owning it, and every one worded by a fixed text
+    /// borrows it; every finding of the oracle judged from a run's events
+    /// borrows the name. The JSON of each finding holds its texts.
+    #[test]
+    fn fixed_texts_of_findings_are_borrowed() {
+        let fixed = [
+            "a prompt was shown for a question whose request is not recorded",
+            "a prompt was shown before its inquiry request was recorded",
+            "the inquiry backend was called before the request was recorded",
+            "inquiry request has no response in its turn",
+            "inquiry response has no request before it in its turn",
+            "a secret answer is in the persisted stream",
+            IN_COORDINATOR_STATE,
+        ];
+        let (mut findings, mut worded) = (0, 0);
+        for n in (0..family_size(Family::Single)).step_by(97) {
+            let s = scenario_at(Family::Single, n);
+            let mut checker = incremental::StepChecker::new();
+            let mut found = Vec::new();
+            let Ok(t) = run_observed(&s, RunOptions::default(), &mut |c, t| {
+                checker.step(c, t, &mut found)
+            }) else {
+                continue;
+            };
+            found.extend(check_trace_memo(
+                &t,
+                &s,
+                &mut StreamMemo::new(),
+                Some(&checker),
+            ));
+            for d in found.iter().filter(|d| d.rule.id().starts_with("INV-")) {
+                findings += 1;
+                assert!(matches!(d.origin, Cow::Borrowed(ORIGIN)), "{d}");
+                if fixed.contains(&d.message.as_ref()) {
+                    worded += 1;
+                    assert!(matches!(d.message, Cow::Borrowed(_)), "{d}");
+                }
+                let json = serde_json::to_value(d).expect("writes");
+                assert_eq!(json["origin"], ORIGIN);
+                assert_eq!(json["message"], d.message.as_ref());
+            }
+            let oracle = check::check_written_events(
+                &t.stream,
+                writes_flat(&t),
+                ORIGIN,
+                ProfileMode::Fixed(t.profile),
+                t.rules.tables,
+                &mut |_| 1,
+            );
+            for d in &oracle.diagnostics {
+                assert!(matches!(d.origin, Cow::Borrowed(ORIGIN)), "{d}");
+            }
+        }
+        assert!(worded > 0 && findings > worded, "{worded} of {findings}");
+    }
+
     proptest::proptest! {
         /// Rule: PERF-WORDS-PUSHED — invariant: `INV-RECORD-ALL`'s pushed
         /// words read as the formatting machinery writes them, for any
@@ -2077,7 +2138,7 @@ mod tests {
     fn routed_messages(t: &Trace) -> Vec<String> {
         recorded_before_routed(t)
             .into_iter()
-            .map(|d| d.message)
+            .map(|d| d.message.into_owned())
             .collect()
     }
 
@@ -2199,7 +2260,10 @@ mod tests {
         t.stream.push(crate::wire::Event::new(EventKind::Other(
             "turn_start".to_owned(),
         )));
-        let found: Vec<String> = wire_round_trip(&t).into_iter().map(|d| d.message).collect();
+        let found: Vec<String> = wire_round_trip(&t)
+            .into_iter()
+            .map(|d| d.message.into_owned())
+            .collect();
         assert_eq!(found, ["the stream reads back different"]);
     }
 
@@ -2285,7 +2349,11 @@ mod tests {
             for n in (0..family_size(Family::Single)).step_by(5) {
                 let s = scenario_at(Family::Single, n);
                 let _ = run_observed(&s, RunOptions::from(faults), &mut |c, t| {
-                    out.extend(cache_hygiene(c, t).into_iter().map(|d| d.message));
+                    out.extend(
+                        cache_hygiene(c, t)
+                            .into_iter()
+                            .map(|d| d.message.into_owned()),
+                    );
                 });
             }
             out
@@ -2519,7 +2587,7 @@ mod tests {
             let messages = |c: &Coordinator| -> Vec<String> {
                 cache_hygiene(c, &t)
                     .into_iter()
-                    .map(|d| d.message)
+                    .map(|d| d.message.into_owned())
                     .collect()
             };
             // The permission decision moved into the tool-answer map.

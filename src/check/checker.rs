@@ -615,7 +615,9 @@ fn reuse_vec<T>(list: &mut Vec<T>) {
 /// [`Checker::finish`]; every call returns the diagnostics it flushed.
 #[derive(Debug)]
 pub struct Checker {
-    origin: String,
+    /// The stream's name: borrowed where it is fixed (the model's traces),
+    /// so a diagnostic names it without a copy.
+    origin: std::borrow::Cow<'static, str>,
     mode: ProfileMode,
     pairer: Pairer,
     next_index: usize,
@@ -640,7 +642,7 @@ impl Checker {
     /// A checker for the stream named `origin`, judged under `mode`.
     pub fn new(origin: impl Into<String>, mode: ProfileMode) -> Self {
         Checker {
-            origin: origin.into(),
+            origin: std::borrow::Cow::Owned(origin.into()),
             mode,
             pairer: Pairer::new(),
             next_index: 0,
@@ -655,6 +657,14 @@ impl Checker {
             warnings: 0,
             finished: false,
             tables: Tables::RFD,
+        }
+    }
+
+    /// [`Checker::new`] for a stream whose name is fixed text.
+    pub(crate) fn named(origin: &'static str, mode: ProfileMode) -> Self {
+        Checker {
+            origin: std::borrow::Cow::Borrowed(origin),
+            ..Checker::new(String::new(), mode)
         }
     }
 
@@ -1618,7 +1628,7 @@ impl Checker {
                 turn: turn_no,
                 event_index: p.index,
                 ids: finding.ids,
-                message: one_line(finding.message),
+                message: one_line(finding.message).into(),
                 position: None,
             });
         }
@@ -1683,7 +1693,7 @@ impl Checker {
                 .unwrap_or(Profile::Legacy),
         };
         FileSummary {
-            origin: self.origin.clone(),
+            origin: self.origin.to_string(),
             requested_profile: self.mode,
             profile,
             mixed: t.legacy > 0 && t.rfd082 + t.rfd083 > 0,
@@ -2095,7 +2105,7 @@ mod tests {
             let worded: Vec<(Vec<String>, String)> = found
                 .into_iter()
                 .filter(|d| d.rule == Rule::CheckIdFormat)
-                .map(|d| (d.ids, d.message))
+                .map(|d| (d.ids, d.message.into_owned()))
                 .collect();
             let expected: Vec<(Vec<String>, String)> = rules::id_format(&id, &calls)
                 .err()

@@ -21,15 +21,20 @@ pub struct Diagnostic {
     /// Error or warning (decision "Oracle checks: severity").
     pub severity: Severity,
     /// The file (or `<stdin>`, or whatever the caller named the input).
-    pub origin: String,
+    /// Borrowed where the name is fixed text (the model's `trace`), so the
+    /// many findings of an exploration do not each copy it (rule
+    /// `PERF-FIXED-TEXT`).
+    pub origin: std::borrow::Cow<'static, str>,
     /// The 0-based turn the event sits in.
     pub turn: usize,
     /// The 0-based index of the offending event in the stream.
     pub event_index: usize,
     /// The inquiry IDs and tool-call IDs involved.
     pub ids: Vec<String>,
-    /// What is wrong. Never contains an answer value.
-    pub message: String,
+    /// What is wrong. Never contains an answer value. Borrowed where the
+    /// words are fixed, owned where they name IDs or counts (rule
+    /// `PERF-FIXED-TEXT`).
+    pub message: std::borrow::Cow<'static, str>,
     /// Where the offending event starts in the input (1-based line and byte
     /// column), when the checker read it from bytes ([`super::check_reader`]) and
     /// the event is among the last [`POSITION_WINDOW`] read; `None` for

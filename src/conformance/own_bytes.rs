@@ -193,7 +193,7 @@ fn oracle(scenario: &Scenario, model: &Trace, written: &[String]) -> Option<Find
         return Some(Finding::Oracle {
             rule: d.rule.id().to_owned(),
             at: format!("turn {}, persisted event #{}", d.turn, d.event_index),
-            message: d.message.clone(),
+            message: d.message.to_string(),
         });
     }
     checked.error.map(|e| Finding::Oracle {

@@ -51,7 +51,7 @@ impl Found {
         self.findings.extend(
             findings
                 .iter()
-                .map(|d| (d.rule.id().to_owned(), d.message.clone())),
+                .map(|d| (d.rule.id().to_owned(), d.message.to_string())),
         );
     }
 }

@@ -224,7 +224,7 @@ proptest! {
             .diagnostics
             .iter()
             .filter(|d| matches!(d.rule, Rule::CheckReasonInvalidStatic | Rule::CheckProfileShape))
-            .map(|d| d.message.as_str())
+            .map(|d| d.message.as_ref())
             .collect();
         prop_assert!(wrong.is_empty(), "{:?}", wrong);
         if refused {

@@ -331,7 +331,7 @@ impl StepChecker {
                 turn_of(trace, i),
                 i,
                 vec![],
-                "a secret answer is in the persisted stream".to_owned(),
+                "a secret answer is in the persisted stream",
             ))
         };
         // Earlier events against the secrets learnt since they were scanned.
@@ -360,7 +360,7 @@ impl StepChecker {
                 0,
                 trace.stream.len(),
                 vec![],
-                IN_COORDINATOR_STATE.to_owned(),
+                IN_COORDINATOR_STATE,
             ))
         };
         for s in &self.secrets {
