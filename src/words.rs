@@ -20,26 +20,26 @@ impl Count<'_> {
         crate::wire::id::push_decimal(out, n as u64);
         out.push(' ');
         out.push_str(noun);
-        if n != 1 {
-            if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
-                out.push_str("es");
-            } else {
-                out.push('s');
-            }
-        }
+        out.push_str(plural_ending(n, noun));
+    }
+}
+
+/// What a count's noun takes after it: nothing for exactly one, `es`
+/// after a hiss, else `s`. The one place the plural is decided.
+fn plural_ending(n: usize, noun: &str) -> &'static str {
+    if n == 1 {
+        ""
+    } else if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
+        "es"
+    } else {
+        "s"
     }
 }
 
 impl std::fmt::Display for Count<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let Count(n, noun) = *self;
-        if n == 1 {
-            write!(f, "{n} {noun}")
-        } else if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
-            write!(f, "{n} {noun}es")
-        } else {
-            write!(f, "{n} {noun}s")
-        }
+        write!(f, "{n} {noun}{}", plural_ending(n, noun))
     }
 }
 
