@@ -34,7 +34,7 @@ use crate::model::tool::{Outcome, Question, ToolSource, inquiry_source_under};
 use crate::rule::Rule;
 use crate::scenario::{InvocationRecord, Scenario, Trace};
 use crate::stream;
-use crate::wire::{EventKind, Exact, Stream, same_bytes};
+use crate::wire::{EventKind, Exact, Stream};
 
 /// The origin named in trace diagnostics.
 pub(crate) const ORIGIN: &str = "trace";
@@ -366,11 +366,10 @@ pub(crate) fn ids_unique(trace: &Trace) -> Vec<Diagnostic> {
     }
     let few = &few[..n];
     if !more
-        && !few.iter().enumerate().any(|(j, a)| {
-            few[j + 1..]
-                .iter()
-                .any(|b| b.0 == a.0 && same_text(b.1, a.1))
-        })
+        && !few
+            .iter()
+            .enumerate()
+            .any(|(j, a)| few[j + 1..].iter().any(|b| b.0 == a.0 && b.1.same(a.1)))
     {
         return Vec::new();
     }
@@ -748,9 +747,7 @@ impl RequestAt {
 
     /// The position of the first request of `(turn, id)` in `stream`.
     fn first(&self, stream: &[crate::wire::Event], turn: usize, id: &str) -> Option<usize> {
-        let of = |&(t, p): &(usize, usize)| {
-            t == turn && Self::id_at(stream, p).is_some_and(|at| same_text(at, id))
-        };
+        let of = |&(t, p): &(usize, usize)| t == turn && Self::id_at(stream, p).same(&Some(id));
         if self.first.is_empty() {
             return self.few.iter().find(|e| of(e)).map(|&(_, p)| p);
         }
@@ -763,14 +760,7 @@ impl RequestAt {
     /// earlier one of its ID in the turn is recorded.
     fn insert_first(&mut self, stream: &[crate::wire::Event], turn: usize, pos: usize) {
         let id = Self::id_at(stream, pos);
-        let of = |&(t, p): &(usize, usize)| {
-            t == turn
-                && match (Self::id_at(stream, p), id) {
-                    (Some(a), Some(b)) => same_text(a, b),
-                    (None, None) => true,
-                    (Some(_), None) | (None, Some(_)) => false,
-                }
-        };
+        let of = |&(t, p): &(usize, usize)| t == turn && Self::id_at(stream, p).same(&id);
         let rehash = |&(t, p): &(usize, usize)| Self::hash(t, Self::id_at(stream, p));
         if self.first.is_empty() {
             if self.few.iter().any(of) {
@@ -809,13 +799,6 @@ impl RequestAt {
         v.sort_unstable();
         v
     }
-}
-
-/// Whether two texts are the same, compared inline when short (the IDs
-/// and names the end-of-run invariants compare on every run) rather than
-/// by a call to `memcmp`.
-fn same_text(a: &str, b: &str) -> bool {
-    same_bytes(a.as_bytes(), b.as_bytes())
 }
 
 /// Each call instance's invocations, in order.
@@ -981,8 +964,9 @@ impl RequestIndex {
 
 /// `INV-RECORDED-BEFORE-ROUTED` of the prompts and backend calls after
 /// `seen` only: each is judged by the requests recorded before its own
-/// stream position. Its findings are appended to `out`: the step checker calls it at every
-/// step that adds a record, and a fault row finds one at most of them.
+/// stream position. Its findings are appended to `out`: the step checker
+/// calls it at every step that adds a record, and a fault row finds one
+/// at most of them.
 fn routed_before_recorded(
     trace: &Trace,
     seen: Seen,
@@ -1097,13 +1081,9 @@ fn reinvoked_before_recorded(
     let end = next.stream_position.min(trace.stream.len());
     let closed = prev.request_event.filter(|&k| k < end).is_some_and(|k| {
         let id = trace.stream[k].as_inquiry_request().map(|r| &r.id);
-        trace.stream[k + 1..end].iter().any(|e| {
-            match (e.as_inquiry_response().map(|r| r.id()), id) {
-                (Some(a), Some(b)) => a.same(b),
-                (None, None) => true,
-                (Some(_), None) | (None, Some(_)) => false,
-            }
-        })
+        trace.stream[k + 1..end]
+            .iter()
+            .any(|e| e.as_inquiry_response().map(|r| r.id()).same(&id))
     });
     (!closed).then(|| {
         diag(
@@ -1264,7 +1244,7 @@ fn tool_setup<'s>(scenario: &'s Scenario, name: &str) -> Option<&'s crate::scena
         scenario
             .tools
             .iter()
-            .find_map(|(n, setup)| same_bytes(n.as_bytes(), name.as_bytes()).then_some(setup))
+            .find_map(|(n, setup)| n.as_str().same(name).then_some(setup))
     } else {
         scenario.tools.get(name)
     }

@@ -1216,15 +1216,6 @@ mod tests {
         assert_eq!(seen, [None, Some(0), Some(1)]);
     }
 
-    /// A scripted question is one allocation from the script to the
-    /// coordinator (rule `PERF-SHARED-QUESTION`): every invocation record's
-    /// question is the script's own, and so is the question a prompt waits
-    /// on while the profile reads it as written (RFD 083). A profile that
-    /// reads it otherwise (RFD 082 knows no `exclusive`) waits on a copy
-    /// that reads so, and the script and the records keep the question as
-    /// the tool wrote it: the same scenario (its question shared, not
-    /// copied) run under RFD 083 after RFD 082 gives the trace of the
-    /// first run.
     /// Rule: PERF-SHARED-CONFIG — a run's spec of a tool under a key no
     /// built-in has holds the scenario's own questions map, not a copy, at
     /// every step, equal to it; a built-in's, which the configuration
@@ -1279,6 +1270,15 @@ mod tests {
         assert!(s.tools["mine"].questions.is_empty());
     }
 
+    /// A scripted question is one allocation from the script to the
+    /// coordinator (rule `PERF-SHARED-QUESTION`): every invocation record's
+    /// question is the script's own, and so is the question a prompt waits
+    /// on while the profile reads it as written (RFD 083). A profile that
+    /// reads it otherwise (RFD 082 knows no `exclusive`) waits on a copy
+    /// that reads so, and the script and the records keep the question as
+    /// the tool wrote it: the same scenario (its question shared, not
+    /// copied) run under RFD 083 after RFD 082 gives the trace of the
+    /// first run.
     #[test]
     fn a_scripted_question_is_shared_and_copied_only_when_read_otherwise() {
         let rfd083: Scenario = serde_json::from_value(serde_json::json!({

@@ -57,9 +57,23 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-impl Exact for String {
+impl Exact for str {
     fn same(&self, other: &Self) -> bool {
         same_bytes(self.as_bytes(), other.as_bytes())
+    }
+}
+
+impl Exact for String {
+    fn same(&self, other: &Self) -> bool {
+        self.as_str().same(other.as_str())
+    }
+}
+
+/// A borrowed value is compared as what it borrows: the invariants compare
+/// IDs and names read in place (`Option<&str>`, `Option<&InquiryId>`).
+impl<T: Exact + ?Sized> Exact for &T {
+    fn same(&self, other: &Self) -> bool {
+        (**self).same(&**other)
     }
 }
 

@@ -464,7 +464,7 @@ fn events_are_the_same_exactly_when_their_texts_are() {
     for (i, (ta, a)) in events.iter().enumerate() {
         // Itself (a copy, so no shortcut by address could answer).
         let copy = (*a).clone();
-        assert!(a.same(&copy), "{ta}");
+        assert!((*a).same(&copy), "{ta}");
         assert_eq!(super::event_key(a), super::event_key(&copy));
         for (tb, b) in &events[i + 1..] {
             assert!(!a.same(b), "{ta} and {tb} differ");
