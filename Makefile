@@ -312,6 +312,17 @@ BENCH_TUNABLES ?= glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=6871947673
 bench:
 	GLIBC_TUNABLES=$(BENCH_TUNABLES) $(CARGO) bench --locked --bench perf
 
+## A profile-guided release build of the command line, in target/pgo/use
+## (an instrumented build, a training run of explore, check and
+## diff-profiles, then the build that uses the profile; about 12 minutes on
+## 2 cores; installs rustup's llvm-tools component if missing). `make
+## bench-pgo` runs `make bench`'s table on that build.
+.PHONY: pgo bench-pgo
+pgo:
+	CARGO=$(CARGO) BENCH_TUNABLES=$(BENCH_TUNABLES) bash scripts/pgo.sh build
+bench-pgo:
+	CARGO=$(CARGO) BENCH_TUNABLES=$(BENCH_TUNABLES) bash scripts/pgo.sh bench
+
 ## `check`'s cost against IgnoredAny in instructions (deterministic): `check` against
 ## IgnoredAny under callgrind, committed corpus and, when
 ## INQUIRY_MODEL_REAL_STREAMS is set, the real streams (needs valgrind).

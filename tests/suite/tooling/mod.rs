@@ -16,6 +16,7 @@ mod explore_states;
 mod model_folder;
 mod module_graph;
 mod mutants_setup;
+mod pgo_setup;
 mod profile_files;
 mod proptest_regressions;
 mod pub_surface;
