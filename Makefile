@@ -314,7 +314,7 @@ bench:
 
 ## A profile-guided release build of the command line, in target/pgo/use
 ## (an instrumented build, a training run of explore, check and
-## diff-profiles, then the build that uses the profile; about 12 minutes on
+## diff-profiles, then the build that uses the profile; about 13 minutes on
 ## 2 cores; installs rustup's llvm-tools component if missing). `make
 ## bench-pgo` runs `make bench`'s table on that build.
 .PHONY: pgo bench-pgo
