@@ -319,7 +319,7 @@ bench:
 ## bench-pgo` runs `make bench`'s table on that build.
 .PHONY: pgo bench-pgo
 pgo:
-	CARGO=$(CARGO) BENCH_TUNABLES=$(BENCH_TUNABLES) bash scripts/pgo.sh build
+	CARGO=$(CARGO) bash scripts/pgo.sh build
 bench-pgo:
 	CARGO=$(CARGO) BENCH_TUNABLES=$(BENCH_TUNABLES) bash scripts/pgo.sh bench
 

@@ -10,9 +10,8 @@
 #      model with every invariant after every step; the bench's model rows
 #      take stride 20), `diff-profiles` at a stride of 7 (two profiles'
 #      checked runs), and `check` of 100 MB of the committed corpus's
-#      streams in each layout (the reader and the oracle, about as much
-#      work as the model's, so that their code is not judged cold beside
-#      it; the bench times the real streams when it has them);
+#      streams in each layout (the reader and the oracle; the bench times
+#      the real streams when it has them);
 #   3. the build that uses the merged profile (`-Cprofile-use`).
 #
 # `make pgo` then prints where the binary is; `make bench-pgo` runs the
@@ -23,6 +22,8 @@
 # `llvm-tools` component, which this script installs when it is missing.
 #
 #   PGO_DIR=target/pgo   where the builds and the profiles go
+#   BENCH_TUNABLES       the bench's glibc settings, which `make bench`
+#                        sets (required by the bench step, may be empty)
 #   CARGO=cargo          the cargo to run
 #   CARGO_TARGET_DIR     the plain build's folder (default target), where
 #                        the training's stream writer is built
@@ -35,6 +36,10 @@ case $what in
   build | bench) ;;
   *) echo "pgo: unknown step '$what' (build or bench)" >&2; exit 2 ;;
 esac
+if [ "$what" = bench ] && [ -z "${BENCH_TUNABLES+set}" ]; then
+  echo "pgo: the bench step needs BENCH_TUNABLES (run it as make bench-pgo)" >&2
+  exit 2
+fi
 dir=${PGO_DIR:-target/pgo}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
@@ -48,8 +53,6 @@ if [ ! -x "$profdata" ]; then
 fi
 
 raw="$dir/raw"
-rm -rf "$raw"
-mkdir -p "$raw"
 echo "pgo: 1/3 the instrumented build ($dir/gen)" >&2
 # The instrumented build compiles the crate as the last step will: a
 # profile only applies to code compiled the same way, and the bench's
@@ -69,8 +72,8 @@ mkdir -p "$raw"
 "$gen" diff-profiles --from rfd082 --to rfd083 --stride 7 --threads 1 --format json >/dev/null ||
   [ $? -eq 1 ]
 # `check` on streams of the committed corpus (the bench times the real
-# streams when it has them), 100 MB in each layout: about as much of the
-# reader's and the oracle's work as the two runs above give the model's.
+# streams when it has them), 100 MB in each layout: about a second of the
+# instrumented build's time, against about five for the two runs above.
 env -u RUSTFLAGS CARGO_TARGET_DIR="$plain" "$cargo" build --quiet --release --locked --example gen_stream
 for layout in array jsonl; do
   env -u INQUIRY_MODEL_REAL_STREAMS "$plain/release/examples/gen_stream" \
@@ -89,7 +92,6 @@ case $what in
     echo "pgo: $dir/use/release/inquiry-model"
     ;;
   bench)
-    GLIBC_TUNABLES=${BENCH_TUNABLES:-glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736} \
-      "$cargo" bench --locked --bench perf
+    GLIBC_TUNABLES=$BENCH_TUNABLES "$cargo" bench --locked --bench perf
     ;;
 esac

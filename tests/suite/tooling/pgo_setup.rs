@@ -20,12 +20,19 @@ struct Run {
     pgo: PathBuf,
 }
 
-/// Runs `scripts/pgo.sh STEP` with stand-ins first in `PATH`; the
-/// instrumented binary exits `gen_exit` from each training command.
+/// Runs `scripts/pgo.sh STEP` with stand-ins first in `PATH` and an
+/// empty `BENCH_TUNABLES`; the instrumented binary exits `gen_exit` from
+/// each training command.
 fn run_script(step: &str, gen_exit: i32) -> Run {
+    run_script_with(step, gen_exit, Some(""))
+}
+
+/// [`run_script`] with `BENCH_TUNABLES` set to `tunables`, or unset.
+fn run_script_with(step: &str, gen_exit: i32, tunables: Option<&str>) -> Run {
     let tmp = std::env::temp_dir().join(format!(
-        "inquiry-model-pgo-{}-{step}-{gen_exit}",
-        std::process::id()
+        "inquiry-model-pgo-{}-{step}-{gen_exit}-{}",
+        std::process::id(),
+        tunables.is_some()
     ));
     let _ = std::fs::remove_dir_all(&tmp);
     let bin = tmp.join("bin");
@@ -68,16 +75,19 @@ chmod +x "$CARGO_TARGET_DIR/release/inquiry-model" "$CARGO_TARGET_DIR/release/ex
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let out = Command::new("bash")
-        .arg(root().join("scripts/pgo.sh"))
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("scripts/pgo.sh"))
         .arg(step)
         .env("PATH", path)
         .env("CARGO", bin.join("cargo"))
         .env("CARGO_TARGET_DIR", tmp.join("plain"))
         .env("PGO_DIR", &pgo)
-        .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap();
+        .env_remove("RUSTFLAGS");
+    match tunables {
+        Some(t) => cmd.env("BENCH_TUNABLES", t),
+        None => cmd.env_remove("BENCH_TUNABLES"),
+    };
+    let out = cmd.output().unwrap();
     let log = std::fs::read_to_string(tmp.join("log")).unwrap_or_default();
     let pgo = pgo.canonicalize().unwrap_or(pgo);
     let _ = std::fs::remove_dir_all(&tmp);
@@ -179,5 +189,15 @@ fn a_failed_training_run_or_an_unknown_step_builds_nothing_with_a_profile() {
     assert!(!run.log.iter().any(|l| l.starts_with("profdata|")));
     let run = run_script("install", 0);
     assert_eq!(run.code, 2);
+    assert!(run.log.is_empty(), "{:#?}", run.log);
+}
+
+/// Rule: PERF-PGO-SAME-BUILD — the bench step runs under the glibc
+/// settings `make bench` sets, which only the Makefile spells: without
+/// `BENCH_TUNABLES` it is a usage error before anything is built.
+#[test]
+fn the_bench_step_needs_the_makefiles_tunables() {
+    let run = run_script_with("bench", 0, None);
+    assert_eq!(run.code, 2, "{:#?}", run.log);
     assert!(run.log.is_empty(), "{:#?}", run.log);
 }
