@@ -39,6 +39,7 @@ pub mod shape;
 
 pub use checker::Checker;
 use diagnostic::Positions;
+#[cfg(feature = "testkit")] // the fuzz targets' comparison (`fuzzing`)
 pub(crate) use diagnostic::one_line;
 pub use diagnostic::{Diagnostic, Position};
 
