@@ -33,7 +33,7 @@ mod curated;
 pub mod environment;
 pub(crate) mod observe;
 mod own_bytes;
-#[cfg(feature = "testkit")]
+#[cfg(feature = "cli")]
 pub mod parallel;
 pub mod pins;
 #[cfg(feature = "testkit")]
@@ -271,7 +271,7 @@ impl fmt::Display for Verdict {
 /// One thing a run does not compare, and why (every report states these:
 /// rule `CONF-NOT-COMPARED`). Capabilities fill it ([`not_compared_by`]);
 /// so do the run's options that skip what a pin covers.
-#[cfg(feature = "testkit")]
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct NotCompared {
     /// What is not compared.
@@ -280,7 +280,7 @@ pub(crate) struct NotCompared {
     pub(crate) why: String,
 }
 
-#[cfg(feature = "testkit")]
+#[cfg(feature = "cli")]
 impl fmt::Display for NotCompared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} — {}", self.what, self.why)
@@ -290,7 +290,7 @@ impl fmt::Display for NotCompared {
 /// What an implementation's capabilities leave uncompared: each entry kind
 /// it does not observe, with what the persisted stream still compares of
 /// it (rule `CONF-CAPABILITIES`: a kind left out blanks only itself).
-#[cfg(feature = "testkit")]
+#[cfg(feature = "cli")]
 pub(crate) fn not_compared_by(caps: &Capabilities) -> Vec<NotCompared> {
     EntryKind::ALL
         .into_iter()

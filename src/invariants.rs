@@ -40,7 +40,7 @@ use crate::wire::{EventKind, Exact, Stream};
 pub(crate) const ORIGIN: &str = "trace";
 
 /// Every invariant this module judges, in catalog order.
-#[cfg(feature = "testkit")]
+#[cfg(feature = "cli")]
 pub(crate) const INVARIANTS: [Rule; 10] = [
     Rule::InvPaired,
     Rule::InvRecordAll,
@@ -793,7 +793,7 @@ impl RequestAt {
 
     /// The `(turn, position)` entries in ascending order (for a state
     /// search's key: the table's own order is arbitrary).
-    #[cfg(feature = "testkit")]
+    #[cfg(feature = "cli")]
     fn sorted(&self) -> Vec<(usize, usize)> {
         let mut v: Vec<_> = self.few.iter().chain(self.first.iter()).copied().collect();
         v.sort_unstable();

@@ -19,7 +19,7 @@ pub(crate) mod strip;
 
 use std::collections::VecDeque;
 use std::fmt;
-#[cfg(feature = "testkit")]
+#[cfg(feature = "cli")]
 use std::hash::Hash;
 use std::hash::Hasher;
 use std::sync::Arc;
@@ -45,7 +45,7 @@ use crate::model::tool::{
 };
 use crate::profile::{ProfileName, ResponseForm, Rules, SeparatorPolicy};
 use crate::wire::{Event, EventKind, InquiryResponse};
-#[cfg(feature = "testkit")]
+#[cfg(feature = "cli")]
 use state_key::hash_serialized;
 
 fn yes() -> bool {
@@ -1137,7 +1137,7 @@ pub(crate) trait Scheduler {
 /// (and a state search to hash, [`ChoicePoint::state_key`]): the
 /// coordinator, the trace so far, and the driver's own moving parts.
 pub(crate) struct ChoicePoint<'a> {
-    #[cfg(feature = "testkit")]
+    #[cfg(feature = "cli")]
     coordinator: &'a Coordinator,
     trace: &'a Trace,
     at: At,
@@ -1145,7 +1145,7 @@ pub(crate) struct ChoicePoint<'a> {
     calls: &'a [CallState<'a>],
     driver: DriverMoving<'a>,
     /// The step function, when it is not the coordinator's own.
-    #[cfg(feature = "testkit")]
+    #[cfg(feature = "cli")]
     step: Option<&'a dyn Step>,
 }
 
@@ -1170,7 +1170,7 @@ impl ChoicePoint<'_> {
     }
 
     /// The coordinator.
-    #[cfg(feature = "testkit")]
+    #[cfg(feature = "cli")]
     pub(crate) fn coordinator(&self) -> &Coordinator {
         self.coordinator
     }
@@ -1186,18 +1186,18 @@ impl ChoicePoint<'_> {
     /// the token, the local programs' output counts, the step count, and
     /// the step function's state. Structural: JSON values and wire types by
     /// their serialization, nothing by `Debug`.
-    #[cfg(feature = "testkit")]
+    #[cfg(feature = "cli")]
     pub(crate) fn state_key<H: Hasher>(&self, h: &mut H) {
         // Destructured so that a new field must be placed here.
         let ChoicePoint {
-            #[cfg(feature = "testkit")]
+            #[cfg(feature = "cli")]
                 coordinator: _,
             trace: _,
             at: At { turn, cycle },
             work,
             calls,
             driver,
-            #[cfg(feature = "testkit")]
+            #[cfg(feature = "cli")]
             step,
         } = self;
         (turn, cycle).hash(h);
@@ -1626,7 +1626,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                     let pick = match self.scheduler.take() {
                         Some(scheduler) => {
                             let choice = ChoicePoint {
-                                #[cfg(feature = "testkit")]
+                                #[cfg(feature = "cli")]
                                 coordinator: &self.coordinator,
                                 trace: &self.trace,
                                 at,
@@ -1643,7 +1643,7 @@ impl<'s, 'o> Driver<'s, 'o> {
                                     local_printed: &self.local_printed,
                                     steps: self.steps,
                                 },
-                                #[cfg(feature = "testkit")]
+                                #[cfg(feature = "cli")]
                                 step: self.step.as_deref(),
                             };
                             let pick = scheduler.pick(&choice);

@@ -3,7 +3,7 @@
 
 /// `1 turn`, `2 turns`, `2 classes`: a count and its noun, singular for
 /// exactly one; a noun ending in a hiss (`s`, `x`, `ch`, `sh`) takes `es`.
-#[cfg(feature = "testkit")]
+#[cfg(feature = "cli")]
 pub(crate) fn count(n: usize, noun: &str) -> String {
     Count(n, noun).to_string()
 }

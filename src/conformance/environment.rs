@@ -87,6 +87,7 @@ impl Environment {
 
     /// Reads `init_ok`'s optional `environment` object; a field or value
     /// `conform` does not know is an error naming it and what is allowed.
+    #[cfg(feature = "cli")]
     pub(crate) fn from_init_ok(reply: &Value) -> Result<Environment, String> {
         let mut env = Environment::default();
         let Some(decl) = reply.get("environment") else {

@@ -203,6 +203,7 @@ pub struct RunReport {
     pub(crate) seconds: f64,
 }
 
+#[cfg(feature = "cli")]
 impl RunReport {
     /// Cases that passed.
     pub(crate) fn passed(&self) -> usize {
@@ -414,6 +415,7 @@ impl<'a> Run<'a> {
     /// that loop was stopped before its end; `adapter_runs`: the adapter
     /// runs those cases made, counted with the run's own (the default
     /// shrinking budget, rule `CONF-SHRINK-BUDGET`).
+    #[cfg(feature = "cli")]
     pub(crate) fn extend(
         &mut self,
         started: Instant,
@@ -811,6 +813,7 @@ pub(crate) fn group_failures(outcomes: &[Outcome]) -> Vec<Pending> {
 }
 
 /// What "size" counts ([`size`]), for reports.
+#[cfg(feature = "cli")]
 pub(crate) const SIZE_MEANS: &str =
     "calls + scripted questions + prompter, backend, permission and delivery replies";
 

@@ -136,7 +136,7 @@ impl Capabilities {
     /// The capabilities an adapter declares in `init_ok` (`scheduler`,
     /// `observes`; each absent field keeps its default). An unknown value
     /// is an error naming the field and what is allowed.
-    #[cfg(feature = "testkit")]
+    #[cfg(feature = "cli")]
     pub(crate) fn from_init_ok(init_ok: &Value) -> Result<Capabilities, String> {
         let mut caps = Capabilities::default();
         if let Some(s) = init_ok.get("scheduler") {

@@ -270,11 +270,13 @@ pub(crate) fn exhaust<T>(mut generate: impl FnMut(&mut Odometer) -> T) -> Vec<T>
 /// `n` (the first choice is the least significant digit). For a generator
 /// that always takes the same choices, indices `0..product` are exactly its
 /// values, which lets a family be visited with a stride or at one index.
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone)]
 pub(crate) struct Radix {
     rest: usize,
 }
 
+#[cfg(feature = "cli")]
 impl Radix {
     /// Index `n`.
     pub(crate) fn new(n: usize) -> Self {
@@ -282,6 +284,7 @@ impl Radix {
     }
 }
 
+#[cfg(feature = "cli")]
 impl Choices for Radix {
     fn choose(&mut self, n: usize) -> usize {
         let n = n.max(1);

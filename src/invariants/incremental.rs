@@ -174,7 +174,7 @@ impl StepChecker {
     /// Hashes the checker's state structurally, for a state search's key
     /// (the request index's map in sorted order, its own order being
     /// arbitrary).
-    #[cfg(feature = "testkit")]
+    #[cfg(feature = "cli")]
     pub(crate) fn state_key<H: std::hash::Hasher>(&self, h: &mut H) {
         use std::hash::Hash;
         // Destructured so that a new field must be placed here.
@@ -553,7 +553,7 @@ impl StreamMemo {
 
     /// An empty memo that forgets everything past `capacity` entries (at
     /// least 1).
-    #[cfg(any(test, feature = "testkit"))]
+    #[cfg(any(test, feature = "cli"))]
     pub(crate) fn with_capacity(capacity: usize) -> Self {
         StreamMemo {
             capacity: Some(capacity.max(1)),

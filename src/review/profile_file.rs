@@ -89,7 +89,7 @@ impl serde::Serialize for Table {
 /// What a profile file says about itself (`title`, `amends`,
 /// `description`), for the reports that name the rule set.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[cfg(feature = "testkit")]
+#[cfg(feature = "cli")]
 pub(crate) struct About {
     /// The file's `title`.
     pub(crate) title: String,
@@ -102,7 +102,7 @@ pub(crate) struct About {
 impl RuleSet {
     /// A profile file's `title`, `amends` and `description`; `None` for a
     /// built-in.
-    #[cfg(feature = "testkit")]
+    #[cfg(feature = "cli")]
     pub(crate) fn about(&self) -> Option<About> {
         match &self.origin {
             Origin::Builtin => None,

@@ -10,12 +10,14 @@
 //! `crate::explore::por`) holds it to [`super::run`] on every interleaving
 //! it produces.
 
+#[cfg(feature = "cli")]
 use std::borrow::Cow;
 
 use super::*;
 use crate::model::coordinator::{Status, View};
 
 /// Where the machine is in the run loop.
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone)]
 enum Phase {
     /// Before turn `t`'s `BeginTurn` (at the end when `t` is past the last).
@@ -34,6 +36,7 @@ enum Phase {
 
 /// What kind of work a pending step is (each takes from its own reply
 /// list, or runs the tool).
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StepKind {
     /// Run the call's tool.
@@ -50,6 +53,7 @@ pub enum StepKind {
 
 /// A pending step as a search needs to know it before taking it: whose it
 /// is, what it reads and writes.
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct StepInfo<'a> {
     /// The call's index in the cycle.
@@ -76,6 +80,7 @@ pub(crate) struct StepInfo<'a> {
 
 /// A run of a scenario that stops wherever work pends (the caller picks,
 /// [`Machine::take`]) and can be cloned there.
+#[cfg(feature = "cli")]
 pub(crate) struct Machine<'s> {
     driver: Driver<'s, 'static>,
     phase: Phase,
@@ -91,6 +96,7 @@ pub(crate) struct Machine<'s> {
     quit_at: At,
 }
 
+#[cfg(feature = "cli")]
 impl Clone for Machine<'_> {
     fn clone(&self) -> Self {
         let d = &self.driver;
@@ -123,6 +129,7 @@ impl Clone for Machine<'_> {
     }
 }
 
+#[cfg(feature = "cli")]
 impl<'s> Machine<'s> {
     /// A run of `scenario` (its `schedule` is not read: the caller picks)
     /// under `options`, before its first step.

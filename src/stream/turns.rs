@@ -161,7 +161,7 @@ impl Tracker {
     }
 
     /// How many turns the events pushed so far make.
-    #[cfg(feature = "testkit")]
+    #[cfg(feature = "cli")]
     pub(crate) fn count(&self) -> usize {
         self.begun
     }
