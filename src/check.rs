@@ -178,7 +178,7 @@ pub struct Checked {
 ///
 /// An event that cannot be read or typed is a `CHECK-EVENT-WELL-FORMED`
 /// finding at the line and column where reading it failed; reading resumes
-/// past it ([`crate::wire::reader`]'s `resume`: the next line under JSON
+/// past it (`crate::wire::reader`'s `resume`: the next line under JSON
 /// Lines, the next event object under the array layout) and the rest of the
 /// stream is judged, the bad event taken as absent. The input is unusable
 /// (the error is returned with the summary of what was read, and the

@@ -141,7 +141,7 @@ pub(crate) struct Report {
     /// scenarios ended in a stream already judged (see
     /// [`crate::invariants::StreamMemo`]).
     pub(crate) distinct_streams: usize,
-    /// State-graph search ([`explore_states`]): root scenarios searched per
+    /// State-graph search (`explore_states`): root scenarios searched per
     /// family (empty for the schedule enumeration, where `scenarios`
     /// counts the scenarios; in a state search `scenarios` counts the
     /// complete runs, each a root with one interleaving).
@@ -689,7 +689,7 @@ impl std::borrow::Borrow<Scenario> for Item {
 }
 
 /// Counts a run's legacy known gaps and its findings of the separator
-/// flaw ([`separator_flaw`]), and records its other findings as a
+/// flaw ([`Report::separator_flaw`]), and records its other findings as a
 /// violation of `scenario(s)` (built only when there is one).
 fn classify<'d>(
     s: &Scenario,
@@ -825,7 +825,7 @@ pub(crate) fn explore_states(families: &[Family], plan: Plan, dedup: states::Ded
     explore_states_with(families, plan, dedup, &|| {})
 }
 
-/// [`explore_states`], calling `done` after each root is searched (from
+/// `explore_states`, calling `done` after each root is searched (from
 /// the worker threads; for a progress count).
 pub(crate) fn explore_states_with(
     families: &[Family],
@@ -1326,7 +1326,7 @@ pub(crate) fn explore_plan(families: &[Family], plan: Plan) -> Report {
     explore_plan_with(families, plan, &|| {})
 }
 
-/// [`explore_plan`], calling `done` after each scenario is checked (from
+/// `explore_plan`, calling `done` after each scenario is checked (from
 /// the worker threads; for a progress count).
 pub(crate) fn explore_plan_with(
     families: &[Family],

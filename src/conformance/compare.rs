@@ -237,7 +237,7 @@ fn label_remembered(r: &super::observe::Remembered) -> String {
 
 /// The class projection of a persisted event: a tool-call response loses
 /// its text; an inquiry request's select options are compared as the
-/// options they are ([`as_options`]).
+/// options they are ([`as_option`]).
 fn class_of(event: &Value) -> Value {
     match (event.get("type").and_then(Value::as_str), event.as_object()) {
         (Some("tool_call_response"), Some(m)) => {

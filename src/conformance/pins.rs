@@ -258,7 +258,7 @@ pub enum Cover {
     After {
         /// The decision.
         pin: Pin,
-        /// The turn (as [`super::compare`] counts them: 0 is before the
+        /// The turn (as [`super::compare`](mod@super::compare) counts them: 0 is before the
         /// first `turn_start`).
         turn: usize,
         /// Only this call's entries; `None`: every call's.
@@ -279,7 +279,7 @@ pub enum Cover {
     Call {
         /// The decision.
         pin: Pin,
-        /// The turn (as [`super::compare`] counts them).
+        /// The turn (as [`super::compare`](mod@super::compare) counts them).
         turn: usize,
         /// The tool-call ID.
         call: String,

@@ -198,7 +198,7 @@ pub(crate) fn sample<T>(count: usize, seed: u64, generate: impl Fn(&mut Seeded) 
 }
 
 /// Exhaustive enumeration (TigerBeetle's exhaustigen): run the generator,
-/// then [`Odometer::advance`] to the next choice sequence, until it says
+/// then `Odometer::advance` to the next choice sequence, until it says
 /// there is none. Every sequence of a generator whose choices are finite is
 /// visited once, the last choice turning fastest; a weighted choice visits
 /// each option once and [`Choices::more`] is a coin.

@@ -3,7 +3,7 @@
 //! invariants of the catalog hold under a profile.
 //!
 //! Reviewers of an RFD amendment ask "what exactly changes?". RFD 082 answers
-//! in prose (its Drawbacks section); [`diff_profiles`] answers with counts
+//! in prose (its Drawbacks section); `diff_profiles` answers with counts
 //! and the smallest scenario that shows each change, and
 //! [`invariant_matrix`] with the invariants each stage keeps or breaks.
 
@@ -309,7 +309,7 @@ fn reasons(t: &Trace) -> BTreeMap<String, usize> {
 /// and tagged: [`Trace::persisted_json`] writes every response with its
 /// `outcome` and drops it from an answer under the flat form, so this counts
 /// the events without writing them (rule `PERF-REVIEW-SHAPES`; a test holds
-/// it to [`flat_responses_written`]).
+/// it to `flat_responses_written`).
 fn flat_responses(t: &Trace) -> (usize, usize) {
     let flat_form = matches!(t.rules.response_form, ResponseForm::Flat);
     let (mut flat, mut tagged) = (0, 0);
@@ -731,11 +731,11 @@ pub(crate) struct DiffReport {
     #[serde(skip)]
     pub(crate) sets: (RuleSet, RuleSet),
     /// Invariants `to` breaks that `from` keeps, each with its smallest
-    /// counterexample under `to` (filled by [`regressions`]; the CI gate of
+    /// counterexample under `to` (filled by `regressions`; the CI gate of
     /// `diff-profiles`, rule `AMEND-GATE`).
     pub(crate) broken_invariants: Vec<Verdict>,
     /// Invariants `from` breaks that `to` keeps, each with its smallest
-    /// counterexample under `from` (filled by [`changes`]; rule
+    /// counterexample under `from` (filled by `changes`; rule
     /// `AMEND-RESTORED`).
     pub(crate) restored_invariants: Vec<Verdict>,
 }
@@ -912,7 +912,7 @@ pub(crate) fn regressions(from: &RuleSet, to: &RuleSet, scenarios: &[Scenario]) 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Changes {
     /// Invariants `to` breaks that `from` keeps, with `to`'s smallest
-    /// counterexample ([`regressions`]).
+    /// counterexample (`regressions`).
     pub(crate) broken: Vec<Verdict>,
     /// Invariants `from` breaks that `to` keeps, with `from`'s smallest
     /// counterexample (rule `AMEND-RESTORED`).
@@ -1522,7 +1522,7 @@ fn checked_run_memo(
 
 /// A count of scenarios and the smallest of them: the least weight, the
 /// first in the scenarios' order among equals (what the one-thread loops
-/// of [`diff_profiles`] and [`invariants`] keep).
+/// of `diff_profiles` and [`invariants`] keep).
 #[derive(Debug, Clone)]
 struct Smallest<T> {
     count: usize,
@@ -1658,7 +1658,7 @@ fn first_by_rule(diags: &[Diagnostic]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// [`diff_profiles`] and [`changes`] in one pass on `threads` workers: each
+/// `diff_profiles` and `changes` in one pass on `threads` workers: each
 /// scenario runs once under each rule set, with every invariant checked
 /// (instead of four runs), and scenarios that differ in their `profile`
 /// alone run once ([`review_scenarios::Unit`]). The workers take units in
@@ -1668,7 +1668,7 @@ fn first_by_rule(diags: &[Diagnostic]) -> Vec<(String, String)> {
 /// weight, the first in order among equals, as in the one-thread loops, so
 /// the report is the same whatever the number of threads and the order
 /// the units are run in (rule `AMEND-DIFF`; tests compare it with
-/// [`diff_profiles`] and [`changes`]). `done` is called once per scenario,
+/// `diff_profiles` and `changes`). `done` is called once per scenario,
 /// from the workers.
 pub(crate) fn review(
     from: &RuleSet,

@@ -9,9 +9,9 @@ use std::collections::{HashMap, VecDeque};
 use crate::stream::{Injected, Orphan, Removed, Sanitized, sanitize, turns};
 use crate::wire::{Event, InquiryId};
 
-/// [`sanitize`] with one fault: inquiries pair by order over the whole
+/// [`sanitize`](fn@sanitize) with one fault: inquiries pair by order over the whole
 /// stream instead of within their turn. Tool calls are repaired as
-/// [`sanitize`] repairs them (their fault is not this one): the correct
+/// [`sanitize`](fn@sanitize) repairs them (their fault is not this one): the correct
 /// repair's tool-call removals and injections are kept, and only the fate
 /// of inquiry events changes. A request that nothing answers anywhere in
 /// the stream is still removed, so the fault breaks turn scoping

@@ -34,7 +34,7 @@ thread_local! {
     pub(crate) static SERDE_TYPINGS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Counts one payload sent to serde ([`SERDE_TYPINGS`]); nothing outside
+/// Counts one payload sent to serde (`SERDE_TYPINGS`); nothing outside
 /// tests.
 pub(super) fn note_serde_typing() {
     #[cfg(test)]
@@ -76,7 +76,7 @@ pub(super) fn inquiry_request(id: &str, source: &str, question: &str) -> Option<
     inquiry_request_seen(id, source, question, &mut |_| {})
 }
 
-/// [`inquiry_request`], handing the question's members to `seen` once
+/// `inquiry_request`, handing the question's members to `seen` once
 /// they are split, before they are typed (whether or not the typing then
 /// gives way): a reader of the question's other facts needs no second
 /// split (rule `PERF-CHECK-SPLIT-ONCE`). `seen` is not called when the

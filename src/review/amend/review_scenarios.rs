@@ -60,7 +60,7 @@ impl Unit {
         (super::weight(&self.base), self.base.profile)
     }
 
-    /// The weight of [`Unit::scenario`]`(profile)` from the base's, without
+    /// The weight of `Unit::scenario``(profile)` from the base's, without
     /// writing it: the scenario's size does not read its `profile`, and the
     /// written scenario holds the profile as one JSON string, so its length
     /// differs from the base's by the two names' (rule
