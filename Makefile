@@ -176,12 +176,16 @@ man:
 workflow-check:
 	.ci/workflow-check
 
-## Formatting and clippy, warnings denied; then every intra-doc link of the
-## API docs resolves (private items documented too, so the maintainers' links
-## to them resolve; docs/decisions/code.md, "Code: doc links resolve").
+## Formatting and clippy, warnings denied; the library with feature
+## `testkit` alone (as the fuzz crate builds it) without a warning; then
+## every intra-doc link of the API docs resolves (private items documented
+## too, so the maintainers' links to them resolve; docs/decisions/code.md,
+## "Code: a lean library" and "Code: doc links resolve").
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets --locked -- -D warnings
+	RUSTFLAGS="-D warnings" $(CARGO) check --lib --no-default-features --features testkit \
+	  --locked --quiet --target-dir target/lean-library
 	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
 	  $(CARGO) doc --no-deps --document-private-items --locked --quiet
 
