@@ -184,7 +184,7 @@ workflow-check:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets --locked -- -D warnings
-	RUSTFLAGS="-D warnings" $(CARGO) check --lib --no-default-features --features testkit \
+	RUSTFLAGS="$${RUSTFLAGS:-} -D warnings" $(CARGO) check --lib --no-default-features --features testkit \
 	  --locked --quiet --target-dir target/lean-library
 	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
 	  $(CARGO) doc --no-deps --document-private-items --locked --quiet

@@ -18,9 +18,10 @@
 //!    judge a stream with the oracle (`CHECK-*` rules); a [`check::Checked`]
 //!    with its [`check::Diagnostic`]s.
 //! 4. [`check::Checker`]: the same oracle fed one event at a time.
-//! 5. [`stream::sanitize`](mod@stream::sanitize): turn-scoped repair of a stream.
-//! 6. [`stream::turns`](mod@stream::turns) and [`stream::pair`]: a stream's turns and its
-//!    inquiry request/response pairs.
+//! 5. [`stream::sanitize`](mod@stream::sanitize): turn-scoped repair of a
+//!    stream.
+//! 6. [`stream::turns`](mod@stream::turns) and [`stream::pair`]: a
+//!    stream's turns and its inquiry request/response pairs.
 //! 7. [`stream::provider_view`]: what the provider sees of a stream.
 //! 8. [`scenario::run`]: run a [`scenario::Scenario`] through the model; a
 //!    [`scenario::Trace`] with the persisted stream.

@@ -706,9 +706,10 @@ impl Checker {
         Ok(self.push_shaped(&event, &shape))
     }
 
-    /// Feeds the next event as read by [`check_reader`](super::check_reader): its fields borrowed
-    /// from the input, typed without copying the opaque values the checker
-    /// never reads. The same judgment as [`Checker::push_raw`].
+    /// Feeds the next event as read by
+    /// [`check_reader`](super::check_reader): its fields borrowed from the
+    /// input, typed without copying the opaque values the checker never
+    /// reads. The same judgment as [`Checker::push_raw`].
     /// Diagnostics go to `sink` one at a time, so even a turn of a million
     /// findings is never held as diagnostics.
     pub(super) fn push_fields(

@@ -258,8 +258,8 @@ pub enum Cover {
     After {
         /// The decision.
         pin: Pin,
-        /// The turn (as [`super::compare`](mod@super::compare) counts them: 0 is before the
-        /// first `turn_start`).
+        /// The turn (as [`super::compare`](mod@super::compare) counts them:
+        /// 0 is before the first `turn_start`).
         turn: usize,
         /// Only this call's entries; `None`: every call's.
         only: Option<String>,
